@@ -1,0 +1,101 @@
+import { Type, type Static } from 'typebox';
+import Value from 'typebox/value';
+
+/**
+ * Every setting the process reads from the environment. Values arrive as strings; the schema
+ * converts them, fills defaults and fails fast with the names of the bad variables.
+ */
+const BooleanText = Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('1'), Type.Literal('0')]);
+
+export const ConfigSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  HOST: Type.String({ minLength: 1, default: '0.0.0.0' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  PAY_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  TRUST_PROXY: BooleanText,
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info' },
+  ),
+  WEBHOOK_ALLOW_PRIVATE: BooleanText,
+  WEBHOOK_RETRY_SCALE: Type.Number({ exclusiveMinimum: 0, maximum: 1000, default: 1 }),
+  RATE_LIMIT_TEST_PER_MINUTE: Type.Integer({ minimum: 1, default: 100 }),
+  RATE_LIMIT_LIVE_PER_MINUTE: Type.Integer({ minimum: 1, default: 1000 }),
+  KEY_CACHE_TTL_MS: Type.Integer({ minimum: 0, maximum: 5000, default: 3000 }),
+  DB_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 500, default: 20 }),
+  INTENT_MAX_AMOUNT: Type.Integer({ minimum: 1, default: 100_000_000 }),
+  SEED_DEMO: BooleanText,
+});
+
+type RawConfig = Static<typeof ConfigSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  redisUrl: string | undefined;
+  publicUrl: string | undefined;
+  payUrl: string | undefined;
+  adminToken: string | undefined;
+  trustProxy: boolean;
+  logLevel: RawConfig['LOG_LEVEL'];
+  webhookAllowPrivate: boolean;
+  webhookRetryScale: number;
+  rateLimitPerMinute: { test: number; live: number };
+  keyCacheTtlMs: number;
+  dbPoolSize: number;
+  intentMaxAmount: number;
+  seedDemo: boolean;
+}
+
+export class ConfigError extends Error {}
+
+const booleanDefaults: Record<string, string> = {
+  TRUST_PROXY: 'false',
+  WEBHOOK_ALLOW_PRIVATE: 'false',
+  SEED_DEMO: 'true',
+};
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const input: Record<string, unknown> = {};
+  for (const name of Object.keys(ConfigSchema.properties)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') input[name] = value;
+    else if (name in booleanDefaults) input[name] = booleanDefaults[name];
+  }
+  const withDefaults = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, input));
+  if (!Value.Check(ConfigSchema, withDefaults)) {
+    const problems = new Map<string, string>();
+    for (const error of Value.Errors(ConfigSchema, withDefaults)) {
+      const name = error.instancePath.replace(/^\//, '') || 'config';
+      if (!problems.has(name)) problems.set(name, `${name}=${JSON.stringify(input[name])}: ${error.message}`);
+    }
+    throw new ConfigError(`Invalid configuration:\n  ${[...problems.values()].join('\n  ')}`);
+  }
+  const raw = withDefaults;
+  const flag = (value: string) => value === 'true' || value === '1';
+  return {
+    port: raw.PORT,
+    host: raw.HOST,
+    databaseUrl: raw.DATABASE_URL,
+    dataDir: raw.DATA_DIR,
+    redisUrl: raw.REDIS_URL,
+    publicUrl: raw.PUBLIC_URL?.replace(/\/+$/, ''),
+    payUrl: raw.PAY_URL?.replace(/\/+$/, ''),
+    adminToken: raw.ADMIN_TOKEN,
+    trustProxy: flag(raw.TRUST_PROXY),
+    logLevel: raw.LOG_LEVEL,
+    webhookAllowPrivate: flag(raw.WEBHOOK_ALLOW_PRIVATE),
+    webhookRetryScale: raw.WEBHOOK_RETRY_SCALE,
+    rateLimitPerMinute: { test: raw.RATE_LIMIT_TEST_PER_MINUTE, live: raw.RATE_LIMIT_LIVE_PER_MINUTE },
+    keyCacheTtlMs: raw.KEY_CACHE_TTL_MS,
+    dbPoolSize: raw.DB_POOL_SIZE,
+    intentMaxAmount: raw.INTENT_MAX_AMOUNT,
+    seedDemo: flag(raw.SEED_DEMO),
+  };
+}
