@@ -1,0 +1,156 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import { sql } from 'kysely';
+import { authenticate } from './http/auth.js';
+import type { AppServices } from './http/context.js';
+import { sendError, toApiError } from './http/error-handler.js';
+import { ApiError } from './http/errors.js';
+import {
+  claimIdempotencyKey,
+  isWriteRequest,
+  requestFingerprint,
+  requireIdempotencyKey,
+  settleIdempotencyOnSend,
+} from './http/idempotency.js';
+import { ErrorEnvelope } from './http/schemas.js';
+import { randomBase62 } from './lib/ids.js';
+import { adminRoutes } from './modules/admin/routes.js';
+
+export const API_BASE = '/api/v1/dev';
+const BODY_LIMIT_BYTES = 1024 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+const CORS_EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After';
+
+export interface BuildAppOptions {
+  logger?: FastifyBaseLogger | boolean;
+  /** Feature modules mounted under the API base; tests may add their own probes. */
+  developerRoutes?: FastifyPluginAsync[];
+}
+
+export type App = FastifyInstance;
+
+export async function buildApp(services: AppServices, options: BuildAppOptions = {}): Promise<App> {
+  const app = Fastify({
+    ...(typeof options.logger === 'object' ? { loggerInstance: options.logger } : { logger: options.logger ?? false }),
+    trustProxy: services.config.trustProxy,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // One log line per request, written by the onResponse hook below with the key id.
+    logController: new LogController({ disableRequestLogging: true }),
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : `req_${randomBase62(20)}`;
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.decorate('services', services);
+  app.decorateRequest('auth', undefined);
+  app.decorateRequest('idempotency', undefined);
+
+  // An empty body with a JSON content type (common on bodiless POST/DELETE) means "no body".
+  const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    return defaultJsonParser(request, text, done);
+  });
+
+  app.addSchema(ErrorEnvelope);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Commerce Developer API',
+        version: '1.0.0',
+        description: 'Wallet payments in MRU, shop catalog, orders and signed webhooks. Amounts are integer centimes.',
+      },
+      servers: [{ url: '/' }],
+      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'sk_/pk_ test or live key' } } },
+      security: [{ apiKey: [] }],
+    },
+    hideUntagged: false,
+    transform: ({ schema, url, route }) => {
+      const hidden = !url.startsWith(API_BASE) || url.includes('*');
+      return { schema: hidden ? { ...schema, hide: true } : schema, url, ...(route ? {} : {}) };
+    },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', String(request.id));
+    await authenticate(request, reply);
+    requireIdempotencyKey(request);
+  });
+
+  app.addHook('preValidation', async (request, reply) => {
+    if (!isWriteRequest(request) || request.routeOptions.config.idempotency === 'manual') return;
+    const proceed = await claimIdempotencyKey(request, reply, requestFingerprint(request, request.body));
+    if (!proceed) return reply;
+    return undefined;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.routeOptions.config.auth === 'publishable') {
+      reply.header('Access-Control-Allow-Origin', '*');
+      reply.header('Access-Control-Expose-Headers', CORS_EXPOSED);
+    }
+    await settleIdempotencyOnSend(request, reply, payload);
+    return payload;
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? null,
+        statusCode: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 10) / 10,
+        keyId: request.auth?.keyId ?? null,
+      },
+      'request',
+    );
+  });
+
+  app.setErrorHandler((error, request, reply) => sendError(toApiError(error as Error, request), request, reply));
+  app.setNotFoundHandler((request, reply) => {
+    reply.header('X-Request-Id', String(request.id));
+    return sendError(new ApiError('ENDPOINT_NOT_FOUND', `No endpoint ${request.method} ${request.url.split('?')[0]}.`), request, reply);
+  });
+
+  app.get('/health', { schema: { hide: true } }, async () => ({ success: true, data: { status: 'ok' } }));
+  app.get('/ready', { schema: { hide: true } }, async (request, reply) => {
+    try {
+      await sql`SELECT 1`.execute(services.db);
+      return { success: true, data: { status: 'ready', database: services.database.kind } };
+    } catch (error) {
+      request.log.error({ err: error }, 'database not reachable');
+      return reply.code(503).send({ success: false, error: { code: 'NOT_READY', message: 'Database not reachable.', statusCode: 503, requestId: String(request.id) } });
+    }
+  });
+
+  // Browsers may call read endpoints with a publishable key; preflight answers for every path.
+  app.options(`${API_BASE}/*`, { schema: { hide: true } }, async (_request, reply) =>
+    reply
+      .code(204)
+      .header('Access-Control-Allow-Origin', '*')
+      .header('Access-Control-Allow-Methods', 'GET, OPTIONS')
+      .header('Access-Control-Allow-Headers', 'Authorization, Content-Type, X-Request-Id')
+      .header('Access-Control-Max-Age', '600')
+      .send(),
+  );
+
+  await app.register(
+    async (dev) => {
+      dev.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+      for (const routes of options.developerRoutes ?? []) await dev.register(routes);
+    },
+    { prefix: API_BASE },
+  );
+  await app.register(adminRoutes, { prefix: '/api/v1/admin' });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+
+  return app;
+}

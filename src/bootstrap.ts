@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Redis } from 'ioredis';
+import { sql } from 'kysely';
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './db/connect.js';
+import { migrate } from './db/migrate.js';
+import type { AppServices } from './http/context.js';
+import { MemoryRateLimiter, RedisRateLimiter } from './http/rate-limit.js';
+import { connectRedis } from './lib/redis.js';
+import { createBusiness, type CreatedBusiness } from './modules/businesses/service.js';
+import { CacheInvalidationBus } from './modules/keys/invalidation.js';
+import { KeyCache } from './modules/keys/key-cache.js';
+
+export interface Runtime extends AppServices {
+  redis: Redis | undefined;
+  close(): Promise<void>;
+}
+
+export function databaseOptionsFor(config: Config) {
+  return config.databaseUrl
+    ? ({ kind: 'postgres', url: config.databaseUrl, poolSize: config.dbPoolSize } as const)
+    : ({ kind: 'pglite', dataDir: path.join(config.dataDir, 'pglite') } as const);
+}
+
+/** The admin token: from ADMIN_TOKEN, else the one saved in the data directory, else a new one. */
+export function resolveAdminToken(config: Config): { token: string; generated: boolean } {
+  if (config.adminToken) return { token: config.adminToken, generated: false };
+  const file = path.join(config.dataDir, 'admin-token');
+  if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), generated: false };
+  mkdirSync(config.dataDir, { recursive: true });
+  const token = `adm_${randomBytes(24).toString('hex')}`;
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return { token, generated: true };
+}
+
+/** Opens everything the API and worker share; migrations are applied before anything is served. */
+export async function createRuntime(
+  config: Config,
+  options: { database?: Database; adminToken?: string } = {},
+): Promise<Runtime> {
+  const database = options.database ?? (await openDatabase(databaseOptionsFor(config)));
+  await migrate(database);
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+  const keyCache = new KeyCache(database.db, config.keyCacheTtlMs);
+  const invalidation = new CacheInvalidationBus(redis, () => keyCache.clear());
+  await invalidation.start();
+  const rateLimiter = redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter();
+  return {
+    config,
+    database,
+    db: database.db,
+    keyCache,
+    rateLimiter,
+    invalidation,
+    redis,
+    adminToken: options.adminToken ?? resolveAdminToken(config).token,
+    async close() {
+      await invalidation.close();
+      await rateLimiter.close();
+      redis?.disconnect();
+      await database.close();
+    },
+  };
+}
+
+/**
+ * On an empty database, creates a demo business so a fresh install can be tried at once. The
+ * advisory lock makes processes starting together seed it once. Returns it only when created.
+ */
+export async function seedDemoBusiness(runtime: Runtime): Promise<CreatedBusiness | null> {
+  const { db } = runtime;
+  const hasBusiness = await db.selectFrom('businesses').select('id').limit(1).executeTakeFirst();
+  if (hasBusiness) return null;
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(7243002)`.execute(trx);
+    const again = await trx.selectFrom('businesses').select('id').limit(1).executeTakeFirst();
+    if (again) return null;
+    return createBusiness(trx, { name: 'Demo Shop' });
+  });
+}

@@ -1,0 +1,91 @@
+import { BlockList, isIP } from 'node:net';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { hashKey, isWellFormedKey } from '../modules/keys/key-text.js';
+import type { KeyRecord } from '../modules/keys/key-cache.js';
+import { ApiError } from './errors.js';
+
+const AUTH_HEADER = /^Bearer ([^\s]+)$/i;
+
+function normalizeIp(address: string): string {
+  return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+}
+
+const allowlists = new WeakMap<KeyRecord, BlockList>();
+
+/** Entries are single addresses or CIDR ranges, IPv4 or IPv6. */
+function allowlistOf(record: KeyRecord): BlockList {
+  let list = allowlists.get(record);
+  if (!list) {
+    list = new BlockList();
+    for (const entry of record.ipAllowlist) {
+      const [address = '', bits] = entry.split('/');
+      const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+      if (bits === undefined) list.addAddress(address, family);
+      else list.addSubnet(address, Number(bits), family);
+    }
+    allowlists.set(record, list);
+  }
+  return list;
+}
+
+export function ipAllowed(record: KeyRecord, ip: string): boolean {
+  if (record.ipAllowlist.length === 0) return true;
+  const address = normalizeIp(ip);
+  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+  return allowlistOf(record).check(address, family);
+}
+
+/**
+ * The one authentication hook. Order of checks (decisions.md): header → key → FEATURE_DISABLED
+ * → key active → live approval → IP allowlist → secret vs publishable → sandbox-only → scope →
+ * rate limit. It runs before the body is parsed, so a refused key never learns about its body.
+ */
+export async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const routeConfig = request.routeOptions.config;
+  const mode = routeConfig.auth ?? 'none';
+  if (mode === 'none') return;
+  const { keyCache, rateLimiter, config } = request.server.services;
+
+  const header = request.headers.authorization;
+  if (header === undefined || header === '') throw new ApiError('MISSING_CREDENTIALS');
+  const match = AUTH_HEADER.exec(header);
+  if (!match?.[1]) throw new ApiError('INVALID_AUTH_HEADER');
+  const keyText = match[1];
+  if (!isWellFormedKey(keyText)) throw new ApiError('INVALID_API_KEY');
+
+  const record = await keyCache.get(hashKey(keyText));
+  if (!record || record.status === 'rotated') throw new ApiError('INVALID_API_KEY');
+  if (!record.globalApiEnabled || !record.businessApiEnabled) throw new ApiError('FEATURE_DISABLED');
+  if (record.status !== 'active') throw new ApiError('API_ACCESS_NOT_ACTIVE');
+  if (record.environment === 'live' && !record.businessLiveApproved) throw new ApiError('LIVE_ACCESS_NOT_APPROVED');
+  if (!ipAllowed(record, request.ip)) throw new ApiError('IP_NOT_ALLOWED');
+  if (mode === 'secret' && record.kind !== 'secret') throw new ApiError('SECRET_KEY_REQUIRED');
+  if (routeConfig.sandboxOnly && record.environment !== 'test') throw new ApiError('SANDBOX_ONLY');
+  if (routeConfig.scope && !record.scopes.includes(routeConfig.scope)) {
+    throw new ApiError('SCOPE_REQUIRED', `This API key lacks the scope "${routeConfig.scope}".`);
+  }
+
+  request.auth = {
+    keyId: record.id,
+    businessId: record.businessId,
+    environment: record.environment,
+    kind: record.kind,
+    scopes: record.scopes,
+    sandbox: record.environment === 'test',
+  };
+
+  const limit = config.rateLimitPerMinute[record.environment];
+  let decision;
+  try {
+    decision = await rateLimiter.hit(record.id, limit);
+  } catch (error) {
+    request.log.warn({ err: error }, 'rate limiter unavailable; request let through');
+    return;
+  }
+  reply.header('X-RateLimit-Limit', String(decision.limit));
+  reply.header('X-RateLimit-Remaining', String(decision.remaining));
+  reply.header('X-RateLimit-Reset', String(decision.resetSeconds));
+  if (!decision.allowed) {
+    throw new ApiError('RATE_LIMITED', undefined, undefined, { 'Retry-After': String(decision.resetSeconds) });
+  }
+}

@@ -1,0 +1,124 @@
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { DB, Environment, KeyKind } from '../../db/schema.js';
+import { inTransaction, type Executor } from '../../db/transaction.js';
+import { ApiError } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { issueKey, type IssuedKey } from '../keys/service.js';
+
+export interface BusinessView {
+  id: string;
+  name: string;
+  liveApproved: boolean;
+  apiEnabled: boolean;
+}
+
+export interface CreatedBusiness {
+  business: BusinessView;
+  shop: { id: string } | null;
+  /** Shops of both environments; `shop` above is the sandbox one. */
+  shops: { id: string; environment: Environment }[];
+  keys: IssuedKey[];
+}
+
+const keyKinds: [KeyKind, Environment][] = [
+  ['secret', 'test'],
+  ['publishable', 'test'],
+  ['secret', 'live'],
+  ['publishable', 'live'],
+];
+
+/** A business with its shops (one per environment) and one key of each of the four kinds. */
+export async function createBusiness(
+  db: Executor,
+  input: { name: string; approveLive?: boolean; withShop?: boolean },
+): Promise<CreatedBusiness> {
+  return inTransaction(db, async (trx) => {
+    const business = await trx
+      .insertInto('businesses')
+      .values({ id: newId('biz'), name: input.name, live_approved: input.approveLive ?? false })
+      .returning(['id', 'name', 'live_approved', 'api_enabled'])
+      .executeTakeFirstOrThrow();
+    await trx.insertInto('fee_plans').values({ business_id: business.id }).execute();
+    const shops: { id: string; environment: Environment }[] = [];
+    if (input.withShop !== false) {
+      for (const environment of ['test', 'live'] as const) {
+        const shop = await trx
+          .insertInto('shops')
+          .values({ id: newId('shop'), business_id: business.id, environment, name: input.name })
+          .returning(['id', 'environment'])
+          .executeTakeFirstOrThrow();
+        shops.push(shop);
+      }
+    }
+    const keys: IssuedKey[] = [];
+    for (const [kind, environment] of keyKinds) {
+      keys.push(await issueKey(trx, { businessId: business.id, kind, environment }));
+    }
+    const sandboxShop = shops.find((shop) => shop.environment === 'test');
+    return {
+      business: {
+        id: business.id,
+        name: business.name,
+        liveApproved: business.live_approved,
+        apiEnabled: business.api_enabled,
+      },
+      shop: sandboxShop ? { id: sandboxShop.id } : null,
+      shops,
+      keys,
+    };
+  });
+}
+
+export async function updateBusiness(
+  db: Kysely<DB>,
+  businessId: string,
+  changes: { live_approved?: boolean; api_enabled?: boolean },
+): Promise<BusinessView> {
+  const row = await db
+    .updateTable('businesses')
+    .set({ ...changes, updated_at: sql<Date>`now()` })
+    .where('id', '=', businessId)
+    .returning(['id', 'name', 'live_approved', 'api_enabled'])
+    .executeTakeFirst();
+  if (!row) throw new ApiError('NOT_FOUND', `No business ${businessId}.`);
+  return { id: row.id, name: row.name, liveApproved: row.live_approved, apiEnabled: row.api_enabled };
+}
+
+export async function setGlobalApiEnabled(db: Kysely<DB>, enabled: boolean): Promise<void> {
+  await db
+    .updateTable('platform_settings')
+    .set({ value: JSON.stringify(enabled), updated_at: sql<Date>`now()` })
+    .where('name', '=', 'developer_api_enabled')
+    .execute();
+}
+
+export interface FeePlan {
+  businessId: string;
+  providerBps: number;
+  payerFee: number;
+  tofBps: number;
+  tteBps: number;
+}
+
+export async function setFeePlan(
+  db: Kysely<DB>,
+  businessId: string,
+  changes: { provider_bps?: number; payer_fee?: number; tof_bps?: number; tte_bps?: number },
+): Promise<FeePlan> {
+  const exists = await db.selectFrom('businesses').select('id').where('id', '=', businessId).executeTakeFirst();
+  if (!exists) throw new ApiError('NOT_FOUND', `No business ${businessId}.`);
+  const row = await db
+    .insertInto('fee_plans')
+    .values({ business_id: businessId, ...changes })
+    .onConflict((conflict) => conflict.column('business_id').doUpdateSet({ ...changes, updated_at: sql<Date>`now()` }))
+    .returning(['business_id', 'provider_bps', 'payer_fee', 'tof_bps', 'tte_bps'])
+    .executeTakeFirstOrThrow();
+  return {
+    businessId: row.business_id,
+    providerBps: row.provider_bps,
+    payerFee: row.payer_fee,
+    tofBps: row.tof_bps,
+    tteBps: row.tte_bps,
+  };
+}

@@ -1,0 +1,89 @@
+import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { DB, Environment, KeyKind, KeyStatus } from '../../db/schema.js';
+
+/** Everything the auth check needs about a key, its business and the global switch. */
+export interface KeyRecord {
+  id: string;
+  businessId: string;
+  kind: KeyKind;
+  environment: Environment;
+  status: KeyStatus;
+  scopes: readonly string[];
+  ipAllowlist: readonly string[];
+  businessLiveApproved: boolean;
+  businessApiEnabled: boolean;
+  globalApiEnabled: boolean;
+}
+
+interface Entry {
+  record: KeyRecord | null;
+  expiresAt: number;
+}
+
+/**
+ * Caches key lookups so that authentication costs no database round trip on most requests.
+ * Entries live at most `ttlMs` (under 5 s), so a revoked key stops working on every process
+ * within that time even without Redis; with Redis, `clear()` is also broadcast at once.
+ * Unknown keys are not cached, so a key created a moment ago works on its first request.
+ */
+export class KeyCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly maxEntries = 10_000;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly ttlMs: number,
+  ) {}
+
+  async get(keyHash: string): Promise<KeyRecord | null> {
+    const now = Date.now();
+    const cached = this.entries.get(keyHash);
+    if (cached && cached.expiresAt > now) return cached.record;
+    const record = await this.load(keyHash);
+    if (record && this.ttlMs > 0) {
+      if (this.entries.size >= this.maxEntries) this.entries.clear();
+      this.entries.set(keyHash, { record, expiresAt: now + this.ttlMs });
+    } else {
+      this.entries.delete(keyHash);
+    }
+    return record;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  private async load(keyHash: string): Promise<KeyRecord | null> {
+    const row = await this.db
+      .selectFrom('api_keys as k')
+      .innerJoin('businesses as b', 'b.id', 'k.business_id')
+      .select([
+        'k.id',
+        'k.business_id',
+        'k.kind',
+        'k.environment',
+        'k.status',
+        'k.scopes',
+        'k.ip_allowlist',
+        'b.live_approved',
+        'b.api_enabled',
+        sql<unknown>`(SELECT value FROM platform_settings WHERE name = 'developer_api_enabled')`.as('global_enabled'),
+      ])
+      .where('k.key_hash', '=', keyHash)
+      .executeTakeFirst();
+    if (!row) return null;
+    return {
+      id: row.id,
+      businessId: row.business_id,
+      kind: row.kind,
+      environment: row.environment,
+      status: row.status,
+      scopes: row.scopes,
+      ipAllowlist: row.ip_allowlist,
+      businessLiveApproved: row.live_approved,
+      businessApiEnabled: row.api_enabled,
+      globalApiEnabled: row.global_enabled !== false,
+    };
+  }
+}

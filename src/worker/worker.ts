@@ -1,0 +1,84 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { sql } from 'kysely';
+import type { Runtime } from '../bootstrap.js';
+import { deleteExpiredIdempotencyKeys } from '../http/idempotency.js';
+
+/** A recurring task: at most one worker runs it at a time, whatever the number of workers. */
+export interface PeriodicTask {
+  name: string;
+  everySeconds: number;
+  run(runtime: Runtime): Promise<unknown>;
+}
+
+export const periodicTasks: PeriodicTask[] = [
+  { name: 'idempotency-cleanup', everySeconds: 600, run: (runtime) => deleteExpiredIdempotencyKeys(runtime.db) },
+];
+
+export interface Worker {
+  stop(): Promise<void>;
+  /** Runs every due task once now (tests and the first tick). */
+  tick(): Promise<void>;
+}
+
+export function startWorker(runtime: Runtime, logger: FastifyBaseLogger, tasks = periodicTasks, tickMs = 1000): Worker {
+  const { db } = runtime;
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+
+  async function claim(task: PeriodicTask): Promise<boolean> {
+    await db
+      .insertInto('periodic_tasks')
+      .values({ name: task.name })
+      .onConflict((conflict) => conflict.column('name').doNothing())
+      .execute();
+    const claimed = await db
+      .updateTable('periodic_tasks')
+      .set({
+        next_run_at: sql<Date>`now() + make_interval(secs => ${task.everySeconds})`,
+        last_run_at: sql<Date>`now()`,
+      })
+      .where('name', '=', task.name)
+      .where('next_run_at', '<=', sql<Date>`now()`)
+      .returning('name')
+      .executeTakeFirst();
+    return claimed !== undefined;
+  }
+
+  async function tick(): Promise<void> {
+    for (const task of tasks) {
+      if (stopped) return;
+      try {
+        if (!(await claim(task))) continue;
+        const result = await task.run(runtime);
+        await db.updateTable('periodic_tasks').set({ last_error: null }).where('name', '=', task.name).execute();
+        logger.debug({ task: task.name, result }, 'periodic task done');
+      } catch (error) {
+        logger.error({ err: error, task: task.name }, 'periodic task failed');
+        await db
+          .updateTable('periodic_tasks')
+          .set({ last_error: String(error) })
+          .where('name', '=', task.name)
+          .execute()
+          .catch(() => {});
+      }
+    }
+  }
+
+  function schedule(): void {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = tick().finally(schedule);
+    }, tickMs);
+  }
+
+  running = tick().finally(schedule);
+  return {
+    tick: () => tick(),
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}
