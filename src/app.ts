@@ -86,6 +86,8 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   });
 
   app.addHook('preValidation', async (request, reply) => {
+    // A bodiless write (POST .../cancel) validates as an empty object against its body schema.
+    if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
     if (!isWriteRequest(request) || request.routeOptions.config.idempotency === 'manual') return;
     const proceed = await claimIdempotencyKey(request, reply, requestFingerprint(request, request.body));
     if (!proceed) return reply;

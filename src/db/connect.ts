@@ -71,7 +71,11 @@ function openPostgres(url: string, poolSize: number): Database {
         client.release();
       }
     },
-    close: () => db.destroy(),
+    async close() {
+      await db.destroy();
+      // Kysely ends the pool only if it used it; migrations alone go around Kysely.
+      if (!pool.ended) await pool.end();
+    },
   };
 }
 

@@ -2,25 +2,29 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type ErrorDetail } from './errors.js';
 
 interface ValidationIssue {
+  keyword?: string;
+  schemaPath?: string;
   instancePath?: string;
   message?: string;
   params?: Record<string, unknown>;
 }
 
-function fieldOf(context: string | undefined, issue: ValidationIssue): string {
-  const location = context === 'querystring' ? 'query' : (context ?? 'body');
-  const path = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
-  const missing = issue.params?.requiredProperties ?? issue.params?.missingProperty;
-  const extra = issue.params?.additionalProperties ?? issue.params?.additionalProperty;
-  const named = Array.isArray(missing) ? missing[0] : (missing ?? (Array.isArray(extra) ? extra[0] : extra));
-  const parts = [location, path, typeof named === 'string' ? named : ''].filter(Boolean);
-  return parts.join('.');
+function namesIn(value: unknown): string[] {
+  if (Array.isArray(value)) return value.map(String);
+  return typeof value === 'string' ? [value] : [];
 }
 
-function messageOf(issue: ValidationIssue): string {
-  const extra = issue.params?.additionalProperties ?? issue.params?.additionalProperty;
-  if (extra !== undefined) return 'unknown field';
-  return issue.message ?? 'is invalid';
+/** One detail per offending field, named like `body.metadata.color` or `query.limit`. */
+function detailsOf(context: string | undefined, issue: ValidationIssue): ErrorDetail[] {
+  // TypeBox reports an unknown property twice; the `additionalProperties` issue names it.
+  if (issue.keyword === 'boolean' && issue.schemaPath?.endsWith('/additionalProperties')) return [];
+  const location = context === 'querystring' ? 'query' : (context ?? 'body');
+  const base = [location, ...(issue.instancePath ?? '').split('/').filter(Boolean)].join('.');
+  const missing = namesIn(issue.params?.requiredProperties ?? issue.params?.missingProperty);
+  if (missing.length > 0) return missing.map((name) => ({ field: `${base}.${name}`, message: 'is required' }));
+  const unknown = namesIn(issue.params?.additionalProperties ?? issue.params?.additionalProperty);
+  if (unknown.length > 0) return unknown.map((name) => ({ field: `${base}.${name}`, message: 'unknown field' }));
+  return [{ field: base, message: issue.message ?? 'is invalid' }];
 }
 
 /** Turns any error into the error envelope. Only unexpected errors are logged with a stack. */
@@ -28,10 +32,9 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   if (error instanceof ApiError) return error;
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
-    const details: ErrorDetail[] = fastifyError.validation.map((issue) => ({
-      field: fieldOf(fastifyError.validationContext, issue as ValidationIssue),
-      message: messageOf(issue as ValidationIssue),
-    }));
+    const details: ErrorDetail[] = fastifyError.validation.flatMap((issue) =>
+      detailsOf(fastifyError.validationContext, issue as ValidationIssue),
+    );
     const unique = details.filter(
       (detail, index) => details.findIndex((d) => d.field === detail.field && d.message === detail.message) === index,
     );

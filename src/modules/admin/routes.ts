@@ -191,13 +191,13 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       `/api/${action}`,
       {
         schema: {
-          body: Type.Optional(Type.Object({ businessId: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false })),
+          body: Type.Object({ businessId: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false }),
           response: { 200: Envelope(Type.Object({ scope: Type.String(), apiEnabled: Type.Boolean() })) },
         },
       },
       async (request) => {
         const enabled = action === 'enable';
-        const businessId = request.body?.businessId;
+        const businessId = request.body.businessId;
         if (businessId) await updateBusiness(db, businessId, { api_enabled: enabled });
         else await setGlobalApiEnabled(db, enabled);
         await invalidation.publish();

@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { openDatabase, type Database } from '../../src/db/connect.js';
+import { migrate } from '../../src/db/migrate.js';
+import { randomBase62 } from '../../src/lib/ids.js';
+
+/** PostgreSQL when TEST_DATABASE_URL is set, else embedded PGlite. */
+export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
+export const testDatabaseKind = testDatabaseUrl ? 'postgres' : 'pglite';
+
+function urlForDatabase(base: string, name: string): string {
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: testDatabaseUrl });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface TestDatabase {
+  database: Database;
+  /** A URL other processes can use to reach the same database (PostgreSQL only). */
+  url: string | undefined;
+  drop(): Promise<void>;
+}
+
+/**
+ * A database of this test file's own: a copy of the run's migrated template (see
+ * scripts/run-tests.ts), or a freshly migrated one when a file is run on its own.
+ */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (testDatabaseUrl) {
+    const name = `devapi_test_${randomBase62(10).toLowerCase()}`;
+    const template = process.env.TEST_PG_TEMPLATE;
+    await adminQuery(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
+    const url = urlForDatabase(testDatabaseUrl, name);
+    const database = await openDatabase({ kind: 'postgres', url, poolSize: 10 });
+    if (!template) await migrate(database);
+    return {
+      database,
+      url,
+      async drop() {
+        await database.close();
+        await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      },
+    };
+  }
+  const templateFile = process.env.TEST_PGLITE_TEMPLATE;
+  const database = await openDatabase({
+    kind: 'pglite',
+    ...(templateFile ? { loadDataDir: new Blob([readFileSync(templateFile)]) } : {}),
+  });
+  await migrate(database);
+  return { database, url: undefined, drop: () => database.close() };
+}

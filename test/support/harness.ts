@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import type { FastifyPluginAsync } from 'fastify';
+import { buildApp, type App } from '../../src/app.js';
+import { createRuntime, type Runtime } from '../../src/bootstrap.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { developerModules } from '../../src/modules/index.js';
+import type { IssuedKey } from '../../src/modules/keys/service.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  key?: string | undefined;
+  body?: unknown;
+  /** Sent as-is (no JSON encoding) when given. */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+  /** `true` sends a fresh random key; a string sends that key. */
+  idempotencyKey?: string | true;
+}
+
+export interface TestBusiness {
+  id: string;
+  shopId: string | null;
+  keys: { secretTest: string; publishableTest: string; secretLive: string; publishableLive: string };
+  keyRecords: IssuedKey[];
+}
+
+export interface TestApp {
+  app: App;
+  runtime: Runtime;
+  testDatabase: TestDatabase;
+  baseUrl: string;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  admin<T = any>(method: string, path: string, body?: unknown): Promise<TestResponse<T>>;
+  createBusiness(options?: { approveLive?: boolean; withShop?: boolean; name?: string }): Promise<TestBusiness>;
+  close(): Promise<void>;
+}
+
+let idempotencyCounter = 0;
+
+export async function sendRequest<T = any>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<TestResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
+  if (options.idempotencyKey !== undefined) {
+    headers['x-idempotency-key'] =
+      options.idempotencyKey === true ? `idem-${process.pid}-${Date.now()}-${++idempotencyCounter}` : options.idempotencyKey;
+  }
+  let body: string | Buffer | undefined;
+  if (options.rawBody !== undefined) body = options.rawBody;
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: parsed as T, text };
+}
+
+export async function startTestApp(
+  options: { config?: Record<string, string>; routes?: FastifyPluginAsync[]; testDatabase?: TestDatabase } = {},
+): Promise<TestApp> {
+  const config: Config = loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...options.config });
+  const testDatabase = options.testDatabase ?? (await createTestDatabase());
+  const runtime = await createRuntime(config, { database: testDatabase.database, adminToken: ADMIN_TOKEN });
+  const app = await buildApp(runtime, { developerRoutes: [...developerModules, ...(options.routes ?? [])] });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  assert(address && typeof address === 'object');
+  const baseUrl = `http://127.0.0.1:${address.port}`;
+
+  const request = <T = any>(method: string, path: string, requestOptions?: RequestOptions) =>
+    sendRequest<T>(baseUrl, method, path, requestOptions);
+
+  const admin = <T = any>(method: string, path: string, body?: unknown) =>
+    sendRequest<T>(baseUrl, method, `/api/v1/admin${path}`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      ...(body !== undefined ? { body } : {}),
+    });
+
+  return {
+    app,
+    runtime,
+    testDatabase,
+    baseUrl,
+    request,
+    admin,
+    async createBusiness(businessOptions = {}) {
+      const response = await admin('POST', '/businesses', {
+        name: businessOptions.name ?? 'Test business',
+        approveLive: businessOptions.approveLive ?? true,
+        withShop: businessOptions.withShop ?? true,
+      });
+      expectStatus(response, 201);
+      const keys: IssuedKey[] = response.body.data.keys;
+      const find = (kind: string, environment: string) => {
+        const key = keys.find((k) => k.kind === kind && k.environment === environment);
+        assert(key, `no ${kind} ${environment} key`);
+        return key.key;
+      };
+      return {
+        id: response.body.data.business.id,
+        shopId: response.body.data.shop?.id ?? null,
+        keys: {
+          secretTest: find('secret', 'test'),
+          publishableTest: find('publishable', 'test'),
+          secretLive: find('secret', 'live'),
+          publishableLive: find('publishable', 'live'),
+        },
+        keyRecords: keys,
+      };
+    },
+    async close() {
+      await app.close();
+      await runtime.close();
+      await testDatabase.drop();
+    },
+  };
+}
+
+/** Asserts the status and prints the whole response when it is not the expected one. */
+export function expectStatus(response: TestResponse, status: number): void {
+  assert.equal(
+    response.status,
+    status,
+    `expected HTTP ${status}, got ${response.status}: ${response.text.slice(0, 2000)}`,
+  );
+}
+
+/** Asserts an error response: status, code and the full envelope shape. */
+export function expectError(response: TestResponse, status: number, code: string): void {
+  expectStatus(response, status);
+  const body = response.body;
+  assert.equal(body?.success, false, `not an error envelope: ${response.text}`);
+  assert.equal(body.error.code, code, `expected ${code}: ${response.text}`);
+  assert.equal(body.error.statusCode, status, response.text);
+  assert.equal(typeof body.error.message, 'string');
+  assert.ok(body.error.message.length > 0);
+  assert.equal(body.error.requestId, response.headers.get('x-request-id'), 'requestId matches X-Request-Id');
+  const allowed = new Set(['code', 'message', 'statusCode', 'requestId', 'details']);
+  for (const field of Object.keys(body.error)) assert.ok(allowed.has(field), `unexpected error field ${field}`);
+  assert.deepEqual(Object.keys(body).sort(), ['error', 'success']);
+  assert.ok(!/\bat .+:\d+:\d+/.test(response.text), `stack trace leaked: ${response.text}`);
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,70 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { sql } from 'kysely';
+import { Type } from 'typebox';
+import { respondInTransaction } from '../../src/http/idempotency.js';
+import { Envelope } from '../../src/http/schemas.js';
+
+/**
+ * Routes that exercise the platform's mechanisms (auth modes, idempotency, rate limits) before
+ * any feature module exists. Mounted only by tests, on the real app. The counter write counts
+ * executions in the database so a test can prove a request ran exactly once.
+ */
+export const probeRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/probe/read',
+    {
+      config: { auth: 'publishable', scope: 'intents:read' },
+      schema: { response: { 200: Envelope(Type.Object({ businessId: Type.String(), sandbox: Type.Boolean() })) } },
+    },
+    async (request) => ({
+      success: true as const,
+      data: { businessId: request.auth!.businessId, sandbox: request.auth!.sandbox },
+    }),
+  );
+
+  app.post(
+    '/probe/counter',
+    {
+      config: { auth: 'secret', scope: 'intents:write' },
+      schema: {
+        body: Type.Object(
+          {
+            name: Type.String({ minLength: 1, maxLength: 100 }),
+            delayMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 2000 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Envelope(Type.Object({ name: Type.String(), executions: Type.Integer() })) },
+      },
+    },
+    async (request, reply) => {
+      if (request.headers['x-probe-fail'] === '1') throw new Error('probe failure on purpose');
+      const { name, delayMs } = request.body;
+      return respondInTransaction(request, reply, 201, async (trx) => {
+        const row = await trx
+          .insertInto('platform_settings')
+          .values({ name: `probe:${name}`, value: '1' })
+          .onConflict((conflict) =>
+            conflict.column('name').doUpdateSet({ value: sql`to_jsonb((platform_settings.value)::text::int + 1)` }),
+          )
+          .returning('value')
+          .executeTakeFirstOrThrow();
+        if (delayMs) await sql`SELECT pg_sleep(${delayMs / 1000})`.execute(trx);
+        return { name, executions: Number(row.value) };
+      });
+    },
+  );
+
+  app.post(
+    '/probe/sandbox-only',
+    { config: { auth: 'secret', scope: 'intents:write', sandboxOnly: true } },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 200, async () => ({ environment: request.auth!.environment })),
+  );
+};
+
+/** How many times the counter probe executed for `name`, read straight from the database. */
+export async function probeExecutions(db: import('kysely').Kysely<import('../../src/db/schema.js').DB>, name: string) {
+  const row = await db.selectFrom('platform_settings').select('value').where('name', '=', `probe:${name}`).executeTakeFirst();
+  return row ? Number(row.value) : 0;
+}
