@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { deleteExpiredIdempotencyKeys } from '../../src/http/idempotency.js';
+import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { probeExecutions, probeRoutes } from '../support/probe-routes.js';
+
+const COUNTER = '/api/v1/dev/probe/counter';
+
+describe('idempotency (api.md 4, decisions "Idempotency")', () => {
+  let t: TestApp;
+  let business: TestBusiness;
+  before(async () => {
+    t = await startTestApp({ routes: [probeRoutes] });
+    business = await t.createBusiness();
+  });
+  after(() => t.close());
+
+  const post = (idempotencyKey: string | undefined, body: unknown, key = business.keys.secretTest, headers?: Record<string, string>) =>
+    t.request('POST', COUNTER, { key, body, ...(idempotencyKey !== undefined ? { idempotencyKey } : {}), ...(headers ? { headers } : {}) });
+
+  test('a write without X-Idempotency-Key answers IDEMPOTENCY_KEY_REQUIRED and does nothing', async () => {
+    expectError(await post(undefined, { name: 'no-key' }), 400, 'IDEMPOTENCY_KEY_REQUIRED');
+    expectError(await post('', { name: 'no-key' }), 400, 'IDEMPOTENCY_KEY_REQUIRED');
+    assert.equal(await probeExecutions(t.runtime.db, 'no-key'), 0);
+  });
+
+  test('a key longer than 255 characters or with control characters is a VALIDATION_ERROR', async () => {
+    expectError(await post('k'.repeat(256), { name: 'long-key' }), 400, 'VALIDATION_ERROR');
+    expectError(await post('tab\there', { name: 'long-key' }), 400, 'VALIDATION_ERROR');
+    expectStatus(await post('k'.repeat(255), { name: 'long-key' }), 201);
+  });
+
+  test('the same key twice returns the original response and executes once', async () => {
+    const first = await post('replay-1', { name: 'replay' });
+    expectStatus(first, 201);
+    assert.equal(first.headers.get('idempotent-replayed'), null);
+    const second = await post('replay-1', { name: 'replay' });
+    expectStatus(second, 201);
+    assert.equal(second.text, first.text);
+    assert.equal(second.headers.get('idempotent-replayed'), 'true');
+    assert.equal(await probeExecutions(t.runtime.db, 'replay'), 1);
+    // Key order does not matter: the body is compared as canonical JSON.
+    const reordered = await t.request('POST', COUNTER, {
+      key: business.keys.secretTest,
+      idempotencyKey: 'replay-order',
+      rawBody: '{"delayMs":0,"name":"order"}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expectStatus(reordered, 201);
+    const again = await t.request('POST', COUNTER, {
+      key: business.keys.secretTest,
+      idempotencyKey: 'replay-order',
+      rawBody: '{ "name": "order", "delayMs": 0 }',
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+  });
+
+  test('the same key with another body or path answers IDEMPOTENCY_KEY_REUSED (422)', async () => {
+    expectStatus(await post('reuse-1', { name: 'reuse' }), 201);
+    expectError(await post('reuse-1', { name: 'reuse-other' }), 422, 'IDEMPOTENCY_KEY_REUSED');
+    const otherPath = await t.request('POST', '/api/v1/dev/probe/sandbox-only', {
+      key: business.keys.secretTest,
+      idempotencyKey: 'reuse-1',
+    });
+    expectError(otherPath, 422, 'IDEMPOTENCY_KEY_REUSED');
+    assert.equal(await probeExecutions(t.runtime.db, 'reuse'), 1);
+    assert.equal(await probeExecutions(t.runtime.db, 'reuse-other'), 0);
+  });
+
+  test('20 simultaneous requests with one key execute once; the rest replay or get 409', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => post('race-20', { name: 'race', delayMs: 150 })),
+    );
+    const statuses = responses.map((r) => r.status);
+    assert.ok(statuses.every((s) => s === 201 || s === 409), `statuses: ${statuses.join(',')}`);
+    const executed = responses.filter((r) => r.status === 201 && r.headers.get('idempotent-replayed') === null);
+    assert.equal(executed.length, 1, `one original response, got ${executed.length}`);
+    for (const response of responses) {
+      if (response.status === 409) expectError(response, 409, 'IDEMPOTENCY_KEY_IN_PROGRESS');
+      else assert.equal(response.text, executed[0]!.text);
+    }
+    assert.equal(await probeExecutions(t.runtime.db, 'race'), 1);
+    const later = await post('race-20', { name: 'race', delayMs: 150 });
+    assert.equal(later.headers.get('idempotent-replayed'), 'true');
+  });
+
+  test('a 5xx is not stored: the key can be retried and then executes', async () => {
+    const failed = await post('retry-after-500', { name: 'after-500' }, business.keys.secretTest, { 'x-probe-fail': '1' });
+    expectError(failed, 500, 'INTERNAL_ERROR');
+    const retried = await post('retry-after-500', { name: 'after-500' });
+    expectStatus(retried, 201);
+    assert.equal(retried.headers.get('idempotent-replayed'), null);
+    assert.equal(await probeExecutions(t.runtime.db, 'after-500'), 1);
+  });
+
+  test('a 4xx outcome is stored and replayed like any response below 500', async () => {
+    const invalid = await post('stored-400', { name: '' });
+    expectError(invalid, 400, 'VALIDATION_ERROR');
+    const replay = await post('stored-400', { name: '' });
+    expectStatus(replay, 400);
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    // The original response, byte for byte (its requestId is the first request's).
+    assert.equal(replay.text, invalid.text);
+  });
+
+  test('keys are scoped to business and environment', async () => {
+    const other = await t.createBusiness();
+    expectStatus(await post('shared-key', { name: 'scoped' }), 201);
+    const otherBusiness = await post('shared-key', { name: 'scoped' }, other.keys.secretTest);
+    assert.equal(otherBusiness.headers.get('idempotent-replayed'), null);
+    const live = await post('shared-key', { name: 'scoped' }, business.keys.secretLive);
+    assert.equal(live.headers.get('idempotent-replayed'), null);
+    assert.equal(await probeExecutions(t.runtime.db, 'scoped'), 3);
+  });
+
+  test('a claim left by a request that died is taken over, and keys expire after 24 hours', async () => {
+    // A claim that never finished (its process died): after the stale period another request runs.
+    const { db } = t.runtime;
+    await db
+      .insertInto('idempotency_keys')
+      .values({
+        business_id: business.id,
+        environment: 'test',
+        idempotency_key: 'dead-claim',
+        fingerprint: 'x',
+        state: 'running',
+        lock_token: 'dead',
+        locked_at: sql<Date>`now() - interval '10 minutes'`,
+      })
+      .execute();
+    // Different fingerprint first: still a reuse error, never an execution.
+    expectError(await post('dead-claim', { name: 'taken-over' }), 422, 'IDEMPOTENCY_KEY_REUSED');
+    await db.deleteFrom('idempotency_keys').where('idempotency_key', '=', 'dead-claim').execute();
+    expectStatus(await post('dead-claim', { name: 'taken-over', delayMs: 0 }), 201);
+    const fingerprint = (
+      await db.selectFrom('idempotency_keys').select('fingerprint').where('idempotency_key', '=', 'dead-claim').executeTakeFirstOrThrow()
+    ).fingerprint;
+    await db
+      .updateTable('idempotency_keys')
+      .set({ state: 'running', lock_token: 'dead', locked_at: sql<Date>`now() - interval '10 minutes'`, fingerprint })
+      .where('idempotency_key', '=', 'dead-claim')
+      .execute();
+    const takeover = await post('dead-claim', { name: 'taken-over', delayMs: 0 });
+    expectStatus(takeover, 201);
+    assert.equal(takeover.headers.get('idempotent-replayed'), null);
+
+    // Retention: a key older than 24 hours is forgotten (cleanup task), then executes again.
+    expectStatus(await post('old-key', { name: 'expiring' }), 201);
+    await db
+      .updateTable('idempotency_keys')
+      .set({ created_at: sql<Date>`now() - interval '25 hours'` })
+      .where('idempotency_key', '=', 'old-key')
+      .execute();
+    assert.ok((await deleteExpiredIdempotencyKeys(db)) >= 1);
+    const fresh = await post('old-key', { name: 'expiring' });
+    expectStatus(fresh, 201);
+    assert.equal(fresh.headers.get('idempotent-replayed'), null);
+    assert.equal(await probeExecutions(db, 'expiring'), 2);
+  });
+});

@@ -1,0 +1,23 @@
+import { Redis } from 'ioredis';
+
+/** The Redis used by tests: TEST_REDIS_URL, else a local one if it answers. */
+export async function testRedisUrl(): Promise<string | undefined> {
+  const url = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.ping();
+    return url;
+  } catch {
+    return undefined;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Waits, if needed, so that a test of N requests does not straddle a rate-limit minute. */
+export async function awayFromMinuteBoundary(marginMs = 8000): Promise<void> {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 60_000 - marginMs) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 50));
+}
