@@ -1,0 +1,163 @@
+/**
+ * Admin CLI: a thin client of the operator API (/api/v1/admin).
+ *   npm run --silent admin -- <command> [options] [--json]
+ * ADMIN_URL (default http://localhost:$PORT) and ADMIN_TOKEN (or the token saved in DATA_DIR).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const usage = `Usage: npm run --silent admin -- <command> [options] [--json]
+
+  business create --name NAME [--approve-live] [--no-shop]
+  business approve-live BUSINESS_ID
+  key create --business ID --kind secret|publishable --env test|live [--scopes a,b] [--ip-allow ADDR,...]
+  key suspend KEY_ID | key revoke KEY_ID | key rotate KEY_ID
+  key list --business ID
+  api disable [--business ID] | api enable [--business ID]
+  fees set --business ID [--provider-bps N] [--payer-fee N] [--tof-bps N] [--tte-bps N]
+
+Environment: ADMIN_URL (default http://localhost:$PORT), ADMIN_TOKEN (default: DATA_DIR/admin-token).`;
+
+class UsageError extends Error {}
+
+function adminToken(): string {
+  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
+  const file = path.join(process.env.DATA_DIR ?? './data', 'admin-token');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  throw new UsageError('No admin token: set ADMIN_TOKEN (or run from the directory holding data/admin-token).');
+}
+
+function integer(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number`);
+  return Number(value);
+}
+
+function list(value: string | undefined): string[] | undefined {
+  return value === undefined ? undefined : value.split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+function required(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`missing ${what}`);
+  return value;
+}
+
+type Call = { method: string; path: string; body?: Record<string, unknown> };
+
+function toCall(args: string[]): Call {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      'approve-live': { type: 'boolean' },
+      'no-shop': { type: 'boolean' },
+      business: { type: 'string' },
+      kind: { type: 'string' },
+      env: { type: 'string' },
+      scopes: { type: 'string' },
+      'ip-allow': { type: 'string' },
+      'provider-bps': { type: 'string' },
+      'payer-fee': { type: 'string' },
+      'tof-bps': { type: 'string' },
+      'tte-bps': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  });
+  const [group, action, id] = positionals;
+  const command = `${group ?? ''} ${action ?? ''}`.trim();
+  switch (command) {
+    case 'business create':
+      return {
+        method: 'POST',
+        path: '/businesses',
+        body: { name: required(values.name, '--name'), approveLive: values['approve-live'] ?? false, withShop: !values['no-shop'] },
+      };
+    case 'business approve-live':
+      return { method: 'POST', path: `/businesses/${encodeURIComponent(required(id, 'BUSINESS_ID'))}/approve-live` };
+    case 'key create':
+      return {
+        method: 'POST',
+        path: '/keys',
+        body: {
+          businessId: required(values.business, '--business'),
+          kind: required(values.kind, '--kind'),
+          environment: required(values.env, '--env'),
+          ...(values.scopes !== undefined ? { scopes: list(values.scopes) } : {}),
+          ...(values['ip-allow'] !== undefined ? { ipAllowlist: list(values['ip-allow']) } : {}),
+        },
+      };
+    case 'key suspend':
+    case 'key revoke':
+    case 'key rotate':
+      return { method: 'POST', path: `/keys/${encodeURIComponent(required(id, 'KEY_ID'))}/${action}` };
+    case 'key list':
+      return { method: 'GET', path: `/keys?businessId=${encodeURIComponent(required(values.business, '--business'))}` };
+    case 'api disable':
+    case 'api enable':
+      return { method: 'POST', path: `/api/${action}`, body: values.business ? { businessId: values.business } : {} };
+    case 'fees set': {
+      const body: Record<string, unknown> = {};
+      const fields = { providerBps: 'provider-bps', payerFee: 'payer-fee', tofBps: 'tof-bps', tteBps: 'tte-bps' } as const;
+      for (const [field, option] of Object.entries(fields)) {
+        const value = integer(values[option], option);
+        if (value !== undefined) body[field] = value;
+      }
+      return { method: 'PUT', path: `/businesses/${encodeURIComponent(required(values.business, '--business'))}/fees`, body };
+    }
+    default:
+      throw new UsageError(command ? `unknown command "${command}"` : 'no command');
+  }
+}
+
+function describe(data: unknown): string {
+  return JSON.stringify(data, null, 2);
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  if (args.length === 0 || args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`${usage}\n`);
+    return args.length === 0 ? 2 : 0;
+  }
+  const json = args.includes('--json');
+  let call: Call;
+  try {
+    call = toCall(args);
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${usage}\n`);
+    return 2;
+  }
+  const base = process.env.ADMIN_URL ?? `http://localhost:${process.env.PORT ?? '8080'}`;
+  let response: Response;
+  try {
+    response = await fetch(`${base}/api/v1/admin${call.path}`, {
+      method: call.method,
+      headers: { authorization: `Bearer ${adminToken()}`, ...(call.body ? { 'content-type': 'application/json' } : {}) },
+      ...(call.body ? { body: JSON.stringify(call.body) } : {}),
+    });
+  } catch (error) {
+    process.stderr.write(`Cannot reach the API at ${base}: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  const payload = (await response.json().catch(() => null)) as
+    | { success: true; data: unknown }
+    | { success: false; error: { code: string; message: string } }
+    | null;
+  if (!payload || !payload.success) {
+    const error = payload && !payload.success ? payload.error : { code: `HTTP_${response.status}`, message: 'unexpected answer' };
+    process.stderr.write(json ? `${JSON.stringify({ error })}\n` : `Error ${error.code}: ${error.message}\n`);
+    return 1;
+  }
+  process.stdout.write(json ? `${JSON.stringify(payload.data)}\n` : `${describe(payload.data)}\n`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);
