@@ -17,7 +17,8 @@ function testFiles(dir: string, filter: string[]): string[] {
   for (const entry of readdirSync(dir)) {
     const full = path.join(dir, entry);
     if (statSync(full).isDirectory()) found.push(...testFiles(full, filter));
-    else if (entry.endsWith('.test.ts') && (filter.length === 0 || filter.some((f) => full.includes(f)))) found.push(full);
+    else if (entry.endsWith('.test.ts') && (filter.length === 0 || filter.some((f) => full.includes(f))))
+      found.push(full);
   }
   return found.sort();
 }
@@ -62,7 +63,7 @@ async function main(): Promise<number> {
   const code = await new Promise<number>((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
+      ['--import', 'tsx', '--test', '--test-force-exit', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
       { env, stdio: 'inherit' },
     );
     child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)));

@@ -53,11 +53,15 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
 
   // An empty body with a JSON content type (common on bodiless POST/DELETE) means "no body".
   const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
-    return defaultJsonParser(request, text, done);
-  });
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES },
+    (request, body, done) => {
+      const text = typeof body === 'string' ? body : body.toString('utf8');
+      if (text.trim() === '') return done(null, undefined);
+      return defaultJsonParser(request, text, done);
+    },
+  );
 
   app.addSchema(ErrorEnvelope);
   await app.register(swagger, {
@@ -69,7 +73,9 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
         description: 'Wallet payments in MRU, shop catalog, orders and signed webhooks. Amounts are integer centimes.',
       },
       servers: [{ url: '/' }],
-      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'sk_/pk_ test or live key' } } },
+      components: {
+        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'sk_/pk_ test or live key' } },
+      },
       security: [{ apiKey: [] }],
     },
     hideUntagged: false,
@@ -119,7 +125,11 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   app.setErrorHandler((error, request, reply) => sendError(toApiError(error as Error, request), request, reply));
   app.setNotFoundHandler((request, reply) => {
     reply.header('X-Request-Id', String(request.id));
-    return sendError(new ApiError('ENDPOINT_NOT_FOUND', `No endpoint ${request.method} ${request.url.split('?')[0]}.`), request, reply);
+    return sendError(
+      new ApiError('ENDPOINT_NOT_FOUND', `No endpoint ${request.method} ${request.url.split('?')[0]}.`),
+      request,
+      reply,
+    );
   });
 
   app.get('/health', { schema: { hide: true } }, async () => ({ success: true, data: { status: 'ok' } }));
@@ -129,7 +139,15 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
       return { success: true, data: { status: 'ready', database: services.database.kind } };
     } catch (error) {
       request.log.error({ err: error }, 'database not reachable');
-      return reply.code(503).send({ success: false, error: { code: 'NOT_READY', message: 'Database not reachable.', statusCode: 503, requestId: String(request.id) } });
+      return reply.code(503).send({
+        success: false,
+        error: {
+          code: 'NOT_READY',
+          message: 'Database not reachable.',
+          statusCode: 503,
+          requestId: String(request.id),
+        },
+      });
     }
   });
 

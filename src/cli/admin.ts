@@ -35,7 +35,12 @@ function integer(value: string | undefined, name: string): number | undefined {
 }
 
 function list(value: string | undefined): string[] | undefined {
-  return value === undefined ? undefined : value.split(',').map((item) => item.trim()).filter(Boolean);
+  return value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean);
 }
 
 function required(value: string | undefined, what: string): string {
@@ -72,7 +77,11 @@ function toCall(args: string[]): Call {
       return {
         method: 'POST',
         path: '/businesses',
-        body: { name: required(values.name, '--name'), approveLive: values['approve-live'] ?? false, withShop: !values['no-shop'] },
+        body: {
+          name: required(values.name, '--name'),
+          approveLive: values['approve-live'] ?? false,
+          withShop: !values['no-shop'],
+        },
       };
     case 'business approve-live':
       return { method: 'POST', path: `/businesses/${encodeURIComponent(required(id, 'BUSINESS_ID'))}/approve-live` };
@@ -99,12 +108,21 @@ function toCall(args: string[]): Call {
       return { method: 'POST', path: `/api/${action}`, body: values.business ? { businessId: values.business } : {} };
     case 'fees set': {
       const body: Record<string, unknown> = {};
-      const fields = { providerBps: 'provider-bps', payerFee: 'payer-fee', tofBps: 'tof-bps', tteBps: 'tte-bps' } as const;
+      const fields = {
+        providerBps: 'provider-bps',
+        payerFee: 'payer-fee',
+        tofBps: 'tof-bps',
+        tteBps: 'tte-bps',
+      } as const;
       for (const [field, option] of Object.entries(fields)) {
         const value = integer(values[option], option);
         if (value !== undefined) body[field] = value;
       }
-      return { method: 'PUT', path: `/businesses/${encodeURIComponent(required(values.business, '--business'))}/fees`, body };
+      return {
+        method: 'PUT',
+        path: `/businesses/${encodeURIComponent(required(values.business, '--business'))}/fees`,
+        body,
+      };
     }
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'no command');
@@ -134,19 +152,23 @@ async function main(): Promise<number> {
   try {
     response = await fetch(`${base}/api/v1/admin${call.path}`, {
       method: call.method,
-      headers: { authorization: `Bearer ${adminToken()}`, ...(call.body ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${adminToken()}`,
+        ...(call.body ? { 'content-type': 'application/json' } : {}),
+      },
       ...(call.body ? { body: JSON.stringify(call.body) } : {}),
     });
   } catch (error) {
-    process.stderr.write(`Cannot reach the API at ${base}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `Cannot reach the API at ${base}: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     return 1;
   }
   const payload = (await response.json().catch(() => null)) as
-    | { success: true; data: unknown }
-    | { success: false; error: { code: string; message: string } }
-    | null;
+    { success: true; data: unknown } | { success: false; error: { code: string; message: string } } | null;
   if (!payload || !payload.success) {
-    const error = payload && !payload.success ? payload.error : { code: `HTTP_${response.status}`, message: 'unexpected answer' };
+    const error =
+      payload && !payload.success ? payload.error : { code: `HTTP_${response.status}`, message: 'unexpected answer' };
     process.stderr.write(json ? `${JSON.stringify({ error })}\n` : `Error ${error.code}: ${error.message}\n`);
     return 1;
   }

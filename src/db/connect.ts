@@ -8,8 +8,7 @@ import { PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
 export type DatabaseOptions =
-  | { kind: 'postgres'; url: string; poolSize?: number }
-  | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob };
+  { kind: 'postgres'; url: string; poolSize?: number } | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob };
 
 type ScriptRunner = (sql: string) => Promise<Record<string, unknown>[]>;
 

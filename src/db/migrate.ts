@@ -16,7 +16,10 @@ export function listMigrations(): Migration[] {
   return readdirSync(migrationsDir)
     .filter((file) => /^\d{3}_[a-z0-9_]+\.sql$/.test(file))
     .sort()
-    .map((file) => ({ version: file.replace(/\.sql$/, ''), sql: readFileSync(path.join(migrationsDir, file), 'utf8') }));
+    .map((file) => ({
+      version: file.replace(/\.sql$/, ''),
+      sql: readFileSync(path.join(migrationsDir, file), 'utf8'),
+    }));
 }
 
 /**

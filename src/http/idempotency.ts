@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { ApiError } from './errors.js';
 
@@ -208,7 +208,7 @@ export async function settleIdempotencyOnSend(
 }
 
 /** Worker task: forget keys older than the retention period. */
-export async function deleteExpiredIdempotencyKeys(db: import('kysely').Kysely<DB>): Promise<number> {
+export async function deleteExpiredIdempotencyKeys(db: Kysely<DB>): Promise<number> {
   const result = await db
     .deleteFrom('idempotency_keys')
     .where(sql<boolean>`created_at < now() - make_interval(hours => ${RETENTION_HOURS})`)

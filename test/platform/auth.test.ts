@@ -66,8 +66,8 @@ describe('authentication (api.md 5)', () => {
 
   test('API_ACCESS_NOT_ACTIVE for suspended and revoked keys, effective at once on this process', async () => {
     const business = await t.createBusiness();
-    const [secretTest, publishableTest] = ['secret', 'publishable'].map(
-      (kind) => business.keyRecords.find((k) => k.kind === kind && k.environment === 'test')!,
+    const [secretTest, publishableTest] = ['secret', 'publishable'].map((kind) =>
+      business.keyRecords.find((k) => k.kind === kind && k.environment === 'test')!,
     );
     expectStatus(await read(business.keys.secretTest), 200); // now cached
     expectStatus(await t.admin('POST', `/keys/${secretTest!.id}/suspend`), 200);
@@ -75,7 +75,9 @@ describe('authentication (api.md 5)', () => {
     expectStatus(await t.admin('POST', `/keys/${publishableTest!.id}/revoke`), 200);
     expectError(await read(business.keys.publishableTest), 403, 'API_ACCESS_NOT_ACTIVE');
     const listed = await t.admin('GET', `/keys?businessId=${business.id}`);
-    const statuses = Object.fromEntries(listed.body.data.items.map((k: { id: string; status: string }) => [k.id, k.status]));
+    const statuses = Object.fromEntries(
+      listed.body.data.items.map((k: { id: string; status: string }) => [k.id, k.status]),
+    );
     assert.equal(statuses[secretTest!.id], 'suspended');
     assert.equal(statuses[publishableTest!.id], 'revoked');
   });
@@ -84,7 +86,11 @@ describe('authentication (api.md 5)', () => {
     const business = await t.createBusiness();
     expectStatus(await read(business.keys.secretTest), 200);
     // Revoke straight in the database, as another API process would: no local invalidation.
-    await t.runtime.db.updateTable('api_keys').set({ status: 'revoked' }).where('key_hash', '=', hashKey(business.keys.secretTest)).execute();
+    await t.runtime.db
+      .updateTable('api_keys')
+      .set({ status: 'revoked' })
+      .where('key_hash', '=', hashKey(business.keys.secretTest))
+      .execute();
     const started = Date.now();
     let status = 200;
     while (status === 200 && Date.now() - started < 6000) {
@@ -139,7 +145,12 @@ describe('authentication (api.md 5)', () => {
   test('IP_NOT_ALLOWED outside the allowlist; single addresses and CIDR ranges both work', async () => {
     const business = await t.createBusiness();
     const make = async (ipAllowlist: string[]) => {
-      const created = await t.admin('POST', '/keys', { businessId: business.id, kind: 'secret', environment: 'test', ipAllowlist });
+      const created = await t.admin('POST', '/keys', {
+        businessId: business.id,
+        kind: 'secret',
+        environment: 'test',
+        ipAllowlist,
+      });
       expectStatus(created, 201);
       return created.body.data.key as string;
     };
@@ -148,7 +159,12 @@ describe('authentication (api.md 5)', () => {
     expectStatus(await read(await make(['127.0.0.0/8'])), 200);
     // X-Forwarded-For is ignored unless TRUST_PROXY is set.
     expectStatus(await read(await make(['127.0.0.1']), { 'x-forwarded-for': '203.0.113.9' }), 200);
-    const bad = await t.admin('POST', '/keys', { businessId: business.id, kind: 'secret', environment: 'test', ipAllowlist: ['not-an-ip'] });
+    const bad = await t.admin('POST', '/keys', {
+      businessId: business.id,
+      kind: 'secret',
+      environment: 'test',
+      ipAllowlist: ['not-an-ip'],
+    });
     expectError(bad, 400, 'VALIDATION_ERROR');
   });
 
@@ -191,14 +207,35 @@ describe('authentication (api.md 5)', () => {
     expectError(await write(restricted.body.data.key), 403, 'LIVE_ACCESS_NOT_APPROVED');
     expectStatus(await t.admin('POST', `/businesses/${business.id}/approve-live`), 200);
     expectError(await write(restricted.body.data.key), 403, 'IP_NOT_ALLOWED');
-    const noScopes = await t.admin('POST', '/keys', { businessId: business.id, kind: 'publishable', environment: 'live', scopes: [] });
-    expectError(await t.request('POST', SANDBOX_ONLY, { key: noScopes.body.data.key, idempotencyKey: true }), 403, 'SECRET_KEY_REQUIRED');
-    const liveNoScope = await t.admin('POST', '/keys', { businessId: business.id, kind: 'secret', environment: 'live', scopes: [] });
-    expectError(await t.request('POST', SANDBOX_ONLY, { key: liveNoScope.body.data.key, idempotencyKey: true }), 403, 'SANDBOX_ONLY');
+    const noScopes = await t.admin('POST', '/keys', {
+      businessId: business.id,
+      kind: 'publishable',
+      environment: 'live',
+      scopes: [],
+    });
+    expectError(
+      await t.request('POST', SANDBOX_ONLY, { key: noScopes.body.data.key, idempotencyKey: true }),
+      403,
+      'SECRET_KEY_REQUIRED',
+    );
+    const liveNoScope = await t.admin('POST', '/keys', {
+      businessId: business.id,
+      kind: 'secret',
+      environment: 'live',
+      scopes: [],
+    });
+    expectError(
+      await t.request('POST', SANDBOX_ONLY, { key: liveNoScope.body.data.key, idempotencyKey: true }),
+      403,
+      'SANDBOX_ONLY',
+    );
   });
 
   test('auth comes before body validation and before the idempotency header check', async () => {
-    const invalidJson = await t.request('POST', WRITE, { rawBody: '{oops', headers: { 'content-type': 'application/json' } });
+    const invalidJson = await t.request('POST', WRITE, {
+      rawBody: '{oops',
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(invalidJson, 401, 'MISSING_CREDENTIALS');
     const business = await t.createBusiness();
     const noIdempotency = await t.request('POST', WRITE, { key: business.keys.publishableTest, body: { bad: true } });
@@ -208,7 +245,9 @@ describe('authentication (api.md 5)', () => {
   test('the admin API refuses a missing or wrong token', async () => {
     const missing = await t.request('GET', '/api/v1/admin/keys?businessId=x');
     expectError(missing, 401, 'ADMIN_UNAUTHORIZED');
-    const wrong = await t.request('GET', '/api/v1/admin/keys?businessId=x', { headers: { authorization: 'Bearer nope-nope-nope-nope' } });
+    const wrong = await t.request('GET', '/api/v1/admin/keys?businessId=x', {
+      headers: { authorization: 'Bearer nope-nope-nope-nope' },
+    });
     expectError(wrong, 401, 'ADMIN_UNAUTHORIZED');
   });
 });
@@ -231,7 +270,11 @@ describe('authentication behind a trusted proxy', () => {
     });
     const key = created.body.data.key;
     expectStatus(await t.request('GET', READ, { key, headers: { 'x-forwarded-for': '203.0.113.9' } }), 200);
-    expectError(await t.request('GET', READ, { key, headers: { 'x-forwarded-for': '198.51.100.1' } }), 403, 'IP_NOT_ALLOWED');
+    expectError(
+      await t.request('GET', READ, { key, headers: { 'x-forwarded-for': '198.51.100.1' } }),
+      403,
+      'IP_NOT_ALLOWED',
+    );
     expectError(await t.request('GET', READ, { key }), 403, 'IP_NOT_ALLOWED');
   });
 });

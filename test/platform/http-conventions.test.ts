@@ -33,7 +33,9 @@ describe('HTTP conventions', () => {
     expectStatus(echoed, 200);
     assert.equal(echoed.headers.get('x-request-id'), 'client-trace-123456');
 
-    const replaced = await t.request('GET', '/api/v1/dev/missing', { headers: { 'x-request-id': 'bad id with spaces' } });
+    const replaced = await t.request('GET', '/api/v1/dev/missing', {
+      headers: { 'x-request-id': 'bad id with spaces' },
+    });
     const generated = replaced.headers.get('x-request-id') ?? '';
     assert.match(generated, /^req_[0-9A-Za-z]{20}$/);
     assert.equal(replaced.body.error.requestId, generated);
@@ -82,7 +84,9 @@ describe('HTTP conventions', () => {
       body: {},
     });
     expectError(missing, 400, 'VALIDATION_ERROR');
-    assert.deepEqual(missing.body.error.details, [{ field: 'body.name', message: missing.body.error.details[0].message }]);
+    assert.deepEqual(missing.body.error.details, [
+      { field: 'body.name', message: missing.body.error.details[0].message },
+    ]);
 
     const xml = await t.request('POST', '/api/v1/dev/probe/counter', {
       key: business.keys.secretTest,
@@ -113,7 +117,11 @@ describe('HTTP conventions', () => {
     expectStatus(doc, 200);
     assert.equal(doc.body.openapi, '3.1.0');
     assert.ok(doc.body.paths['/api/v1/dev/probe/counter'], 'routes appear in the document');
-    assert.equal(doc.body.paths['/api/v1/admin/keys'], undefined, 'the operator API is not in the Developer API document');
+    assert.equal(
+      doc.body.paths['/api/v1/admin/keys'],
+      undefined,
+      'the operator API is not in the Developer API document',
+    );
     const page = await t.request('GET', '/docs');
     expectStatus(page, 200);
     assert.match(page.text, /swagger/i);
@@ -139,7 +147,11 @@ describe('HTTP conventions', () => {
       headers: { origin: 'https://shop.example' },
     });
     expectStatus(write, 201);
-    assert.equal(write.headers.get('access-control-allow-origin'), null, 'secret-key endpoints are not open to browsers');
+    assert.equal(
+      write.headers.get('access-control-allow-origin'),
+      null,
+      'secret-key endpoints are not open to browsers',
+    );
   });
 
   test('an unexpected failure answers a generic 500 with the request id and no stack', async () => {

@@ -16,8 +16,18 @@ describe('idempotency (api.md 4, decisions "Idempotency")', () => {
   });
   after(() => t.close());
 
-  const post = (idempotencyKey: string | undefined, body: unknown, key = business.keys.secretTest, headers?: Record<string, string>) =>
-    t.request('POST', COUNTER, { key, body, ...(idempotencyKey !== undefined ? { idempotencyKey } : {}), ...(headers ? { headers } : {}) });
+  const post = (
+    idempotencyKey: string | undefined,
+    body: unknown,
+    key = business.keys.secretTest,
+    headers?: Record<string, string>,
+  ) =>
+    t.request('POST', COUNTER, {
+      key,
+      body,
+      ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+      ...(headers ? { headers } : {}),
+    });
 
   test('a write without X-Idempotency-Key answers IDEMPOTENCY_KEY_REQUIRED and does nothing', async () => {
     expectError(await post(undefined, { name: 'no-key' }), 400, 'IDEMPOTENCY_KEY_REQUIRED');
@@ -74,7 +84,10 @@ describe('idempotency (api.md 4, decisions "Idempotency")', () => {
       Array.from({ length: 20 }, () => post('race-20', { name: 'race', delayMs: 150 })),
     );
     const statuses = responses.map((r) => r.status);
-    assert.ok(statuses.every((s) => s === 201 || s === 409), `statuses: ${statuses.join(',')}`);
+    assert.ok(
+      statuses.every((s) => s === 201 || s === 409),
+      `statuses: ${statuses.join(',')}`,
+    );
     const executed = responses.filter((r) => r.status === 201 && r.headers.get('idempotent-replayed') === null);
     assert.equal(executed.length, 1, `one original response, got ${executed.length}`);
     for (const response of responses) {
@@ -87,7 +100,9 @@ describe('idempotency (api.md 4, decisions "Idempotency")', () => {
   });
 
   test('a 5xx is not stored: the key can be retried and then executes', async () => {
-    const failed = await post('retry-after-500', { name: 'after-500' }, business.keys.secretTest, { 'x-probe-fail': '1' });
+    const failed = await post('retry-after-500', { name: 'after-500' }, business.keys.secretTest, {
+      'x-probe-fail': '1',
+    });
     expectError(failed, 500, 'INTERNAL_ERROR');
     const retried = await post('retry-after-500', { name: 'after-500' });
     expectStatus(retried, 201);
@@ -135,7 +150,11 @@ describe('idempotency (api.md 4, decisions "Idempotency")', () => {
     await db.deleteFrom('idempotency_keys').where('idempotency_key', '=', 'dead-claim').execute();
     expectStatus(await post('dead-claim', { name: 'taken-over', delayMs: 0 }), 201);
     const fingerprint = (
-      await db.selectFrom('idempotency_keys').select('fingerprint').where('idempotency_key', '=', 'dead-claim').executeTakeFirstOrThrow()
+      await db
+        .selectFrom('idempotency_keys')
+        .select('fingerprint')
+        .where('idempotency_key', '=', 'dead-claim')
+        .executeTakeFirstOrThrow()
     ).fingerprint;
     await db
       .updateTable('idempotency_keys')

@@ -66,8 +66,9 @@ describe('two API processes on one PostgreSQL and Redis', { skip }, () => {
       body: { name: 'Two processes' },
     });
     expectStatus(created, 201);
-    return created.body.data.keys.find((k: { kind: string; environment: string }) => k.kind === 'secret' && k.environment === 'test')
-      .key as string;
+    return created.body.data.keys.find(
+      (k: { kind: string; environment: string }) => k.kind === 'secret' && k.environment === 'test',
+    ).key as string;
   }
 
   test('share one rate limit per key', async () => {

@@ -61,7 +61,10 @@ describe('rate limits shared through Redis', async () => {
   let second: TestApp;
   before(async () => {
     if (!redisUrl) return;
-    first = await startTestApp({ routes: [probeRoutes], config: { REDIS_URL: redisUrl, RATE_LIMIT_TEST_PER_MINUTE: '30' } });
+    first = await startTestApp({
+      routes: [probeRoutes],
+      config: { REDIS_URL: redisUrl, RATE_LIMIT_TEST_PER_MINUTE: '30' },
+    });
     // A second app with its own runtime (own Redis client, own caches) on the same database.
     second = await startTestApp({
       routes: [probeRoutes],
@@ -74,25 +77,37 @@ describe('rate limits shared through Redis', async () => {
     await first?.close();
   });
 
-  test('two apps count one limit per key', { skip: !redisUrl && 'no Redis reachable (set TEST_REDIS_URL)' }, async () => {
-    const business = await first.createBusiness();
-    await awayFromMinuteBoundary();
-    for (let i = 0; i < 30; i++) {
-      const app = i % 2 === 0 ? first : second;
-      const response = await app.request('GET', READ, { key: business.keys.secretTest });
-      expectStatus(response, 200);
-      assert.equal(response.headers.get('x-ratelimit-remaining'), String(29 - i));
-    }
-    expectLimited(await first.request('GET', READ, { key: business.keys.secretTest }));
-    expectLimited(await second.request('GET', READ, { key: business.keys.secretTest }));
-  });
+  test(
+    'two apps count one limit per key',
+    { skip: !redisUrl && 'no Redis reachable (set TEST_REDIS_URL)' },
+    async () => {
+      const business = await first.createBusiness();
+      await awayFromMinuteBoundary();
+      for (let i = 0; i < 30; i++) {
+        const app = i % 2 === 0 ? first : second;
+        const response = await app.request('GET', READ, { key: business.keys.secretTest });
+        expectStatus(response, 200);
+        assert.equal(response.headers.get('x-ratelimit-remaining'), String(29 - i));
+      }
+      expectLimited(await first.request('GET', READ, { key: business.keys.secretTest }));
+      expectLimited(await second.request('GET', READ, { key: business.keys.secretTest }));
+    },
+  );
 
-  test('a revocation on one app reaches the other at once through Redis', { skip: !redisUrl && 'no Redis reachable' }, async () => {
-    const business = await first.createBusiness();
-    expectStatus(await second.request('GET', READ, { key: business.keys.publishableTest }), 200); // cached there
-    const record = business.keyRecords.find((k) => k.kind === 'publishable' && k.environment === 'test')!;
-    expectStatus(await first.admin('POST', `/keys/${record.id}/revoke`), 200);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expectError(await second.request('GET', READ, { key: business.keys.publishableTest }), 403, 'API_ACCESS_NOT_ACTIVE');
-  });
+  test(
+    'a revocation on one app reaches the other at once through Redis',
+    { skip: !redisUrl && 'no Redis reachable' },
+    async () => {
+      const business = await first.createBusiness();
+      expectStatus(await second.request('GET', READ, { key: business.keys.publishableTest }), 200); // cached there
+      const record = business.keyRecords.find((k) => k.kind === 'publishable' && k.environment === 'test')!;
+      expectStatus(await first.admin('POST', `/keys/${record.id}/revoke`), 200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expectError(
+        await second.request('GET', READ, { key: business.keys.publishableTest }),
+        403,
+        'API_ACCESS_NOT_ACTIVE',
+      );
+    },
+  );
 });

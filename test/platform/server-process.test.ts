@@ -14,7 +14,9 @@ function freePort(): Promise<number> {
     const server = net.createServer();
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -65,7 +67,14 @@ describe('the server process and the admin CLI', () => {
   before(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'devapi-server-'));
     const port = await freePort();
-    env = { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ADMIN_TOKEN: '', REDIS_URL: '' };
+    env = {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      ADMIN_TOKEN: '',
+      REDIS_URL: '',
+    };
     if (process.env.TEST_DATABASE_URL) {
       database = await createTestDatabase();
       env.DATABASE_URL = database.url;
@@ -105,7 +114,9 @@ describe('the server process and the admin CLI', () => {
       ['publishable/live', 'publishable/test', 'secret/live', 'secret/test'],
     );
 
-    const noShop = JSON.parse(admin(cliEnv, 'business', 'create', '--name', 'No shop', '--no-shop', '--approve-live', '--json').stdout);
+    const noShop = JSON.parse(
+      admin(cliEnv, 'business', 'create', '--name', 'No shop', '--no-shop', '--approve-live', '--json').stdout,
+    );
     assert.equal(noShop.shop, null);
     assert.equal(noShop.business.liveApproved, true);
 
@@ -113,7 +124,22 @@ describe('the server process and the admin CLI', () => {
     assert.equal(approved.liveApproved, true);
 
     const key = JSON.parse(
-      admin(cliEnv, 'key', 'create', '--business', business.business.id, '--kind', 'secret', '--env', 'test', '--scopes', 'intents:read', '--ip-allow', '127.0.0.1,10.0.0.0/8', '--json').stdout,
+      admin(
+        cliEnv,
+        'key',
+        'create',
+        '--business',
+        business.business.id,
+        '--kind',
+        'secret',
+        '--env',
+        'test',
+        '--scopes',
+        'intents:read',
+        '--ip-allow',
+        '127.0.0.1,10.0.0.0/8',
+        '--json',
+      ).stdout,
     );
     assert.match(key.key, /^sk_test_/);
     assert.deepEqual(key.scopes, ['intents:read']);
@@ -121,21 +147,46 @@ describe('the server process and the admin CLI', () => {
 
     const listed = JSON.parse(admin(cliEnv, 'key', 'list', '--business', business.business.id, '--json').stdout);
     assert.equal(listed.items.length, 5);
-    assert.ok(listed.items.every((k: Record<string, unknown>) => !('key' in k)), 'key text is never listed');
+    assert.ok(
+      listed.items.every((k: Record<string, unknown>) => !('key' in k)),
+      'key text is never listed',
+    );
 
     assert.equal(JSON.parse(admin(cliEnv, 'key', 'suspend', key.id, '--json').stdout).status, 'suspended');
     assert.equal(JSON.parse(admin(cliEnv, 'key', 'revoke', key.id, '--json').stdout).status, 'revoked');
     const rotated = JSON.parse(admin(cliEnv, 'key', 'rotate', business.keys[0].id, '--json').stdout);
     assert.notEqual(rotated.key, business.keys[0].key);
 
-    const fees = JSON.parse(admin(cliEnv, 'fees', 'set', '--business', business.business.id, '--provider-bps', '150', '--payer-fee', '20', '--json').stdout);
-    assert.deepEqual(fees, { businessId: business.business.id, providerBps: 150, payerFee: 20, tofBps: 500, tteBps: 0 });
+    const fees = JSON.parse(
+      admin(
+        cliEnv,
+        'fees',
+        'set',
+        '--business',
+        business.business.id,
+        '--provider-bps',
+        '150',
+        '--payer-fee',
+        '20',
+        '--json',
+      ).stdout,
+    );
+    assert.deepEqual(fees, {
+      businessId: business.business.id,
+      providerBps: 150,
+      payerFee: 20,
+      tofBps: 500,
+      tteBps: 0,
+    });
 
     assert.deepEqual(JSON.parse(admin(cliEnv, 'api', 'disable', '--business', business.business.id, '--json').stdout), {
       scope: business.business.id,
       apiEnabled: false,
     });
-    assert.deepEqual(JSON.parse(admin(cliEnv, 'api', 'enable', '--json').stdout), { scope: 'global', apiEnabled: true });
+    assert.deepEqual(JSON.parse(admin(cliEnv, 'api', 'enable', '--json').stdout), {
+      scope: 'global',
+      apiEnabled: true,
+    });
   });
 
   test('admin CLI reports errors with a non-zero exit code', () => {

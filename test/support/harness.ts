@@ -56,7 +56,9 @@ export async function sendRequest<T = any>(
   if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
   if (options.idempotencyKey !== undefined) {
     headers['x-idempotency-key'] =
-      options.idempotencyKey === true ? `idem-${process.pid}-${Date.now()}-${++idempotencyCounter}` : options.idempotencyKey;
+      options.idempotencyKey === true
+        ? `idem-${process.pid}-${Date.now()}-${++idempotencyCounter}`
+        : options.idempotencyKey;
   }
   let body: string | Buffer | undefined;
   if (options.rawBody !== undefined) body = options.rawBody;
@@ -66,7 +68,7 @@ export async function sendRequest<T = any>(
   }
   const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
   const text = await response.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {

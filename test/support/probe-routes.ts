@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../src/db/schema.js';
 import { Type } from 'typebox';
 import { respondInTransaction } from '../../src/http/idempotency.js';
 import { Envelope } from '../../src/http/schemas.js';
@@ -64,7 +65,11 @@ export const probeRoutes: FastifyPluginAsyncTypebox = async (app) => {
 };
 
 /** How many times the counter probe executed for `name`, read straight from the database. */
-export async function probeExecutions(db: import('kysely').Kysely<import('../../src/db/schema.js').DB>, name: string) {
-  const row = await db.selectFrom('platform_settings').select('value').where('name', '=', `probe:${name}`).executeTakeFirst();
+export async function probeExecutions(db: Kysely<DB>, name: string) {
+  const row = await db
+    .selectFrom('platform_settings')
+    .select('value')
+    .where('name', '=', `probe:${name}`)
+    .executeTakeFirst();
   return row ? Number(row.value) : 0;
 }

@@ -15,5 +15,8 @@ await app.listen({ port: 0, host: '127.0.0.1' });
 const address = app.server.address();
 process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : 0}\n`);
 process.on('SIGTERM', () => {
-  void app.close().then(() => runtime.close()).then(() => process.exit(0));
+  void app
+    .close()
+    .then(() => runtime.close())
+    .then(() => process.exit(0));
 });

@@ -4,12 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
 import { Envelope } from '../../http/schemas.js';
-import {
-  createBusiness,
-  setFeePlan,
-  setGlobalApiEnabled,
-  updateBusiness,
-} from '../businesses/service.js';
+import { createBusiness, setFeePlan, setGlobalApiEnabled, updateBusiness } from '../businesses/service.js';
 import { issueKey, listKeys, rotateKey, setKeyStatus } from '../keys/service.js';
 import { allScopes } from '../keys/scopes.js';
 
@@ -92,11 +87,15 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.post('/businesses/:id/approve-live', { schema: { params: IdParams, response: { 200: Envelope(BusinessView) } } }, async (request) => {
-    const business = await updateBusiness(db, request.params.id, { live_approved: true });
-    await invalidation.publish();
-    return { success: true as const, data: business };
-  });
+  app.post(
+    '/businesses/:id/approve-live',
+    { schema: { params: IdParams, response: { 200: Envelope(BusinessView) } } },
+    async (request) => {
+      const business = await updateBusiness(db, request.params.id, { live_approved: true });
+      await invalidation.publish();
+      return { success: true as const, data: business };
+    },
+  );
 
   app.put(
     '/businesses/:id/fees',
@@ -136,7 +135,9 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
             businessId: Type.String({ minLength: 1 }),
             kind: KeyKind,
             environment: Environment,
-            scopes: Type.Optional(Type.Array(Type.Union(allScopes.map((scope) => Type.Literal(scope))), { uniqueItems: true })),
+            scopes: Type.Optional(
+              Type.Array(Type.Union(allScopes.map((scope) => Type.Literal(scope))), { uniqueItems: true }),
+            ),
             ipAllowlist: Type.Optional(Type.Array(Type.String({ minLength: 2, maxLength: 64 }), { maxItems: 100 })),
           },
           { additionalProperties: false },
@@ -173,25 +174,36 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   for (const action of ['suspend', 'revoke'] as const) {
-    app.post(`/keys/:id/${action}`, { schema: { params: IdParams, response: { 200: Envelope(KeyView) } } }, async (request) => {
-      const key = await setKeyStatus(db, request.params.id, action === 'suspend' ? 'suspended' : 'revoked');
-      await invalidation.publish();
-      return { success: true as const, data: key };
-    });
+    app.post(
+      `/keys/:id/${action}`,
+      { schema: { params: IdParams, response: { 200: Envelope(KeyView) } } },
+      async (request) => {
+        const key = await setKeyStatus(db, request.params.id, action === 'suspend' ? 'suspended' : 'revoked');
+        await invalidation.publish();
+        return { success: true as const, data: key };
+      },
+    );
   }
 
-  app.post('/keys/:id/rotate', { schema: { params: IdParams, response: { 201: Envelope(KeyView) } } }, async (request, reply) => {
-    const key = await rotateKey(db, request.params.id);
-    await invalidation.publish();
-    return reply.code(201).send({ success: true as const, data: key });
-  });
+  app.post(
+    '/keys/:id/rotate',
+    { schema: { params: IdParams, response: { 201: Envelope(KeyView) } } },
+    async (request, reply) => {
+      const key = await rotateKey(db, request.params.id);
+      await invalidation.publish();
+      return reply.code(201).send({ success: true as const, data: key });
+    },
+  );
 
   for (const action of ['enable', 'disable'] as const) {
     app.post(
       `/api/${action}`,
       {
         schema: {
-          body: Type.Object({ businessId: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false }),
+          body: Type.Object(
+            { businessId: Type.Optional(Type.String({ minLength: 1 })) },
+            { additionalProperties: false },
+          ),
           response: { 200: Envelope(Type.Object({ scope: Type.String(), apiEnabled: Type.Boolean() })) },
         },
       },
