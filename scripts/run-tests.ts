@@ -63,7 +63,15 @@ async function main(): Promise<number> {
   const code = await new Promise<number>((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', '--test-force-exit', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
+      [
+        '--import',
+        'tsx',
+        '--test',
+        '--test-force-exit',
+        `--test-concurrency=${concurrency}`,
+        '--test-reporter=spec',
+        ...files,
+      ],
       { env, stdio: 'inherit' },
     );
     child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)));

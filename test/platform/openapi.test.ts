@@ -18,5 +18,8 @@ test('the committed openapi.json matches the document generated from the routes 
     (route) => JSON.stringify(served.body.paths[route]) !== JSON.stringify(committed.paths?.[route]),
   );
   assert.deepEqual(drifted, [], 'paths differ from openapi.json: run `npm run openapi`');
-  assert.ok(JSON.stringify(served.body) === JSON.stringify(committed), 'openapi.json is out of date: run `npm run openapi`');
+  assert.ok(
+    JSON.stringify(served.body) === JSON.stringify(committed),
+    'openapi.json is out of date: run `npm run openapi`',
+  );
 });
