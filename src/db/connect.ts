@@ -13,12 +13,24 @@ export type DatabaseOptions =
 type ScriptRunner = (sql: string) => Promise<Record<string, unknown>[]>;
 
 /**
+ * A hot-path statement, kept as SQL text so PostgreSQL can prepare it once per connection
+ * (`name`): the `pg` client, not the server, is the bottleneck of a write, and a named
+ * statement skips parsing and planning on every call.
+ */
+export interface PreparedStatement {
+  readonly name: string;
+  readonly text: string;
+}
+
+/**
  * The one place that knows which driver is in use. Everything else talks Kysely (or, for
  * migrations, runs SQL scripts through `inScriptTransaction`).
  */
 export interface Database {
   readonly kind: 'postgres' | 'pglite';
   readonly db: Kysely<DB>;
+  /** Runs one prepared statement outside any transaction (a single statement is atomic). */
+  query<R>(statement: PreparedStatement, values: unknown[]): Promise<R[]>;
   /** Runs multi-statement SQL text in one transaction. */
   inScriptTransaction<T>(work: (run: ScriptRunner) => Promise<T>): Promise<T>;
   /** The PGlite instance when embedded (used to dump a migrated template in tests). */
@@ -52,6 +64,10 @@ function openPostgres(url: string, poolSize: number): Database {
     kind: 'postgres',
     db,
     pglite: undefined,
+    async query<R>(statement: PreparedStatement, values: unknown[]) {
+      const result = await pool.query({ name: statement.name, text: statement.text, values });
+      return result.rows as R[];
+    },
     async inScriptTransaction(work) {
       const client = await pool.connect();
       try {
@@ -94,6 +110,14 @@ async function openPGlite(options: { dataDir?: string; loadDataDir?: Blob }): Pr
     kind: 'pglite',
     db,
     pglite,
+    async query<R>(statement: PreparedStatement, values: unknown[]) {
+      const release = await mutex.lock();
+      try {
+        return (await pglite.query<R>(statement.text, values)).rows;
+      } finally {
+        release();
+      }
+    },
     async inScriptTransaction(work) {
       const release = await mutex.lock();
       try {

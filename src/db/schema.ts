@@ -75,7 +75,68 @@ export interface PeriodicTasksTable {
   last_error: string | null;
 }
 
+export type IntentStatus = 'PENDING' | 'PAID' | 'REFUNDED' | 'CANCELLED' | 'FAILED';
+export type AmountType = 'FIXED' | 'OPEN';
+
+export interface PaymentIntentsTable {
+  id: Generated<number>;
+  reference_number: string;
+  short_code: string;
+  business_id: string;
+  environment: Environment;
+  amount_type: AmountType;
+  amount: number | null;
+  suggested_amount: number | null;
+  label: string;
+  metadata: ColumnType<Record<string, string>, string, string>;
+  success_url: string | null;
+  cancel_url: string | null;
+  status: IntentStatus;
+  payment_code: number | null;
+  expires_at: Date;
+  amount_paid: number | null;
+  paid_at: Date | null;
+  payment_method: string | null;
+  payer_phone: string | null;
+  payer_fee: Generated<number>;
+  provider_ttc: Generated<number>;
+  payer_ttc: Generated<number>;
+  tof: Generated<number>;
+  tte: Generated<number>;
+  tof_bps: Generated<number>;
+  tte_bps: Generated<number>;
+  total_amount_refunded: Generated<number>;
+  last_failure: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface RefundsTable {
+  id: string;
+  intent_id: number;
+  amount: number;
+  reason: string | null;
+  status: 'SUCCEEDED';
+  provider_ttc: number;
+  tof: number;
+  tte: number;
+  created_at: Date;
+}
+
+export interface EventsTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  event: string;
+  subject: string;
+  body: string;
+  created_at: Date;
+}
+
 export interface DB {
+  payment_intents: PaymentIntentsTable;
+  refunds: RefundsTable;
+  events: EventsTable;
   businesses: BusinessesTable;
   shops: ShopsTable;
   api_keys: ApiKeysTable;

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import { ApiError } from './errors.js';
 
 /** The success envelope of api.md 2.1. */
 export function Envelope<T extends TSchema>(data: T) {
@@ -44,4 +45,23 @@ export function pageWindow(query: { page?: number; limit?: number }) {
   const page = query.page ?? 1;
   const limit = Math.min(query.limit ?? 20, MAX_PAGE_SIZE);
   return { page, limit, offset: (page - 1) * limit };
+}
+
+/** decisions.md: date filters take the API's timestamp form or a plain `YYYY-MM-DD` (UTC). */
+export const DateFilter = Type.String({
+  pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,3})?Z)?$',
+  description: 'YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`)',
+});
+
+/** Reads a date filter; a calendar date that does not exist (2026-02-30) is a validation error. */
+export function parseDateFilter(value: string | undefined, bound: 'from' | 'to'): Date | undefined {
+  if (value === undefined) return undefined;
+  const dateOnly = value.length === 10;
+  const date = new Date(dateOnly ? `${value}T${bound === 'from' ? '00:00:00.000' : '23:59:59.999'}Z` : value);
+  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value.slice(0, 10)) {
+    throw new ApiError('VALIDATION_ERROR', `query.${bound} is not a valid date.`, [
+      { field: `query.${bound}`, message: 'is not a valid date' },
+    ]);
+  }
+  return date;
 }

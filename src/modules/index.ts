@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { intentRoutes } from './intents/routes.js';
 
 /** Every feature module of the Developer API, mounted under /api/v1/dev. */
-export const developerModules: FastifyPluginAsync[] = [];
+export const developerModules: FastifyPluginAsync[] = [intentRoutes];

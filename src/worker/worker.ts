@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import type { Runtime } from '../bootstrap.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency.js';
+import { expireDueIntents } from '../modules/intents/service.js';
 
 /** A recurring task: at most one worker runs it at a time, whatever the number of workers. */
 export interface PeriodicTask {
@@ -12,6 +13,8 @@ export interface PeriodicTask {
 
 export const periodicTasks: PeriodicTask[] = [
   { name: 'idempotency-cleanup', everySeconds: 600, run: (runtime) => deleteExpiredIdempotencyKeys(runtime.db) },
+  // decisions.md: expiry within 60 s of expiresAt; the first tick at start catches up after downtime.
+  { name: 'intent-expiry', everySeconds: 10, run: (runtime) => expireDueIntents(runtime.db) },
 ];
 
 export interface Worker {

@@ -1,0 +1,77 @@
+import { maskPhone } from '../../lib/phone.js';
+import { newEventId, type EventRecord } from '../events/outbox.js';
+import { NO_COMMISSION, type Commission } from './commission.js';
+import type { IntentRow } from './repo.js';
+
+export type PaymentEventName =
+  | 'payment.created'
+  | 'payment.confirmed'
+  | 'payment.cancelled'
+  | 'payment.expired'
+  | 'payment.refunded'
+  | 'payment.failed';
+
+export const PAYMENT_EVENTS: readonly PaymentEventName[] = [
+  'payment.created',
+  'payment.confirmed',
+  'payment.cancelled',
+  'payment.expired',
+  'payment.refunded',
+  'payment.failed',
+];
+
+/** Extra facts some events carry beyond the payment data of api.md 6.2. */
+export interface PaymentEventExtras {
+  /** The confirmed payment's commission, or the refunded part of it. */
+  commission?: Commission;
+  /** payment.failed of an OPEN intent: the amount the payer tried to pay. */
+  attemptedAmount?: number;
+  refund?: { id: string; amount: number };
+}
+
+/**
+ * A payment event: envelope `{ id, event, created_at, sandbox, data }` with snake_case data
+ * (api.md 6.2, decisions "Events and deliveries"). Key order is fixed here, once, because the
+ * body text is what gets signed and delivered.
+ */
+export function paymentEvent(
+  event: PaymentEventName,
+  intent: IntentRow,
+  createdAt: Date,
+  extras: PaymentEventExtras = {},
+): EventRecord {
+  const id = newEventId();
+  const paid = intent.paid_at !== null;
+  const data: Record<string, unknown> = {
+    reference_number: intent.reference_number,
+    short_code: intent.short_code,
+    amount: intent.amount_paid ?? intent.amount ?? extras.attemptedAmount ?? null,
+    currency: 'MRU',
+    status: intent.status,
+    paid_at: paid ? intent.paid_at!.toISOString() : null,
+    payer_phone: paid && intent.payer_phone ? maskPhone(intent.payer_phone) : null,
+    metadata: intent.metadata,
+    commission: extras.commission ?? NO_COMMISSION,
+  };
+  if (extras.refund) {
+    data.refund_id = extras.refund.id;
+    data.amount_refunded = extras.refund.amount;
+    data.total_amount_refunded = intent.total_amount_refunded;
+  }
+  const body = JSON.stringify({
+    id,
+    event,
+    created_at: createdAt.toISOString(),
+    sandbox: intent.environment === 'test',
+    data,
+  });
+  return {
+    id,
+    businessId: intent.business_id,
+    environment: intent.environment,
+    event,
+    subject: intent.reference_number,
+    body,
+    createdAt,
+  };
+}

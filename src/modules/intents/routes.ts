@@ -1,0 +1,159 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { requireAuth } from '../../http/context.js';
+import { respondInTransaction } from '../../http/idempotency.js';
+import { Envelope, Paginated, pageWindow, parseDateFilter } from '../../http/schemas.js';
+import {
+  CreateIntentBody,
+  CreatedIntent,
+  Intent,
+  ListIntentsQuery,
+  NoBody,
+  ReferenceParams,
+  RefundBody,
+  SimulateBody,
+} from './schemas.js';
+import * as intents from './service.js';
+
+/** `{pay_url}`: the PAY_URL setting, else PUBLIC_URL, else the origin the request came to. */
+export function payBaseUrl(request: FastifyRequest): string {
+  const { config } = request.server.services;
+  return config.payUrl ?? config.publicUrl ?? `${request.protocol}://${request.host}`;
+}
+
+const tags = ['Payment intents'];
+
+export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { database, config } = app.services;
+
+  app.post(
+    '/intents',
+    {
+      config: { auth: 'secret', scope: 'intents:write' },
+      schema: { tags, body: CreateIntentBody, response: { 201: Envelope(CreatedIntent) } },
+    },
+    async (request, reply) => {
+      const claim = request.idempotency;
+      if (!claim) throw new Error('intent create reached without an idempotency claim');
+      reply.code(201);
+      const body = await intents.createIntent(database, requireAuth(request.auth), request.body, {
+        claim,
+        maxAmount: config.intentMaxAmount,
+        payBase: payBaseUrl(request),
+        render: (view) => String(reply.serialize({ success: true, data: view })),
+      });
+      // The statement that created the intent stored this response too.
+      claim.settled = true;
+      return (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
+    },
+  );
+
+  app.get(
+    '/intents/:referenceNumber',
+    {
+      config: { auth: 'publishable', scope: 'intents:read' },
+      schema: { tags, params: ReferenceParams, response: { 200: Envelope(Intent) } },
+    },
+    async (request) => {
+      const intent = await intents.getIntent(database, requireAuth(request.auth), request.params.referenceNumber);
+      return { success: true as const, data: intents.intentView(intent, payBaseUrl(request)) };
+    },
+  );
+
+  app.get(
+    '/intents',
+    {
+      config: { auth: 'publishable', scope: 'intents:read' },
+      schema: { tags, querystring: ListIntentsQuery, response: { 200: Envelope(Paginated(Intent)) } },
+    },
+    async (request) => {
+      const { page, limit, offset } = pageWindow(request.query);
+      const from = parseDateFilter(request.query.from, 'from');
+      const to = parseDateFilter(request.query.to, 'to');
+      const result = await intents.listIntents(database, requireAuth(request.auth), {
+        status: request.query.status,
+        from,
+        to,
+        limit,
+        offset,
+      });
+      const payBase = payBaseUrl(request);
+      return {
+        success: true as const,
+        data: {
+          items: result.items.map((intent) => intents.intentView(intent, payBase)),
+          page,
+          limit,
+          total: result.total,
+          hasMore: offset + result.items.length < result.total,
+        },
+      };
+    },
+  );
+
+  app.post(
+    '/intents/:referenceNumber/cancel',
+    {
+      config: { auth: 'secret', scope: 'intents:write' },
+      schema: { tags, params: ReferenceParams, body: NoBody, response: { 200: Envelope(Intent) } },
+    },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 200, async (trx) =>
+        intents.intentView(
+          await intents.cancelIntent(trx, requireAuth(request.auth), request.params.referenceNumber),
+          payBaseUrl(request),
+        ),
+      ),
+  );
+
+  app.post(
+    '/intents/:referenceNumber/refund',
+    {
+      config: { auth: 'secret', scope: 'intents:write' },
+      schema: { tags, params: ReferenceParams, body: RefundBody, response: { 200: Envelope(Intent) } },
+    },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 200, async (trx) =>
+        intents.intentView(
+          await intents.refundIntent(trx, requireAuth(request.auth), request.params.referenceNumber, request.body),
+          payBaseUrl(request),
+        ),
+      ),
+  );
+
+  app.post(
+    '/intents/:referenceNumber/simulate',
+    {
+      config: { auth: 'secret', scope: 'intents:write', sandboxOnly: true },
+      schema: { tags, params: ReferenceParams, body: SimulateBody, response: { 200: Envelope(Intent) } },
+    },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 200, async (trx) =>
+        intents.intentView(
+          await intents.simulatePayment(
+            trx,
+            requireAuth(request.auth),
+            request.params.referenceNumber,
+            request.body,
+            config.intentMaxAmount,
+          ),
+          payBaseUrl(request),
+        ),
+      ),
+  );
+
+  app.post(
+    '/intents/:referenceNumber/simulate-expiry',
+    {
+      config: { auth: 'secret', scope: 'intents:write', sandboxOnly: true },
+      schema: { tags, params: ReferenceParams, body: NoBody, response: { 200: Envelope(Intent) } },
+    },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 200, async (trx) =>
+        intents.intentView(
+          await intents.simulateExpiry(trx, requireAuth(request.auth), request.params.referenceNumber),
+          payBaseUrl(request),
+        ),
+      ),
+  );
+};

@@ -1,0 +1,123 @@
+import { Type } from 'typebox';
+import { E164_PATTERN } from '../../lib/phone.js';
+import { DateFilter, Pagination, Timestamp } from '../../http/schemas.js';
+
+const Status = Type.Union([
+  Type.Literal('PENDING'),
+  Type.Literal('PAID'),
+  Type.Literal('REFUNDED'),
+  Type.Literal('CANCELLED'),
+  Type.Literal('FAILED'),
+]);
+const AmountType = Type.Union([Type.Literal('FIXED'), Type.Literal('OPEN')]);
+const Metadata = Type.Record(Type.String(), Type.String(), {
+  description: 'String values only; at most 50 keys of 1 to 40 characters, values up to 500 characters',
+});
+const Centimes = Type.Integer({ description: 'Integer centimes (1/100 MRU)' });
+
+export const ReferenceParams = Type.Object({ referenceNumber: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const CreateIntentBody = Type.Object(
+  {
+    amount: Type.Optional(
+      Type.Integer({
+        description: 'Centimes, 1 to the maximum (1,000,000 MRU by default). Optional for OPEN intents.',
+      }),
+    ),
+    amountType: Type.Optional(AmountType),
+    label: Type.Optional(Type.String({ maxLength: 200 })),
+    metadata: Type.Optional(Metadata),
+    success_url: Type.Optional(Type.String({ maxLength: 2048, description: 'http(s) URL' })),
+    cancel_url: Type.Optional(Type.String({ maxLength: 2048, description: 'http(s) URL' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ListIntentsQuery = Type.Object(
+  {
+    status: Type.Optional(Status),
+    from: Type.Optional(DateFilter),
+    to: Type.Optional(DateFilter),
+    ...Pagination,
+  },
+  { additionalProperties: false },
+);
+
+export const NoBody = Type.Object({}, { additionalProperties: false });
+
+export const RefundBody = Type.Object(
+  {
+    amount: Type.Optional(Type.Integer({ description: 'Centimes; everything left to refund when absent' })),
+    reason: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+
+export const SimulateBody = Type.Object(
+  {
+    outcome: Type.Optional(Type.Union([Type.Literal('success'), Type.Literal('failure')])),
+    amount: Type.Optional(Type.Integer({ description: 'Required for OPEN intents; must match a FIXED amount' })),
+    payerPhone: Type.Optional(Type.String({ pattern: E164_PATTERN, description: 'E.164' })),
+  },
+  { additionalProperties: false },
+);
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** The create response of decisions.md "Payment intents". */
+export const CreatedIntent = Type.Object(
+  {
+    referenceNumber: Type.String(),
+    shortCode: Type.String(),
+    code: Type.String({ description: '6-digit payment code' }),
+    codeExpiresAt: Timestamp,
+    payUrl: Type.String(),
+    amount: Nullable(Centimes),
+    amountType: AmountType,
+    currency: Type.Literal('MRU'),
+    label: Type.String(),
+    status: Status,
+    sandbox: Type.Boolean(),
+    metadata: Metadata,
+    expiresAt: Timestamp,
+    createdAt: Timestamp,
+  },
+  { title: 'CreatedIntent' },
+);
+
+const Refund = Type.Object({
+  id: Type.String(),
+  amount: Centimes,
+  reason: Nullable(Type.String()),
+  status: Type.Literal('SUCCEEDED'),
+  createdAt: Timestamp,
+});
+
+/** The full intent of api.md 2.2, as get, list and every action answer it. */
+export const Intent = Type.Object(
+  {
+    referenceNumber: Type.String(),
+    shortCode: Type.String(),
+    code: Nullable(Type.String({ description: 'null once the intent is paid, cancelled or expired' })),
+    codeExpiresAt: Nullable(Timestamp),
+    payUrl: Type.String(),
+    type: Type.Literal('API'),
+    amount: Nullable(Centimes),
+    suggestedAmount: Nullable(Centimes),
+    amountType: AmountType,
+    currency: Type.Literal('MRU'),
+    label: Type.String(),
+    status: Status,
+    sandbox: Type.Boolean(),
+    metadata: Metadata,
+    payment: Nullable(Type.Object({ amountPaid: Centimes, paidAt: Timestamp, method: Type.String() })),
+    refunds: Type.Array(Refund),
+    totalAmountRefunded: Centimes,
+    successUrl: Nullable(Type.String()),
+    cancelUrl: Nullable(Type.String()),
+    expiresAt: Timestamp,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Intent' },
+);
