@@ -28,6 +28,8 @@ export interface Caller {
 export const INTENT_LIFETIME_MS = 24 * 60 * 60 * 1000;
 export const METADATA_MAX_KEYS = 50;
 export const METADATA_MAX_VALUE_LENGTH = 500;
+/** Not in the contract: Stripe's key limit, so a key stays a key and not a second value. */
+export const METADATA_MAX_KEY_LENGTH = 40;
 const MAX_CREATE_ATTEMPTS = 8;
 
 export interface IntentView {
@@ -156,6 +158,10 @@ export async function createIntent(
   if (input.amount !== undefined) checkAmount(input.amount, options.maxAmount);
   const metadata = input.metadata ?? {};
   const keys = Object.keys(metadata);
+  const badKey = keys.find((key) => key.length < 1 || key.length > METADATA_MAX_KEY_LENGTH);
+  if (badKey !== undefined) {
+    throw invalid(`body.metadata.${badKey}`, `key must be 1 to ${METADATA_MAX_KEY_LENGTH} characters`);
+  }
   if (keys.length > METADATA_MAX_KEYS) {
     throw new ApiError('METADATA_TOO_MANY_KEYS', `metadata may have at most ${METADATA_MAX_KEYS} keys.`);
   }
