@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { sql } from 'kysely';
 import { authenticate } from './http/auth.js';
@@ -15,6 +15,7 @@ import {
   settleIdempotencyOnSend,
 } from './http/idempotency.js';
 import { ErrorEnvelope } from './http/schemas.js';
+import { strictValidatorCompiler } from './http/validation.js';
 import { randomBase62 } from './lib/ids.js';
 import { adminRoutes } from './modules/admin/routes.js';
 
@@ -46,7 +47,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(strictValidatorCompiler);
   app.decorate('services', services);
   app.decorateRequest('auth', undefined);
   app.decorateRequest('idempotency', undefined);
