@@ -50,6 +50,11 @@ export interface Config {
   keyCacheTtlMs: number;
   dbPoolSize: number;
   intentMaxAmount: number;
+  /**
+   * How many 6-digit codes may be handed out (000000 up to this minus one). Always 1,000,000 from
+   * the environment; tests narrow it to reach a full code space without a million rows.
+   */
+  paymentCodeSpace: number;
   seedDemo: boolean;
 }
 
@@ -96,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyCacheTtlMs: raw.KEY_CACHE_TTL_MS,
     dbPoolSize: raw.DB_POOL_SIZE,
     intentMaxAmount: raw.INTENT_MAX_AMOUNT,
+    paymentCodeSpace: 1_000_000,
     seedDemo: flag(raw.SEED_DEMO),
   };
 }

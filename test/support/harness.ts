@@ -78,9 +78,18 @@ export async function sendRequest<T = any>(
 }
 
 export async function startTestApp(
-  options: { config?: Record<string, string>; routes?: FastifyPluginAsync[]; testDatabase?: TestDatabase } = {},
+  options: {
+    config?: Record<string, string>;
+    /** Settings that do not come from the environment (see Config). */
+    configOverrides?: Partial<Config>;
+    routes?: FastifyPluginAsync[];
+    testDatabase?: TestDatabase;
+  } = {},
 ): Promise<TestApp> {
-  const config: Config = loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...options.config });
+  const config: Config = {
+    ...loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...options.config }),
+    ...options.configOverrides,
+  };
   const testDatabase = options.testDatabase ?? (await createTestDatabase());
   const runtime = await createRuntime(config, { database: testDatabase.database, adminToken: ADMIN_TOKEN });
   const app = await buildApp(runtime, { developerRoutes: [...developerModules, ...(options.routes ?? [])] });

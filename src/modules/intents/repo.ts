@@ -15,14 +15,12 @@ export interface RefundRow {
 
 export type IntentWithRefunds = IntentRow & { refunds: RefundRow[] };
 
-/** Number of distinct 6-digit payment codes. */
-export const CODE_SPACE = 1_000_000;
-
 /**
  * The first free code at or after a random start, wrapping around: the start itself, else the
  * code right after the first taken code whose successor is free. Each branch is one walk of the
  * partial unique index, so allocation costs a few index reads even with most codes taken, and
- * never guesses at random against a full table. `$3` is the start, `$4` the environment.
+ * never guesses at random against a full table. `$3` is the start, `$4` the environment, `$21`
+ * the size of the code space.
  */
 const FREE_CODE_AT_OR_AFTER_START = `
   SELECT c FROM (
@@ -30,7 +28,7 @@ const FREE_CODE_AT_OR_AFTER_START = `
       WHERE NOT EXISTS (SELECT 1 FROM payment_intents WHERE environment = $4::text AND payment_code = $3::int))
     UNION ALL
     (SELECT p.payment_code + 1 FROM payment_intents p
-      WHERE p.environment = $4::text AND p.payment_code >= $3::int AND p.payment_code < ${CODE_SPACE - 1}
+      WHERE p.environment = $4::text AND p.payment_code >= $3::int AND p.payment_code < $21::int - 1
         AND NOT EXISTS (SELECT 1 FROM payment_intents q
                         WHERE q.environment = $4::text AND q.payment_code = p.payment_code + 1)
       ORDER BY p.payment_code LIMIT 1)
@@ -38,7 +36,7 @@ const FREE_CODE_AT_OR_AFTER_START = `
     (SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM payment_intents WHERE environment = $4::text AND payment_code = 0))
     UNION ALL
     (SELECT p.payment_code + 1 FROM payment_intents p
-      WHERE p.environment = $4::text AND p.payment_code < $3::int
+      WHERE p.environment = $4::text AND p.payment_code < $3::int AND p.payment_code < $21::int - 1
         AND NOT EXISTS (SELECT 1 FROM payment_intents q
                         WHERE q.environment = $4::text AND q.payment_code = p.payment_code + 1)
       ORDER BY p.payment_code LIMIT 1)
@@ -91,6 +89,7 @@ const CREATE_INTENT: PreparedStatement = {
 export interface NewIntent {
   claim: { rowId: number; token: string };
   randomStart: number;
+  codeSpace: number;
   environment: Environment;
   referenceNumber: string;
   shortCode: string;
@@ -141,6 +140,7 @@ export async function insertIntent(database: Database, intent: NewIntent): Promi
       intent.eventBody,
       intent.responseBody,
       intent.codePosition,
+      intent.codeSpace,
     ],
   );
   return {

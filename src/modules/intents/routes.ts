@@ -39,6 +39,7 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const body = await intents.createIntent(database, requireAuth(request.auth), request.body, {
         claim,
         maxAmount: config.intentMaxAmount,
+        codeSpace: config.paymentCodeSpace,
         payBase: payBaseUrl(request),
         render: (view) => String(reply.serialize({ success: true, data: view })),
       });

@@ -136,6 +136,7 @@ export interface CreateIntentInput {
 export interface CreateIntentOptions {
   claim: { rowId: number; token: string };
   maxAmount: number;
+  codeSpace: number;
   payBase: string;
   /** Serializes the response exactly as it will be sent; the code is not known yet. */
   render(view: IntentView): string;
@@ -218,7 +219,8 @@ export async function createIntent(
     const event = paymentEvent('payment.created', row, createdAt);
     const outcome = await repo.insertIntent(database, {
       claim: options.claim,
-      randomStart: randomInt(repo.CODE_SPACE),
+      randomStart: randomInt(options.codeSpace),
+      codeSpace: options.codeSpace,
       environment: caller.environment,
       referenceNumber: row.reference_number,
       shortCode: row.short_code,

@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { insertIntent } from '../../src/modules/intents/repo.js';
+import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { act, createIntent, INTENTS } from './support.js';
+
+const SPACE = 5;
+
+describe('6-digit payment codes (decisions "Payment intents")', () => {
+  let t: TestApp;
+  let business: TestBusiness;
+  let sk: string;
+  before(async () => {
+    // A code space of 5 makes "all codes taken" reachable; the allocation SQL is the same.
+    t = await startTestApp({ configOverrides: { paymentCodeSpace: SPACE } });
+    business = await t.createBusiness();
+    sk = business.keys.secretTest;
+  });
+  after(() => t.close());
+
+  const codesInUse = async (environment: 'test' | 'live') =>
+    (
+      await t.runtime.db
+        .selectFrom('payment_intents')
+        .select('payment_code')
+        .where('environment', '=', environment)
+        .where('payment_code', 'is not', null)
+        .execute()
+    )
+      .map((row) => row.payment_code!)
+      .sort();
+
+  test('codes are unique among payable intents; a full space answers 503 CODE_SPACE_EXHAUSTED', async () => {
+    const intents = [];
+    for (let i = 0; i < SPACE; i++) intents.push(await createIntent(t, sk, { amount: 100 + i }));
+    assert.deepEqual(intents.map((intent) => intent.code).sort(), ['000000', '000001', '000002', '000003', '000004']);
+
+    const idempotencyKey = `exhausted-${Date.now()}`;
+    const full = await t.request('POST', INTENTS, { key: sk, body: { amount: 100 }, idempotencyKey });
+    expectError(full, 503, 'CODE_SPACE_EXHAUSTED');
+    assert.deepEqual(await codesInUse('test'), [0, 1, 2, 3, 4]);
+
+    // A FAILED intent can still be paid, so it keeps its code.
+    const failing = intents[0]!;
+    await t.runtime.db
+      .updateTable('payment_intents')
+      .set({ amount: 1313 })
+      .where('reference_number', '=', failing.referenceNumber)
+      .execute();
+    const failed = await act(t, sk, failing.referenceNumber, 'simulate');
+    assert.equal(failed.body.data.status, 'FAILED');
+    expectError(
+      await t.request('POST', INTENTS, { key: sk, body: { amount: 100 }, idempotencyKey: true }),
+      503,
+      'CODE_SPACE_EXHAUSTED',
+    );
+
+    // The live environment has its own codes.
+    const live = await createIntent(t, business.keys.secretLive, { amount: 100 });
+    assert.match(live.code, /^00000[0-4]$/);
+
+    // Cancelling frees a code, and the next intent gets it; the 503 was not stored, so the same
+    // idempotency key now succeeds.
+    const cancelled = intents[2]!;
+    expectStatus(await act(t, sk, cancelled.referenceNumber, 'cancel'), 200);
+    const retried = await t.request('POST', INTENTS, { key: sk, body: { amount: 100 }, idempotencyKey });
+    expectStatus(retried, 201);
+    assert.equal(retried.body.data.code, cancelled.code);
+
+    // Paying frees a code too.
+    const paid = intents[3]!;
+    expectStatus(await act(t, sk, paid.referenceNumber, 'simulate'), 200);
+    assert.equal((await createIntent(t, sk, { amount: 100 })).code, paid.code);
+
+    // And so does expiry, by the job or by simulate-expiry.
+    const expiring = intents[4]!;
+    expectStatus(await act(t, sk, expiring.referenceNumber, 'simulate-expiry'), 200);
+    assert.equal((await createIntent(t, sk, { amount: 100 })).code, expiring.code);
+    assert.deepEqual(await codesInUse('test'), [0, 1, 2, 3, 4]);
+  });
+
+  test('the database itself refuses a second payable intent with a taken code', async () => {
+    const [first, second] = await t.runtime.db
+      .selectFrom('payment_intents')
+      .select(['id', 'payment_code'])
+      .where('environment', '=', 'test')
+      .where('payment_code', 'is not', null)
+      .limit(2)
+      .execute();
+    await assert.rejects(
+      t.runtime.db
+        .updateTable('payment_intents')
+        .set({ payment_code: first!.payment_code })
+        .where('id', '=', second!.id)
+        .execute(),
+    );
+  });
+});
+
+describe('code allocation walks the index from a random start', () => {
+  let t: TestApp;
+  let businessId: string;
+  before(async () => {
+    t = await startTestApp();
+    businessId = (await t.createBusiness()).id;
+  });
+  after(() => t.close());
+
+  /** Runs the create statement with a chosen start, as the service does with a random one. */
+  async function allocate(start: number, space: number): Promise<number | null> {
+    const token = randomUUID();
+    const claim = await t.runtime.db
+      .insertInto('idempotency_keys')
+      .values({
+        business_id: businessId,
+        environment: 'live',
+        idempotency_key: token,
+        fingerprint: 'f',
+        state: 'running',
+        lock_token: token,
+        locked_at: new Date(),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const now = new Date();
+    const outcome = await insertIntent(t.runtime.database, {
+      claim: { rowId: claim.id, token },
+      randomStart: start,
+      codeSpace: space,
+      environment: 'live',
+      referenceNumber: `PI-${token.replace(/\D/g, '').padEnd(16, '0').slice(0, 16)}${start}`,
+      shortCode: token.slice(0, 6),
+      businessId,
+      amountType: 'FIXED',
+      amount: 100,
+      suggestedAmount: null,
+      label: '',
+      metadata: {},
+      successUrl: null,
+      cancelUrl: null,
+      expiresAt: new Date(now.getTime() + 86_400_000),
+      createdAt: now,
+      eventId: `evt_${token}`,
+      eventBody: '{}',
+      responseBody: '{"code":"000000"}',
+      codePosition: 10,
+    });
+    assert.equal(outcome.claimed, true);
+    if (!outcome.codeFound) return null;
+    const stored = await t.runtime.db
+      .selectFrom('idempotency_keys')
+      .select(['state', 'response_body'])
+      .where('id', '=', claim.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(stored.state, 'done');
+    assert.equal(stored.response_body, `{"code":"${String(outcome.paymentCode).padStart(6, '0')}"}`);
+    return outcome.paymentCode;
+  }
+
+  test('a free start is taken as is; a taken one gives the first free code after it', async () => {
+    assert.equal(await allocate(3, 10), 3);
+    assert.equal(await allocate(4, 10), 4);
+    assert.equal(await allocate(3, 10), 5, 'after the run 3-4');
+    assert.equal(await allocate(9, 10), 9);
+  });
+
+  test('past the end of the space the search wraps around to the lowest free code', async () => {
+    assert.equal(await allocate(9, 10), 0);
+    assert.equal(await allocate(9, 10), 1);
+    for (const expected of [6, 7, 8]) assert.equal(await allocate(5, 10), expected);
+    assert.equal(await allocate(5, 10), 2, '5 through 9 are taken: wrap, and 0 and 1 are taken too');
+    assert.equal(await allocate(0, 10), null, 'all ten taken');
+  });
+});
