@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
+import { expireDueIntents } from '../../src/modules/intents/service.js';
+import { periodicTasks, startWorker } from '../../src/worker/worker.js';
+import { sleep, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { act, ageIntent, createIntent, eventNames, eventsOf, INTENTS } from './support.js';
+
+describe('intent expiry job (api.md 3.1, decisions "Payment intents")', () => {
+  let t: TestApp;
+  let business: TestBusiness;
+  let sk: string;
+  before(async () => {
+    t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
+    business = await t.createBusiness();
+    sk = business.keys.secretTest;
+  });
+  after(() => t.close());
+
+  const statusOf = async (reference: string) =>
+    t.runtime.db
+      .selectFrom('payment_intents')
+      .select(['status', 'payment_code'])
+      .where('reference_number', '=', reference)
+      .executeTakeFirstOrThrow();
+
+  async function waitForStatus(reference: string, status: string, timeoutMs: number): Promise<number> {
+    const started = Date.now();
+    while (Date.now() - started < timeoutMs) {
+      if ((await statusOf(reference)).status === status) return Date.now() - started;
+      await sleep(100);
+    }
+    assert.fail(`${reference} did not become ${status} within ${timeoutMs} ms`);
+  }
+
+  test('on start, the worker catches up: overdue PENDING and FAILED intents become CANCELLED with payment.expired', async () => {
+    const pending = await createIntent(t, sk, { amount: 100, metadata: { k: 'v' } });
+    const failed = await createIntent(t, sk, { amount: 1313 });
+    await act(t, sk, failed.referenceNumber, 'simulate');
+    const paid = await createIntent(t, sk, { amount: 100 });
+    await act(t, sk, paid.referenceNumber, 'simulate');
+    const fresh = await createIntent(t, sk, { amount: 100 });
+    const live = await createIntent(t, business.keys.secretLive, { amount: 100 });
+    // The server was "down" while these passed their expiry.
+    for (const intent of [pending, failed, paid, live]) await ageIntent(t, intent.referenceNumber);
+
+    const worker = startWorker(t.runtime, pino({ level: 'silent' }), periodicTasks, 100);
+    try {
+      await waitForStatus(pending.referenceNumber, 'CANCELLED', 10_000);
+      await waitForStatus(live.referenceNumber, 'CANCELLED', 10_000);
+    } finally {
+      await worker.stop();
+    }
+    for (const intent of [pending, failed, live]) {
+      const row = await statusOf(intent.referenceNumber);
+      assert.equal(row.status, 'CANCELLED');
+      assert.equal(row.payment_code, null, 'the code is released');
+    }
+    assert.equal((await statusOf(paid.referenceNumber)).status, 'PAID');
+    assert.equal((await statusOf(fresh.referenceNumber)).status, 'PENDING');
+    assert.deepEqual(await eventNames(t, failed.referenceNumber), [
+      'payment.created',
+      'payment.failed',
+      'payment.expired',
+    ]);
+    assert.deepEqual(await eventNames(t, paid.referenceNumber), ['payment.created', 'payment.confirmed']);
+
+    const [, expired] = await eventsOf(t, pending.referenceNumber);
+    assert.equal(expired!.event, 'payment.expired');
+    assert.equal(expired!.sandbox, true);
+    assert.deepEqual(expired!.data, {
+      reference_number: pending.referenceNumber,
+      short_code: pending.shortCode,
+      amount: 100,
+      currency: 'MRU',
+      status: 'CANCELLED',
+      paid_at: null,
+      payer_phone: null,
+      metadata: { k: 'v' },
+      commission: { provider_ttc: 0, payer_ttc: 0, tof: 0, tte: 0, total_revenue: 0 },
+    });
+    const [, liveExpired] = await eventsOf(t, live.referenceNumber);
+    assert.equal(liveExpired!.sandbox, false);
+
+    const response = await t.request('GET', `${INTENTS}/${pending.referenceNumber}`, { key: sk });
+    assert.equal(response.body.data.status, 'CANCELLED');
+    assert.equal(response.body.data.code, null);
+  });
+
+  test('while the worker runs, an intent is expired within 60 s of its expiresAt', async () => {
+    const worker = startWorker(t.runtime, pino({ level: 'silent' }), periodicTasks, 200);
+    try {
+      await worker.tick();
+      const intent = await createIntent(t, sk, { amount: 100 });
+      await ageIntent(t, intent.referenceNumber);
+      const took = await waitForStatus(intent.referenceNumber, 'CANCELLED', 60_000);
+      assert.ok(took < 60_000);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  test('several workers expiring at once write exactly one payment.expired per intent', async () => {
+    const intents = [];
+    for (let i = 0; i < 30; i++) intents.push(await createIntent(t, sk, { amount: 100 + i }));
+    for (const intent of intents) await ageIntent(t, intent.referenceNumber);
+    const counts = await Promise.all(Array.from({ length: 4 }, () => expireDueIntents(t.runtime.db, 7)));
+    assert.equal(
+      counts.reduce((sum, n) => sum + n, 0),
+      30,
+    );
+    for (const intent of intents) {
+      assert.deepEqual(await eventNames(t, intent.referenceNumber), ['payment.created', 'payment.expired']);
+    }
+  });
+});
