@@ -51,6 +51,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   app.decorate('services', services);
   app.decorateRequest('auth', undefined);
   app.decorateRequest('idempotency', undefined);
+  app.decorateRequest('idempotencyPending', false);
 
   // An empty body with a JSON content type (common on bodiless POST/DELETE) means "no body".
   const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
@@ -95,7 +96,10 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   app.addHook('preValidation', async (request, reply) => {
     // A bodiless write (POST .../cancel) validates as an empty object against its body schema.
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
-    if (!isWriteRequest(request) || request.routeOptions.config.idempotency === 'manual') return;
+    if (!isWriteRequest(request)) return;
+    const mode = request.routeOptions.config.idempotency ?? 'auto';
+    if (mode === 'inline') request.idempotencyPending = true;
+    if (mode !== 'auto') return;
     const proceed = await claimIdempotencyKey(request, reply, requestFingerprint(request, request.body));
     if (!proceed) return reply;
     return undefined;
@@ -123,7 +127,20 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
     );
   });
 
-  app.setErrorHandler((error, request, reply) => sendError(toApiError(error as Error, request), request, reply));
+  app.setErrorHandler(async (error, request, reply) => {
+    const apiError = toApiError(error as Error, request);
+    if (request.idempotencyPending && apiError.status < 500) {
+      // An inline route failed before its write: claim the key now so this answer is stored
+      // like any other (or answer with the stored one, 422 or 409, as any write would).
+      request.idempotencyPending = false;
+      try {
+        if (!(await claimIdempotencyKey(request, reply, requestFingerprint(request, request.body)))) return reply;
+      } catch (claimError) {
+        return sendError(toApiError(claimError as Error, request), request, reply);
+      }
+    }
+    return sendError(apiError, request, reply);
+  });
   app.setNotFoundHandler((request, reply) => {
     reply.header('X-Request-Id', String(request.id));
     return sendError(

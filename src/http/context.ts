@@ -40,13 +40,19 @@ declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext | undefined;
     idempotency: IdempotencyClaim | undefined;
+    /** An `inline` route's key is not claimed yet: an error answer claims it before it is stored. */
+    idempotencyPending: boolean;
   }
   interface FastifyContextConfig {
     auth?: RouteAuth;
     scope?: Scope;
     sandboxOnly?: boolean;
-    /** `manual`: the handler claims the key itself once it has read the body (file uploads). */
-    idempotency?: 'auto' | 'manual';
+    /**
+     * `auto`: the key is claimed before the handler runs. `manual`: the handler claims it once it
+     * has read the body (file uploads). `inline`: the handler's single write statement claims it
+     * (one round trip and one commit for the whole write); an error answer claims it first.
+     */
+    idempotency?: 'auto' | 'manual' | 'inline';
   }
   interface FastifyInstance {
     services: AppServices;

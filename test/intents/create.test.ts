@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { createIntent, eventsOf, INTENTS } from './support.js';
@@ -292,5 +293,88 @@ describe('POST /dev/intents', () => {
       idempotencyKey,
     });
     expectError(other, 422, 'IDEMPOTENCY_KEY_REUSED');
+  });
+
+  test('a refused create is stored under its key: same body replays the 400, another body gets 422', async () => {
+    const idempotencyKey = `bad-create-${Date.now()}`;
+    const first = await t.request('POST', INTENTS, {
+      key: business.keys.secretTest,
+      body: { amount: 0 },
+      idempotencyKey,
+    });
+    expectError(first, 400, 'AMOUNT_OUT_OF_RANGE');
+    const again = await t.request('POST', INTENTS, {
+      key: business.keys.secretTest,
+      body: { amount: 0 },
+      idempotencyKey,
+    });
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal(again.text, first.text);
+    const fixed = await t.request('POST', INTENTS, {
+      key: business.keys.secretTest,
+      body: { amount: 10 },
+      idempotencyKey,
+    });
+    expectError(fixed, 422, 'IDEMPOTENCY_KEY_REUSED');
+
+    const schemaKey = `schema-create-${Date.now()}`;
+    const invalid = await t.request('POST', INTENTS, {
+      key: business.keys.secretTest,
+      body: { amount: 'ten' },
+      idempotencyKey: schemaKey,
+    });
+    expectError(invalid, 400, 'VALIDATION_ERROR');
+    const replay = await t.request('POST', INTENTS, {
+      key: business.keys.secretTest,
+      body: { amount: 'ten' },
+      idempotencyKey: schemaKey,
+    });
+    assert.equal(replay.text, invalid.text);
+  });
+
+  test("a dead request's claim is taken over after 60 s; a live one answers 409", async () => {
+    // The fingerprint, computed independently: method, path, and the canonical JSON body.
+    const fingerprint = createHash('sha256').update('POST /api/v1/dev/intents\n{"amount":4711}').digest('hex');
+    const claim = (key: string, lockedSecondsAgo: number) =>
+      t.runtime.db
+        .insertInto('idempotency_keys')
+        .values({
+          business_id: business.id,
+          environment: 'test',
+          idempotency_key: key,
+          fingerprint,
+          state: 'running',
+          lock_token: 'dead-request',
+          locked_at: new Date(Date.now() - lockedSecondsAgo * 1000),
+        })
+        .execute();
+    await claim('dead-create', 120);
+    const response = await t.request('POST', INTENTS, {
+      key: business.keys.secretTest,
+      body: { amount: 4711 },
+      idempotencyKey: 'dead-create',
+    });
+    expectStatus(response, 201);
+    const replay = await t.request('POST', INTENTS, {
+      key: business.keys.secretTest,
+      body: { amount: 4711 },
+      idempotencyKey: 'dead-create',
+    });
+    assert.equal(replay.text, response.text);
+
+    await claim('live-create', 1);
+    const busy = await t.request('POST', INTENTS, {
+      key: business.keys.secretTest,
+      body: { amount: 4711 },
+      idempotencyKey: 'live-create',
+    });
+    expectError(busy, 409, 'IDEMPOTENCY_KEY_IN_PROGRESS');
+    const rows = await t.runtime.db
+      .selectFrom('payment_intents')
+      .select('id')
+      .where('business_id', '=', business.id)
+      .where('amount', '=', 4711)
+      .execute();
+    assert.equal(rows.length, 1);
   });
 });

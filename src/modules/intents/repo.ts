@@ -22,7 +22,7 @@ export type IntentWithRefunds = IntentRow & { refunds: RefundRow[] };
  * never guesses at random against a full table. `$3` is the start, `$4` the environment, `$21`
  * the size of the code space.
  */
-const FREE_CODE_AT_OR_AFTER_START = `
+export const FREE_CODE_AT_OR_AFTER_START = `
   SELECT c FROM (
     (SELECT $3::int AS c
       WHERE NOT EXISTS (SELECT 1 FROM payment_intents WHERE environment = $4::text AND payment_code = $3::int))
@@ -43,51 +43,81 @@ const FREE_CODE_AT_OR_AFTER_START = `
   ) AS free LIMIT 1`;
 
 /**
- * The whole create as one statement (one round trip, atomic on its own): check that the request
- * still holds its idempotency claim, allocate a code, insert the intent and its
- * `payment.created` event, and store the idempotent response with the allocated code written
- * into it. A unique clash (code taken by a concurrent create, or a reference collision) inserts
- * nothing and the caller tries again with fresh values.
+ * The whole create as one statement (one round trip, one commit): allocate a code, insert the
+ * intent and its `payment.created` event, and store the idempotent response with the allocated
+ * code written into it. With a `new` claim the statement also inserts the idempotency key: if the
+ * key exists it inserts nothing and the caller answers as any write does. With a `held` claim (a
+ * dead request's key taken over) it checks the claim is still ours. A unique clash on the intent
+ * (a code taken by a concurrent create, a reference collision) fails the statement, which rolls
+ * all of it back; the caller tries again with fresh values.
  */
-const CREATE_INTENT: PreparedStatement = {
-  name: 'intents_create',
-  text: `
-  WITH claim AS (
-    SELECT id FROM idempotency_keys WHERE id = $1::bigint AND lock_token = $2::text FOR UPDATE
-  ),
-  candidate AS (${FREE_CODE_AT_OR_AFTER_START}),
-  inserted AS (
-    INSERT INTO payment_intents (reference_number, short_code, business_id, environment, amount_type, amount,
+function createStatement(claim: 'new' | 'held'): PreparedStatement {
+  const intentColumns = `reference_number, short_code, business_id, environment, amount_type, amount,
       suggested_amount, label, metadata, success_url, cancel_url, status, payment_code, expires_at,
-      created_at, updated_at)
-    SELECT $5::text, $6::text, $7::text, $4::text, $8::text, $9::bigint, $10::bigint, $11::text, $12::jsonb,
-      $13::text, $14::text, 'PENDING', candidate.c, $15::timestamptz, $16::timestamptz, $16::timestamptz
-    FROM candidate, claim
-    ON CONFLICT DO NOTHING
-    RETURNING payment_code
-  ),
-  event AS (
+      created_at, updated_at`;
+  const intentValues = `$5::text, $6::text, $7::text, $4::text, $8::text, $9::bigint, $10::bigint, $11::text,
+      $12::jsonb, $13::text, $14::text, 'PENDING', candidate.c, $15::timestamptz, $16::timestamptz, $16::timestamptz`;
+  const response = `overlay($19::text PLACING lpad(candidate.c::text, 6, '0') FROM $20::int FOR 6)`;
+  const event = `event AS (
     INSERT INTO events (id, business_id, environment, event, subject, body, created_at)
     SELECT $17::text, $7::text, $4::text, 'payment.created', $5::text, $18::text, $16::timestamptz FROM inserted
     RETURNING id
-  ),
-  stored AS (
-    UPDATE idempotency_keys
-    SET state = 'done', response_status = 201, lock_token = NULL, locked_at = NULL,
-        response_body = overlay($19::text PLACING lpad(inserted.payment_code::text, 6, '0') FROM $20::int FOR 6)
-    FROM inserted
-    WHERE idempotency_keys.id = $1::bigint
-    RETURNING idempotency_keys.id
-  )
-  SELECT (SELECT count(*) FROM claim)::int AS claimed,
+  )`;
+  const outcome = `SELECT (SELECT count(*) FROM claim)::int AS claimed,
          (SELECT count(*) FROM candidate)::int AS code_found,
-         (SELECT payment_code FROM inserted) AS payment_code,
-         (SELECT count(*) FROM event)::int AS events,
-         (SELECT count(*) FROM stored)::int AS stored`,
-};
+         (SELECT payment_code FROM inserted) AS payment_code`;
+  if (claim === 'new') {
+    return {
+      name: 'intents_create',
+      text: `
+      WITH candidate AS (${FREE_CODE_AT_OR_AFTER_START}),
+      claim AS (
+        INSERT INTO idempotency_keys (business_id, environment, idempotency_key, fingerprint, state,
+          response_status, response_body)
+        SELECT $7::text, $4::text, $1::text, $2::text, 'done', 201, ${response} FROM candidate
+        ON CONFLICT (business_id, environment, idempotency_key) DO NOTHING
+        RETURNING id
+      ),
+      inserted AS (
+        INSERT INTO payment_intents (${intentColumns})
+        SELECT ${intentValues} FROM candidate, claim
+        RETURNING payment_code
+      ),
+      ${event}
+      ${outcome}`,
+    };
+  }
+  return {
+    name: 'intents_create_with_held_claim',
+    text: `
+    WITH claim AS (
+      SELECT id FROM idempotency_keys WHERE id = $1::bigint AND lock_token = $2::text FOR UPDATE
+    ),
+    candidate AS (${FREE_CODE_AT_OR_AFTER_START}),
+    inserted AS (
+      INSERT INTO payment_intents (${intentColumns})
+      SELECT ${intentValues} FROM candidate, claim
+      RETURNING payment_code
+    ),
+    ${event},
+    stored AS (
+      UPDATE idempotency_keys
+      SET state = 'done', response_status = 201, lock_token = NULL, locked_at = NULL, response_body = ${response}
+      FROM candidate, inserted
+      WHERE idempotency_keys.id = $1::bigint
+      RETURNING idempotency_keys.id
+    )
+    ${outcome}`,
+  };
+}
+const CREATE_WITH_NEW_CLAIM = createStatement('new');
+const CREATE_WITH_HELD_CLAIM = createStatement('held');
+
+/** Either a key to claim in the create statement, or a claim this request already holds. */
+export type CreateClaim = { key: string; fingerprint: string } | { rowId: number; token: string };
 
 export interface NewIntent {
-  claim: { rowId: number; token: string };
+  claim: CreateClaim;
   randomStart: number;
   codeSpace: number;
   environment: Environment;
@@ -110,39 +140,52 @@ export interface NewIntent {
   codePosition: number;
 }
 
+const UNIQUE_VIOLATION = '23505';
+
 export interface CreateOutcome {
   claimed: boolean;
   codeFound: boolean;
   paymentCode: number | null;
 }
 
-export async function insertIntent(database: Database, intent: NewIntent): Promise<CreateOutcome> {
-  const [row] = await database.query<{ claimed: number; code_found: number; payment_code: number | null }>(
-    CREATE_INTENT,
-    [
-      intent.claim.rowId,
-      intent.claim.token,
-      intent.randomStart,
-      intent.environment,
-      intent.referenceNumber,
-      intent.shortCode,
-      intent.businessId,
-      intent.amountType,
-      intent.amount,
-      intent.suggestedAmount,
-      intent.label,
-      JSON.stringify(intent.metadata),
-      intent.successUrl,
-      intent.cancelUrl,
-      intent.expiresAt,
-      intent.createdAt,
-      intent.eventId,
-      intent.eventBody,
-      intent.responseBody,
-      intent.codePosition,
-      intent.codeSpace,
-    ],
-  );
+/** Runs the create statement; `undefined` when a unique clash rolled it back (try again). */
+export async function insertIntent(database: Database, intent: NewIntent): Promise<CreateOutcome | undefined> {
+  const held = 'rowId' in intent.claim;
+  const [first, second] =
+    'rowId' in intent.claim ? [intent.claim.rowId, intent.claim.token] : [intent.claim.key, intent.claim.fingerprint];
+  let rows;
+  try {
+    rows = await database.query<{ claimed: number; code_found: number; payment_code: number | null }>(
+      held ? CREATE_WITH_HELD_CLAIM : CREATE_WITH_NEW_CLAIM,
+      [
+        first,
+        second,
+        intent.randomStart,
+        intent.environment,
+        intent.referenceNumber,
+        intent.shortCode,
+        intent.businessId,
+        intent.amountType,
+        intent.amount,
+        intent.suggestedAmount,
+        intent.label,
+        JSON.stringify(intent.metadata),
+        intent.successUrl,
+        intent.cancelUrl,
+        intent.expiresAt,
+        intent.createdAt,
+        intent.eventId,
+        intent.eventBody,
+        intent.responseBody,
+        intent.codePosition,
+        intent.codeSpace,
+      ],
+    );
+  } catch (error) {
+    if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return undefined;
+    throw error;
+  }
+  const [row] = rows;
   return {
     claimed: (row?.claimed ?? 0) > 0,
     codeFound: (row?.code_found ?? 0) > 0,

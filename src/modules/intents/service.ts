@@ -134,7 +134,7 @@ export interface CreateIntentInput {
 }
 
 export interface CreateIntentOptions {
-  claim: { rowId: number; token: string };
+  claim: repo.CreateClaim;
   maxAmount: number;
   codeSpace: number;
   payBase: string;
@@ -146,14 +146,14 @@ const CODE_PLACEHOLDER = '000000';
 
 /**
  * Creates an intent and stores its idempotent response in one statement (see repo.insertIntent).
- * Returns the response body to send.
+ * Returns the response body to send, or null when a new claim found its key already used.
  */
 export async function createIntent(
   database: Database,
   caller: Caller,
   input: CreateIntentInput,
   options: CreateIntentOptions,
-): Promise<string> {
+): Promise<string | null> {
   const amountType = input.amountType ?? 'FIXED';
   if (amountType === 'FIXED' && input.amount === undefined) throw invalid('body.amount', 'is required');
   if (input.amount !== undefined) checkAmount(input.amount, options.maxAmount);
@@ -239,13 +239,15 @@ export async function createIntent(
       responseBody: body,
       codePosition: codeIndex + 1,
     });
-    if (!outcome.claimed) throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');
+    // undefined: a unique clash with a concurrent create; try again with fresh values.
+    if (outcome === undefined) continue;
     if (!outcome.codeFound) throw new ApiError('CODE_SPACE_EXHAUSTED');
-    if (outcome.paymentCode !== null) {
-      const code = formatCode(outcome.paymentCode);
-      return body.slice(0, codeIndex) + code + body.slice(codeIndex + code.length);
+    if (!outcome.claimed) {
+      if ('key' in options.claim) return null;
+      throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');
     }
-    // A unique clash with a concurrent create: try again with a fresh code, reference and short code.
+    const code = formatCode(outcome.paymentCode!);
+    return body.slice(0, codeIndex) + code + body.slice(codeIndex + code.length);
   }
   throw new ApiError('CODE_SPACE_EXHAUSTED', 'No payment code could be reserved. Retry shortly.');
 }

@@ -1,0 +1,88 @@
+/**
+ * The same-run baseline: a bare Fastify server doing what an intent create and get do in the
+ * database, the plain way (pg, unnamed queries, a BEGIN / 3 inserts / COMMIT transaction), with
+ * no auth, validation, idempotency claim or serialization schema.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify from 'fastify';
+import pg from 'pg';
+import { randomBase62, randomDigits } from '../src/lib/ids.js';
+
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_SIZE ?? 20) });
+const businessId = process.env.BENCH_BUSINESS_ID ?? '';
+const app = Fastify();
+
+app.get('/ready', async () => ({ ok: true }));
+
+app.post<{ Body: { amount: number; label?: string; metadata?: Record<string, string> } }>(
+  '/bare/intents',
+  async (request, reply) => {
+    const now = new Date();
+    const reference = `PI-${randomDigits(16)}`;
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(
+        `INSERT INTO payment_intents (reference_number, short_code, business_id, environment, amount_type, amount,
+         label, metadata, status, expires_at, created_at, updated_at)
+       VALUES ($1, $2, $3, 'live', 'FIXED', $4, $5, $6, 'PENDING', $7, $8, $8)`,
+        [
+          reference,
+          randomBase62(6),
+          businessId,
+          request.body.amount,
+          request.body.label ?? '',
+          JSON.stringify(request.body.metadata ?? {}),
+          new Date(now.getTime() + 86_400_000),
+          now,
+        ],
+      );
+      const event = JSON.stringify({ event: 'payment.created', reference });
+      await client.query(
+        `INSERT INTO events (id, business_id, environment, event, subject, body, created_at)
+       VALUES ($1, $2, 'live', 'payment.created', $3, $4, $5)`,
+        [`evt_${randomBase62(24)}`, businessId, reference, event, now],
+      );
+      const body = JSON.stringify({ success: true, data: { referenceNumber: reference, amount: request.body.amount } });
+      await client.query(
+        `INSERT INTO idempotency_keys (business_id, environment, idempotency_key, fingerprint, state, response_status, response_body)
+       VALUES ($1, 'live', $2, 'f', 'done', 201, $3)`,
+        [businessId, randomUUID(), body],
+      );
+      await client.query('COMMIT');
+      return reply.code(201).type('application/json').send(body);
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    } finally {
+      client.release();
+    }
+  },
+);
+
+app.get<{ Params: { reference: string } }>('/bare/intents/:reference', async (request, reply) => {
+  const { rows } = await pool.query('SELECT * FROM payment_intents WHERE reference_number = $1', [
+    request.params.reference,
+  ]);
+  if (!rows[0]) return reply.code(404).send({ success: false });
+  return { success: true, data: rows[0] };
+});
+
+app.get<{ Querystring: { business: string; status?: string; limit?: string } }>('/bare/intents', async (request) => {
+  const filter = [request.query.business, 'live', request.query.status ?? null];
+  const where = 'business_id = $1 AND environment = $2 AND ($3::text IS NULL OR status = $3)';
+  const total = await pool.query(`SELECT count(*) FROM payment_intents WHERE ${where}`, filter);
+  const page = await pool.query(
+    `SELECT * FROM payment_intents WHERE ${where} ORDER BY created_at DESC, reference_number DESC LIMIT $4`,
+    [...filter, Number(request.query.limit ?? 20)],
+  );
+  return { success: true, data: { items: page.rows, total: Number(total.rows[0].count) } };
+});
+
+await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
+const stop = async () => {
+  await app.close();
+  await pool.end();
+  process.exit(0);
+};
+process.on('SIGTERM', () => void stop());

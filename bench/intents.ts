@@ -1,0 +1,219 @@
+import { randomInt } from 'node:crypto';
+import pg from 'pg';
+import { FREE_CODE_AT_OR_AFTER_START } from '../src/modules/intents/repo.js';
+import { randomBase62 } from '../src/lib/ids.js';
+import { printLatencies, printThroughput } from './report.js';
+import { createScratchDatabase } from './support/database.js';
+import { runLoad, timeSamples, type LoadRequest } from './support/load.js';
+import { startServer } from './support/processes.js';
+
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+const CODE_SPACE = 1_000_000;
+
+interface IssuedKey {
+  key: string;
+  kind: string;
+  environment: string;
+}
+
+async function createBusiness(apiUrl: string, name: string): Promise<{ id: string; keys: IssuedKey[] }> {
+  const response = await fetch(`${apiUrl}/api/v1/admin/businesses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name, approveLive: true }),
+  });
+  const body = (await response.json()) as { data: { business: { id: string }; keys: IssuedKey[] } };
+  return { id: body.data.business.id, keys: body.data.keys };
+}
+
+const keyOf = (keys: IssuedKey[], kind: string, environment: string) =>
+  keys.find((key) => key.kind === kind && key.environment === environment)!.key;
+
+/** Inserts `count` intents straight into the table, without codes, spread over the last 30 days. */
+async function fillIntents(client: pg.Client, businessId: string, environment: string, count: number): Promise<void> {
+  await client.query(
+    `INSERT INTO payment_intents (reference_number, short_code, business_id, environment, amount_type, amount,
+       status, expires_at, created_at, updated_at)
+     SELECT 'PI-9' || lpad(g::text, 15, '0') || $3, 'fill-' || $3 || g, $1, $2, 'FIXED', 100 + g % 1000,
+       'CANCELLED', now(), now() - (g % 2592000) * interval '1 second', now()
+     FROM generate_series(1, $4::int) g`,
+    [businessId, environment, randomBase62(4), count],
+  );
+}
+
+export async function intentsSuite(): Promise<void> {
+  const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
+  const durationMs = Number(process.env.BENCH_DURATION_MS ?? 8000);
+  const warmupMs = 2000;
+  const scratch = await createScratchDatabase();
+  const client = new pg.Client({ connectionString: scratch.url });
+  await client.connect();
+  const api = await startServer(
+    'src/server.ts',
+    ['--api'],
+    {
+      DATABASE_URL: scratch.url,
+      ADMIN_TOKEN,
+      SEED_DEMO: 'false',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_LIVE_PER_MINUTE: '1000000000',
+      RATE_LIMIT_TEST_PER_MINUTE: '1000000000',
+    },
+    '/ready',
+  );
+  const business = await createBusiness(api.url, 'Bench shop');
+  const baseline = await startServer(
+    'bench/baseline-server.ts',
+    [],
+    { DATABASE_URL: scratch.url, BENCH_BUSINESS_ID: business.id },
+    '/ready',
+  );
+  console.log(
+    `PostgreSQL scratch database; app and baseline each in their own process; ${concurrency} clients, ` +
+      `${warmupMs / 1000} s warm-up then ${durationMs / 1000} s per figure; LOG_LEVEL=warn for the app (the baseline has no logger)`,
+  );
+
+  try {
+    const live = `Bearer ${keyOf(business.keys, 'secret', 'live')}`;
+    const livePublishable = `Bearer ${keyOf(business.keys, 'publishable', 'live')}`;
+    const body = JSON.stringify({ amount: 12_500, label: 'Bench order', metadata: { orderId: '42' } });
+    const load = (url: string, status: number, next: (c: number, n: number) => LoadRequest, clients = concurrency) =>
+      runLoad(url, { concurrency: clients, durationMs, warmupMs, expectStatus: status }, next);
+    const run = randomBase62(6);
+
+    const baseCreate = await load(baseline.url, 201, () => ({ method: 'POST', path: '/bare/intents', body }));
+    const ourCreate = await load(api.url, 201, (_c, n) => ({
+      method: 'POST',
+      path: '/api/v1/dev/intents',
+      headers: { authorization: live, 'x-idempotency-key': `bench-${run}-${n}` },
+      body,
+    }));
+
+    const { rows } = await client.query<{ reference_number: string }>(
+      `SELECT reference_number FROM payment_intents WHERE business_id = $1 AND payment_code IS NOT NULL LIMIT 5000`,
+      [business.id],
+    );
+    const refs = rows.map((row) => row.reference_number);
+    const pick = () => refs[randomInt(refs.length)]!;
+    const baseGet = await load(baseline.url, 200, () => ({ method: 'GET', path: `/bare/intents/${pick()}` }));
+    const ourGet = await load(api.url, 200, () => ({
+      method: 'GET',
+      path: `/api/v1/dev/intents/${pick()}`,
+      headers: { authorization: livePublishable },
+    }));
+    const baseList = await load(baseline.url, 200, () => ({
+      method: 'GET',
+      path: `/bare/intents?business=${business.id}`,
+    }));
+    const ourList = await load(api.url, 200, () => ({
+      method: 'GET',
+      path: '/api/v1/dev/intents',
+      headers: { authorization: livePublishable },
+    }));
+    const owned = Number(
+      (await client.query('SELECT count(*) FROM payment_intents WHERE business_id = $1', [business.id])).rows[0].count,
+    );
+    printThroughput(`Throughput, ${concurrency} concurrent clients (baseline: bare Fastify + pg, same database)`, [
+      { name: 'create (3-insert tx)', ours: ourCreate, baseline: baseCreate, target: 0.8 },
+      { name: 'get by reference', ours: ourGet, baseline: baseGet, target: 0.8 },
+      { name: `list, page 1 (${owned} intents)`, ours: ourList, baseline: baseList },
+    ]);
+
+    // Code allocation: the allocation query alone, with the code space partly taken, beside a
+    // unique-index point lookup on the same table (the cheapest read there is).
+    const filler = await createBusiness(api.url, 'Code filler');
+    const allocation = {
+      name: 'bench_allocate',
+      text: `SELECT c FROM (${FREE_CODE_AT_OR_AFTER_START.replaceAll('$3', '$1').replaceAll('$4', '$2').replaceAll('$21', '$3')}) AS free`,
+    };
+    const lookup = { name: 'bench_lookup', text: 'SELECT id FROM payment_intents WHERE reference_number = $1' };
+    const allocationLines = [];
+    let taken = 0;
+    for (const target of [0, 100_000, 500_000]) {
+      if (target > taken) {
+        await client.query(
+          `INSERT INTO payment_intents (reference_number, short_code, business_id, environment, amount_type, amount,
+             status, payment_code, expires_at, created_at, updated_at)
+           SELECT 'PI-8' || lpad(c::text, 15, '0'), 'fill-c' || c, $1, 'test', 'FIXED', 100, 'PENDING', c,
+             now() + interval '1 day', now(), now()
+           FROM (SELECT c FROM generate_series(0, ${CODE_SPACE - 1}) c
+                 WHERE NOT EXISTS (SELECT 1 FROM payment_intents WHERE environment = 'test' AND payment_code = c)
+                 ORDER BY random() LIMIT $2) AS free`,
+          [filler.id, target - taken],
+        );
+        await client.query('ANALYZE payment_intents');
+        taken = target;
+      }
+      const samples: number[] = [];
+      const baseSamples: number[] = [];
+      for (let i = 0; i < 3000; i++) {
+        let started = process.hrtime.bigint();
+        await client.query({ ...allocation, values: [randomInt(CODE_SPACE), 'test', CODE_SPACE] });
+        samples.push(Number(process.hrtime.bigint() - started) / 1e6);
+        started = process.hrtime.bigint();
+        await client.query({ ...lookup, values: [pick()] });
+        baseSamples.push(Number(process.hrtime.bigint() - started) / 1e6);
+      }
+      const ours = timeSamples(samples.slice(500));
+      const base = timeSamples(baseSamples.slice(500));
+      allocationLines.push({
+        name: `allocate a code, ${taken.toLocaleString('en')} taken`,
+        p50Ms: ours.p50Ms,
+        p99Ms: ours.p99Ms,
+        baselineP50Ms: base.p50Ms,
+        baselineP99Ms: base.p99Ms,
+      });
+    }
+    printLatencies('Code allocation (one client, 2,500 samples each)', 'point lookup', allocationLines);
+
+    // List with a million intents in the table: a merchant owning most of them (exact totals
+    // count them all), and the bench merchant among them.
+    const big = await createBusiness(api.url, 'Big merchant');
+    const inTable = Number((await client.query('SELECT count(*) FROM payment_intents')).rows[0].count);
+    await fillIntents(client, big.id, 'live', Math.max(0, 1_000_000 - inTable));
+    await client.query('ANALYZE payment_intents');
+    const total = Number((await client.query('SELECT count(*) FROM payment_intents')).rows[0].count);
+    const bigOwned = Number(
+      (await client.query('SELECT count(*) FROM payment_intents WHERE business_id = $1', [big.id])).rows[0].count,
+    );
+    const bigKey = `Bearer ${keyOf(big.keys, 'publishable', 'live')}`;
+    const listClients = 4;
+    const bigList = await load(
+      api.url,
+      200,
+      () => ({ method: 'GET', path: '/api/v1/dev/intents', headers: { authorization: bigKey } }),
+      listClients,
+    );
+    const bigBase = await load(
+      baseline.url,
+      200,
+      () => ({ method: 'GET', path: `/bare/intents?business=${big.id}` }),
+      listClients,
+    );
+    const smallList = await load(
+      api.url,
+      200,
+      () => ({
+        method: 'GET',
+        path: '/api/v1/dev/intents?status=PENDING&limit=100',
+        headers: { authorization: livePublishable },
+      }),
+      listClients,
+    );
+    const smallBase = await load(
+      baseline.url,
+      200,
+      () => ({ method: 'GET', path: `/bare/intents?business=${business.id}&status=PENDING&limit=100` }),
+      listClients,
+    );
+    printThroughput(`List with ${total.toLocaleString('en')} intents in the table, ${listClients} clients`, [
+      { name: `page 1 of ${bigOwned.toLocaleString('en')}`, ours: bigList, baseline: bigBase },
+      { name: `PENDING, limit 100, of ${owned}`, ours: smallList, baseline: smallBase },
+    ]);
+  } finally {
+    await api.stop();
+    await baseline.stop();
+    await client.end();
+    await scratch.drop();
+  }
+}

@@ -1,0 +1,70 @@
+import type { LoadResult } from './support/load.js';
+
+const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+
+function row(cells: string[], widths: number[]): string {
+  return cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+}
+
+/** Throughput figures beside their same-run baseline, with the ratio and the target. */
+export function printThroughput(
+  title: string,
+  lines: { name: string; ours: LoadResult; baseline: LoadResult; target?: number }[],
+): void {
+  const widths = [26, 10, 9, 9, 12, 9, 9, 7, 14];
+  console.log(`\n${title}`);
+  console.log(row(['', 'req/s', 'p50 ms', 'p99 ms', 'base req/s', 'p50 ms', 'p99 ms', 'ratio', 'target'], widths));
+  for (const line of lines) {
+    const ratio = line.ours.perSecond / line.baseline.perSecond;
+    const target = line.target === undefined ? '' : `>= ${line.target}x ${ratio >= line.target ? 'met' : 'NOT MET'}`;
+    console.log(
+      row(
+        [
+          line.name,
+          fixed(line.ours.perSecond, 0),
+          fixed(line.ours.p50Ms, 2),
+          fixed(line.ours.p99Ms, 2),
+          fixed(line.baseline.perSecond, 0),
+          fixed(line.baseline.p50Ms, 2),
+          fixed(line.baseline.p99Ms, 2),
+          `${fixed(ratio, 2)}x`,
+          target,
+        ],
+        widths,
+      ),
+    );
+    for (const [label, result] of [
+      ['ours', line.ours],
+      ['baseline', line.baseline],
+    ] as const) {
+      if (result.errors > 0)
+        console.log(`  ! ${label}: ${result.errors} unexpected answers, first: ${result.firstError}`);
+    }
+  }
+}
+
+/** Latencies of one operation under several conditions, beside a baseline operation. */
+export function printLatencies(
+  title: string,
+  baselineName: string,
+  lines: { name: string; p50Ms: number; p99Ms: number; baselineP50Ms: number; baselineP99Ms: number }[],
+): void {
+  const widths = [34, 9, 9, 14, 9, 9];
+  console.log(`\n${title}`);
+  console.log(row(['', 'p50 ms', 'p99 ms', `${baselineName} p50`, 'p99 ms', 'p50 x'], widths));
+  for (const line of lines) {
+    console.log(
+      row(
+        [
+          line.name,
+          fixed(line.p50Ms, 3),
+          fixed(line.p99Ms, 3),
+          fixed(line.baselineP50Ms, 3),
+          fixed(line.baselineP99Ms, 3),
+          `${fixed(line.p50Ms / line.baselineP50Ms, 2)}x`,
+        ],
+        widths,
+      ),
+    );
+  }
+}

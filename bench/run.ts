@@ -1,0 +1,22 @@
+/**
+ * `npm run bench [suite...]`: runs benchmark suites against PostgreSQL (BENCH_DATABASE_URL,
+ * default postgres://postgres@127.0.0.1:5432/postgres) in a scratch database, and prints every
+ * figure beside a baseline measured in the same run. Benchmarks are not tests: nothing here fails
+ * on a slow figure; targets are printed as met or not met.
+ */
+import { intentsSuite } from './intents.js';
+
+const suites: Record<string, () => Promise<void>> = { intents: intentsSuite };
+
+const requested = process.argv.slice(2);
+const names = requested.length > 0 ? requested : Object.keys(suites);
+for (const name of names) {
+  const suite = suites[name];
+  if (!suite) {
+    console.error(`unknown suite "${name}"; suites: ${Object.keys(suites).join(', ')}`);
+    process.exit(2);
+  }
+  console.log(`# suite ${name}`);
+  await suite();
+}
+process.exit(0);

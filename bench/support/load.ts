@@ -1,0 +1,108 @@
+import http from 'node:http';
+
+export interface LoadRequest {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  firstError?: string;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function send(agent: http.Agent, base: URL, request: LoadRequest): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        agent,
+        host: base.hostname,
+        port: base.port,
+        method: request.method,
+        path: request.path,
+        headers: {
+          ...request.headers,
+          ...(request.body !== undefined
+            ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(request.body) }
+            : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    if (request.body !== undefined) req.write(request.body);
+    req.end();
+  });
+}
+
+/**
+ * A closed-loop load: `concurrency` clients each send a request, wait for its answer, and send
+ * the next, for `durationMs` after a warm-up. The same generator drives the app and its
+ * baseline, so their figures compare.
+ */
+export async function runLoad(
+  baseUrl: string,
+  options: { concurrency: number; durationMs: number; warmupMs: number; expectStatus: number },
+  next: (client: number, sequence: number) => LoadRequest,
+): Promise<LoadResult> {
+  const base = new URL(baseUrl);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
+  const latencies: number[] = [];
+  let errors = 0;
+  let firstError: string | undefined;
+  let sequence = 0;
+  let measuring = false;
+  const warmupEnds = Date.now() + options.warmupMs;
+  const ends = warmupEnds + options.durationMs;
+  let measuredFrom = 0;
+
+  async function client(id: number): Promise<void> {
+    while (Date.now() < ends) {
+      const started = process.hrtime.bigint();
+      const response = await send(agent, base, next(id, sequence++));
+      const tookMs = Number(process.hrtime.bigint() - started) / 1e6;
+      if (!measuring && Date.now() >= warmupEnds) {
+        measuring = true;
+        measuredFrom = Date.now();
+      }
+      if (!measuring) continue;
+      if (response.status !== options.expectStatus) {
+        errors += 1;
+        firstError ??= `${response.status} ${response.body.slice(0, 300)}`;
+      } else latencies.push(tookMs);
+    }
+  }
+
+  await Promise.all(Array.from({ length: options.concurrency }, (_, id) => client(id)));
+  const elapsed = (Date.now() - measuredFrom) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    errors,
+    perSecond: latencies.length / elapsed,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    ...(firstError ? { firstError } : {}),
+  };
+}
+
+export function timeSamples(samplesMs: number[]): { p50Ms: number; p99Ms: number } {
+  const sorted = [...samplesMs].sort((a, b) => a - b);
+  return { p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99) };
+}
