@@ -55,6 +55,8 @@ export interface Config {
    * the environment; tests narrow it to reach a full code space without a million rows.
    */
   paymentCodeSpace: number;
+  /** api.md 6.1: a receiver has 30 s to answer. Not from the environment; tests shorten it. */
+  webhookTimeoutMs: number;
   seedDemo: boolean;
 }
 
@@ -102,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolSize: raw.DB_POOL_SIZE,
     intentMaxAmount: raw.INTENT_MAX_AMOUNT,
     paymentCodeSpace: 1_000_000,
+    webhookTimeoutMs: 30_000,
     seedDemo: flag(raw.SEED_DEMO),
   };
 }

@@ -133,7 +133,57 @@ export interface EventsTable {
   created_at: Date;
 }
 
+export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'DEAD';
+
+export interface WebhookEndpointsTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  url: string;
+  events: string[];
+  active: Generated<boolean>;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+  deleted_at: Date | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  business_id: string;
+  environment: Environment;
+  event: string;
+  status: DeliveryStatus;
+  attempt_count: Generated<number>;
+  attempts_total: Generated<number>;
+  next_attempt_at: Date;
+  locked_by: string | null;
+  locked_until: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  completed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  started_at: Date;
+  status_code: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  response_snippet: string | null;
+}
+
 export interface DB {
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   payment_intents: PaymentIntentsTable;
   refunds: RefundsTable;
   events: EventsTable;

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Runtime } from '../bootstrap.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency.js';
 import { expireDueIntents } from '../modules/intents/service.js';
+import { startDeliveryEngine, type DeliveryEngine } from '../modules/webhooks/engine.js';
 
 /** A recurring task: at most one worker runs it at a time, whatever the number of workers. */
 export interface PeriodicTask {
@@ -18,6 +19,8 @@ export const periodicTasks: PeriodicTask[] = [
 ];
 
 export interface Worker {
+  /** The webhook delivery loop of this worker. */
+  deliveries: DeliveryEngine;
   stop(): Promise<void>;
   /** Runs every due task once now (tests and the first tick). */
   tick(): Promise<void>;
@@ -75,13 +78,20 @@ export function startWorker(runtime: Runtime, logger: FastifyBaseLogger, tasks =
     }, tickMs);
   }
 
+  const deliveries = startDeliveryEngine(db, logger, {
+    retryScale: runtime.config.webhookRetryScale,
+    webhookAllowPrivate: runtime.config.webhookAllowPrivate,
+    timeoutMs: runtime.config.webhookTimeoutMs,
+  });
   running = tick().finally(schedule);
   return {
+    deliveries,
     tick: () => tick(),
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
       await running;
+      await deliveries.stop();
     },
   };
 }

@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Database, PreparedStatement } from '../../db/connect.js';
 import type { Environment, IntentStatus, PaymentIntentsTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
+import { fanOutSql } from '../events/outbox.js';
 
 export type IntentRow = Selectable<PaymentIntentsTable>;
 
@@ -44,7 +45,7 @@ export const FREE_CODE_AT_OR_AFTER_START = `
 
 /**
  * The whole create as one statement (one round trip, one commit): allocate a code, insert the
- * intent and its `payment.created` event, and store the idempotent response with the allocated
+ * intent, its `payment.created` event and the event's webhook deliveries, and store the idempotent response with the allocated
  * code written into it. With a `new` claim the statement also inserts the idempotency key: if the
  * key exists it inserts nothing and the caller answers as any write does. With a `held` claim (a
  * dead request's key taken over) it checks the claim is still ours. A unique clash on the intent
@@ -61,8 +62,9 @@ function createStatement(claim: 'new' | 'held'): PreparedStatement {
   const event = `event AS (
     INSERT INTO events (id, business_id, environment, event, subject, body, created_at)
     SELECT $17::text, $7::text, $4::text, 'payment.created', $5::text, $18::text, $16::timestamptz FROM inserted
-    RETURNING id
-  )`;
+    RETURNING id, business_id, environment, event, created_at
+  ),
+  deliveries AS (${fanOutSql('event')})`;
   const outcome = `SELECT (SELECT count(*) FROM claim)::int AS claimed,
          (SELECT count(*) FROM candidate)::int AS code_found,
          (SELECT payment_code FROM inserted) AS payment_code`;

@@ -1,0 +1,271 @@
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { DB, Environment, WebhookEndpointsTable } from '../../db/schema.js';
+import { ApiError } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { eventCatalog, isEventName } from '../events/catalog.js';
+import { recordEvents, newEventId } from '../events/outbox.js';
+import { newEndpointSecret } from './signing.js';
+import { isPublicAddress, resolveAll } from './ssrf.js';
+
+export const MAX_ENDPOINTS = 5;
+/** How long a rotated-out secret keeps signing beside the new one. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export interface Caller {
+  businessId: string;
+  environment: Environment;
+  scopes: readonly string[];
+}
+
+type EndpointRow = Selectable<WebhookEndpointsTable>;
+
+export interface EndpointView {
+  id: string;
+  url: string;
+  events: string[];
+  active: boolean;
+  sandbox: boolean;
+  secret?: string;
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function endpointView(row: EndpointRow, options: { withSecret?: boolean } = {}): EndpointView {
+  const overlap = row.previous_secret_expires_at && row.previous_secret_expires_at > new Date();
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    active: row.active,
+    sandbox: row.environment === 'test',
+    ...(options.withSecret ? { secret: row.secret } : {}),
+    previousSecretExpiresAt: overlap ? row.previous_secret_expires_at!.toISOString() : null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** Whether plain http and local addresses are allowed: a development setting, never for live. */
+export function allowsPrivate(environment: Environment, webhookAllowPrivate: boolean): boolean {
+  return webhookAllowPrivate && environment === 'test';
+}
+
+function invalidUrl(reason: string): ApiError {
+  return new ApiError('INVALID_WEBHOOK_URL', `The webhook URL ${reason}.`);
+}
+
+/** decisions.md: https, well formed, and resolving only to public addresses (checked again at every delivery). */
+export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promise<string> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalidUrl('is not a valid absolute URL');
+  }
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) throw invalidUrl('must use https');
+  let addresses: string[];
+  try {
+    addresses = await resolveAll(url.hostname);
+  } catch {
+    throw invalidUrl(`host ${url.hostname} could not be resolved`);
+  }
+  if (addresses.length === 0) throw invalidUrl(`host ${url.hostname} could not be resolved`);
+  const internal = addresses.find((address) => !isPublicAddress(address));
+  if (internal && !allowPrivate) {
+    throw invalidUrl(`resolves to ${internal}: private, loopback, link-local and metadata addresses are refused`);
+  }
+  return raw;
+}
+
+/** INVALID_WEBHOOK_EVENT for unknown names, then EVENTS_NOT_PERMITTED for names the key may not read. */
+export function checkEvents(events: readonly string[], scopes: readonly string[]): string[] {
+  const unknown = events.filter((name) => !isEventName(name));
+  if (unknown.length > 0) {
+    throw new ApiError('INVALID_WEBHOOK_EVENT', `Unknown event name(s): ${unknown.join(', ')}.`);
+  }
+  const refused = events.filter((name) => isEventName(name) && !scopes.includes(eventCatalog[name]));
+  if (refused.length > 0) {
+    const needed = [...new Set(refused.map((name) => eventCatalog[name as keyof typeof eventCatalog]))];
+    throw new ApiError(
+      'EVENTS_NOT_PERMITTED',
+      `This key may not subscribe to ${refused.join(', ')}: it needs the scope(s) ${needed.join(', ')}.`,
+    );
+  }
+  return [...events];
+}
+
+export async function findEndpoint(db: Kysely<DB> | Transaction<DB>, caller: Caller, id: string, lock = false) {
+  let query = db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', '=', id)
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .where('deleted_at', 'is', null);
+  if (lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  if (!row) throw new ApiError('ENDPOINT_NOT_FOUND', 'No webhook endpoint with this id.');
+  return row;
+}
+
+/** `input` has been through checkEvents and checkWebhookUrl (DNS stays out of transactions). */
+export async function createEndpoint(
+  trx: Transaction<DB>,
+  caller: Caller,
+  input: { url: string; events: string[] },
+): Promise<EndpointView> {
+  // Creates for one business wait for each other here, so five is five even under a race.
+  await trx.selectFrom('businesses').select('id').where('id', '=', caller.businessId).forUpdate().execute();
+  const { count } = await trx
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  if (Number(count) >= MAX_ENDPOINTS) {
+    throw new ApiError(
+      'MAX_ENDPOINTS_REACHED',
+      `A business may have at most ${MAX_ENDPOINTS} webhook endpoints per environment.`,
+    );
+  }
+  const row = await trx
+    .insertInto('webhook_endpoints')
+    .values({
+      id: newId('we'),
+      business_id: caller.businessId,
+      environment: caller.environment,
+      url: input.url,
+      events: input.events,
+      secret: newEndpointSecret(),
+      previous_secret: null,
+      previous_secret_expires_at: null,
+      deleted_at: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return endpointView(row, { withSecret: true });
+}
+
+export async function listEndpoints(db: Kysely<DB>, caller: Caller, window: { limit: number; offset: number }) {
+  const base = db
+    .selectFrom('webhook_endpoints')
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .where('deleted_at', 'is', null);
+  const [rows, total] = await Promise.all([
+    base
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(window.limit)
+      .offset(window.offset)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items: rows.map((row) => endpointView(row)), total: Number(total.n) };
+}
+
+/** `changes` have been checked like a create's input. */
+export async function updateEndpoint(
+  trx: Transaction<DB>,
+  caller: Caller,
+  id: string,
+  changes: { url?: string; events?: string[]; active?: boolean },
+): Promise<EndpointView> {
+  await findEndpoint(trx, caller, id, true);
+  const { url, events } = changes;
+  const row = await trx
+    .updateTable('webhook_endpoints')
+    .set({
+      ...(url !== undefined ? { url } : {}),
+      ...(events !== undefined ? { events } : {}),
+      ...(changes.active !== undefined ? { active: changes.active } : {}),
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return endpointView(row);
+}
+
+/** Soft delete; its waiting deliveries end DEAD, since there is nowhere left to send them. */
+export async function deleteEndpoint(trx: Transaction<DB>, caller: Caller, id: string): Promise<{ deleted: true }> {
+  await findEndpoint(trx, caller, id, true);
+  await trx
+    .updateTable('webhook_endpoints')
+    .set({ deleted_at: sql<Date>`now()`, active: false, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .execute();
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({ status: 'DEAD', last_error: 'endpoint deleted', updated_at: sql<Date>`now()` })
+    .where('endpoint_id', '=', id)
+    .where('status', '=', 'PENDING')
+    .execute();
+  return { deleted: true };
+}
+
+export async function rotateSecret(trx: Transaction<DB>, caller: Caller, id: string): Promise<EndpointView> {
+  const current = await findEndpoint(trx, caller, id, true);
+  const row = await trx
+    .updateTable('webhook_endpoints')
+    .set({
+      secret: newEndpointSecret(),
+      previous_secret: current.secret,
+      previous_secret_expires_at: new Date(Date.now() + ROTATION_OVERLAP_MS),
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return endpointView(row, { withSecret: true });
+}
+
+/** A `ping` event to this endpoint only (it bypasses subscriptions and the fan-out). */
+export async function sendPing(trx: Transaction<DB>, caller: Caller, id: string): Promise<string> {
+  const endpoint = await findEndpoint(trx, caller, id);
+  const now = new Date();
+  const eventId = newEventId();
+  const body = JSON.stringify({
+    id: eventId,
+    event: 'ping',
+    timestamp: now.toISOString(),
+    sandbox: caller.environment === 'test',
+    data: { endpointId: endpoint.id, message: 'Webhook test from the Commerce Developer API.' },
+  });
+  await recordEvents(trx, [
+    {
+      id: eventId,
+      businessId: caller.businessId,
+      environment: caller.environment,
+      event: 'ping',
+      subject: endpoint.id,
+      body,
+      createdAt: now,
+    },
+  ]);
+  const deliveryId = newId('dlv');
+  await trx
+    .insertInto('webhook_deliveries')
+    .values({
+      id: deliveryId,
+      event_id: eventId,
+      endpoint_id: endpoint.id,
+      business_id: caller.businessId,
+      environment: caller.environment,
+      event: 'ping',
+      status: 'PENDING',
+      next_attempt_at: now,
+      locked_by: null,
+      locked_until: null,
+      last_status_code: null,
+      last_error: null,
+      completed_at: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  return deliveryId;
+}

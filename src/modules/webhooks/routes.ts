@@ -1,0 +1,166 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { requireAuth } from '../../http/context.js';
+import { respondInTransaction } from '../../http/idempotency.js';
+import { Envelope, Paginated, pageWindow, parseDateFilter } from '../../http/schemas.js';
+import { getDelivery, listDeliveries, retryDelivery } from './deliveries.js';
+import * as endpoints from './endpoints.js';
+import {
+  CreateEndpointBody,
+  Deleted,
+  DeliveriesQuery,
+  Delivery,
+  DeliveryDetail,
+  Endpoint,
+  EndpointParams,
+  ListQuery,
+  NoBody,
+  UpdateEndpointBody,
+} from './schemas.js';
+
+const tags = ['Webhooks'];
+
+function caller(request: FastifyRequest): endpoints.Caller {
+  const auth = requireAuth(request.auth);
+  return { businessId: auth.businessId, environment: auth.environment, scopes: auth.scopes };
+}
+
+export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, config } = app.services;
+  const allowPrivate = (request: FastifyRequest) =>
+    endpoints.allowsPrivate(requireAuth(request.auth).environment, config.webhookAllowPrivate);
+  const read = { auth: 'secret', scope: 'webhooks:read' } as const;
+  const write = { auth: 'secret', scope: 'webhooks:write' } as const;
+
+  app.post(
+    '/webhooks/endpoints',
+    { config: write, schema: { tags, body: CreateEndpointBody, response: { 201: Envelope(Endpoint) } } },
+    async (request, reply) => {
+      const events = endpoints.checkEvents(request.body.events, caller(request).scopes);
+      // DNS is asked before the transaction opens: no network call inside one.
+      const url = await endpoints.checkWebhookUrl(request.body.url, allowPrivate(request));
+      return respondInTransaction(request, reply, 201, (trx) =>
+        endpoints.createEndpoint(trx, caller(request), { url, events }),
+      );
+    },
+  );
+
+  for (const path of ['/webhooks', '/webhooks/endpoints']) {
+    app.get(
+      path,
+      { config: read, schema: { tags, querystring: ListQuery, response: { 200: Envelope(Paginated(Endpoint)) } } },
+      async (request) => {
+        const { page, limit, offset } = pageWindow(request.query);
+        const result = await endpoints.listEndpoints(db, caller(request), { limit, offset });
+        return {
+          success: true as const,
+          data: { ...result, page, limit, hasMore: offset + result.items.length < result.total },
+        };
+      },
+    );
+  }
+
+  app.get(
+    '/webhooks/endpoints/:id',
+    { config: read, schema: { tags, params: EndpointParams, response: { 200: Envelope(Endpoint) } } },
+    async (request) => ({
+      success: true as const,
+      data: endpoints.endpointView(await endpoints.findEndpoint(db, caller(request), request.params.id)),
+    }),
+  );
+
+  app.patch(
+    '/webhooks/endpoints/:id',
+    {
+      config: write,
+      schema: { tags, params: EndpointParams, body: UpdateEndpointBody, response: { 200: Envelope(Endpoint) } },
+    },
+    async (request, reply) => {
+      const who = caller(request);
+      await endpoints.findEndpoint(db, who, request.params.id);
+      const { url, events, active } = request.body;
+      const checked = {
+        ...(events !== undefined ? { events: endpoints.checkEvents(events, who.scopes) } : {}),
+        ...(url !== undefined ? { url: await endpoints.checkWebhookUrl(url, allowPrivate(request)) } : {}),
+        ...(active !== undefined ? { active } : {}),
+      };
+      return respondInTransaction(request, reply, 200, (trx) =>
+        endpoints.updateEndpoint(trx, who, request.params.id, checked),
+      );
+    },
+  );
+
+  app.delete(
+    '/webhooks/endpoints/:id',
+    { config: write, schema: { tags, params: EndpointParams, response: { 200: Envelope(Deleted) } } },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 200, (trx) =>
+        endpoints.deleteEndpoint(trx, caller(request), request.params.id),
+      ),
+  );
+
+  app.post(
+    '/webhooks/endpoints/:id/rotate-secret',
+    { config: write, schema: { tags, params: EndpointParams, body: NoBody, response: { 200: Envelope(Endpoint) } } },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 200, (trx) =>
+        endpoints.rotateSecret(trx, caller(request), request.params.id),
+      ),
+  );
+
+  app.post(
+    '/webhooks/endpoints/:id/test',
+    {
+      config: write,
+      schema: { tags, params: EndpointParams, body: NoBody, response: { 200: Envelope(DeliveryDetail) } },
+    },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 200, async (trx) => {
+        const deliveryId = await endpoints.sendPing(trx, caller(request), request.params.id);
+        return getDelivery(trx, caller(request), deliveryId);
+      }),
+  );
+
+  app.get(
+    '/webhooks/events',
+    { config: read, schema: { tags, querystring: DeliveriesQuery, response: { 200: Envelope(Paginated(Delivery)) } } },
+    async (request) => {
+      const { page, limit, offset } = pageWindow(request.query);
+      const { status, event, endpointId } = request.query;
+      const from = parseDateFilter(request.query.from, 'from');
+      const to = parseDateFilter(request.query.to, 'to');
+      const result = await listDeliveries(
+        db,
+        caller(request),
+        {
+          ...(status ? { status } : {}),
+          ...(event ? { event } : {}),
+          ...(endpointId ? { endpointId } : {}),
+          ...(from ? { from } : {}),
+          ...(to ? { to } : {}),
+        },
+        { limit, offset },
+      );
+      return {
+        success: true as const,
+        data: { ...result, page, limit, hasMore: offset + result.items.length < result.total },
+      };
+    },
+  );
+
+  app.get(
+    '/webhooks/events/:id',
+    { config: read, schema: { tags, params: EndpointParams, response: { 200: Envelope(DeliveryDetail) } } },
+    async (request) => ({ success: true as const, data: await getDelivery(db, caller(request), request.params.id) }),
+  );
+
+  app.post(
+    '/webhooks/events/:id/retry',
+    {
+      config: write,
+      schema: { tags, params: EndpointParams, body: NoBody, response: { 200: Envelope(DeliveryDetail) } },
+    },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 200, (trx) => retryDelivery(trx, caller(request), request.params.id)),
+  );
+};
