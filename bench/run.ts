@@ -5,8 +5,9 @@
  * on a slow figure; targets are printed as met or not met.
  */
 import { intentsSuite } from './intents.js';
+import { webhooksSuite } from './webhooks.js';
 
-const suites: Record<string, () => Promise<void>> = { intents: intentsSuite };
+const suites: Record<string, () => Promise<void>> = { intents: intentsSuite, webhooks: webhooksSuite };
 
 const requested = process.argv.slice(2);
 const names = requested.length > 0 ? requested : Object.keys(suites);

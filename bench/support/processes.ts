@@ -55,3 +55,32 @@ export async function startServer(
     },
   };
 }
+
+/** Starts a process that serves no HTTP (a worker) and waits until `ready` says it runs. */
+export async function startProcess(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: () => Promise<boolean>,
+): Promise<{ stop(): Promise<void> }> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const deadline = Date.now() + 60_000;
+  while (!(await ready())) {
+    if (child.exitCode !== null) throw new Error(`${script} exited: ${stderr}`);
+    if (Date.now() > deadline) throw new Error(`${script} did not start: ${stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

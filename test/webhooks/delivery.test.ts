@@ -402,6 +402,13 @@ describe('webhook deliveries (api.md 6; decisions "Events and deliveries")', () 
       'DELIVERY_NOT_FOUND',
     );
     expectError(await t.request('GET', `${DELIVERIES}/dlv_nothing`, { key: sk }), 404, 'DELIVERY_NOT_FOUND');
+
+    // Deleting the endpoint ends its waiting deliveries; they can no longer be retried.
+    await t.request('DELETE', `${ENDPOINTS}/${endpoint.id}`, { key: sk, idempotencyKey: true });
+    const gone = await t.request('POST', `${DELIVERIES}/${id}/retry`, { key: sk, idempotencyKey: true });
+    expectError(gone, 404, 'ENDPOINT_NOT_FOUND');
+    const kept = await t.request('GET', `${DELIVERIES}/${id}`, { key: sk });
+    expectStatus(kept, 200);
   });
 });
 

@@ -159,6 +159,14 @@ export async function getDelivery(
  */
 export async function retryDelivery(trx: Transaction<DB>, caller: Caller, id: string) {
   const row = await findDelivery(trx, caller, id);
+  const endpoint = await trx
+    .selectFrom('webhook_endpoints')
+    .select('deleted_at')
+    .where('id', '=', row.endpoint_id)
+    .executeTakeFirstOrThrow();
+  if (endpoint.deleted_at) {
+    throw new ApiError('ENDPOINT_NOT_FOUND', 'The endpoint of this delivery was deleted; it cannot be retried.');
+  }
   await trx
     .updateTable('webhook_deliveries')
     .set({

@@ -56,7 +56,7 @@ export function startDeliveryEngine(
   const workerId = newId('wrk');
   const concurrency = options.concurrency ?? 64;
   const perEndpoint = options.perEndpoint ?? 4;
-  const pollMs = options.pollMs ?? 250;
+  const pollMs = options.pollMs ?? 100;
   const leaseSeconds = options.leaseSeconds ?? 10;
   const inFlight = new Map<string, Promise<void>>();
   let stopped = false;
@@ -73,12 +73,16 @@ export function startDeliveryEngine(
         ORDER BY d.next_attempt_at
         LIMIT 1000
       ),
+      busy AS (
+        SELECT endpoint_id, count(*) AS n FROM webhook_deliveries
+        WHERE locked_until IS NOT NULL AND locked_until > now() AND status = 'PENDING'
+        GROUP BY endpoint_id
+      ),
       ranked AS (
         SELECT due.id, due.next_attempt_at,
           row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at, due.id) AS rank,
-          (SELECT count(*) FROM webhook_deliveries f
-           WHERE f.endpoint_id = due.endpoint_id AND f.status = 'PENDING' AND f.locked_until > now()) AS busy
-        FROM due
+          coalesce(busy.n, 0) AS busy
+        FROM due LEFT JOIN busy ON busy.endpoint_id = due.endpoint_id
       ),
       picked AS (
         SELECT id FROM ranked WHERE rank + busy <= ${perEndpoint} ORDER BY next_attempt_at LIMIT ${limit}
@@ -132,39 +136,24 @@ export function startDeliveryEngine(
     const error = succeeded ? null : (outcome.error ?? `HTTP ${outcome.statusCode}`);
     const dead = !succeeded && delivery.attempt_count >= MAX_ATTEMPTS;
     const gapSeconds = RETRY_GAPS_SECONDS[Math.min(delivery.attempt_count, RETRY_GAPS_SECONDS.length) - 1] ?? 0;
-    await db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('webhook_attempts')
-        .set({
-          status_code: outcome.statusCode,
-          duration_ms: durationMs,
-          error,
-          response_snippet: outcome.responseSnippet,
-        })
-        .where('delivery_id', '=', delivery.id)
-        .where('attempt', '=', delivery.attempts_total)
-        .execute();
-      // Only while the claim is still ours: a lapsed lease means another worker owns the delivery.
-      await trx
-        .updateTable('webhook_deliveries')
-        .set({
-          status: succeeded ? 'SUCCEEDED' : dead ? 'DEAD' : 'PENDING',
-          next_attempt_at:
-            succeeded || dead
-              ? sql<Date>`now()`
-              : sql<Date>`now() + make_interval(secs => ${gapSeconds * options.retryScale})`,
-          locked_by: null,
-          locked_until: null,
-          last_status_code: outcome.statusCode,
-          last_error: error,
-          completed_at: succeeded || dead ? sql<Date>`now()` : null,
-          updated_at: sql<Date>`now()`,
-        })
-        .where('id', '=', delivery.id)
-        .where('locked_by', '=', workerId)
-        .where('attempts_total', '=', delivery.attempts_total)
-        .execute();
-    });
+    // One statement: the attempt's outcome, and the delivery's next state only while the claim
+    // is still ours (a lapsed lease means another worker owns the delivery now).
+    const next = succeeded ? 'SUCCEEDED' : dead ? 'DEAD' : 'PENDING';
+    await sql`
+      WITH logged AS (
+        UPDATE webhook_attempts
+        SET status_code = ${outcome.statusCode}, duration_ms = ${durationMs}, error = ${error},
+            response_snippet = ${outcome.responseSnippet}
+        WHERE delivery_id = ${delivery.id} AND attempt = ${delivery.attempts_total}
+      )
+      UPDATE webhook_deliveries
+      SET status = ${next},
+          next_attempt_at = now() + make_interval(secs => ${next === 'PENDING' ? gapSeconds * options.retryScale : 0}),
+          locked_by = NULL, locked_until = NULL, last_status_code = ${outcome.statusCode}, last_error = ${error},
+          completed_at = ${next === 'PENDING' ? null : sql`now()`}, updated_at = now()
+      WHERE id = ${delivery.id} AND locked_by = ${workerId} AND attempts_total = ${delivery.attempts_total}`.execute(
+      db,
+    );
   }
 
   async function heartbeat(): Promise<void> {
