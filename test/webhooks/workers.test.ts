@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
+import { startWorker, type Worker } from '../../src/worker/worker.js';
+import { expectStatus, sleep, startTestApp, type TestApp } from '../support/harness.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+import { createIntent } from '../intents/support.js';
+
+describe('several workers share the deliveries', () => {
+  let t: TestApp;
+  let receiver: Receiver;
+  let workers: Worker[] = [];
+  before(async () => {
+    t = await startTestApp({ config: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await Promise.all(workers.map((worker) => worker.stop()));
+    await receiver.close();
+    await t.close();
+  });
+
+  test('three workers: every delivery is sent exactly once', async () => {
+    const business = await t.createBusiness();
+    for (let i = 0; i < 3; i++) {
+      const response = await t.request('POST', '/api/v1/dev/webhooks/endpoints', {
+        key: business.keys.secretTest,
+        idempotencyKey: true,
+        body: { url: `${receiver.url}?endpoint=${i}`, events: ['payment.created'] },
+      });
+      expectStatus(response, 201);
+    }
+    receiver.answer = () => ({ status: 200, delayMs: 20 });
+    for (let i = 0; i < 20; i++) await createIntent(t, business.keys.secretTest, { amount: 100 + i });
+    workers = Array.from({ length: 3 }, () => startWorker(t.runtime, pino({ level: 'silent' }), [], 60_000));
+    await receiver.waitFor(60, 20_000);
+    await sleep(500);
+    assert.equal(receiver.requests.length, 60);
+    const ids = receiver.requests.map((request) => String(request.headers['x-commerce-delivery']));
+    assert.equal(new Set(ids).size, 60, 'no delivery was sent twice');
+    const attempts = await t.runtime.db.selectFrom('webhook_attempts').select('delivery_id').execute();
+    assert.equal(attempts.length, 60);
+  });
+});
