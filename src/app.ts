@@ -18,6 +18,7 @@ import { ErrorEnvelope } from './http/schemas.js';
 import { strictValidatorCompiler } from './http/validation.js';
 import { randomBase62 } from './lib/ids.js';
 import { adminRoutes } from './modules/admin/routes.js';
+import { rootModules } from './modules/index.js';
 
 export const API_BASE = '/api/v1/dev';
 const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -188,6 +189,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
     { prefix: API_BASE },
   );
   await app.register(adminRoutes, { prefix: '/api/v1/admin' });
+  for (const routes of rootModules) await app.register(routes);
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
 
   return app;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { LocalDiskStorage } from './lib/media-storage.js';
 import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { Config } from './config.js';
@@ -55,6 +56,7 @@ export async function createRuntime(
     keyCache,
     rateLimiter,
     invalidation,
+    media: new LocalDiskStorage(path.join(config.dataDir, 'media')),
     redis,
     adminToken: options.adminToken ?? resolveAdminToken(config).token,
     async close() {

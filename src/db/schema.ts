@@ -180,7 +180,72 @@ export interface WebhookAttemptsTable {
   response_snippet: string | null;
 }
 
+export type ProductStatus = 'ACTIVE' | 'DISABLED';
+
+export interface StoredImage {
+  id: string;
+  url: string;
+  sortOrder: number;
+}
+export interface StoredVariant {
+  _id: string;
+  type: string;
+  label: string;
+  value: string | null;
+  priceAdjustment: number;
+  quantity: number | null;
+}
+export interface StoredOption {
+  _id: string;
+  name: string;
+  priceAdjustment: number;
+}
+export interface PreparationTime {
+  value: number;
+  unit: 'minutes' | 'hours' | 'days';
+}
+
+/** jsonb columns with a default: read as values, written as JSON text. */
+type Json<T> = ColumnType<T, string | undefined, string>;
+
+export interface ProductsTable {
+  id: string;
+  shop_id: string;
+  business_id: string;
+  environment: Environment;
+  external_id: string | null;
+  name: string;
+  search_name: string;
+  search_vector: ColumnType<string, never, never>;
+  description: string | null;
+  price: number;
+  cost_basis: number | null;
+  category_id: string | null;
+  quantity: number | null;
+  status: ProductStatus;
+  is_flexible_price: Generated<boolean>;
+  low_stock_threshold: Generated<number>;
+  preparation_time: ColumnType<PreparationTime | null, string | null | undefined, string | null>;
+  images: Json<StoredImage[]>;
+  variants: Json<StoredVariant[]>;
+  options: Json<StoredOption[]>;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+export interface MediaFilesTable {
+  id: string;
+  business_id: string;
+  storage_key: string;
+  content_type: string;
+  size_bytes: number;
+  created_at: CreatedAt;
+}
+
 export interface DB {
+  products: ProductsTable;
+  media_files: MediaFilesTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

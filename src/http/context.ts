@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
+import type { MediaStorage } from '../lib/media-storage.js';
 import type { Database } from '../db/connect.js';
 import type { DB, Environment, KeyKind } from '../db/schema.js';
 import type { KeyCache } from '../modules/keys/key-cache.js';
@@ -26,6 +27,8 @@ export interface AppServices {
   keyCache: KeyCache;
   rateLimiter: RateLimiter;
   invalidation: CacheInvalidationBus;
+  /** Uploaded files (product images). */
+  media: MediaStorage;
   /** Where the admin token came from, for the startup banner. */
   adminToken: string;
 }

@@ -1,0 +1,292 @@
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { ApiError } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { recordEvents, type EventRecord } from '../events/outbox.js';
+import { fold, type ProductRow } from './model.js';
+import { shopOf, type Caller } from './service.js';
+import { stockEvents } from './stock.js';
+
+/** decisions.md: the CSV columns, in this order on export. */
+export const CSV_COLUMNS = [
+  'externalId',
+  'name',
+  'price',
+  'description',
+  'quantity',
+  'status',
+  'categoryId',
+  'costBasis',
+] as const;
+type Column = (typeof CSV_COLUMNS)[number];
+const REQUIRED: Column[] = ['externalId', 'name', 'price'];
+export const MAX_IMPORT_ROWS = 10_000;
+const CHUNK = 500;
+
+export interface ImportError {
+  row: number;
+  code: string;
+  message: string;
+}
+
+export interface ImportResult {
+  dryRun: boolean;
+  created: number;
+  updated: number;
+  unchanged: number;
+  failed: number;
+  errors: ImportError[];
+}
+
+interface CsvProduct {
+  externalId: string;
+  name: string;
+  price: number;
+  description: string | null;
+  quantity: number | null;
+  status: 'ACTIVE' | 'DISABLED' | null;
+  categoryId: string | null;
+  costBasis: number | null;
+  present: Set<Column>;
+}
+
+function rowError(row: number, message: string): ImportError {
+  return { row, code: 'VALIDATION_ERROR', message };
+}
+
+const INTEGER = /^[0-9]+$/;
+
+/** One data row to a product, or the reason it cannot be one. `row` counts the header as row 1. */
+function readRow(record: Record<string, string>, row: number, columns: Set<Column>): CsvProduct | ImportError {
+  const cell = (column: Column) => (columns.has(column) ? (record[column] ?? '').trim() : '');
+  const externalId = cell('externalId');
+  if (externalId.length < 1 || externalId.length > 256) return rowError(row, 'externalId must be 1 to 256 characters');
+  const name = cell('name');
+  if (name.length < 1 || name.length > 200) return rowError(row, 'name must be 1 to 200 characters');
+  const integer = (column: Column, required: boolean): number | null | ImportError => {
+    const text = cell(column);
+    if (text === '') return required ? rowError(row, `${column} is required`) : null;
+    if (!INTEGER.test(text) || Number(text) > 1_000_000_000_000) {
+      return rowError(
+        row,
+        `${column} must be a whole number of ${column === 'quantity' ? 'units' : 'centimes'}, not "${text}"`,
+      );
+    }
+    return Number(text);
+  };
+  const price = integer('price', true);
+  if (typeof price === 'object' && price !== null) return price;
+  const quantity = integer('quantity', false);
+  if (typeof quantity === 'object' && quantity !== null) return quantity;
+  if (quantity !== null && quantity > 1_000_000_000) return rowError(row, 'quantity is too large');
+  const costBasis = integer('costBasis', false);
+  if (typeof costBasis === 'object' && costBasis !== null) return costBasis;
+  const status = cell('status').toUpperCase();
+  if (status !== '' && status !== 'ACTIVE' && status !== 'DISABLED')
+    return rowError(row, 'status must be ACTIVE or DISABLED');
+  const description = cell('description');
+  if (description.length > 5000) return rowError(row, 'description is longer than 5000 characters');
+  const categoryId = cell('categoryId');
+  if (categoryId.length > 100) return rowError(row, 'categoryId is longer than 100 characters');
+  return {
+    externalId,
+    name,
+    price: price as number,
+    description: description === '' ? null : description,
+    quantity,
+    status: status === '' ? null : (status as 'ACTIVE' | 'DISABLED'),
+    categoryId: categoryId === '' ? null : categoryId,
+    costBasis,
+    present: columns,
+  };
+}
+
+function parseCsv(text: string): { records: Record<string, string>[]; columns: Set<Column> } {
+  let columns = new Set<Column>();
+  let records: Record<string, string>[];
+  try {
+    records = parse(text, {
+      bom: true,
+      skip_empty_lines: true,
+      columns: (header: string[]) => {
+        const names = header.map((name) => name.trim());
+        const unknown = names.filter((name) => !(CSV_COLUMNS as readonly string[]).includes(name));
+        if (unknown.length > 0)
+          throw new ApiError(
+            'CSV_INVALID',
+            `Unknown column(s): ${unknown.join(', ')}. Columns: ${CSV_COLUMNS.join(',')}.`,
+          );
+        const missing = REQUIRED.filter((name) => !names.includes(name));
+        if (missing.length > 0) throw new ApiError('CSV_INVALID', `Missing column(s): ${missing.join(', ')}.`);
+        if (new Set(names).size !== names.length) throw new ApiError('CSV_INVALID', 'A column appears twice.');
+        columns = new Set(names as Column[]);
+        return names;
+      },
+    }) as Record<string, string>[];
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw new ApiError('CSV_INVALID', `The CSV file cannot be parsed: ${(error as Error).message}`);
+  }
+  if (columns.size === 0) throw new ApiError('CSV_INVALID', 'The CSV file is empty: it needs a header row.');
+  if (records.length > MAX_IMPORT_ROWS) {
+    throw new ApiError('CSV_INVALID', `At most ${MAX_IMPORT_ROWS} rows per import; this file has ${records.length}.`);
+  }
+  return { records, columns };
+}
+
+/** What an imported row changes on an existing product: only the columns the file has. */
+function changesFor(product: ProductRow, row: CsvProduct) {
+  const next = {
+    name: row.name,
+    price: row.price,
+    description: row.present.has('description') ? row.description : product.description,
+    quantity: row.present.has('quantity') ? row.quantity : product.quantity,
+    status: row.status ?? product.status,
+    category_id: row.present.has('categoryId') ? row.categoryId : product.category_id,
+    cost_basis: row.present.has('costBasis') ? row.costBasis : product.cost_basis,
+  };
+  const same =
+    next.name === product.name &&
+    next.price === product.price &&
+    next.description === product.description &&
+    next.quantity === product.quantity &&
+    next.status === product.status &&
+    next.category_id === product.category_id &&
+    next.cost_basis === product.cost_basis;
+  return same ? null : next;
+}
+
+/**
+ * CSV import (decisions "Products"): upsert by externalId. Rows with problems are reported and
+ * skipped; every other row is written in one transaction. `dryRun` reports without writing.
+ */
+export async function importProducts(
+  db: Kysely<DB>,
+  caller: Caller,
+  text: string,
+  dryRun: boolean,
+  work: <T>(run: (trx: Transaction<DB>) => Promise<T>) => Promise<T>,
+): Promise<ImportResult> {
+  const { records, columns } = parseCsv(text);
+  const errors: ImportError[] = [];
+  const rows: { row: number; product: CsvProduct }[] = [];
+  const seen = new Map<string, number>();
+  records.forEach((record, index) => {
+    const row = index + 2;
+    const read = readRow(record, row, columns);
+    if ('code' in read) return errors.push(read);
+    const earlier = seen.get(read.externalId);
+    if (earlier !== undefined)
+      return errors.push(rowError(row, `externalId ${read.externalId} is already on row ${earlier}`));
+    seen.set(read.externalId, row);
+    rows.push({ row, product: read });
+  });
+
+  return work(async (trx) => {
+    const shop = await shopOf(trx, caller);
+    const existing = new Map<string, ProductRow>();
+    for (let start = 0; start < rows.length; start += CHUNK) {
+      const ids = rows.slice(start, start + CHUNK).map((r) => r.product.externalId);
+      const found = await trx
+        .selectFrom('products')
+        .selectAll()
+        .where('shop_id', '=', shop.id)
+        .where('deleted_at', 'is', null)
+        .where('external_id', 'in', ids)
+        .forUpdate()
+        .execute();
+      for (const product of found) existing.set(product.external_id!, product);
+    }
+    const now = new Date();
+    const inserts = [];
+    const updates = [];
+    const events: EventRecord[] = [];
+    let unchanged = 0;
+    for (const { product: row } of rows) {
+      const current = existing.get(row.externalId);
+      if (!current) {
+        inserts.push({
+          id: newId('prod'),
+          shop_id: shop.id,
+          business_id: caller.businessId,
+          environment: caller.environment,
+          external_id: row.externalId,
+          name: row.name,
+          search_name: fold(row.name),
+          price: row.price,
+          description: row.description,
+          quantity: row.quantity,
+          status: row.status ?? 'DISABLED',
+          category_id: row.categoryId,
+          cost_basis: row.costBasis,
+          created_at: now,
+          updated_at: now,
+        });
+        continue;
+      }
+      const next = changesFor(current, row);
+      if (!next) {
+        unchanged += 1;
+        continue;
+      }
+      updates.push({ id: current.id, ...next, search_name: fold(next.name) });
+      events.push(...stockEvents({ ...current, name: next.name }, current.quantity, next.quantity, undefined, now));
+    }
+    const result: ImportResult = {
+      dryRun,
+      created: inserts.length,
+      updated: updates.length,
+      unchanged,
+      failed: errors.length,
+      errors,
+    };
+    if (dryRun) return result;
+    for (let start = 0; start < inserts.length; start += CHUNK) {
+      await trx
+        .insertInto('products')
+        .values(inserts.slice(start, start + CHUNK))
+        .execute();
+    }
+    for (let start = 0; start < updates.length; start += CHUNK) {
+      const chunk = JSON.stringify(updates.slice(start, start + CHUNK));
+      await sql`
+        UPDATE products AS p
+        SET name = v.name, search_name = v.search_name, price = v.price, description = v.description,
+            quantity = v.quantity, status = v.status, category_id = v.category_id, cost_basis = v.cost_basis,
+            updated_at = ${now}
+        FROM jsonb_to_recordset(${chunk}::jsonb) AS v(id text, name text, search_name text, price bigint,
+          description text, quantity integer, status text, category_id text, cost_basis bigint)
+        WHERE p.id = v.id`.execute(trx);
+    }
+    await recordEvents(trx, events);
+    return result;
+  });
+}
+
+/** Every product of the shop as CSV, oldest first; importing it again changes nothing. */
+export async function exportProducts(db: Kysely<DB>, caller: Caller): Promise<string> {
+  const shop = await shopOf(db, caller);
+  const rows = await db
+    .selectFrom('products')
+    .select(['external_id', 'name', 'price', 'description', 'quantity', 'status', 'category_id', 'cost_basis'])
+    .where('shop_id', '=', shop.id)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return stringify(
+    rows.map((row) => [
+      row.external_id ?? '',
+      row.name,
+      row.price,
+      row.description ?? '',
+      row.quantity ?? '',
+      row.status,
+      row.category_id ?? '',
+      row.cost_basis ?? '',
+    ]),
+    { header: true, columns: [...CSV_COLUMNS] },
+  );
+}

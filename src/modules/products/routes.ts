@@ -1,0 +1,285 @@
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { requireAuth } from '../../http/context.js';
+import { ApiError } from '../../http/errors.js';
+import { claimIdempotencyKey, requestFingerprint, respondInTransaction } from '../../http/idempotency.js';
+import { Envelope, Paginated, pageWindow } from '../../http/schemas.js';
+import { newId } from '../../lib/ids.js';
+import { exportProducts, importProducts } from './csv.js';
+import { appendImage, MAX_IMAGE_BYTES, sniffImage } from './images.js';
+import { productView } from './model.js';
+import {
+  BulkInventoryBody,
+  InventoryBody,
+  Product,
+  ProductBody,
+  ProductListQuery,
+  ProductParams,
+  ProductPatchBody,
+} from './schemas.js';
+import * as products from './service.js';
+
+const tags = ['Products'];
+const MAX_CSV_BYTES = 20 * 1024 * 1024;
+
+function caller(request: FastifyRequest): products.Caller {
+  const auth = requireAuth(request.auth);
+  return { businessId: auth.businessId, environment: auth.environment, publicOnly: auth.kind === 'publishable' };
+}
+
+/** The one file of a multipart request, from the field `file`, read whole (within `limit`). */
+async function readUpload(request: FastifyRequest, limit: number, tooLarge: string): Promise<Buffer> {
+  let part;
+  try {
+    part = await request.file({ limits: { fileSize: limit, files: 1 } });
+  } catch {
+    throw new ApiError('NO_FILE', 'Send the file as multipart/form-data in the field "file".');
+  }
+  if (!part || part.fieldname !== 'file') throw new ApiError('NO_FILE');
+  try {
+    return await part.toBuffer();
+  } catch (error) {
+    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new ApiError('FILE_TOO_LARGE', tooLarge);
+    throw error;
+  }
+}
+
+export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, config, media } = app.services;
+  await app.register(multipart);
+  app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: MAX_CSV_BYTES }, (_request, body, done) =>
+    done(null, body),
+  );
+  const read = { auth: 'publishable', scope: 'store.products:read' } as const;
+  const write = { auth: 'secret', scope: 'store.products:write' } as const;
+  const publicView = (request: FastifyRequest) => requireAuth(request.auth).kind === 'publishable';
+
+  app.post(
+    '/store/products',
+    { config: write, schema: { tags, body: ProductBody, response: { 201: Envelope(Product) } } },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 201, async (trx) =>
+        productView(await products.createProduct(trx, caller(request), request.body)),
+      ),
+  );
+
+  app.get(
+    '/store/products/:id',
+    { config: read, schema: { tags, params: ProductParams, response: { 200: Envelope(Product) } } },
+    async (request) => ({
+      success: true as const,
+      data: productView(await products.getProduct(db, caller(request), request.params.id), publicView(request)),
+    }),
+  );
+
+  app.get(
+    '/store/products',
+    { config: read, schema: { tags, querystring: ProductListQuery, response: { 200: Envelope(Paginated(Product)) } } },
+    async (request) => {
+      const { page, limit, offset } = pageWindow(request.query);
+      const { search, status, sortBy, categoryId } = request.query;
+      const result = await products.listProducts(db, caller(request), {
+        search,
+        status,
+        sortBy,
+        categoryId,
+        limit,
+        offset,
+      });
+      return {
+        success: true as const,
+        data: {
+          items: result.items.map((row) => productView(row, publicView(request))),
+          page,
+          limit,
+          total: result.total,
+          hasMore: offset + result.items.length < result.total,
+        },
+      };
+    },
+  );
+
+  app.put(
+    '/store/products/:id',
+    { config: write, schema: { tags, params: ProductParams, body: ProductBody, response: { 200: Envelope(Product) } } },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 200, async (trx) =>
+        productView(await products.replaceProduct(trx, caller(request), request.params.id, request.body)),
+      ),
+  );
+
+  app.patch(
+    '/store/products/:id',
+    {
+      config: write,
+      schema: { tags, params: ProductParams, body: ProductPatchBody, response: { 200: Envelope(Product) } },
+    },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 200, async (trx) =>
+        productView(await products.patchProduct(trx, caller(request), request.params.id, request.body)),
+      ),
+  );
+
+  app.delete(
+    '/store/products/:id',
+    {
+      config: write,
+      schema: {
+        tags,
+        params: ProductParams,
+        response: { 200: Envelope(Type.Object({ deleted: Type.Literal(true) })) },
+      },
+    },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 200, (trx) =>
+        products.deleteProduct(trx, caller(request), request.params.id),
+      ),
+  );
+
+  app.post(
+    '/store/products/:id/images',
+    {
+      config: { ...write, idempotency: 'manual' },
+      schema: {
+        tags,
+        params: ProductParams,
+        consumes: ['multipart/form-data'],
+        response: { 201: Envelope(Type.Object({ url: Type.String(), imageId: Type.String() })) },
+      },
+    },
+    async (request, reply) => {
+      const bytes = await readUpload(request, MAX_IMAGE_BYTES, 'The file is larger than 5 MB.');
+      // The key covers the file's bytes: the same key with another file is a different request.
+      if (!(await claimIdempotencyKey(request, reply, requestFingerprint(request, bytes)))) return reply;
+      const who = caller(request);
+      const shop = await products.shopOf(db, who);
+      await products.resolveProduct(db, who, shop.id, request.params.id);
+      const { contentType, extension } = await sniffImage(bytes);
+      const imageId = newId('img');
+      const storageKey = `${imageId}.${extension}`;
+      const url = `${config.publicUrl ?? `${request.protocol}://${request.host}`}/media/${storageKey}`;
+      await media.put(storageKey, bytes, contentType);
+      return respondInTransaction(request, reply, 201, async (trx) => {
+        const product = await products.resolveProduct(trx, who, shop.id, request.params.id, true);
+        await appendImage(trx, product, { id: imageId, url, storageKey, contentType, size: bytes.length });
+        return { url, imageId };
+      });
+    },
+  );
+
+  app.patch(
+    '/store/products/:id/inventory',
+    {
+      config: write,
+      schema: { tags, params: ProductParams, body: InventoryBody, response: { 200: Envelope(Product) } },
+    },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 200, async (trx) =>
+        productView(await products.changeInventory(trx, caller(request), request.params.id, request.body)),
+      ),
+  );
+
+  app.post(
+    '/store/inventory',
+    {
+      config: write,
+      schema: {
+        tags,
+        body: BulkInventoryBody,
+        response: { 200: Envelope(Type.Object({ items: Type.Array(Product) })) },
+      },
+    },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 200, async (trx) => ({
+        items: (await products.changeInventoryBulk(trx, caller(request), request.body.items)).map((row) =>
+          productView(row),
+        ),
+      })),
+  );
+
+  app.post(
+    '/store/products/import',
+    {
+      config: { ...write, idempotency: 'manual' },
+      schema: {
+        tags,
+        consumes: ['multipart/form-data', 'text/csv'],
+        querystring: Type.Object(
+          { dryRun: Type.Optional(Type.Boolean({ description: 'validate and report without writing' })) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Envelope(
+            Type.Object({
+              dryRun: Type.Boolean(),
+              created: Type.Integer(),
+              updated: Type.Integer(),
+              unchanged: Type.Integer(),
+              failed: Type.Integer(),
+              errors: Type.Array(Type.Object({ row: Type.Integer(), code: Type.String(), message: Type.String() })),
+            }),
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const bytes = request.isMultipart()
+        ? await readUpload(request, MAX_CSV_BYTES, 'The CSV file is larger than 20 MB.')
+        : typeof request.body === 'string'
+          ? Buffer.from(request.body)
+          : undefined;
+      if (!bytes)
+        throw new ApiError(
+          'NO_FILE',
+          'Send the CSV as multipart/form-data in the field "file", or as a text/csv body.',
+        );
+      if (!(await claimIdempotencyKey(request, reply, requestFingerprint(request, bytes)))) return reply;
+      const dryRun = request.query.dryRun ?? false;
+      const who = caller(request);
+      const text = bytes.toString('utf8');
+      if (dryRun) {
+        const report = await importProducts(db, who, text, true, (run) => db.transaction().execute(run));
+        return respondInTransaction(request, reply, 200, async () => report);
+      }
+      return respondInTransaction(request, reply, 200, (trx) =>
+        importProducts(db, who, text, false, (run) => run(trx)),
+      );
+    },
+  );
+
+  app.get(
+    '/store/products/export',
+    { config: { auth: 'secret', scope: 'store.products:read' }, schema: { tags, produces: ['text/csv'] } },
+    async (request, reply: FastifyReply) =>
+      reply
+        .type('text/csv; charset=utf-8')
+        .header('Content-Disposition', 'attachment; filename="products.csv"')
+        .send(await exportProducts(db, caller(request))),
+  );
+};
+
+/** Uploaded files, outside the API base: `GET /media/{key}` with the type read at upload. */
+export const mediaRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, media } = app.services;
+  app.get(
+    '/media/:key',
+    { schema: { hide: true, params: Type.Object({ key: Type.String({ minLength: 1, maxLength: 100 }) }) } },
+    async (request, reply) => {
+      const file = await db
+        .selectFrom('media_files')
+        .select(['content_type', 'storage_key'])
+        .where('storage_key', '=', request.params.key)
+        .executeTakeFirst();
+      const opened = file ? await media.open(file.storage_key) : undefined;
+      if (!file || !opened) throw new ApiError('NOT_FOUND', 'No such file.');
+      return reply
+        .type(file.content_type)
+        .header('Content-Length', String(opened.size))
+        .header('Cache-Control', 'public, max-age=31536000, immutable')
+        .header('X-Content-Type-Options', 'nosniff')
+        .send(opened.stream);
+    },
+  );
+};

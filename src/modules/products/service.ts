@@ -1,0 +1,324 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB, Environment, StoredVariant } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
+import { ApiError } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { recordEvents } from '../events/outbox.js';
+import { columnsFor, fieldsOf, searchQuery, withDefaults, type ProductFields, type ProductRow } from './model.js';
+import { stockEvents, stockEventsBetween } from './stock.js';
+
+export interface Caller {
+  businessId: string;
+  environment: Environment;
+  /** Publishable keys (browsers) see ACTIVE products only. */
+  publicOnly: boolean;
+}
+
+export async function shopOf(db: Executor, caller: Caller): Promise<{ id: string; name: string }> {
+  const shop = await db
+    .selectFrom('shops')
+    .select(['id', 'name'])
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .executeTakeFirst();
+  if (!shop) throw new ApiError('SHOP_NOT_FOUND');
+  return shop;
+}
+
+/** `{id}` is the internal id or the externalId (api.md 4.2 rule 1); the internal id wins a tie. */
+export async function resolveProduct(
+  db: Executor,
+  caller: Caller,
+  shopId: string,
+  idOrExternalId: string,
+  lock = false,
+): Promise<ProductRow> {
+  let query = db
+    .selectFrom('products')
+    .selectAll()
+    .where('shop_id', '=', shopId)
+    .where('deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('id', '=', idOrExternalId), eb('external_id', '=', idOrExternalId)]))
+    .orderBy(sql`id = ${idOrExternalId}`, 'desc')
+    .limit(1);
+  if (caller.publicOnly) query = query.where('status', '=', 'ACTIVE');
+  if (lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  if (!row) throw new ApiError('PRODUCT_NOT_FOUND', `No product with the id or externalId "${idOrExternalId}".`);
+  return row;
+}
+
+function serializeColumns(columns: ReturnType<typeof columnsFor>) {
+  return {
+    ...columns,
+    images: JSON.stringify(columns.images),
+    variants: JSON.stringify(columns.variants),
+    options: JSON.stringify(columns.options),
+    preparation_time: columns.preparation_time === null ? null : JSON.stringify(columns.preparation_time),
+  };
+}
+
+/** A unique clash on the externalId index becomes EXTERNAL_ID_TAKEN. */
+async function guardExternalId<T>(work: Promise<T>, externalId: string | null): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    const { code, constraint } = error as { code?: string; constraint?: string };
+    if (code === '23505' && (constraint === undefined || constraint === 'products_external_id_idx')) {
+      throw new ApiError(
+        'EXTERNAL_ID_TAKEN',
+        `Another product of this shop already uses the externalId "${externalId}".`,
+      );
+    }
+    throw error;
+  }
+}
+
+export async function createProduct(
+  trx: Transaction<DB>,
+  caller: Caller,
+  input: Partial<ProductFields> & { name: string; price: number },
+): Promise<ProductRow> {
+  const shop = await shopOf(trx, caller);
+  const fields = withDefaults(input);
+  const now = new Date();
+  return guardExternalId(
+    trx
+      .insertInto('products')
+      .values({
+        id: newId('prod'),
+        shop_id: shop.id,
+        business_id: caller.businessId,
+        environment: caller.environment,
+        ...serializeColumns(columnsFor(fields)),
+        created_at: now,
+        updated_at: now,
+        deleted_at: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+    fields.externalId,
+  );
+}
+
+/** Writes a new version of a locked product, with the stock events the change causes. */
+export async function writeProduct(
+  trx: Transaction<DB>,
+  current: ProductRow,
+  fields: ProductFields,
+  now = new Date(),
+): Promise<ProductRow> {
+  const updated = await guardExternalId(
+    trx
+      .updateTable('products')
+      .set({ ...serializeColumns(columnsFor(fields, current)), updated_at: now })
+      .where('id', '=', current.id)
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+    fields.externalId,
+  );
+  await recordEvents(trx, stockEventsBetween(current, updated, now));
+  return updated;
+}
+
+/** PUT: a full replace; every field not sent goes back to its default. */
+export async function replaceProduct(
+  trx: Transaction<DB>,
+  caller: Caller,
+  id: string,
+  input: Partial<ProductFields> & { name: string; price: number },
+): Promise<ProductRow> {
+  const shop = await shopOf(trx, caller);
+  const current = await resolveProduct(trx, caller, shop.id, id, true);
+  return writeProduct(trx, current, withDefaults(input));
+}
+
+/** PATCH: only the fields sent change; `null` clears a nullable field. */
+export async function patchProduct(
+  trx: Transaction<DB>,
+  caller: Caller,
+  id: string,
+  patch: Partial<ProductFields>,
+): Promise<ProductRow> {
+  const shop = await shopOf(trx, caller);
+  const current = await resolveProduct(trx, caller, shop.id, id, true);
+  const sent = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+  return writeProduct(trx, current, { ...fieldsOf(current), ...sent });
+}
+
+/** Soft delete: gone from every read; its externalId is free again. */
+export async function deleteProduct(trx: Transaction<DB>, caller: Caller, id: string): Promise<{ deleted: true }> {
+  const shop = await shopOf(trx, caller);
+  const current = await resolveProduct(trx, caller, shop.id, id, true);
+  await trx
+    .updateTable('products')
+    .set({ deleted_at: new Date(), updated_at: new Date() })
+    .where('id', '=', current.id)
+    .execute();
+  return { deleted: true };
+}
+
+export async function getProduct(db: Kysely<DB>, caller: Caller, id: string): Promise<ProductRow> {
+  const shop = await shopOf(db, caller);
+  return resolveProduct(db, caller, shop.id, id);
+}
+
+export interface ProductListQuery {
+  search?: string | undefined;
+  status?: 'ACTIVE' | 'DISABLED' | 'ALL' | undefined;
+  sortBy?: 'newest' | 'oldest' | 'price_asc' | 'price_desc' | undefined;
+  categoryId?: string | undefined;
+  limit: number;
+  offset: number;
+}
+
+export async function listProducts(
+  db: Kysely<DB>,
+  caller: Caller,
+  query: ProductListQuery,
+): Promise<{ items: ProductRow[]; total: number }> {
+  const shop = await shopOf(db, caller);
+  let base = db.selectFrom('products').where('shop_id', '=', shop.id).where('deleted_at', 'is', null);
+  const status = caller.publicOnly ? 'ACTIVE' : (query.status ?? 'ALL');
+  if (status !== 'ALL') base = base.where('status', '=', status);
+  if (caller.publicOnly && query.status === 'DISABLED') base = base.where(sql<boolean>`false`);
+  if (query.categoryId) base = base.where('category_id', '=', query.categoryId);
+  const words = query.search ? searchQuery(query.search) : null;
+  if (words) base = base.where(sql<boolean>`search_vector @@ to_tsquery('simple', ${words})`);
+  let page = base.selectAll();
+  switch (query.sortBy ?? 'newest') {
+    case 'newest':
+      page = page.orderBy('created_at', 'desc').orderBy('id', 'desc');
+      break;
+    case 'oldest':
+      page = page.orderBy('created_at', 'asc').orderBy('id', 'asc');
+      break;
+    case 'price_asc':
+      page = page.orderBy('price', 'asc').orderBy('id', 'asc');
+      break;
+    case 'price_desc':
+      page = page.orderBy('price', 'desc').orderBy('id', 'desc');
+      break;
+  }
+  const [items, total] = await Promise.all([
+    page.limit(query.limit).offset(query.offset).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items, total: Number(total.n) };
+}
+
+export interface StockChange {
+  quantity?: number | null | undefined;
+  delta?: number | undefined;
+  variantId?: string | undefined;
+  variantLabel?: string | undefined;
+}
+
+function invalid(field: string, message: string): ApiError {
+  return new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
+}
+
+/** The variant a change names, by `_id` or by label (VARIANT_LABEL_AMBIGUOUS when several share it). */
+export function targetVariant(product: ProductRow, change: StockChange, field = 'body'): StoredVariant | undefined {
+  if (change.variantId !== undefined && change.variantLabel !== undefined) {
+    throw invalid(`${field}.variantLabel`, 'cannot be sent with variantId');
+  }
+  if (change.variantId !== undefined) {
+    const variant = product.variants.find((v) => v._id === change.variantId);
+    if (!variant) throw new ApiError('VARIANT_NOT_FOUND', `No variant ${change.variantId} on product ${product.id}.`);
+    return variant;
+  }
+  if (change.variantLabel !== undefined) {
+    const matches = product.variants.filter((v) => v.label === change.variantLabel);
+    if (matches.length === 0) {
+      throw new ApiError('VARIANT_NOT_FOUND', `No variant labelled "${change.variantLabel}" on product ${product.id}.`);
+    }
+    if (matches.length > 1) {
+      throw new ApiError(
+        'VARIANT_LABEL_AMBIGUOUS',
+        `${matches.length} variants are labelled "${change.variantLabel}"; use the variant _id.`,
+      );
+    }
+    return matches[0];
+  }
+  return undefined;
+}
+
+/** The stock after a change: exactly one of `quantity` (set) and `delta` (add). */
+function nextStock(current: number | null, change: StockChange, field: string): number | null {
+  const hasQuantity = change.quantity !== undefined;
+  if (hasQuantity === (change.delta !== undefined)) throw invalid(field, 'needs exactly one of quantity and delta');
+  if (hasQuantity) return change.quantity!;
+  if (current === null) throw invalid(`${field}.delta`, 'cannot apply to unlimited stock; set a quantity first');
+  const next = current + change.delta!;
+  if (next < 0) throw new ApiError('INSUFFICIENT_STOCK', `The stock is ${current}; it cannot go below 0.`);
+  return next;
+}
+
+/**
+ * One stock change on a locked product (or one of its variants), with its stock events, in the
+ * caller's transaction. Concurrent changes wait on the row lock, so none is lost.
+ */
+export async function applyStockChange(
+  trx: Transaction<DB>,
+  product: ProductRow,
+  change: StockChange,
+  field = 'body',
+  now = new Date(),
+): Promise<ProductRow> {
+  const variant = targetVariant(product, change, field);
+  if (variant) {
+    const quantity = nextStock(variant.quantity, change, field);
+    const variants = product.variants.map((v) => (v._id === variant._id ? { ...v, quantity } : v));
+    const updated = await trx
+      .updateTable('products')
+      .set({ variants: JSON.stringify(variants), updated_at: now })
+      .where('id', '=', product.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await recordEvents(trx, stockEvents(updated, variant.quantity, quantity, variant, now));
+    return updated;
+  }
+  const quantity = nextStock(product.quantity, change, field);
+  const updated = await trx
+    .updateTable('products')
+    .set({ quantity, updated_at: now })
+    .where('id', '=', product.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await recordEvents(trx, stockEvents(updated, product.quantity, quantity, undefined, now));
+  return updated;
+}
+
+export async function changeInventory(
+  trx: Transaction<DB>,
+  caller: Caller,
+  id: string,
+  change: StockChange,
+): Promise<ProductRow> {
+  const shop = await shopOf(trx, caller);
+  const product = await resolveProduct(trx, caller, shop.id, id, true);
+  return applyStockChange(trx, product, change);
+}
+
+/** Bulk inventory: all or nothing; items naming the same product apply in order. */
+export async function changeInventoryBulk(
+  trx: Transaction<DB>,
+  caller: Caller,
+  items: (StockChange & { id?: string | undefined; externalId?: string | undefined })[],
+): Promise<ProductRow[]> {
+  const shop = await shopOf(trx, caller);
+  const results = new Map<string, ProductRow>();
+  for (const [index, item] of items.entries()) {
+    const field = `body.items.${index}`;
+    if ((item.id === undefined) === (item.externalId === undefined))
+      throw invalid(field, 'needs exactly one of id and externalId');
+    const key = item.id ?? item.externalId!;
+    const product = await resolveProduct(trx, caller, shop.id, key, true);
+    if (item.externalId !== undefined && product.external_id !== item.externalId) {
+      throw new ApiError('PRODUCT_NOT_FOUND', `No product with the externalId "${item.externalId}".`);
+    }
+    results.set(product.id, await applyStockChange(trx, results.get(product.id) ?? product, item, field));
+  }
+  return [...results.values()];
+}
