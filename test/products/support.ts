@@ -1,0 +1,29 @@
+import type { TestApp, TestResponse } from '../support/harness.js';
+import { expectStatus } from '../support/harness.js';
+
+export const PRODUCTS = '/api/v1/dev/store/products';
+
+export async function createProduct(t: TestApp, key: string, body: Record<string, unknown>): Promise<any> {
+  const response = await t.request('POST', PRODUCTS, { key, body, idempotencyKey: true });
+  expectStatus(response, 201);
+  return response.body.data;
+}
+
+export function write(t: TestApp, key: string, method: string, path: string, body?: unknown): Promise<TestResponse> {
+  return t.request(method, `${PRODUCTS}${path}`, {
+    key,
+    idempotencyKey: true,
+    ...(body !== undefined ? { body } : {}),
+  });
+}
+
+export async function storeEvents(t: TestApp, productId: string) {
+  const rows = await t.runtime.db
+    .selectFrom('events')
+    .select('body')
+    .where('subject', '=', productId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => JSON.parse(row.body));
+}
