@@ -131,6 +131,8 @@ export interface EventsTable {
   subject: string;
   body: string;
   created_at: Date;
+  /** Insertion order (events of one transaction share a timestamp). */
+  seq: Generated<number>;
 }
 
 export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'DEAD';

@@ -35,8 +35,7 @@ export async function eventsOf(t: TestApp, reference: string): Promise<StoredEve
     .selectFrom('events')
     .selectAll()
     .where('subject', '=', reference)
-    .orderBy('created_at')
-    .orderBy('id')
+    .orderBy('seq')
     .execute();
   return rows.map((row) => {
     const body = JSON.parse(row.body) as StoredEvent;

@@ -22,8 +22,7 @@ export async function storeEvents(t: TestApp, productId: string) {
     .selectFrom('events')
     .select('body')
     .where('subject', '=', productId)
-    .orderBy('created_at')
-    .orderBy('id')
+    .orderBy('seq')
     .execute();
   return rows.map((row) => JSON.parse(row.body));
 }
