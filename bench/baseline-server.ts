@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
+import { parse } from 'csv-parse/sync';
 import pg from 'pg';
 import { randomBase62, randomDigits } from '../src/lib/ids.js';
 
@@ -77,6 +78,58 @@ app.get<{ Querystring: { business: string; status?: string; limit?: string } }>(
     [...filter, Number(request.query.limit ?? 20)],
   );
   return { success: true, data: { items: page.rows, total: Number(total.rows[0].count) } };
+});
+
+app.get<{ Querystring: { shop: string; search: string } }>('/bare/products', async (request) => {
+  const filter = [request.query.shop, `%${request.query.search}%`];
+  const where = 'shop_id = $1 AND deleted_at IS NULL AND name ILIKE $2';
+  const total = await pool.query(`SELECT count(*) FROM products WHERE ${where}`, filter);
+  const page = await pool.query(
+    `SELECT * FROM products WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT 20`,
+    filter,
+  );
+  return { success: true, data: { items: page.rows, total: Number(total.rows[0].count) } };
+});
+
+// The plain way to load a CSV: parse it, insert every row in chunks; no validation, no upsert.
+app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: 20 * 1024 * 1024 }, (_request, body, done) =>
+  done(null, body),
+);
+app.post<{ Querystring: { shop: string }; Body: string }>('/bare/products/import', async (request) => {
+  const rows = parse(request.body, { columns: true, bom: true, skip_empty_lines: true }) as Record<string, string>[];
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    for (let start = 0; start < rows.length; start += 500) {
+      const chunk = rows.slice(start, start + 500);
+      const values: unknown[] = [];
+      const tuples = chunk.map((row, i) => {
+        values.push(
+          `bare_${randomBase62(16)}`,
+          request.query.shop,
+          businessId,
+          `bare-${row.externalId}`,
+          row.name,
+          (row.name ?? '').toLowerCase(),
+          Number(row.price),
+        );
+        const n = i * 7;
+        return `($${n + 1}, $${n + 2}, $${n + 3}, 'test', $${n + 4}, $${n + 5}, $${n + 6}, $${n + 7}, 'DISABLED', now(), now())`;
+      });
+      await client.query(
+        `INSERT INTO products (id, shop_id, business_id, environment, external_id, name, search_name, price, status, created_at, updated_at)
+         VALUES ${tuples.join(', ')}`,
+        values,
+      );
+    }
+    await client.query('COMMIT');
+    return { success: true, data: { created: rows.length } };
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  } finally {
+    client.release();
+  }
 });
 
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });

@@ -4,10 +4,15 @@
  * figure beside a baseline measured in the same run. Benchmarks are not tests: nothing here fails
  * on a slow figure; targets are printed as met or not met.
  */
+import { catalogSuite } from './catalog.js';
 import { intentsSuite } from './intents.js';
 import { webhooksSuite } from './webhooks.js';
 
-const suites: Record<string, () => Promise<void>> = { intents: intentsSuite, webhooks: webhooksSuite };
+const suites: Record<string, () => Promise<void>> = {
+  intents: intentsSuite,
+  webhooks: webhooksSuite,
+  catalog: catalogSuite,
+};
 
 const requested = process.argv.slice(2);
 const names = requested.length > 0 ? requested : Object.keys(suites);

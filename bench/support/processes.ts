@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 
 export async function freePort(): Promise<number> {
@@ -15,6 +16,7 @@ export async function freePort(): Promise<number> {
 
 export interface ServerProcess {
   url: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -47,6 +49,7 @@ export async function startServer(
   }
   return {
     url,
+    pid: child.pid!,
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -83,4 +86,16 @@ export async function startProcess(
       await exited;
     },
   };
+}
+
+/** Resets a process's peak memory mark (Linux), so the next peak belongs to what runs next. */
+export function resetPeakMemory(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
+/** A process's peak resident memory since the last reset, in MB (Linux). */
+export function peakMemoryMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /VmHWM:\s+(\d+) kB/.exec(status);
+  return match ? Number(match[1]) / 1024 : Number.NaN;
 }
