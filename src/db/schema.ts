@@ -245,7 +245,56 @@ export interface MediaFilesTable {
   created_at: CreatedAt;
 }
 
+export type OrderStatus = 'NEW' | 'PREPARING' | 'READY' | 'PICKED_UP' | 'DELIVERED' | 'CANCELLED' | 'REFUNDED';
+
+/** An order line as bought: the product's name and prices at order time. */
+export interface OrderItem {
+  productId: string;
+  name: string;
+  quantity: number;
+  price: number;
+  variant?: { _id: string; label: string; priceAdjustment: number };
+  options?: { _id: string; name: string; priceAdjustment: number }[];
+}
+export interface OrderRefund {
+  id: string;
+  amount: number;
+  createdAt: string;
+}
+export interface OrderHistoryEntry {
+  status: OrderStatus;
+  previousStatus: OrderStatus | null;
+  at: string;
+}
+export interface ProposedModification {
+  items: OrderItem[];
+  totalAmount: number;
+  proposedAt: string;
+}
+
+export interface OrdersTable {
+  id: Generated<number>;
+  reference_number: string;
+  shop_id: string;
+  business_id: string;
+  environment: Environment;
+  status: OrderStatus;
+  items: ColumnType<OrderItem[], string, string>;
+  total_amount: number;
+  customer_name: string;
+  customer_phone: string;
+  paid: boolean;
+  total_amount_refunded: Generated<number>;
+  refunds: ColumnType<OrderRefund[], string | undefined, string>;
+  cancellation_reason: string | null;
+  history: ColumnType<OrderHistoryEntry[], string, string>;
+  proposed_modification: ColumnType<ProposedModification | null, string | null | undefined, string | null>;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export interface DB {
+  orders: OrdersTable;
   products: ProductsTable;
   media_files: MediaFilesTable;
   webhook_endpoints: WebhookEndpointsTable;
