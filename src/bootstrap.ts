@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { LocalDiskStorage } from './lib/media-storage.js';
+import { ensureSandboxWallets } from './modules/wallets/service.js';
 import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { Config } from './config.js';
@@ -49,6 +50,7 @@ export async function createRuntime(
   const invalidation = new CacheInvalidationBus(redis, () => keyCache.clear());
   await invalidation.start();
   const rateLimiter = redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter();
+  await ensureSandboxWallets(database.db);
   return {
     config,
     database,

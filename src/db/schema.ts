@@ -121,6 +121,7 @@ export interface RefundsTable {
   tof: number;
   tte: number;
   created_at: Date;
+  ledger_transaction_id: string | null;
 }
 
 export interface EventsTable {
@@ -293,7 +294,42 @@ export interface OrdersTable {
   updated_at: Date;
 }
 
+export interface WalletsTable {
+  id: string;
+  environment: Environment;
+  phone: string;
+  pin_hash: string;
+  status: ColumnType<'active' | 'locked', 'active' | 'locked' | undefined, 'active' | 'locked'>;
+  failed_pin_attempts: Generated<number>;
+  locked_until: Date | null;
+  created_at: CreatedAt;
+}
+
+export type LedgerAccountKind = 'wallet' | 'merchant' | 'revenue' | 'tof' | 'tte' | 'funding';
+
+export interface LedgerAccountsTable {
+  id: string;
+  environment: Environment;
+  kind: LedgerAccountKind;
+  owner_id: Generated<string>;
+  balance: Generated<number>;
+  created_at: CreatedAt;
+}
+
+export interface LedgerPostingsTable {
+  id: Generated<number>;
+  transaction_id: string;
+  account_id: string;
+  amount: number;
+  kind: 'payment' | 'refund' | 'credit';
+  reference: string;
+  created_at: Date;
+}
+
 export interface DB {
+  wallets: WalletsTable;
+  ledger_accounts: LedgerAccountsTable;
+  ledger_postings: LedgerPostingsTable;
   orders: OrdersTable;
   products: ProductsTable;
   media_files: MediaFilesTable;

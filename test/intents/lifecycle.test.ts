@@ -74,6 +74,13 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
     });
     expectStatus(fees, 200);
     try {
+      const wallet = await t.admin('POST', '/wallets', {
+        phone: '+22236123456',
+        pin: '4321',
+        balance: 500_000,
+        environment: 'test',
+      });
+      expectStatus(wallet, 201);
       const created = await createIntent(t, sk, { amount: 123_457, metadata: { order: '7' } });
       const response = await act(t, sk, created.referenceNumber, 'simulate', { payerPhone: '+22236123456' });
       expectStatus(response, 200);

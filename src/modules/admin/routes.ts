@@ -7,6 +7,7 @@ import { Envelope } from '../../http/schemas.js';
 import { createBusiness, setFeePlan, setGlobalApiEnabled, updateBusiness } from '../businesses/service.js';
 import { issueKey, listKeys, rotateKey, setKeyStatus } from '../keys/service.js';
 import { allScopes } from '../keys/scopes.js';
+import { walletAdminRoutes } from './wallet-routes.js';
 
 const Environment = Type.Union([Type.Literal('test'), Type.Literal('live')]);
 const KeyKind = Type.Union([Type.Literal('secret'), Type.Literal('publishable')]);
@@ -66,6 +67,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const token = header.startsWith('Bearer ') ? header.slice(7) : '';
     if (!token || !sameToken(token, app.services.adminToken)) throw new ApiError('ADMIN_UNAUTHORIZED');
   });
+  await app.register(walletAdminRoutes);
 
   app.post(
     '/businesses',

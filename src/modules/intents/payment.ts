@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { recordEvents } from '../events/outbox.js';
+import { balanceIn, lockAccounts, post } from '../ledger/ledger.js';
 import { paymentCommission, type Commission, type FeePlan } from './commission.js';
 import { paymentEvent } from './events.js';
 import type { IntentRow } from './repo.js';
@@ -30,27 +31,74 @@ export function isSandboxFailure(intent: IntentRow, amount: number): boolean {
   return intent.environment === 'test' && amount === SANDBOX_FAILING_AMOUNT;
 }
 
+export type PaymentOutcome =
+  | { outcome: 'paid'; intent: IntentRow; commission: Commission }
+  | { outcome: 'failed'; intent: IntentRow; reason: string };
+
 /**
- * The one confirm-payment operation: the intent (locked by the caller, payable) becomes PAID
- * with its commission, its code is freed, and `payment.confirmed` is written in the same
- * transaction. Every payment channel ends here.
+ * The one confirm-payment operation every channel (hosted checkout, pay-by-code, sandbox
+ * simulate) ends in, inside the caller's transaction with the intent row locked and payable:
+ * the payer's balance is checked under lock, the ledger moves amount + payer fee from the wallet
+ * to the merchant, the platform revenue and the tax accounts, the intent becomes PAID with its
+ * commission, its code is freed, and `payment.confirmed` is written. Too little balance (or the
+ * reserved sandbox amount) makes the attempt fail instead: FAILED and `payment.failed`.
  */
 export async function confirmPayment(
   trx: Transaction<DB>,
   intent: IntentRow,
-  payment: { amount: number; payerPhone: string; method: 'WALLET'; now: Date },
-): Promise<{ intent: IntentRow; commission: Commission }> {
+  payment: { amount: number; wallet: { id: string; phone: string }; method: 'WALLET'; now: Date },
+): Promise<PaymentOutcome> {
+  const { now } = payment;
+  if (isSandboxFailure(intent, payment.amount)) {
+    const reason = `The sandbox amount ${payment.amount} always fails.`;
+    return {
+      outcome: 'failed',
+      reason,
+      intent: await failPayment(trx, intent, { reason, attemptedAmount: payment.amount, now }),
+    };
+  }
   const plan = await feePlanOf(trx, intent.business_id);
   const commission = paymentCommission(payment.amount, plan);
+  const payer = { kind: 'wallet', ownerId: payment.wallet.id } as const;
+  const merchant = { kind: 'merchant', ownerId: intent.business_id } as const;
+  const locked = await lockAccounts(trx, intent.environment, [
+    payer,
+    merchant,
+    { kind: 'revenue' },
+    { kind: 'tof' },
+    { kind: 'tte' },
+  ]);
+  const debit = payment.amount + commission.payer_ttc;
+  if (balanceIn(locked, payer) < debit) {
+    const reason = 'Insufficient balance.';
+    return {
+      outcome: 'failed',
+      reason,
+      intent: await failPayment(trx, intent, { reason, attemptedAmount: payment.amount, now }),
+    };
+  }
+  await post(trx, {
+    environment: intent.environment,
+    kind: 'payment',
+    reference: intent.reference_number,
+    at: now,
+    lines: [
+      { account: payer, amount: -debit },
+      { account: merchant, amount: payment.amount - commission.provider_ttc },
+      { account: { kind: 'revenue' }, amount: commission.total_revenue },
+      { account: { kind: 'tof' }, amount: commission.tof },
+      { account: { kind: 'tte' }, amount: commission.tte },
+    ],
+  });
   const updated = await trx
     .updateTable('payment_intents')
     .set({
       status: 'PAID',
       payment_code: null,
       amount_paid: payment.amount,
-      paid_at: payment.now,
+      paid_at: now,
       payment_method: payment.method,
-      payer_phone: payment.payerPhone,
+      payer_phone: payment.wallet.phone,
       payer_fee: commission.payer_ttc,
       provider_ttc: commission.provider_ttc,
       payer_ttc: commission.payer_ttc,
@@ -59,14 +107,14 @@ export async function confirmPayment(
       tof_bps: plan.tofBps,
       tte_bps: plan.tteBps,
       last_failure: null,
-      updated_at: payment.now,
+      updated_at: now,
     })
     .where('id', '=', intent.id)
     .where('status', 'in', ['PENDING', 'FAILED'])
     .returningAll()
     .executeTakeFirstOrThrow();
-  await recordEvents(trx, [paymentEvent('payment.confirmed', updated, payment.now, { commission })]);
-  return { intent: updated, commission };
+  await recordEvents(trx, [paymentEvent('payment.confirmed', updated, now, { commission })]);
+  return { outcome: 'paid', intent: updated, commission };
 }
 
 /** A payment attempt that ended in an unrecoverable error: FAILED, still payable until expiry. */

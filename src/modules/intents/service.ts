@@ -7,14 +7,9 @@ import { randomBase62, randomDigits } from '../../lib/ids.js';
 import { recordEvents } from '../events/outbox.js';
 import { refundCommission } from './commission.js';
 import { paymentEvent } from './events.js';
-import {
-  confirmPayment,
-  expireIntents,
-  failPayment,
-  isPastExpiry,
-  isSandboxFailure,
-  SANDBOX_DEFAULT_PAYER,
-} from './payment.js';
+import { lockAccounts, post, balanceIn } from '../ledger/ledger.js';
+import { findWallet, lockedUntil } from '../wallets/service.js';
+import { confirmPayment, expireIntents, failPayment, isPastExpiry, SANDBOX_DEFAULT_PAYER } from './payment.js';
 import * as repo from './repo.js';
 import type { IntentRow, IntentWithRefunds } from './repo.js';
 import { isPayable } from './state.js';
@@ -340,6 +335,34 @@ export async function refundIntent(
     amount,
   );
   const refundId = `RF-${randomDigits(16)}`;
+  // The money goes back through the ledger: from the merchant (less the provider fee returned)
+  // and from the platform's share of the fees, to the payer's wallet.
+  const payer = intent.payer_phone ? await findWallet(trx, intent.environment, intent.payer_phone) : undefined;
+  let ledgerTransactionId: string | null = null;
+  if (payer) {
+    const merchant = { kind: 'merchant', ownerId: intent.business_id } as const;
+    const fromMerchant = amount - commission.provider_ttc;
+    const locked = await lockAccounts(trx, intent.environment, [merchant, { kind: 'wallet', ownerId: payer.id }]);
+    if (balanceIn(locked, merchant) < fromMerchant) {
+      throw new ApiError(
+        'INSUFFICIENT_BALANCE',
+        `The merchant balance cannot cover this refund (${fromMerchant} centimes needed).`,
+      );
+    }
+    ledgerTransactionId = await post(trx, {
+      environment: intent.environment,
+      kind: 'refund',
+      reference: refundId,
+      at: now,
+      lines: [
+        { account: merchant, amount: -fromMerchant },
+        { account: { kind: 'wallet', ownerId: payer.id }, amount },
+        { account: { kind: 'revenue' }, amount: -commission.total_revenue },
+        { account: { kind: 'tof' }, amount: -commission.tof },
+        { account: { kind: 'tte' }, amount: -commission.tte },
+      ],
+    });
+  }
   await trx
     .insertInto('refunds')
     .values({
@@ -352,6 +375,7 @@ export async function refundIntent(
       tof: commission.tof,
       tte: commission.tte,
       created_at: now,
+      ledger_transaction_id: ledgerTransactionId,
     })
     .execute();
   const refunded = await trx
@@ -396,22 +420,17 @@ export async function simulatePayment(
       throw invalid('body.amount', `must be the intent's amount (${amount}) for a FIXED intent`);
     }
   }
-  const failure =
-    input.outcome === 'failure'
-      ? 'Simulated payment failure.'
-      : isSandboxFailure(intent, amount)
-        ? `The sandbox amount ${amount} always fails.`
-        : null;
-  const updated = failure
-    ? await failPayment(trx, intent, { reason: failure, attemptedAmount: amount, now })
-    : (
-        await confirmPayment(trx, intent, {
-          amount,
-          payerPhone: input.payerPhone ?? SANDBOX_DEFAULT_PAYER,
-          method: 'WALLET',
-          now,
-        })
-      ).intent;
+  if (input.outcome === 'failure') {
+    const reason = 'Simulated payment failure.';
+    return withRefunds(trx, await failPayment(trx, intent, { reason, attemptedAmount: amount, now }));
+  }
+  const phone = input.payerPhone ?? SANDBOX_DEFAULT_PAYER;
+  const wallet = await findWallet(trx, intent.environment, phone);
+  if (!wallet) throw new ApiError('WALLET_NOT_FOUND', `No sandbox wallet for ${phone}.`);
+  const until = lockedUntil(wallet, now);
+  if (until) throw new ApiError('WALLET_LOCKED');
+  const result = await confirmPayment(trx, intent, { amount, wallet, method: 'WALLET', now });
+  const updated = result.intent;
   return withRefunds(trx, updated);
 }
 

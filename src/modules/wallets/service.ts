@@ -1,0 +1,203 @@
+import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { DB, Environment, WalletsTable } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
+import { ApiError } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { accountBalance, post } from '../ledger/ledger.js';
+
+export type WalletRow = Selectable<WalletsTable>;
+
+export const MAX_PIN_ATTEMPTS = 5;
+export const PIN_LOCK_MINUTES = 15;
+const PIN_PATTERN = /^[0-9]{4,6}$/;
+// scrypt with N = 2^14: tens of milliseconds per guess, so a stolen table resists brute force.
+const SCRYPT = { N: 16_384, r: 8, p: 1, keyLength: 32 };
+
+/** decisions.md: sandbox wallets ready to pay with, listed in the README. */
+export const SANDBOX_WALLETS = [
+  { phone: '+22220000001', pin: '1234', balance: 5_000_000_000, locked: false, note: 'rich: 50,000,000.00 MRU' },
+  { phone: '+22220000002', pin: '1234', balance: 100, locked: false, note: 'nearly empty: 1.00 MRU' },
+  { phone: '+22220000003', pin: '1234', balance: 1_000_000, locked: true, note: 'locked' },
+] as const;
+
+function scrypt(pin: string, salt: Buffer, options: ScryptOptions, keyLength: number): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scryptCallback(pin, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))),
+  );
+}
+
+export async function hashPin(pin: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scrypt(pin, salt, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p }, SCRYPT.keyLength);
+  return `scrypt$${SCRYPT.N}$${salt.toString('base64')}$${key.toString('base64')}`;
+}
+
+export async function pinMatches(pin: string, stored: string): Promise<boolean> {
+  const [scheme, n, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt' || !n || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64');
+  const key = await scrypt(
+    pin,
+    Buffer.from(salt, 'base64'),
+    { N: Number(n), r: SCRYPT.r, p: SCRYPT.p },
+    expected.length,
+  );
+  return timingSafeEqual(key, expected);
+}
+
+export function checkPinFormat(pin: string, field = 'pin'): void {
+  if (!PIN_PATTERN.test(pin)) {
+    throw new ApiError('VALIDATION_ERROR', `${field} must be 4 to 6 digits.`, [
+      { field, message: 'must be 4 to 6 digits' },
+    ]);
+  }
+}
+
+export async function findWallet(
+  db: Executor,
+  environment: Environment,
+  phone: string,
+): Promise<WalletRow | undefined> {
+  return db
+    .selectFrom('wallets')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('phone', '=', phone)
+    .executeTakeFirst();
+}
+
+export function lockedUntil(wallet: WalletRow, now = new Date()): Date | null {
+  if (wallet.status === 'locked') return new Date(8.64e15);
+  return wallet.locked_until && wallet.locked_until > now ? wallet.locked_until : null;
+}
+
+function lockedError(until: Date): ApiError {
+  return new ApiError(
+    'WALLET_LOCKED',
+    until.getTime() >= 8.64e15
+      ? 'This wallet is locked. Contact support.'
+      : `This wallet is locked after too many wrong PINs, until ${until.toISOString()}.`,
+  );
+}
+
+/**
+ * The wallet for a phone, if its PIN is right. The PIN is checked outside any transaction (the
+ * hash is slow on purpose); a wrong one is counted with one atomic update, and the fifth in a row
+ * locks the wallet for 15 minutes.
+ */
+export async function authenticateWallet(
+  db: Kysely<DB>,
+  environment: Environment,
+  phone: string,
+  pin: string,
+): Promise<WalletRow> {
+  const wallet = await findWallet(db, environment, phone);
+  if (!wallet) throw new ApiError('WALLET_NOT_FOUND');
+  const until = lockedUntil(wallet);
+  if (until) throw lockedError(until);
+  if (await pinMatches(pin, wallet.pin_hash)) {
+    if (wallet.failed_pin_attempts > 0) {
+      await db
+        .updateTable('wallets')
+        .set({ failed_pin_attempts: 0, locked_until: null })
+        .where('id', '=', wallet.id)
+        .execute();
+    }
+    return wallet;
+  }
+  const counted = await db
+    .updateTable('wallets')
+    .set({
+      failed_pin_attempts: sql<number>`CASE WHEN failed_pin_attempts + 1 >= ${MAX_PIN_ATTEMPTS} THEN 0 ELSE failed_pin_attempts + 1 END`,
+      locked_until: sql<Date | null>`CASE WHEN failed_pin_attempts + 1 >= ${MAX_PIN_ATTEMPTS}
+        THEN now() + make_interval(mins => ${PIN_LOCK_MINUTES}) ELSE locked_until END`,
+    })
+    .where('id', '=', wallet.id)
+    .returning(['failed_pin_attempts', 'locked_until'])
+    .executeTakeFirstOrThrow();
+  if (counted.locked_until && counted.locked_until > new Date()) throw lockedError(counted.locked_until);
+  const left = MAX_PIN_ATTEMPTS - counted.failed_pin_attempts;
+  throw new ApiError('INVALID_PIN', `Wrong PIN. ${left} attempt${left === 1 ? '' : 's'} left before the wallet locks.`);
+}
+
+export async function createWallet(
+  db: Kysely<DB>,
+  input: { phone: string; pin: string; balance: number; environment: Environment; locked?: boolean },
+): Promise<WalletRow> {
+  checkPinFormat(input.pin);
+  const pinHash = await hashPin(input.pin);
+  return db.transaction().execute(async (trx) => {
+    const wallet = await trx
+      .insertInto('wallets')
+      .values({
+        id: newId('wal'),
+        environment: input.environment,
+        phone: input.phone,
+        pin_hash: pinHash,
+        status: input.locked ? 'locked' : 'active',
+        locked_until: null,
+      })
+      .onConflict((conflict) => conflict.columns(['environment', 'phone']).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (!wallet)
+      throw new ApiError('VALIDATION_ERROR', `A ${input.environment} wallet for ${input.phone} already exists.`, [
+        { field: 'body.phone', message: 'already has a wallet in this environment' },
+      ]);
+    if (input.balance > 0) {
+      await post(trx, {
+        environment: input.environment,
+        kind: 'credit',
+        reference: wallet.id,
+        lines: [
+          { account: { kind: 'funding' }, amount: -input.balance },
+          { account: { kind: 'wallet', ownerId: wallet.id }, amount: input.balance },
+        ],
+      });
+    }
+    return wallet;
+  });
+}
+
+export async function creditWallet(db: Kysely<DB>, input: { phone: string; amount: number; environment: Environment }) {
+  return db.transaction().execute(async (trx) => {
+    const wallet = await findWallet(trx, input.environment, input.phone);
+    if (!wallet) throw new ApiError('WALLET_NOT_FOUND');
+    await post(trx, {
+      environment: input.environment,
+      kind: 'credit',
+      reference: wallet.id,
+      lines: [
+        { account: { kind: 'funding' }, amount: -input.amount },
+        { account: { kind: 'wallet', ownerId: wallet.id }, amount: input.amount },
+      ],
+    });
+    return walletView(trx, wallet);
+  });
+}
+
+export async function walletView(db: Executor, wallet: WalletRow) {
+  const until = lockedUntil(wallet);
+  return {
+    id: wallet.id,
+    phone: wallet.phone,
+    environment: wallet.environment,
+    balance: await accountBalance(db, wallet.environment, { kind: 'wallet', ownerId: wallet.id }),
+    status: until ? ('locked' as const) : ('active' as const),
+    lockedUntil: until && until.getTime() < 8.64e15 ? until.toISOString() : null,
+  };
+}
+
+/** Creates the sandbox test wallets the first time (idempotent; the README lists them). */
+export async function ensureSandboxWallets(db: Kysely<DB>): Promise<void> {
+  for (const wallet of SANDBOX_WALLETS) {
+    if (await findWallet(db, 'test', wallet.phone)) continue;
+    try {
+      await createWallet(db, { ...wallet, environment: 'test' });
+    } catch (error) {
+      // Another process created it meanwhile.
+      if (!(error instanceof ApiError)) throw error;
+    }
+  }
+}
