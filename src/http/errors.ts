@@ -50,6 +50,7 @@ export const errorCatalogue = {
   INVALID_PIN: { status: 401, message: 'Wrong wallet PIN.' },
   WALLET_LOCKED: { status: 403, message: 'The wallet is locked after too many wrong PINs.' },
   WALLET_NOT_FOUND: { status: 404, message: 'No wallet for this phone number.' },
+  PAYMENT_FAILED: { status: 402, message: 'The payment could not be completed. Nothing was charged.' },
 
   // Catalog
   NO_FILE: { status: 400, message: 'No file in the form field "file".' },

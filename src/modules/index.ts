@@ -1,11 +1,19 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { checkoutRoutes } from './checkout/routes.js';
 import { intentRoutes } from './intents/routes.js';
+import { balanceRoutes } from './ledger/routes.js';
 import { orderRoutes } from './orders/routes.js';
 import { mediaRoutes, productRoutes } from './products/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 
 /** Every feature module of the Developer API, mounted under /api/v1/dev. */
-export const developerModules: FastifyPluginAsync[] = [intentRoutes, webhookRoutes, productRoutes, orderRoutes];
+export const developerModules: FastifyPluginAsync[] = [
+  intentRoutes,
+  webhookRoutes,
+  productRoutes,
+  orderRoutes,
+  balanceRoutes,
+];
 
-/** Routes outside the API base: uploaded media (and, later, the hosted pages). */
-export const rootModules: FastifyPluginAsync[] = [mediaRoutes];
+/** Routes outside the API base: uploaded media, the hosted checkout pages and their API. */
+export const rootModules: FastifyPluginAsync[] = [mediaRoutes, checkoutRoutes];

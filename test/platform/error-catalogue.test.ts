@@ -4,7 +4,12 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { errorCatalogue } from '../../src/http/errors.js';
 
-const specDir = path.resolve('..', 'shared', 'spec');
+// The contract lives beside the checkout; a clone elsewhere (CI) finds it through CONTRACT_DIR
+// or at the workspace's usual place.
+const specDir =
+  [process.env.CONTRACT_DIR, path.resolve('..', 'shared', 'spec'), '/work/shared/spec'].find(
+    (dir): dir is string => dir !== undefined && existsSync(path.join(dir, 'api.md')),
+  ) ?? path.resolve('..', 'shared', 'spec');
 
 /** Rows `| CODE | status | ... |` of a markdown table whose first cell is an upper-case code. */
 function codeRows(markdown: string): Map<string, number> {

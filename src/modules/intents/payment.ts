@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
 import { recordEvents } from '../events/outbox.js';
 import { balanceIn, lockAccounts, post } from '../ledger/ledger.js';
 import { paymentCommission, type Commission, type FeePlan } from './commission.js';
@@ -12,7 +13,7 @@ export const SANDBOX_FAILING_AMOUNT = 1313;
 /** The sandbox payer used when a simulation names none (the rich test wallet of the README). */
 export const SANDBOX_DEFAULT_PAYER = '+22220000001';
 
-export async function feePlanOf(trx: Transaction<DB>, businessId: string): Promise<FeePlan> {
+export async function feePlanOf(trx: Executor, businessId: string): Promise<FeePlan> {
   const plan = await trx
     .selectFrom('fee_plans')
     .select(['provider_bps', 'payer_fee', 'tof_bps', 'tte_bps'])

@@ -1,0 +1,130 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { ApiError } from '../../http/errors.js';
+import { E164_PATTERN } from '../../lib/phone.js';
+import { pickLang } from './i18n.js';
+import { checkoutPage, payByCodePage } from './pages.js';
+import { payIntent, viewByCode, viewByShortCode } from './service.js';
+
+/** Per minute: what one address may ask of the checkout API, and how often one wallet may try to pay. */
+const PER_IP_PER_MINUTE = 120;
+const PER_WALLET_PER_MINUTE = 20;
+
+const ShortCode = Type.Object({ shortCode: Type.String({ minLength: 1, maxLength: 16 }) });
+const LangQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 8 })) });
+
+/**
+ * The customer side: the hosted checkout page, the pay-by-code page, and the small JSON API both
+ * call. No API key: customers identify with their wallet phone and PIN.
+ */
+export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, rateLimiter, config } = app.services;
+
+  async function limit(key: string, perMinute: number): Promise<void> {
+    const decision = await rateLimiter.hit(key, perMinute).catch(() => undefined);
+    if (decision && !decision.allowed) {
+      throw new ApiError('RATE_LIMITED', 'Too many attempts. Wait a moment and try again.', undefined, {
+        'Retry-After': String(decision.resetSeconds),
+      });
+    }
+  }
+  const byIp = (request: FastifyRequest) => limit(`checkout-ip:${request.ip}`, PER_IP_PER_MINUTE);
+
+  app.get('/checkout/intents/:shortCode', { schema: { hide: true, params: ShortCode } }, async (request) => {
+    await byIp(request);
+    return { success: true, data: await viewByShortCode(db, request.params.shortCode) };
+  });
+
+  app.get(
+    '/checkout/codes/:code',
+    {
+      schema: {
+        hide: true,
+        params: Type.Object({ code: Type.String({ pattern: '^[0-9]{6}$' }) }),
+        querystring: Type.Object({ mode: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')])) }),
+      },
+    },
+    async (request) => {
+      await byIp(request);
+      return {
+        success: true,
+        data: await viewByCode(db, request.params.code, request.query.mode === 'test' ? 'test' : 'live'),
+      };
+    },
+  );
+
+  app.post(
+    '/checkout/intents/:shortCode/pay',
+    {
+      schema: {
+        hide: true,
+        params: ShortCode,
+        body: Type.Object(
+          {
+            phone: Type.String({ pattern: E164_PATTERN, description: 'E.164' }),
+            pin: Type.String({ pattern: '^[0-9]{4,6}$' }),
+            amount: Type.Optional(Type.Integer({ description: 'centimes; OPEN intents only' })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => {
+      await byIp(request);
+      await limit(`checkout-wallet:${request.body.phone}`, PER_WALLET_PER_MINUTE);
+      return {
+        success: true,
+        data: await payIntent(db, request.params.shortCode, request.body, config.intentMaxAmount),
+      };
+    },
+  );
+
+  app.get(
+    '/p/:shortCode',
+    { schema: { hide: true, params: ShortCode, querystring: LangQuery } },
+    async (request, reply) => {
+      const lang = pickLang(request.query.lang, request.headers['accept-language']);
+      const view = await viewByShortCode(db, request.params.shortCode).catch((error: unknown) => {
+        if (error instanceof ApiError && error.code === 'INTENT_NOT_FOUND') return null;
+        throw error;
+      });
+      return reply
+        .code(view ? 200 : 404)
+        .type('text/html; charset=utf-8')
+        .header('Cache-Control', 'no-store')
+        .header(
+          'Content-Security-Policy',
+          "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+        )
+        .send(checkoutPage(lang, view));
+    },
+  );
+
+  app.get(
+    '/pay',
+    {
+      schema: {
+        hide: true,
+        querystring: Type.Object({
+          lang: Type.Optional(Type.String({ maxLength: 8 })),
+          mode: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')])),
+        }),
+      },
+    },
+    async (request, reply) =>
+      reply
+        .type('text/html; charset=utf-8')
+        .header('Cache-Control', 'no-store')
+        .header(
+          'Content-Security-Policy',
+          "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+        )
+        .send(
+          payByCodePage(
+            pickLang(request.query.lang, request.headers['accept-language']),
+            request.query.mode === 'test',
+          ),
+        ),
+  );
+};
