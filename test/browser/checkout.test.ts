@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { act, createIntent } from '../intents/support.js';
+import { RICH, walletBalance } from '../checkout/support.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const skip = existsSync(CHROMIUM)
+  ? false
+  : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+const ARTIFACTS = path.resolve('test-artifacts', 'browser');
+
+describe('hosted checkout and pay-by-code in a real browser', { skip }, () => {
+  let t: TestApp;
+  let browser: Browser;
+  let business: TestBusiness;
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
+    business = await t.createBusiness({ name: 'Épicerie du Port' });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function openPage(url: string): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${t.baseUrl}${url}`);
+    return page;
+  }
+  const shot = (page: Page, name: string) =>
+    page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+  test('a FIXED intent is paid with a test wallet, the receipt shows, and the browser follows success_url', async () => {
+    const successUrl = `${t.baseUrl}/health?paid=1`;
+    const intent = await createIntent(t, business.keys.secretTest, {
+      amount: 25_000,
+      label: 'Panier du jour',
+      success_url: successUrl,
+    });
+    const before = await walletBalance(t, RICH.phone);
+    const page = await openPage(`/p/${intent.shortCode}`);
+    assert.equal(await page.locator('#amount-due').textContent(), '250.00 MRU');
+    assert.equal(await page.locator('#label').textContent(), 'Panier du jour');
+    assert.match((await page.locator('#merchant').textContent()) ?? '', /Épicerie du Port/);
+    assert.ok(await page.getByText('TEST MODE').isVisible());
+    await shot(page, 'fixed-form');
+    await page.getByLabel('Wallet phone number').fill(RICH.phone);
+    await page.getByLabel('PIN').fill(RICH.pin);
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await page.locator('#receipt').waitFor();
+    assert.equal(await page.locator('#r-ref').textContent(), intent.referenceNumber);
+    assert.equal(await page.locator('#r-amount').textContent(), '250.00 MRU');
+    await shot(page, 'fixed-receipt');
+    await page.waitForURL(successUrl, { timeout: 10_000 });
+    assert.equal(await walletBalance(t, RICH.phone), before - 25_000);
+    await page.context().close();
+  });
+
+  test('an OPEN intent takes the amount the customer types', async () => {
+    const intent = await createIntent(t, business.keys.secretTest, { amountType: 'OPEN' });
+    const page = await openPage(`/p/${intent.shortCode}?lang=fr`);
+    assert.equal(await page.locator('html').getAttribute('lang'), 'fr');
+    await page.getByLabel('Montant à payer (MRU)').fill('12.50');
+    await page.getByLabel('Numéro du portefeuille').fill(RICH.phone);
+    await page.getByLabel('Code PIN').fill(RICH.pin);
+    await page.getByRole('button', { name: 'Payer' }).click();
+    await page.locator('#receipt').waitFor();
+    assert.equal(await page.locator('#r-amount').textContent(), '12.50 MRU');
+    await shot(page, 'open-receipt-fr');
+    const stored = await t.request('GET', `/api/v1/dev/intents/${intent.referenceNumber}`, {
+      key: business.keys.secretTest,
+    });
+    assert.equal(stored.body.data.payment.amountPaid, 1250);
+    await page.context().close();
+  });
+
+  test('a wrong PIN shows a clear error and charges nothing', async () => {
+    const intent = await createIntent(t, business.keys.secretTest, { amount: 500 });
+    const phone = '+22241234567';
+    expectStatus(await t.admin('POST', '/wallets', { phone, pin: '9876', balance: 10_000, environment: 'test' }), 201);
+    const page = await openPage(`/p/${intent.shortCode}`);
+    await page.getByLabel('Wallet phone number').fill(phone);
+    await page.getByLabel('PIN').fill('1111');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    const error = page.getByRole('alert');
+    await error.filter({ hasText: 'Wrong PIN' }).waitFor();
+    assert.match((await error.textContent()) ?? '', /4 attempts left/);
+    await shot(page, 'wrong-pin');
+    assert.equal(await walletBalance(t, phone), 10_000);
+    await page.context().close();
+  });
+
+  test('an expired intent shows its state instead of the form; Arabic reads right to left', async () => {
+    const intent = await createIntent(t, business.keys.secretTest, { amount: 500 });
+    await act(t, business.keys.secretTest, intent.referenceNumber, 'simulate-expiry');
+    const page = await openPage(`/p/${intent.shortCode}?lang=ar`);
+    assert.equal(await page.locator('html').getAttribute('dir'), 'rtl');
+    assert.equal(await page.locator('#state').getAttribute('data-state'), 'EXPIRED');
+    assert.equal(await page.locator('#pay-form').count(), 0);
+    await shot(page, 'expired-ar');
+    await page.context().close();
+  });
+
+  test('pay-by-code: enter the 6-digit code, check the merchant and amount, confirm with phone and PIN', async () => {
+    const intent = await createIntent(t, business.keys.secretTest, { amount: 7_500, label: 'Caisse 2' });
+    const page = await openPage('/pay?mode=test');
+    await page.getByLabel('6-digit payment code').fill(intent.code);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.locator('#label').filter({ hasText: 'Caisse 2' }).waitFor();
+    assert.equal(await page.locator('#amount-due').textContent(), '75.00 MRU');
+    await shot(page, 'code-confirm');
+    await page.getByLabel('Wallet phone number').fill(RICH.phone);
+    await page.getByLabel('PIN').fill(RICH.pin);
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await page.locator('#receipt').waitFor();
+    assert.equal(await page.locator('#r-ref').textContent(), intent.referenceNumber);
+    await shot(page, 'code-receipt');
+    await page.context().close();
+  });
+});
