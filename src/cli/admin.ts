@@ -16,6 +16,10 @@ const usage = `Usage: npm run --silent admin -- <command> [options] [--json]
   key list --business ID
   api disable [--business ID] | api enable [--business ID]
   fees set --business ID [--provider-bps N] [--payer-fee N] [--tof-bps N] [--tte-bps N]
+  wallet create --phone P --pin N --balance C --env test|live [--locked]
+  wallet credit --phone P --amount C --env test|live
+  wallet show --phone P --env test|live
+  ledger check                      exits 1 when an invariant of the ledger does not hold
 
 Environment: ADMIN_URL (default http://localhost:$PORT), ADMIN_TOKEN (default: DATA_DIR/admin-token).`;
 
@@ -48,7 +52,13 @@ function required(value: string | undefined, what: string): string {
   return value;
 }
 
-type Call = { method: string; path: string; body?: Record<string, unknown> };
+type Call = {
+  method: string;
+  path: string;
+  body?: Record<string, unknown>;
+  /** For checks: whether the answer means success (the exit code follows it). */
+  succeeded?: (data: unknown) => boolean;
+};
 
 function toCall(args: string[]): Call {
   const { values, positionals } = parseArgs({
@@ -67,6 +77,11 @@ function toCall(args: string[]): Call {
       'payer-fee': { type: 'string' },
       'tof-bps': { type: 'string' },
       'tte-bps': { type: 'string' },
+      phone: { type: 'string' },
+      pin: { type: 'string' },
+      balance: { type: 'string' },
+      amount: { type: 'string' },
+      locked: { type: 'boolean' },
       json: { type: 'boolean' },
     },
   });
@@ -124,6 +139,35 @@ function toCall(args: string[]): Call {
         body,
       };
     }
+    case 'wallet create':
+      return {
+        method: 'POST',
+        path: '/wallets',
+        body: {
+          phone: required(values.phone, '--phone'),
+          pin: required(values.pin, '--pin'),
+          balance: integer(values.balance, 'balance') ?? 0,
+          environment: required(values.env, '--env'),
+          ...(values.locked ? { locked: true } : {}),
+        },
+      };
+    case 'wallet credit':
+      return {
+        method: 'POST',
+        path: '/wallets/credit',
+        body: {
+          phone: required(values.phone, '--phone'),
+          amount: integer(required(values.amount, '--amount'), 'amount'),
+          environment: required(values.env, '--env'),
+        },
+      };
+    case 'wallet show':
+      return {
+        method: 'GET',
+        path: `/wallets?phone=${encodeURIComponent(required(values.phone, '--phone'))}&environment=${encodeURIComponent(required(values.env, '--env'))}`,
+      };
+    case 'ledger check':
+      return { method: 'GET', path: '/ledger/check', succeeded: (data) => (data as { ok: boolean }).ok };
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'no command');
   }
@@ -173,7 +217,7 @@ async function main(): Promise<number> {
     return 1;
   }
   process.stdout.write(json ? `${JSON.stringify(payload.data)}\n` : `${describe(payload.data)}\n`);
-  return 0;
+  return call.succeeded && !call.succeeded(payload.data) ? 1 : 0;
 }
 
 main().then(
