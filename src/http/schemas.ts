@@ -1,6 +1,9 @@
 import { Type, type TSchema } from 'typebox';
 import { ApiError } from './errors.js';
 
+/** A field that may also be null. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
 /** The success envelope of api.md 2.1. */
 export function Envelope<T extends TSchema>(data: T) {
   return Type.Object({ success: Type.Literal(true), data });

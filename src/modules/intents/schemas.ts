@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { E164_PATTERN } from '../../lib/phone.js';
-import { DateFilter, Pagination, Timestamp } from '../../http/schemas.js';
+import { DateFilter, Pagination, Timestamp, Nullable } from '../../http/schemas.js';
 
 const Status = Type.Union([
   Type.Literal('PENDING'),
@@ -61,8 +61,6 @@ export const SimulateBody = Type.Object(
   },
   { additionalProperties: false },
 );
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** The create response of decisions.md "Payment intents". */
 export const CreatedIntent = Type.Object(

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { Type, type TSchema } from 'typebox';
+import { Type } from 'typebox';
 import type { Executor } from '../../db/transaction.js';
 import { requireAuth } from '../../http/context.js';
 import { respondInTransaction } from '../../http/idempotency.js';
@@ -12,12 +12,12 @@ import {
   pageWindow,
   parseDateFilter,
   Timestamp,
+  Nullable,
 } from '../../http/schemas.js';
 import { E164_PATTERN } from '../../lib/phone.js';
 import * as orders from './service.js';
 
 const tags = ['Orders'];
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Status = Type.Union([
   Type.Literal('NEW'),
   Type.Literal('PREPARING'),

@@ -1,9 +1,8 @@
-import { Type, type TSchema } from 'typebox';
-import { Pagination, Timestamp } from '../../http/schemas.js';
+import { Type } from 'typebox';
+import { Pagination, Timestamp, Nullable } from '../../http/schemas.js';
 
 /** decisions.md "Products" limits; amounts are integer centimes. */
 const MAX_CENTIMES = 1_000_000_000_000;
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Centimes = Type.Integer({ minimum: 0, maximum: MAX_CENTIMES, description: 'integer centimes' });
 const Adjustment = Type.Integer({
   minimum: -MAX_CENTIMES,

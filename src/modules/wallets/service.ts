@@ -1,5 +1,5 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB, Environment, WalletsTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
@@ -121,6 +121,19 @@ export async function authenticateWallet(
   throw new ApiError('INVALID_PIN', `Wrong PIN. ${left} attempt${left === 1 ? '' : 's'} left before the wallet locks.`);
 }
 
+/** Money entering a wallet from outside: from the `funding` account, so the ledger still sums to zero. */
+async function fund(trx: Transaction<DB>, wallet: WalletRow, amount: number): Promise<void> {
+  await post(trx, {
+    environment: wallet.environment,
+    kind: 'credit',
+    reference: wallet.id,
+    lines: [
+      { account: { kind: 'funding' }, amount: -amount },
+      { account: { kind: 'wallet', ownerId: wallet.id }, amount },
+    ],
+  });
+}
+
 export async function createWallet(
   db: Kysely<DB>,
   input: { phone: string; pin: string; balance: number; environment: Environment; locked?: boolean },
@@ -145,17 +158,7 @@ export async function createWallet(
       throw new ApiError('VALIDATION_ERROR', `A ${input.environment} wallet for ${input.phone} already exists.`, [
         { field: 'body.phone', message: 'already has a wallet in this environment' },
       ]);
-    if (input.balance > 0) {
-      await post(trx, {
-        environment: input.environment,
-        kind: 'credit',
-        reference: wallet.id,
-        lines: [
-          { account: { kind: 'funding' }, amount: -input.balance },
-          { account: { kind: 'wallet', ownerId: wallet.id }, amount: input.balance },
-        ],
-      });
-    }
+    if (input.balance > 0) await fund(trx, wallet, input.balance);
     return wallet;
   });
 }
@@ -164,15 +167,7 @@ export async function creditWallet(db: Kysely<DB>, input: { phone: string; amoun
   return db.transaction().execute(async (trx) => {
     const wallet = await findWallet(trx, input.environment, input.phone);
     if (!wallet) throw new ApiError('WALLET_NOT_FOUND');
-    await post(trx, {
-      environment: input.environment,
-      kind: 'credit',
-      reference: wallet.id,
-      lines: [
-        { account: { kind: 'funding' }, amount: -input.amount },
-        { account: { kind: 'wallet', ownerId: wallet.id }, amount: input.amount },
-      ],
-    });
+    await fund(trx, wallet, input.amount);
     return walletView(trx, wallet);
   });
 }

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { DateFilter, Pagination, Timestamp } from '../../http/schemas.js';
+import { DateFilter, Pagination, Timestamp, Nullable } from '../../http/schemas.js';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https URL of a public host' });
 const EventNames = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
@@ -9,7 +9,6 @@ const EventNames = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   description: 'Event names of api.md 6.4',
 });
 const DeliveryStatus = Type.Union([Type.Literal('PENDING'), Type.Literal('SUCCEEDED'), Type.Literal('DEAD')]);
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const EndpointParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
