@@ -5,15 +5,9 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { sql } from 'kysely';
 import { authenticate } from './http/auth.js';
 import type { AppServices } from './http/context.js';
-import { sendError, toApiError } from './http/error-handler.js';
+import { errorBody, sendError, toApiError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
-import {
-  claimIdempotencyKey,
-  isWriteRequest,
-  requestFingerprint,
-  requireIdempotencyKey,
-  settleIdempotencyOnSend,
-} from './http/idempotency.js';
+import { requireIdempotencyKey, storeErrorAnswer } from './http/idempotency.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import { strictValidatorCompiler } from './http/validation.js';
 import { randomBase62 } from './lib/ids.js';
@@ -51,8 +45,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   app.setValidatorCompiler(strictValidatorCompiler);
   app.decorate('services', services);
   app.decorateRequest('auth', undefined);
-  app.decorateRequest('idempotency', undefined);
-  app.decorateRequest('idempotencyPending', false);
+  app.decorateRequest('uploadFingerprint', undefined);
 
   // An empty body with a JSON content type (common on bodiless POST/DELETE) means "no body".
   const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
@@ -94,16 +87,9 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
     requireIdempotencyKey(request);
   });
 
-  app.addHook('preValidation', async (request, reply) => {
+  app.addHook('preValidation', async (request) => {
     // A bodiless write (POST .../cancel) validates as an empty object against its body schema.
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
-    if (!isWriteRequest(request)) return;
-    const mode = request.routeOptions.config.idempotency ?? 'auto';
-    if (mode === 'inline') request.idempotencyPending = true;
-    if (mode !== 'auto') return;
-    const proceed = await claimIdempotencyKey(request, reply, requestFingerprint(request, request.body));
-    if (!proceed) return reply;
-    return undefined;
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -111,7 +97,6 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
       reply.header('Access-Control-Allow-Origin', '*');
       reply.header('Access-Control-Expose-Headers', CORS_EXPOSED);
     }
-    await settleIdempotencyOnSend(request, reply, payload);
     return payload;
   });
 
@@ -130,12 +115,11 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
 
   app.setErrorHandler(async (error, request, reply) => {
     const apiError = toApiError(error as Error, request);
-    if (request.idempotencyPending && apiError.status < 500) {
-      // An inline route failed before its write: claim the key now so this answer is stored
-      // like any other (or answer with the stored one, 422 or 409, as any write would).
-      request.idempotencyPending = false;
+    // A body the parser refused never reached the route: nothing to store under its key.
+    if (!(error as { code?: string }).code?.startsWith('FST_ERR_CTP')) {
       try {
-        if (!(await claimIdempotencyKey(request, reply, requestFingerprint(request, request.body)))) return reply;
+        const answered = await storeErrorAnswer(request, reply, apiError, () => errorBody(apiError, request));
+        if (answered) return answered;
       } catch (claimError) {
         return sendError(toApiError(claimError as Error, request), request, reply);
       }

@@ -61,8 +61,6 @@ export interface IdempotencyKeysTable {
   idempotency_key: string;
   fingerprint: string;
   state: 'running' | 'done';
-  lock_token: string | null;
-  locked_at: Date | null;
   response_status: number | null;
   response_body: string | null;
   created_at: CreatedAt;
@@ -107,6 +105,8 @@ export interface PaymentIntentsTable {
   tte_bps: Generated<number>;
   total_amount_refunded: Generated<number>;
   last_failure: string | null;
+  /** Set with CANCELLED: by the merchant (`cancel`) or by the 24-hour timer (`expiry`). */
+  cancel_reason: Generated<'cancel' | 'expiry' | null>;
   created_at: Date;
   updated_at: Date;
 }
@@ -316,6 +316,12 @@ export interface LedgerAccountsTable {
   created_at: CreatedAt;
 }
 
+export interface LedgerPendingMovementsTable {
+  id: Generated<number>;
+  account_id: string;
+  amount: number;
+}
+
 export interface LedgerPostingsTable {
   id: Generated<number>;
   transaction_id: string;
@@ -330,6 +336,7 @@ export interface DB {
   wallets: WalletsTable;
   ledger_accounts: LedgerAccountsTable;
   ledger_postings: LedgerPostingsTable;
+  ledger_pending_movements: LedgerPendingMovementsTable;
   orders: OrdersTable;
   products: ProductsTable;
   media_files: MediaFilesTable;

@@ -6,7 +6,6 @@ import type { DB, Environment, KeyKind } from '../db/schema.js';
 import type { KeyCache } from '../modules/keys/key-cache.js';
 import type { CacheInvalidationBus } from '../modules/keys/invalidation.js';
 import type { Scope } from '../modules/keys/scopes.js';
-import type { IdempotencyClaim } from './idempotency.js';
 import type { RateLimiter } from './rate-limit.js';
 
 /** Who is calling, as established by the auth hook. */
@@ -42,20 +41,18 @@ export type RouteAuth = 'secret' | 'publishable' | 'none';
 declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext | undefined;
-    idempotency: IdempotencyClaim | undefined;
-    /** An `inline` route's key is not claimed yet: an error answer claims it before it is stored. */
-    idempotencyPending: boolean;
+    /** Upload routes: the fingerprint of the bytes read, set by `fingerprintUpload`. */
+    uploadFingerprint: string | undefined;
   }
   interface FastifyContextConfig {
     auth?: RouteAuth;
     scope?: Scope;
     sandboxOnly?: boolean;
     /**
-     * `auto`: the key is claimed before the handler runs. `manual`: the handler claims it once it
-     * has read the body (file uploads). `inline`: the handler's single write statement claims it
-     * (one round trip and one commit for the whole write); an error answer claims it first.
+     * `body` (the default): the key covers the JSON body. `upload`: it covers the file read by the
+     * route (see `fingerprintUpload`); an error before the file is read is not stored.
      */
-    idempotency?: 'auto' | 'manual' | 'inline';
+    idempotency?: 'body' | 'upload';
   }
   interface FastifyInstance {
     services: AppServices;

@@ -60,9 +60,9 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   return new ApiError('INTERNAL_ERROR');
 }
 
-export function sendError(error: ApiError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error.headers) reply.headers(error.headers);
-  return reply.code(error.status).send({
+/** The error envelope as sent, so an idempotent write can store exactly what it answers. */
+export function errorBody(error: ApiError, request: FastifyRequest): string {
+  return JSON.stringify({
     success: false,
     error: {
       code: error.code,
@@ -72,4 +72,9 @@ export function sendError(error: ApiError, request: FastifyRequest, reply: Fasti
       ...(error.details ? { details: error.details } : {}),
     },
   });
+}
+
+export function sendError(error: ApiError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error.headers) reply.headers(error.headers);
+  return reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error, request));
 }

@@ -1,23 +1,24 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { PreparedStatement } from '../db/connect.js';
-import type { DB } from '../db/schema.js';
+import type { DB, Environment } from '../db/schema.js';
+import type { Executor } from '../db/transaction.js';
 import { ApiError } from './errors.js';
 
-/** A request's hold on its idempotency key, proven by the token it wrote. */
-export interface IdempotencyClaim {
-  rowId: number;
-  token: string;
-  /** Set once the response is stored, so the onSend hook leaves the row alone. */
-  settled: boolean;
-}
+/**
+ * The one write path. Every write route answers through `respondInTransaction`: one database
+ * transaction that claims the request's idempotency key, runs the handler, and stores the
+ * response, so the effect and its stored answer commit together or not at all. A request that
+ * dies mid-way leaves nothing behind, and a retry with the same key executes it then.
+ *
+ * Two modes only: the key is claimed before the handler (every JSON route), or, for uploads,
+ * after the route has read the body and can fingerprint the file (`fingerprintOf` is given).
+ * An error answer below 500 is stored by the error handler (`storeErrorAnswer`) in one statement.
+ */
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/;
 export const RETENTION_HOURS = 24;
-/** A claim older than this belongs to a request that died: another may take it over. */
-const STALE_CLAIM_SECONDS = 60;
 
 export function isWriteRequest(request: FastifyRequest): boolean {
   return WRITE_METHODS.has(request.method) && (request.routeOptions.config.auth ?? 'none') !== 'none';
@@ -53,161 +54,175 @@ export function requestFingerprint(request: FastifyRequest, body: unknown | Buff
   return hash.digest('hex');
 }
 
-/** Every write runs this first: a prepared statement saves parsing and planning each time. */
-const CLAIM_KEY: PreparedStatement = {
-  name: 'idempotency_claim',
-  text: `INSERT INTO idempotency_keys (business_id, environment, idempotency_key, fingerprint, state, lock_token, locked_at)
-         VALUES ($1, $2, $3, $4, 'running', $5, now())
-         ON CONFLICT (business_id, environment, idempotency_key) DO NOTHING
-         RETURNING id`,
-};
+/** The idempotency scope and identity of one write request. */
+export interface IdempotencyRequest {
+  businessId: string;
+  environment: Environment;
+  key: string;
+  fingerprint: string;
+}
+
+/** What the write's handler is given besides its transaction. */
+export interface WriteContext {
+  idempotencyKey: string | undefined;
+}
+
+type ClaimResult =
+  { kind: 'claimed'; rowId: number } | { kind: 'replay'; status: number; body: string } | { kind: 'retry' };
+
+interface ClaimRow {
+  held: boolean;
+  claimed_id: number | null;
+  existing_id: number | null;
+  fingerprint: string | null;
+  response_status: number | null;
+  response_body: string | null;
+  expired: boolean | null;
+}
 
 /**
- * Claims the request's idempotency key, or answers for it: the stored response (replay), 422
- * when the key was used for another request, 409 while the first request is still running.
- * Returns true when the caller should go on and execute the request.
+ * One statement: take a transaction-scoped advisory lock on the key (so a second request with the
+ * same key never waits on the first: it is told IN_PROGRESS), insert the claim, and read the key's
+ * committed row when it exists. `response` given: the claim is inserted already answered (an
+ * error answer stored on its own). Lock ids are 64-bit hashes of the scope and key.
  */
-export async function claimIdempotencyKey(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  fingerprint: string,
-): Promise<boolean> {
-  const auth = request.auth;
-  const key = request.headers['x-idempotency-key'];
-  if (!auth || typeof key !== 'string') return true;
-  const { db, database } = request.server.services;
+async function claimStatement(
+  executor: Executor,
+  request: IdempotencyRequest,
+  response?: { status: number; body: string },
+): Promise<ClaimRow> {
+  const scope = `${request.businessId}:${request.environment}:${request.key}`;
+  const result = await sql<ClaimRow>`
+    WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtextextended(${scope}, 0)) AS held),
+    claimed AS (
+      INSERT INTO idempotency_keys (business_id, environment, idempotency_key, fingerprint, state,
+        response_status, response_body)
+      SELECT ${request.businessId}, ${request.environment}, ${request.key}, ${request.fingerprint},
+        ${response ? 'done' : 'running'}, ${response?.status ?? null}::int, ${response?.body ?? null}::text
+      FROM lock WHERE held
+      ON CONFLICT (business_id, environment, idempotency_key) DO NOTHING
+      RETURNING id
+    )
+    SELECT (SELECT held FROM lock) AS held, (SELECT id FROM claimed) AS claimed_id, k.id AS existing_id,
+      k.fingerprint, k.response_status, k.response_body,
+      k.created_at < now() - make_interval(hours => ${RETENTION_HOURS}) AS expired
+    FROM (SELECT 1) AS one
+    LEFT JOIN idempotency_keys k
+      ON k.business_id = ${request.businessId} AND k.environment = ${request.environment}
+      AND k.idempotency_key = ${request.key}`.execute(executor);
+  return result.rows[0]!;
+}
 
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const token = randomUUID();
-    const [inserted] = await database.query<{ id: number }>(CLAIM_KEY, [
-      auth.businessId,
-      auth.environment,
-      key,
-      fingerprint,
-      token,
-    ]);
-    if (inserted) {
-      request.idempotency = { rowId: inserted.id, token, settled: false };
-      return true;
-    }
-
-    const existing = await db
-      .selectFrom('idempotency_keys')
-      .select([
-        'id',
-        'fingerprint',
-        'state',
-        'lock_token',
-        'response_status',
-        'response_body',
-        sql<boolean>`created_at < now() - make_interval(hours => ${RETENTION_HOURS})`.as('expired'),
-        sql<boolean>`locked_at < now() - make_interval(secs => ${STALE_CLAIM_SECONDS})`.as('stale'),
-      ])
-      .where('business_id', '=', auth.businessId)
-      .where('environment', '=', auth.environment)
-      .where('idempotency_key', '=', key)
-      .executeTakeFirst();
-    if (!existing) continue; // released between our insert and select: try again
-    if (existing.expired) {
-      await db.deleteFrom('idempotency_keys').where('id', '=', existing.id).execute();
-      continue;
-    }
-    if (existing.fingerprint !== fingerprint) throw new ApiError('IDEMPOTENCY_KEY_REUSED');
-    if (existing.state === 'done' && existing.response_status !== null && existing.response_body !== null) {
-      await reply
-        .code(existing.response_status)
-        .header('Idempotent-Replayed', 'true')
-        .type('application/json; charset=utf-8')
-        .send(existing.response_body);
-      return false;
-    }
-    if (existing.stale && existing.lock_token) {
-      // The first request died without finishing. Its effect did not commit (completion is part
-      // of the effect's transaction), so taking the claim over cannot execute it twice.
-      const taken = await db
-        .updateTable('idempotency_keys')
-        .set({ lock_token: token, locked_at: sql<Date>`now()` })
-        .where('id', '=', existing.id)
-        .where('lock_token', '=', existing.lock_token)
-        .where('state', '=', 'running')
-        .returning('id')
-        .executeTakeFirst();
-      if (taken) {
-        request.idempotency = { rowId: existing.id, token, settled: false };
-        return true;
-      }
-    }
+/** Claims the key or says how to answer for it: the stored response, 422, or 409. */
+async function claimKey(
+  executor: Executor,
+  request: IdempotencyRequest,
+  response?: { status: number; body: string },
+): Promise<ClaimResult> {
+  const row = await claimStatement(executor, request, response);
+  if (row.claimed_id !== null) return { kind: 'claimed', rowId: Number(row.claimed_id) };
+  if (!row.held) throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');
+  if (row.existing_id === null) return { kind: 'retry' }; // committed after this statement's snapshot
+  if (row.expired) {
+    await executor.deleteFrom('idempotency_keys').where('id', '=', Number(row.existing_id)).execute();
+    return { kind: 'retry' };
+  }
+  if (row.fingerprint !== request.fingerprint) throw new ApiError('IDEMPOTENCY_KEY_REUSED');
+  if (row.response_status === null || row.response_body === null) {
+    // Only a process of an earlier version leaves a committed claim without its answer.
     throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');
   }
-  throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');
+  return { kind: 'replay', status: row.response_status, body: row.response_body };
 }
 
-async function storeResponse(
-  executor: Pick<Transaction<DB>, 'updateTable'>,
-  claim: IdempotencyClaim,
-  status: number,
-  body: string,
-): Promise<boolean> {
-  const result = await executor
-    .updateTable('idempotency_keys')
-    .set({ state: 'done', response_status: status, response_body: body, lock_token: null, locked_at: null })
-    .where('id', '=', claim.rowId)
-    .where('lock_token', '=', claim.token)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+function sendStored(reply: FastifyReply, stored: { status: number; body: string }, replayed: boolean) {
+  if (replayed) reply.header('Idempotent-Replayed', 'true');
+  return reply.code(stored.status).type('application/json; charset=utf-8').send(stored.body);
 }
+
+/** The idempotency identity of a write request, or undefined when it has none (no API key). */
+export function idempotencyOf(request: FastifyRequest, fingerprint?: string): IdempotencyRequest | undefined {
+  const key = request.headers['x-idempotency-key'];
+  if (!request.auth || !isWriteRequest(request) || typeof key !== 'string') return undefined;
+  return {
+    businessId: request.auth.businessId,
+    environment: request.auth.environment,
+    key,
+    fingerprint: fingerprint ?? requestFingerprint(request, request.body),
+  };
+}
+
+const MAX_CLAIM_ATTEMPTS = 3;
 
 /**
- * Runs a write in one transaction and answers with its result. The idempotent response is
- * stored in that same transaction: either the effect and its stored response both commit, or
- * neither does, so a retry can never execute the effect a second time.
+ * Upload routes (`config.idempotency: 'upload'`) call this once they have read the body: the key
+ * then covers the file's bytes, and from here on an error answer is stored under it too.
  */
+export function fingerprintUpload(request: FastifyRequest, bytes: Buffer): void {
+  request.uploadFingerprint = requestFingerprint(request, bytes);
+}
+
+/** Runs a write in one transaction and answers with its result (see the top of this file). */
 export async function respondInTransaction<T>(
   request: FastifyRequest,
   reply: FastifyReply,
   statusCode: number,
-  work: (trx: Transaction<DB>) => Promise<T>,
+  work: (trx: Transaction<DB>, context: WriteContext) => Promise<T>,
 ): Promise<FastifyReply> {
-  const claim = request.idempotency;
-  const body = await request.server.services.db.transaction().execute(async (trx) => {
-    const data = await work(trx);
-    reply.code(statusCode);
-    const serialized = String(reply.serialize({ success: true, data }));
-    if (claim && !(await storeResponse(trx, claim, statusCode, serialized))) {
-      throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');
-    }
-    return serialized;
-  });
-  if (claim) claim.settled = true;
-  return reply.code(statusCode).type('application/json; charset=utf-8').send(body);
+  const idempotency = idempotencyOf(request, request.uploadFingerprint);
+  const { db } = request.server.services;
+  for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
+    const outcome = await db.transaction().execute(async (trx) => {
+      let rowId: number | undefined;
+      if (idempotency) {
+        const claim = await claimKey(trx, idempotency);
+        if (claim.kind !== 'claimed') return claim;
+        rowId = claim.rowId;
+      }
+      const data = await work(trx, { idempotencyKey: idempotency?.key });
+      reply.code(statusCode);
+      const body = String(reply.serialize({ success: true, data }));
+      if (rowId !== undefined) {
+        await trx
+          .updateTable('idempotency_keys')
+          .set({ state: 'done', response_status: statusCode, response_body: body })
+          .where('id', '=', rowId)
+          .execute();
+      }
+      return { kind: 'done' as const, body };
+    });
+    if (outcome.kind === 'retry') continue;
+    if (outcome.kind === 'replay') return sendStored(reply, outcome, true);
+    return sendStored(reply, { status: statusCode, body: outcome.body }, false);
+  }
+  throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');
 }
 
+/** Answers the idempotency layer gives itself: never stored under the key they are about. */
+const UNSTORED_CODES = new Set(['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_PROGRESS', 'IDEMPOTENCY_KEY_REQUIRED']);
+
 /**
- * onSend: a claimed request that did not store its response in its transaction (an error, or
- * a route without one) stores it now if it is below 500; a 5xx frees the key for a retry.
+ * The error handler's half of the write path: a write that ends in an error below 500 stores that
+ * answer under its key (decisions: every outcome below 500 is kept), unless the key already has
+ * one, which is then answered instead (replay, 422 or 409). Returns the reply when it answered.
  */
-export async function settleIdempotencyOnSend(
+export async function storeErrorAnswer(
   request: FastifyRequest,
   reply: FastifyReply,
-  payload: unknown,
-): Promise<void> {
-  const claim = request.idempotency;
-  if (!claim || claim.settled) return;
-  claim.settled = true;
+  error: ApiError,
+  render: () => string,
+): Promise<FastifyReply | undefined> {
+  if (error.status >= 500 || UNSTORED_CODES.has(error.code)) return undefined;
+  if (request.routeOptions.config.idempotency === 'upload' && request.uploadFingerprint === undefined) return undefined;
+  const idempotency = idempotencyOf(request, request.uploadFingerprint);
+  if (!idempotency) return undefined;
   const { db } = request.server.services;
-  try {
-    if (reply.statusCode < 500 && typeof payload === 'string') {
-      await storeResponse(db, claim, reply.statusCode, payload);
-    } else {
-      await db
-        .deleteFrom('idempotency_keys')
-        .where('id', '=', claim.rowId)
-        .where('lock_token', '=', claim.token)
-        .execute();
-    }
-  } catch (error) {
-    request.log.error({ err: error }, 'could not settle idempotency key');
+  for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
+    const claim = await claimKey(db, idempotency, { status: error.status, body: render() });
+    if (claim.kind === 'claimed') return undefined; // stored: send it as usual
+    if (claim.kind === 'replay') return sendStored(reply, claim, true);
   }
+  return undefined;
 }
 
 /** Worker task: forget keys older than the retention period. */

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Runtime } from '../bootstrap.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency.js';
 import { expireDueIntents } from '../modules/intents/service.js';
+import { foldPendingMovements } from '../modules/ledger/ledger.js';
 import { startDeliveryEngine, type DeliveryEngine } from '../modules/webhooks/engine.js';
 
 /** A recurring task: at most one worker runs it at a time, whatever the number of workers. */
@@ -16,6 +17,8 @@ export const periodicTasks: PeriodicTask[] = [
   { name: 'idempotency-cleanup', everySeconds: 600, run: (runtime) => deleteExpiredIdempotencyKeys(runtime.db) },
   // decisions.md: expiry within 60 s of expiresAt; the first tick at start catches up after downtime.
   { name: 'intent-expiry', everySeconds: 10, run: (runtime) => expireDueIntents(runtime.db) },
+  // Shared ledger accounts take their pending movements into their balance row (ledger.ts).
+  { name: 'ledger-fold', everySeconds: 1, run: (runtime) => foldPendingMovements(runtime.db, 1000) },
 ];
 
 export interface Worker {

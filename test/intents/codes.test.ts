@@ -111,39 +111,36 @@ describe('code allocation walks the index from a random start', () => {
   async function allocate(start: number, space: number): Promise<number | null> {
     const token = randomUUID();
     const now = new Date();
-    const outcome = await insertIntent(t.runtime.database, {
-      claim: { key: token, fingerprint: 'f' },
-      randomStart: start,
-      codeSpace: space,
-      environment: 'live',
-      referenceNumber: `PI-${token.replace(/\D/g, '').padEnd(16, '0').slice(0, 16)}${start}`,
-      shortCode: token.slice(0, 6),
-      businessId,
-      amountType: 'FIXED',
-      amount: 100,
-      suggestedAmount: null,
-      label: '',
-      metadata: {},
-      successUrl: null,
-      cancelUrl: null,
-      expiresAt: new Date(now.getTime() + 86_400_000),
-      createdAt: now,
-      eventId: `evt_${token}`,
-      eventBody: '{}',
-      responseBody: '{"code":"000000"}',
-      codePosition: 10,
-    });
+    const outcome = await t.runtime.db.transaction().execute((trx) =>
+      insertIntent(trx, {
+        codeStart: start,
+        codeSpace: space,
+        environment: 'live',
+        referenceNumber: `PI-${token.replace(/\D/g, '').padEnd(16, '0').slice(0, 16)}${start}`,
+        shortCode: token.slice(0, 6),
+        businessId,
+        amountType: 'FIXED',
+        amount: 100,
+        suggestedAmount: null,
+        label: '',
+        metadata: {},
+        successUrl: null,
+        cancelUrl: null,
+        expiresAt: new Date(now.getTime() + 86_400_000),
+        createdAt: now,
+        event: { id: `evt_${token}`, body: '{}' },
+      }),
+    );
     assert.ok(outcome, 'no unique clash without concurrency');
-    if (!outcome.codeFound) return null;
-    assert.equal(outcome.claimed, true);
-    const stored = await t.runtime.db
-      .selectFrom('idempotency_keys')
-      .select(['state', 'response_body'])
-      .where('idempotency_key', '=', token)
+    if (outcome === 'exhausted') return null;
+    assert.equal(outcome.status, 'PENDING');
+    const event = await t.runtime.db
+      .selectFrom('events')
+      .select('subject')
+      .where('id', '=', `evt_${token}`)
       .executeTakeFirstOrThrow();
-    assert.equal(stored.state, 'done');
-    assert.equal(stored.response_body, `{"code":"${String(outcome.paymentCode).padStart(6, '0')}"}`);
-    return outcome.paymentCode;
+    assert.equal(event.subject, outcome.reference_number, 'the event is written by the same statement');
+    return outcome.payment_code;
   }
 
   test('a free start is taken as is; a taken one gives the first free code after it', async () => {

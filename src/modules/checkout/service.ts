@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import type { DB, Environment } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { maskPhone } from '../../lib/phone.js';
-import { feePlanOf, confirmPayment, isPastExpiry } from '../intents/payment.js';
+import { confirmPayment, isPastExpiry, lockPayer } from '../intents/payment.js';
 import { checkAmount } from '../intents/service.js';
-import type { IntentRow } from '../intents/repo.js';
+import { lockIntent, type IntentRow } from '../intents/repo.js';
 import { isPayable } from '../intents/state.js';
 import { authenticateWallet, SANDBOX_WALLETS } from '../wallets/service.js';
 
@@ -39,16 +39,12 @@ async function intentBy(db: Kysely<DB>, where: { shortCode: string } | { code: n
 }
 
 export async function checkoutView(db: Kysely<DB>, intent: IntentRow): Promise<CheckoutView> {
-  const [business, plan, expiredEvent] = await Promise.all([
-    db.selectFrom('businesses').select('name').where('id', '=', intent.business_id).executeTakeFirstOrThrow(),
-    feePlanOf(db, intent.business_id),
-    db
-      .selectFrom('events')
-      .select('id')
-      .where('subject', '=', intent.reference_number)
-      .where('event', '=', 'payment.expired')
-      .executeTakeFirst(),
-  ]);
+  const business = await db
+    .selectFrom('businesses')
+    .leftJoin('fee_plans', 'fee_plans.business_id', 'businesses.id')
+    .select(['businesses.name', 'fee_plans.payer_fee'])
+    .where('businesses.id', '=', intent.business_id)
+    .executeTakeFirstOrThrow();
   const now = new Date();
   const state: CheckoutView['state'] =
     intent.status === 'PAID'
@@ -59,7 +55,7 @@ export async function checkoutView(db: Kysely<DB>, intent: IntentRow): Promise<C
           ? isPastExpiry(intent, now)
             ? 'EXPIRED'
             : 'PAYABLE'
-          : expiredEvent
+          : intent.cancel_reason === 'expiry'
             ? 'EXPIRED'
             : 'CANCELLED';
   const sandbox = intent.environment === 'test';
@@ -70,7 +66,7 @@ export async function checkoutView(db: Kysely<DB>, intent: IntentRow): Promise<C
     amountType: intent.amount_type,
     amount: intent.amount_type === 'FIXED' ? intent.amount : null,
     suggestedAmount: intent.suggested_amount,
-    payerFee: plan.payerFee,
+    payerFee: business.payer_fee ?? 0,
     currency: 'MRU',
     state,
     sandbox,
@@ -127,23 +123,30 @@ export async function payIntent(
     throw new ApiError('INTENT_NOT_PENDING', 'This payment can no longer be paid.');
   const wallet = await authenticateWallet(db, found.environment, input.phone, input.pin);
   const result = await db.transaction().execute(async (trx) => {
-    const intent = await trx
-      .selectFrom('payment_intents')
-      .selectAll()
-      .where('id', '=', found.id)
-      .forUpdate()
-      .executeTakeFirstOrThrow();
+    const intent = await lockIntent(trx, { id: found.id });
     const now = new Date();
-    if (!isPayable(intent.status) || isPastExpiry(intent, now))
+    if (!intent || !isPayable(intent.status) || isPastExpiry(intent, now))
       throw new ApiError('INTENT_NOT_PENDING', 'This payment can no longer be paid.');
-    return confirmPayment(trx, intent, { amount, wallet, method: 'WALLET', now });
+    const payer = await lockPayer(trx, intent.environment, wallet.phone);
+    if (!payer) throw new ApiError('WALLET_NOT_FOUND');
+    return confirmPayment(trx, intent, { amount, payer, method: 'WALLET', now });
   });
   // A failed attempt is committed (FAILED, payment.failed) and then reported to the customer.
   if (result.outcome === 'failed') {
-    if (result.reason === 'Insufficient balance.') {
-      throw new ApiError('INSUFFICIENT_BALANCE', 'The wallet balance cannot cover this payment. Nothing was charged.');
+    switch (result.failure) {
+      case 'INSUFFICIENT_BALANCE':
+        throw new ApiError(
+          'INSUFFICIENT_BALANCE',
+          'The wallet balance cannot cover this payment. Nothing was charged.',
+        );
+      case 'SANDBOX_DECLINED':
+      case 'SIMULATED_FAILURE':
+        throw new ApiError('PAYMENT_FAILED', `${result.reason} Nothing was charged.`);
+      default: {
+        const never: never = result.failure;
+        throw new Error(`unknown payment failure ${String(never)}`);
+      }
     }
-    throw new ApiError('PAYMENT_FAILED', `${result.reason} Nothing was charged.`);
   }
   return checkoutView(db, result.intent);
 }

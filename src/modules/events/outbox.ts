@@ -39,23 +39,18 @@ export function fanOutSql(source: string): string {
       AND e.active AND e.deleted_at IS NULL AND ev.event = ANY (e.events)`;
 }
 
-/** Writes events and their deliveries in the caller's transaction. */
+/** Writes events and their deliveries in the caller's transaction, in one statement. */
 export async function recordEvents(executor: Executor, events: readonly EventRecord[]): Promise<void> {
   if (events.length === 0) return;
-  await executor
-    .insertInto('events')
-    .values(
-      events.map((record) => ({
-        id: record.id,
-        business_id: record.businessId,
-        environment: record.environment,
-        event: record.event,
-        subject: record.subject,
-        body: record.body,
-        created_at: record.createdAt,
-      })),
+  const rows = events.map(
+    (record) =>
+      sql`(${record.id}, ${record.businessId}, ${record.environment}, ${record.event}, ${record.subject}, ${record.body}, ${record.createdAt}::timestamptz)`,
+  );
+  await sql`
+    WITH ev AS (
+      INSERT INTO events (id, business_id, environment, event, subject, body, created_at)
+      VALUES ${sql.join(rows)}
+      RETURNING id, business_id, environment, event, created_at
     )
-    .execute();
-  const ids = events.map((record) => record.id);
-  await sql`${sql.raw(fanOutSql('events'))} WHERE ev.id IN (${sql.join(ids)})`.execute(executor);
+    ${sql.raw(fanOutSql('ev'))}`.execute(executor);
 }

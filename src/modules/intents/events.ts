@@ -34,9 +34,25 @@ export interface PaymentEventExtras {
  * (api.md 6.2, decisions "Events and deliveries"). Key order is fixed here, once, because the
  * body text is what gets signed and delivered.
  */
+/** What a payment event tells of its intent. */
+export type PaymentEventFacts = Pick<
+  IntentRow,
+  | 'reference_number'
+  | 'short_code'
+  | 'business_id'
+  | 'environment'
+  | 'amount'
+  | 'amount_paid'
+  | 'status'
+  | 'paid_at'
+  | 'payer_phone'
+  | 'metadata'
+  | 'total_amount_refunded'
+>;
+
 export function paymentEvent(
   event: PaymentEventName,
-  intent: IntentRow,
+  intent: PaymentEventFacts,
   createdAt: Date,
   extras: PaymentEventExtras = {},
 ): EventRecord {

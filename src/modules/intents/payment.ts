@@ -1,11 +1,12 @@
-import type { Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import { sql, type Selectable } from 'kysely';
+import type { Environment, WalletsTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { recordEvents } from '../events/outbox.js';
-import { balanceIn, lockAccounts, post } from '../ledger/ledger.js';
+import { post } from '../ledger/ledger.js';
 import { paymentCommission, type Commission, type FeePlan } from './commission.js';
 import { paymentEvent } from './events.js';
-import type { IntentRow } from './repo.js';
+import type { IntentRow, LockedIntent } from './repo.js';
+import { assertTransition, PAYABLE_STATUSES } from './state.js';
 
 /** decisions.md: in the sandbox, an intent of exactly this many centimes always fails when paid. */
 export const SANDBOX_FAILING_AMOUNT = 1313;
@@ -13,18 +14,13 @@ export const SANDBOX_FAILING_AMOUNT = 1313;
 /** The sandbox payer used when a simulation names none (the rich test wallet of the README). */
 export const SANDBOX_DEFAULT_PAYER = '+22220000001';
 
-export async function feePlanOf(trx: Executor, businessId: string): Promise<FeePlan> {
-  const plan = await trx
-    .selectFrom('fee_plans')
-    .select(['provider_bps', 'payer_fee', 'tof_bps', 'tte_bps'])
-    .where('business_id', '=', businessId)
-    .executeTakeFirst();
-  // A business always gets a plan when created; the defaults of decisions.md cover any gap.
+/** The fee plan read with the locked intent; the defaults of decisions.md cover a missing plan. */
+export function feePlanOf(intent: LockedIntent): FeePlan {
   return {
-    providerBps: plan?.provider_bps ?? 100,
-    payerFee: plan?.payer_fee ?? 0,
-    tofBps: plan?.tof_bps ?? 500,
-    tteBps: plan?.tte_bps ?? 0,
+    providerBps: intent.plan_provider_bps ?? 100,
+    payerFee: intent.plan_payer_fee ?? 0,
+    tofBps: intent.plan_tof_bps ?? 500,
+    tteBps: intent.plan_tte_bps ?? 0,
   };
 }
 
@@ -32,51 +28,66 @@ export function isSandboxFailure(intent: IntentRow, amount: number): boolean {
   return intent.environment === 'test' && amount === SANDBOX_FAILING_AMOUNT;
 }
 
+/** Why a payment attempt failed, as a code the channels map to their own answers. */
+export type PaymentFailure = 'INSUFFICIENT_BALANCE' | 'SANDBOX_DECLINED' | 'SIMULATED_FAILURE';
+
+const FAILURE_TEXT: Record<PaymentFailure, (amount: number) => string> = {
+  INSUFFICIENT_BALANCE: () => 'Insufficient balance.',
+  SANDBOX_DECLINED: (amount) => `The sandbox amount ${amount} always fails.`,
+  SIMULATED_FAILURE: () => 'Simulated payment failure.',
+};
+
 export type PaymentOutcome =
   | { outcome: 'paid'; intent: IntentRow; commission: Commission }
-  | { outcome: 'failed'; intent: IntentRow; reason: string };
+  | { outcome: 'failed'; intent: IntentRow; failure: PaymentFailure; reason: string };
+
+/** A payer's wallet with its account row, both locked by `lockPayer`. */
+export interface Payer {
+  wallet: Selectable<WalletsTable>;
+  /** What the wallet holds, read under its lock. */
+  available: number;
+}
+
+/**
+ * The payer's wallet and its ledger account, locked in one statement: the PIN counters and the
+ * balance are then read and changed by one transaction at a time.
+ */
+export async function lockPayer(trx: Executor, environment: Environment, phone: string): Promise<Payer | undefined> {
+  const result = await sql<Selectable<WalletsTable> & { available: number }>`
+    SELECT w.*, a.balance AS available
+    FROM wallets w
+    JOIN ledger_accounts a ON a.environment = w.environment AND a.kind = 'wallet' AND a.owner_id = w.id
+    WHERE w.environment = ${environment} AND w.phone = ${phone}
+    FOR UPDATE OF w, a`.execute(trx);
+  const row = result.rows[0];
+  if (!row) return undefined;
+  const { available, ...wallet } = row;
+  return { wallet, available: Number(available) };
+}
 
 /**
  * The one confirm-payment operation every channel (hosted checkout, pay-by-code, sandbox
- * simulate) ends in, inside the caller's transaction with the intent row locked and payable:
- * the payer's balance is checked under lock, the ledger moves amount + payer fee from the wallet
- * to the merchant, the platform revenue and the tax accounts, the intent becomes PAID with its
- * commission, its code is freed, and `payment.confirmed` is written. Too little balance (or the
- * reserved sandbox amount) makes the attempt fail instead: FAILED and `payment.failed`.
+ * simulate) ends in, inside the caller's transaction with the intent row and the payer locked:
+ * the ledger moves amount + payer fee from the wallet to the merchant, the platform revenue and
+ * the tax accounts, the intent becomes PAID with its commission, its code is freed, and
+ * `payment.confirmed` is written. Too little balance (or the reserved sandbox amount) makes the
+ * attempt fail instead: FAILED and `payment.failed`. Three statements either way.
  */
 export async function confirmPayment(
-  trx: Transaction<DB>,
-  intent: IntentRow,
-  payment: { amount: number; wallet: { id: string; phone: string }; method: 'WALLET'; now: Date },
+  trx: Executor,
+  intent: LockedIntent,
+  payment: { amount: number; payer: Payer; method: 'WALLET'; now: Date },
 ): Promise<PaymentOutcome> {
-  const { now } = payment;
+  const { now, payer } = payment;
+  assertTransition(intent.status, 'pay');
   if (isSandboxFailure(intent, payment.amount)) {
-    const reason = `The sandbox amount ${payment.amount} always fails.`;
-    return {
-      outcome: 'failed',
-      reason,
-      intent: await failPayment(trx, intent, { reason, attemptedAmount: payment.amount, now }),
-    };
+    return failPayment(trx, intent, { failure: 'SANDBOX_DECLINED', attemptedAmount: payment.amount, now });
   }
-  const plan = await feePlanOf(trx, intent.business_id);
+  const plan = feePlanOf(intent);
   const commission = paymentCommission(payment.amount, plan);
-  const payer = { kind: 'wallet', ownerId: payment.wallet.id } as const;
-  const merchant = { kind: 'merchant', ownerId: intent.business_id } as const;
-  const locked = await lockAccounts(trx, intent.environment, [
-    payer,
-    merchant,
-    { kind: 'revenue' },
-    { kind: 'tof' },
-    { kind: 'tte' },
-  ]);
   const debit = payment.amount + commission.payer_ttc;
-  if (balanceIn(locked, payer) < debit) {
-    const reason = 'Insufficient balance.';
-    return {
-      outcome: 'failed',
-      reason,
-      intent: await failPayment(trx, intent, { reason, attemptedAmount: payment.amount, now }),
-    };
+  if (payer.available < debit) {
+    return failPayment(trx, intent, { failure: 'INSUFFICIENT_BALANCE', attemptedAmount: payment.amount, now });
   }
   await post(trx, {
     environment: intent.environment,
@@ -84,8 +95,8 @@ export async function confirmPayment(
     reference: intent.reference_number,
     at: now,
     lines: [
-      { account: payer, amount: -debit },
-      { account: merchant, amount: payment.amount - commission.provider_ttc },
+      { account: { kind: 'wallet', ownerId: payer.wallet.id }, amount: -debit },
+      { account: { kind: 'merchant', ownerId: intent.business_id }, amount: payment.amount - commission.provider_ttc },
       { account: { kind: 'revenue' }, amount: commission.total_revenue },
       { account: { kind: 'tof' }, amount: commission.tof },
       { account: { kind: 'tte' }, amount: commission.tte },
@@ -94,12 +105,12 @@ export async function confirmPayment(
   const updated = await trx
     .updateTable('payment_intents')
     .set({
-      status: 'PAID',
+      status: assertTransition(intent.status, 'pay'),
       payment_code: null,
       amount_paid: payment.amount,
       paid_at: now,
       payment_method: payment.method,
-      payer_phone: payment.wallet.phone,
+      payer_phone: payer.wallet.phone,
       payer_fee: commission.payer_ttc,
       provider_ttc: commission.provider_ttc,
       payer_ttc: commission.payer_ttc,
@@ -111,7 +122,6 @@ export async function confirmPayment(
       updated_at: now,
     })
     .where('id', '=', intent.id)
-    .where('status', 'in', ['PENDING', 'FAILED'])
     .returningAll()
     .executeTakeFirstOrThrow();
   await recordEvents(trx, [paymentEvent('payment.confirmed', updated, now, { commission })]);
@@ -120,35 +130,38 @@ export async function confirmPayment(
 
 /** A payment attempt that ended in an unrecoverable error: FAILED, still payable until expiry. */
 export async function failPayment(
-  trx: Transaction<DB>,
+  trx: Executor,
   intent: IntentRow,
-  failure: { reason: string; attemptedAmount: number; now: Date },
-): Promise<IntentRow> {
+  attempt: { failure: PaymentFailure; attemptedAmount: number; now: Date },
+): Promise<PaymentOutcome & { outcome: 'failed' }> {
+  const reason = FAILURE_TEXT[attempt.failure](attempt.attemptedAmount);
   const updated = await trx
     .updateTable('payment_intents')
-    .set({ status: 'FAILED', last_failure: failure.reason, updated_at: failure.now })
+    .set({ status: assertTransition(intent.status, 'fail'), last_failure: reason, updated_at: attempt.now })
     .where('id', '=', intent.id)
-    .where('status', 'in', ['PENDING', 'FAILED'])
     .returningAll()
     .executeTakeFirstOrThrow();
   await recordEvents(trx, [
-    paymentEvent('payment.failed', updated, failure.now, { attemptedAmount: failure.attemptedAmount }),
+    paymentEvent('payment.failed', updated, attempt.now, { attemptedAmount: attempt.attemptedAmount }),
   ]);
-  return updated;
+  return { outcome: 'failed', intent: updated, failure: attempt.failure, reason };
 }
 
-/** Expiry, by the timer or by `simulate-expiry`: CANCELLED, code freed, `payment.expired`. */
-export async function expireIntents(trx: Transaction<DB>, intents: IntentRow[], now: Date): Promise<IntentRow[]> {
-  if (intents.length === 0) return [];
+/**
+ * Expiry, by the timer or by `simulate-expiry`, of intents locked by the caller: CANCELLED with
+ * its reason stored, code freed, `payment.expired`.
+ */
+export async function expireIntents(trx: Executor, intents: IntentRow[], now: Date): Promise<IntentRow[]> {
+  const due = intents.filter((intent) => PAYABLE_STATUSES.includes(intent.status));
+  if (due.length === 0) return [];
   const expired = await trx
     .updateTable('payment_intents')
-    .set({ status: 'CANCELLED', payment_code: null, updated_at: now })
+    .set({ status: 'CANCELLED', cancel_reason: 'expiry', payment_code: null, updated_at: now })
     .where(
       'id',
       'in',
-      intents.map((intent) => intent.id),
+      due.map((intent) => intent.id),
     )
-    .where('status', 'in', ['PENDING', 'FAILED'])
     .returningAll()
     .execute();
   await recordEvents(

@@ -3,6 +3,7 @@ import type { Database, PreparedStatement } from '../../db/connect.js';
 import type { Environment, IntentStatus, PaymentIntentsTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { fanOutSql } from '../events/outbox.js';
+import { PAYABLE_STATUSES } from './state.js';
 
 export type IntentRow = Selectable<PaymentIntentsTable>;
 
@@ -20,107 +21,33 @@ export type IntentWithRefunds = IntentRow & { refunds: RefundRow[] };
  * The first free code at or after a random start, wrapping around: the start itself, else the
  * code right after the first taken code whose successor is free. Each branch is one walk of the
  * partial unique index, so allocation costs a few index reads even with most codes taken, and
- * never guesses at random against a full table. `$3` is the start, `$4` the environment, `$21`
- * the size of the code space.
+ * never guesses at random against a full table.
  */
-export const FREE_CODE_AT_OR_AFTER_START = `
+export function freeCodeAtOrAfter(start: number, environment: Environment, space: number) {
+  return sql<{ c: number }>`
   SELECT c FROM (
-    (SELECT $3::int AS c
-      WHERE NOT EXISTS (SELECT 1 FROM payment_intents WHERE environment = $4::text AND payment_code = $3::int))
+    (SELECT ${start}::int AS c
+      WHERE NOT EXISTS (SELECT 1 FROM payment_intents WHERE environment = ${environment} AND payment_code = ${start}::int))
     UNION ALL
     (SELECT p.payment_code + 1 FROM payment_intents p
-      WHERE p.environment = $4::text AND p.payment_code >= $3::int AND p.payment_code < $21::int - 1
+      WHERE p.environment = ${environment} AND p.payment_code >= ${start}::int AND p.payment_code < ${space}::int - 1
         AND NOT EXISTS (SELECT 1 FROM payment_intents q
-                        WHERE q.environment = $4::text AND q.payment_code = p.payment_code + 1)
+                        WHERE q.environment = ${environment} AND q.payment_code = p.payment_code + 1)
       ORDER BY p.payment_code LIMIT 1)
     UNION ALL
-    (SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM payment_intents WHERE environment = $4::text AND payment_code = 0))
+    (SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM payment_intents WHERE environment = ${environment} AND payment_code = 0))
     UNION ALL
     (SELECT p.payment_code + 1 FROM payment_intents p
-      WHERE p.environment = $4::text AND p.payment_code < $3::int AND p.payment_code < $21::int - 1
+      WHERE p.environment = ${environment} AND p.payment_code < ${start}::int AND p.payment_code < ${space}::int - 1
         AND NOT EXISTS (SELECT 1 FROM payment_intents q
-                        WHERE q.environment = $4::text AND q.payment_code = p.payment_code + 1)
+                        WHERE q.environment = ${environment} AND q.payment_code = p.payment_code + 1)
       ORDER BY p.payment_code LIMIT 1)
   ) AS free LIMIT 1`;
-
-/**
- * The whole create as one statement (one round trip, one commit): allocate a code, insert the
- * intent, its `payment.created` event and the event's webhook deliveries, and store the idempotent response with the allocated
- * code written into it. With a `new` claim the statement also inserts the idempotency key: if the
- * key exists it inserts nothing and the caller answers as any write does. With a `held` claim (a
- * dead request's key taken over) it checks the claim is still ours. A unique clash on the intent
- * (a code taken by a concurrent create, a reference collision) fails the statement, which rolls
- * all of it back; the caller tries again with fresh values.
- */
-function createStatement(claim: 'new' | 'held'): PreparedStatement {
-  const intentColumns = `reference_number, short_code, business_id, environment, amount_type, amount,
-      suggested_amount, label, metadata, success_url, cancel_url, status, payment_code, expires_at,
-      created_at, updated_at`;
-  const intentValues = `$5::text, $6::text, $7::text, $4::text, $8::text, $9::bigint, $10::bigint, $11::text,
-      $12::jsonb, $13::text, $14::text, 'PENDING', candidate.c, $15::timestamptz, $16::timestamptz, $16::timestamptz`;
-  const response = `overlay($19::text PLACING lpad(candidate.c::text, 6, '0') FROM $20::int FOR 6)`;
-  const event = `event AS (
-    INSERT INTO events (id, business_id, environment, event, subject, body, created_at)
-    SELECT $17::text, $7::text, $4::text, 'payment.created', $5::text, $18::text, $16::timestamptz FROM inserted
-    RETURNING id, business_id, environment, event, created_at
-  ),
-  deliveries AS (${fanOutSql('event')})`;
-  const outcome = `SELECT (SELECT count(*) FROM claim)::int AS claimed,
-         (SELECT count(*) FROM candidate)::int AS code_found,
-         (SELECT payment_code FROM inserted) AS payment_code`;
-  if (claim === 'new') {
-    return {
-      name: 'intents_create',
-      text: `
-      WITH candidate AS (${FREE_CODE_AT_OR_AFTER_START}),
-      claim AS (
-        INSERT INTO idempotency_keys (business_id, environment, idempotency_key, fingerprint, state,
-          response_status, response_body)
-        SELECT $7::text, $4::text, $1::text, $2::text, 'done', 201, ${response} FROM candidate
-        ON CONFLICT (business_id, environment, idempotency_key) DO NOTHING
-        RETURNING id
-      ),
-      inserted AS (
-        INSERT INTO payment_intents (${intentColumns})
-        SELECT ${intentValues} FROM candidate, claim
-        RETURNING payment_code
-      ),
-      ${event}
-      ${outcome}`,
-    };
-  }
-  return {
-    name: 'intents_create_with_held_claim',
-    text: `
-    WITH claim AS (
-      SELECT id FROM idempotency_keys WHERE id = $1::bigint AND lock_token = $2::text FOR UPDATE
-    ),
-    candidate AS (${FREE_CODE_AT_OR_AFTER_START}),
-    inserted AS (
-      INSERT INTO payment_intents (${intentColumns})
-      SELECT ${intentValues} FROM candidate, claim
-      RETURNING payment_code
-    ),
-    ${event},
-    stored AS (
-      UPDATE idempotency_keys
-      SET state = 'done', response_status = 201, lock_token = NULL, locked_at = NULL, response_body = ${response}
-      FROM candidate, inserted
-      WHERE idempotency_keys.id = $1::bigint
-      RETURNING idempotency_keys.id
-    )
-    ${outcome}`,
-  };
 }
-const CREATE_WITH_NEW_CLAIM = createStatement('new');
-const CREATE_WITH_HELD_CLAIM = createStatement('held');
-
-/** Either a key to claim in the create statement, or a claim this request already holds. */
-export type CreateClaim = { key: string; fingerprint: string } | { rowId: number; token: string };
 
 export interface NewIntent {
-  claim: CreateClaim;
-  randomStart: number;
+  /** Where the walk for a free code starts (random), and the size of the code space. */
+  codeStart: number;
   codeSpace: number;
   environment: Environment;
   referenceNumber: string;
@@ -135,64 +62,46 @@ export interface NewIntent {
   cancelUrl: string | null;
   expiresAt: Date;
   createdAt: Date;
-  eventId: string;
-  eventBody: string;
-  /** The serialized response, with a placeholder code at `codePosition` (1-based). */
-  responseBody: string;
-  codePosition: number;
+  /** The `payment.created` event (its body does not carry the code). */
+  event: { id: string; body: string };
 }
 
-const UNIQUE_VIOLATION = '23505';
-
-export interface CreateOutcome {
-  claimed: boolean;
-  codeFound: boolean;
-  paymentCode: number | null;
-}
-
-/** Runs the create statement; `undefined` when a unique clash rolled it back (try again). */
-export async function insertIntent(database: Database, intent: NewIntent): Promise<CreateOutcome | undefined> {
-  const held = 'rowId' in intent.claim;
-  const [first, second] =
-    'rowId' in intent.claim ? [intent.claim.rowId, intent.claim.token] : [intent.claim.key, intent.claim.fingerprint];
-  let rows;
-  try {
-    rows = await database.query<{ claimed: number; code_found: number; payment_code: number | null }>(
-      held ? CREATE_WITH_HELD_CLAIM : CREATE_WITH_NEW_CLAIM,
-      [
-        first,
-        second,
-        intent.randomStart,
-        intent.environment,
-        intent.referenceNumber,
-        intent.shortCode,
-        intent.businessId,
-        intent.amountType,
-        intent.amount,
-        intent.suggestedAmount,
-        intent.label,
-        JSON.stringify(intent.metadata),
-        intent.successUrl,
-        intent.cancelUrl,
-        intent.expiresAt,
-        intent.createdAt,
-        intent.eventId,
-        intent.eventBody,
-        intent.responseBody,
-        intent.codePosition,
-        intent.codeSpace,
-      ],
-    );
-  } catch (error) {
-    if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return undefined;
-    throw error;
-  }
-  const [row] = rows;
-  return {
-    claimed: (row?.claimed ?? 0) > 0,
-    codeFound: (row?.code_found ?? 0) > 0,
-    paymentCode: row?.payment_code ?? null,
-  };
+/**
+ * The create as one statement of the caller's transaction: allocate a code, insert the intent,
+ * its `payment.created` event and the event's webhook deliveries. A clash on a unique column (a
+ * code a concurrent create took first, a reference collision) inserts nothing: `undefined`, and
+ * the caller tries again with fresh values. `'exhausted'` when no code is free.
+ */
+export async function insertIntent(trx: Executor, intent: NewIntent): Promise<IntentRow | 'exhausted' | undefined> {
+  const result = await sql<IntentRow & { code_found: number; id: number | null }>`
+    WITH candidate AS (${freeCodeAtOrAfter(intent.codeStart, intent.environment, intent.codeSpace)}),
+    inserted AS (
+      INSERT INTO payment_intents (reference_number, short_code, business_id, environment, amount_type, amount,
+        suggested_amount, label, metadata, success_url, cancel_url, status, payment_code, expires_at,
+        created_at, updated_at)
+      SELECT ${intent.referenceNumber}, ${intent.shortCode}, ${intent.businessId}, ${intent.environment},
+        ${intent.amountType}, ${intent.amount}::bigint, ${intent.suggestedAmount}::bigint, ${intent.label},
+        ${JSON.stringify(intent.metadata)}::jsonb, ${intent.successUrl}::text, ${intent.cancelUrl}::text, 'PENDING',
+        candidate.c, ${intent.expiresAt}::timestamptz, ${intent.createdAt}::timestamptz, ${intent.createdAt}::timestamptz
+      FROM candidate
+      ON CONFLICT DO NOTHING
+      RETURNING *
+    ),
+    event AS (
+      INSERT INTO events (id, business_id, environment, event, subject, body, created_at)
+      SELECT ${intent.event.id}, business_id, environment, 'payment.created', reference_number, ${intent.event.body},
+        created_at
+      FROM inserted
+      RETURNING id, business_id, environment, event, created_at
+    ),
+    deliveries AS (${sql.raw(fanOutSql('event'))})
+    SELECT (SELECT count(*) FROM candidate)::int AS code_found, inserted.*
+    FROM (SELECT 1) AS one LEFT JOIN inserted ON true`.execute(trx);
+  const row = result.rows[0];
+  if (!row || row.code_found === 0) return 'exhausted';
+  if (row.id === null) return undefined;
+  const { code_found: _found, ...intentRow } = row;
+  return intentRow as IntentRow;
 }
 
 const REFUNDS_JSON = `coalesce((
@@ -281,14 +190,40 @@ export async function listIntents(
   return { total, items };
 }
 
-/** Reads an intent inside a transaction, locking its row when the caller will change it. */
-export async function lockIntent(trx: Executor, referenceNumber: string): Promise<IntentRow | undefined> {
-  return trx
-    .selectFrom('payment_intents')
-    .selectAll()
-    .where('reference_number', '=', referenceNumber)
-    .forUpdate()
-    .executeTakeFirst();
+/** An intent locked for a change, with its business's fee plan (null: the plan's defaults). */
+export type LockedIntent = IntentRow & {
+  plan_provider_bps: number | null;
+  plan_payer_fee: number | null;
+  plan_tof_bps: number | null;
+  plan_tte_bps: number | null;
+};
+
+/**
+ * Reads an intent inside a transaction and locks its row, with the fee plan a payment needs, in
+ * one statement. `nowait`: fail at once with a lock error when another transaction holds it.
+ */
+export async function lockIntent(
+  trx: Executor,
+  where: { referenceNumber: string } | { id: number },
+  options: { nowait?: boolean } = {},
+): Promise<LockedIntent | undefined> {
+  const query = trx
+    .selectFrom('payment_intents as i')
+    .leftJoin('fee_plans as f', 'f.business_id', 'i.business_id')
+    .selectAll('i')
+    .select([
+      'f.provider_bps as plan_provider_bps',
+      'f.payer_fee as plan_payer_fee',
+      'f.tof_bps as plan_tof_bps',
+      'f.tte_bps as plan_tte_bps',
+    ])
+    .where(
+      'referenceNumber' in where ? 'i.reference_number' : 'i.id',
+      '=',
+      'referenceNumber' in where ? where.referenceNumber : where.id,
+    )
+    .forUpdate('i');
+  return (options.nowait ? query.noWait() : query).executeTakeFirst();
 }
 
 export async function findIntent(trx: Executor, referenceNumber: string): Promise<IntentRow | undefined> {
@@ -321,7 +256,7 @@ export async function lockExpiredIntents(trx: Executor, limit: number): Promise<
   return trx
     .selectFrom('payment_intents')
     .selectAll()
-    .where('status', 'in', ['PENDING', 'FAILED'])
+    .where('status', 'in', PAYABLE_STATUSES)
     .where('expires_at', '<=', sql<Date>`now()`)
     .orderBy('expires_at')
     .limit(limit)

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { requireAuth } from '../../http/context.js';
-import { ApiError } from '../../http/errors.js';
-import { claimIdempotencyKey, requestFingerprint, respondInTransaction } from '../../http/idempotency.js';
+import { respondInTransaction } from '../../http/idempotency.js';
 import { Envelope, Paginated, pageWindow, parseDateFilter } from '../../http/schemas.js';
 import {
   CreateIntentBody,
@@ -14,7 +13,6 @@ import {
   RefundBody,
   SimulateBody,
 } from './schemas.js';
-import type { CreateClaim } from './repo.js';
 import * as intents from './service.js';
 
 /** `{pay_url}`: the PAY_URL setting, else PUBLIC_URL, else the origin the request came to. */
@@ -31,36 +29,19 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/intents',
     {
-      config: { auth: 'secret', scope: 'intents:write', idempotency: 'inline' },
+      config: { auth: 'secret', scope: 'intents:write' },
       schema: { tags, body: CreateIntentBody, response: { 201: Envelope(CreatedIntent) } },
     },
-    async (request, reply) => {
-      const key = request.headers['x-idempotency-key'];
-      if (typeof key !== 'string') throw new Error('intent create reached without an idempotency key');
-      const fingerprint = requestFingerprint(request, request.body);
-      reply.code(201);
-      const create = (claim: CreateClaim) =>
-        intents.createIntent(database, requireAuth(request.auth), request.body, {
-          claim,
-          maxAmount: config.intentMaxAmount,
-          codeSpace: config.paymentCodeSpace,
-          payBase: payBaseUrl(request),
-          render: (view) => String(reply.serialize({ success: true, data: view })),
-        });
-      // The create statement claims the key and stores this response along with the intent.
-      let body = await create({ key, fingerprint });
-      if (body === null) {
-        // The key was used before: replay, 422 or 409 as for any write, or take over a dead claim.
-        request.idempotencyPending = false;
-        if (!(await claimIdempotencyKey(request, reply, fingerprint))) return reply;
-        const claim = request.idempotency!;
-        body = await create(claim);
-        if (body === null) throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');
-        claim.settled = true;
-      }
-      request.idempotencyPending = false;
-      return (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
-    },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 201, async (trx) =>
+        intents.intentView(
+          await intents.createIntent(trx, requireAuth(request.auth), request.body, {
+            maxAmount: config.intentMaxAmount,
+            codeSpace: config.paymentCodeSpace,
+          }),
+          payBaseUrl(request),
+        ),
+      ),
   );
 
   app.get(

@@ -2,17 +2,26 @@ import { randomInt } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/connect.js';
 import type { DB, Environment, IntentStatus } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
 import { recordEvents } from '../events/outbox.js';
+import { balanceIn, lockAccounts, post } from '../ledger/ledger.js';
+import { createWallet, lockedUntil } from '../wallets/service.js';
 import { refundCommission } from './commission.js';
 import { paymentEvent } from './events.js';
-import { lockAccounts, post, balanceIn } from '../ledger/ledger.js';
-import { findWallet, lockedUntil } from '../wallets/service.js';
-import { confirmPayment, expireIntents, failPayment, isPastExpiry, SANDBOX_DEFAULT_PAYER } from './payment.js';
+import {
+  confirmPayment,
+  expireIntents,
+  failPayment,
+  isPastExpiry,
+  lockPayer,
+  SANDBOX_DEFAULT_PAYER,
+  type Payer,
+} from './payment.js';
 import * as repo from './repo.js';
 import type { IntentRow, IntentWithRefunds } from './repo.js';
-import { isPayable } from './state.js';
+import { assertTransition, isPayable, transitionRefusal } from './state.js';
 
 /** The business and environment a request acts for (from its API key). */
 export interface Caller {
@@ -129,26 +138,20 @@ export interface CreateIntentInput {
 }
 
 export interface CreateIntentOptions {
-  claim: repo.CreateClaim;
   maxAmount: number;
   codeSpace: number;
-  payBase: string;
-  /** Serializes the response exactly as it will be sent; the code is not known yet. */
-  render(view: IntentView): string;
 }
 
-const CODE_PLACEHOLDER = '000000';
-
 /**
- * Creates an intent and stores its idempotent response in one statement (see repo.insertIntent).
- * Returns the response body to send, or null when a new claim found its key already used.
+ * Creates an intent in the caller's transaction: the intent with a free 6-digit code, its
+ * `payment.created` event and the event's deliveries, in one statement (see repo.insertIntent).
  */
 export async function createIntent(
-  database: Database,
+  trx: Executor,
   caller: Caller,
   input: CreateIntentInput,
   options: CreateIntentOptions,
-): Promise<string | null> {
+): Promise<IntentWithRefunds> {
   const amountType = input.amountType ?? 'FIXED';
   if (amountType === 'FIXED' && input.amount === undefined) throw invalid('body.amount', 'is required');
   if (input.amount !== undefined) checkAmount(input.amount, options.maxAmount);
@@ -170,79 +173,51 @@ export async function createIntent(
   }
   const successUrl = checkRedirectUrl('body.success_url', input.success_url);
   const cancelUrl = checkRedirectUrl('body.cancel_url', input.cancel_url);
+  const amount = amountType === 'FIXED' ? input.amount! : null;
+  const suggestedAmount = amountType === 'OPEN' ? (input.amount ?? null) : null;
 
   for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt++) {
     const createdAt = new Date();
-    const expiresAt = new Date(createdAt.getTime() + INTENT_LIFETIME_MS);
-    const row: IntentWithRefunds = {
-      id: 0,
-      reference_number: `PI-${randomDigits(16)}`,
-      short_code: randomBase62(6),
-      business_id: caller.businessId,
-      environment: caller.environment,
-      amount_type: amountType,
-      amount: amountType === 'FIXED' ? input.amount! : null,
-      suggested_amount: amountType === 'OPEN' ? (input.amount ?? null) : null,
-      label: input.label ?? '',
-      metadata,
-      success_url: successUrl,
-      cancel_url: cancelUrl,
-      status: 'PENDING',
-      payment_code: Number(CODE_PLACEHOLDER),
-      expires_at: expiresAt,
-      amount_paid: null,
-      paid_at: null,
-      payment_method: null,
-      payer_phone: null,
-      payer_fee: 0,
-      provider_ttc: 0,
-      payer_ttc: 0,
-      tof: 0,
-      tte: 0,
-      tof_bps: 0,
-      tte_bps: 0,
-      total_amount_refunded: 0,
-      last_failure: null,
-      created_at: createdAt,
-      updated_at: createdAt,
-      refunds: [],
-    };
-    const body = options.render(intentView(row, options.payBase));
-    // The reference and short code come first and never contain this text, so the first match
-    // is the code field: the statement writes the allocated code at this position.
-    const codeIndex = body.indexOf(`"code":"${CODE_PLACEHOLDER}"`) + '"code":"'.length;
-    const event = paymentEvent('payment.created', row, createdAt);
-    const outcome = await repo.insertIntent(database, {
-      claim: options.claim,
-      randomStart: randomInt(options.codeSpace),
+    const referenceNumber = `PI-${randomDigits(16)}`;
+    const shortCode = randomBase62(6);
+    const event = paymentEvent(
+      'payment.created',
+      {
+        reference_number: referenceNumber,
+        short_code: shortCode,
+        business_id: caller.businessId,
+        environment: caller.environment,
+        amount,
+        amount_paid: null,
+        status: 'PENDING',
+        paid_at: null,
+        payer_phone: null,
+        metadata,
+        total_amount_refunded: 0,
+      },
+      createdAt,
+    );
+    const row = await repo.insertIntent(trx, {
+      codeStart: randomInt(options.codeSpace),
       codeSpace: options.codeSpace,
       environment: caller.environment,
-      referenceNumber: row.reference_number,
-      shortCode: row.short_code,
+      referenceNumber,
+      shortCode,
       businessId: caller.businessId,
       amountType,
-      amount: row.amount,
-      suggestedAmount: row.suggested_amount,
-      label: row.label,
+      amount,
+      suggestedAmount,
+      label: input.label ?? '',
       metadata,
       successUrl,
       cancelUrl,
-      expiresAt,
+      expiresAt: new Date(createdAt.getTime() + INTENT_LIFETIME_MS),
       createdAt,
-      eventId: event.id,
-      eventBody: event.body,
-      responseBody: body,
-      codePosition: codeIndex + 1,
+      event: { id: event.id, body: event.body },
     });
+    if (row === 'exhausted') throw new ApiError('CODE_SPACE_EXHAUSTED');
     // undefined: a unique clash with a concurrent create; try again with fresh values.
-    if (outcome === undefined) continue;
-    if (!outcome.codeFound) throw new ApiError('CODE_SPACE_EXHAUSTED');
-    if (!outcome.claimed) {
-      if ('key' in options.claim) return null;
-      throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');
-    }
-    const code = formatCode(outcome.paymentCode!);
-    return body.slice(0, codeIndex) + code + body.slice(codeIndex + code.length);
+    if (row) return { ...row, refunds: [] };
   }
   throw new ApiError('CODE_SPACE_EXHAUSTED', 'No payment code could be reserved. Retry shortly.');
 }
@@ -274,56 +249,54 @@ export async function listIntents(
   });
 }
 
-async function withRefunds(trx: Transaction<DB>, intent: IntentRow): Promise<IntentWithRefunds> {
-  return { ...intent, refunds: await repo.refundsOf(trx, intent.id) };
+/** A changed intent with its refunds (none to read until it was first refunded). */
+async function withRefunds(trx: Executor, intent: IntentRow): Promise<IntentWithRefunds> {
+  return { ...intent, refunds: intent.total_amount_refunded > 0 ? await repo.refundsOf(trx, intent.id) : [] };
 }
 
+const LOCK_NOT_AVAILABLE = '55P03';
+
 /**
- * Cancel is allowed from PENDING only. The status is read first, then changed only if it is
- * still PENDING: when another transaction moved it in between (a payment committing under us),
- * the answer is INTENT_CANCEL_CONFLICT rather than a silent overwrite.
+ * Cancel locks the intent like every other change, but does not queue behind one: while another
+ * transaction holds the row (a payment committing), the status is changing under us, and the
+ * answer is INTENT_CANCEL_CONFLICT (api.md 3.1 rule 2) rather than a wait.
  */
-export async function cancelIntent(
-  trx: Transaction<DB>,
-  caller: Caller,
-  referenceNumber: string,
-): Promise<IntentWithRefunds> {
-  const intent = visibleTo(await repo.findIntent(trx, referenceNumber), caller);
-  if (intent.status !== 'PENDING') {
-    throw new ApiError(
-      'INTENT_CANCEL_INVALID_STATUS',
-      `Only a PENDING intent can be cancelled; this one is ${intent.status}.`,
-    );
+export async function cancelIntent(trx: Executor, caller: Caller, referenceNumber: string): Promise<IntentWithRefunds> {
+  let locked;
+  try {
+    locked = await repo.lockIntent(trx, { referenceNumber }, { nowait: true });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) throw new ApiError('INTENT_CANCEL_CONFLICT');
+    throw error;
   }
+  const intent = visibleTo(locked, caller);
   const now = new Date();
   const cancelled = await trx
     .updateTable('payment_intents')
-    .set({ status: 'CANCELLED', payment_code: null, updated_at: now })
+    .set({
+      status: assertTransition(intent.status, 'cancel'),
+      cancel_reason: 'cancel',
+      payment_code: null,
+      updated_at: now,
+    })
     .where('id', '=', intent.id)
-    .where('status', '=', 'PENDING')
     .returningAll()
-    .executeTakeFirst();
-  if (!cancelled) throw new ApiError('INTENT_CANCEL_CONFLICT');
+    .executeTakeFirstOrThrow();
   await recordEvents(trx, [paymentEvent('payment.cancelled', cancelled, now)]);
   return withRefunds(trx, cancelled);
 }
 
 export async function refundIntent(
-  trx: Transaction<DB>,
+  trx: Executor,
   caller: Caller,
   referenceNumber: string,
   input: { amount?: number; reason?: string },
 ): Promise<IntentWithRefunds> {
-  const intent = visibleTo(await repo.lockIntent(trx, referenceNumber), caller);
+  const intent = visibleTo(await repo.lockIntent(trx, { referenceNumber }), caller);
   const paid = intent.amount_paid ?? 0;
   const left = paid - intent.total_amount_refunded;
-  if ((intent.status !== 'PAID' && intent.status !== 'REFUNDED') || left <= 0) {
-    throw new ApiError(
-      'INTENT_REFUND_INVALID_STATUS',
-      `Only a PAID intent with something left to refund can be refunded; this one is ${intent.status}` +
-        (intent.status === 'REFUNDED' ? ' in full.' : '.'),
-    );
-  }
+  const status = assertTransition(intent.status, 'refund');
+  if (left <= 0) throw transitionRefusal(intent.status, 'refund');
   const amount = input.amount ?? left;
   if (amount < 1 || amount > left) {
     throw new ApiError('REFUND_AMOUNT_INVALID', `The refund amount must be between 1 and ${left} centimes.`);
@@ -336,32 +309,40 @@ export async function refundIntent(
   );
   const refundId = `RF-${randomDigits(16)}`;
   // The money goes back through the ledger: from the merchant (less the provider fee returned)
-  // and from the platform's share of the fees, to the payer's wallet.
-  const payer = intent.payer_phone ? await findWallet(trx, intent.environment, intent.payer_phone) : undefined;
+  // and from the platform's share of the fees, to the payer's wallet. The merchant's account is
+  // locked so that refunds of one merchant never overdraw it together.
   let ledgerTransactionId: string | null = null;
-  if (payer) {
+  if (intent.payer_phone) {
     const merchant = { kind: 'merchant', ownerId: intent.business_id } as const;
+    const payerWallet = await trx
+      .selectFrom('wallets')
+      .select('id')
+      .where('environment', '=', intent.environment)
+      .where('phone', '=', intent.payer_phone)
+      .executeTakeFirst();
     const fromMerchant = amount - commission.provider_ttc;
-    const locked = await lockAccounts(trx, intent.environment, [merchant, { kind: 'wallet', ownerId: payer.id }]);
+    const locked = await lockAccounts(trx, intent.environment, [merchant]);
     if (balanceIn(locked, merchant) < fromMerchant) {
       throw new ApiError(
         'INSUFFICIENT_BALANCE',
         `The merchant balance cannot cover this refund (${fromMerchant} centimes needed).`,
       );
     }
-    ledgerTransactionId = await post(trx, {
-      environment: intent.environment,
-      kind: 'refund',
-      reference: refundId,
-      at: now,
-      lines: [
-        { account: merchant, amount: -fromMerchant },
-        { account: { kind: 'wallet', ownerId: payer.id }, amount },
-        { account: { kind: 'revenue' }, amount: -commission.total_revenue },
-        { account: { kind: 'tof' }, amount: -commission.tof },
-        { account: { kind: 'tte' }, amount: -commission.tte },
-      ],
-    });
+    if (payerWallet) {
+      ledgerTransactionId = await post(trx, {
+        environment: intent.environment,
+        kind: 'refund',
+        reference: refundId,
+        at: now,
+        lines: [
+          { account: merchant, amount: -fromMerchant },
+          { account: { kind: 'wallet', ownerId: payerWallet.id }, amount },
+          { account: { kind: 'revenue' }, amount: -commission.total_revenue },
+          { account: { kind: 'tof' }, amount: -commission.tof },
+          { account: { kind: 'tte' }, amount: -commission.tte },
+        ],
+      });
+    }
   }
   await trx
     .insertInto('refunds')
@@ -380,7 +361,7 @@ export async function refundIntent(
     .execute();
   const refunded = await trx
     .updateTable('payment_intents')
-    .set({ status: 'REFUNDED', total_amount_refunded: intent.total_amount_refunded + amount, updated_at: now })
+    .set({ status, total_amount_refunded: intent.total_amount_refunded + amount, updated_at: now })
     .where('id', '=', intent.id)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -396,6 +377,24 @@ export interface SimulateInput {
   payerPhone?: string;
 }
 
+/** decisions.md: any E.164 phone may pay in the sandbox; one without a wallet gets a funded one. */
+export const SANDBOX_NEW_WALLET_BALANCE = 100_000_000;
+export const SANDBOX_NEW_WALLET_PIN = '1234';
+
+async function sandboxPayer(trx: Transaction<DB>, phone: string): Promise<Payer> {
+  const payer = await lockPayer(trx, 'test', phone);
+  if (payer) return payer;
+  await createWallet(trx, {
+    phone,
+    pin: SANDBOX_NEW_WALLET_PIN,
+    balance: SANDBOX_NEW_WALLET_BALANCE,
+    environment: 'test',
+  });
+  const created = await lockPayer(trx, 'test', phone);
+  if (!created) throw new Error(`sandbox wallet ${phone} was not created`);
+  return created;
+}
+
 /** Sandbox payment: the same confirm or fail operation a wallet payment goes through. */
 export async function simulatePayment(
   trx: Transaction<DB>,
@@ -404,7 +403,7 @@ export async function simulatePayment(
   input: SimulateInput,
   maxAmount: number,
 ): Promise<IntentWithRefunds> {
-  const intent = visibleTo(await repo.lockIntent(trx, referenceNumber), caller);
+  const intent = visibleTo(await repo.lockIntent(trx, { referenceNumber }), caller);
   const now = new Date();
   if (!isPayable(intent.status) || isPastExpiry(intent, now)) {
     throw new ApiError('INTENT_NOT_PENDING', `The intent is ${isPayable(intent.status) ? 'expired' : intent.status}.`);
@@ -421,17 +420,13 @@ export async function simulatePayment(
     }
   }
   if (input.outcome === 'failure') {
-    const reason = 'Simulated payment failure.';
-    return withRefunds(trx, await failPayment(trx, intent, { reason, attemptedAmount: amount, now }));
+    const failed = await failPayment(trx, intent, { failure: 'SIMULATED_FAILURE', attemptedAmount: amount, now });
+    return withRefunds(trx, failed.intent);
   }
-  const phone = input.payerPhone ?? SANDBOX_DEFAULT_PAYER;
-  const wallet = await findWallet(trx, intent.environment, phone);
-  if (!wallet) throw new ApiError('WALLET_NOT_FOUND', `No sandbox wallet for ${phone}.`);
-  const until = lockedUntil(wallet, now);
-  if (until) throw new ApiError('WALLET_LOCKED');
-  const result = await confirmPayment(trx, intent, { amount, wallet, method: 'WALLET', now });
-  const updated = result.intent;
-  return withRefunds(trx, updated);
+  const payer = await sandboxPayer(trx, input.payerPhone ?? SANDBOX_DEFAULT_PAYER);
+  if (lockedUntil(payer.wallet, now)) throw new ApiError('WALLET_LOCKED');
+  const result = await confirmPayment(trx, intent, { amount, payer, method: 'WALLET', now });
+  return withRefunds(trx, result.intent);
 }
 
 /** `simulate-expiry`: what the 24-hour timer does, now. */
@@ -440,8 +435,8 @@ export async function simulateExpiry(
   caller: Caller,
   referenceNumber: string,
 ): Promise<IntentWithRefunds> {
-  const intent = visibleTo(await repo.lockIntent(trx, referenceNumber), caller);
-  if (!isPayable(intent.status)) throw new ApiError('INTENT_NOT_PENDING', `The intent is ${intent.status}.`);
+  const intent = visibleTo(await repo.lockIntent(trx, { referenceNumber }), caller);
+  assertTransition(intent.status, 'expire');
   const [expired] = await expireIntents(trx, [intent], new Date());
   return withRefunds(trx, expired!);
 }

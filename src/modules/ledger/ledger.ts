@@ -1,7 +1,21 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB, Environment, LedgerAccountKind } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
+
+/**
+ * The double-entry ledger. Every account exists before its first movement (platform accounts by
+ * migration, a wallet's and a business's with their owner), so a movement never creates or looks
+ * up an account on its own.
+ *
+ * Hot accounts: a wallet's balance is its row, locked by whoever debits it. Every other account
+ * (a merchant's, the platform's revenue, tax and funding accounts) is shared by many payers, so a
+ * movement on it is appended to `ledger_pending_movements` instead of updating its row: payments
+ * of different wallets never wait on one row. Its balance is the row plus its pending movements;
+ * the worker folds those into the row (`foldPendingMovements`). Only a debit that must not overdraw
+ * a shared account (a merchant paying a refund) locks that account's row first, which serializes
+ * debits of one merchant without ever making its payments wait.
+ */
 
 export interface AccountRef {
   kind: LedgerAccountKind;
@@ -17,56 +31,40 @@ export interface PostingLine {
 
 const keyOf = (account: AccountRef) => `${account.kind}:${account.ownerId ?? ''}`;
 
-/** The account's id, created on first use. */
-async function ensureAccount(trx: Executor, environment: Environment, account: AccountRef): Promise<string> {
-  await trx
-    .insertInto('ledger_accounts')
-    .values({ id: newId('acct'), environment, kind: account.kind, owner_id: account.ownerId ?? '' })
-    .onConflict((conflict) => conflict.columns(['environment', 'kind', 'owner_id']).doNothing())
-    .execute();
-  const row = await trx
-    .selectFrom('ledger_accounts')
-    .select('id')
-    .where('environment', '=', environment)
-    .where('kind', '=', account.kind)
-    .where('owner_id', '=', account.ownerId ?? '')
-    .executeTakeFirstOrThrow();
-  return row.id;
-}
+/** The balance of an account and its pending movements, as one SQL expression over `a`. */
+const AVAILABLE = sql<number>`(a.balance + coalesce((SELECT sum(m.amount) FROM ledger_pending_movements m
+  WHERE m.account_id = a.id), 0))::bigint`;
 
 /**
- * Locks the accounts a movement touches, always in id order (so two movements over the same
- * accounts queue instead of deadlocking), and returns their balances by `kind:owner`.
+ * Locks the accounts a debit must not overdraw, in id order (so two movements over the same
+ * accounts queue instead of deadlocking), in one statement, and returns what each holds.
  */
 export async function lockAccounts(
-  trx: Transaction<DB>,
+  trx: Executor,
   environment: Environment,
   accounts: AccountRef[],
-): Promise<Map<string, { id: string; balance: number }>> {
-  const ids = new Map<string, string>();
-  for (const account of accounts) ids.set(keyOf(account), await ensureAccount(trx, environment, account));
-  const rows = await trx
-    .selectFrom('ledger_accounts')
-    .select(['id', 'balance'])
-    .where('id', 'in', [...new Set(ids.values())])
-    .orderBy('id')
-    .forUpdate()
-    .execute();
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return new Map([...ids].map(([key, id]) => [key, { id, balance: byId.get(id)!.balance }]));
+): Promise<Map<string, number>> {
+  const rows = await sql<{ kind: LedgerAccountKind; owner_id: string; available: number }>`
+    SELECT a.kind, a.owner_id, ${AVAILABLE} AS available
+    FROM ledger_accounts a
+    WHERE a.environment = ${environment}
+      AND (a.kind, a.owner_id) IN (${sql.join(accounts.map((account) => sql`(${account.kind}, ${account.ownerId ?? ''})`))})
+    ORDER BY a.id
+    FOR UPDATE OF a`.execute(trx);
+  return new Map(rows.rows.map((row) => [keyOf({ kind: row.kind, ownerId: row.owner_id }), Number(row.available)]));
 }
 
-export function balanceIn(locked: Map<string, { balance: number }>, account: AccountRef): number {
-  return locked.get(keyOf(account))?.balance ?? 0;
+export function balanceIn(locked: Map<string, number>, account: AccountRef): number {
+  return locked.get(keyOf(account)) ?? 0;
 }
 
 /**
- * One ledger transaction: immutable postings that sum to zero, and the account balances they
- * move, in the caller's database transaction. A balance that would go below zero fails the
- * database check, so the whole change rolls back.
+ * One ledger transaction in one statement: immutable postings that sum to zero, the wallet
+ * balances they move (a wallet below zero fails the database check, so everything rolls back),
+ * and the pending movements of shared accounts.
  */
 export async function post(
-  trx: Transaction<DB>,
+  trx: Executor,
   entry: {
     environment: Environment;
     kind: 'payment' | 'refund' | 'credit';
@@ -78,48 +76,74 @@ export async function post(
   const lines = entry.lines.filter((line) => line.amount !== 0);
   const sum = lines.reduce((total, line) => total + line.amount, 0);
   if (sum !== 0) throw new Error(`unbalanced ledger transaction ${entry.reference}: sums to ${sum}`);
-  const locked = await lockAccounts(
-    trx,
-    entry.environment,
-    lines.map((line) => line.account),
-  );
   const transactionId = newId('ltx');
-  const at = entry.at ?? new Date();
-  for (const line of lines) {
-    const { id } = locked.get(keyOf(line.account))!;
-    await trx
-      .updateTable('ledger_accounts')
-      .set({ balance: sql<number>`balance + ${line.amount}` })
-      .where('id', '=', id)
-      .execute();
-  }
-  if (lines.length > 0) {
-    await trx
-      .insertInto('ledger_postings')
-      .values(
-        lines.map((line) => ({
-          transaction_id: transactionId,
-          account_id: locked.get(keyOf(line.account))!.id,
-          amount: line.amount,
-          kind: entry.kind,
-          reference: entry.reference,
-          created_at: at,
-        })),
-      )
-      .execute();
+  if (lines.length === 0) return transactionId;
+  const kinds = lines.map((line) => line.account.kind);
+  const owners = lines.map((line) => line.account.ownerId ?? '');
+  const amounts = lines.map((line) => line.amount);
+  const result = await sql<{ resolved: number }>`
+    WITH lines AS (
+      SELECT a.id AS account_id, a.kind, l.amount
+      FROM unnest(${kinds}::text[], ${owners}::text[], ${amounts}::bigint[]) AS l(kind, owner_id, amount)
+      JOIN ledger_accounts a ON a.environment = ${entry.environment} AND a.kind = l.kind AND a.owner_id = l.owner_id
+    ),
+    postings AS (
+      INSERT INTO ledger_postings (transaction_id, account_id, amount, kind, reference, created_at)
+      SELECT ${transactionId}, account_id, amount, ${entry.kind}, ${entry.reference}, ${entry.at ?? new Date()}::timestamptz
+      FROM lines
+    ),
+    wallets AS (
+      UPDATE ledger_accounts a SET balance = a.balance + lines.amount
+      FROM lines WHERE a.id = lines.account_id AND lines.kind = 'wallet'
+    ),
+    pending AS (
+      INSERT INTO ledger_pending_movements (account_id, amount)
+      SELECT account_id, amount FROM lines WHERE kind <> 'wallet'
+    )
+    SELECT count(*)::int AS resolved FROM lines`.execute(trx);
+  if (result.rows[0]?.resolved !== lines.length) {
+    throw new Error(`ledger transaction ${entry.reference} names an account that does not exist`);
   }
   return transactionId;
 }
 
+/** What an account holds: its balance and its pending movements. */
 export async function accountBalance(db: Executor, environment: Environment, account: AccountRef): Promise<number> {
-  const row = await db
-    .selectFrom('ledger_accounts')
-    .select('balance')
-    .where('environment', '=', environment)
-    .where('kind', '=', account.kind)
-    .where('owner_id', '=', account.ownerId ?? '')
-    .executeTakeFirst();
-  return row?.balance ?? 0;
+  const row = await sql<{ available: number }>`
+    SELECT ${AVAILABLE} AS available FROM ledger_accounts a
+    WHERE a.environment = ${environment} AND a.kind = ${account.kind} AND a.owner_id = ${account.ownerId ?? ''}`.execute(
+    db,
+  );
+  return Number(row.rows[0]?.available ?? 0);
+}
+
+/**
+ * Worker task: folds pending movements into their accounts' rows, one account per statement.
+ * The account row is locked first (as a debit does), then its committed movements are deleted
+ * and added: movements committed later stay for the next run, so nothing is counted twice or
+ * lost. Accounts another transaction holds are skipped this time.
+ */
+export async function foldPendingMovements(db: Kysely<DB>, maxAccounts = 100): Promise<number> {
+  const accounts = await db
+    .selectFrom('ledger_pending_movements')
+    .select('account_id')
+    .distinct()
+    .limit(maxAccounts)
+    .execute();
+  let folded = 0;
+  for (const { account_id: accountId } of accounts) {
+    const result = await sql<{ folded: number }>`
+      WITH account AS (SELECT id FROM ledger_accounts WHERE id = ${accountId} FOR UPDATE SKIP LOCKED),
+      moved AS (
+        DELETE FROM ledger_pending_movements m USING account WHERE m.account_id = account.id RETURNING m.amount
+      ),
+      total AS (SELECT count(*)::int AS n, coalesce(sum(amount), 0)::bigint AS amount FROM moved)
+      UPDATE ledger_accounts a SET balance = a.balance + total.amount
+      FROM total, account WHERE a.id = account.id
+      RETURNING total.n AS folded`.execute(db);
+    folded += result.rows[0]?.folded ?? 0;
+  }
+  return folded;
 }
 
 export interface LedgerCheck {
@@ -131,7 +155,8 @@ export interface LedgerCheck {
 
 /**
  * The ledger's invariants: all postings sum to zero, every ledger transaction sums to zero, each
- * balance equals the sum of its postings, and no account but `funding` is below zero.
+ * account's balance plus its pending movements equals the sum of its postings, and no account but
+ * `funding` holds less than zero.
  */
 export async function checkLedger(db: Kysely<DB>): Promise<LedgerCheck> {
   const problems: string[] = [];
@@ -146,22 +171,20 @@ export async function checkLedger(db: Kysely<DB>): Promise<LedgerCheck> {
     db,
   );
   for (const row of unbalanced.rows) problems.push(`transaction ${row.transaction_id} sums to ${row.sum}`);
-  const drift = await sql<{ id: string; balance: string; posted: string }>`
-    SELECT a.id, a.balance::text AS balance, coalesce(sum(p.amount), 0)::text AS posted
-    FROM ledger_accounts a LEFT JOIN ledger_postings p ON p.account_id = a.id
-    GROUP BY a.id, a.balance HAVING a.balance <> coalesce(sum(p.amount), 0)`.execute(db);
-  for (const row of drift.rows)
-    problems.push(`account ${row.id} holds ${row.balance} but its postings sum to ${row.posted}`);
-  const negative = await db
-    .selectFrom('ledger_accounts')
-    .select(['id', 'kind', 'balance'])
-    .where('kind', '!=', 'funding')
-    .where('balance', '<', 0)
-    .execute();
-  for (const row of negative) problems.push(`${row.kind} account ${row.id} is negative: ${row.balance}`);
-  const accounts = await db
-    .selectFrom('ledger_accounts')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return { ok: problems.length === 0, accounts: Number(accounts.n), postings: Number(total.rows[0]?.n ?? 0), problems };
+  const accounts = await sql<{ id: string; kind: string; available: string; posted: string }>`
+    SELECT a.id, a.kind, ${AVAILABLE}::text AS available,
+      coalesce((SELECT sum(p.amount) FROM ledger_postings p WHERE p.account_id = a.id), 0)::text AS posted
+    FROM ledger_accounts a`.execute(db);
+  for (const row of accounts.rows) {
+    if (row.available !== row.posted)
+      problems.push(`account ${row.id} holds ${row.available} but its postings sum to ${row.posted}`);
+    if (row.kind !== 'funding' && BigInt(row.available) < 0n)
+      problems.push(`${row.kind} account ${row.id} is negative: ${row.available}`);
+  }
+  return {
+    ok: problems.length === 0,
+    accounts: accounts.rows.length,
+    postings: Number(total.rows[0]?.n ?? 0),
+    problems,
+  };
 }

@@ -6,6 +6,7 @@ import { randomDigits } from '../../lib/ids.js';
 import { recordEvents, type EventRecord } from '../events/outbox.js';
 import { storeEvent } from '../events/store-events.js';
 import { applyStockChange, resolveProduct, shopOf } from '../products/service.js';
+import { assertTransition, orderActions, type WorkflowAction } from './state.js';
 
 export type OrderRow = Selectable<OrdersTable>;
 
@@ -16,22 +17,6 @@ export interface Caller {
 
 /** The sandbox customer when a simulation names none (the rich test wallet of the README). */
 export const SANDBOX_CUSTOMER_PHONE = '+22220000001';
-
-/**
- * The merchant workflow (decisions "Orders"), as data: each action, the statuses it starts from,
- * where it leads and the event it sends. Anything else is ORDER_INVALID_TRANSITION.
- */
-export const orderActions = {
-  accept: { from: ['NEW'], to: 'PREPARING', event: 'order.accepted' },
-  ready: { from: ['PREPARING'], to: 'READY', event: 'order.ready' },
-  pickup: { from: ['READY'], to: 'PICKED_UP', event: null },
-  deliver: { from: ['PICKED_UP'], to: 'DELIVERED', event: 'order.delivered' },
-  cancel: { from: ['NEW', 'PREPARING'], to: 'CANCELLED', event: 'order.cancelled' },
-} as const satisfies Record<string, { from: readonly OrderStatus[]; to: OrderStatus; event: string | null }>;
-export type OrderAction = keyof typeof orderActions;
-
-/** Statuses in which the merchant may still change what is in the order. */
-const MODIFIABLE: readonly OrderStatus[] = ['NEW', 'PREPARING'];
 
 export interface RequestedItem {
   productId: string;
@@ -222,21 +207,17 @@ async function lockOrder(
   return order;
 }
 
-function refuse(order: OrderRow, what: string): ApiError {
-  return new ApiError('ORDER_INVALID_TRANSITION', `Cannot ${what} an order that is ${order.status}.`);
-}
-
 /** One workflow step on a locked order; the losing side of a race finds the new status and is refused. */
 export async function transitionOrder(
   trx: Transaction<DB>,
   caller: Caller,
   referenceNumber: string,
-  action: OrderAction,
+  action: WorkflowAction,
   reason?: string,
 ): Promise<OrderRow> {
   const order = await lockOrder(trx, caller, referenceNumber);
   const step = orderActions[action];
-  if (!(step.from as readonly OrderStatus[]).includes(order.status)) throw refuse(order, action);
+  assertTransition(order.status, action);
   const now = new Date();
   if (action === 'cancel') await moveStock(trx, order.shop_id, order.items, 1);
   const updated = await trx
@@ -274,6 +255,7 @@ export async function refundOrder(
 ): Promise<OrderRow> {
   const order = await lockOrder(trx, caller, referenceNumber);
   const left = order.total_amount - order.total_amount_refunded;
+  const status = assertTransition(order.status, 'refund');
   if (!order.paid) throw new ApiError('ORDER_INVALID_TRANSITION', 'Only a paid order can be refunded.');
   if (left <= 0) throw new ApiError('ORDER_INVALID_TRANSITION', 'Nothing is left to refund on this order.');
   const amount = input.amount ?? left;
@@ -285,7 +267,7 @@ export async function refundOrder(
   const updated = await trx
     .updateTable('orders')
     .set({
-      status: 'REFUNDED',
+      status,
       total_amount_refunded: totalRefunded,
       refunds: JSON.stringify([
         ...order.refunds,
@@ -329,7 +311,7 @@ export async function proposeModification(
   requested: RequestedItem[],
 ): Promise<OrderRow> {
   const order = await lockOrder(trx, caller, referenceNumber);
-  if (!MODIFIABLE.includes(order.status)) throw refuse(order, 'modify');
+  assertTransition(order.status, 'modify');
   const items = await priceItems(trx, caller, order.shop_id, requested);
   return trx
     .updateTable('orders')
@@ -355,7 +337,7 @@ export async function acceptModification(
   const order = await lockOrder(trx, caller, referenceNumber);
   const proposal = order.proposed_modification;
   if (!proposal) throw new ApiError('ORDER_INVALID_TRANSITION', 'This order has no proposed modification to accept.');
-  if (!MODIFIABLE.includes(order.status)) throw refuse(order, 'modify');
+  assertTransition(order.status, 'modify');
   await lockProducts(trx, [...order.items, ...proposal.items]);
   await moveStock(trx, order.shop_id, order.items, 1);
   await moveStock(trx, order.shop_id, proposal.items, -1);

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/context.js';
 import { ApiError } from '../../http/errors.js';
-import { claimIdempotencyKey, requestFingerprint, respondInTransaction } from '../../http/idempotency.js';
+import { fingerprintUpload, respondInTransaction } from '../../http/idempotency.js';
 import { Envelope, Paginated, pageWindow } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
 import { exportProducts, importProducts } from './csv.js';
@@ -141,7 +141,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/products/:id/images',
     {
-      config: { ...write, idempotency: 'manual' },
+      config: { ...write, idempotency: 'upload' },
       schema: {
         tags,
         params: ProductParams,
@@ -152,7 +152,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const bytes = await readUpload(request, MAX_IMAGE_BYTES, 'The file is larger than 5 MB.');
       // The key covers the file's bytes: the same key with another file is a different request.
-      if (!(await claimIdempotencyKey(request, reply, requestFingerprint(request, bytes)))) return reply;
+      fingerprintUpload(request, bytes);
       const who = caller(request);
       const shop = await products.shopOf(db, who);
       await products.resolveProduct(db, who, shop.id, request.params.id);
@@ -202,7 +202,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/products/import',
     {
-      config: { ...write, idempotency: 'manual' },
+      config: { ...write, idempotency: 'upload' },
       schema: {
         tags,
         consumes: ['multipart/form-data', 'text/csv'],
@@ -235,16 +235,12 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'NO_FILE',
           'Send the CSV as multipart/form-data in the field "file", or as a text/csv body.',
         );
-      if (!(await claimIdempotencyKey(request, reply, requestFingerprint(request, bytes)))) return reply;
+      fingerprintUpload(request, bytes);
       const dryRun = request.query.dryRun ?? false;
       const who = caller(request);
       const text = bytes.toString('utf8');
-      if (dryRun) {
-        const report = await importProducts(db, who, text, true, (run) => db.transaction().execute(run));
-        return respondInTransaction(request, reply, 200, async () => report);
-      }
       return respondInTransaction(request, reply, 200, (trx) =>
-        importProducts(db, who, text, false, (run) => run(trx)),
+        importProducts(db, who, text, dryRun, (run) => run(trx)),
       );
     },
   );

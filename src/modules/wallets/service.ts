@@ -1,7 +1,7 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB, Environment, WalletsTable } from '../../db/schema.js';
-import type { Executor } from '../../db/transaction.js';
+import { inTransaction, type Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { accountBalance, post } from '../ledger/ledger.js';
@@ -135,12 +135,12 @@ async function fund(trx: Transaction<DB>, wallet: WalletRow, amount: number): Pr
 }
 
 export async function createWallet(
-  db: Kysely<DB>,
+  db: Executor,
   input: { phone: string; pin: string; balance: number; environment: Environment; locked?: boolean },
 ): Promise<WalletRow> {
   checkPinFormat(input.pin);
   const pinHash = await hashPin(input.pin);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const wallet = await trx
       .insertInto('wallets')
       .values({
