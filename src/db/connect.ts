@@ -1,14 +1,26 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { Mutex } from '../lib/mutex.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
-export type DatabaseOptions =
-  { kind: 'postgres'; url: string; poolSize?: number } | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob };
+export type DatabaseOptions = (
+  { kind: 'postgres'; url: string; poolSize?: number } | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob }
+) & {
+  /** Called with the text of every statement run through Kysely, BEGIN and COMMIT included. */
+  onStatement?: (sql: string) => void;
+};
+
+function statementLog(onStatement: ((sql: string) => void) | undefined) {
+  return onStatement
+    ? (event: LogEvent) => {
+        if (event.level === 'query') onStatement(event.query.sql);
+      }
+    : undefined;
+}
 
 type ScriptRunner = (sql: string) => Promise<Record<string, unknown>[]>;
 
@@ -52,14 +64,17 @@ const pgTypes = {
 } as pg.CustomTypesConfig;
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.kind === 'postgres' ? openPostgres(options.url, options.poolSize ?? 20) : openPGlite(options);
+  return options.kind === 'postgres'
+    ? openPostgres(options.url, options.poolSize ?? 20, options.onStatement)
+    : openPGlite(options);
 }
 
-function openPostgres(url: string, poolSize: number): Database {
+function openPostgres(url: string, poolSize: number, onStatement?: (sql: string) => void): Database {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
   // An idle client losing its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const log = statementLog(onStatement);
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
   return {
     kind: 'postgres',
     db,
@@ -94,7 +109,11 @@ function openPostgres(url: string, poolSize: number): Database {
   };
 }
 
-async function openPGlite(options: { dataDir?: string; loadDataDir?: Blob }): Promise<Database> {
+async function openPGlite(options: {
+  dataDir?: string;
+  loadDataDir?: Blob;
+  onStatement?: (sql: string) => void;
+}): Promise<Database> {
   let dataDir = options.dataDir;
   if (dataDir && !dataDir.startsWith('memory://')) {
     dataDir = path.resolve(dataDir);
@@ -105,7 +124,8 @@ async function openPGlite(options: { dataDir?: string; loadDataDir?: Blob }): Pr
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });
   const mutex = new Mutex();
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite, mutex) });
+  const log = statementLog(options.onStatement);
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite, mutex), ...(log ? { log } : {}) });
   return {
     kind: 'pglite',
     db,

@@ -96,6 +96,8 @@ export interface PaymentIntentsTable {
   paid_at: Date | null;
   payment_method: string | null;
   payer_phone: string | null;
+  /** The wallet that paid (refunds go back to it). */
+  payer_wallet_id: Generated<string | null>;
   payer_fee: Generated<number>;
   provider_ttc: Generated<number>;
   payer_ttc: Generated<number>;

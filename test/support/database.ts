@@ -35,13 +35,13 @@ export interface TestDatabase {
  * A database of this test file's own: a copy of the run's migrated template (see
  * scripts/run-tests.ts), or a freshly migrated one when a file is run on its own.
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(options: { onStatement?: (sql: string) => void } = {}): Promise<TestDatabase> {
   if (testDatabaseUrl) {
     const name = `devapi_test_${randomBase62(10).toLowerCase()}`;
     const template = process.env.TEST_PG_TEMPLATE;
     await adminQuery(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
     const url = urlForDatabase(testDatabaseUrl, name);
-    const database = await openDatabase({ kind: 'postgres', url, poolSize: 10 });
+    const database = await openDatabase({ kind: 'postgres', url, poolSize: 10, ...options });
     if (!template) await migrate(database);
     return {
       database,
@@ -56,6 +56,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const database = await openDatabase({
     kind: 'pglite',
     ...(templateFile ? { loadDataDir: new Blob([readFileSync(templateFile)]) } : {}),
+    ...options,
   });
   await migrate(database);
   return { database, url: undefined, drop: () => database.close() };

@@ -51,9 +51,18 @@ CREATE TRIGGER businesses_ledger_accounts AFTER INSERT ON businesses
 -- Movements of shared accounts (a merchant's, the platform's) wait here instead of updating the
 -- account row, so payments of different wallets never queue on one row. An account's balance is
 -- its row's balance plus its pending movements; the worker folds them into the row.
+-- No foreign key to ledger_accounts here or on postings: checking one locks the account row in
+-- share mode, which a hot account's writers would then all take (and fight over) again. Accounts
+-- are never deleted and `post` resolves every id from ledger_accounts; `ledger check` proves it.
 CREATE TABLE ledger_pending_movements (
   id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  account_id  text NOT NULL REFERENCES ledger_accounts(id),
+  account_id  text NOT NULL,
   amount      bigint NOT NULL CHECK (amount <> 0)
 );
+ALTER TABLE ledger_postings DROP CONSTRAINT ledger_postings_account_id_fkey;
 CREATE INDEX ledger_pending_movements_account_idx ON ledger_pending_movements (account_id);
+
+-- The wallet that paid, so a refund credits it without looking it up by phone.
+ALTER TABLE payment_intents ADD COLUMN payer_wallet_id text REFERENCES wallets(id);
+UPDATE payment_intents i SET payer_wallet_id = w.id
+FROM wallets w WHERE w.environment = i.environment AND w.phone = i.payer_phone AND i.payer_phone IS NOT NULL;

@@ -58,7 +58,7 @@ export async function lockPayer(trx: Executor, environment: Environment, phone: 
     FROM wallets w
     JOIN ledger_accounts a ON a.environment = w.environment AND a.kind = 'wallet' AND a.owner_id = w.id
     WHERE w.environment = ${environment} AND w.phone = ${phone}
-    FOR UPDATE OF w, a`.execute(trx);
+    FOR NO KEY UPDATE OF w, a`.execute(trx);
   const row = result.rows[0];
   if (!row) return undefined;
   const { available, ...wallet } = row;
@@ -111,6 +111,7 @@ export async function confirmPayment(
       paid_at: now,
       payment_method: payment.method,
       payer_phone: payer.wallet.phone,
+      payer_wallet_id: payer.wallet.id,
       payer_fee: commission.payer_ttc,
       provider_ttc: commission.provider_ttc,
       payer_ttc: commission.payer_ttc,

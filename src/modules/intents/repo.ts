@@ -234,6 +234,47 @@ export async function findIntent(trx: Executor, referenceNumber: string): Promis
     .executeTakeFirst();
 }
 
+export interface NewRefund {
+  id: string;
+  amount: number;
+  reason: string | null;
+  providerTtc: number;
+  tof: number;
+  tte: number;
+  createdAt: Date;
+  ledgerTransactionId: string | null;
+}
+
+/**
+ * Records a refund and the intent's new totals in one statement, and answers the intent with all
+ * its refunds (the new one comes from the statement itself: its own insert is not visible yet).
+ */
+export async function recordRefund(
+  trx: Executor,
+  intent: { id: number; status: IntentStatus; totalAmountRefunded: number },
+  refund: NewRefund,
+): Promise<IntentWithRefunds> {
+  const result = await sql<IntentRow & { refunds: RawRefund[] }>`
+    WITH refund AS (
+      INSERT INTO refunds (id, intent_id, amount, reason, status, provider_ttc, tof, tte, created_at,
+        ledger_transaction_id)
+      VALUES (${refund.id}, ${intent.id}, ${refund.amount}, ${refund.reason}, 'SUCCEEDED', ${refund.providerTtc},
+        ${refund.tof}, ${refund.tte}, ${refund.createdAt}::timestamptz, ${refund.ledgerTransactionId})
+      RETURNING id, amount, reason, status, created_at
+    )
+    UPDATE payment_intents i
+    SET status = ${intent.status}, total_amount_refunded = ${intent.totalAmountRefunded},
+      updated_at = ${refund.createdAt}::timestamptz
+    WHERE i.id = ${intent.id}
+    RETURNING i.*, (
+      SELECT json_agg(json_build_object('id', r.id, 'amount', r.amount, 'reason', r.reason, 'status', r.status,
+                                        'createdAt', r.created_at) ORDER BY r.created_at, r.id)
+      FROM (SELECT id, amount, reason, status, created_at FROM refunds WHERE intent_id = i.id
+            UNION ALL SELECT * FROM refund) AS r
+    ) AS refunds`.execute(trx);
+  return withParsedRefunds(result.rows[0]!);
+}
+
 export async function refundsOf(trx: Executor, intentId: number): Promise<RefundRow[]> {
   const rows = await trx
     .selectFrom('refunds')

@@ -312,14 +312,8 @@ export async function refundIntent(
   // and from the platform's share of the fees, to the payer's wallet. The merchant's account is
   // locked so that refunds of one merchant never overdraw it together.
   let ledgerTransactionId: string | null = null;
-  if (intent.payer_phone) {
+  if (intent.payer_wallet_id) {
     const merchant = { kind: 'merchant', ownerId: intent.business_id } as const;
-    const payerWallet = await trx
-      .selectFrom('wallets')
-      .select('id')
-      .where('environment', '=', intent.environment)
-      .where('phone', '=', intent.payer_phone)
-      .executeTakeFirst();
     const fromMerchant = amount - commission.provider_ttc;
     const locked = await lockAccounts(trx, intent.environment, [merchant]);
     if (balanceIn(locked, merchant) < fromMerchant) {
@@ -328,47 +322,38 @@ export async function refundIntent(
         `The merchant balance cannot cover this refund (${fromMerchant} centimes needed).`,
       );
     }
-    if (payerWallet) {
-      ledgerTransactionId = await post(trx, {
-        environment: intent.environment,
-        kind: 'refund',
-        reference: refundId,
-        at: now,
-        lines: [
-          { account: merchant, amount: -fromMerchant },
-          { account: { kind: 'wallet', ownerId: payerWallet.id }, amount },
-          { account: { kind: 'revenue' }, amount: -commission.total_revenue },
-          { account: { kind: 'tof' }, amount: -commission.tof },
-          { account: { kind: 'tte' }, amount: -commission.tte },
-        ],
-      });
-    }
+    ledgerTransactionId = await post(trx, {
+      environment: intent.environment,
+      kind: 'refund',
+      reference: refundId,
+      at: now,
+      lines: [
+        { account: merchant, amount: -fromMerchant },
+        { account: { kind: 'wallet', ownerId: intent.payer_wallet_id }, amount },
+        { account: { kind: 'revenue' }, amount: -commission.total_revenue },
+        { account: { kind: 'tof' }, amount: -commission.tof },
+        { account: { kind: 'tte' }, amount: -commission.tte },
+      ],
+    });
   }
-  await trx
-    .insertInto('refunds')
-    .values({
+  const refunded = await repo.recordRefund(
+    trx,
+    { id: intent.id, status, totalAmountRefunded: intent.total_amount_refunded + amount },
+    {
       id: refundId,
-      intent_id: intent.id,
       amount,
       reason: input.reason ?? null,
-      status: 'SUCCEEDED',
-      provider_ttc: commission.provider_ttc,
+      providerTtc: commission.provider_ttc,
       tof: commission.tof,
       tte: commission.tte,
-      created_at: now,
-      ledger_transaction_id: ledgerTransactionId,
-    })
-    .execute();
-  const refunded = await trx
-    .updateTable('payment_intents')
-    .set({ status, total_amount_refunded: intent.total_amount_refunded + amount, updated_at: now })
-    .where('id', '=', intent.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+      createdAt: now,
+      ledgerTransactionId,
+    },
+  );
   await recordEvents(trx, [
     paymentEvent('payment.refunded', refunded, now, { commission, refund: { id: refundId, amount } }),
   ]);
-  return withRefunds(trx, refunded);
+  return refunded;
 }
 
 export interface SimulateInput {

@@ -50,7 +50,7 @@ export async function lockAccounts(
     WHERE a.environment = ${environment}
       AND (a.kind, a.owner_id) IN (${sql.join(accounts.map((account) => sql`(${account.kind}, ${account.ownerId ?? ''})`))})
     ORDER BY a.id
-    FOR UPDATE OF a`.execute(trx);
+    FOR NO KEY UPDATE OF a`.execute(trx);
   return new Map(rows.rows.map((row) => [keyOf({ kind: row.kind, ownerId: row.owner_id }), Number(row.available)]));
 }
 
@@ -133,7 +133,7 @@ export async function foldPendingMovements(db: Kysely<DB>, maxAccounts = 100): P
   let folded = 0;
   for (const { account_id: accountId } of accounts) {
     const result = await sql<{ folded: number }>`
-      WITH account AS (SELECT id FROM ledger_accounts WHERE id = ${accountId} FOR UPDATE SKIP LOCKED),
+      WITH account AS (SELECT id FROM ledger_accounts WHERE id = ${accountId} FOR NO KEY UPDATE SKIP LOCKED),
       moved AS (
         DELETE FROM ledger_pending_movements m USING account WHERE m.account_id = account.id RETURNING m.amount
       ),
@@ -154,9 +154,9 @@ export interface LedgerCheck {
 }
 
 /**
- * The ledger's invariants: all postings sum to zero, every ledger transaction sums to zero, each
- * account's balance plus its pending movements equals the sum of its postings, and no account but
- * `funding` holds less than zero.
+ * The ledger's invariants: all postings sum to zero, every ledger transaction sums to zero, every
+ * movement names an existing account, each account's balance plus its pending movements equals
+ * the sum of its postings, and no account but `funding` holds less than zero.
  */
 export async function checkLedger(db: Kysely<DB>): Promise<LedgerCheck> {
   const problems: string[] = [];
@@ -175,6 +175,12 @@ export async function checkLedger(db: Kysely<DB>): Promise<LedgerCheck> {
     SELECT a.id, a.kind, ${AVAILABLE}::text AS available,
       coalesce((SELECT sum(p.amount) FROM ledger_postings p WHERE p.account_id = a.id), 0)::text AS posted
     FROM ledger_accounts a`.execute(db);
+  const orphans = await sql<{ account_id: string }>`
+    SELECT DISTINCT account_id FROM (
+      SELECT account_id FROM ledger_postings UNION ALL SELECT account_id FROM ledger_pending_movements
+    ) AS moved
+    WHERE NOT EXISTS (SELECT 1 FROM ledger_accounts a WHERE a.id = moved.account_id)`.execute(db);
+  for (const row of orphans.rows) problems.push(`movements name account ${row.account_id}, which does not exist`);
   for (const row of accounts.rows) {
     if (row.available !== row.posted)
       problems.push(`account ${row.id} holds ${row.available} but its postings sum to ${row.posted}`);

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { checkLedger } from '../../src/modules/ledger/ledger.js';
+import { createTestDatabase } from '../support/database.js';
+import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { act, createIntent } from './support.js';
+
+/**
+ * The money path in few statements (issue: "a payment and a refund each run in at most 10 SQL
+ * statements"): every statement the app sends through Kysely is counted, BEGIN and COMMIT included.
+ */
+const MAX_STATEMENTS = 10;
+
+describe('statements per payment and refund', () => {
+  let t: TestApp;
+  let business: TestBusiness;
+  let counting = false;
+  let statements: string[] = [];
+
+  before(async () => {
+    const testDatabase = await createTestDatabase({
+      onStatement: (text) => {
+        if (counting) statements.push(text);
+      },
+    });
+    t = await startTestApp({ testDatabase });
+    business = await t.createBusiness();
+  });
+  after(() => t.close());
+
+  /** The statements one request ran, from its start to its answer. */
+  async function counted<T>(request: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
+    statements = [];
+    counting = true;
+    try {
+      return { result: await request(), statements };
+    } finally {
+      counting = false;
+    }
+  }
+
+  function assertFew(what: string, run: string[], report?: (message: string) => void): void {
+    report?.(`${what}: ${run.length} statements`);
+    assert.ok(
+      run.length <= MAX_STATEMENTS,
+      `${what} ran ${run.length} statements:\n${run.map((s) => s.replace(/\s+/g, ' ').slice(0, 120)).join('\n')}`,
+    );
+    assert.ok(run.some((s) => /^begin/i.test(s.trim())) && run.some((s) => /^commit/i.test(s.trim())));
+  }
+
+  test('simulate (a sandbox payment) and a refund each run at most 10 statements', async (context) => {
+    const sk = business.keys.secretTest;
+    const intent = await createIntent(t, sk, { amount: 10_000 });
+    // The key is cached after its first use: read once so the count is the payment's own.
+    expectStatus(await t.request('GET', `/api/v1/dev/intents/${intent.referenceNumber}`, { key: sk }), 200);
+
+    const paid = await counted(() => act(t, sk, intent.referenceNumber, 'simulate', {}));
+    expectStatus(paid.result, 200);
+    assert.equal(paid.result.body.data.status, 'PAID');
+    assertFew('simulate', paid.statements, (m) => context.diagnostic(m));
+
+    const refunded = await counted(() => act(t, sk, intent.referenceNumber, 'refund', { amount: 2_500 }));
+    expectStatus(refunded.result, 200);
+    assert.equal(refunded.result.body.data.totalAmountRefunded, 2_500);
+    assertFew('refund', refunded.statements, (m) => context.diagnostic(m));
+    assert.ok((await checkLedger(t.runtime.db)).ok);
+  });
+
+  test('a hosted checkout payment runs at most 10 statements in its transaction', async (context) => {
+    const intent = await createIntent(t, business.keys.secretTest, { amount: 4_000 });
+    const paid = await counted(() =>
+      t.request('POST', `/checkout/intents/${intent.shortCode}/pay`, {
+        body: { phone: '+22220000001', pin: '1234' },
+      }),
+    );
+    expectStatus(paid.result, 200);
+    const transaction = paid.statements.slice(paid.statements.findIndex((s) => /^begin/i.test(s.trim())));
+    assertFew('checkout pay', transaction, (m) => context.diagnostic(m));
+  });
+});

@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { accountBalance, checkLedger, foldPendingMovements, post } from '../../src/modules/ledger/ledger.js';
+import { testDatabaseKind } from '../support/database.js';
+import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { act, createIntent } from '../intents/support.js';
+
+const MERCHANT_PAID = (amount: number) => amount - Math.round(amount / 100); // the default 1 % provider fee
+
+describe('a ledger without hot rows', () => {
+  let t: TestApp;
+  let business: TestBusiness;
+  before(async () => {
+    t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '1000000' } });
+    business = await t.createBusiness();
+  });
+  after(() => t.close());
+
+  const merchant = () => ({ kind: 'merchant' as const, ownerId: business.id });
+  const pendingRows = async () =>
+    Number(
+      (
+        await t.runtime.db
+          .selectFrom('ledger_pending_movements')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  test('every account exists before its first movement: platform, merchant and wallet accounts', async () => {
+    const accounts = await t.runtime.db
+      .selectFrom('ledger_accounts')
+      .select(['kind', 'environment'])
+      .where((eb) => eb.or([eb('owner_id', '=', ''), eb('owner_id', '=', business.id)]))
+      .execute();
+    for (const environment of ['test', 'live'] as const) {
+      for (const kind of ['revenue', 'tof', 'tte', 'funding', 'merchant']) {
+        assert.ok(
+          accounts.some((account) => account.kind === kind && account.environment === environment),
+          `${environment} ${kind} account`,
+        );
+      }
+    }
+    const wallets = await t.runtime.db.selectFrom('wallets').select('id').execute();
+    const walletAccounts = await t.runtime.db
+      .selectFrom('ledger_accounts')
+      .select('owner_id')
+      .where('kind', '=', 'wallet')
+      .execute();
+    assert.deepEqual(walletAccounts.map((a) => a.owner_id).sort(), wallets.map((w) => w.id).sort());
+  });
+
+  test('payments credit shared accounts as pending movements; folding keeps every balance exact', async () => {
+    const sk = business.keys.secretTest;
+    const before = await accountBalance(t.runtime.db, 'test', merchant());
+    for (const amount of [10_000, 2_500, 700]) {
+      const intent = await createIntent(t, sk, { amount });
+      expectStatus(await act(t, sk, intent.referenceNumber, 'simulate', {}), 200);
+    }
+    const expected = before + MERCHANT_PAID(10_000) + MERCHANT_PAID(2_500) + MERCHANT_PAID(700);
+    assert.ok((await pendingRows()) > 0, 'the merchant and platform credits wait as pending movements');
+    assert.equal(await accountBalance(t.runtime.db, 'test', merchant()), expected);
+    const balance = await t.request('GET', '/api/v1/dev/balance', { key: sk });
+    assert.equal(balance.body.data.available, expected);
+    assert.ok((await checkLedger(t.runtime.db)).ok);
+
+    assert.ok((await foldPendingMovements(t.runtime.db)) > 0);
+    assert.equal(await pendingRows(), 0);
+    const row = await t.runtime.db
+      .selectFrom('ledger_accounts')
+      .select('balance')
+      .where('kind', '=', 'merchant')
+      .where('owner_id', '=', business.id)
+      .where('environment', '=', 'test')
+      .executeTakeFirstOrThrow();
+    assert.equal(row.balance, expected, 'the row now holds what was pending');
+    assert.equal(await accountBalance(t.runtime.db, 'test', merchant()), expected);
+    assert.deepEqual((await checkLedger(t.runtime.db)).problems, []);
+  });
+
+  test('a refund may spend what is still pending, never more', async () => {
+    const fresh = await t.createBusiness({ name: 'Pending only' });
+    const intent = await createIntent(t, fresh.keys.secretTest, { amount: 5_000 });
+    expectStatus(await act(t, fresh.keys.secretTest, intent.referenceNumber, 'simulate', {}), 200);
+    // Nothing folded yet: the merchant row holds 0, its pending credit 4,950.
+    const refunded = await act(t, fresh.keys.secretTest, intent.referenceNumber, 'refund', {});
+    expectStatus(refunded, 200);
+    assert.equal(await accountBalance(t.runtime.db, 'test', { kind: 'merchant', ownerId: fresh.id }), 0);
+    await foldPendingMovements(t.runtime.db);
+    assert.deepEqual((await checkLedger(t.runtime.db)).problems, []);
+    // A payout (a merchant debit) leaves less than the next refund needs, all of it pending.
+    const again = await createIntent(t, fresh.keys.secretTest, { amount: 5_000 });
+    expectStatus(await act(t, fresh.keys.secretTest, again.referenceNumber, 'simulate', {}), 200);
+    await t.runtime.db.transaction().execute((trx) =>
+      post(trx, {
+        environment: 'test',
+        kind: 'credit',
+        reference: 'payout-pending',
+        lines: [
+          { account: { kind: 'merchant', ownerId: fresh.id }, amount: -4_000 },
+          { account: { kind: 'funding' }, amount: 4_000 },
+        ],
+      }),
+    );
+    const refused = await act(t, fresh.keys.secretTest, again.referenceNumber, 'refund', {});
+    assert.equal(refused.status, 402, refused.text);
+    assert.equal(refused.body.error.code, 'INSUFFICIENT_BALANCE');
+  });
+
+  test(
+    'payments never wait on the merchant or platform rows (another transaction holds them all)',
+    {
+      skip:
+        testDatabaseKind === 'pglite'
+          ? 'PGlite runs one transaction at a time: nothing can hold a row meanwhile'
+          : false,
+    },
+    async () => {
+      const sk = business.keys.secretTest;
+      const intents = await Promise.all([1, 2, 3].map(() => createIntent(t, sk, { amount: 1_000 })));
+      const holder = new pg.Client({ connectionString: t.testDatabase.url });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        const held = await holder.query(
+          `SELECT id FROM ledger_accounts WHERE environment = 'test' AND kind <> 'wallet' FOR UPDATE`,
+        );
+        assert.ok(held.rowCount! >= 5);
+        // Three payments from three wallets to the held merchant all complete meanwhile.
+        const payers = ['+22230000001', '+22230000002', '+22230000003'];
+        const paid = await Promise.all(
+          intents.map((intent, i) => act(t, sk, intent.referenceNumber, 'simulate', { payerPhone: payers[i] })),
+        );
+        for (const response of paid) {
+          expectStatus(response, 200);
+          assert.equal(response.body.data.status, 'PAID');
+        }
+        await holder.query('ROLLBACK');
+      } finally {
+        await holder.end();
+      }
+      assert.deepEqual((await checkLedger(t.runtime.db)).problems, []);
+    },
+  );
+
+  test('payments racing refunds and folds of one merchant stay exact', async () => {
+    const sk = business.keys.secretTest;
+    const paid = [];
+    for (let i = 0; i < 6; i++) {
+      const intent = await createIntent(t, sk, { amount: 2_000 + i });
+      expectStatus(await act(t, sk, intent.referenceNumber, 'simulate', {}), 200);
+      paid.push(intent);
+    }
+    const fresh = await Promise.all([1, 2, 3, 4, 5, 6].map(() => createIntent(t, sk, { amount: 3_000 })));
+    await Promise.all([
+      ...fresh.map((intent, i) =>
+        act(t, sk, intent.referenceNumber, 'simulate', { payerPhone: `+2224000000${i}` }).then((r) =>
+          expectStatus(r, 200),
+        ),
+      ),
+      ...paid.map((intent) => act(t, sk, intent.referenceNumber, 'refund', {}).then((r) => expectStatus(r, 200))),
+      foldPendingMovements(t.runtime.db),
+      foldPendingMovements(t.runtime.db),
+    ]);
+    await foldPendingMovements(t.runtime.db);
+    const check = await checkLedger(t.runtime.db);
+    assert.deepEqual(check.problems, []);
+  });
+});
