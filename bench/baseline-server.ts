@@ -61,6 +61,60 @@ app.post<{ Body: { amount: number; label?: string; metadata?: Record<string, str
   },
 );
 
+// A payment the plain way: the same double-entry transfer, with the payer's and the merchant's
+// balances locked for the transaction (what a simple ledger does), no fees, checks or schemas.
+app.post<{ Params: { reference: string }; Querystring: { payer: string } }>(
+  '/bare/pay/:reference',
+  async (request, reply) => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const intent = await client.query(
+        `SELECT id, business_id, amount FROM payment_intents WHERE reference_number = $1 FOR UPDATE`,
+        [request.params.reference],
+      );
+      const { id, business_id: business, amount } = intent.rows[0];
+      const payer = await client.query('SELECT id, balance FROM ledger_accounts WHERE id = $1 FOR UPDATE', [
+        request.query.payer,
+      ]);
+      const merchant = await client.query(
+        `SELECT id FROM ledger_accounts WHERE environment = 'test' AND kind = 'merchant' AND owner_id = $1 FOR UPDATE`,
+        [business],
+      );
+      if (Number(payer.rows[0].balance) < Number(amount)) throw new Error('insufficient balance');
+      const transaction = `ltx_${randomBase62(20)}`;
+      const reference = request.params.reference;
+      await client.query(
+        `INSERT INTO ledger_postings (transaction_id, account_id, amount, kind, reference, created_at)
+         VALUES ($1, $2, $3, 'payment', $5, now()), ($1, $4, -$3::bigint, 'payment', $5, now())`,
+        [transaction, merchant.rows[0].id, amount, payer.rows[0].id, reference],
+      );
+      await client.query('UPDATE ledger_accounts SET balance = balance - $2 WHERE id = $1', [payer.rows[0].id, amount]);
+      await client.query('UPDATE ledger_accounts SET balance = balance + $2 WHERE id = $1', [
+        merchant.rows[0].id,
+        amount,
+      ]);
+      await client.query(
+        `UPDATE payment_intents SET status = 'PAID', payment_code = NULL, amount_paid = $2, paid_at = now(),
+           updated_at = now() WHERE id = $1`,
+        [id, amount],
+      );
+      await client.query(
+        `INSERT INTO events (id, business_id, environment, event, subject, body, created_at)
+         VALUES ($1, $2, 'test', 'payment.confirmed', $3, $4, now())`,
+        [`evt_${randomBase62(24)}`, business, reference, JSON.stringify({ event: 'payment.confirmed', reference })],
+      );
+      await client.query('COMMIT');
+      return reply.send({ success: true, data: { referenceNumber: reference, status: 'PAID' } });
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    } finally {
+      client.release();
+    }
+  },
+);
+
 app.get<{ Params: { reference: string } }>('/bare/intents/:reference', async (request, reply) => {
   const { rows } = await pool.query('SELECT * FROM payment_intents WHERE reference_number = $1', [
     request.params.reference,

@@ -8,7 +8,7 @@ import { createScratchDatabase } from './support/database.js';
 import { runLoad, timeSamples, type LoadRequest } from './support/load.js';
 import { startServer } from './support/processes.js';
 
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const CODE_SPACE = 1_000_000;
 
 interface IssuedKey {
@@ -17,7 +17,7 @@ interface IssuedKey {
   environment: string;
 }
 
-async function createBusiness(apiUrl: string, name: string): Promise<{ id: string; keys: IssuedKey[] }> {
+export async function createBusiness(apiUrl: string, name: string): Promise<{ id: string; keys: IssuedKey[] }> {
   const response = await fetch(`${apiUrl}/api/v1/admin/businesses`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
@@ -27,7 +27,7 @@ async function createBusiness(apiUrl: string, name: string): Promise<{ id: strin
   return { id: body.data.business.id, keys: body.data.keys };
 }
 
-const keyOf = (keys: IssuedKey[], kind: string, environment: string) =>
+export const keyOf = (keys: IssuedKey[], kind: string, environment: string) =>
   keys.find((key) => key.kind === kind && key.environment === environment)!.key;
 
 /** Inserts `count` intents straight into the table, without codes, spread over the last 30 days. */

@@ -6,10 +6,12 @@
  */
 import { catalogSuite } from './catalog.js';
 import { intentsSuite } from './intents.js';
+import { paySuite } from './pay.js';
 import { webhooksSuite } from './webhooks.js';
 
 const suites: Record<string, () => Promise<void>> = {
   intents: intentsSuite,
+  pay: paySuite,
   webhooks: webhooksSuite,
   catalog: catalogSuite,
 };

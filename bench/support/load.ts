@@ -53,14 +53,15 @@ function send(agent: http.Agent, base: URL, request: LoadRequest): Promise<{ sta
 /**
  * A closed-loop load: `concurrency` clients each send a request, wait for its answer, and send
  * the next, for `durationMs` after a warm-up. The same generator drives the app and its
- * baseline, so their figures compare.
+ * baseline, so their figures compare. With several base URLs, client `i` sends to URL `i mod n`.
  */
 export async function runLoad(
-  baseUrl: string,
+  baseUrl: string | string[],
   options: { concurrency: number; durationMs: number; warmupMs: number; expectStatus: number },
   next: (client: number, sequence: number) => LoadRequest,
 ): Promise<LoadResult> {
-  const base = new URL(baseUrl);
+  // Several servers: each client keeps to one, spread evenly over them.
+  const bases = (Array.isArray(baseUrl) ? baseUrl : [baseUrl]).map((url) => new URL(url));
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
   const latencies: number[] = [];
   let errors = 0;
@@ -74,7 +75,7 @@ export async function runLoad(
   async function client(id: number): Promise<void> {
     while (Date.now() < ends) {
       const started = process.hrtime.bigint();
-      const response = await send(agent, base, next(id, sequence++));
+      const response = await send(agent, bases[id % bases.length]!, next(id, sequence++));
       const tookMs = Number(process.hrtime.bigint() - started) / 1e6;
       if (!measuring && Date.now() >= warmupEnds) {
         measuring = true;

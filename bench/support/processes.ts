@@ -99,3 +99,9 @@ export function peakMemoryMb(pid: number): number {
   const match = /VmHWM:\s+(\d+) kB/.exec(status);
   return match ? Number(match[1]) / 1024 : Number.NaN;
 }
+
+/** CPU time a process has used so far (user + system), in ms (Linux; clock ticks of 10 ms). */
+export function cpuTimeMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}

@@ -1,0 +1,161 @@
+/**
+ * `npm run bench -- pay`: sandbox payments (`simulate`) from 200 wallets to 20 merchants on
+ * PostgreSQL, beside a bare Fastify route doing the same double-entry transfer the plain way; then
+ * the same load over two API processes; and the API process's memory under that load.
+ */
+import { randomInt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { hashPin } from '../src/modules/wallets/service.js';
+import { randomBase62 } from '../src/lib/ids.js';
+import { ADMIN_TOKEN, createBusiness, keyOf } from './intents.js';
+import { printThroughput } from './report.js';
+import { createScratchDatabase } from './support/database.js';
+import { runLoad, type LoadResult } from './support/load.js';
+import { cpuTimeMs, peakMemoryMb, resetPeakMemory, startServer, type ServerProcess } from './support/processes.js';
+
+const MERCHANTS = 20;
+const WALLETS = 200;
+
+function apiEnv(url: string): Record<string, string> {
+  return {
+    DATABASE_URL: url,
+    ADMIN_TOKEN,
+    SEED_DEMO: 'false',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_LIVE_PER_MINUTE: '1000000000',
+    RATE_LIMIT_TEST_PER_MINUTE: '1000000000',
+  };
+}
+
+/** A process's resident memory now, in MB (Linux). */
+function rssMb(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+export async function paySuite(): Promise<void> {
+  const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
+  const durationMs = Number(process.env.BENCH_DURATION_MS ?? 8000);
+  const warmupMs = 2000;
+  const scratch = await createScratchDatabase();
+  const client = new pg.Client({ connectionString: scratch.url });
+  await client.connect();
+  const api = await startServer('src/server.ts', ['--api'], apiEnv(scratch.url), '/ready');
+  let second: ServerProcess | undefined;
+  const baseline = await startServer('bench/baseline-server.ts', [], { DATABASE_URL: scratch.url }, '/ready');
+  try {
+    const merchants: { id: string; key: string }[] = [];
+    for (let i = 0; i < MERCHANTS; i++) {
+      const business = await createBusiness(api.url, `Pay merchant ${i}`);
+      merchants.push({ id: business.id, key: `Bearer ${keyOf(business.keys, 'secret', 'test')}` });
+    }
+    // 200 funded sandbox wallets, one PIN hash for all (hashing is not what is measured).
+    const pinHash = await hashPin('1234');
+    const phones = Array.from({ length: WALLETS }, (_, i) => `+2225${String(i).padStart(7, '0')}`);
+    await client.query(
+      `INSERT INTO wallets (id, environment, phone, pin_hash)
+       SELECT 'wal_bench_' || i, 'test', ($1::text[])[i + 1], $2 FROM generate_series(0, $3::int - 1) i`,
+      [phones, pinHash, WALLETS],
+    );
+    await client.query(
+      `WITH funded AS (
+         SELECT a.id, 1000000000000::bigint AS amount FROM ledger_accounts a
+         JOIN wallets w ON a.kind = 'wallet' AND a.owner_id = w.id WHERE w.id LIKE 'wal_bench_%'),
+       postings AS (
+         INSERT INTO ledger_postings (transaction_id, account_id, amount, kind, reference, created_at)
+         SELECT 'ltx_fund_' || id, id, amount, 'credit', 'bench', now() FROM funded
+         UNION ALL
+         SELECT 'ltx_fund_' || id, (SELECT id FROM ledger_accounts WHERE environment = 'test' AND kind = 'funding'),
+           -amount, 'credit', 'bench', now() FROM funded),
+       pending AS (
+         INSERT INTO ledger_pending_movements (account_id, amount)
+         SELECT (SELECT id FROM ledger_accounts WHERE environment = 'test' AND kind = 'funding'), -sum(amount)
+         FROM funded)
+       UPDATE ledger_accounts a SET balance = a.balance + f.amount FROM funded f WHERE a.id = f.id`,
+    );
+    const walletAccounts = (
+      await client.query<{ id: string }>(
+        `SELECT a.id FROM ledger_accounts a JOIN wallets w ON a.kind = 'wallet' AND a.owner_id = w.id
+         WHERE w.id LIKE 'wal_bench_%'`,
+      )
+    ).rows.map((row) => row.id);
+
+    /** Payable intents for one run, spread over the merchants, inserted straight into the table. */
+    async function intentsFor(count: number): Promise<{ reference: string; merchant: number }[]> {
+      const run = randomBase62(5);
+      const rows = await client.query<{ reference_number: string; m: number }>(
+        `INSERT INTO payment_intents (reference_number, short_code, business_id, environment, amount_type, amount,
+           status, expires_at, created_at, updated_at)
+         SELECT 'PI-7' || lpad(g::text, 12, '0') || $3, $3 || '-' || g, ($1::text[])[g % $2 + 1], 'test', 'FIXED',
+           100 + g % 1000, 'PENDING', now() + interval '1 day', now(), now()
+         FROM generate_series(0, $4::int - 1) g
+         RETURNING reference_number, (substring(reference_number from 4 for 13)::bigint % $2)::int AS m`,
+        [merchants.map((m) => m.id), MERCHANTS, run, count],
+      );
+      return rows.rows.map((row) => ({ reference: row.reference_number, merchant: row.m }));
+    }
+
+    const pool = Number(process.env.BENCH_PAY_INTENTS ?? 60_000);
+    const pay = async (urls: string[]): Promise<LoadResult> => {
+      const intents = await intentsFor(pool);
+      const run = randomBase62(6);
+      return runLoad(urls, { concurrency, durationMs, warmupMs, expectStatus: 200 }, (_c, n) => {
+        const intent = intents[n % intents.length]!;
+        return {
+          method: 'POST',
+          path: `/api/v1/dev/intents/${intent.reference}/simulate`,
+          headers: { authorization: merchants[intent.merchant]!.key, 'x-idempotency-key': `pay-${run}-${n}` },
+          body: JSON.stringify({ payerPhone: phones[randomInt(WALLETS)] }),
+        };
+      });
+    };
+    const bare = async (): Promise<LoadResult> => {
+      const intents = await intentsFor(pool);
+      return runLoad(baseline.url, { concurrency, durationMs, warmupMs, expectStatus: 200 }, (_c, n) => ({
+        method: 'POST',
+        path: `/bare/pay/${intents[n % intents.length]!.reference}?payer=${walletAccounts[randomInt(WALLETS)]}`,
+      }));
+    };
+
+    console.log(
+      `PostgreSQL scratch database; ${MERCHANTS} merchants, ${WALLETS} wallets; ${concurrency} clients, ` +
+        `${warmupMs / 1000} s warm-up then ${durationMs / 1000} s per figure; app, baseline and load share 2 cores`,
+    );
+    const idleMb = rssMb(api.pid);
+    // CPU per request of each server process: what a loaded machine cannot blur.
+    let cpuBefore = cpuTimeMs(baseline.pid);
+    const baseOne = await bare();
+    const baseCpu = (cpuTimeMs(baseline.pid) - cpuBefore) / (baseOne.requests || 1);
+    resetPeakMemory(api.pid);
+    cpuBefore = cpuTimeMs(api.pid);
+    const ours = await pay([api.url]);
+    const ourCpu = (cpuTimeMs(api.pid) - cpuBefore) / (ours.requests || 1);
+    const peakMb = peakMemoryMb(api.pid);
+    second = await startServer('src/server.ts', ['--api'], apiEnv(scratch.url), '/ready');
+    const oursTwo = await pay([api.url, second.url]);
+    printThroughput('Sandbox payments (simulate), baseline: bare Fastify + pg double-entry transfer', [
+      { name: 'pay, 1 API process', ours, baseline: baseOne, target: 0.8 },
+      { name: 'pay, 2 API processes', ours: oursTwo, baseline: ours, target: 1.6 },
+    ]);
+    console.log(
+      `  (the second line's baseline is the first line: 2 processes against 1; >= 1,000 payments/s targeted: ` +
+        `${ours.perSecond >= 1000 ? 'met' : 'NOT MET'})`,
+    );
+    console.log(
+      `server CPU per payment (warm-up included, so an upper bound): ours ${ourCpu.toFixed(2)} ms, ` +
+        `bare ${baseCpu.toFixed(2)} ms`,
+    );
+    console.log(
+      `\nAPI process memory: ${idleMb.toFixed(0)} MB after start, ${peakMb.toFixed(0)} MB peak under the pay load (target <= 200 MB)`,
+    );
+    const folded = await client.query(`SELECT count(*)::int AS n FROM ledger_pending_movements`);
+    console.log(`pending ledger movements left for the worker to fold: ${folded.rows[0].n}`);
+  } finally {
+    await second?.stop();
+    await api.stop();
+    await baseline.stop();
+    await client.end();
+    await scratch.drop();
+  }
+}
