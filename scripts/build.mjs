@@ -5,7 +5,7 @@
  * Plain JavaScript on purpose: it must run before anything is compiled.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,11 @@ let tsc;
 try {
   tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 } catch {
+  // A production install (`npm ci --omit=dev`) of a tree built beforehand: keep what is built.
+  if (existsSync(path.join(dist, 'server.js'))) {
+    process.stdout.write('build: TypeScript is not installed; keeping the existing dist/\n');
+    process.exit(0);
+  }
   process.stderr.write(
     'build: TypeScript is not installed. Run `npm install` (with dev dependencies), or build before `npm prune --omit=dev`.\n',
   );
