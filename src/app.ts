@@ -1,13 +1,16 @@
+import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { sql } from 'kysely';
 import { authenticate } from './http/auth.js';
+import { publishableKeyCors } from './http/cors.js';
 import type { AppServices } from './http/context.js';
 import { errorBody, sendError, toApiError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
 import { requireIdempotencyKey, storeErrorAnswer } from './http/idempotency.js';
+import { registerMetrics } from './http/metrics.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import { strictValidatorCompiler } from './http/validation.js';
 import { randomBase62 } from './lib/ids.js';
@@ -17,7 +20,6 @@ import { rootModules } from './modules/index.js';
 export const API_BASE = '/api/v1/dev';
 const BODY_LIMIT_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
-const CORS_EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After';
 
 export interface BuildAppOptions {
   logger?: FastifyBaseLogger | boolean;
@@ -83,6 +85,9 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', String(request.id));
+  });
+  await app.register(cors, publishableKeyCors(API_BASE));
+  app.addHook('onRequest', async (request, reply) => {
     await authenticate(request, reply);
     requireIdempotencyKey(request);
   });
@@ -92,15 +97,9 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.routeOptions.config.auth === 'publishable') {
-      reply.header('Access-Control-Allow-Origin', '*');
-      reply.header('Access-Control-Expose-Headers', CORS_EXPOSED);
-    }
-    return payload;
-  });
-
+  const metrics = await registerMetrics(app, services);
   app.addHook('onResponse', async (request, reply) => {
+    metrics.observe(request, reply);
     request.log.info(
       {
         method: request.method,
@@ -142,28 +141,9 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
       return { success: true, data: { status: 'ready', database: services.database.kind } };
     } catch (error) {
       request.log.error({ err: error }, 'database not reachable');
-      return reply.code(503).send({
-        success: false,
-        error: {
-          code: 'NOT_READY',
-          message: 'Database not reachable.',
-          statusCode: 503,
-          requestId: String(request.id),
-        },
-      });
+      return sendError(new ApiError('NOT_READY'), request, reply);
     }
   });
-
-  // Browsers may call read endpoints with a publishable key; preflight answers for every path.
-  app.options(`${API_BASE}/*`, { schema: { hide: true } }, async (_request, reply) =>
-    reply
-      .code(204)
-      .header('Access-Control-Allow-Origin', '*')
-      .header('Access-Control-Allow-Methods', 'GET, OPTIONS')
-      .header('Access-Control-Allow-Headers', 'Authorization, Content-Type, X-Request-Id')
-      .header('Access-Control-Max-Age', '600')
-      .send(),
-  );
 
   await app.register(
     async (dev) => {

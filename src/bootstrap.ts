@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { LocalDiskStorage } from './lib/media-storage.js';
 import { ensureSandboxWallets } from './modules/wallets/service.js';
@@ -38,13 +38,38 @@ export function resolveAdminToken(config: Config): { token: string; generated: b
   return { token, generated: true };
 }
 
-/** Opens everything the API and worker share; migrations are applied before anything is served. */
+/** Where a database is, for people: a PGlite directory, or a PostgreSQL URL without its password. */
+function describeDatabase(config: Config): { firstOpen: boolean; where: string } {
+  const options = databaseOptionsFor(config);
+  if (options.kind === 'pglite') {
+    const firstOpen = !existsSync(options.dataDir) || readdirSync(options.dataDir).length === 0;
+    const relative = !path.isAbsolute(options.dataDir) && !options.dataDir.startsWith('.');
+    return { firstOpen, where: relative ? `./${options.dataDir}` : options.dataDir };
+  }
+  const url = new URL(options.url);
+  return { firstOpen: false, where: `PostgreSQL at ${url.host}${url.pathname}` };
+}
+
+/**
+ * Opens everything the API and worker share; migrations are applied before anything is served.
+ * `progress` hears one line per step (the server prints them for whoever watches it start).
+ */
 export async function createRuntime(
   config: Config,
-  options: { database?: Database; adminToken?: string } = {},
+  options: { database?: Database; adminToken?: string; progress?: (step: string) => void } = {},
 ): Promise<Runtime> {
-  const database = options.database ?? (await openDatabase(databaseOptionsFor(config)));
-  await migrate(database);
+  const progress = options.progress ?? (() => {});
+  let database = options.database;
+  if (!database) {
+    const { firstOpen, where } = describeDatabase(config);
+    if (config.databaseUrl) progress(`connecting to ${where}`);
+    else if (firstOpen) progress(`creating the embedded database in ${where} (first start: a few seconds)`);
+    else progress(`opening the embedded database in ${where}`);
+    database = await openDatabase(databaseOptionsFor(config));
+  }
+  progress('applying migrations');
+  const applied = await migrate(database);
+  progress(applied.length > 0 ? `  applied ${applied.join(', ')}` : '  the schema is up to date');
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const keyCache = new KeyCache(database.db, config.keyCacheTtlMs);
   const invalidation = new CacheInvalidationBus(redis, () => keyCache.clear());

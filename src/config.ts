@@ -16,6 +16,7 @@ export const ConfigSchema = Type.Object({
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   PAY_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   TRUST_PROXY: BooleanText,
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
@@ -31,34 +32,8 @@ export const ConfigSchema = Type.Object({
   SEED_DEMO: BooleanText,
 });
 
-type RawConfig = Static<typeof ConfigSchema>;
-
-export interface Config {
-  port: number;
-  host: string;
-  databaseUrl: string | undefined;
-  dataDir: string;
-  redisUrl: string | undefined;
-  publicUrl: string | undefined;
-  payUrl: string | undefined;
-  adminToken: string | undefined;
-  trustProxy: boolean;
-  logLevel: RawConfig['LOG_LEVEL'];
-  webhookAllowPrivate: boolean;
-  webhookRetryScale: number;
-  rateLimitPerMinute: { test: number; live: number };
-  keyCacheTtlMs: number;
-  dbPoolSize: number;
-  intentMaxAmount: number;
-  /**
-   * How many 6-digit codes may be handed out (000000 up to this minus one). Always 1,000,000 from
-   * the environment; tests narrow it to reach a full code space without a million rows.
-   */
-  paymentCodeSpace: number;
-  /** api.md 6.1: a receiver has 30 s to answer. Not from the environment; tests shorten it. */
-  webhookTimeoutMs: number;
-  seedDemo: boolean;
-}
+/** The settings as the process uses them: the type follows the schema through `toConfig`. */
+export type Config = ReturnType<typeof toConfig>;
 
 export class ConfigError extends Error {}
 
@@ -84,8 +59,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
     throw new ConfigError(`Invalid configuration:\n  ${[...problems.values()].join('\n  ')}`);
   }
-  const raw = withDefaults;
-  const flag = (value: string) => value === 'true' || value === '1';
+  return toConfig(withDefaults);
+}
+
+const flag = (value: string) => value === 'true' || value === '1';
+
+function toConfig(raw: Static<typeof ConfigSchema>) {
   return {
     port: raw.PORT,
     host: raw.HOST,
@@ -103,7 +82,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyCacheTtlMs: raw.KEY_CACHE_TTL_MS,
     dbPoolSize: raw.DB_POOL_SIZE,
     intentMaxAmount: raw.INTENT_MAX_AMOUNT,
+    metricsToken: raw.METRICS_TOKEN,
+    /**
+     * How many 6-digit codes may be handed out (000000 up to this minus one). Always 1,000,000 from
+     * the environment; tests narrow it to reach a full code space without a million rows.
+     */
     paymentCodeSpace: 1_000_000,
+    /** api.md 6.1: a receiver has 30 s to answer. Not from the environment; tests shorten it. */
     webhookTimeoutMs: 30_000,
     seedDemo: flag(raw.SEED_DEMO),
   };

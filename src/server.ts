@@ -1,9 +1,58 @@
+import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { buildApp } from './app.js';
 import { createRuntime, resolveAdminToken, seedDemoBusiness } from './bootstrap.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { developerModules } from './modules/index.js';
+import type { CreatedBusiness } from './modules/businesses/service.js';
 import { startWorker, type Worker } from './worker/worker.js';
+
+/**
+ * What a person starting the server reads: one plain line per step, then the demo keys as a
+ * block to copy. Plain text on stdout beside the JSON log lines, never inside one (a key inside
+ * JSON comes out with escaped newlines, and secrets stay out of the logs).
+ */
+const stdout = pino.destination({ dest: 1 });
+
+function say(line = ''): void {
+  // Through the log stream itself, so these lines and the log lines come out in order.
+  stdout.write(`${line}\n`);
+}
+
+function displayUrl(config: Config, address: AddressInfo | string | null): string {
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const anyHost = ['0.0.0.0', '::', '127.0.0.1', '::1'].includes(config.host);
+  const host = anyHost ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `http://${host}:${port}`;
+}
+
+function firstStartBlock(
+  baseUrl: string | undefined,
+  demo: CreatedBusiness | null,
+  admin: { token: string; file: string } | undefined,
+): string[] {
+  const lines: string[] = [];
+  if (demo) {
+    const key = (kind: string) => demo.keys.find((k) => k.kind === kind && k.environment === 'test')?.key ?? '(none)';
+    lines.push(
+      '',
+      `The demo business "${demo.business.name}" has these sandbox keys. They are shown only once: copy them now.`,
+      '',
+      `  KEY=${key('secret')}`,
+      `  PUBLISHABLE_KEY=${key('publishable')}`,
+      '',
+    );
+    if (baseUrl) {
+      lines.push(
+        'Paste the KEY= line into your shell, then try:',
+        `  curl -s ${baseUrl}/api/v1/dev/intents -H "Authorization: Bearer $KEY"`,
+        '',
+      );
+    }
+  }
+  if (admin) lines.push(`Admin token (saved in ${admin.file}): ${admin.token}`, '');
+  return lines;
+}
 
 /** The process: config, API and/or worker, signals. `--api` or `--worker` runs one of them. */
 async function main(): Promise<void> {
@@ -17,32 +66,37 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = pino({ level: config.logLevel });
+  const logger = pino({ level: config.logLevel }, stdout);
   const args = new Set(process.argv.slice(2));
   const runApi = !args.has('--worker') || args.has('--api');
   const runWorker = !args.has('--api') || args.has('--worker');
 
   const admin = resolveAdminToken(config);
-  const runtime = await createRuntime(config, { adminToken: admin.token });
-  if (admin.generated) {
-    logger.warn(`Generated an admin token (saved in ${config.dataDir}/admin-token): ${admin.token}`);
-  }
+  const runtime = await createRuntime(config, { adminToken: admin.token, progress: say });
+  const adminTokenFile = `${config.dataDir.replace(/\/+$/, '')}/admin-token`;
+  if (admin.generated) logger.info({ file: adminTokenFile }, 'generated an admin token');
+  let demo: CreatedBusiness | null = null;
   if (config.seedDemo) {
-    const demo = await seedDemoBusiness(runtime);
-    if (demo) {
-      const sandboxKeys = demo.keys.filter((key) => key.environment === 'test');
-      logger.warn(
-        { businessId: demo.business.id },
-        `Created the demo business "${demo.business.name}". Its sandbox keys are shown once:\n${sandboxKeys
-          .map((key) => `  ${key.kind.padEnd(11)} ${key.key}`)
-          .join('\n')}`,
-      );
-    }
+    demo = await seedDemoBusiness(runtime);
+    if (demo) logger.info({ businessId: demo.business.id }, 'created the demo business with sandbox keys');
   }
 
   const app = runApi ? await buildApp(runtime, { logger, developerRoutes: developerModules }) : undefined;
   const worker: Worker | undefined = runWorker ? startWorker(runtime, logger) : undefined;
-  if (app) await app.listen({ port: config.port, host: config.host });
+  let baseUrl: string | undefined;
+  if (app) {
+    await app.listen({ port: config.port, host: config.host });
+    baseUrl = displayUrl(config, app.server.address());
+  }
+  const seconds = process.uptime().toFixed(1);
+  const parts = [runApi ? 'API' : undefined, runWorker ? 'worker' : undefined].filter(Boolean).join(' and ');
+  say(baseUrl ? `ready on ${baseUrl} (${parts}, ${seconds} s)` : `ready: ${parts} running (${seconds} s)`);
+  for (const line of firstStartBlock(
+    baseUrl,
+    demo,
+    admin.generated ? { token: admin.token, file: adminTokenFile } : undefined,
+  ))
+    say(line);
   logger.info({ api: runApi, worker: runWorker, database: runtime.database.kind }, 'started');
 
   let stopping = false;

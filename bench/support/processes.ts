@@ -20,6 +20,16 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * How to run a script: the app's own code as production runs it (compiled, `npm run bench` builds
+ * first), the benchmark's own TypeScript through tsx.
+ */
+function runnable(script: string): string[] {
+  return script.startsWith('src/')
+    ? [script.replace(/^src\//, 'dist/').replace(/\.ts$/, '.js')]
+    : ['--import', 'tsx', script];
+}
+
 /** Starts a server script in its own process (its own core) and waits until `readyPath` answers. */
 export async function startServer(
   script: string,
@@ -28,7 +38,9 @@ export async function startServer(
   readyPath: string,
 ): Promise<ServerProcess> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  // BENCH_NODE_ARGS (e.g. --cpu-prof) go to every server the benchmarks start.
+  const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...runnable(script), ...args], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -66,7 +78,7 @@ export async function startProcess(
   env: Record<string, string>,
   ready: () => Promise<boolean>,
 ): Promise<{ stop(): Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const child: ChildProcess = spawn(process.execPath, [...runnable(script), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

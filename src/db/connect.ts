@@ -34,6 +34,14 @@ export interface PreparedStatement {
   readonly text: string;
 }
 
+export interface PoolStats {
+  max: number;
+  inUse: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
+}
+
 /**
  * The one place that knows which driver is in use. Everything else talks Kysely (or, for
  * migrations, runs SQL scripts through `inScriptTransaction`).
@@ -45,6 +53,8 @@ export interface Database {
   query<R>(statement: PreparedStatement, values: unknown[]): Promise<R[]>;
   /** Runs multi-statement SQL text in one transaction. */
   inScriptTransaction<T>(work: (run: ScriptRunner) => Promise<T>): Promise<T>;
+  /** Connections of this process, for /metrics (PGlite has one session, shared under a lock). */
+  poolStats(): PoolStats;
   /** The PGlite instance when embedded (used to dump a migrated template in tests). */
   readonly pglite: PGlite | undefined;
   close(): Promise<void>;
@@ -79,6 +89,12 @@ function openPostgres(url: string, poolSize: number, onStatement?: (sql: string)
     kind: 'postgres',
     db,
     pglite: undefined,
+    poolStats: () => ({
+      max: poolSize,
+      inUse: pool.totalCount - pool.idleCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+    }),
     async query<R>(statement: PreparedStatement, values: unknown[]) {
       const result = await pool.query({ name: statement.name, text: statement.text, values });
       return result.rows as R[];
@@ -130,6 +146,12 @@ async function openPGlite(options: {
     kind: 'pglite',
     db,
     pglite,
+    poolStats: () => ({
+      max: 1,
+      inUse: mutex.pending > 0 ? 1 : 0,
+      idle: mutex.pending > 0 ? 0 : 1,
+      waiting: Math.max(0, mutex.pending - 1),
+    }),
     async query<R>(statement: PreparedStatement, values: unknown[]) {
       const release = await mutex.lock();
       try {

@@ -51,8 +51,12 @@ export function allowsPrivate(environment: Environment, webhookAllowPrivate: boo
   return webhookAllowPrivate && environment === 'test';
 }
 
-function invalidUrl(reason: string): ApiError {
-  return new ApiError('INVALID_WEBHOOK_URL', `The webhook URL ${reason}.`);
+// Named in the message: a developer trying a local receiver with a sandbox key learns the switch.
+const DEVELOPMENT_HINT =
+  ' For development, WEBHOOK_ALLOW_PRIVATE=true on the server lets sandbox (test key) endpoints use http:// and local addresses; live endpoints never.';
+
+function invalidUrl(reason: string, hint = false): ApiError {
+  return new ApiError('INVALID_WEBHOOK_URL', `The webhook URL ${reason}.${hint ? DEVELOPMENT_HINT : ''}`);
 }
 
 /** decisions.md: https, well formed, and resolving only to public addresses (checked again at every delivery). */
@@ -63,7 +67,8 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promi
   } catch {
     throw invalidUrl('is not a valid absolute URL');
   }
-  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) throw invalidUrl('must use https');
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:'))
+    throw invalidUrl('must use https', true);
   let addresses: string[];
   try {
     addresses = await resolveAll(url.hostname);
@@ -73,7 +78,7 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promi
   if (addresses.length === 0) throw invalidUrl(`host ${url.hostname} could not be resolved`);
   const internal = addresses.find((address) => !isPublicAddress(address));
   if (internal && !allowPrivate) {
-    throw invalidUrl(`resolves to ${internal}: private, loopback, link-local and metadata addresses are refused`);
+    throw invalidUrl(`resolves to ${internal}: private, loopback, link-local and metadata addresses are refused`, true);
   }
   return raw;
 }

@@ -1,0 +1,53 @@
+/**
+ * `npm run build` (also run by `npm install` through `prepare`): compiles src/ to dist/ with tsc
+ * and copies every file of src/ that is not TypeScript (SQL migrations, templates, assets)
+ * beside its compiled code, so dist/ runs on plain Node with no loader.
+ * Plain JavaScript on purpose: it must run before anything is compiled.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const src = path.join(root, 'src');
+const dist = path.join(root, 'dist');
+
+let tsc;
+try {
+  tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+} catch {
+  // A production install (`npm ci --omit=dev`) of a tree built beforehand: keep what is built.
+  if (existsSync(path.join(dist, 'server.js'))) {
+    process.stdout.write('build: TypeScript is not installed; keeping the existing dist/\n');
+    process.exit(0);
+  }
+  process.stderr.write(
+    'build: TypeScript is not installed. Run `npm install` (with dev dependencies), or build before `npm prune --omit=dev`.\n',
+  );
+  process.exit(1);
+}
+
+// A clean output: a module deleted from src/ must not live on in dist/.
+rmSync(dist, { recursive: true, force: true });
+const compiled = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], {
+  stdio: 'inherit',
+});
+if (compiled.status !== 0) process.exit(compiled.status ?? 1);
+
+let copied = 0;
+function copyAssets(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const from = path.join(dir, entry.name);
+    if (entry.isDirectory()) copyAssets(from);
+    else if (!entry.name.endsWith('.ts')) {
+      const to = path.join(dist, path.relative(src, from));
+      mkdirSync(path.dirname(to), { recursive: true });
+      cpSync(from, to);
+      copied += 1;
+    }
+  }
+}
+copyAssets(src);
+process.stdout.write(`build: compiled src/ to dist/ and copied ${copied} other file(s)\n`);
