@@ -23,6 +23,8 @@ export const ConfigSchema = Type.Object({
   ),
   WEBHOOK_ALLOW_PRIVATE: BooleanText,
   WEBHOOK_RETRY_SCALE: Type.Number({ exclusiveMinimum: 0, maximum: 1000, default: 1 }),
+  WEBHOOK_DISABLE_AFTER_HOURS: Type.Number({ exclusiveMinimum: 0, default: 120 }),
+  WEBHOOK_DISABLE_WARNING_HOURS: Type.Number({ minimum: 0, default: 24 }),
   RATE_LIMIT_TEST_PER_MINUTE: Type.Integer({ minimum: 1, default: 100 }),
   RATE_LIMIT_LIVE_PER_MINUTE: Type.Integer({ minimum: 1, default: 1000 }),
   KEY_CACHE_TTL_MS: Type.Integer({ minimum: 0, maximum: 5000, default: 3000 }),
@@ -46,6 +48,9 @@ export interface Config {
   logLevel: RawConfig['LOG_LEVEL'];
   webhookAllowPrivate: boolean;
   webhookRetryScale: number;
+  /** An endpoint whose every attempt failed for this long is disabled (warned WARNING hours before). */
+  webhookDisableAfterHours: number;
+  webhookDisableWarningHours: number;
   rateLimitPerMinute: { test: number; live: number };
   keyCacheTtlMs: number;
   dbPoolSize: number;
@@ -99,6 +104,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: raw.LOG_LEVEL,
     webhookAllowPrivate: flag(raw.WEBHOOK_ALLOW_PRIVATE),
     webhookRetryScale: raw.WEBHOOK_RETRY_SCALE,
+    webhookDisableAfterHours: raw.WEBHOOK_DISABLE_AFTER_HOURS,
+    webhookDisableWarningHours: raw.WEBHOOK_DISABLE_WARNING_HOURS,
     rateLimitPerMinute: { test: raw.RATE_LIMIT_TEST_PER_MINUTE, live: raw.RATE_LIMIT_LIVE_PER_MINUTE },
     keyCacheTtlMs: raw.KEY_CACHE_TTL_MS,
     dbPoolSize: raw.DB_POOL_SIZE,

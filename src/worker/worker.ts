@@ -4,6 +4,16 @@ import type { Runtime } from '../bootstrap.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency.js';
 import { expireDueIntents } from '../modules/intents/service.js';
 import { startDeliveryEngine, type DeliveryEngine } from '../modules/webhooks/engine.js';
+import { checkFailingEndpoints } from '../modules/webhooks/health.js';
+import { deleteOldRollups } from '../modules/webhooks/stats.js';
+
+/** Warns about, then disables, webhook endpoints that have been failing (settings from the config). */
+export function webhookAutoDisable(runtime: Runtime) {
+  return checkFailingEndpoints(runtime.db, {
+    disableAfterHours: runtime.config.webhookDisableAfterHours,
+    warningHours: runtime.config.webhookDisableWarningHours,
+  });
+}
 
 /** A recurring task: at most one worker runs it at a time, whatever the number of workers. */
 export interface PeriodicTask {
@@ -16,6 +26,8 @@ export const periodicTasks: PeriodicTask[] = [
   { name: 'idempotency-cleanup', everySeconds: 600, run: (runtime) => deleteExpiredIdempotencyKeys(runtime.db) },
   // decisions.md: expiry within 60 s of expiresAt; the first tick at start catches up after downtime.
   { name: 'intent-expiry', everySeconds: 10, run: (runtime) => expireDueIntents(runtime.db) },
+  { name: 'webhook-auto-disable', everySeconds: 60, run: webhookAutoDisable },
+  { name: 'webhook-rollup-cleanup', everySeconds: 3600, run: (runtime) => deleteOldRollups(runtime.db) },
 ];
 
 export interface Worker {
