@@ -90,6 +90,8 @@ async function checkEndpoint(
     let result: 'warned' | null = null;
     if (warnedAt === null) {
       if (failingFor < afterMs - warningMs) return null;
+      // Warned on time, the run reaches `after` just as the notice ends; warned late (the worker
+      // was down), the notice still runs in full.
       const disableAt = new Date(Math.max(endpoint.failing_since.getTime() + afterMs, now + warningMs));
       await recordEndpointEvent(trx, endpoint, { disabled: false, disableAt });
       await trx
