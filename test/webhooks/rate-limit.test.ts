@@ -94,4 +94,34 @@ describe('per-endpoint maxPerSecond (issue 17, item 6)', () => {
     const ids = limited.receiver.requests.map((request) => String(request.headers['x-commerce-delivery']));
     assert.equal(new Set(ids).size, 16, 'each delivery was sent once');
   });
+
+  test('a limited endpoint with a backlog beyond the claim window does not hold back the others', async () => {
+    const business = await t.createBusiness();
+    const sk = business.keys.secretTest;
+    const limited = await hooks.receiverWithEndpoint(sk, ['payment.created'], { maxPerSecond: 1 });
+    const free = await hooks.receiverWithEndpoint(sk, ['payment.cancelled']);
+    const intent = await createIntent(t, sk, { amount: 100 });
+    await limited.receiver.waitFor(1);
+    const [seed] = await hooks.deliveriesOfEndpoint(limited.endpoint.id);
+    // 1,500 deliveries due now, more than the 1,000 due deliveries one claim looks at.
+    await sql`
+      INSERT INTO webhook_deliveries (id, event_id, endpoint_id, business_id, environment, event, status,
+        next_attempt_at, created_at, updated_at)
+      SELECT 'dlv_backlog_' || n, ${seed!.event_id}, ${limited.endpoint.id}, ${business.id}, 'test', 'payment.created',
+        'PENDING', now() - interval '1 minute', now(), now()
+      FROM generate_series(1, 1500) AS n`.execute(t.runtime.db);
+    expectStatus(await act(t, sk, intent.referenceNumber, 'cancel'), 200);
+    await free.receiver.waitFor(1);
+    const waiting = await t.runtime.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('endpoint_id', '=', limited.endpoint.id)
+      .where('status', '=', 'PENDING')
+      .executeTakeFirstOrThrow();
+    assert.ok(Number(waiting.n) > 1400, `${waiting.n} still waiting at the limited endpoint`);
+    expectStatus(
+      await t.request('DELETE', `${ENDPOINTS}/${limited.endpoint.id}`, { key: sk, idempotencyKey: true }),
+      200,
+    );
+  });
 });
