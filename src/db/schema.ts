@@ -138,7 +138,9 @@ export interface EventsTable {
   seq: Generated<number>;
 }
 
-export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'DEAD';
+export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED' | 'DEAD';
+export type SignatureScheme = 'commerce' | 'standard';
+export type EndpointDisabledReason = 'FAILING' | 'MANUAL';
 
 export interface WebhookEndpointsTable {
   id: string;
@@ -153,6 +155,14 @@ export interface WebhookEndpointsTable {
   created_at: CreatedAt;
   updated_at: CreatedAt;
   deleted_at: Date | null;
+  signature_scheme: Generated<SignatureScheme>;
+  max_per_second: Generated<number | null>;
+  rate_window_at: Generated<Date | null>;
+  rate_window_count: Generated<number>;
+  failing_since: Generated<Date | null>;
+  disable_warned_at: Generated<Date | null>;
+  disabled_at: Generated<Date | null>;
+  disabled_reason: Generated<EndpointDisabledReason | null>;
 }
 
 export interface WebhookDeliveriesTable {
@@ -182,7 +192,22 @@ export interface WebhookAttemptsTable {
   status_code: number | null;
   duration_ms: number | null;
   error: string | null;
-  response_snippet: string | null;
+  error_class: string | null;
+  request_headers: Record<string, string> | null;
+  response_headers: Record<string, string> | null;
+  /** Up to 4 KB of the answer. */
+  response_body: string | null;
+}
+
+export interface WebhookAttemptRollupsTable {
+  endpoint_id: string;
+  hour: Date;
+  outcome: string;
+  latency_bucket: number;
+  attempts: number;
+  last_error: string | null;
+  last_error_at: Date | null;
+  last_status_code: number | null;
 }
 
 export type ProductStatus = 'ACTIVE' | 'DISABLED';
@@ -345,6 +370,7 @@ export interface DB {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  webhook_attempt_rollups: WebhookAttemptRollupsTable;
   payment_intents: PaymentIntentsTable;
   refunds: RefundsTable;
   events: EventsTable;

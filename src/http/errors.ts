@@ -74,6 +74,10 @@ export const errorCatalogue = {
   INVALID_WEBHOOK_EVENT: { status: 400, message: 'Unknown event name.' },
   INVALID_WEBHOOK_URL: { status: 400, message: 'The webhook URL must be a public HTTPS URL.' },
   DELIVERY_NOT_FOUND: { status: 404, message: 'No webhook delivery with this id.' },
+  ENDPOINT_INACTIVE: {
+    status: 409,
+    message: 'This webhook endpoint is disabled. Re-enable it (PATCH active: true) first.',
+  },
 
   // Operators
   ADMIN_UNAUTHORIZED: { status: 401, message: 'Missing or wrong admin token.' },

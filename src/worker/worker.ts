@@ -5,6 +5,16 @@ import { deleteExpiredIdempotencyKeys } from '../http/idempotency.js';
 import { expireDueIntents } from '../modules/intents/service.js';
 import { foldPendingMovements } from '../modules/ledger/ledger.js';
 import { startDeliveryEngine, type DeliveryEngine } from '../modules/webhooks/engine.js';
+import { checkFailingEndpoints } from '../modules/webhooks/health.js';
+import { deleteOldRollups } from '../modules/webhooks/stats.js';
+
+/** Warns about, then disables, webhook endpoints that have been failing (settings from the config). */
+export function webhookAutoDisable(runtime: Runtime) {
+  return checkFailingEndpoints(runtime.db, {
+    disableAfterHours: runtime.config.webhookDisableAfterHours,
+    warningHours: runtime.config.webhookDisableWarningHours,
+  });
+}
 
 /** A recurring task: at most one worker runs it at a time, whatever the number of workers. */
 export interface PeriodicTask {
@@ -19,6 +29,8 @@ export const periodicTasks: PeriodicTask[] = [
   { name: 'intent-expiry', everySeconds: 10, run: (runtime) => expireDueIntents(runtime.db) },
   // Shared ledger accounts take their pending movements into their balance row (ledger.ts).
   { name: 'ledger-fold', everySeconds: 1, run: (runtime) => foldPendingMovements(runtime.db, 1000) },
+  { name: 'webhook-auto-disable', everySeconds: 60, run: webhookAutoDisable },
+  { name: 'webhook-rollup-cleanup', everySeconds: 3600, run: (runtime) => deleteOldRollups(runtime.db) },
 ];
 
 export interface Worker {

@@ -1,7 +1,8 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { DB, DeliveryStatus } from '../../db/schema.js';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { DB, DeliveryStatus, WebhookAttemptsTable } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import type { Caller } from './endpoints.js';
+import type { ErrorClass } from './sender.js';
 
 export interface DeliveryView {
   id: string;
@@ -26,7 +27,33 @@ export interface AttemptView {
   statusCode: number | null;
   durationMs: number | null;
   error: string | null;
+  errorClass: ErrorClass | null;
+  /** decisions.md: the first 1 KB of the answer (the whole kept body is in `response`). */
   responseBodySnippet: string | null;
+  request: { headers: Record<string, string> } | null;
+  response: { statusCode: number; headers: Record<string, string>; body: string } | null;
+}
+
+const SNIPPET_BYTES = 1024;
+
+function attemptView(row: Selectable<WebhookAttemptsTable>): AttemptView {
+  return {
+    attempt: row.attempt,
+    at: row.started_at.toISOString(),
+    statusCode: row.status_code,
+    durationMs: row.duration_ms,
+    error: row.error,
+    errorClass: row.error_class as ErrorClass | null,
+    responseBodySnippet:
+      row.response_body === null
+        ? null
+        : Buffer.from(row.response_body, 'utf8').subarray(0, SNIPPET_BYTES).toString('utf8'),
+    request: row.request_headers ? { headers: row.request_headers } : null,
+    response:
+      row.status_code === null
+        ? null
+        : { statusCode: row.status_code, headers: row.response_headers ?? {}, body: row.response_body ?? '' },
+  };
 }
 
 function deliveriesOf(db: Kysely<DB> | Transaction<DB>, caller: Caller) {
@@ -141,20 +168,13 @@ export async function getDelivery(
   ]);
   return {
     ...view(row),
-    attempts: attempts.map((attempt) => ({
-      attempt: attempt.attempt,
-      at: attempt.started_at.toISOString(),
-      statusCode: attempt.status_code,
-      durationMs: attempt.duration_ms,
-      error: attempt.error,
-      responseBodySnippet: attempt.response_snippet,
-    })),
+    attempts: attempts.map(attemptView),
     payload: JSON.parse(event.body) as unknown,
   };
 }
 
 /**
- * Manual retry, in any state: a finished delivery (DEAD or SUCCEEDED) starts a fresh 8-attempt
+ * Manual retry, in any state: a finished delivery (SUCCEEDED, FAILED or DEAD) starts a fresh 8-attempt
  * schedule; a waiting one is simply due now.
  */
 export async function retryDelivery(trx: Transaction<DB>, caller: Caller, id: string) {
@@ -178,4 +198,48 @@ export async function retryDelivery(trx: Transaction<DB>, caller: Caller, id: st
     .where('id', '=', id)
     .execute();
   return getDelivery(trx, caller, id);
+}
+
+/** How many deliveries one recover call queues at most; the answer says how many are left. */
+export const RECOVER_BATCH = 10_000;
+
+/**
+ * Queues a fresh 8-attempt schedule for every FAILED or DEAD delivery of the endpoint created in
+ * [since, until], oldest first, at most RECOVER_BATCH per call. The endpoint row is locked, so two
+ * calls at once queue each delivery once; a recovered delivery is PENDING, so calling again only
+ * picks up what is left. With a rate limit, the recovered deliveries are spread over time at
+ * that rate so they do not crowd the claim window.
+ */
+export async function recoverDeliveries(
+  trx: Transaction<DB>,
+  endpoint: { id: string; max_per_second: number | null },
+  window: { since: Date; until: Date },
+): Promise<{ recovered: number; remaining: number }> {
+  const spacing = endpoint.max_per_second ? 1 / endpoint.max_per_second : 0;
+  const recovered = await sql<{ id: string }>`
+    WITH picked AS (
+      SELECT id, row_number() OVER (ORDER BY created_at, id) - 1 AS position
+      FROM (
+        SELECT id, created_at FROM webhook_deliveries
+        WHERE endpoint_id = ${endpoint.id} AND status IN ('FAILED', 'DEAD')
+          AND created_at >= ${window.since} AND created_at <= ${window.until}
+        ORDER BY created_at, id
+        LIMIT ${RECOVER_BATCH}
+      ) oldest
+    )
+    UPDATE webhook_deliveries d
+    SET status = 'PENDING', attempt_count = 0, completed_at = NULL, locked_by = NULL, locked_until = NULL,
+        next_attempt_at = now() + make_interval(secs => picked.position * ${spacing}::float8), updated_at = now()
+    FROM picked
+    WHERE d.id = picked.id AND d.status IN ('FAILED', 'DEAD')
+    RETURNING d.id`.execute(trx);
+  const left = await trx
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('endpoint_id', '=', endpoint.id)
+    .where('status', 'in', ['FAILED', 'DEAD'])
+    .where('created_at', '>=', window.since)
+    .where('created_at', '<=', window.until)
+    .executeTakeFirstOrThrow();
+  return { recovered: recovered.rows.length, remaining: Number(left.n) };
 }

@@ -1,10 +1,10 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { DB, Environment, WebhookEndpointsTable } from '../../db/schema.js';
+import type { DB, EndpointDisabledReason, Environment, WebhookEndpointsTable } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { eventCatalog, isEventName } from '../events/catalog.js';
 import { recordEvents, newEventId } from '../events/outbox.js';
-import { newEndpointSecret } from './signing.js';
+import { newEndpointSecret, type SignatureScheme } from './signing.js';
 import { isPublicAddress, resolveAll } from './ssrf.js';
 
 export const MAX_ENDPOINTS = 5;
@@ -25,6 +25,11 @@ export interface EndpointView {
   events: string[];
   active: boolean;
   sandbox: boolean;
+  signatureScheme: SignatureScheme;
+  maxPerSecond: number | null;
+  failingSince: string | null;
+  disabledAt: string | null;
+  disabledReason: EndpointDisabledReason | null;
   secret?: string;
   previousSecretExpiresAt: string | null;
   createdAt: string;
@@ -39,6 +44,11 @@ export function endpointView(row: EndpointRow, options: { withSecret?: boolean }
     events: row.events,
     active: row.active,
     sandbox: row.environment === 'test',
+    signatureScheme: row.signature_scheme,
+    maxPerSecond: row.max_per_second,
+    failingSince: row.failing_since?.toISOString() ?? null,
+    disabledAt: row.disabled_at?.toISOString() ?? null,
+    disabledReason: row.disabled_reason,
     ...(options.withSecret ? { secret: row.secret } : {}),
     previousSecretExpiresAt: overlap ? row.previous_secret_expires_at!.toISOString() : null,
     createdAt: row.created_at.toISOString(),
@@ -118,7 +128,7 @@ export async function findEndpoint(db: Kysely<DB> | Transaction<DB>, caller: Cal
 export async function createEndpoint(
   trx: Transaction<DB>,
   caller: Caller,
-  input: { url: string; events: string[] },
+  input: { url: string; events: string[]; signatureScheme?: SignatureScheme; maxPerSecond?: number | null },
 ): Promise<EndpointView> {
   // Creates for one business wait for each other here, so five is five even under a race.
   await trx.selectFrom('businesses').select('id').where('id', '=', caller.businessId).forUpdate().execute();
@@ -143,7 +153,9 @@ export async function createEndpoint(
       environment: caller.environment,
       url: input.url,
       events: input.events,
-      secret: newEndpointSecret(),
+      signature_scheme: input.signatureScheme ?? 'commerce',
+      max_per_second: input.maxPerSecond ?? null,
+      secret: newEndpointSecret(input.signatureScheme ?? 'commerce'),
       previous_secret: null,
       previous_secret_expires_at: null,
       deleted_at: null,
@@ -172,21 +184,33 @@ export async function listEndpoints(db: Kysely<DB>, caller: Caller, window: { li
   return { items: rows.map((row) => endpointView(row)), total: Number(total.n) };
 }
 
+/**
+ * What switching `active` changes besides the flag. Turning an endpoint off notes when and that
+ * it was by hand; turning it on clears that and its failing run, so a re-enabled endpoint starts
+ * afresh (the deliveries its auto-disable ended stay FAILED until recovered).
+ */
+function activation(current: EndpointRow, active: boolean | undefined) {
+  if (active === undefined || active === current.active) return {};
+  if (!active) return { active, disabled_at: sql<Date>`now()`, disabled_reason: 'MANUAL' as const };
+  return { active, disabled_at: null, disabled_reason: null, failing_since: null, disable_warned_at: null };
+}
+
 /** `changes` have been checked like a create's input. */
 export async function updateEndpoint(
   trx: Transaction<DB>,
   caller: Caller,
   id: string,
-  changes: { url?: string; events?: string[]; active?: boolean },
+  changes: { url?: string; events?: string[]; active?: boolean; maxPerSecond?: number | null },
 ): Promise<EndpointView> {
-  await findEndpoint(trx, caller, id, true);
-  const { url, events } = changes;
+  const current = await findEndpoint(trx, caller, id, true);
+  const { url, events, maxPerSecond } = changes;
   const row = await trx
     .updateTable('webhook_endpoints')
     .set({
       ...(url !== undefined ? { url } : {}),
       ...(events !== undefined ? { events } : {}),
-      ...(changes.active !== undefined ? { active: changes.active } : {}),
+      ...(maxPerSecond !== undefined ? { max_per_second: maxPerSecond } : {}),
+      ...activation(current, changes.active),
       updated_at: sql<Date>`now()`,
     })
     .where('id', '=', id)
@@ -205,7 +229,15 @@ export async function deleteEndpoint(trx: Transaction<DB>, caller: Caller, id: s
     .execute();
   await trx
     .updateTable('webhook_deliveries')
-    .set({ status: 'DEAD', last_error: 'endpoint deleted', updated_at: sql<Date>`now()` })
+    // Clearing the lease keeps an attempt in flight from writing its outcome over DEAD.
+    .set({
+      status: 'DEAD',
+      last_error: 'endpoint deleted',
+      locked_by: null,
+      locked_until: null,
+      completed_at: sql<Date>`now()`,
+      updated_at: sql<Date>`now()`,
+    })
     .where('endpoint_id', '=', id)
     .where('status', '=', 'PENDING')
     .execute();
@@ -217,7 +249,7 @@ export async function rotateSecret(trx: Transaction<DB>, caller: Caller, id: str
   const row = await trx
     .updateTable('webhook_endpoints')
     .set({
-      secret: newEndpointSecret(),
+      secret: newEndpointSecret(current.signature_scheme),
       previous_secret: current.secret,
       previous_secret_expires_at: new Date(Date.now() + ROTATION_OVERLAP_MS),
       updated_at: sql<Date>`now()`,

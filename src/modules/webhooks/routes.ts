@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { requireAuth } from '../../http/context.js';
+import { ApiError } from '../../http/errors.js';
 import { respondInTransaction } from '../../http/idempotency.js';
 import { Envelope, Paginated, pageWindow, parseDateFilter } from '../../http/schemas.js';
-import { getDelivery, listDeliveries, retryDelivery } from './deliveries.js';
+import { getDelivery, listDeliveries, recoverDeliveries, retryDelivery } from './deliveries.js';
 import * as endpoints from './endpoints.js';
 import {
   CreateEndpointBody,
@@ -13,12 +14,28 @@ import {
   DeliveryDetail,
   Endpoint,
   EndpointParams,
+  EndpointStats,
   ListQuery,
   NoBody,
+  RecoverBody,
+  Recovered,
   UpdateEndpointBody,
 } from './schemas.js';
+import { endpointStats } from './stats.js';
 
 const tags = ['Webhooks'];
+
+/** A body date in the form of the date filters: a plain day is its start (`from`) or its end (`to`). */
+function bodyDate(value: string, field: string, bound: 'from' | 'to'): Date {
+  const dateOnly = value.length === 10;
+  const date = new Date(dateOnly ? `${value}T${bound === 'from' ? '00:00:00.000' : '23:59:59.999'}Z` : value);
+  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value.slice(0, 10)) {
+    throw new ApiError('VALIDATION_ERROR', `body.${field} is not a valid date.`, [
+      { field: `body.${field}`, message: 'is not a valid date' },
+    ]);
+  }
+  return date;
+}
 
 function caller(request: FastifyRequest): endpoints.Caller {
   const auth = requireAuth(request.auth);
@@ -39,8 +56,14 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const events = endpoints.checkEvents(request.body.events, caller(request).scopes);
       // DNS is asked before the transaction opens: no network call inside one.
       const url = await endpoints.checkWebhookUrl(request.body.url, allowPrivate(request));
+      const { signatureScheme, maxPerSecond } = request.body;
       return respondInTransaction(request, reply, 201, (trx) =>
-        endpoints.createEndpoint(trx, caller(request), { url, events }),
+        endpoints.createEndpoint(trx, caller(request), {
+          url,
+          events,
+          ...(signatureScheme !== undefined ? { signatureScheme } : {}),
+          ...(maxPerSecond !== undefined ? { maxPerSecond } : {}),
+        }),
       );
     },
   );
@@ -78,11 +101,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const who = caller(request);
       await endpoints.findEndpoint(db, who, request.params.id);
-      const { url, events, active } = request.body;
+      const { url, events, active, maxPerSecond } = request.body;
       const checked = {
         ...(events !== undefined ? { events: endpoints.checkEvents(events, who.scopes) } : {}),
         ...(url !== undefined ? { url: await endpoints.checkWebhookUrl(url, allowPrivate(request)) } : {}),
         ...(active !== undefined ? { active } : {}),
+        ...(maxPerSecond !== undefined ? { maxPerSecond } : {}),
       };
       return respondInTransaction(request, reply, 200, (trx) =>
         endpoints.updateEndpoint(trx, who, request.params.id, checked),
@@ -119,6 +143,43 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const deliveryId = await endpoints.sendPing(trx, caller(request), request.params.id);
         return getDelivery(trx, caller(request), deliveryId);
       }),
+  );
+
+  app.post(
+    '/webhooks/endpoints/:id/recover',
+    {
+      config: write,
+      schema: { tags, params: EndpointParams, body: RecoverBody, response: { 200: Envelope(Recovered) } },
+    },
+    async (request, reply) => {
+      const since = bodyDate(request.body.since, 'since', 'from');
+      const until = request.body.until === undefined ? new Date() : bodyDate(request.body.until, 'until', 'to');
+      if (until < since) {
+        throw new ApiError('VALIDATION_ERROR', 'body.until is before body.since.', [
+          { field: 'body.until', message: 'is before since' },
+        ]);
+      }
+      return respondInTransaction(request, reply, 200, async (trx) => {
+        const endpoint = await endpoints.findEndpoint(trx, caller(request), request.params.id, true);
+        if (!endpoint.active) {
+          throw new ApiError(
+            'ENDPOINT_INACTIVE',
+            'This webhook endpoint is disabled: re-enable it (PATCH active: true) before recovering its deliveries.',
+          );
+        }
+        const result = await recoverDeliveries(trx, endpoint, { since, until });
+        return { endpointId: endpoint.id, since: since.toISOString(), until: until.toISOString(), ...result };
+      });
+    },
+  );
+
+  app.get(
+    '/webhooks/endpoints/:id/stats',
+    { config: read, schema: { tags, params: EndpointParams, response: { 200: Envelope(EndpointStats) } } },
+    async (request) => {
+      const endpoint = await endpoints.findEndpoint(db, caller(request), request.params.id);
+      return { success: true as const, data: await endpointStats(db, endpoint) };
+    },
   );
 
   app.get(

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { DateFilter, Pagination, Timestamp, Nullable } from '../../http/schemas.js';
+import { errorClasses } from './sender.js';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https URL of a public host' });
 const EventNames = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
@@ -8,15 +9,97 @@ const EventNames = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   uniqueItems: true,
   description: 'Event names of api.md 6.4',
 });
-const DeliveryStatus = Type.Union([Type.Literal('PENDING'), Type.Literal('SUCCEEDED'), Type.Literal('DEAD')]);
+const DeliveryStatus = Type.Union(
+  [Type.Literal('PENDING'), Type.Literal('SUCCEEDED'), Type.Literal('FAILED'), Type.Literal('DEAD')],
+  { description: 'FAILED: stopped before its 8 attempts because the endpoint was disabled (recoverable)' },
+);
+const SignatureScheme = Type.Union([Type.Literal('commerce'), Type.Literal('standard')], {
+  description:
+    'commerce (default): X-Commerce-Signature of api.md 6.3, 64-hex secret; standard: Standard Webhooks ' +
+    'headers webhook-id, webhook-timestamp, webhook-signature, whsec_ secret. Set at creation.',
+});
+const MaxPerSecond = Type.Integer({
+  minimum: 1,
+  maximum: 1000,
+  description: 'at most this many attempts start per second, over every worker; null or absent: no limit',
+});
+const ErrorClass = Type.Enum(errorClasses);
+const HeaderMap = Type.Record(Type.String(), Type.String());
 
 export const EndpointParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
-export const CreateEndpointBody = Type.Object({ url: Url, events: EventNames }, { additionalProperties: false });
+export const CreateEndpointBody = Type.Object(
+  {
+    url: Url,
+    events: EventNames,
+    signatureScheme: Type.Optional(SignatureScheme),
+    maxPerSecond: Type.Optional(Nullable(MaxPerSecond)),
+  },
+  { additionalProperties: false },
+);
 
 export const UpdateEndpointBody = Type.Object(
-  { url: Type.Optional(Url), events: Type.Optional(EventNames), active: Type.Optional(Type.Boolean()) },
+  {
+    url: Type.Optional(Url),
+    events: Type.Optional(EventNames),
+    active: Type.Optional(
+      Type.Boolean({ description: 'true re-enables a disabled endpoint: new events only (recover the rest)' }),
+    ),
+    maxPerSecond: Type.Optional(Nullable(MaxPerSecond)),
+  },
   { additionalProperties: false, minProperties: 1 },
+);
+
+export const RecoverBody = Type.Object(
+  {
+    since: DateFilter,
+    until: Type.Optional(DateFilter),
+  },
+  { additionalProperties: false },
+);
+
+export const Recovered = Type.Object(
+  {
+    endpointId: Type.String(),
+    since: Timestamp,
+    until: Timestamp,
+    recovered: Type.Integer({ description: 'FAILED or DEAD deliveries queued again by this call' }),
+    remaining: Type.Integer({ description: 'FAILED or DEAD deliveries left in the window: call again for them' }),
+  },
+  { title: 'WebhookRecovery' },
+);
+
+const WindowStats = Type.Object({
+  attempts: Type.Integer(),
+  succeeded: Type.Integer(),
+  failed: Type.Integer(),
+  successRate: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
+  latencyMs: Nullable(
+    Type.Object(
+      { p50: Type.Integer(), p95: Type.Integer() },
+      { description: 'estimated from latency buckets (within one bucket width)' },
+    ),
+  ),
+  byOutcome: Type.Object(Object.fromEntries(['SUCCEEDED', ...errorClasses].map((name) => [name, Type.Integer()]))),
+});
+
+export const EndpointStats = Type.Object(
+  {
+    endpointId: Type.String(),
+    backlog: Type.Integer({ description: 'deliveries waiting for an attempt' }),
+    failingSince: Nullable(Timestamp),
+    lastError: Nullable(
+      Type.Object({
+        at: Timestamp,
+        errorClass: Type.String(),
+        message: Type.String(),
+        statusCode: Nullable(Type.Integer()),
+      }),
+    ),
+    last24h: WindowStats,
+    last7d: WindowStats,
+  },
+  { title: 'WebhookEndpointStats' },
 );
 
 export const ListQuery = Type.Object({ ...Pagination }, { additionalProperties: false });
@@ -42,7 +125,21 @@ export const Endpoint = Type.Object(
     events: Type.Array(Type.String()),
     active: Type.Boolean(),
     sandbox: Type.Boolean(),
-    secret: Type.Optional(Type.String({ description: '64 hex characters; only in the create and rotate answers' })),
+    signatureScheme: SignatureScheme,
+    maxPerSecond: Nullable(MaxPerSecond),
+    failingSince: Nullable(Timestamp),
+    disabledAt: Nullable(Timestamp),
+    disabledReason: Nullable(
+      Type.Union([Type.Literal('FAILING'), Type.Literal('MANUAL')], {
+        description: 'FAILING: every attempt failed for the configured period (5 days by default)',
+      }),
+    ),
+    secret: Type.Optional(
+      Type.String({
+        description:
+          '64 hex characters (commerce) or whsec_ + base64 (standard); only in the create and rotate answers',
+      }),
+    ),
     previousSecretExpiresAt: Nullable(Timestamp),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -80,7 +177,16 @@ export const DeliveryDetail = Type.Object(
         statusCode: Nullable(Type.Integer()),
         durationMs: Nullable(Type.Integer()),
         error: Nullable(Type.String()),
+        errorClass: Nullable(ErrorClass),
         responseBodySnippet: Nullable(Type.String({ description: 'first 1 KB of the answer' })),
+        request: Nullable(Type.Object({ headers: HeaderMap }, { description: 'what was sent (the body is payload)' })),
+        response: Nullable(
+          Type.Object({
+            statusCode: Type.Integer(),
+            headers: HeaderMap,
+            body: Type.String({ description: 'first 4 KB of the answer' }),
+          }),
+        ),
       }),
     ),
     payload: Type.Unknown({ description: 'the event exactly as delivered' }),

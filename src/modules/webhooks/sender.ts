@@ -1,20 +1,83 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { guardedLookup, isPublicAddress } from './ssrf.js';
+import { AddressNotAllowedError, guardedLookup, isPublicAddress } from './ssrf.js';
 
-export const RESPONSE_SNIPPET_BYTES = 1024;
+/** How much of a receiver's answer an attempt keeps (body, and response headers as JSON). */
+export const RESPONSE_BODY_BYTES = 4096;
+const RESPONSE_HEADERS_BYTES = 4096;
+
+/** Why an attempt failed, for the delivery log and the endpoint stats. */
+export const errorClasses = [
+  'TIMEOUT',
+  'CONNECTION_REFUSED',
+  'TLS',
+  'DNS',
+  'NON_2XX',
+  'REDIRECT_REFUSED',
+  'ADDRESS_REFUSED',
+  'CONNECTION_ERROR',
+] as const;
+export type ErrorClass = (typeof errorClasses)[number];
 
 export interface PostOutcome {
   statusCode: number | null;
+  /** null when the receiver answered 2xx. */
   error: string | null;
-  responseSnippet: string | null;
+  errorClass: ErrorClass | null;
+  /** Every header of the request as sent (the signature is no secret: it is sent in clear). */
+  requestHeaders: Record<string, string>;
+  responseHeaders: Record<string, string> | null;
+  /** Up to 4 KB of the answer's body. */
+  responseBody: string | null;
+}
+
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'ENODATA', 'ESERVFAIL', 'ENONAME']);
+
+/** Network errors by what an operator has to fix. */
+export function classifyError(error: Error & { code?: string }): ErrorClass {
+  const code = error.code ?? '';
+  if (error instanceof AddressNotAllowedError) return 'ADDRESS_REFUSED';
+  if (code === 'ECONNREFUSED') return 'CONNECTION_REFUSED';
+  if (DNS_CODES.has(code) || /did not resolve/.test(error.message)) return 'DNS';
+  if (
+    code.startsWith('ERR_SSL_') ||
+    code.startsWith('ERR_TLS_') ||
+    code.includes('CERT') ||
+    code === 'EPROTO' ||
+    /\b(SSL|TLS)\b|certificate/i.test(error.message)
+  ) {
+    return 'TLS';
+  }
+  return 'CONNECTION_ERROR';
+}
+
+function statusError(statusCode: number): { error: string | null; errorClass: ErrorClass | null } {
+  if (statusCode >= 200 && statusCode < 300) return { error: null, errorClass: null };
+  if (statusCode >= 300 && statusCode < 400) {
+    return { error: `HTTP ${statusCode}`, errorClass: 'REDIRECT_REFUSED' };
+  }
+  return { error: `HTTP ${statusCode}`, errorClass: 'NON_2XX' };
+}
+
+/** The answer's headers as one flat object, cut to a bounded size. */
+function keptHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const kept: Record<string, string> = {};
+  let size = 2;
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const text = Array.isArray(value) ? value.join(', ') : value;
+    size += name.length + text.length + 6;
+    if (size > RESPONSE_HEADERS_BYTES) break;
+    kept[name] = text;
+  }
+  return kept;
 }
 
 /**
- * One POST to a receiver: no redirects followed (a 3xx is just a non-2xx answer), the resolved
+ * One POST to a receiver: no redirects followed (a 3xx is a failed attempt), the resolved
  * address checked at connect time (DNS re-checked at every attempt), a hard time limit for the
- * whole exchange, and at most 1 KB of the answer kept.
+ * whole exchange, and at most 4 KB of the answer kept.
  */
 export function postWebhook(
   url: string,
@@ -22,60 +85,86 @@ export function postWebhook(
   headers: Record<string, string>,
   options: { timeoutMs: number; allowPrivate: boolean },
 ): Promise<PostOutcome> {
+  const requestHeaders = { ...headers, 'Content-Length': String(Buffer.byteLength(body)) };
+  const refused = (error: string): Promise<PostOutcome> =>
+    Promise.resolve({
+      statusCode: null,
+      error,
+      errorClass: 'ADDRESS_REFUSED',
+      requestHeaders,
+      responseHeaders: null,
+      responseBody: null,
+    });
   let target: URL;
   try {
     target = new URL(url);
   } catch {
-    return Promise.resolve({ statusCode: null, error: 'invalid URL', responseSnippet: null });
+    return refused('invalid URL');
   }
   const host = target.hostname.replace(/^\[|\]$/g, '');
   // A literal address never goes through `lookup`, so it is checked here.
   if (isIP(host) && !options.allowPrivate && !isPublicAddress(host)) {
-    return Promise.resolve({ statusCode: null, error: `${host} is not a public address`, responseSnippet: null });
+    return refused(`${host} is not a public address`);
   }
   const transport =
     target.protocol === 'https:' ? https : target.protocol === 'http:' && options.allowPrivate ? http : undefined;
-  if (!transport) return Promise.resolve({ statusCode: null, error: 'the URL must use https', responseSnippet: null });
+  if (!transport) return refused('the URL must use https');
 
   return new Promise((resolve) => {
     let settled = false;
+    let timedOut = false;
     let statusCode: number | null = null;
+    let responseHeaders: Record<string, string> | null = null;
     const chunks: Buffer[] = [];
     let size = 0;
-    const finish = (error: string | null) => {
+    const finish = (failure: (Error & { code?: string }) | null) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      const snippet = Buffer.concat(chunks).subarray(0, RESPONSE_SNIPPET_BYTES).toString('utf8');
+      if (statusCode !== null) {
+        resolve({
+          statusCode,
+          ...statusError(statusCode),
+          requestHeaders,
+          responseHeaders,
+          responseBody: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8'),
+        });
+        return;
+      }
       resolve({
-        statusCode,
-        error: statusCode === null ? error : null,
-        responseSnippet: statusCode === null ? null : snippet,
+        statusCode: null,
+        error: failure?.message ?? 'the connection closed without an answer',
+        errorClass: timedOut ? 'TIMEOUT' : failure ? classifyError(failure) : 'CONNECTION_ERROR',
+        requestHeaders,
+        responseHeaders: null,
+        responseBody: null,
       });
     };
     const request = transport.request(
       target,
       {
         method: 'POST',
-        headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+        headers: requestHeaders,
         lookup: guardedLookup(options.allowPrivate) as never,
         agent: false,
       },
       (response) => {
         statusCode = response.statusCode ?? null;
+        responseHeaders = keptHeaders(response.headers);
         response.on('data', (chunk: Buffer) => {
-          if (size < RESPONSE_SNIPPET_BYTES) chunks.push(chunk);
+          if (size < RESPONSE_BODY_BYTES) chunks.push(chunk);
           size += chunk.length;
-          if (size >= RESPONSE_SNIPPET_BYTES) response.destroy();
+          if (size >= RESPONSE_BODY_BYTES) response.destroy();
         });
         response.on('close', () => finish(null));
         response.on('error', () => finish(null));
       },
     );
     const timer = setTimeout(() => {
+      timedOut = true;
       request.destroy(new Error(`no answer within ${Math.round(options.timeoutMs / 100) / 10} s`));
     }, options.timeoutMs);
-    request.on('error', (error) => finish(error.message));
+    request.on('error', (error) => finish(error));
     request.end(body);
   });
 }

@@ -6,9 +6,21 @@ export const TIMESTAMP_HEADER = 'X-Commerce-Timestamp';
 export const EVENT_HEADER = 'X-Commerce-Event';
 export const DELIVERY_HEADER = 'X-Commerce-Delivery';
 
-/** A 64-character hex secret (32 random bytes). */
-export function newEndpointSecret(): string {
-  return randomBytes(32).toString('hex');
+/** Standard Webhooks (standardwebhooks.com) headers, for endpoints with `signatureScheme: "standard"`. */
+export const STANDARD_ID_HEADER = 'webhook-id';
+export const STANDARD_TIMESTAMP_HEADER = 'webhook-timestamp';
+export const STANDARD_SIGNATURE_HEADER = 'webhook-signature';
+const STANDARD_SECRET_PREFIX = 'whsec_';
+
+export type SignatureScheme = 'commerce' | 'standard';
+
+/**
+ * A new signing secret in the scheme's format: 64 hex characters (32 random bytes) for
+ * `commerce` (api.md 2.4), `whsec_` + base64 of 32 random bytes for `standard`.
+ */
+export function newEndpointSecret(scheme: SignatureScheme = 'commerce'): string {
+  const bytes = randomBytes(32);
+  return scheme === 'standard' ? `${STANDARD_SECRET_PREFIX}${bytes.toString('base64')}` : bytes.toString('hex');
 }
 
 /** api.md 6.3: HMAC-SHA256 over `<timestamp>.<raw body>`, lowercase hex. */
@@ -19,6 +31,22 @@ export function sign(secret: string, timestamp: number | string, body: string | 
 /** The signature header: one `sha256=` entry per secret in use (two during a rotation). */
 export function signatureHeader(secrets: readonly string[], timestamp: number, body: string): string {
   return secrets.map((secret) => `sha256=${sign(secret, timestamp, body)}`).join(',');
+}
+
+/** Standard Webhooks: base64 HMAC-SHA256, keyed with the secret's decoded bytes, over `<id>.<timestamp>.<body>`. */
+export function signStandard(secret: string, messageId: string, timestamp: number, body: string): string {
+  const key = Buffer.from(secret.slice(STANDARD_SECRET_PREFIX.length), 'base64');
+  return createHmac('sha256', key).update(`${messageId}.${timestamp}.`).update(body).digest('base64');
+}
+
+/** The `webhook-signature` header: one `v1,<signature>` per secret in use, space separated. */
+export function standardSignatureHeader(
+  secrets: readonly string[],
+  messageId: string,
+  timestamp: number,
+  body: string,
+): string {
+  return secrets.map((secret) => `v1,${signStandard(secret, messageId, timestamp, body)}`).join(' ');
 }
 
 export class WebhookVerificationError extends Error {}
