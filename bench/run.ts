@@ -5,6 +5,7 @@
  * on a slow figure; targets are printed as met or not met.
  */
 import { catalogSuite } from './catalog.js';
+import { embeddedSuite } from './embedded.js';
 import { intentsSuite } from './intents.js';
 import { paySuite } from './pay.js';
 import { webhooksSuite } from './webhooks.js';
@@ -12,6 +13,7 @@ import { webhooksSuite } from './webhooks.js';
 const suites: Record<string, () => Promise<void>> = {
   intents: intentsSuite,
   pay: paySuite,
+  embedded: embeddedSuite,
   webhooks: webhooksSuite,
   catalog: catalogSuite,
 };
