@@ -369,12 +369,17 @@ export const SANDBOX_NEW_WALLET_PIN = '1234';
 async function sandboxPayer(trx: Transaction<DB>, phone: string): Promise<Payer> {
   const payer = await lockPayer(trx, 'test', phone);
   if (payer) return payer;
-  await createWallet(trx, {
-    phone,
-    pin: SANDBOX_NEW_WALLET_PIN,
-    balance: SANDBOX_NEW_WALLET_BALANCE,
-    environment: 'test',
-  });
+  try {
+    await createWallet(trx, {
+      phone,
+      pin: SANDBOX_NEW_WALLET_PIN,
+      balance: SANDBOX_NEW_WALLET_BALANCE,
+      environment: 'test',
+    });
+  } catch (error) {
+    // A concurrent payment from the same new phone made the wallet first: pay from that one.
+    if (!(error instanceof ApiError)) throw error;
+  }
   const created = await lockPayer(trx, 'test', phone);
   if (!created) throw new Error(`sandbox wallet ${phone} was not created`);
   return created;

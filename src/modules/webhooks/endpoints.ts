@@ -130,8 +130,9 @@ export async function createEndpoint(
   caller: Caller,
   input: { url: string; events: string[]; signatureScheme?: SignatureScheme; maxPerSecond?: number | null },
 ): Promise<EndpointView> {
-  // Creates for one business wait for each other here, so five is five even under a race.
-  await trx.selectFrom('businesses').select('id').where('id', '=', caller.businessId).forUpdate().execute();
+  // Creates for one business wait for each other here, so five is five even under a race. No key
+  // update: the write's idempotency claim already holds a key-share lock on this row.
+  await trx.selectFrom('businesses').select('id').where('id', '=', caller.businessId).forNoKeyUpdate().execute();
   const { count } = await trx
     .selectFrom('webhook_endpoints')
     .select((eb) => eb.fn.countAll<number>().as('count'))
