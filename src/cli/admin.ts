@@ -221,9 +221,7 @@ export async function runAdminCli(
       ...(call.body ? { body: JSON.stringify(call.body) } : {}),
     });
   } catch (error) {
-    output.stderr(
-      `Cannot reach the API at ${base}: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    output.stderr(`Cannot reach the API at ${base}: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
   const payload = (await response.json().catch(() => null)) as
