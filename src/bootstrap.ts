@@ -41,15 +41,16 @@ export function resolveAdminToken(config: Config): { token: string; generated: b
 /** Opens everything the API and worker share; migrations are applied before anything is served. */
 export async function createRuntime(
   config: Config,
-  options: { database?: Database; adminToken?: string } = {},
+  /** `now`: the clock of the key cache and the rate limits (tests move it instead of waiting). */
+  options: { database?: Database; adminToken?: string; now?: () => number } = {},
 ): Promise<Runtime> {
   const database = options.database ?? (await openDatabase(databaseOptionsFor(config)));
   await migrate(database);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
-  const keyCache = new KeyCache(database.db, config.keyCacheTtlMs);
+  const keyCache = new KeyCache(database.db, config.keyCacheTtlMs, options.now);
   const invalidation = new CacheInvalidationBus(redis, () => keyCache.clear());
   await invalidation.start();
-  const rateLimiter = redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter();
+  const rateLimiter = redis ? new RedisRateLimiter(redis, options.now) : new MemoryRateLimiter(options.now);
   await ensureSandboxWallets(database.db);
   return {
     config,

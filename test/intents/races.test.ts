@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { expectError, expectStatus, sleep, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import {
+  expectError,
+  expectStatus,
+  startTestApp,
+  waitUntil,
+  type TestApp,
+  type TestBusiness,
+} from '../support/harness.js';
 import { testDatabaseKind } from '../support/database.js';
 import { act, createIntent, eventNames, INTENTS } from './support.js';
 
@@ -170,14 +177,13 @@ describe('intent races resolve to exactly one outcome', () => {
           .where('reference_number', '=', intent.referenceNumber)
           .execute();
         cancel = act(t, sk, intent.referenceNumber, 'cancel');
-        for (let waited = 0; waited < 5000; waited += 20) {
+        await waitUntil(async () => {
           const blocked = await sql<{ n: number }>`
             SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'`.execute(
             t.runtime.db,
           );
-          if ((blocked.rows[0]?.n ?? 0) > 0) break;
-          await sleep(20);
-        }
+          return (blocked.rows[0]?.n ?? 0) > 0;
+        }, 'the cancel to wait for the row lock');
       });
       const response = await cancel!;
       expectError(response, 400, 'INTENT_CANCEL_CONFLICT');
