@@ -1,5 +1,5 @@
 /**
- * A node:test reporter for scripts/run-tests.ts: appends `seconds<TAB>file` to the file named by
+ * A node:test reporter for scripts/run-tests.ts: appends `wall<TAB>seconds<TAB>file` to the file named by
  * TEST_FILE_TIMES as each test file finishes (the runner reports a file as a top-level test named
  * by its path, lasting as long as the file's process). Written synchronously, line by line, because
  * `--test-force-exit` ends the run before a reporter's final output would be flushed.
@@ -14,7 +14,7 @@ export default async function* fileTimes(source) {
   for await (const event of source) {
     const { name, file, details } = event.data;
     if (target && event.type === 'test:complete' && file !== undefined && name === file)
-      appendFileSync(target, `${((details?.duration_ms ?? 0) / 1000).toFixed(1)}\t${file}\n`);
+      appendFileSync(target, `wall\t${((details?.duration_ms ?? 0) / 1000).toFixed(1)}\t${file}\n`);
   }
   yield '';
 }

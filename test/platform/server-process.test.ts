@@ -34,7 +34,7 @@ async function startServer(env: NodeJS.ProcessEnv, args: string[] = []): Promise
   });
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 180_000);
     const onData = (chunk: Buffer) => {
       output += String(chunk);
       if (output.includes('"msg":"started"')) {
