@@ -1,7 +1,9 @@
 /**
  * `npm test`: runs every test file under test/ with node's test runner, each file in its own
- * process with its own database copied from one migrated template made here first.
- * PGlite by default; PostgreSQL when TEST_DATABASE_URL is set.
+ * process with its own database copied from one migrated template (PostgreSQL: made here per run;
+ * PGlite: made once and cached, see pgliteTemplate). PGlite by default; PostgreSQL when
+ * TEST_DATABASE_URL is set. `npm test -- <part of a path>...` runs the matching files only.
+ * At the end it prints the slowest files with their wall and CPU time.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -43,7 +43,6 @@ async function main(): Promise<void> {
   const app = runApi ? await buildApp(runtime, { logger, developerRoutes: developerModules }) : undefined;
   const worker: Worker | undefined = runWorker ? startWorker(runtime, logger) : undefined;
   if (app) await app.listen({ port: config.port, host: config.host });
-  logger.info({ api: runApi, worker: runWorker, database: runtime.database.kind }, 'started');
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -63,6 +62,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // Only now: whoever waits for "started" may send SIGTERM at once, and must find the handler.
+  logger.info({ api: runApi, worker: runWorker, database: runtime.database.kind }, 'started');
 }
 
 main().catch((error: unknown) => {

@@ -36,7 +36,7 @@ async function startApiProcess(databaseUrl: string): Promise<{ child: ChildProce
   let output = '';
   child.stdout!.setEncoding('utf8');
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`API process did not start: ${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`API process did not start: ${output}`)), 120_000);
     child.stdout!.on('data', (chunk: string) => {
       output += chunk;
       const match = /listening (\d+)/.exec(output);
