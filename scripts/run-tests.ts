@@ -1,16 +1,36 @@
 /**
  * `npm test`: runs every test file under test/ with node's test runner, each file in its own
- * process with its own database copied from one migrated template made here first.
- * PGlite by default; PostgreSQL when TEST_DATABASE_URL is set.
+ * process with its own database copied from one migrated template (PostgreSQL: made here per run;
+ * PGlite: made once and cached, see pgliteTemplate). PGlite by default; PostgreSQL when
+ * TEST_DATABASE_URL is set. `npm test -- <part of a path>...` runs the matching files only.
+ * At the end it prints the slowest files with their wall and CPU time.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../src/db/connect.js';
-import { migrate } from '../src/db/migrate.js';
+import { listMigrations, migrate } from '../src/db/migrate.js';
 import { randomBase62 } from '../src/lib/ids.js';
+
+const SLOWEST_SHOWN = 10;
+/**
+ * Test files run side by side: much of a file's time is waiting (on HTTP, on workers, on child
+ * processes), so more files than cores keep the CPU busy. Override with TEST_CONCURRENCY.
+ */
+const DEFAULT_CONCURRENCY = 6;
 
 function testFiles(dir: string, filter: string[]): string[] {
   const found: string[] = [];
@@ -23,7 +43,59 @@ function testFiles(dir: string, filter: string[]): string[] {
   return found.sort();
 }
 
+/**
+ * The slowest files of the run, by wall time (file-times-reporter.mjs), with the CPU each used
+ * (file-cpu-preload.mjs; child processes a test starts are not counted), so a slow test is seen at once.
+ */
+function printSlowestFiles(timesFile: string, fileCount: number, wallMs: number): void {
+  const wall = new Map<string, number>();
+  const cpu = new Map<string, number>();
+  const lines = existsSync(timesFile) ? readFileSync(timesFile, 'utf8').split('\n').filter(Boolean) : [];
+  for (const line of lines) {
+    const [kind, seconds = '0', file = ''] = line.split('\t');
+    (kind === 'cpu' ? cpu : wall).set(path.relative(process.cwd(), path.resolve(file)), Number(seconds));
+  }
+  const totalCpu = [...cpu.values()].reduce((sum, seconds) => sum + seconds, 0);
+  const out = [
+    `\n# ${fileCount} test files in ${(wallMs / 1000).toFixed(1)} s wall, ${totalCpu.toFixed(0)} s CPU in the files' processes; the slowest (wall, CPU):`,
+  ];
+  for (const [file, seconds] of [...wall].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST_SHOWN))
+    out.push(`#   ${seconds.toFixed(1).padStart(6)} s  ${(cpu.get(file) ?? 0).toFixed(1).padStart(5)} s  ${file}`);
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+/**
+ * A migrated PGlite data directory as a tar file, made once and kept in node_modules/.cache
+ * under a hash of what shapes it (the migrations, the migration runner, the PGlite version):
+ * creating one costs a PGlite initdb, about 10 s, which most runs need not pay.
+ */
+async function pgliteTemplate(): Promise<string> {
+  const hash = createHash('sha256');
+  const pgliteVersion = (
+    JSON.parse(readFileSync('node_modules/@electric-sql/pglite/package.json', 'utf8')) as { version: string }
+  ).version;
+  hash.update(pgliteVersion);
+  hash.update(readFileSync('src/db/migrate.ts'));
+  for (const migration of listMigrations()) hash.update(`${migration.version}\n${migration.sql}`);
+  const dir = path.join('node_modules', '.cache', 'devapi-tests');
+  const file = path.resolve(dir, `pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
+  if (existsSync(file)) return file;
+  const template = await openDatabase({ kind: 'pglite' });
+  await migrate(template);
+  const dump = await template.pglite!.dumpDataDir('none');
+  await template.close();
+  mkdirSync(dir, { recursive: true });
+  for (const old of readdirSync(dir))
+    if (old.startsWith('pglite-template-')) rmSync(path.join(dir, old), { force: true });
+  // Written under a temporary name first, so a run stopped halfway leaves no broken template.
+  const partial = `${file}.${process.pid}.partial`;
+  writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+  renameSync(partial, file);
+  return file;
+}
+
 async function main(): Promise<number> {
+  const startedAt = Date.now();
   const filter = process.argv.slice(2);
   const files = testFiles('test', filter);
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -47,35 +119,40 @@ async function main(): Promise<number> {
     });
     process.stdout.write(`# database: PostgreSQL (${url.host}), template ${name}\n`);
   } else {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'devapi-test-'));
-    const template = await openDatabase({ kind: 'pglite' });
-    await migrate(template);
-    const dump = await template.pglite!.dumpDataDir('none');
-    await template.close();
-    const file = path.join(dir, 'template.tar');
-    writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
-    env.TEST_PGLITE_TEMPLATE = file;
-    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    env.TEST_PGLITE_TEMPLATE = await pgliteTemplate();
     process.stdout.write('# database: PGlite (embedded)\n');
   }
 
-  const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+  const timesDir = mkdtempSync(path.join(os.tmpdir(), 'devapi-test-times-'));
+  env.TEST_FILE_TIMES = path.join(timesDir, 'times.tsv');
+  cleanups.push(async () => rmSync(timesDir, { recursive: true, force: true }));
+
+  const concurrency = process.env.TEST_CONCURRENCY ?? String(DEFAULT_CONCURRENCY);
   const code = await new Promise<number>((resolve) => {
     const child = spawn(
       process.execPath,
       [
+        // Each test file is a short process: V8's optimizing compile of PGlite's large WebAssembly
+        // module (in background threads) costs more CPU than it saves there. Baseline code only.
+        '--liftoff-only',
         '--import',
         'tsx',
+        '--import',
+        path.join(import.meta.dirname, 'file-cpu-preload.mjs'),
         '--test',
         '--test-force-exit',
         `--test-concurrency=${concurrency}`,
         '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        `--test-reporter=${path.join(import.meta.dirname, 'file-times-reporter.mjs')}`,
+        '--test-reporter-destination=stdout',
         ...files,
       ],
       { env, stdio: 'inherit' },
     );
     child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)));
   });
+  printSlowestFiles(env.TEST_FILE_TIMES, files.length, Date.now() - startedAt);
   for (const cleanup of cleanups) await cleanup().catch(() => {});
   return code;
 }

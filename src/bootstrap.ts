@@ -56,7 +56,8 @@ function describeDatabase(config: Config): { firstOpen: boolean; where: string }
  */
 export async function createRuntime(
   config: Config,
-  options: { database?: Database; adminToken?: string; progress?: (step: string) => void } = {},
+  /** `now`: the clock of the key cache and the rate limits (tests move it instead of waiting). */
+  options: { database?: Database; adminToken?: string; progress?: (step: string) => void; now?: () => number } = {},
 ): Promise<Runtime> {
   const progress = options.progress ?? (() => {});
   let database = options.database;
@@ -71,10 +72,10 @@ export async function createRuntime(
   const applied = await migrate(database);
   progress(applied.length > 0 ? `  applied ${applied.join(', ')}` : '  the schema is up to date');
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
-  const keyCache = new KeyCache(database.db, config.keyCacheTtlMs);
+  const keyCache = new KeyCache(database.db, config.keyCacheTtlMs, options.now);
   const invalidation = new CacheInvalidationBus(redis, () => keyCache.clear());
   await invalidation.start();
-  const rateLimiter = redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter();
+  const rateLimiter = redis ? new RedisRateLimiter(redis, options.now) : new MemoryRateLimiter(options.now);
   await ensureSandboxWallets(database.db);
   return {
     config,

@@ -88,17 +88,6 @@ async function main(): Promise<void> {
     await app.listen({ port: config.port, host: config.host });
     baseUrl = displayUrl(config, app.server.address());
   }
-  const seconds = process.uptime().toFixed(1);
-  const parts = [runApi ? 'API' : undefined, runWorker ? 'worker' : undefined].filter(Boolean).join(' and ');
-  say(baseUrl ? `ready on ${baseUrl} (${parts}, ${seconds} s)` : `ready: ${parts} running (${seconds} s)`);
-  for (const line of firstStartBlock(
-    baseUrl,
-    demo,
-    admin.generated ? { token: admin.token, file: adminTokenFile } : undefined,
-  ))
-    say(line);
-  logger.info({ api: runApi, worker: runWorker, database: runtime.database.kind }, 'started');
-
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -117,6 +106,17 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // Only now: whoever waits for "ready" or "started" may send SIGTERM at once, and must find the handler.
+  const seconds = process.uptime().toFixed(1);
+  const parts = [runApi ? 'API' : undefined, runWorker ? 'worker' : undefined].filter(Boolean).join(' and ');
+  say(baseUrl ? `ready on ${baseUrl} (${parts}, ${seconds} s)` : `ready: ${parts} running (${seconds} s)`);
+  for (const line of firstStartBlock(
+    baseUrl,
+    demo,
+    admin.generated ? { token: admin.token, file: adminTokenFile } : undefined,
+  ))
+    say(line);
+  logger.info({ api: runApi, worker: runWorker, database: runtime.database.kind }, 'started');
 }
 
 main().catch((error: unknown) => {

@@ -3,8 +3,9 @@
  *   npm run --silent admin -- <command> [options] [--json]
  * ADMIN_URL (default http://localhost:$PORT) and ADMIN_TOKEN (or the token saved in DATA_DIR).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const usage = `Usage: npm run --silent admin -- <command> [options] [--json]
@@ -25,9 +26,9 @@ Environment: ADMIN_URL (default http://localhost:$PORT), ADMIN_TOKEN (default: D
 
 class UsageError extends Error {}
 
-function adminToken(): string {
-  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
-  const file = path.join(process.env.DATA_DIR ?? './data', 'admin-token');
+function adminToken(env: NodeJS.ProcessEnv): string {
+  if (env.ADMIN_TOKEN) return env.ADMIN_TOKEN;
+  const file = path.join(env.DATA_DIR ?? './data', 'admin-token');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   throw new UsageError('No admin token: set ADMIN_TOKEN (or run from the directory holding data/admin-token).');
 }
@@ -177,10 +178,27 @@ function describe(data: unknown): string {
   return JSON.stringify(data, null, 2);
 }
 
-async function main(): Promise<number> {
-  const args = process.argv.slice(2);
+export interface CliOutput {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+const processOutput: CliOutput = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+/**
+ * Runs one CLI command and returns its exit code. Exported so tests can run commands in-process
+ * (one real process proves the program; the rest need not pay a Node start each).
+ */
+export async function runAdminCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  output: CliOutput = processOutput,
+): Promise<number> {
   if (args.length === 0 || args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(`${usage}\n`);
+    output.stdout(`${usage}\n`);
     return args.length === 0 ? 2 : 0;
   }
   const json = args.includes('--json');
@@ -188,24 +206,22 @@ async function main(): Promise<number> {
   try {
     call = toCall(args);
   } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${usage}\n`);
+    output.stderr(`${error instanceof Error ? error.message : String(error)}\n\n${usage}\n`);
     return 2;
   }
-  const base = process.env.ADMIN_URL ?? `http://localhost:${process.env.PORT ?? '8080'}`;
+  const base = env.ADMIN_URL ?? `http://localhost:${env.PORT ?? '8080'}`;
   let response: Response;
   try {
     response = await fetch(`${base}/api/v1/admin${call.path}`, {
       method: call.method,
       headers: {
-        authorization: `Bearer ${adminToken()}`,
+        authorization: `Bearer ${adminToken(env)}`,
         ...(call.body ? { 'content-type': 'application/json' } : {}),
       },
       ...(call.body ? { body: JSON.stringify(call.body) } : {}),
     });
   } catch (error) {
-    process.stderr.write(
-      `Cannot reach the API at ${base}: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    output.stderr(`Cannot reach the API at ${base}: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
   const payload = (await response.json().catch(() => null)) as
@@ -213,17 +229,26 @@ async function main(): Promise<number> {
   if (!payload || !payload.success) {
     const error =
       payload && !payload.success ? payload.error : { code: `HTTP_${response.status}`, message: 'unexpected answer' };
-    process.stderr.write(json ? `${JSON.stringify({ error })}\n` : `Error ${error.code}: ${error.message}\n`);
+    output.stderr(json ? `${JSON.stringify({ error })}\n` : `Error ${error.code}: ${error.message}\n`);
     return 1;
   }
-  process.stdout.write(json ? `${JSON.stringify(payload.data)}\n` : `${describe(payload.data)}\n`);
+  output.stdout(json ? `${JSON.stringify(payload.data)}\n` : `${describe(payload.data)}\n`);
   return call.succeeded && !call.succeeded(payload.data) ? 1 : 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  },
-);
+/** Whether this module is the program being run (not imported by a test). */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script || !existsSync(script)) return false;
+  return import.meta.url === pathToFileURL(realpathSync(script)).href;
+}
+
+if (isEntryPoint()) {
+  runAdminCli(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -24,12 +24,17 @@ function decide(count: number, limit: number, windowStart: number, now: number):
   };
 }
 
+/** Milliseconds since the epoch. Tests pass a clock they move, to cross a window without waiting. */
+export type Clock = () => number;
+
 /** Fixed one-minute windows counted in this process: right for a single API process. */
 export class MemoryRateLimiter implements RateLimiter {
   private readonly counts = new Map<string, { windowStart: number; count: number }>();
 
+  constructor(private readonly now: Clock = Date.now) {}
+
   async hit(subject: string, limit: number): Promise<RateLimitDecision> {
-    const now = Date.now();
+    const now = this.now();
     const windowStart = now - (now % WINDOW_MS);
     let entry = this.counts.get(subject);
     if (!entry || entry.windowStart !== windowStart) {
@@ -55,10 +60,13 @@ return count`;
  * not take the payment API down with it.
  */
 export class RedisRateLimiter implements RateLimiter {
-  constructor(private readonly redis: Redis) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly now: Clock = Date.now,
+  ) {}
 
   async hit(subject: string, limit: number): Promise<RateLimitDecision> {
-    const now = Date.now();
+    const now = this.now();
     const windowStart = now - (now % WINDOW_MS);
     const count = Number(
       await this.redis.eval(INCREMENT_SCRIPT, 1, `ratelimit:${subject}:${windowStart}`, String(WINDOW_MS + 5000)),

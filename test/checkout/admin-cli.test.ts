@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { runAdminCli } from '../../src/cli/admin.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/harness.js';
 
 /** The admin CLI as a real process, against this test's server (asynchronously: it serves the CLI). */
-function cli(t: TestApp, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function cliProcess(t: TestApp, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -14,6 +15,18 @@ function cli(t: TestApp, ...args: string[]): Promise<{ code: number; stdout: str
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
+}
+
+/** The same CLI code in-process: no Node start per command (cliProcess proves the program once). */
+async function cli(t: TestApp, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runAdminCli(
+    args,
+    { ADMIN_URL: t.baseUrl, ADMIN_TOKEN },
+    { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) },
+  );
+  return { code, stdout, stderr };
 }
 
 describe('admin CLI: wallets and the ledger check', () => {
@@ -98,7 +111,7 @@ describe('admin CLI: wallets and the ledger check', () => {
     // A balance that drifted from its postings is found.
     await sql`UPDATE ledger_accounts SET balance = balance + 1 WHERE kind = 'wallet'
               AND id = (SELECT min(id) FROM ledger_accounts WHERE kind = 'wallet')`.execute(t.runtime.db);
-    const broken = await cli(t, 'ledger', 'check', '--json');
+    const broken = await cliProcess(t, 'ledger', 'check', '--json');
     assert.equal(broken.code, 1);
     const problems = JSON.parse(broken.stdout).problems as string[];
     assert.ok(

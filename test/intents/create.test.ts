@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { testDatabaseKind } from '../support/database.js';
-import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import {
+  expectError,
+  expectStatus,
+  sharedDatabase,
+  startTestApp,
+  type TestApp,
+  type TestBusiness,
+} from '../support/harness.js';
 import { createIntent, eventsOf, INTENTS } from './support.js';
 
 const CREATE_FIELDS = [
@@ -70,10 +77,12 @@ describe('POST /dev/intents', () => {
   });
 
   test('PAY_URL wins over PUBLIC_URL, and the request origin is the fallback', async () => {
+    // Config variants on this file's database, each with its own business.
     const payUrlApp = await startTestApp({
       config: { PUBLIC_URL: 'https://api.example.test', PAY_URL: 'https://pay.example.test' },
+      testDatabase: sharedDatabase(t.testDatabase),
     });
-    const originApp = await startTestApp();
+    const originApp = await startTestApp({ testDatabase: sharedDatabase(t.testDatabase) });
     try {
       const first = await payUrlApp.createBusiness();
       const withPayUrl = await createIntent(payUrlApp, first.keys.secretTest);
@@ -148,7 +157,10 @@ describe('POST /dev/intents', () => {
   });
 
   test('the maximum amount is configurable', async () => {
-    const small = await startTestApp({ config: { INTENT_MAX_AMOUNT: '1000' } });
+    const small = await startTestApp({
+      config: { INTENT_MAX_AMOUNT: '1000' },
+      testDatabase: sharedDatabase(t.testDatabase),
+    });
     try {
       const owner = await small.createBusiness();
       const over = await small.request('POST', INTENTS, {

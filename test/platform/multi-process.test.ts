@@ -5,7 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, testDatabaseKind, type TestDatabase } from '../support/database.js';
 import { ADMIN_TOKEN, expectError, expectStatus, sendRequest } from '../support/harness.js';
 import { probeExecutions } from '../support/probe-routes.js';
-import { awayFromMinuteBoundary, testRedisUrl } from '../support/redis.js';
+import { manualClock } from '../support/clock.js';
+import { testRedisUrl } from '../support/redis.js';
 
 const redisUrl = await testRedisUrl();
 const skip =
@@ -14,6 +15,8 @@ const skip =
     : !redisUrl
       ? 'needs Redis (TEST_REDIS_URL)'
       : false;
+
+const clockStop = manualClock()();
 
 async function startApiProcess(databaseUrl: string): Promise<{ child: ChildProcess; baseUrl: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/probe-server.ts'], {
@@ -25,13 +28,15 @@ async function startApiProcess(databaseUrl: string): Promise<{ child: ChildProce
       LOG_LEVEL: 'silent',
       SEED_DEMO: 'false',
       RATE_LIMIT_TEST_PER_MINUTE: '40',
+      // Both processes count in the same window, wherever the wall clock is in its minute.
+      PROBE_CLOCK_MS: String(clockStop),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
   child.stdout!.setEncoding('utf8');
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`API process did not start: ${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`API process did not start: ${output}`)), 120_000);
     child.stdout!.on('data', (chunk: string) => {
       output += chunk;
       const match = /listening (\d+)/.exec(output);
@@ -73,7 +78,6 @@ describe('two API processes on one PostgreSQL and Redis', { skip }, () => {
 
   test('share one rate limit per key', async () => {
     const key = await newBusiness();
-    await awayFromMinuteBoundary();
     for (let i = 0; i < 40; i++) {
       const response = await sendRequest(processes[i % 2]!.baseUrl, 'GET', '/api/v1/dev/probe/read', { key });
       expectStatus(response, 200);

@@ -1,13 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
+import { manualClock } from '../support/clock.js';
+import {
+  expectError,
+  expectStatus,
+  sharedDatabase,
+  startTestApp,
+  waitUntil,
+  type TestApp,
+} from '../support/harness.js';
 import { probeRoutes } from '../support/probe-routes.js';
-import { awayFromMinuteBoundary, testRedisUrl } from '../support/redis.js';
+import { testRedisUrl } from '../support/redis.js';
 
 const READ = '/api/v1/dev/probe/read';
 
+// The limiters read this clock: a run of requests stays in one window until the test moves it.
+const clock = manualClock();
+
 async function exhaust(t: TestApp, key: string, limit: number) {
-  await awayFromMinuteBoundary();
   for (let i = 0; i < limit; i++) {
     const response = await t.request('GET', READ, { key });
     expectStatus(response, 200);
@@ -29,7 +39,7 @@ function expectLimited(response: Awaited<ReturnType<TestApp['request']>>) {
 describe('rate limits in one process', () => {
   let t: TestApp;
   before(async () => {
-    t = await startTestApp({ routes: [probeRoutes] });
+    t = await startTestApp({ routes: [probeRoutes], clock });
   });
   after(() => t.close());
 
@@ -38,6 +48,11 @@ describe('rate limits in one process', () => {
     expectLimited(await exhaust(t, business.keys.secretTest, 100));
     // Limits are per key: the business's other key is unaffected.
     expectStatus(await t.request('GET', READ, { key: business.keys.publishableTest }), 200);
+    // The next minute is a new window.
+    clock.advance(60_000);
+    const next = await t.request('GET', READ, { key: business.keys.secretTest });
+    expectStatus(next, 200);
+    assert.equal(next.headers.get('x-ratelimit-remaining'), '99');
   });
 
   test('a live key gets 1000 a minute', async () => {
@@ -64,12 +79,14 @@ describe('rate limits shared through Redis', async () => {
     first = await startTestApp({
       routes: [probeRoutes],
       config: { REDIS_URL: redisUrl, RATE_LIMIT_TEST_PER_MINUTE: '30' },
+      clock,
     });
     // A second app with its own runtime (own Redis client, own caches) on the same database.
     second = await startTestApp({
       routes: [probeRoutes],
       config: { REDIS_URL: redisUrl, RATE_LIMIT_TEST_PER_MINUTE: '30' },
-      testDatabase: { ...first.testDatabase, drop: async () => {} },
+      clock,
+      testDatabase: sharedDatabase(first.testDatabase),
     });
   });
   after(async () => {
@@ -82,7 +99,6 @@ describe('rate limits shared through Redis', async () => {
     { skip: !redisUrl && 'no Redis reachable (set TEST_REDIS_URL)' },
     async () => {
       const business = await first.createBusiness();
-      await awayFromMinuteBoundary();
       for (let i = 0; i < 30; i++) {
         const app = i % 2 === 0 ? first : second;
         const response = await app.request('GET', READ, { key: business.keys.secretTest });
@@ -102,12 +118,13 @@ describe('rate limits shared through Redis', async () => {
       expectStatus(await second.request('GET', READ, { key: business.keys.publishableTest }), 200); // cached there
       const record = business.keyRecords.find((k) => k.kind === 'publishable' && k.environment === 'test')!;
       expectStatus(await first.admin('POST', `/keys/${record.id}/revoke`), 200);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expectError(
-        await second.request('GET', READ, { key: business.keys.publishableTest }),
-        403,
-        'API_ACCESS_NOT_ACTIVE',
-      );
+      // The clock stands still, so the second app's cache entry cannot expire: only the message
+      // through Redis can make it refuse the key.
+      const refused = await waitUntil(async () => {
+        const response = await second.request('GET', READ, { key: business.keys.publishableTest });
+        return response.status === 200 ? undefined : response;
+      }, 'the revocation to reach the second app');
+      expectError(refused, 403, 'API_ACCESS_NOT_ACTIVE');
     },
   );
 });

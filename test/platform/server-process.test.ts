@@ -6,6 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { runAdminCli } from '../../src/cli/admin.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { expectStatus, sendRequest } from '../support/harness.js';
 
@@ -32,15 +33,35 @@ async function startServer(env: NodeJS.ProcessEnv, args: string[] = []): Promise
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += String(chunk)));
-  child.stderr!.on('data', (chunk) => (output += String(chunk)));
-  const deadline = Date.now() + 60_000;
-  while (!output.includes('"msg":"started"')) {
-    if (child.exitCode !== null) throw new Error(`server exited early: ${output}`);
-    if (Date.now() > deadline) throw new Error(`server did not start: ${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 180_000);
+    const onData = (chunk: Buffer) => {
+      output += String(chunk);
+      if (output.includes('"msg":"started"')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`server exited early: ${output}`));
+    });
+  });
   return { child, output: () => output };
+}
+
+/** Runs `node --import tsx <args>` to its end without blocking this process (spawnSync would). */
+async function runToExit(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stderr };
 }
 
 async function stopServer(server: ServerProcess): Promise<number | null> {
@@ -49,7 +70,26 @@ async function stopServer(server: ServerProcess): Promise<number | null> {
   return code;
 }
 
-function admin(env: NodeJS.ProcessEnv, ...args: string[]) {
+/** The admin CLI in-process: the same code as the program, without a Node start per command. */
+async function admin(env: NodeJS.ProcessEnv, ...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runAdminCli(args, env, {
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+  });
+  return { code, stdout, stderr };
+}
+
+/** An in-process command with --json that must succeed: its parsed output. */
+async function adminJson(env: NodeJS.ProcessEnv, ...args: string[]) {
+  const result = await admin(env, ...args, '--json');
+  assert.equal(result.code, 0, result.stderr);
+  return JSON.parse(result.stdout);
+}
+
+/** The admin CLI as a real process (`node src/cli/admin.ts`): proves the program and its exit code. */
+function adminProcess(env: NodeJS.ProcessEnv, ...args: string[]) {
   const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
@@ -63,9 +103,12 @@ describe('the server process and the admin CLI', () => {
   let env: NodeJS.ProcessEnv;
   let cliEnv: NodeJS.ProcessEnv;
   let server: ServerProcess;
+  let badSetting: Promise<{ code: number | null; stderr: string }>;
 
   before(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'devapi-server-'));
+    // Started now, beside the first start: it stops at the configuration, before any database.
+    badSetting = runToExit(['src/server.ts'], { PORT: 'eighty', LOG_LEVEL: 'chatty', DATA_DIR: dataDir });
     const port = await freePort();
     env = {
       PORT: String(port),
@@ -101,8 +144,8 @@ describe('the server process and the admin CLI', () => {
     assert.equal(response.status, 404);
   });
 
-  test('admin CLI commands print JSON and act on the running server', () => {
-    const created = admin(cliEnv, 'business', 'create', '--name', 'CLI Shop', '--json');
+  test('admin CLI commands print JSON and act on the running server', async () => {
+    const created = adminProcess(cliEnv, 'business', 'create', '--name', 'CLI Shop', '--json');
     assert.equal(created.code, 0, created.stderr);
     const business = JSON.parse(created.stdout);
     assert.equal(business.business.name, 'CLI Shop');
@@ -114,62 +157,54 @@ describe('the server process and the admin CLI', () => {
       ['publishable/live', 'publishable/test', 'secret/live', 'secret/test'],
     );
 
-    const noShop = JSON.parse(
-      admin(cliEnv, 'business', 'create', '--name', 'No shop', '--no-shop', '--approve-live', '--json').stdout,
-    );
+    const noShop = await adminJson(cliEnv, 'business', 'create', '--name', 'No shop', '--no-shop', '--approve-live');
     assert.equal(noShop.shop, null);
     assert.equal(noShop.business.liveApproved, true);
 
-    const approved = JSON.parse(admin(cliEnv, 'business', 'approve-live', business.business.id, '--json').stdout);
+    const approved = await adminJson(cliEnv, 'business', 'approve-live', business.business.id);
     assert.equal(approved.liveApproved, true);
 
-    const key = JSON.parse(
-      admin(
-        cliEnv,
-        'key',
-        'create',
-        '--business',
-        business.business.id,
-        '--kind',
-        'secret',
-        '--env',
-        'test',
-        '--scopes',
-        'intents:read',
-        '--ip-allow',
-        '127.0.0.1,10.0.0.0/8',
-        '--json',
-      ).stdout,
+    const key = await adminJson(
+      cliEnv,
+      'key',
+      'create',
+      '--business',
+      business.business.id,
+      '--kind',
+      'secret',
+      '--env',
+      'test',
+      '--scopes',
+      'intents:read',
+      '--ip-allow',
+      '127.0.0.1,10.0.0.0/8',
     );
     assert.match(key.key, /^sk_test_/);
     assert.deepEqual(key.scopes, ['intents:read']);
     assert.deepEqual(key.ipAllowlist, ['127.0.0.1', '10.0.0.0/8']);
 
-    const listed = JSON.parse(admin(cliEnv, 'key', 'list', '--business', business.business.id, '--json').stdout);
+    const listed = await adminJson(cliEnv, 'key', 'list', '--business', business.business.id);
     assert.equal(listed.items.length, 5);
     assert.ok(
       listed.items.every((k: Record<string, unknown>) => !('key' in k)),
       'key text is never listed',
     );
 
-    assert.equal(JSON.parse(admin(cliEnv, 'key', 'suspend', key.id, '--json').stdout).status, 'suspended');
-    assert.equal(JSON.parse(admin(cliEnv, 'key', 'revoke', key.id, '--json').stdout).status, 'revoked');
-    const rotated = JSON.parse(admin(cliEnv, 'key', 'rotate', business.keys[0].id, '--json').stdout);
+    assert.equal((await adminJson(cliEnv, 'key', 'suspend', key.id)).status, 'suspended');
+    assert.equal((await adminJson(cliEnv, 'key', 'revoke', key.id)).status, 'revoked');
+    const rotated = await adminJson(cliEnv, 'key', 'rotate', business.keys[0].id);
     assert.notEqual(rotated.key, business.keys[0].key);
 
-    const fees = JSON.parse(
-      admin(
-        cliEnv,
-        'fees',
-        'set',
-        '--business',
-        business.business.id,
-        '--provider-bps',
-        '150',
-        '--payer-fee',
-        '20',
-        '--json',
-      ).stdout,
+    const fees = await adminJson(
+      cliEnv,
+      'fees',
+      'set',
+      '--business',
+      business.business.id,
+      '--provider-bps',
+      '150',
+      '--payer-fee',
+      '20',
     );
     assert.deepEqual(fees, {
       businessId: business.business.id,
@@ -179,24 +214,30 @@ describe('the server process and the admin CLI', () => {
       tteBps: 0,
     });
 
-    assert.deepEqual(JSON.parse(admin(cliEnv, 'api', 'disable', '--business', business.business.id, '--json').stdout), {
+    assert.deepEqual(await adminJson(cliEnv, 'api', 'disable', '--business', business.business.id), {
       scope: business.business.id,
       apiEnabled: false,
     });
-    assert.deepEqual(JSON.parse(admin(cliEnv, 'api', 'enable', '--json').stdout), {
+    assert.deepEqual(await adminJson(cliEnv, 'api', 'enable'), {
       scope: 'global',
       apiEnabled: true,
     });
   });
 
-  test('admin CLI reports errors with a non-zero exit code', () => {
-    const unknown = admin(cliEnv, 'key', 'suspend', 'key_missing', '--json');
+  test('admin CLI reports errors with a non-zero exit code', async () => {
+    const unknown = await admin(cliEnv, 'key', 'suspend', 'key_missing', '--json');
     assert.equal(unknown.code, 1);
     assert.equal(JSON.parse(unknown.stderr).error.code, 'NOT_FOUND');
-    const badUsage = admin(cliEnv, 'business', 'create');
+    const badUsage = await admin(cliEnv, 'business', 'create');
     assert.equal(badUsage.code, 2);
     assert.match(badUsage.stderr, /missing --name/);
-    const wrongToken = admin({ ...cliEnv, ADMIN_TOKEN: 'wrong-token-wrong-token' }, 'key', 'list', '--business', 'x');
+    const wrongToken = adminProcess(
+      { ...cliEnv, ADMIN_TOKEN: 'wrong-token-wrong-token' },
+      'key',
+      'list',
+      '--business',
+      'x',
+    );
     assert.equal(wrongToken.code, 1);
     assert.match(wrongToken.stderr, /ADMIN_UNAUTHORIZED/);
   });
@@ -217,12 +258,9 @@ describe('the server process and the admin CLI', () => {
     assert.equal(await stopServer(worker), 0);
   });
 
-  test('a bad setting stops the start with a clear message and exit code 1', () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: { ...process.env, PORT: 'eighty', LOG_LEVEL: 'chatty', DATA_DIR: dataDir },
-      encoding: 'utf8',
-    });
-    assert.equal(result.status, 1);
+  test('a bad setting stops the start with a clear message and exit code 1', async () => {
+    const result = await badSetting;
+    assert.equal(result.code, 1);
     assert.match(result.stderr, /Invalid configuration/);
     assert.match(result.stderr, /PORT="eighty"/);
     assert.match(result.stderr, /LOG_LEVEL="chatty"/);

@@ -84,6 +84,8 @@ export async function startTestApp(
     configOverrides?: Partial<Config>;
     routes?: FastifyPluginAsync[];
     testDatabase?: TestDatabase;
+    /** The clock of the key cache and the rate limits (see test/support/clock.ts). */
+    clock?: () => number;
   } = {},
 ): Promise<TestApp> {
   const config: Config = {
@@ -91,7 +93,11 @@ export async function startTestApp(
     ...options.configOverrides,
   };
   const testDatabase = options.testDatabase ?? (await createTestDatabase());
-  const runtime = await createRuntime(config, { database: testDatabase.database, adminToken: ADMIN_TOKEN });
+  const runtime = await createRuntime(config, {
+    database: testDatabase.database,
+    adminToken: ADMIN_TOKEN,
+    ...(options.clock ? { now: options.clock } : {}),
+  });
   const app = await buildApp(runtime, { developerRoutes: [...developerModules, ...(options.routes ?? [])] });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
@@ -172,6 +178,29 @@ export function expectError(response: TestResponse, status: number, code: string
   assert.ok(!/\bat .+:\d+:\d+/.test(response.text), `stack trace leaked: ${response.text}`);
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * The database of `t` for another app in the same test file: a config variant costs an app, not a
+ * new database (give it its own business). Closing the variant leaves the database open.
+ */
+export function sharedDatabase(testDatabase: TestDatabase): TestDatabase {
+  const { database, url } = testDatabase;
+  return { database: { ...database, close: async () => {} }, url, drop: async () => {} };
+}
+
+/**
+ * Polls `check` until it returns a value other than undefined/false, and returns that value.
+ * Tests wait for a state this way, never for a fixed time.
+ */
+export async function waitUntil<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

@@ -20,9 +20,3 @@ export async function testRedisUrl(): Promise<string | undefined> {
     client.disconnect();
   }
 }
-
-/** Waits, if needed, so that a test of N requests does not straddle a rate-limit minute. */
-export async function awayFromMinuteBoundary(marginMs = 8000): Promise<void> {
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 60_000 - marginMs) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 50));
-}

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { startWorker } from '../../src/worker/worker.js';
 import { testDatabaseKind } from '../support/database.js';
-import { ADMIN_TOKEN, expectStatus, sleep, startTestApp, type TestApp } from '../support/harness.js';
+import { ADMIN_TOKEN, expectStatus, startTestApp, waitUntil, type TestApp } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { createIntent } from '../intents/support.js';
 
@@ -70,18 +70,16 @@ describe('a worker killed mid-delivery loses nothing', { skip }, () => {
         assert.equal(second!.body, first!.body);
         assert.equal(second!.headers['x-commerce-delivery'], held.id);
         assert.ok(second!.at - killedAt >= 1000, 'not sent again while the lease held');
-        let settled;
-        for (let i = 0; i < 100; i++) {
-          settled = await t.runtime.db
+        const settled = await waitUntil(async () => {
+          const row = await t.runtime.db
             .selectFrom('webhook_deliveries')
             .selectAll()
             .where('id', '=', held.id)
             .executeTakeFirstOrThrow();
-          if (settled.status === 'SUCCEEDED') break;
-          await sleep(50);
-        }
-        assert.equal(settled!.status, 'SUCCEEDED');
-        assert.equal(settled!.attempt_count, 2);
+          return row.status === 'SUCCEEDED' ? row : undefined;
+        }, 'the second worker to deliver');
+        assert.equal(settled.status, 'SUCCEEDED');
+        assert.equal(settled.attempt_count, 2);
         const attempts = await t.runtime.db
           .selectFrom('webhook_attempts')
           .selectAll()

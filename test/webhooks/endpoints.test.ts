@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import {
+  expectError,
+  expectStatus,
+  sharedDatabase,
+  startTestApp,
+  type TestApp,
+  type TestBusiness,
+} from '../support/harness.js';
 
 const ENDPOINTS = '/api/v1/dev/webhooks/endpoints';
 const PUBLIC_URL = 'https://93.184.216.34/hooks/commerce';
@@ -146,7 +153,10 @@ describe('webhook endpoints (api.md 2.4, 4.3; decisions "Events and deliveries")
   });
 
   test('WEBHOOK_ALLOW_PRIVATE lets sandbox endpoints use http and loopback, never live ones', async () => {
-    const dev = await startTestApp({ config: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    const dev = await startTestApp({
+      config: { WEBHOOK_ALLOW_PRIVATE: 'true' },
+      testDatabase: sharedDatabase(t.testDatabase),
+    });
     try {
       const owner = await dev.createBusiness();
       const sandbox = await dev.request('POST', ENDPOINTS, {

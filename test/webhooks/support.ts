@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { expectStatus, sleep, type TestApp } from '../support/harness.js';
+import { expectStatus, waitUntil, type TestApp } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 
 export const ENDPOINTS = '/api/v1/dev/webhooks/endpoints';
@@ -37,24 +37,26 @@ export function webhookHelpers(t: TestApp) {
 
   /** Polls the delivery API until `check` holds. */
   async function waitForDelivery(key: string, id: string, check: (delivery: any) => boolean, timeoutMs = 15_000) {
-    const started = Date.now();
-    for (;;) {
-      const delivery = await getDelivery(key, id);
-      if (check(delivery)) return delivery;
-      if (Date.now() - started > timeoutMs) assert.fail(`delivery ${id} did not settle: ${JSON.stringify(delivery)}`);
-      await sleep(50);
-    }
+    return waitUntil(
+      async () => {
+        const delivery = await getDelivery(key, id);
+        return check(delivery) ? delivery : undefined;
+      },
+      `delivery ${id} to settle`,
+      timeoutMs,
+    );
   }
 
   /** Polls until `read` returns a value that passes `check`. */
   async function waitFor<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, timeoutMs = 15_000) {
-    const started = Date.now();
-    for (;;) {
-      const value = await read();
-      if (check(value)) return value;
-      if (Date.now() - started > timeoutMs) assert.fail(`${what}: still ${JSON.stringify(value)}`);
-      await sleep(50);
-    }
+    return waitUntil(
+      async () => {
+        const value = await read();
+        return check(value) ? { value } : undefined;
+      },
+      what,
+      timeoutMs,
+    ).then((found) => found.value);
   }
 
   /** Sends a ping to the endpoint and answers its delivery id. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
-import { expectStatus, sleep, startTestApp, type TestApp } from '../support/harness.js';
+import { expectStatus, startTestApp, waitUntil, type TestApp } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { createIntent } from '../intents/support.js';
 
@@ -34,7 +34,17 @@ describe('several workers share the deliveries', () => {
     for (let i = 0; i < 20; i++) await createIntent(t, business.keys.secretTest, { amount: 100 + i });
     workers = Array.from({ length: 3 }, () => startWorker(t.runtime, pino({ level: 'silent' }), [], 60_000));
     await receiver.waitFor(60, 20_000);
-    await sleep(500);
+    // Once every delivery has succeeded none can be claimed again: any second send would have
+    // been claimed (and logged as an attempt) before that, and have reached the receiver.
+    await waitUntil(async () => {
+      const open = await t.runtime.db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('business_id', '=', business.id)
+        .where('status', '!=', 'SUCCEEDED')
+        .execute();
+      return open.length === 0;
+    }, 'every delivery to succeed');
     assert.equal(receiver.requests.length, 60);
     const ids = receiver.requests.map((request) => String(request.headers['x-commerce-delivery']));
     assert.equal(new Set(ids).size, 60, 'no delivery was sent twice');

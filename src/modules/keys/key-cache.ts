@@ -34,10 +34,12 @@ export class KeyCache {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly ttlMs: number,
+    /** Milliseconds since the epoch; tests pass a clock they move to expire entries at once. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   async get(keyHash: string): Promise<KeyRecord | null> {
-    const now = Date.now();
+    const now = this.now();
     const cached = this.entries.get(keyHash);
     if (cached && cached.expiresAt > now) return cached.record;
     const record = await this.load(keyHash);
