@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -79,10 +80,37 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     : openPGlite(options);
 }
 
+/** Named statements one connection keeps at most; texts past that run unnamed. */
+const MAX_PREPARED_PER_CONNECTION = 500;
+
+/**
+ * Every parameterized statement Kysely sends runs as a named prepared statement, named by a hash
+ * of its text: PostgreSQL parses and plans it once per connection instead of on every call (the
+ * payment path's CTEs are costly to plan). Texts that vary with their input (IN lists, multi-row
+ * VALUES) could grow that set without end, hence the cap.
+ */
+function preparingStatements(client: pg.PoolClient): void {
+  const prepared = client as pg.PoolClient & { preparedNames?: Set<string> };
+  if (prepared.preparedNames) return;
+  const names = new Set<string>();
+  prepared.preparedNames = names;
+  const query = client.query.bind(client) as (config: unknown, values?: unknown) => Promise<pg.QueryResult>;
+  (client as { query: unknown }).query = (config: unknown, values?: unknown) => {
+    if (typeof config !== 'string' || !Array.isArray(values) || values.length === 0) return query(config, values);
+    const name = `k_${createHash('sha1').update(config).digest('hex').slice(0, 20)}`;
+    if (!names.has(name)) {
+      if (names.size >= MAX_PREPARED_PER_CONNECTION) return query(config, values);
+      names.add(name);
+    }
+    return query({ name, text: config, values });
+  };
+}
+
 function openPostgres(url: string, poolSize: number, onStatement?: (sql: string) => void): Database {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
   // An idle client losing its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  pool.on('connect', (client) => preparingStatements(client as pg.PoolClient));
   const log = statementLog(onStatement);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
   return {
