@@ -82,9 +82,32 @@ function lockedError(until: Date): ApiError {
 }
 
 /**
- * The wallet for a phone, if its PIN is right. The PIN is checked outside any transaction (the
- * hash is slow on purpose); a wrong one is counted with one atomic update, and the fifth in a row
- * locks the wallet for 15 minutes.
+ * Takes one PIN attempt before the (slow) hash is computed, in one atomic update: the attempt is
+ * counted as wrong up front, and the fifth one in a window locks the wallet for 15 minutes. A
+ * wallet already locked is refused without evaluating anything. So however many guesses race, in
+ * one process or many, at most five are ever evaluated per lock window; no row lock is held while
+ * hashing. An expired lock starts a new window (the count restarts from zero).
+ */
+async function takePinAttempt(db: Kysely<DB>, walletId: string) {
+  const expired = sql<boolean>`(locked_until IS NOT NULL AND locked_until <= now())`;
+  const attempts = sql<number>`(CASE WHEN ${expired} THEN 0 ELSE failed_pin_attempts END) + 1`;
+  return db
+    .updateTable('wallets')
+    .set({
+      failed_pin_attempts: attempts,
+      locked_until: sql<Date | null>`CASE WHEN ${attempts} >= ${MAX_PIN_ATTEMPTS}
+        THEN now() + make_interval(mins => ${PIN_LOCK_MINUTES}) ELSE NULL END`,
+    })
+    .where('id', '=', walletId)
+    .where('status', '=', 'active')
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', sql<Date>`now()`)]))
+    .returning(['failed_pin_attempts', 'locked_until'])
+    .executeTakeFirst();
+}
+
+/**
+ * The wallet for a phone, if its PIN is right. The attempt is taken (counted as wrong) before the
+ * hash; a right PIN then clears the count and any lock its own attempt caused.
  */
 export async function authenticateWallet(
   db: Kysely<DB>,
@@ -94,30 +117,21 @@ export async function authenticateWallet(
 ): Promise<WalletRow> {
   const wallet = await findWallet(db, environment, phone);
   if (!wallet) throw new ApiError('WALLET_NOT_FOUND');
-  const until = lockedUntil(wallet);
-  if (until) throw lockedError(until);
-  if (await pinMatches(pin, wallet.pin_hash)) {
-    if (wallet.failed_pin_attempts > 0) {
-      await db
-        .updateTable('wallets')
-        .set({ failed_pin_attempts: 0, locked_until: null })
-        .where('id', '=', wallet.id)
-        .execute();
-    }
-    return wallet;
+  const attempt = await takePinAttempt(db, wallet.id);
+  if (!attempt) {
+    const current = await findWallet(db, environment, phone);
+    throw lockedError((current && lockedUntil(current)) ?? new Date(8.64e15));
   }
-  const counted = await db
-    .updateTable('wallets')
-    .set({
-      failed_pin_attempts: sql<number>`CASE WHEN failed_pin_attempts + 1 >= ${MAX_PIN_ATTEMPTS} THEN 0 ELSE failed_pin_attempts + 1 END`,
-      locked_until: sql<Date | null>`CASE WHEN failed_pin_attempts + 1 >= ${MAX_PIN_ATTEMPTS}
-        THEN now() + make_interval(mins => ${PIN_LOCK_MINUTES}) ELSE locked_until END`,
-    })
-    .where('id', '=', wallet.id)
-    .returning(['failed_pin_attempts', 'locked_until'])
-    .executeTakeFirstOrThrow();
-  if (counted.locked_until && counted.locked_until > new Date()) throw lockedError(counted.locked_until);
-  const left = MAX_PIN_ATTEMPTS - counted.failed_pin_attempts;
+  if (await pinMatches(pin, wallet.pin_hash)) {
+    await db
+      .updateTable('wallets')
+      .set({ failed_pin_attempts: 0, locked_until: null })
+      .where('id', '=', wallet.id)
+      .execute();
+    return { ...wallet, failed_pin_attempts: 0, locked_until: null };
+  }
+  if (attempt.locked_until) throw lockedError(attempt.locked_until);
+  const left = MAX_PIN_ATTEMPTS - attempt.failed_pin_attempts;
   throw new ApiError('INVALID_PIN', `Wrong PIN. ${left} attempt${left === 1 ? '' : 's'} left before the wallet locks.`);
 }
 
