@@ -3,7 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { sql } from 'kysely';
-import { authenticate } from './http/auth.js';
+import { authenticate, trustProxyOption } from './http/auth.js';
 import type { AppServices } from './http/context.js';
 import { sendError, toApiError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
@@ -36,7 +36,7 @@ export type App = FastifyInstance;
 export async function buildApp(services: AppServices, options: BuildAppOptions = {}): Promise<App> {
   const app = Fastify({
     ...(typeof options.logger === 'object' ? { loggerInstance: options.logger } : { logger: options.logger ?? false }),
-    trustProxy: services.config.trustProxy,
+    trustProxy: trustProxyOption(services.config.trustProxy),
     bodyLimit: BODY_LIMIT_BYTES,
     // One log line per request, written by the onResponse hook below with the key id.
     logController: new LogController({ disableRequestLogging: true }),
