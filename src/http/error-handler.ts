@@ -56,6 +56,14 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   if (fastifyError.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     return new ApiError('VALIDATION_ERROR', fastifyError.message);
   }
+  // A data exception from the database (class 22: a value out of range, a date PostgreSQL cannot
+  // hold, bad text) comes from a value in the request the schemas let through; the statement
+  // failed, so nothing was written.
+  const sqlState = (error as { code?: unknown }).code;
+  if (typeof sqlState === 'string' && /^22[0-9A-Z]{3}$/.test(sqlState)) {
+    request.log.warn({ sqlState }, 'database refused a value from the request');
+    return new ApiError('VALIDATION_ERROR', 'A value in the request is out of range or malformed.');
+  }
   request.log.error({ err: error }, 'unhandled error');
   return new ApiError('INTERNAL_ERROR');
 }

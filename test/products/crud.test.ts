@@ -311,7 +311,7 @@ describe('products: create, read, replace, patch, delete (api.md 2.3, 3.2, 4.2; 
       idempotencyKey: true,
       body: {
         name: 'n'.repeat(200),
-        price: 0,
+        price: 5,
         externalId: 'e'.repeat(256),
         description: 'd'.repeat(5000),
         images: Array.from({ length: 20 }, (_, i) => ({ url: `https://cdn.example/${i}.png` })),

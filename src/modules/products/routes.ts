@@ -42,7 +42,10 @@ async function readUpload(request: FastifyRequest, limit: number, tooLarge: stri
     return await part.toBuffer();
   } catch (error) {
     if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new ApiError('FILE_TOO_LARGE', tooLarge);
-    throw error;
+    // Reading the part fails only on the body itself: cut short, or not the multipart it claims.
+    throw new ApiError('VALIDATION_ERROR', 'The multipart body is incomplete or malformed.', [
+      { field: 'body', message: 'incomplete or malformed multipart body' },
+    ]);
   }
 }
 
@@ -235,6 +238,8 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'NO_FILE',
           'Send the CSV as multipart/form-data in the field "file", or as a text/csv body.',
         );
+      if (bytes.includes(0))
+        throw new ApiError('CSV_INVALID', 'The CSV file contains NUL bytes; it is not a text file.');
       if (!(await claimIdempotencyKey(request, reply, requestFingerprint(request, bytes)))) return reply;
       const dryRun = request.query.dryRun ?? false;
       const who = caller(request);

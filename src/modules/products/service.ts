@@ -74,6 +74,24 @@ async function guardExternalId<T>(work: Promise<T>, externalId: string | null): 
   }
 }
 
+/**
+ * No choice a customer can make may price the product below zero: the price with the lowest
+ * variant adjustment and every negative option together must stay at or above 0.
+ */
+function checkLowestPrice(fields: Pick<ProductFields, 'price' | 'variants' | 'options'>): void {
+  const lowestVariant = Math.min(0, ...fields.variants.map((v) => v.priceAdjustment ?? 0));
+  const discounts = fields.options.reduce((sum, o) => sum + Math.min(0, o.priceAdjustment), 0);
+  const lowest = fields.price + lowestVariant + discounts;
+  if (lowest < 0) {
+    const field = lowestVariant < 0 ? 'body.variants' : 'body.options';
+    throw new ApiError(
+      'VALIDATION_ERROR',
+      `The price adjustments can take the price to ${lowest} centimes; the lowest price a customer can pick must be at least 0.`,
+      [{ field, message: 'price adjustments take the price below 0' }],
+    );
+  }
+}
+
 export async function createProduct(
   trx: Transaction<DB>,
   caller: Caller,
@@ -81,6 +99,7 @@ export async function createProduct(
 ): Promise<ProductRow> {
   const shop = await shopOf(trx, caller);
   const fields = withDefaults(input);
+  checkLowestPrice(fields);
   const now = new Date();
   return guardExternalId(
     trx
@@ -108,6 +127,7 @@ export async function writeProduct(
   fields: ProductFields,
   now = new Date(),
 ): Promise<ProductRow> {
+  checkLowestPrice(fields);
   const updated = await guardExternalId(
     trx
       .updateTable('products')
@@ -214,6 +234,9 @@ export interface StockChange {
   variantLabel?: string | undefined;
 }
 
+/** The stock schema's maximum: a delta may not carry the stock past it. */
+const MAX_STOCK = 1_000_000_000;
+
 function invalid(field: string, message: string): ApiError {
   return new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
 }
@@ -252,6 +275,8 @@ function nextStock(current: number | null, change: StockChange, field: string): 
   if (current === null) throw invalid(`${field}.delta`, 'cannot apply to unlimited stock; set a quantity first');
   const next = current + change.delta!;
   if (next < 0) throw new ApiError('INSUFFICIENT_STOCK', `The stock is ${current}; it cannot go below 0.`);
+  if (next > MAX_STOCK)
+    throw invalid(`${field}.delta`, `would take the stock from ${current} past the maximum of ${MAX_STOCK}`);
   return next;
 }
 
