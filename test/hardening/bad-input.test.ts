@@ -184,6 +184,17 @@ describe('bad input is a 4xx in the envelope, never a 500 (issue 15 item 3)', ()
         variants: [{ type: 'SIZE', label: 'Tiny', priceAdjustment: -301 }],
       }),
     );
+    // A CSV import cannot lower the price under the adjustments either: that row fails.
+    expectStatus(await write('PATCH', `${PRODUCTS}/${product.id}`, { externalId: 'CHEAP-1' }), 200);
+    const imported = await t.request('POST', `${PRODUCTS}/import`, {
+      key: sk,
+      rawBody: 'externalId,name,price\nCHEAP-1,Cheap,100\n',
+      headers: { 'content-type': 'text/csv' },
+      idempotencyKey: true,
+    });
+    expectStatus(imported, 200);
+    assert.equal(imported.body.data.failed, 1, imported.text);
+    assert.equal(imported.body.data.updated, 0, imported.text);
     const order = await write('POST', `${ORDERS}/simulate`, {
       items: [
         { productId: product.id, quantity: 2, variantId: product.variants[0]._id, optionIds: [product.options[0]._id] },

@@ -6,7 +6,7 @@ import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { recordEvents, type EventRecord } from '../events/outbox.js';
 import { fold, type ProductRow } from './model.js';
-import { shopOf, type Caller } from './service.js';
+import { lowestPrice, shopOf, type Caller } from './service.js';
 import { stockEvents } from './stock.js';
 
 /** decisions.md: the CSV columns, in this order on export. */
@@ -204,7 +204,7 @@ export async function importProducts(
     const updates = [];
     const events: EventRecord[] = [];
     let unchanged = 0;
-    for (const { product: row } of rows) {
+    for (const { row: rowNumber, product: row } of rows) {
       const current = existing.get(row.externalId);
       if (!current) {
         inserts.push({
@@ -227,6 +227,12 @@ export async function importProducts(
         continue;
       }
       const next = changesFor(current, row);
+      if (next && lowestPrice({ price: next.price, variants: current.variants, options: current.options }) < 0) {
+        errors.push(
+          rowError(rowNumber, `price ${next.price} is below what the variant and option adjustments take off`),
+        );
+        continue;
+      }
       if (!next) {
         unchanged += 1;
         continue;
