@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { serializeLoggedError } from './http/error-handler.js';
 import { buildApp } from './app.js';
 import { createRuntime, resolveAdminToken, seedDemoBusiness } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -17,7 +18,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = pino({ level: config.logLevel });
+  const logger = pino({ level: config.logLevel, serializers: { err: serializeLoggedError } });
   const args = new Set(process.argv.slice(2));
   const runApi = !args.has('--worker') || args.has('--api');
   const runWorker = !args.has('--api') || args.has('--worker');

@@ -1,5 +1,55 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import pino from 'pino';
 import { ApiError, type ErrorDetail } from './errors.js';
+
+interface DatabaseErrorFields {
+  code: string;
+  severity?: string;
+  constraint?: string;
+  table?: string;
+  column?: string;
+  routine?: string;
+  query?: string;
+  stack?: string;
+}
+
+/** A pg or PGlite error: a SQLSTATE code plus the server's fields. */
+function isDatabaseError(error: unknown): error is Error & DatabaseErrorFields {
+  if (!(error instanceof Error)) return false;
+  const { code, severity, routine } = error as Partial<DatabaseErrorFields>;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && (severity !== undefined || routine !== undefined);
+}
+
+/** `INSERT INTO wallets`, `UPDATE idempotency_keys`, `SELECT FROM events`: what ran, never with what. */
+function statementName(query: string | undefined): string | undefined {
+  if (!query) return undefined;
+  const verb = /^\s*(?:with\b[\s\S]*?\)\s*)?(select|insert|update|delete|lock)\b/i.exec(query)?.[1]?.toUpperCase();
+  const table = /\b(?:into|update|from|table)\s+"?([a-z_][a-z0-9_]*)"?/i.exec(query)?.[1];
+  return verb ? `${verb}${table ? ` ${table}` : ''}` : undefined;
+}
+
+/**
+ * The `err` serializer of every logger. A database error's message, detail, `where` and (on
+ * PGlite) `params` carry the values of the statement (a webhook secret, a phone, a key): only the
+ * SQLSTATE, the statement's name, the constraint and the call stack are logged.
+ */
+export function serializeLoggedError(error: unknown): unknown {
+  if (isDatabaseError(error)) {
+    const { code, severity, constraint, table, column, routine } = error;
+    return {
+      type: 'DatabaseError',
+      code,
+      severity,
+      statement: statementName(error.query),
+      constraint,
+      table,
+      column,
+      routine,
+      stack: error.stack?.split('\n').slice(1).join('\n'),
+    };
+  }
+  return error instanceof Error ? pino.stdSerializers.err(error) : error;
+}
 
 interface ValidationIssue {
   keyword?: string;
@@ -64,7 +114,7 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
     request.log.warn({ sqlState }, 'database refused a value from the request');
     return new ApiError('VALIDATION_ERROR', 'A value in the request is out of range or malformed.');
   }
-  request.log.error({ err: error }, 'unhandled error');
+  request.log.error({ err: serializeLoggedError(error) }, 'unhandled error');
   return new ApiError('INTERNAL_ERROR');
 }
 
