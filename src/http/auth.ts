@@ -55,6 +55,8 @@ export function ipAllowed(record: KeyRecord, ip: string): boolean {
  */
 export async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const routeConfig = request.routeOptions.config;
+  // API answers (a new key, a webhook secret, balances) are never stored by a browser or proxy.
+  if (request.url.startsWith('/api/')) reply.header('Cache-Control', 'no-store');
   const mode = routeConfig.auth ?? 'none';
   if (mode === 'none') return;
   const { keyCache, rateLimiter, config } = request.server.services;

@@ -120,6 +120,7 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
 
 export function sendError(error: ApiError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error.headers) reply.headers(error.headers);
+  reply.header('Cache-Control', 'no-store');
   return reply.code(error.status).send({
     success: false,
     error: {

@@ -105,9 +105,17 @@ async function takePinAttempt(db: Kysely<DB>, walletId: string) {
     .executeTakeFirst();
 }
 
+/** One answer for a phone without a wallet and a wrong PIN: the pay routes must not tell them apart. */
+function wrongPhoneOrPin(): ApiError {
+  return new ApiError('INVALID_PIN', 'Wrong phone number or PIN.');
+}
+
+let decoyHash: Promise<string> | undefined;
+
 /**
  * The wallet for a phone, if its PIN is right. The attempt is taken (counted as wrong) before the
- * hash; a right PIN then clears the count and any lock its own attempt caused.
+ * hash; a right PIN then clears the count and any lock its own attempt caused. A phone without a
+ * wallet costs the same hash and gets the same answer as a wrong PIN.
  */
 export async function authenticateWallet(
   db: Kysely<DB>,
@@ -116,7 +124,11 @@ export async function authenticateWallet(
   pin: string,
 ): Promise<WalletRow> {
   const wallet = await findWallet(db, environment, phone);
-  if (!wallet) throw new ApiError('WALLET_NOT_FOUND');
+  if (!wallet) {
+    decoyHash ??= hashPin('000000');
+    await pinMatches(pin, await decoyHash);
+    throw wrongPhoneOrPin();
+  }
   const attempt = await takePinAttempt(db, wallet.id);
   if (!attempt) {
     const current = await findWallet(db, environment, phone);
@@ -131,8 +143,7 @@ export async function authenticateWallet(
     return { ...wallet, failed_pin_attempts: 0, locked_until: null };
   }
   if (attempt.locked_until) throw lockedError(attempt.locked_until);
-  const left = MAX_PIN_ATTEMPTS - attempt.failed_pin_attempts;
-  throw new ApiError('INVALID_PIN', `Wrong PIN. ${left} attempt${left === 1 ? '' : 's'} left before the wallet locks.`);
+  throw wrongPhoneOrPin();
 }
 
 /** Money entering a wallet from outside: from the `funding` account, so the ledger still sums to zero. */
