@@ -212,15 +212,16 @@ describe('webhook endpoints (api.md 2.4, 4.3; decisions "Events and deliveries")
     await clear();
   });
 
-  test("ENDPOINT_NOT_FOUND for unknown ids, another business's endpoints and the other environment's", async () => {
+  test("ENDPOINT_NOT_FOUND for unknown ids and another business's endpoints; SANDBOX_MISMATCH for the other environment's", async () => {
     const { id } = (await create({ url: PUBLIC_URL, events: ['payment.created'] })).body.data;
     const other = await t.createBusiness({ name: 'Other' });
-    for (const [key, endpointId] of [
-      [other.keys.secretTest, id],
-      [business.keys.secretLive, id],
-      [sk, 'we_unknown'],
+    // The other environment's endpoint is SANDBOX_MISMATCH (issue 15 item 10).
+    for (const [key, endpointId, status, code] of [
+      [other.keys.secretTest, id, 404, 'ENDPOINT_NOT_FOUND'],
+      [business.keys.secretLive, id, 403, 'SANDBOX_MISMATCH'],
+      [sk, 'we_unknown', 404, 'ENDPOINT_NOT_FOUND'],
     ] as const) {
-      expectError(await t.request('GET', `${ENDPOINTS}/${endpointId}`, { key }), 404, 'ENDPOINT_NOT_FOUND');
+      expectError(await t.request('GET', `${ENDPOINTS}/${endpointId}`, { key }), status, code);
       for (const [method, suffix, body] of [
         ['PATCH', '', { active: false }],
         ['DELETE', '', undefined],
@@ -232,7 +233,7 @@ describe('webhook endpoints (api.md 2.4, 4.3; decisions "Events and deliveries")
           idempotencyKey: true,
           ...(body ? { body } : {}),
         });
-        expectError(response, 404, 'ENDPOINT_NOT_FOUND');
+        expectError(response, status, code);
       }
     }
     const still = await t.request('GET', `${ENDPOINTS}/${id}`, { key: sk });

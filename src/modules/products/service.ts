@@ -44,7 +44,20 @@ export async function resolveProduct(
   if (caller.publicOnly) query = query.where('status', '=', 'ACTIVE');
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();
-  if (!row) throw new ApiError('PRODUCT_NOT_FOUND', `No product with the id or externalId "${idOrExternalId}".`);
+  if (!row) {
+    // api.md 5 rule 4: the business's product in the other environment is a mismatch. Only the
+    // internal id says so: externalIds are the merchant's own names, reused in both environments.
+    const elsewhere = await db
+      .selectFrom('products')
+      .select('id')
+      .where('id', '=', idOrExternalId)
+      .where('business_id', '=', caller.businessId)
+      .where('environment', '!=', caller.environment)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (elsewhere) throw new ApiError('SANDBOX_MISMATCH');
+    throw new ApiError('PRODUCT_NOT_FOUND', `No product with the id or externalId "${idOrExternalId}".`);
+  }
   return row;
 }
 

@@ -105,7 +105,19 @@ export async function findEndpoint(db: Kysely<DB> | Transaction<DB>, caller: Cal
     .where('deleted_at', 'is', null);
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();
-  if (!row) throw new ApiError('ENDPOINT_NOT_FOUND', 'No webhook endpoint with this id.');
+  if (!row) {
+    // api.md 5 rule 4: the business's endpoint in the other environment is a mismatch, not missing.
+    const elsewhere = await db
+      .selectFrom('webhook_endpoints')
+      .select('id')
+      .where('id', '=', id)
+      .where('business_id', '=', caller.businessId)
+      .where('environment', '!=', caller.environment)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (elsewhere) throw new ApiError('SANDBOX_MISMATCH');
+    throw new ApiError('ENDPOINT_NOT_FOUND', 'No webhook endpoint with this id.');
+  }
   return row;
 }
 
