@@ -90,11 +90,30 @@ describe('webhook endpoints (api.md 2.4, 4.3; decisions "Events and deliveries")
     await clear();
   });
 
-  test('MAX_ENDPOINTS_REACHED at the sixth endpoint of one environment; the other environment has its own five', async () => {
-    for (let i = 0; i < 5; i++)
+  test('MAX_ENDPOINTS_REACHED at the sixth endpoint of the business, sandbox and live together (issue 15 item 11)', async () => {
+    for (let i = 0; i < 3; i++)
       expectStatus(await create({ url: `${PUBLIC_URL}/${i}`, events: ['payment.created'] }), 201);
+    const live = [];
+    for (let i = 0; i < 2; i++) {
+      const response = await create(
+        { url: `${PUBLIC_URL}/live${i}`, events: ['payment.created'] },
+        business.keys.secretLive,
+      );
+      expectStatus(response, 201);
+      live.push(response.body.data.id);
+    }
     expectError(await create({ url: PUBLIC_URL, events: ['payment.created'] }), 400, 'MAX_ENDPOINTS_REACHED');
-    expectStatus(await create({ url: PUBLIC_URL, events: ['payment.created'] }, business.keys.secretLive), 201);
+    expectError(
+      await create({ url: PUBLIC_URL, events: ['payment.created'] }, business.keys.secretLive),
+      400,
+      'MAX_ENDPOINTS_REACHED',
+    );
+    // A deleted endpoint frees its place, whichever environment it was in.
+    expectStatus(
+      await t.request('DELETE', `${ENDPOINTS}/${live[0]}`, { key: business.keys.secretLive, idempotencyKey: true }),
+      200,
+    );
+    expectStatus(await create({ url: PUBLIC_URL, events: ['payment.created'] }), 201);
     await clear();
   });
 

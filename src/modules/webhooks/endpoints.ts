@@ -133,13 +133,13 @@ export async function createEndpoint(
     .selectFrom('webhook_endpoints')
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .where('deleted_at', 'is', null)
     .executeTakeFirstOrThrow();
+  // api.md 4.3 and 8: five per business, sandbox and live together.
   if (Number(count) >= MAX_ENDPOINTS) {
     throw new ApiError(
       'MAX_ENDPOINTS_REACHED',
-      `A business may have at most ${MAX_ENDPOINTS} webhook endpoints per environment.`,
+      `A business may have at most ${MAX_ENDPOINTS} webhook endpoints, sandbox and live together.`,
     );
   }
   const row = await trx
