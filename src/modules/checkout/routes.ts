@@ -22,15 +22,26 @@ const LangQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 8 }
 export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, rateLimiter, config } = app.services;
 
-  async function limit(key: string, perMinute: number): Promise<void> {
+  /**
+   * Counts one hit and says so in the X-RateLimit headers, whatever the answer (a 404 or a wrong
+   * PIN included). With two limits on one request, the headers show the one closer to its end.
+   */
+  async function limit(reply: FastifyReply, key: string, perMinute: number): Promise<void> {
     const decision = await rateLimiter.hit(key, perMinute).catch(() => undefined);
+    const shown = reply.getHeader('X-RateLimit-Remaining');
+    if (decision && (shown === undefined || decision.remaining < Number(shown))) {
+      reply.header('X-RateLimit-Limit', String(decision.limit));
+      reply.header('X-RateLimit-Remaining', String(decision.remaining));
+      reply.header('X-RateLimit-Reset', String(decision.resetSeconds));
+    }
     if (decision && !decision.allowed) {
       throw new ApiError('RATE_LIMITED', 'Too many attempts. Wait a moment and try again.', undefined, {
         'Retry-After': String(decision.resetSeconds),
       });
     }
   }
-  const byIp = (request: FastifyRequest) => limit(`checkout-ip:${request.ip}`, PER_IP_PER_MINUTE);
+  const byIp = (request: FastifyRequest, reply: FastifyReply) =>
+    limit(reply, `checkout-ip:${request.ip}`, PER_IP_PER_MINUTE);
 
   // Customer answers (a receipt, a payment state) are never stored by a browser or a proxy.
   app.addHook('onSend', async (_request, reply, payload) => {
@@ -52,8 +63,8 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       .send(render(nonce));
   }
 
-  app.get('/checkout/intents/:shortCode', { schema: { hide: true, params: ShortCode } }, async (request) => {
-    await byIp(request);
+  app.get('/checkout/intents/:shortCode', { schema: { hide: true, params: ShortCode } }, async (request, reply) => {
+    await byIp(request, reply);
     return { success: true, data: await viewByShortCode(db, request.params.shortCode) };
   });
 
@@ -66,8 +77,8 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: Type.Object({ mode: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')])) }),
       },
     },
-    async (request) => {
-      await byIp(request);
+    async (request, reply) => {
+      await byIp(request, reply);
       return {
         success: true,
         data: await viewByCode(db, request.params.code, request.query.mode === 'test' ? 'test' : 'live'),
@@ -91,9 +102,9 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ),
       },
     },
-    async (request) => {
-      await byIp(request);
-      await limit(`checkout-wallet:${request.body.phone}`, PER_WALLET_PER_MINUTE);
+    async (request, reply) => {
+      await byIp(request, reply);
+      await limit(reply, `checkout-wallet:${request.body.phone}`, PER_WALLET_PER_MINUTE);
       return {
         success: true,
         data: await payIntent(db, request.params.shortCode, request.body, config.intentMaxAmount),
@@ -106,7 +117,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { hide: true, params: ShortCode, querystring: LangQuery } },
     async (request, reply) => {
       // The same per-address limit as the checkout API: a page view is a short-code lookup too.
-      await byIp(request);
+      await byIp(request, reply);
       const lang = pickLang(request.query.lang, request.headers['accept-language']);
       const view = await viewByShortCode(db, request.params.shortCode).catch((error: unknown) => {
         if (error instanceof ApiError && error.code === 'INTENT_NOT_FOUND') return null;
