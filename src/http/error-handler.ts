@@ -118,6 +118,24 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   return new ApiError('INTERNAL_ERROR');
 }
 
+/**
+ * Fastify's `frameworkErrors`: what the router refuses before any route or hook runs (a path
+ * that is not valid percent-encoded UTF-8, a path segment past the router's length limit) is
+ * answered in the envelope like any other bad request.
+ */
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('X-Request-Id', String(request.id));
+  const message =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'A path segment of this URL is too long.'
+      : 'The URL is not valid (bad percent-encoding or characters).';
+  void sendError(
+    new ApiError('VALIDATION_ERROR', message, [{ field: 'path', message: 'is not valid' }]),
+    request,
+    reply,
+  );
+}
+
 export function sendError(error: ApiError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error.headers) reply.headers(error.headers);
   reply.header('Cache-Control', 'no-store');
