@@ -5,7 +5,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { sql } from 'kysely';
 import { authenticate, trustProxyOption } from './http/auth.js';
 import type { AppServices } from './http/context.js';
-import { handleFrameworkError, sendError, toApiError } from './http/error-handler.js';
+import { handleClientError, handleFrameworkError, sendError, toApiError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
 import {
   claimIdempotencyKey,
@@ -38,6 +38,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
     ...(typeof options.logger === 'object' ? { loggerInstance: options.logger } : { logger: options.logger ?? false }),
     trustProxy: trustProxyOption(services.config.trustProxy),
     frameworkErrors: handleFrameworkError,
+    clientErrorHandler: handleClientError,
     bodyLimit: BODY_LIMIT_BYTES,
     // One log line per request, written by the onResponse hook below with the key id.
     logController: new LogController({ disableRequestLogging: true }),

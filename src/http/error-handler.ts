@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
 import pino from 'pino';
+import { randomBase62 } from '../lib/ids.js';
 import { ApiError, type ErrorDetail } from './errors.js';
 
 interface DatabaseErrorFields {
@@ -133,6 +135,34 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
     new ApiError('VALIDATION_ERROR', message, [{ field: 'path', message: 'is not valid' }]),
     request,
     reply,
+  );
+}
+
+/**
+ * Fastify's `clientErrorHandler`: Node's HTTP parser refused the bytes before any request existed
+ * (headers past the size limit, a malformed request line). The client still gets the envelope.
+ */
+export function handleClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify({
+    success: false,
+    error: {
+      code: 'VALIDATION_ERROR',
+      message:
+        error.code === 'HPE_HEADER_OVERFLOW'
+          ? 'The request line and headers are too large.'
+          : 'The request could not be read as HTTP.',
+      statusCode: 400,
+      requestId: `req_${randomBase62(20)}`,
+    },
+  });
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 

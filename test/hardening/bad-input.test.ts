@@ -68,6 +68,16 @@ describe('bad input is a 4xx in the envelope, never a 500 (issue 15 item 3)', ()
     }
   });
 
+  test('what the router or the HTTP parser refuses is answered in the envelope too', async () => {
+    expectClientError(await t.request('GET', `${PRODUCTS}/%ED%A0%80`, { key: sk }));
+    expectClientError(await t.request('GET', `${ORDERS}/${'x'.repeat(5000)}`, { key: sk }));
+    const huge = await t.request('GET', INTENTS, { key: sk, headers: { 'x-padding': 'x'.repeat(20_000) } });
+    assert.equal(huge.status, 400, huge.text);
+    assert.equal(huge.body.success, false);
+    assert.equal(huge.body.error.code, 'VALIDATION_ERROR');
+    expectStatus(await t.request('GET', '/health'), 200);
+  });
+
   test('JSON nested 20,000 deep is refused without overflowing the stack', async () => {
     const depth = 20_000;
     const raw = `{"amount":5000,"metadata":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
