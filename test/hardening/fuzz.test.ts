@@ -4,7 +4,7 @@ import { expectStatus, startTestApp, type TestApp } from '../support/harness.js'
 import { fuzz, fuzzFixtures, loadRoutes } from '../support/fuzz.js';
 
 /** CI share; `npm run bench -- fuzz` sends 200,000. FUZZ_REQUESTS and FUZZ_SEED override. */
-const COUNT = Number(process.env.FUZZ_REQUESTS ?? 4000);
+const COUNT = Number(process.env.FUZZ_REQUESTS ?? 6000);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 
 describe('fuzzing every route of openapi.json (issue 15)', () => {

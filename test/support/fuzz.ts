@@ -404,7 +404,7 @@ export async function fuzz(
       while (next < batch.length) {
         const request = batch[next++]!;
         let status: number;
-        let text = '';
+        let text: string;
         try {
           const response = await fetch(`${baseUrl}${request.url}`, {
             method: request.method,
