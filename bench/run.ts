@@ -5,6 +5,7 @@
  * on a slow figure; targets are printed as met or not met.
  */
 import { catalogSuite } from './catalog.js';
+import { fuzzSuite } from './fuzz.js';
 import { intentsSuite } from './intents.js';
 import { webhooksSuite } from './webhooks.js';
 
@@ -12,10 +13,12 @@ const suites: Record<string, () => Promise<void>> = {
   intents: intentsSuite,
   webhooks: webhooksSuite,
   catalog: catalogSuite,
+  fuzz: fuzzSuite,
 };
 
 const requested = process.argv.slice(2);
-const names = requested.length > 0 ? requested : Object.keys(suites);
+// The fuzz run (200,000 requests) only when asked for: `npm run bench -- fuzz`.
+const names = requested.length > 0 ? requested : Object.keys(suites).filter((name) => name !== 'fuzz');
 for (const name of names) {
   const suite = suites[name];
   if (!suite) {
