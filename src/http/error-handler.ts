@@ -79,6 +79,21 @@ function detailsOf(context: string | undefined, issue: ValidationIssue): ErrorDe
   return [{ field: base, message: issue.message ?? 'is invalid' }];
 }
 
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND']);
+
+/**
+ * The database went away (stopped, restarting, unreachable): a 503 the client may retry, not a
+ * 500. SQLSTATE class 08 (connection exception) and 57P01-57P03 (shutdown, cannot connect now),
+ * the socket errors of the driver, and pg's own "Connection terminated".
+ */
+function isConnectionLoss(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (NETWORK_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code)))
+    return true;
+  return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(error.message);
+}
+
 /** Turns any error into the error envelope. Only unexpected errors are logged with a stack. */
 export function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
@@ -107,6 +122,10 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   if (fastifyError.statusCode === 413) return new ApiError('PAYLOAD_TOO_LARGE');
   if (fastifyError.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     return new ApiError('VALIDATION_ERROR', fastifyError.message);
+  }
+  if (isConnectionLoss(error)) {
+    request.log.warn({ err: serializeLoggedError(error) }, 'database unavailable');
+    return new ApiError('DATABASE_UNAVAILABLE');
   }
   // A data exception from the database (class 22: a value out of range, a date PostgreSQL cannot
   // hold, bad text) comes from a value in the request the schemas let through; the statement

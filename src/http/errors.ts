@@ -79,6 +79,7 @@ export const errorCatalogue = {
   ADMIN_UNAUTHORIZED: { status: 401, message: 'Missing or wrong admin token.' },
   NOT_FOUND: { status: 404, message: 'Not found.' },
 
+  DATABASE_UNAVAILABLE: { status: 503, message: 'The database cannot be reached right now. Retry shortly.' },
   INTERNAL_ERROR: { status: 500, message: 'Something went wrong on our side. Quote the request id if it persists.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
