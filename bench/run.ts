@@ -6,6 +6,7 @@
  */
 import { catalogSuite } from './catalog.js';
 import { embeddedSuite } from './embedded.js';
+import { fuzzSuite } from './fuzz.js';
 import { intentsSuite } from './intents.js';
 import { paySuite } from './pay.js';
 import { webhooksSuite } from './webhooks.js';
@@ -16,10 +17,12 @@ const suites: Record<string, () => Promise<void>> = {
   embedded: embeddedSuite,
   webhooks: webhooksSuite,
   catalog: catalogSuite,
+  fuzz: fuzzSuite,
 };
 
 const requested = process.argv.slice(2);
-const names = requested.length > 0 ? requested : Object.keys(suites);
+// The fuzz run (200,000 requests) only when asked for: `npm run bench -- fuzz`.
+const names = requested.length > 0 ? requested : Object.keys(suites).filter((name) => name !== 'fuzz');
 for (const name of names) {
   const suite = suites[name];
   if (!suite) {

@@ -4,10 +4,10 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { sql } from 'kysely';
-import { authenticate } from './http/auth.js';
+import { authenticate, trustProxyOption } from './http/auth.js';
 import { publishableKeyCors } from './http/cors.js';
 import type { AppServices } from './http/context.js';
-import { errorBody, sendError, toApiError } from './http/error-handler.js';
+import { errorBody, handleClientError, handleFrameworkError, sendError, toApiError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
 import { requireIdempotencyKey, storeErrorAnswer } from './http/idempotency.js';
 import { registerMetrics } from './http/metrics.js';
@@ -32,7 +32,9 @@ export type App = FastifyInstance;
 export async function buildApp(services: AppServices, options: BuildAppOptions = {}): Promise<App> {
   const app = Fastify({
     ...(typeof options.logger === 'object' ? { loggerInstance: options.logger } : { logger: options.logger ?? false }),
-    trustProxy: services.config.trustProxy,
+    trustProxy: trustProxyOption(services.config.trustProxy),
+    frameworkErrors: handleFrameworkError,
+    clientErrorHandler: handleClientError,
     bodyLimit: BODY_LIMIT_BYTES,
     // One log line per request, written by the onResponse hook below with the key id.
     logController: new LogController({ disableRequestLogging: true }),

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { Type, type Static } from 'typebox';
 import Value from 'typebox/value';
 
@@ -17,7 +18,8 @@ export const ConfigSchema = Type.Object({
   PAY_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
-  TRUST_PROXY: BooleanText,
+  /** `false`, a hop count (`true` = 1), or a comma-separated list of proxy addresses/CIDRs. */
+  TRUST_PROXY: Type.String({ maxLength: 2000, pattern: '^[A-Za-z0-9.:/, ]+$' }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' },
@@ -44,6 +46,35 @@ const booleanDefaults: Record<string, string> = {
   WEBHOOK_ALLOW_PRIVATE: 'false',
   SEED_DEMO: 'true',
 };
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY as Fastify's `trustProxy` takes it, minus "trust every hop" (the client writes the
+ * left-most X-Forwarded-For): `false`/`0`, a hop count (`true` = 1, one load balancer), or a list
+ * of proxy addresses, CIDR ranges and proxy-addr names (loopback, linklocal, uniquelocal).
+ */
+export function parseTrustProxy(text: string): false | number | string[] {
+  const value = text.trim().toLowerCase();
+  if (value === 'false' || value === '0') return false;
+  if (value === 'true') return 1;
+  if (/^[0-9]{1,2}$/.test(value)) return Number(value);
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    if (PROXY_NAMES.has(entry)) continue;
+    const [address = '', prefix, extra] = entry.split('/');
+    const version = isIP(address);
+    const bits = version === 4 ? 32 : 128;
+    if (!version || extra !== undefined || (prefix !== undefined && !(/^[0-9]{1,3}$/.test(prefix) && +prefix <= bits)))
+      throw new ConfigError(
+        `Invalid configuration:\n  TRUST_PROXY=${JSON.stringify(text)}: "${entry}" is not a hop count, an address, a CIDR range or loopback/linklocal/uniquelocal`,
+      );
+  }
+  return entries.length ? entries : false;
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const input: Record<string, unknown> = {};
@@ -76,7 +107,7 @@ function toConfig(raw: Static<typeof ConfigSchema>) {
     publicUrl: raw.PUBLIC_URL?.replace(/\/+$/, ''),
     payUrl: raw.PAY_URL?.replace(/\/+$/, ''),
     adminToken: raw.ADMIN_TOKEN,
-    trustProxy: flag(raw.TRUST_PROXY),
+    trustProxy: parseTrustProxy(raw.TRUST_PROXY),
     logLevel: raw.LOG_LEVEL,
     webhookAllowPrivate: flag(raw.WEBHOOK_ALLOW_PRIVATE),
     webhookRetryScale: raw.WEBHOOK_RETRY_SCALE,

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
+import { serializeLoggedError } from './http/error-handler.js';
 import { buildApp } from './app.js';
 import { createRuntime, resolveAdminToken, seedDemoBusiness } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -66,7 +67,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = pino({ level: config.logLevel }, stdout);
+  const logger = pino({ level: config.logLevel, serializers: { err: serializeLoggedError } }, stdout);
   const args = new Set(process.argv.slice(2));
   const runApi = !args.has('--worker') || args.has('--api');
   const runWorker = !args.has('--api') || args.has('--worker');

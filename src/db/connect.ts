@@ -110,7 +110,12 @@ function openPostgres(url: string, poolSize: number, onStatement?: (sql: string)
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
   // An idle client losing its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  pool.on('connect', (client) => preparingStatements(client as pg.PoolClient));
+  // Nor one that loses it while checked out between two queries (a database restart): the error
+  // is then an event nobody listens to; the client's next query fails and the pool drops it.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    preparingStatements(client as pg.PoolClient);
+  });
   const log = statementLog(onStatement);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
   return {

@@ -4,6 +4,19 @@ import { hashKey, isWellFormedKey } from '../modules/keys/key-text.js';
 import type { KeyRecord } from '../modules/keys/key-cache.js';
 import { ApiError } from './errors.js';
 
+/**
+ * Fastify's `trustProxy` for the TRUST_PROXY setting. Fastify 5 no longer honours a bare hop
+ * count (a direct client could then spoof the header), so a count becomes the function it used to
+ * be: the socket peer and the next N-1 addresses leftwards are proxies, the one after is the
+ * client. Use a count only when every request reaches the API through those proxies.
+ */
+export function trustProxyOption(
+  setting: false | number | string[],
+): false | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting === 'number') return setting > 0 ? (_address, hop) => hop < setting : false;
+  return setting;
+}
+
 const AUTH_HEADER = /^Bearer ([^\s]+)$/i;
 
 function normalizeIp(address: string): string {
@@ -42,6 +55,8 @@ export function ipAllowed(record: KeyRecord, ip: string): boolean {
  */
 export async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const routeConfig = request.routeOptions.config;
+  // API answers (a new key, a webhook secret, balances) are never stored by a browser or proxy.
+  if (request.url.startsWith('/api/')) reply.header('Cache-Control', 'no-store');
   const mode = routeConfig.auth ?? 'none';
   if (mode === 'none') return;
   const { keyCache, rateLimiter, config } = request.server.services;

@@ -84,6 +84,7 @@ export const errorCatalogue = {
   NOT_FOUND: { status: 404, message: 'Not found.' },
 
   NOT_READY: { status: 503, message: 'The server cannot reach its database yet. Retry shortly.' },
+  DATABASE_UNAVAILABLE: { status: 503, message: 'The database cannot be reached right now. Retry shortly.' },
   INTERNAL_ERROR: { status: 500, message: 'Something went wrong on our side. Quote the request id if it persists.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -37,14 +37,40 @@ export function requireIdempotencyKey(request: FastifyRequest): void {
 }
 
 function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  // The same text as the recursive definition (sorted keys, undefined properties left out), built
+  // with an explicit stack: a body nested 20,000 deep must not overflow the call stack.
+  const out: string[] = [];
+  const stack: ({ value: unknown } | string)[] = [{ value }];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if (typeof item === 'string') {
+      out.push(item);
+      continue;
+    }
+    const current = item.value;
+    if (Array.isArray(current)) {
+      stack.push(']');
+      for (let i = current.length - 1; i >= 0; i--) {
+        stack.push({ value: current[i] });
+        if (i > 0) stack.push(',');
+      }
+      stack.push('[');
+    } else if (current !== null && typeof current === 'object') {
+      const entries = Object.entries(current as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      stack.push('}');
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, v] = entries[i]!;
+        stack.push({ value: v });
+        stack.push(`${i > 0 ? ',' : ''}${JSON.stringify(k)}:`);
+      }
+      stack.push('{');
+    } else {
+      out.push(JSON.stringify(current) ?? 'null');
+    }
   }
-  return JSON.stringify(value) ?? 'null';
+  return out.join('');
 }
 
 /** What makes two requests "the same": method, path with query, and the body (or file bytes). */

@@ -61,7 +61,12 @@ export function parseDateFilter(value: string | undefined, bound: 'from' | 'to')
   if (value === undefined) return undefined;
   const dateOnly = value.length === 10;
   const date = new Date(dateOnly ? `${value}T${bound === 'from' ? '00:00:00.000' : '23:59:59.999'}Z` : value);
-  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value.slice(0, 10)) {
+  // Year 0000 exists for JavaScript, not for PostgreSQL (1 BC): refused the same on every driver.
+  if (
+    Number.isNaN(date.getTime()) ||
+    date.getUTCFullYear() < 1 ||
+    date.toISOString().slice(0, 10) !== value.slice(0, 10)
+  ) {
     throw new ApiError('VALIDATION_ERROR', `query.${bound} is not a valid date.`, [
       { field: `query.${bound}`, message: 'is not a valid date' },
     ]);

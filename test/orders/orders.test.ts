@@ -417,7 +417,12 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
     const got = await t.request('GET', `${ORDERS}/${refs[1]}`, { key });
     assert.equal(got.body.data.customerName, 'C1');
     expectError(await t.request('GET', `${ORDERS}/${refs[1]}`, { key: sk }), 404, 'ORDER_NOT_FOUND');
-    expectError(await t.request('GET', `${ORDERS}/${refs[1]}`, { key: owner.keys.secretLive }), 404, 'ORDER_NOT_FOUND');
+    // The owner's live key on its sandbox order: SANDBOX_MISMATCH (issue 15 item 10).
+    expectError(
+      await t.request('GET', `${ORDERS}/${refs[1]}`, { key: owner.keys.secretLive }),
+      403,
+      'SANDBOX_MISMATCH',
+    );
     expectError(await post(`/${refs[1]}/accept`, {}, sk), 404, 'ORDER_NOT_FOUND');
     expectError(await t.request('GET', `${ORDERS}/OR-000`, { key }), 404, 'ORDER_NOT_FOUND');
     expectError(await t.request('GET', ORDERS, { key: owner.keys.publishableTest }), 403, 'SECRET_KEY_REQUIRED');

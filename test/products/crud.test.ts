@@ -311,7 +311,7 @@ describe('products: create, read, replace, patch, delete (api.md 2.3, 3.2, 4.2; 
       idempotencyKey: true,
       body: {
         name: 'n'.repeat(200),
-        price: 0,
+        price: 5,
         externalId: 'e'.repeat(256),
         description: 'd'.repeat(5000),
         images: Array.from({ length: 20 }, (_, i) => ({ url: `https://cdn.example/${i}.png` })),
@@ -340,11 +340,17 @@ describe('products: create, read, replace, patch, delete (api.md 2.3, 3.2, 4.2; 
     for (const [key, ref] of [
       [stranger.keys.secretTest, product.id],
       [stranger.keys.secretTest, 'MINE-1'],
-      [business.keys.secretLive, product.id],
+      [business.keys.secretLive, 'MINE-1'],
       [sk, 'prod_unknown'],
     ] as const) {
       expectError(await t.request('GET', `${PRODUCTS}/${ref}`, { key }), 404, 'PRODUCT_NOT_FOUND');
     }
+    // Its own product by id from the other environment: SANDBOX_MISMATCH (issue 15 item 10).
+    expectError(
+      await t.request('GET', `${PRODUCTS}/${product.id}`, { key: business.keys.secretLive }),
+      403,
+      'SANDBOX_MISMATCH',
+    );
     expectError(
       await write(t, stranger.keys.secretTest, 'PATCH', `/${product.id}`, { price: 1 }),
       404,

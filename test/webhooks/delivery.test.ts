@@ -438,10 +438,11 @@ describe('webhook deliveries (api.md 6; decisions "Events and deliveries")', () 
       404,
       'DELIVERY_NOT_FOUND',
     );
+    // The owner's live key on a sandbox delivery: SANDBOX_MISMATCH (issue 15 item 10).
     expectError(
       await t.request('GET', `${DELIVERIES}/${id}`, { key: business.keys.secretLive }),
-      404,
-      'DELIVERY_NOT_FOUND',
+      403,
+      'SANDBOX_MISMATCH',
     );
     expectError(
       await t.request('POST', `${DELIVERIES}/${id}/retry`, { key: other.keys.secretTest, idempotencyKey: true }),

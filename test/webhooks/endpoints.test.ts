@@ -97,11 +97,30 @@ describe('webhook endpoints (api.md 2.4, 4.3; decisions "Events and deliveries")
     await clear();
   });
 
-  test('MAX_ENDPOINTS_REACHED at the sixth endpoint of one environment; the other environment has its own five', async () => {
-    for (let i = 0; i < 5; i++)
+  test('MAX_ENDPOINTS_REACHED at the sixth endpoint of the business, sandbox and live together (issue 15 item 11)', async () => {
+    for (let i = 0; i < 3; i++)
       expectStatus(await create({ url: `${PUBLIC_URL}/${i}`, events: ['payment.created'] }), 201);
+    const live = [];
+    for (let i = 0; i < 2; i++) {
+      const response = await create(
+        { url: `${PUBLIC_URL}/live${i}`, events: ['payment.created'] },
+        business.keys.secretLive,
+      );
+      expectStatus(response, 201);
+      live.push(response.body.data.id);
+    }
     expectError(await create({ url: PUBLIC_URL, events: ['payment.created'] }), 400, 'MAX_ENDPOINTS_REACHED');
-    expectStatus(await create({ url: PUBLIC_URL, events: ['payment.created'] }, business.keys.secretLive), 201);
+    expectError(
+      await create({ url: PUBLIC_URL, events: ['payment.created'] }, business.keys.secretLive),
+      400,
+      'MAX_ENDPOINTS_REACHED',
+    );
+    // A deleted endpoint frees its place, whichever environment it was in.
+    expectStatus(
+      await t.request('DELETE', `${ENDPOINTS}/${live[0]}`, { key: business.keys.secretLive, idempotencyKey: true }),
+      200,
+    );
+    expectStatus(await create({ url: PUBLIC_URL, events: ['payment.created'] }), 201);
     await clear();
   });
 
@@ -222,15 +241,16 @@ describe('webhook endpoints (api.md 2.4, 4.3; decisions "Events and deliveries")
     await clear();
   });
 
-  test("ENDPOINT_NOT_FOUND for unknown ids, another business's endpoints and the other environment's", async () => {
+  test("ENDPOINT_NOT_FOUND for unknown ids and another business's endpoints; SANDBOX_MISMATCH for the other environment's", async () => {
     const { id } = (await create({ url: PUBLIC_URL, events: ['payment.created'] })).body.data;
     const other = await t.createBusiness({ name: 'Other' });
-    for (const [key, endpointId] of [
-      [other.keys.secretTest, id],
-      [business.keys.secretLive, id],
-      [sk, 'we_unknown'],
+    // The other environment's endpoint is SANDBOX_MISMATCH (issue 15 item 10).
+    for (const [key, endpointId, status, code] of [
+      [other.keys.secretTest, id, 404, 'ENDPOINT_NOT_FOUND'],
+      [business.keys.secretLive, id, 403, 'SANDBOX_MISMATCH'],
+      [sk, 'we_unknown', 404, 'ENDPOINT_NOT_FOUND'],
     ] as const) {
-      expectError(await t.request('GET', `${ENDPOINTS}/${endpointId}`, { key }), 404, 'ENDPOINT_NOT_FOUND');
+      expectError(await t.request('GET', `${ENDPOINTS}/${endpointId}`, { key }), status, code);
       for (const [method, suffix, body] of [
         ['PATCH', '', { active: false }],
         ['DELETE', '', undefined],
@@ -242,7 +262,7 @@ describe('webhook endpoints (api.md 2.4, 4.3; decisions "Events and deliveries")
           idempotencyKey: true,
           ...(body ? { body } : {}),
         });
-        expectError(response, 404, 'ENDPOINT_NOT_FOUND');
+        expectError(response, status, code);
       }
     }
     const still = await t.request('GET', `${ENDPOINTS}/${id}`, { key: sk });

@@ -26,11 +26,28 @@ dl{display:grid;grid-template-columns:auto 1fr;gap:.3rem .8rem;margin:.5rem 0 0}
 .wallets{font-size:.9rem}.wallets li{margin:.2rem 0}
 `;
 
-function layout(lang: Lang, title: string, body: string): string {
+/**
+ * The page's Content-Security-Policy: only the style and scripts carrying this response's nonce
+ * run (no 'unsafe-inline'), fetches go to this origin only, and no site may frame the page.
+ */
+export function pageCsp(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src 'nonce-${nonce}'`,
+    "connect-src 'self'",
+    "img-src 'self'",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+function layout(lang: Lang, title: string, body: string, nonce: string): string {
   return `<!doctype html>
 <html lang="${lang}" dir="${lang === 'ar' ? 'rtl' : 'ltr'}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
+<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style nonce="${nonce}">${STYLE}</style></head>
 <body><main>${body}</main></body></html>`;
 }
 
@@ -105,13 +122,14 @@ function stateMessage(t: (typeof dictionaries)[Lang], view: CheckoutView): strin
 }
 
 /** `GET /p/{shortCode}`: the hosted checkout page. */
-export function checkoutPage(lang: Lang, view: CheckoutView | null): string {
+export function checkoutPage(lang: Lang, view: CheckoutView | null, nonce: string): string {
   const t = dictionaries[lang];
   if (!view)
     return layout(
       lang,
       t.title,
       `<section class="card"><p class="state" id="state" data-state="NOT_FOUND">${escapeHtml(t.notFound)}</p></section>`,
+      nonce,
     );
   const body =
     view.state === 'PAYABLE' ? `${summary(t, view)}${payForm(t, view)}` : `${summary(t, view)}${stateMessage(t, view)}`;
@@ -119,15 +137,16 @@ export function checkoutPage(lang: Lang, view: CheckoutView | null): string {
     lang,
     `${t.title} ${view.merchantName}`,
     `${testBanner(t, view)}<section class="card">${body}</section>
-<script>${payScript(t)}
+<script nonce="${nonce}">${payScript(t)}
 const form=document.getElementById('pay-form');
 if(form)form.addEventListener('submit',e=>{e.preventDefault();pay(form,${scriptJson(view.shortCode)},${view.amountType === 'OPEN'})});
 </script>`,
+    nonce,
   );
 }
 
 /** `GET /pay`: enter the 6-digit code, see what it is for, confirm with phone and PIN. */
-export function payByCodePage(lang: Lang, sandbox: boolean): string {
+export function payByCodePage(lang: Lang, sandbox: boolean, nonce: string): string {
   const t = dictionaries[lang];
   const banner = sandbox ? `<p class="test" role="note">${escapeHtml(t.testMode)}</p>` : '';
   return layout(
@@ -137,7 +156,7 @@ export function payByCodePage(lang: Lang, sandbox: boolean): string {
 <form id="code-form" novalidate><label for="code">${escapeHtml(t.code)}</label>
 <input id="code" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required>
 <div class="error" role="alert" aria-live="assertive"></div><button type="submit">${escapeHtml(t.find)}</button></form></section>
-<script>${payScript(t)}
+<script nonce="${nonce}">${payScript(t)}
 const MODE=${scriptJson(sandbox ? 'test' : 'live')};
 function esc(s){const d=document.createElement('div');d.textContent=s;return d.innerHTML}
 document.getElementById('code-form').addEventListener('submit',async e=>{
@@ -158,5 +177,6 @@ document.getElementById('code-form').addEventListener('submit',async e=>{
   const payForm=card.querySelector('#pay-form');payForm.addEventListener('submit',ev=>{ev.preventDefault();pay(payForm,v.shortCode,open)});
 });
 </script>`,
+    nonce,
   );
 }

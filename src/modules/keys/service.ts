@@ -114,7 +114,12 @@ export async function setKeyStatus(db: Executor, keyId: string, status: 'suspend
   return toView(existing);
 }
 
-/** Issues a successor with the same settings; the old key answers INVALID_API_KEY from now on. */
+/**
+ * Issues a successor with the same settings; the old key answers INVALID_API_KEY from now on.
+ * Only an active key rotates: a suspended one would hand out an active successor (a suspension
+ * undone by accident), and there is no way back from suspended, so it is refused like a revoked
+ * one; revoke it and issue a new key instead.
+ */
 export async function rotateKey(db: Kysely<DB>, keyId: string): Promise<IssuedKey> {
   return db.transaction().execute(async (trx) => {
     const old = await trx
@@ -124,7 +129,7 @@ export async function rotateKey(db: Kysely<DB>, keyId: string): Promise<IssuedKe
       .forUpdate()
       .executeTakeFirst();
     if (!old) throw new ApiError('NOT_FOUND', `No API key ${keyId}.`);
-    if (old.status === 'rotated' || old.status === 'revoked') {
+    if (old.status !== 'active') {
       throw new ApiError('VALIDATION_ERROR', `API key ${keyId} is ${old.status} and cannot be rotated.`);
     }
     const successor = await issueKey(trx, {

@@ -203,7 +203,17 @@ async function lockOrder(
     .where('environment', '=', caller.environment);
   if (lock) query = query.forUpdate();
   const order = await query.executeTakeFirst();
-  if (!order) throw new ApiError('ORDER_NOT_FOUND');
+  if (!order) {
+    // api.md 5 rule 4: the business's order in the other environment is a mismatch, not missing.
+    const elsewhere = await trx
+      .selectFrom('orders')
+      .select('id')
+      .where('reference_number', '=', referenceNumber)
+      .where('business_id', '=', caller.businessId)
+      .where('environment', '!=', caller.environment)
+      .executeTakeFirst();
+    throw new ApiError(elsewhere ? 'SANDBOX_MISMATCH' : 'ORDER_NOT_FOUND');
+  }
   return order;
 }
 

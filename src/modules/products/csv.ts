@@ -6,7 +6,7 @@ import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { recordEvents, type EventRecord } from '../events/outbox.js';
 import { fold, type ProductRow } from './model.js';
-import { shopOf, type Caller } from './service.js';
+import { lowestPrice, shopOf, type Caller } from './service.js';
 import { stockEvents } from './stock.js';
 
 /** decisions.md: the CSV columns, in this order on export. */
@@ -58,9 +58,25 @@ function rowError(row: number, message: string): ImportError {
 
 const INTEGER = /^[0-9]+$/;
 
+/**
+ * CSV injection (OWASP): a spreadsheet runs a cell starting with = + - @, a tab or a carriage
+ * return as a formula. Export prefixes such text cells with an apostrophe, and also any cell
+ * already starting with one, so that import can always strip exactly one leading apostrophe and
+ * the round trip stays lossless.
+ */
+const NEEDS_QUOTE = /^[=+\-@\t\r']/;
+
+export function neutraliseCell(text: string): string {
+  return NEEDS_QUOTE.test(text) ? `'${text}` : text;
+}
+
+export function restoreCell(text: string): string {
+  return text.startsWith("'") ? text.slice(1) : text;
+}
+
 /** One data row to a product, or the reason it cannot be one. `row` counts the header as row 1. */
 function readRow(record: Record<string, string>, row: number, columns: Set<Column>): CsvProduct | ImportError {
-  const cell = (column: Column) => (columns.has(column) ? (record[column] ?? '').trim() : '');
+  const cell = (column: Column) => (columns.has(column) ? restoreCell((record[column] ?? '').trim()) : '');
   const externalId = cell('externalId');
   if (externalId.length < 1 || externalId.length > 256) return rowError(row, 'externalId must be 1 to 256 characters');
   const name = cell('name');
@@ -204,7 +220,7 @@ export async function importProducts(
     const updates = [];
     const events: EventRecord[] = [];
     let unchanged = 0;
-    for (const { product: row } of rows) {
+    for (const { row: rowNumber, product: row } of rows) {
       const current = existing.get(row.externalId);
       if (!current) {
         inserts.push({
@@ -227,6 +243,12 @@ export async function importProducts(
         continue;
       }
       const next = changesFor(current, row);
+      if (next && lowestPrice({ price: next.price, variants: current.variants, options: current.options }) < 0) {
+        errors.push(
+          rowError(rowNumber, `price ${next.price} is below what the variant and option adjustments take off`),
+        );
+        continue;
+      }
       if (!next) {
         unchanged += 1;
         continue;
@@ -278,13 +300,13 @@ export async function exportProducts(db: Kysely<DB>, caller: Caller): Promise<st
     .execute();
   return stringify(
     rows.map((row) => [
-      row.external_id ?? '',
-      row.name,
+      neutraliseCell(row.external_id ?? ''),
+      neutraliseCell(row.name),
       row.price,
-      row.description ?? '',
+      neutraliseCell(row.description ?? ''),
       row.quantity ?? '',
       row.status,
-      row.category_id ?? '',
+      neutraliseCell(row.category_id ?? ''),
       row.cost_basis ?? '',
     ]),
     { header: true, columns: [...CSV_COLUMNS] },

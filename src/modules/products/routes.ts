@@ -42,7 +42,10 @@ async function readUpload(request: FastifyRequest, limit: number, tooLarge: stri
     return await part.toBuffer();
   } catch (error) {
     if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new ApiError('FILE_TOO_LARGE', tooLarge);
-    throw error;
+    // Reading the part fails only on the body itself: cut short, or not the multipart it claims.
+    throw new ApiError('VALIDATION_ERROR', 'The multipart body is incomplete or malformed.', [
+      { field: 'body', message: 'incomplete or malformed multipart body' },
+    ]);
   }
 }
 
@@ -55,6 +58,21 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const read = { auth: 'publishable', scope: 'store.products:read' } as const;
   const write = { auth: 'secret', scope: 'store.products:write' } as const;
   const publicView = (request: FastifyRequest) => requireAuth(request.auth).kind === 'publishable';
+  /** Runs a write that may release uploaded images, and deletes their files once it committed. */
+  async function releasingImages(
+    request: FastifyRequest,
+    write: (released: string[]) => Promise<FastifyReply>,
+  ): Promise<FastifyReply> {
+    const released: string[] = [];
+    const reply = await write(released);
+    for (const key of released) {
+      // The row is gone, so the file is no longer served; a leftover file is only disk space.
+      await media
+        .remove(key)
+        .catch((error: unknown) => request.log.warn({ err: error, key }, 'media file not deleted'));
+    }
+    return reply;
+  }
 
   app.post(
     '/store/products',
@@ -105,8 +123,10 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/store/products/:id',
     { config: write, schema: { tags, params: ProductParams, body: ProductBody, response: { 200: Envelope(Product) } } },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, async (trx) =>
-        productView(await products.replaceProduct(trx, caller(request), request.params.id, request.body)),
+      releasingImages(request, (released) =>
+        respondInTransaction(request, reply, 200, async (trx) =>
+          productView(await products.replaceProduct(trx, caller(request), request.params.id, request.body, released)),
+        ),
       ),
   );
 
@@ -117,8 +137,10 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags, params: ProductParams, body: ProductPatchBody, response: { 200: Envelope(Product) } },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, async (trx) =>
-        productView(await products.patchProduct(trx, caller(request), request.params.id, request.body)),
+      releasingImages(request, (released) =>
+        respondInTransaction(request, reply, 200, async (trx) =>
+          productView(await products.patchProduct(trx, caller(request), request.params.id, request.body, released)),
+        ),
       ),
   );
 
@@ -133,8 +155,10 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, (trx) =>
-        products.deleteProduct(trx, caller(request), request.params.id),
+      releasingImages(request, (released) =>
+        respondInTransaction(request, reply, 200, (trx) =>
+          products.deleteProduct(trx, caller(request), request.params.id, released),
+        ),
       ),
   );
 
@@ -160,12 +184,21 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const imageId = newId('img');
       const storageKey = `${imageId}.${extension}`;
       const url = `${config.publicUrl ?? `${request.protocol}://${request.host}`}/media/${storageKey}`;
-      await media.put(storageKey, bytes, contentType);
-      return respondInTransaction(request, reply, 201, async (trx) => {
-        const product = await products.resolveProduct(trx, who, shop.id, request.params.id, true);
-        await appendImage(trx, product, { id: imageId, url, storageKey, contentType, size: bytes.length });
-        return { url, imageId };
-      });
+      // The file is written only once every check passed (product locked, room for one more
+      // image), inside the transaction that records it; if that transaction fails, it goes.
+      let written = false;
+      try {
+        return await respondInTransaction(request, reply, 201, async (trx) => {
+          const product = await products.resolveProduct(trx, who, shop.id, request.params.id, true);
+          await appendImage(trx, product, { id: imageId, url, storageKey, contentType, size: bytes.length });
+          await media.put(storageKey, bytes, contentType);
+          written = true;
+          return { url, imageId };
+        });
+      } catch (error) {
+        if (written) await media.remove(storageKey).catch(() => {});
+        throw error;
+      }
     },
   );
 
@@ -235,6 +268,8 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'NO_FILE',
           'Send the CSV as multipart/form-data in the field "file", or as a text/csv body.',
         );
+      if (bytes.includes(0))
+        throw new ApiError('CSV_INVALID', 'The CSV file contains NUL bytes; it is not a text file.');
       fingerprintUpload(request, bytes);
       const dryRun = request.query.dryRun ?? false;
       const who = caller(request);

@@ -44,7 +44,20 @@ export async function resolveProduct(
   if (caller.publicOnly) query = query.where('status', '=', 'ACTIVE');
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();
-  if (!row) throw new ApiError('PRODUCT_NOT_FOUND', `No product with the id or externalId "${idOrExternalId}".`);
+  if (!row) {
+    // api.md 5 rule 4: the business's product in the other environment is a mismatch. Only the
+    // internal id says so: externalIds are the merchant's own names, reused in both environments.
+    const elsewhere = await db
+      .selectFrom('products')
+      .select('id')
+      .where('id', '=', idOrExternalId)
+      .where('business_id', '=', caller.businessId)
+      .where('environment', '!=', caller.environment)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (elsewhere) throw new ApiError('SANDBOX_MISMATCH');
+    throw new ApiError('PRODUCT_NOT_FOUND', `No product with the id or externalId "${idOrExternalId}".`);
+  }
   return row;
 }
 
@@ -74,6 +87,33 @@ async function guardExternalId<T>(work: Promise<T>, externalId: string | null): 
   }
 }
 
+/**
+ * No choice a customer can make may price the product below zero: the price with the lowest
+ * variant adjustment and every negative option together must stay at or above 0.
+ */
+export function lowestPrice(fields: {
+  price: number;
+  variants: readonly { priceAdjustment?: number | undefined }[];
+  options: readonly { priceAdjustment: number }[];
+}): number {
+  const lowestVariant = Math.min(0, ...fields.variants.map((v) => v.priceAdjustment ?? 0));
+  const discounts = fields.options.reduce((sum, o) => sum + Math.min(0, o.priceAdjustment), 0);
+  return fields.price + lowestVariant + discounts;
+}
+
+function checkLowestPrice(fields: Pick<ProductFields, 'price' | 'variants' | 'options'>): void {
+  const lowest = lowestPrice(fields);
+  const lowestVariant = Math.min(0, ...fields.variants.map((v) => v.priceAdjustment ?? 0));
+  if (lowest < 0) {
+    const field = lowestVariant < 0 ? 'body.variants' : 'body.options';
+    throw new ApiError(
+      'VALIDATION_ERROR',
+      `The price adjustments can take the price to ${lowest} centimes; the lowest price a customer can pick must be at least 0.`,
+      [{ field, message: 'price adjustments take the price below 0' }],
+    );
+  }
+}
+
 export async function createProduct(
   trx: Transaction<DB>,
   caller: Caller,
@@ -81,6 +121,7 @@ export async function createProduct(
 ): Promise<ProductRow> {
   const shop = await shopOf(trx, caller);
   const fields = withDefaults(input);
+  checkLowestPrice(fields);
   const now = new Date();
   return guardExternalId(
     trx
@@ -101,13 +142,43 @@ export async function createProduct(
   );
 }
 
+/**
+ * Forgets the uploaded files behind images a product no longer has: their rows go in the same
+ * transaction (so they stop being served at commit) and their storage keys are added to
+ * `released`, for the caller to delete from storage once committed. Images given by URL have no row.
+ */
+async function releaseImages(
+  trx: Transaction<DB>,
+  businessId: string,
+  removedIds: string[],
+  released: string[],
+): Promise<void> {
+  if (removedIds.length === 0) return;
+  const rows = await trx
+    .deleteFrom('media_files')
+    .where('business_id', '=', businessId)
+    .where('id', 'in', removedIds)
+    .returning('storage_key')
+    .execute();
+  released.push(...rows.map((row) => row.storage_key));
+}
+
 /** Writes a new version of a locked product, with the stock events the change causes. */
 export async function writeProduct(
   trx: Transaction<DB>,
   current: ProductRow,
   fields: ProductFields,
+  released: string[] = [],
   now = new Date(),
 ): Promise<ProductRow> {
+  checkLowestPrice(fields);
+  const kept = new Set(fields.images.map((image) => image.id).filter(Boolean));
+  await releaseImages(
+    trx,
+    current.business_id,
+    current.images.filter((image) => !kept.has(image.id)).map((image) => image.id),
+    released,
+  );
   const updated = await guardExternalId(
     trx
       .updateTable('products')
@@ -127,10 +198,11 @@ export async function replaceProduct(
   caller: Caller,
   id: string,
   input: Partial<ProductFields> & { name: string; price: number },
+  released: string[] = [],
 ): Promise<ProductRow> {
   const shop = await shopOf(trx, caller);
   const current = await resolveProduct(trx, caller, shop.id, id, true);
-  return writeProduct(trx, current, withDefaults(input));
+  return writeProduct(trx, current, withDefaults(input), released);
 }
 
 /** PATCH: only the fields sent change; `null` clears a nullable field. */
@@ -139,17 +211,29 @@ export async function patchProduct(
   caller: Caller,
   id: string,
   patch: Partial<ProductFields>,
+  released: string[] = [],
 ): Promise<ProductRow> {
   const shop = await shopOf(trx, caller);
   const current = await resolveProduct(trx, caller, shop.id, id, true);
   const sent = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
-  return writeProduct(trx, current, { ...fieldsOf(current), ...sent });
+  return writeProduct(trx, current, { ...fieldsOf(current), ...sent }, released);
 }
 
-/** Soft delete: gone from every read; its externalId is free again. */
-export async function deleteProduct(trx: Transaction<DB>, caller: Caller, id: string): Promise<{ deleted: true }> {
+/** Soft delete: gone from every read; its externalId is free again, its uploaded images released. */
+export async function deleteProduct(
+  trx: Transaction<DB>,
+  caller: Caller,
+  id: string,
+  released: string[] = [],
+): Promise<{ deleted: true }> {
   const shop = await shopOf(trx, caller);
   const current = await resolveProduct(trx, caller, shop.id, id, true);
+  await releaseImages(
+    trx,
+    current.business_id,
+    current.images.map((image) => image.id),
+    released,
+  );
   await trx
     .updateTable('products')
     .set({ deleted_at: new Date(), updated_at: new Date() })
@@ -214,6 +298,9 @@ export interface StockChange {
   variantLabel?: string | undefined;
 }
 
+/** The stock schema's maximum: a delta may not carry the stock past it. */
+const MAX_STOCK = 1_000_000_000;
+
 function invalid(field: string, message: string): ApiError {
   return new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
 }
@@ -252,6 +339,8 @@ function nextStock(current: number | null, change: StockChange, field: string): 
   if (current === null) throw invalid(`${field}.delta`, 'cannot apply to unlimited stock; set a quantity first');
   const next = current + change.delta!;
   if (next < 0) throw new ApiError('INSUFFICIENT_STOCK', `The stock is ${current}; it cannot go below 0.`);
+  if (next > MAX_STOCK)
+    throw invalid(`${field}.delta`, `would take the stock from ${current} past the maximum of ${MAX_STOCK}`);
   return next;
 }
 

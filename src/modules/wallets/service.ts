@@ -82,9 +82,40 @@ function lockedError(until: Date): ApiError {
 }
 
 /**
- * The wallet for a phone, if its PIN is right. The PIN is checked outside any transaction (the
- * hash is slow on purpose); a wrong one is counted with one atomic update, and the fifth in a row
- * locks the wallet for 15 minutes.
+ * Takes one PIN attempt before the (slow) hash is computed, in one atomic update: the attempt is
+ * counted as wrong up front, and the fifth one in a window locks the wallet for 15 minutes. A
+ * wallet already locked is refused without evaluating anything. So however many guesses race, in
+ * one process or many, at most five are ever evaluated per lock window; no row lock is held while
+ * hashing. An expired lock starts a new window (the count restarts from zero).
+ */
+async function takePinAttempt(db: Kysely<DB>, walletId: string) {
+  const expired = sql<boolean>`(locked_until IS NOT NULL AND locked_until <= now())`;
+  const attempts = sql<number>`(CASE WHEN ${expired} THEN 0 ELSE failed_pin_attempts END) + 1`;
+  return db
+    .updateTable('wallets')
+    .set({
+      failed_pin_attempts: attempts,
+      locked_until: sql<Date | null>`CASE WHEN ${attempts} >= ${MAX_PIN_ATTEMPTS}
+        THEN now() + make_interval(mins => ${PIN_LOCK_MINUTES}) ELSE NULL END`,
+    })
+    .where('id', '=', walletId)
+    .where('status', '=', 'active')
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', sql<Date>`now()`)]))
+    .returning(['failed_pin_attempts', 'locked_until'])
+    .executeTakeFirst();
+}
+
+/** One answer for a phone without a wallet and a wrong PIN: the pay routes must not tell them apart. */
+function wrongPhoneOrPin(): ApiError {
+  return new ApiError('INVALID_PIN', 'Wrong phone number or PIN.');
+}
+
+let decoyHash: Promise<string> | undefined;
+
+/**
+ * The wallet for a phone, if its PIN is right. The attempt is taken (counted as wrong) before the
+ * hash; a right PIN then clears the count and any lock its own attempt caused. A phone without a
+ * wallet costs the same hash and gets the same answer as a wrong PIN.
  */
 export async function authenticateWallet(
   db: Kysely<DB>,
@@ -93,32 +124,26 @@ export async function authenticateWallet(
   pin: string,
 ): Promise<WalletRow> {
   const wallet = await findWallet(db, environment, phone);
-  if (!wallet) throw new ApiError('WALLET_NOT_FOUND');
-  const until = lockedUntil(wallet);
-  if (until) throw lockedError(until);
-  if (await pinMatches(pin, wallet.pin_hash)) {
-    if (wallet.failed_pin_attempts > 0) {
-      await db
-        .updateTable('wallets')
-        .set({ failed_pin_attempts: 0, locked_until: null })
-        .where('id', '=', wallet.id)
-        .execute();
-    }
-    return wallet;
+  if (!wallet) {
+    decoyHash ??= hashPin('000000');
+    await pinMatches(pin, await decoyHash);
+    throw wrongPhoneOrPin();
   }
-  const counted = await db
-    .updateTable('wallets')
-    .set({
-      failed_pin_attempts: sql<number>`CASE WHEN failed_pin_attempts + 1 >= ${MAX_PIN_ATTEMPTS} THEN 0 ELSE failed_pin_attempts + 1 END`,
-      locked_until: sql<Date | null>`CASE WHEN failed_pin_attempts + 1 >= ${MAX_PIN_ATTEMPTS}
-        THEN now() + make_interval(mins => ${PIN_LOCK_MINUTES}) ELSE locked_until END`,
-    })
-    .where('id', '=', wallet.id)
-    .returning(['failed_pin_attempts', 'locked_until'])
-    .executeTakeFirstOrThrow();
-  if (counted.locked_until && counted.locked_until > new Date()) throw lockedError(counted.locked_until);
-  const left = MAX_PIN_ATTEMPTS - counted.failed_pin_attempts;
-  throw new ApiError('INVALID_PIN', `Wrong PIN. ${left} attempt${left === 1 ? '' : 's'} left before the wallet locks.`);
+  const attempt = await takePinAttempt(db, wallet.id);
+  if (!attempt) {
+    const current = await findWallet(db, environment, phone);
+    throw lockedError((current && lockedUntil(current)) ?? new Date(8.64e15));
+  }
+  if (await pinMatches(pin, wallet.pin_hash)) {
+    await db
+      .updateTable('wallets')
+      .set({ failed_pin_attempts: 0, locked_until: null })
+      .where('id', '=', wallet.id)
+      .execute();
+    return { ...wallet, failed_pin_attempts: 0, locked_until: null };
+  }
+  if (attempt.locked_until) throw lockedError(attempt.locked_until);
+  throw wrongPhoneOrPin();
 }
 
 /** Money entering a wallet from outside: from the `funding` account, so the ledger still sums to zero. */

@@ -152,7 +152,17 @@ export async function listDeliveries(
 
 async function findDelivery(db: Kysely<DB> | Transaction<DB>, caller: Caller, id: string): Promise<DeliveryRow> {
   const row = await deliveriesOf(db, caller).select(columns).where('d.id', '=', id).executeTakeFirst();
-  if (!row) throw new ApiError('DELIVERY_NOT_FOUND');
+  if (!row) {
+    // api.md 5 rule 4: the business's delivery in the other environment is a mismatch, not missing.
+    const elsewhere = await db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('id', '=', id)
+      .where('business_id', '=', caller.businessId)
+      .where('environment', '!=', caller.environment)
+      .executeTakeFirst();
+    throw new ApiError(elsewhere ? 'SANDBOX_MISMATCH' : 'DELIVERY_NOT_FOUND');
+  }
   return row;
 }
 

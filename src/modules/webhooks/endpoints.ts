@@ -120,7 +120,19 @@ export async function findEndpoint(db: Kysely<DB> | Transaction<DB>, caller: Cal
     .where('deleted_at', 'is', null);
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();
-  if (!row) throw new ApiError('ENDPOINT_NOT_FOUND', 'No webhook endpoint with this id.');
+  if (!row) {
+    // api.md 5 rule 4: the business's endpoint in the other environment is a mismatch, not missing.
+    const elsewhere = await db
+      .selectFrom('webhook_endpoints')
+      .select('id')
+      .where('id', '=', id)
+      .where('business_id', '=', caller.businessId)
+      .where('environment', '!=', caller.environment)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (elsewhere) throw new ApiError('SANDBOX_MISMATCH');
+    throw new ApiError('ENDPOINT_NOT_FOUND', 'No webhook endpoint with this id.');
+  }
   return row;
 }
 
@@ -137,13 +149,13 @@ export async function createEndpoint(
     .selectFrom('webhook_endpoints')
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .where('deleted_at', 'is', null)
     .executeTakeFirstOrThrow();
+  // api.md 4.3 and 8: five per business, sandbox and live together.
   if (Number(count) >= MAX_ENDPOINTS) {
     throw new ApiError(
       'MAX_ENDPOINTS_REACHED',
-      `A business may have at most ${MAX_ENDPOINTS} webhook endpoints per environment.`,
+      `A business may have at most ${MAX_ENDPOINTS} webhook endpoints, sandbox and live together.`,
     );
   }
   const row = await trx

@@ -1,50 +1,47 @@
 import { lookup } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
- * Addresses a webhook may never reach: private, loopback, link-local (cloud metadata at
- * 169.254.169.254 and fd00:ec2::254 included), carrier-grade NAT, multicast and reserved ranges.
+ * The IPv4 addresses an IPv6 address carries, for the forms that reach IPv4 hosts: IPv4-mapped
+ * and translated (::ffff:a.b.c.d, ::ffff:0:a.b.c.d), NAT64 (64:ff9b::/96), 6to4 (2002:aabb:ccdd::),
+ * Teredo (server and obfuscated client) and the deprecated IPv4-compatible ::a.b.c.d.
  */
-const blocked = new BlockList();
-for (const [network, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  blocked.addSubnet(network, bits, 'ipv4');
-}
-for (const [network, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['2001:db8::', 32],
-  ['64:ff9b::', 96],
-] as const) {
-  blocked.addSubnet(network, bits, 'ipv6');
+function embeddedIpv4(address: ipaddr.IPv6, range: string): ipaddr.IPv4[] {
+  const bytes = address.toByteArray();
+  const at = (offset: number, mask = 0) => new ipaddr.IPv4(bytes.slice(offset, offset + 4).map((b) => b ^ mask));
+  switch (range) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+    case 'rfc6052':
+      return [at(12)];
+    case '6to4':
+      return [at(2)];
+    case 'teredo':
+      return [at(4), at(12, 0xff)];
+    default:
+      return bytes.slice(0, 12).every((b) => b === 0) ? [at(12)] : [];
+  }
 }
 
+/**
+ * Only global unicast addresses pass (ipaddr.js ranges): private, loopback, link-local (cloud
+ * metadata at 169.254.169.254 and fd00:ec2::254 included), carrier-grade NAT, multicast, reserved,
+ * documentation and benchmarking ranges do not. An IPv6 form that carries an IPv4 address is
+ * judged by that address; local-use NAT64 (64:ff9b:1::/48) never passes.
+ */
 export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return !blocked.check(mapped[1]!, 'ipv4');
-    return !blocked.check(address, 'ipv6');
-  }
-  return !blocked.check(address, 'ipv4');
+  if (!ipaddr.isValid(address)) return false;
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  const range = v6.range();
+  const parts = v6.parts;
+  if (range === 'rfc6052' && parts[2] !== 0) return false;
+  const inner = embeddedIpv4(v6, range);
+  if (inner.length > 0) return inner.every((v4) => v4.range() === 'unicast');
+  // Global unicast is 2000::/3 (RFC 4291); ipaddr.js calls anything outside its table unicast.
+  return range === 'unicast' && (parts[0]! & 0xe000) === 0x2000;
 }
 
 export class AddressNotAllowedError extends Error {}

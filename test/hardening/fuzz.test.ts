@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
+import { fuzz, fuzzFixtures, loadRoutes } from '../support/fuzz.js';
+
+/** CI share; `npm run bench -- fuzz` sends 200,000. FUZZ_REQUESTS and FUZZ_SEED override. */
+const COUNT = Number(process.env.FUZZ_REQUESTS ?? 6000);
+const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
+
+describe('fuzzing every route of openapi.json (issue 15)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({
+      config: { RATE_LIMIT_TEST_PER_MINUTE: '10000000', RATE_LIMIT_LIVE_PER_MINUTE: '10000000' },
+    });
+  });
+  after(() => t.close());
+
+  test(`${COUNT} generated requests: no answer at or above 500, every error in the envelope; healthy after`, async () => {
+    assert.ok(loadRoutes().length >= 40, 'every documented route is fuzzed');
+    const fixtures = await fuzzFixtures(t);
+    const report = await fuzz(t.baseUrl, fixtures, { count: COUNT, seed: SEED });
+    const statuses = [...report.byStatus.entries()].sort(([a], [b]) => a - b);
+    const summary = `${report.sent} requests in ${report.elapsedMs} ms (seed ${SEED}): ${statuses.map(([s, n]) => `${s}x${n}`).join(' ')}`;
+    assert.deepEqual(report.failures, [], summary);
+    assert.ok(report.sent >= COUNT * 0.95, summary);
+    assert.ok(
+      (report.byStatus.get(200) ?? 0) + (report.byStatus.get(201) ?? 0) > 0,
+      `some requests succeed: ${summary}`,
+    );
+    expectStatus(await t.request('GET', '/health'), 200);
+    expectStatus(await t.request('GET', '/ready'), 200);
+    const check = await t.admin('GET', '/ledger/check');
+    expectStatus(check, 200);
+    assert.equal(check.body.data.ok, true, check.text);
+  });
+});

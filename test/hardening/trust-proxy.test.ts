@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConfigError, parseTrustProxy } from '../../src/config.js';
+import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
+import { probeRoutes } from '../support/probe-routes.js';
+
+const READ = '/api/v1/dev/probe/read';
+const SPOOFED = '10.1.2.3, 198.51.100.7';
+
+/** An app with this TRUST_PROXY and a key that only 10.0.0.0/8 may use. */
+async function withProxySetting(setting: string, run: (t: TestApp, key: string) => Promise<void>) {
+  const t = await startTestApp({ routes: [probeRoutes], config: { TRUST_PROXY: setting } });
+  try {
+    const business = await t.createBusiness();
+    const created = await t.admin('POST', '/keys', {
+      businessId: business.id,
+      kind: 'secret',
+      environment: 'test',
+      ipAllowlist: ['10.0.0.0/8'],
+    });
+    expectStatus(created, 201);
+    await run(t, created.body.data.key);
+  } finally {
+    await t.close();
+  }
+}
+
+const read = (t: TestApp, key: string, forwardedFor?: string) =>
+  t.request('GET', READ, { key, ...(forwardedFor ? { headers: { 'x-forwarded-for': forwardedFor } } : {}) });
+
+describe('TRUST_PROXY: a hop count or a list of proxies, never the client-written left-most address (issue 15 item 2)', () => {
+  test('parsing: false, counts, true as one hop, lists; anything else fails fast', () => {
+    assert.equal(parseTrustProxy('false'), false);
+    assert.equal(parseTrustProxy('0'), false);
+    assert.equal(parseTrustProxy('true'), 1);
+    assert.equal(parseTrustProxy('1'), 1);
+    assert.equal(parseTrustProxy('2'), 2);
+    assert.deepEqual(parseTrustProxy('127.0.0.1, 10.0.0.0/8,::1,fd00::/8,loopback'), [
+      '127.0.0.1',
+      '10.0.0.0/8',
+      '::1',
+      'fd00::/8',
+      'loopback',
+    ]);
+    for (const bad of ['yes', '10.0.0.0/33', '::1/129', '10.0.0.300', '10.0.0.0/8/1', 'all'])
+      assert.throws(() => parseTrustProxy(bad), ConfigError, bad);
+  });
+
+  test('one hop (TRUST_PROXY=true): the client is the address the proxy appended, the right-most', async () => {
+    await withProxySetting('true', async (t, key) => {
+      expectError(await read(t, key, SPOOFED), 403, 'IP_NOT_ALLOWED');
+      expectStatus(await read(t, key, '198.51.100.7, 10.1.2.3'), 200);
+      expectError(await read(t, key), 403, 'IP_NOT_ALLOWED');
+    });
+  });
+
+  test('two hops: the second address from the right is the client', async () => {
+    await withProxySetting('2', async (t, key) => {
+      expectStatus(await read(t, key, SPOOFED), 200);
+      expectError(await read(t, key, '10.1.2.3, 198.51.100.7, 203.0.113.1'), 403, 'IP_NOT_ALLOWED');
+    });
+  });
+
+  test('a list of proxies: trusted addresses are skipped from the right, the first other one is the client', async () => {
+    await withProxySetting('127.0.0.1', async (t, key) => {
+      expectError(await read(t, key, SPOOFED), 403, 'IP_NOT_ALLOWED');
+    });
+    await withProxySetting('loopback, 198.51.100.0/24', async (t, key) => {
+      expectStatus(await read(t, key, SPOOFED), 200);
+    });
+    // The peer is not a listed proxy: X-Forwarded-For is ignored altogether.
+    await withProxySetting('192.0.2.1', async (t, key) => {
+      expectError(await read(t, key, '10.1.2.3'), 403, 'IP_NOT_ALLOWED');
+    });
+  });
+
+  test('per-address limits cannot be dodged by rotating the left-most X-Forwarded-For', async () => {
+    await withProxySetting('1', async (t) => {
+      let limited = false;
+      for (let i = 0; i < 130 && !limited; i++) {
+        const response = await t.request('GET', '/checkout/intents/nope00', {
+          headers: { 'x-forwarded-for': `10.0.${i >> 8}.${i & 255}, 198.51.100.7` },
+        });
+        if (response.status === 429) limited = true;
+        else expectError(response, 404, 'INTENT_NOT_FOUND');
+      }
+      assert.ok(limited, 'the per-address checkout limit applied to 198.51.100.7');
+    });
+  });
+});

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
+import { startWorker, type Worker } from '../../src/worker/worker.js';
+import { createIntent } from '../intents/support.js';
+import { expectStatus, startTestApp, waitUntil, type TestApp } from '../support/harness.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+
+const ENDPOINTS = '/api/v1/dev/webhooks/endpoints';
+const SCALE = 0.0001;
+
+/** A receiver that resets every connection as soon as the request arrives. */
+async function startResetter(): Promise<{ url: string; hits: () => number; close: () => Promise<void> }> {
+  let hits = 0;
+  const server = http.createServer((req) => {
+    hits += 1;
+    req.socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    hits: () => hits,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('webhook receivers that hang, reset or crawl do not hold back the others (issue 15, faults)', () => {
+  let t: TestApp;
+  let worker: Worker;
+  const closers: (() => Promise<void>)[] = [];
+  before(async () => {
+    t = await startTestApp({
+      config: {
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_RETRY_SCALE: String(SCALE),
+        RATE_LIMIT_TEST_PER_MINUTE: '100000',
+      },
+      configOverrides: { webhookTimeoutMs: 1500 },
+    });
+    worker = startWorker(t.runtime, pino({ level: 'silent' }), [], 60_000);
+  });
+  after(async () => {
+    await worker.stop();
+    for (const close of closers) await close();
+    await t.close();
+  });
+
+  async function endpointFor(url: string) {
+    const business = await t.createBusiness();
+    const response = await t.request('POST', ENDPOINTS, {
+      key: business.keys.secretTest,
+      idempotencyKey: true,
+      body: { url, events: ['payment.created'] },
+    });
+    expectStatus(response, 201);
+    return { key: business.keys.secretTest, endpointId: response.body.data.id as string };
+  }
+
+  /** Polls until `check` holds (fails after 20 s instead of hanging). */
+  async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+    await waitUntil(check, what, 20_000);
+  }
+
+  const attemptsOf = async (endpointId: string) =>
+    t.runtime.db
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'attempt_count', 'last_error'])
+      .where('endpoint_id', '=', endpointId)
+      .execute();
+
+  test('a healthy endpoint gets every event while others hang, reset and crawl; the bad ones keep retrying', async () => {
+    const hanging: Receiver = await startReceiver();
+    hanging.answer = () => 'hang';
+    const slow: Receiver = await startReceiver();
+    slow.answer = () => ({ status: 200, body: 'late', delayMs: 1000 });
+    const healthy: Receiver = await startReceiver();
+    const resetter = await startResetter();
+    closers.push(hanging.close, slow.close, healthy.close, resetter.close);
+
+    const bad = [await endpointFor(hanging.url), await endpointFor(slow.url), await endpointFor(resetter.url)];
+    const good = await endpointFor(healthy.url);
+    for (let i = 0; i < 6; i++) for (const owner of bad) await createIntent(t, owner.key, { amount: 100 + i });
+    await hanging.waitFor(1);
+    for (let i = 0; i < 10; i++) await createIntent(t, good.key, { amount: 100 + i });
+
+    // Every healthy delivery arrives, and succeeds once, while the hanging receiver still holds
+    // attempts open: the bad endpoints did not take the worker's capacity.
+    await healthy.waitFor(10, 15_000);
+    assert.ok(hanging.inFlight() > 0, 'the hanging receiver still holds attempts');
+    await until('the healthy deliveries succeed', async () =>
+      (await attemptsOf(good.endpointId)).every((row) => row.status === 'SUCCEEDED'),
+    );
+    assert.deepEqual(
+      (await attemptsOf(good.endpointId)).map((row) => row.attempt_count),
+      Array(10).fill(1),
+      'each delivered once',
+    );
+
+    // The reset endpoint's deliveries fail with a recorded error and keep to their schedule.
+    await until('the reset deliveries are retried', async () => {
+      const rows = await attemptsOf(bad[2]!.endpointId);
+      return rows.length === 6 && rows.every((row) => row.attempt_count >= 2);
+    });
+    for (const row of await attemptsOf(bad[2]!.endpointId)) {
+      assert.ok(row.last_error, JSON.stringify(row));
+      assert.notEqual(row.status, 'SUCCEEDED');
+    }
+    assert.ok(resetter.hits() >= 12);
+    // The slow one (1 s, under the 1.5 s limit) succeeds.
+    await until('the slow deliveries succeed', async () => {
+      const rows = await attemptsOf(bad[1]!.endpointId);
+      return rows.length === 6 && rows.every((row) => row.status === 'SUCCEEDED');
+    });
+    expectStatus(await t.request('GET', '/health'), 200);
+  });
+});
