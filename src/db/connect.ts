@@ -94,15 +94,18 @@ function preparingStatements(client: pg.PoolClient): void {
   if (prepared.preparedNames) return;
   const names = new Set<string>();
   prepared.preparedNames = names;
-  const query = client.query.bind(client) as (config: unknown, values?: unknown) => Promise<pg.QueryResult>;
-  (client as { query: unknown }).query = (config: unknown, values?: unknown) => {
-    if (typeof config !== 'string' || !Array.isArray(values) || values.length === 0) return query(config, values);
-    const name = `k_${createHash('sha1').update(config).digest('hex').slice(0, 20)}`;
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  // Every other form (a config object, a callback: pg-pool's own query passes one) goes through
+  // untouched, arguments and all.
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const [text, values, ...rest] = args;
+    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return query(...args);
+    const name = `k_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
     if (!names.has(name)) {
-      if (names.size >= MAX_PREPARED_PER_CONNECTION) return query(config, values);
+      if (names.size >= MAX_PREPARED_PER_CONNECTION) return query(...args);
       names.add(name);
     }
-    return query({ name, text: config, values });
+    return query({ name, text, values }, ...rest);
   };
 }
 
