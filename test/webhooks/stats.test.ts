@@ -143,7 +143,7 @@ describe('endpoint stats (issue 17, item 3)', () => {
       t.request('GET', `${ENDPOINTS}/${id}/stats`, key === undefined ? {} : { key });
     expectError(await get(other.keys.secretTest), 404, 'ENDPOINT_NOT_FOUND');
     expectError(await get(sk, 'we_unknown'), 404, 'ENDPOINT_NOT_FOUND');
-    expectError(await get(business.keys.secretLive), 404, 'ENDPOINT_NOT_FOUND');
+    expectError(await get(business.keys.secretLive), 403, 'SANDBOX_MISMATCH');
     expectError(await get(business.keys.publishableTest), 403, 'SECRET_KEY_REQUIRED');
     expectError(await get(undefined), 401, 'MISSING_CREDENTIALS');
     const writeOnly = await t.admin('POST', '/keys', {

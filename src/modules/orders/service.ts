@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB, Environment, OrderItem, OrderStatus, OrdersTable } from '../../db/schema.js';
+import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
 import type { Executor } from '../../db/transaction.js';
 import { randomDigits } from '../../lib/ids.js';
@@ -205,14 +206,10 @@ async function lockOrder(
   const order = await query.executeTakeFirst();
   if (!order) {
     // api.md 5 rule 4: the business's order in the other environment is a mismatch, not missing.
-    const elsewhere = await trx
-      .selectFrom('orders')
-      .select('id')
-      .where('reference_number', '=', referenceNumber)
-      .where('business_id', '=', caller.businessId)
-      .where('environment', '!=', caller.environment)
-      .executeTakeFirst();
-    throw new ApiError(elsewhere ? 'SANDBOX_MISMATCH' : 'ORDER_NOT_FOUND');
+    const where = { column: 'reference_number', value: referenceNumber } as const;
+    throw new ApiError(
+      (await inOtherEnvironment(trx, 'orders', where, caller)) ? 'SANDBOX_MISMATCH' : 'ORDER_NOT_FOUND',
+    );
   }
   return order;
 }

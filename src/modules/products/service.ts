@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, Environment, StoredVariant } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
+import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { recordEvents } from '../events/outbox.js';
@@ -47,15 +48,8 @@ export async function resolveProduct(
   if (!row) {
     // api.md 5 rule 4: the business's product in the other environment is a mismatch. Only the
     // internal id says so: externalIds are the merchant's own names, reused in both environments.
-    const elsewhere = await db
-      .selectFrom('products')
-      .select('id')
-      .where('id', '=', idOrExternalId)
-      .where('business_id', '=', caller.businessId)
-      .where('environment', '!=', caller.environment)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-    if (elsewhere) throw new ApiError('SANDBOX_MISMATCH');
+    const where = { column: 'id', value: idOrExternalId, softDeleted: true } as const;
+    if (await inOtherEnvironment(db, 'products', where, caller)) throw new ApiError('SANDBOX_MISMATCH');
     throw new ApiError('PRODUCT_NOT_FOUND', `No product with the id or externalId "${idOrExternalId}".`);
   }
   return row;

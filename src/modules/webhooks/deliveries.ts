@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB, DeliveryStatus, WebhookAttemptsTable } from '../../db/schema.js';
+import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
 import type { Caller } from './endpoints.js';
 import type { ErrorClass } from './sender.js';
@@ -154,13 +155,7 @@ async function findDelivery(db: Kysely<DB> | Transaction<DB>, caller: Caller, id
   const row = await deliveriesOf(db, caller).select(columns).where('d.id', '=', id).executeTakeFirst();
   if (!row) {
     // api.md 5 rule 4: the business's delivery in the other environment is a mismatch, not missing.
-    const elsewhere = await db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('id', '=', id)
-      .where('business_id', '=', caller.businessId)
-      .where('environment', '!=', caller.environment)
-      .executeTakeFirst();
+    const elsewhere = await inOtherEnvironment(db, 'webhook_deliveries', { column: 'id', value: id }, caller);
     throw new ApiError(elsewhere ? 'SANDBOX_MISMATCH' : 'DELIVERY_NOT_FOUND');
   }
   return row;

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB, EndpointDisabledReason, Environment, WebhookEndpointsTable } from '../../db/schema.js';
+import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { eventCatalog, isEventName } from '../events/catalog.js';
@@ -122,15 +123,8 @@ export async function findEndpoint(db: Kysely<DB> | Transaction<DB>, caller: Cal
   const row = await query.executeTakeFirst();
   if (!row) {
     // api.md 5 rule 4: the business's endpoint in the other environment is a mismatch, not missing.
-    const elsewhere = await db
-      .selectFrom('webhook_endpoints')
-      .select('id')
-      .where('id', '=', id)
-      .where('business_id', '=', caller.businessId)
-      .where('environment', '!=', caller.environment)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-    if (elsewhere) throw new ApiError('SANDBOX_MISMATCH');
+    const where = { column: 'id', value: id, softDeleted: true } as const;
+    if (await inOtherEnvironment(db, 'webhook_endpoints', where, caller)) throw new ApiError('SANDBOX_MISMATCH');
     throw new ApiError('ENDPOINT_NOT_FOUND', 'No webhook endpoint with this id.');
   }
   return row;
