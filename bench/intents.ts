@@ -34,9 +34,9 @@ export const keyOf = (keys: IssuedKey[], kind: string, environment: string) =>
 async function fillIntents(client: pg.Client, businessId: string, environment: string, count: number): Promise<void> {
   await client.query(
     `INSERT INTO payment_intents (reference_number, short_code, business_id, environment, amount_type, amount,
-       status, expires_at, created_at, updated_at)
+       status, cancel_reason, expires_at, created_at, updated_at)
      SELECT 'PI-9' || lpad(g::text, 15, '0') || $3, 'fill-' || $3 || g, $1, $2, 'FIXED', 100 + g % 1000,
-       'CANCELLED', now(), now() - (g % 2592000) * interval '1 second', now()
+       'CANCELLED', 'expiry', now(), now() - (g % 2592000) * interval '1 second', now()
      FROM generate_series(1, $4::int) g`,
     [businessId, environment, randomBase62(4), count],
   );
