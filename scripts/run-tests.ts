@@ -95,18 +95,27 @@ function testFiles(dir: string, filter: string[]): string[] {
   return found.sort();
 }
 
+interface FileTimes {
+  wall: Map<string, number>;
+  cpu: Map<string, number>;
+}
+
 /**
- * The slowest files of the run, by wall time (file-times-reporter.mjs), with the CPU each used
- * (file-cpu-preload.mjs; child processes a test starts are not counted), so a slow test is seen at once.
+ * The wall time of each file of the run (file-times-reporter.mjs) and the CPU it used
+ * (file-cpu-preload.mjs; child processes a test starts are not counted), by source path.
  */
-function printSlowestFiles(timesFile: string, fileCount: number, wallMs: number): void {
-  const wall = new Map<string, number>();
-  const cpu = new Map<string, number>();
+function readFileTimes(timesFile: string): FileTimes {
+  const times: FileTimes = { wall: new Map(), cpu: new Map() };
   const lines = existsSync(timesFile) ? readFileSync(timesFile, 'utf8').split('\n').filter(Boolean) : [];
   for (const line of lines) {
     const [kind, seconds = '0', file = ''] = line.split('\t');
-    (kind === 'cpu' ? cpu : wall).set(sourceOf(file), Number(seconds));
+    (kind === 'cpu' ? times.cpu : times.wall).set(sourceOf(file), Number(seconds));
   }
+  return times;
+}
+
+/** The slowest files of the run, with the CPU each used, so a slow test is seen at once. */
+function printSlowestFiles({ wall, cpu }: FileTimes, fileCount: number, wallMs: number): void {
   const totalCpu = [...cpu.values()].reduce((sum, seconds) => sum + seconds, 0);
   const out = [
     `\n# ${fileCount} test files in ${(wallMs / 1000).toFixed(1)} s wall, ${totalCpu.toFixed(0)} s CPU in the files' processes; the slowest (wall, CPU):`,
@@ -114,6 +123,33 @@ function printSlowestFiles(timesFile: string, fileCount: number, wallMs: number)
   for (const [file, seconds] of [...wall].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST_SHOWN))
     out.push(`#   ${seconds.toFixed(1).padStart(6)} s  ${(cpu.get(file) ?? 0).toFixed(1).padStart(5)} s  ${file}`);
   process.stdout.write(`${out.join('\n')}\n`);
+}
+
+/** Each file's wall time in earlier runs on this checkout, to start the longest files first. */
+const PAST_TIMES_FILE = path.resolve('node_modules', '.cache', 'devapi-tests', 'file-times.json');
+
+function pastWallTimes(): Record<string, number> {
+  try {
+    return JSON.parse(readFileSync(PAST_TIMES_FILE, 'utf8')) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
+
+function rememberWallTimes(wall: Map<string, number>): void {
+  mkdirSync(path.dirname(PAST_TIMES_FILE), { recursive: true });
+  writeFileSync(PAST_TIMES_FILE, JSON.stringify({ ...pastWallTimes(), ...Object.fromEntries(wall) }, null, 1));
+}
+
+/**
+ * The files in the order to start them: longest first (as timed in earlier runs), so that a slow
+ * file does not start last and leave the other cores idle at the end of the run. Files not timed
+ * yet go first, largest first (on a fresh clone, size is the best guess there is).
+ */
+function longestFirst(files: string[]): string[] {
+  const past = pastWallTimes();
+  const weight = (file: string) => past[file] ?? Number.MAX_SAFE_INTEGER / 2 + statSync(file).size;
+  return [...files].sort((a, b) => weight(b) - weight(a));
 }
 
 /**
@@ -149,7 +185,7 @@ async function pgliteTemplate(): Promise<string> {
 async function main(): Promise<number> {
   const startedAt = Date.now();
   const filter = process.argv.slice(2);
-  const files = testFiles('test', filter);
+  const files = longestFirst(testFiles('test', filter));
   const env: NodeJS.ProcessEnv = { ...process.env };
   const cleanups: (() => Promise<void>)[] = [];
   const databaseUrl = process.env.TEST_DATABASE_URL;
@@ -206,7 +242,9 @@ async function main(): Promise<number> {
     );
     child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)));
   });
-  printSlowestFiles(env.TEST_FILE_TIMES, files.length, Date.now() - startedAt);
+  const times = readFileTimes(env.TEST_FILE_TIMES);
+  printSlowestFiles(times, files.length, Date.now() - startedAt);
+  rememberWallTimes(times.wall);
   for (const cleanup of cleanups) await cleanup().catch(() => {});
   return code;
 }
