@@ -42,6 +42,7 @@ describe('customer payments: checkout API, wallets, ledger (issue 7; decisions "
     const view = response.body.data;
     assert.deepEqual(Object.keys(view).sort(), [
       'amount',
+      'amountRefunded',
       'amountType',
       'cancelUrl',
       'currency',
