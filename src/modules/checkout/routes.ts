@@ -62,6 +62,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       .code(status)
       .type('text/html; charset=utf-8')
       .header('Cache-Control', 'no-store')
+      .header('Vary', 'Accept-Language')
       .header('Content-Security-Policy', pageCsp(nonce))
       .header('X-Content-Type-Options', 'nosniff')
       .header('Referrer-Policy', 'no-referrer')
