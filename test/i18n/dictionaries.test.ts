@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { defineDictionaries } from '../../src/lib/i18n.js';
+import type { DictionarySet } from '../../src/lib/i18n.js';
 import { checkoutDictionaries } from '../../src/modules/checkout/i18n.js';
 import { dictionaryProblems, englishLeaks, readSources, type DictionarySetUnderTest } from '../support/i18n.js';
 
@@ -25,7 +25,7 @@ describe('customer page dictionaries (issue 19)', () => {
       en: { greeting: 'Hello {name}', farewell: 'Bye', unread: 'Never shown' },
       fr: { greeting: 'Bonjour', farewell: 'Salut', unread: 'Jamais', extra: 'En trop' },
       ar: { greeting: 'مرحبا {name}', unread: 'أبدا' },
-    } as unknown as ReturnType<typeof defineDictionaries>;
+    } as unknown as DictionarySet;
     const source = "t.greeting + t['farewell']";
     assert.deepEqual(dictionaryProblems(broken, [source]).sort(), [
       'ar: missing key "farewell"',
