@@ -19,7 +19,7 @@ function readable(html: string): string {
 }
 
 function pageData(html: string): { errors: { byCode: Record<string, string>; generic: string } } {
-  const json = /<script type="application\/json" id="page-data">([\s\S]*?)<\/script>/.exec(html)?.[1];
+  const json = /<script type="application\/json" id="page-data"[^>]*>([\s\S]*?)<\/script>/.exec(html)?.[1];
   assert.ok(json, 'the payable page carries its texts as data');
   return JSON.parse(json);
 }

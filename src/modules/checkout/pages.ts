@@ -264,7 +264,7 @@ export function checkoutPage(context: PageContext, content: CheckoutPageContent)
     context,
     title,
     `${testBanner(t, lang, view)}<section class="card">${summary(t, lang, view)}${payForm(t, view)}</section>
-<script type="application/json" id="page-data">${scriptJson(data)}</script>
+<script type="application/json" id="page-data" nonce="${context.nonce}">${scriptJson(data)}</script>
 <script nonce="${context.nonce}">${payScript(lang)}</script>`,
   );
 }
