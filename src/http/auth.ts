@@ -89,6 +89,7 @@ export async function authenticate(request: FastifyRequest, reply: FastifyReply)
     sandbox: record.environment === 'test',
   };
 
+  keyCache.markUsed(record.id);
   const limit = config.rateLimitPerMinute[record.environment];
   let decision;
   try {
