@@ -186,7 +186,10 @@ function toCall(args: string[]): Call {
         },
       };
     case 'user list':
-      return { method: 'GET', path: `/users?businessId=${encodeURIComponent(required(values.business, '--business'))}` };
+      return {
+        method: 'GET',
+        path: `/users?businessId=${encodeURIComponent(required(values.business, '--business'))}`,
+      };
     case 'user disable':
       return { method: 'POST', path: `/users/${encodeURIComponent(required(id, 'USER_ID'))}/disable` };
     case 'user reset-password':

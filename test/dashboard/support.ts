@@ -93,7 +93,8 @@ export function hiddenFields(html: string, action: string): Record<string, strin
   const end = html.indexOf('</form>', start);
   const form = html.slice(start, end);
   const fields: Record<string, string> = {};
-  for (const match of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[match[1]!] = match[2]!;
+  for (const match of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+    fields[match[1]!] = match[2]!;
   return fields;
 }
 

@@ -24,7 +24,10 @@ const LoginQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-const TokenOnly = Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false });
+const TokenOnly = Type.Object(
+  { _csrf: Type.Optional(Type.String({ maxLength: 200 })) },
+  { additionalProperties: false },
+);
 const PreferencesForm = Type.Object(
   {
     _csrf: Type.Optional(Type.String({ maxLength: 200 })),

@@ -42,5 +42,7 @@ export function barChart(days: { day: string; total: number }[]): BarChart {
 /** The last `count` UTC days ending today, as YYYY-MM-DD, oldest first. */
 export function lastDays(count: number, now = new Date()): string[] {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  return Array.from({ length: count }, (_, i) => new Date(today - (count - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+  return Array.from({ length: count }, (_, i) =>
+    new Date(today - (count - 1 - i) * 86_400_000).toISOString().slice(0, 10),
+  );
 }

@@ -43,4 +43,3 @@ export function sameToken(given: unknown, expected: string | undefined): boolean
 export function newToken(): string {
   return randomBytes(32).toString('base64url');
 }
-

@@ -17,7 +17,10 @@ const PAGE_SIZE = 25;
 const DELIVERY_STATUSES: DeliveryStatus[] = ['PENDING', 'SUCCEEDED', 'FAILED', 'DEAD'];
 const EVENT_NAMES = Object.keys(eventCatalog);
 
-const Token = { _csrf: Type.Optional(Type.String({ maxLength: 200 })), _idem: Type.Optional(Type.String({ maxLength: 64 })) };
+const Token = {
+  _csrf: Type.Optional(Type.String({ maxLength: 200 })),
+  _idem: Type.Optional(Type.String({ maxLength: 64 })),
+};
 const Flash = {
   notice: Type.Optional(Type.String({ maxLength: 20 })),
   error: Type.Optional(Type.String({ maxLength: 64 })),

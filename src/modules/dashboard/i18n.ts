@@ -134,7 +134,7 @@ const fr: Dictionary = {
   badCredentials: 'E-mail ou mot de passe incorrect.',
   tooManyAttempts: 'Trop de tentatives de connexion. Attendez une minute et réessayez.',
   sessionEnded: 'Votre session a pris fin. Reconnectez-vous.',
-  formExpired: "Ce formulaire a expiré ou ne vient pas de ce tableau de bord. Rechargez la page et réessayez.",
+  formExpired: 'Ce formulaire a expiré ou ne vient pas de ce tableau de bord. Rechargez la page et réessayez.',
   ownersOnly: 'Seul un propriétaire de cette entreprise peut faire cela.',
   notFound: "Cette page n'existe pas.",
   somethingWrong: 'Une erreur est survenue de notre côté. Réessayez.',
@@ -143,7 +143,7 @@ const fr: Dictionary = {
   developers: 'Développeurs',
   testMode: 'Mode test',
   liveMode: 'Mode réel',
-  testBanner: "MODE TEST : données de test, aucun argent réel ne circule.",
+  testBanner: 'MODE TEST : données de test, aucun argent réel ne circule.',
   switchToLive: 'Passer en réel',
   switchToTest: 'Passer en test',
   liveNotApproved: "Le mode réel s'ouvre une fois l'entreprise approuvée.",
@@ -276,5 +276,11 @@ export function parseMru(text: string): number | undefined {
 export function formatDate(date: Date | string | null, lang: DashboardLang): string {
   if (date === null) return '';
   const value = typeof date === 'string' ? new Date(date) : date;
-  return value.toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB', { timeZone: 'UTC', dateStyle: 'medium', timeStyle: 'short' }) + ' UTC';
+  return (
+    value.toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB', {
+      timeZone: 'UTC',
+      dateStyle: 'medium',
+      timeStyle: 'short',
+    }) + ' UTC'
+  );
 }

@@ -14,7 +14,10 @@ import { dashboardWrite } from './write.js';
 const STATUSES: IntentStatus[] = ['PENDING', 'PAID', 'REFUNDED', 'CANCELLED', 'FAILED'];
 const PAGE_SIZE = 20;
 
-const Token = { _csrf: Type.Optional(Type.String({ maxLength: 200 })), _idem: Type.Optional(Type.String({ maxLength: 64 })) };
+const Token = {
+  _csrf: Type.Optional(Type.String({ maxLength: 200 })),
+  _idem: Type.Optional(Type.String({ maxLength: 64 })),
+};
 const ListQuery = Type.Object(
   {
     status: Type.Optional(Type.Union([Type.Literal(''), ...STATUSES.map((s) => Type.Literal(s))])),
@@ -43,7 +46,11 @@ const CreateForm = Type.Object(
   { additionalProperties: false },
 );
 const RefundForm = Type.Object(
-  { ...Token, amount: Type.Optional(Type.String({ maxLength: 20 })), reason: Type.Optional(Type.String({ maxLength: 500 })) },
+  {
+    ...Token,
+    amount: Type.Optional(Type.String({ maxLength: 20 })),
+    reason: Type.Optional(Type.String({ maxLength: 500 })),
+  },
   { additionalProperties: false },
 );
 const SimulateForm = Type.Object(
@@ -121,8 +128,10 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
     });
   });
 
-  app.get(at(`${DASHBOARD}/payments/new`), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) =>
-    sendPage(request, reply, 'payment-new', {}),
+  app.get(
+    at(`${DASHBOARD}/payments/new`),
+    { schema: { hide: true, querystring: FlashQuery } },
+    async (request, reply) => sendPage(request, reply, 'payment-new', {}),
   );
 
   app.post(

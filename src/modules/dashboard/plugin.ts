@@ -47,8 +47,8 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
     request.dashboard = session;
   });
 
-  // The body is parsed by now: every form posted by a signed-in user carries the session's token.
-  app.addHook('preHandler', async (request, reply) => {
+  // The body is parsed, not yet validated: a forged or forbidden form learns nothing about its fields.
+  app.addHook('preValidation', async (request, reply) => {
     const session = request.dashboard;
     if (!session || request.method !== 'POST') return;
     const body = (request.body ?? {}) as Record<string, unknown>;

@@ -71,7 +71,11 @@ export async function findSession(
     .executeTakeFirst();
   if (!row) return undefined;
   if (row.stale) {
-    await db.updateTable('dashboard_sessions').set({ last_seen_at: sql<Date>`now()` }).where('token_hash', '=', tokenHash).execute();
+    await db
+      .updateTable('dashboard_sessions')
+      .set({ last_seen_at: sql<Date>`now()` })
+      .where('token_hash', '=', tokenHash)
+      .execute();
   }
   return {
     tokenHash,

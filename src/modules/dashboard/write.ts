@@ -75,7 +75,8 @@ export async function dashboardWrite(
         await new Promise((resolve) => setTimeout(resolve, 50));
         continue;
       }
-      if (error instanceof ApiError && error.status < 500) return reply.redirect(withQuery(back, 'error', error.code), 303);
+      if (error instanceof ApiError && error.status < 500)
+        return reply.redirect(withQuery(back, 'error', error.code), 303);
       throw error;
     }
   }
