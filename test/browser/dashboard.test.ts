@@ -321,7 +321,8 @@ describe('the merchant dashboard in a real browser', { skip }, () => {
         await page.goto(`${t.baseUrl}${url}`);
         await shot(page, `${name}-${viewport}`);
         if (viewport === 'phone') {
-          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+          // A string: the test is compiled without the DOM's types.
+          const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
           assert.ok(overflow <= 0, `${name} is ${overflow} px wider than the phone`);
         }
       }
