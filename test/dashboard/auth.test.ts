@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runAdminCli } from '../../src/cli/admin.js';
+import { hashKey } from '../../src/modules/keys/key-text.js';
 import { act, createIntent } from '../intents/support.js';
 import { ADMIN_TOKEN, sharedDatabase, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { createUser, field, FormClient, hiddenFields, PASSWORD, signedIn } from './support.js';
@@ -407,6 +408,71 @@ describe('dashboard accounts, sessions, CSRF, roles and limits', () => {
     const french = await live.client.submit('/dashboard', '/dashboard/preferences', { lang: 'fr' });
     assert.equal(french.status, 303);
     assert.match((await live.client.get('/dashboard')).html, /Solde disponible/);
+  });
+
+  test("keys: roll shows the successor once and retires the old key; revoke stops a key; another business's key is not found", async () => {
+    const { client } = await signedIn(t, business.id);
+    const KEYS = '/dashboard/developers/keys';
+    const created = await client.submit(KEYS, KEYS, { kind: 'secret', scopes: ['intents:read'] });
+    assert.equal(created.status, 200);
+    const key = /id="new-key">([^<]+)</.exec(created.html)?.[1];
+    assert.ok(key?.startsWith('sk_test_'));
+    assert.equal((await t.request('GET', '/api/v1/dev/intents', { key })).status, 200);
+    const record = await t.runtime.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('key_hash', '=', hashKey(key))
+      .executeTakeFirstOrThrow();
+    const listed = await client.get(KEYS);
+    assert.ok(!listed.html.includes(key));
+
+    const rolled = await client.submit(KEYS, `${KEYS}/${record.id}/roll`);
+    assert.equal(rolled.status, 200);
+    const successor = /id="new-key">([^<]+)</.exec(rolled.html)?.[1];
+    assert.ok(successor && successor !== key);
+    assert.equal((await t.request('GET', '/api/v1/dev/intents', { key })).status, 401);
+    assert.equal((await t.request('GET', '/api/v1/dev/intents', { key: successor })).status, 200);
+
+    const successorId = (
+      await t.runtime.db
+        .selectFrom('api_keys')
+        .select('replaced_by')
+        .where('id', '=', record.id)
+        .executeTakeFirstOrThrow()
+    ).replaced_by!;
+    const revoked = await client.submit(KEYS, `${KEYS}/${successorId}/revoke`);
+    assert.equal(revoked.status, 303);
+    assert.equal((await t.request('GET', '/api/v1/dev/intents', { key: successor })).status, 403);
+
+    const other = await t.createBusiness();
+    const foreign = other.keyRecords[0]!.id;
+    const page = await client.get(KEYS);
+    const form = hiddenFields(page.html, KEYS);
+    const refused = await client.post(`${KEYS}/${foreign}/revoke`, form);
+    assert.equal(refused.status, 303);
+    assert.equal(refused.location, `${KEYS}?error=NOT_FOUND`);
+    const stillActive = await t.runtime.db
+      .selectFrom('api_keys')
+      .select('status')
+      .where('id', '=', foreign)
+      .executeTakeFirstOrThrow();
+    assert.equal(stillActive.status, 'active');
+  });
+
+  test("webhook endpoints: a private URL is refused with the API's code", async () => {
+    const { client } = await signedIn(t, business.id);
+    const WEBHOOKS = '/dashboard/developers/webhooks';
+    const refused = await client.submit(WEBHOOKS, WEBHOOKS, {
+      url: 'http://127.0.0.1/hook',
+      events: 'payment.created',
+    });
+    assert.equal(refused.status, 303);
+    assert.equal(refused.location, `${WEBHOOKS}?error=INVALID_WEBHOOK_URL`);
+    const unknownEvent = await client.submit(WEBHOOKS, WEBHOOKS, {
+      url: 'https://example.com/hook',
+      events: 'nope.event',
+    });
+    assert.equal(unknownEvent.location, `${WEBHOOKS}?error=INVALID_WEBHOOK_EVENT`);
   });
 
   test('what a merchant typed is shown escaped', async () => {
