@@ -415,8 +415,8 @@ describe('dashboard accounts, sessions, CSRF, roles and limits', () => {
     const KEYS = '/dashboard/developers/keys';
     const created = await client.submit(KEYS, KEYS, { kind: 'secret', scopes: ['intents:read'] });
     assert.equal(created.status, 200);
-    const key = /id="new-key">([^<]+)</.exec(created.html)?.[1];
-    assert.ok(key?.startsWith('sk_test_'));
+    const key = /id="new-key">([^<]+)</.exec(created.html)?.[1] ?? '';
+    assert.ok(key.startsWith('sk_test_'));
     assert.equal((await t.request('GET', '/api/v1/dev/intents', { key })).status, 200);
     const record = await t.runtime.db
       .selectFrom('api_keys')
