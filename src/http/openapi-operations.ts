@@ -13,6 +13,10 @@ export interface OperationDoc {
   description: string;
   codes?: readonly ErrorCode[];
   requestExample?: Record<string, unknown>;
+  /** A multipart upload: what the `file` field holds. */
+  upload?: string;
+  /** The success answer is CSV text. */
+  csv?: boolean;
 }
 
 const INTENT_CODES = ['INTENT_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
@@ -221,6 +225,7 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'uploadProductImage',
     summary: 'Upload a product image',
     description: 'Multipart form with one JPEG, PNG or WebP file (5 MB at most) in the field `file`.',
+    upload: 'a JPEG, PNG or WebP image, 5 MB at most',
     codes: [...PRODUCT_CODES, 'NO_FILE', 'INVALID_FILE_TYPE', 'FILE_TOO_LARGE'],
   },
   'PATCH /store/products/{id}/inventory': {
@@ -241,12 +246,14 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'importProducts',
     summary: 'Import products from CSV',
     description: 'Multipart form with a CSV file in the field `file`; rows upsert by `externalId`.',
+    upload: 'a CSV file in the export format',
     codes: ['SHOP_NOT_FOUND', 'NO_FILE', 'FILE_TOO_LARGE', 'CSV_INVALID'],
   },
   'GET /store/products/export': {
     operationId: 'exportProducts',
     summary: 'Export products as CSV',
     description: 'Every product of the shop, in the import format.',
+    csv: true,
     codes: ['SHOP_NOT_FOUND'],
   },
 

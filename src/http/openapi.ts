@@ -81,7 +81,7 @@ function codesOf(method: string, operation: Json, config: FastifyContextConfig):
 function envelopeWithCodes(envelope: Json, codes: readonly ErrorCode[]): Json {
   const copy = JSON.parse(JSON.stringify(envelope)) as Json & { properties: { error: { properties: Json } } };
   delete copy.title;
-  copy.properties.error.properties.code = { type: 'string', enum: codes };
+  copy.properties.error.properties.code = { $ref: '#/components/schemas/ErrorCode', enum: codes };
   return copy;
 }
 
@@ -218,6 +218,25 @@ export function completeDocument(document: Json, routes: RouteConfigs, apiBase: 
           ...((operation.parameters as unknown[]) ?? []),
         ];
       }
+      if (doc?.upload && !operation.requestBody) {
+        operation.requestBody = {
+          required: true,
+          content: {
+            'multipart/form-data': {
+              schema: {
+                type: 'object',
+                required: ['file'],
+                properties: { file: { type: 'string', format: 'binary', description: doc.upload } },
+              },
+            },
+          },
+        };
+        ordered.requestBody = operation.requestBody;
+      }
+      if (doc?.csv) {
+        const responses = operation.responses as Record<string, Json>;
+        responses['200'] = { description: 'CSV', content: { 'text/csv': { schema: { type: 'string' } } } };
+      }
       const requestBody = operation.requestBody as { content?: Record<string, Json> } | undefined;
       const jsonBody = requestBody?.content?.['application/json'];
       if (jsonBody && doc?.requestExample) jsonBody.example = doc.requestExample;
@@ -272,6 +291,11 @@ export function completeDocument(document: Json, routes: RouteConfigs, apiBase: 
     };
   }
 
+  schemas.ErrorCode = {
+    type: 'string',
+    enum: Object.keys(errorCatalogue),
+    description: 'Every error code of the API. Branch on it; messages may change.',
+  };
   const hoisted = hoistTitledSchemas({ paths, webhooks }, schemas) as { paths: Json; webhooks: Json };
   const info = { ...((document.info ?? {}) as Json), description: GETTING_STARTED };
   return {
