@@ -4,7 +4,14 @@ import pino from 'pino';
 import { recordEvents } from '../../src/modules/events/outbox.js';
 import { storeEvent } from '../../src/modules/events/store-events.js';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
-import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import {
+  expectError,
+  expectStatus,
+  startTestApp,
+  waitUntil,
+  type TestApp,
+  type TestBusiness,
+} from '../support/harness.js';
 import { act, createIntent } from '../intents/support.js';
 import { webhookHelpers } from '../webhooks/support.js';
 
@@ -87,8 +94,12 @@ describe('the Events API and per-object sequences', () => {
     const second = await createIntent(t, sk, { amount: 901 });
     expectStatus(await act(t, sk, second.referenceNumber, 'cancel'), 200);
 
-    const polled = await list(`?after=${anchor.id}`);
-    expectStatus(polled, 200);
+    // Polling shows an event once every transaction older than its own has ended: wait for both.
+    const polled = await waitUntil(async () => {
+      const response = await list(`?after=${anchor.id}`);
+      expectStatus(response, 200);
+      return response.body.data.items.length >= 2 ? response : undefined;
+    }, 'both events after the anchor');
     assert.deepEqual(
       polled.body.data.items.map((e: any) => [e.type, e.object]),
       [

@@ -58,8 +58,9 @@ function view(row: EventRow): EventView {
   };
 }
 
-// Only events of transactions older than every running one: nothing can commit behind them later,
-// so a reader that remembers the last id it saw never skips an event.
+// Polling (`after`) reads only events of transactions older than every running one: nothing can
+// commit behind them later, so a reader that remembers the last id it saw never skips an event. An
+// event shows there once the transactions that started before its own have ended (milliseconds).
 const SETTLED = sql`e.txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`;
 
 /**
@@ -77,7 +78,6 @@ export async function listEvents(
     sql`e.business_id = ${caller.businessId}`,
     sql`e.environment = ${caller.environment}`,
     sql`e.event = ANY (${readable}::text[])`,
-    SETTLED,
   ];
   if (filters.type?.endsWith('.*')) {
     conditions.push(sql`starts_with(e.event, ${filters.type.slice(0, -1)})`);
@@ -98,10 +98,11 @@ export async function listEvents(
         { field: 'query.after', message: 'unknown event' },
       ]);
     }
-    conditions.push(sql`(e.txid, e.seq) > (${anchor.txid}::bigint, ${anchor.seq}::bigint)`);
+    conditions.push(sql`(e.txid, e.seq) > (${anchor.txid}::bigint, ${anchor.seq}::bigint)`, SETTLED);
   }
   const where = sql.join(conditions, sql` AND `);
-  const order = filters.after ? sql`e.txid, e.seq` : sql`e.txid DESC, e.seq DESC`;
+  // Newest first is by insertion; polling is by (txid, seq), the order in which events became final.
+  const order = filters.after ? sql`e.txid, e.seq` : sql`e.seq DESC`;
   const [rows, count] = await Promise.all([
     sql<EventRow>`
       SELECT e.id, e.event, e.subject, e.sequence, e.environment, e.body, e.created_at
