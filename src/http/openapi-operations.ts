@@ -24,10 +24,10 @@ const ORDER_CODES = ['ORDER_NOT_FOUND', 'ORDER_INVALID_TRANSITION'] as const;
 const PRODUCT_CODES = ['PRODUCT_NOT_FOUND', 'SHOP_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
 const ENDPOINT_CODES = ['ENDPOINT_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
 
-const orderAction = (action: string, from: string, to: string, event: string): OperationDoc => ({
+const orderAction = (action: string, from: string, to: string, event: string | null): OperationDoc => ({
   operationId: `${action}Order`,
   summary: `${action[0]!.toUpperCase()}${action.slice(1)} an order`,
-  description: `Moves the order from ${from} to ${to} and sends \`${event}\`. Any other status answers ORDER_INVALID_TRANSITION.`,
+  description: `Moves the order from ${from} to ${to}${event ? ` and sends \`${event}\`` : ' (no event)'}. Any other status answers ORDER_INVALID_TRANSITION.`,
   codes: ORDER_CODES,
 });
 
@@ -278,7 +278,7 @@ export const operationDocs: Record<string, OperationDoc> = {
   },
   'POST /store/orders/{referenceNumber}/accept': orderAction('accept', 'NEW', 'PREPARING', 'order.accepted'),
   'POST /store/orders/{referenceNumber}/ready': orderAction('ready', 'PREPARING', 'READY', 'order.ready'),
-  'POST /store/orders/{referenceNumber}/pickup': orderAction('pickup', 'READY', 'PICKED_UP', 'order.ready'),
+  'POST /store/orders/{referenceNumber}/pickup': orderAction('pickup', 'READY', 'PICKED_UP', null),
   'POST /store/orders/{referenceNumber}/deliver': orderAction('deliver', 'PICKED_UP', 'DELIVERED', 'order.delivered'),
   'POST /store/orders/{referenceNumber}/cancel': {
     operationId: 'cancelOrder',

@@ -679,7 +679,7 @@ export interface paths {
         put?: never;
         /**
          * Pickup an order
-         * @description Moves the order from READY to PICKED_UP and sends `order.ready`. Any other status answers ORDER_INVALID_TRANSITION.
+         * @description Moves the order from READY to PICKED_UP (no event). Any other status answers ORDER_INVALID_TRANSITION.
          *
          *     Key: secret (sk_), scope `store.orders:write`.
          */
