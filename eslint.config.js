@@ -2,7 +2,9 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'data/', 'test-artifacts/'] },
+  {
+    ignores: ['node_modules/', 'dist/', 'data/', 'test-artifacts/', 'packages/*/dist/', 'packages/sdk/src/generated/'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -51,3 +51,10 @@ function copyAssets(dir) {
 }
 copyAssets(src);
 process.stdout.write(`build: compiled src/ to dist/ and copied ${copied} other file(s)\n`);
+
+// The SDK workspace (packages/sdk): plain Node imports its built ESM and declarations.
+const sdk = path.join(root, 'packages', 'sdk');
+rmSync(path.join(sdk, 'dist'), { recursive: true, force: true });
+const sdkCompiled = spawnSync(process.execPath, [tsc, '-p', path.join(sdk, 'tsconfig.json')], { stdio: 'inherit' });
+if (sdkCompiled.status !== 0) process.exit(sdkCompiled.status ?? 1);
+process.stdout.write('build: compiled packages/sdk/src/ to packages/sdk/dist/\n');

@@ -18,6 +18,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
@@ -72,8 +73,12 @@ async function compileForTests(): Promise<string> {
     mkdirSync(path.dirname(path.join(BUILD_DIR, file)), { recursive: true });
     copyFileSync(file, path.join(BUILD_DIR, file));
   }
-  // node_modules/ above it holds no package.json: say that these files are ES modules.
-  writeFileSync(path.join(BUILD_DIR, 'package.json'), '{ "type": "module" }\n');
+  // The rest of the repository (package.json, openapi.json, packages/, examples/...) is linked
+  // in, so a test finds what lies beside it as it would in the sources: `../../openapi.json`.
+  for (const entry of readdirSync('.')) {
+    if (!['src', 'test', 'node_modules', '.git'].includes(entry))
+      symlinkSync(path.resolve(entry), path.join(BUILD_DIR, entry));
+  }
   return BUILD_DIR;
 }
 

@@ -11,6 +11,7 @@ import { errorBody, handleClientError, handleFrameworkError, sendError, toApiErr
 import { ApiError } from './http/errors.js';
 import { requireIdempotencyKey, storeErrorAnswer } from './http/idempotency.js';
 import { registerMetrics } from './http/metrics.js';
+import { completeDocument, RouteConfigs } from './http/openapi.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import { strictValidatorCompiler } from './http/validation.js';
 import { randomBase62 } from './lib/ids.js';
@@ -64,6 +65,8 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   );
 
   app.addSchema(ErrorEnvelope);
+  const routeConfigs = new RouteConfigs();
+  app.addHook('onRoute', (route) => routeConfigs.record(route));
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -83,6 +86,12 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
       const hidden = !url.startsWith(API_BASE) || url.includes('*');
       return { schema: hidden ? { ...schema, hide: true } : schema, url, ...(route ? {} : {}) };
     },
+    transformObject: (documents) =>
+      completeDocument(
+        ('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject) as Record<string, unknown>,
+        routeConfigs,
+        API_BASE,
+      ),
   });
 
   app.addHook('onRequest', async (request, reply) => {

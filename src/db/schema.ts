@@ -162,6 +162,17 @@ export interface EventsTable {
   created_at: Date;
   /** Insertion order (events of one transaction share a timestamp). */
   seq: Generated<number>;
+  /** Counts the events of the subject from 1 (migration 013). */
+  sequence: number;
+  /** The writing transaction (for commit-safe polling). */
+  txid: Generated<number>;
+}
+
+export interface EventSequencesTable {
+  business_id: string;
+  environment: Environment;
+  subject: string;
+  last_sequence: number;
 }
 
 export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED' | 'DEAD';
@@ -411,6 +422,7 @@ export interface DB {
   payment_intents: PaymentIntentsTable;
   refunds: RefundsTable;
   events: EventsTable;
+  event_sequences: EventSequencesTable;
   businesses: BusinessesTable;
   shops: ShopsTable;
   api_keys: ApiKeysTable;

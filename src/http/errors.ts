@@ -73,6 +73,7 @@ export const errorCatalogue = {
   EVENTS_NOT_PERMITTED: { status: 403, message: 'The scopes of this key do not allow these event types.' },
   INVALID_WEBHOOK_EVENT: { status: 400, message: 'Unknown event name.' },
   INVALID_WEBHOOK_URL: { status: 400, message: 'The webhook URL must be a public HTTPS URL.' },
+  EVENT_NOT_FOUND: { status: 404, message: 'No event with this id.' },
   DELIVERY_NOT_FOUND: { status: 404, message: 'No webhook delivery with this id.' },
   ENDPOINT_INACTIVE: {
     status: 409,

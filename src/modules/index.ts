@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { checkoutRoutes } from './checkout/routes.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
+import { eventRoutes } from './events/routes.js';
 import { intentRoutes } from './intents/routes.js';
 import { balanceRoutes } from './ledger/routes.js';
 import { orderRoutes } from './orders/routes.js';
@@ -14,6 +15,7 @@ export const developerModules: FastifyPluginAsync[] = [
   productRoutes,
   orderRoutes,
   balanceRoutes,
+  eventRoutes,
 ];
 
 /** Routes outside the API base: uploaded media, the hosted checkout pages and their API, the merchant dashboard. */

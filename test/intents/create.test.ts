@@ -107,7 +107,7 @@ describe('POST /dev/intents', () => {
     const events = await eventsOf(t, intent.referenceNumber);
     assert.equal(events.length, 1);
     const [event] = events;
-    assert.deepEqual(Object.keys(event!), ['id', 'event', 'created_at', 'sandbox', 'data']);
+    assert.deepEqual(Object.keys(event!), ['id', 'event', 'created_at', 'sandbox', 'data', 'sequence']);
     assert.match(event!.id, /^evt_[A-Za-z0-9]{24,}$/);
     assert.equal(event!.event, 'payment.created');
     assert.equal(event!.created_at, intent.createdAt);

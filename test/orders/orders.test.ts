@@ -87,7 +87,7 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
     );
 
     const [event] = await eventsOf(order.referenceNumber);
-    assert.deepEqual(Object.keys(event), ['id', 'event', 'timestamp', 'sandbox', 'data']);
+    assert.deepEqual(Object.keys(event), ['id', 'event', 'timestamp', 'sandbox', 'data', 'sequence']);
     assert.equal(event.event, 'order.new');
     assert.equal(event.sandbox, true);
     assert.deepEqual(event.data, {

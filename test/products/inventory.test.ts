@@ -100,7 +100,7 @@ describe('inventory and stock events (decisions "Products"; api.md 6.4)', () => 
     let events = await storeEvents(t, product.id);
     assert.equal(events.length, 1);
     const [low] = events;
-    assert.deepEqual(Object.keys(low), ['id', 'event', 'timestamp', 'sandbox', 'data']);
+    assert.deepEqual(Object.keys(low), ['id', 'event', 'timestamp', 'sandbox', 'data', 'sequence']);
     assert.match(low.id, /^evt_/);
     assert.equal(low.event, 'product.stock_low');
     assert.match(low.timestamp, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);

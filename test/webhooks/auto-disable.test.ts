@@ -98,7 +98,7 @@ describe('auto-disable after days of failures (issue 17, item 1)', () => {
     const [warningRequest] = await healthy.receiver.waitFor(1);
     const warning = verifyWebhook(warningRequest!.body, warningRequest!.headers, healthy.endpoint.secret) as any;
     assert.equal(warningRequest!.headers['x-commerce-event'], 'endpoint.disabled');
-    assert.deepEqual(Object.keys(warning), ['id', 'event', 'timestamp', 'sandbox', 'data']);
+    assert.deepEqual(Object.keys(warning), ['id', 'event', 'timestamp', 'sandbox', 'data', 'sequence']);
     assert.equal(warning.event, 'endpoint.disabled');
     const { disableAt, ...data } = warning.data;
     assert.deepEqual(data, {

@@ -309,7 +309,7 @@ describe('webhook deliveries (api.md 6; decisions "Events and deliveries")', () 
     const [request] = await target.receiver.waitFor(1);
     assert.equal(request!.headers['x-commerce-event'], 'ping');
     const body = verifyWebhook(request!.body, request!.headers, target.endpoint.secret) as any;
-    assert.deepEqual(Object.keys(body), ['id', 'event', 'timestamp', 'sandbox', 'data']);
+    assert.deepEqual(Object.keys(body), ['id', 'event', 'timestamp', 'sandbox', 'data', 'sequence']);
     assert.equal(body.event, 'ping');
     assert.equal(body.sandbox, true);
     assert.equal(body.data.endpointId, target.endpoint.id);

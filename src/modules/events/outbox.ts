@@ -39,18 +39,63 @@ export function fanOutSql(source: string): string {
       AND e.active AND e.deleted_at IS NULL AND ev.event = ANY (e.events)`;
 }
 
+/**
+ * The one way events are written, as CTEs of the caller's statement. `source` is a relation with
+ * the columns id, business_id, environment, event, subject, body, created_at and ord (the order of
+ * the events of one object within the statement). Each object's counter row is bumped once by the
+ * count of its events, which numbers them (`sequence`) and appends the number to the body text as
+ * the envelope's last field; racing writers of one object queue on that row. Counter rows are
+ * taken in subject order, so two statements never lock two rows in opposite orders. The last
+ * CTE, `ev`, has the columns the fan-out reads.
+ */
+export function sequencedInsertSql(source: string): string {
+  return `ev_counts AS (
+      SELECT business_id, environment, subject, count(*)::bigint AS n FROM ${source}
+      GROUP BY business_id, environment, subject
+    ),
+    ev_sequences AS (
+      INSERT INTO event_sequences AS s (business_id, environment, subject, last_sequence)
+      SELECT business_id, environment, subject, n FROM ev_counts ORDER BY subject
+      ON CONFLICT (business_id, environment, subject)
+        DO UPDATE SET last_sequence = s.last_sequence + excluded.last_sequence
+      RETURNING business_id, environment, subject, last_sequence
+    ),
+    ev_numbered AS (
+      SELECT i.*, q.last_sequence - c.n
+        + row_number() OVER (PARTITION BY i.business_id, i.environment, i.subject ORDER BY i.ord) AS sequence
+      FROM ${source} AS i
+      JOIN ev_counts c ON c.business_id = i.business_id AND c.environment = i.environment AND c.subject = i.subject
+      JOIN ev_sequences q ON q.business_id = i.business_id AND q.environment = i.environment AND q.subject = i.subject
+    ),
+    ev AS (
+      INSERT INTO events (id, business_id, environment, event, subject, body, created_at, sequence)
+      SELECT id, business_id, environment, event, subject,
+        left(body, -1) || ',"sequence":' || sequence::text || '}', created_at, sequence
+      FROM ev_numbered ORDER BY ord
+      RETURNING id, business_id, environment, event, created_at
+    )`;
+}
+
+function valuesOf(events: readonly EventRecord[]) {
+  const rows = events.map(
+    (record, ord) =>
+      sql`(${record.id}::text, ${record.businessId}::text, ${record.environment}::text, ${record.event}::text, ${record.subject}::text, ${record.body}::text, ${record.createdAt}::timestamptz, ${ord}::int)`,
+  );
+  return sql`ev_input (id, business_id, environment, event, subject, body, created_at, ord) AS (VALUES ${sql.join(rows)})`;
+}
+
 /** Writes events and their deliveries in the caller's transaction, in one statement. */
 export async function recordEvents(executor: Executor, events: readonly EventRecord[]): Promise<void> {
   if (events.length === 0) return;
-  const rows = events.map(
-    (record) =>
-      sql`(${record.id}, ${record.businessId}, ${record.environment}, ${record.event}, ${record.subject}, ${record.body}, ${record.createdAt}::timestamptz)`,
-  );
   await sql`
-    WITH ev AS (
-      INSERT INTO events (id, business_id, environment, event, subject, body, created_at)
-      VALUES ${sql.join(rows)}
-      RETURNING id, business_id, environment, event, created_at
-    )
+    WITH ${valuesOf(events)}, ${sql.raw(sequencedInsertSql('ev_input'))}
     ${sql.raw(fanOutSql('ev'))}`.execute(executor);
+}
+
+/** Writes events without the subscription fan-out: the caller chooses who gets them. */
+export async function insertEvents(executor: Executor, events: readonly EventRecord[]): Promise<void> {
+  if (events.length === 0) return;
+  await sql`
+    WITH ${valuesOf(events)}, ${sql.raw(sequencedInsertSql('ev_input'))}
+    SELECT count(*) FROM ev`.execute(executor);
 }

@@ -2,7 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Database, PreparedStatement } from '../../db/connect.js';
 import type { Environment, IntentStatus, PaymentIntentsTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
-import { fanOutSql } from '../events/outbox.js';
+import { fanOutSql, sequencedInsertSql } from '../events/outbox.js';
 import { PAYABLE_STATUSES } from './state.js';
 
 export type IntentRow = Selectable<PaymentIntentsTable>;
@@ -87,14 +87,13 @@ export async function insertIntent(trx: Executor, intent: NewIntent): Promise<In
       ON CONFLICT DO NOTHING
       RETURNING *
     ),
-    event AS (
-      INSERT INTO events (id, business_id, environment, event, subject, body, created_at)
-      SELECT ${intent.event.id}, business_id, environment, 'payment.created', reference_number, ${intent.event.body},
-        created_at
+    created_event AS (
+      SELECT ${intent.event.id}::text AS id, business_id, environment, 'payment.created'::text AS event,
+        reference_number AS subject, ${intent.event.body}::text AS body, created_at, 0 AS ord
       FROM inserted
-      RETURNING id, business_id, environment, event, created_at
     ),
-    deliveries AS (${sql.raw(fanOutSql('event'))})
+    ${sql.raw(sequencedInsertSql('created_event'))},
+    deliveries AS (${sql.raw(fanOutSql('ev'))})
     SELECT (SELECT count(*) FROM candidate)::int AS code_found, inserted.*
     FROM (SELECT 1) AS one LEFT JOIN inserted ON true`.execute(trx);
   const row = result.rows[0];

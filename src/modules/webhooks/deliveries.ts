@@ -122,6 +122,7 @@ export interface DeliveryFilters {
   status?: DeliveryStatus;
   event?: string;
   endpointId?: string;
+  eventId?: string;
   from?: Date;
   to?: Date;
 }
@@ -136,6 +137,7 @@ export async function listDeliveries(
   if (filters.status) query = query.where('d.status', '=', filters.status);
   if (filters.event) query = query.where('d.event', '=', filters.event);
   if (filters.endpointId) query = query.where('d.endpoint_id', '=', filters.endpointId);
+  if (filters.eventId) query = query.where('d.event_id', '=', filters.eventId);
   if (filters.from) query = query.where('d.created_at', '>=', filters.from);
   if (filters.to) query = query.where('d.created_at', '<=', filters.to);
   const [rows, total] = await Promise.all([

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { insertEvents } from '../events/outbox.js';
 import { storeEvent } from '../events/store-events.js';
 
 /** Sent to the business's endpoints (no subscription needed, like `ping`) about one of them. */
@@ -37,18 +38,7 @@ async function recordEndpointEvent(
       disableAt: data.disableAt.toISOString(),
     },
   );
-  await trx
-    .insertInto('events')
-    .values({
-      id: record.id,
-      business_id: record.businessId,
-      environment: record.environment,
-      event: record.event,
-      subject: record.subject,
-      body: record.body,
-      created_at: record.createdAt,
-    })
-    .execute();
+  await insertEvents(trx, [record]);
   await sql`
     INSERT INTO webhook_deliveries (id, event_id, endpoint_id, business_id, environment, event, status,
       next_attempt_at, created_at, updated_at)

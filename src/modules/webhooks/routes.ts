@@ -187,7 +187,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { config: read, schema: { tags, querystring: DeliveriesQuery, response: { 200: Envelope(Paginated(Delivery)) } } },
     async (request) => {
       const { page, limit, offset } = pageWindow(request.query);
-      const { status, event, endpointId } = request.query;
+      const { status, event, endpointId, eventId } = request.query;
       const from = parseDateFilter(request.query.from, 'from');
       const to = parseDateFilter(request.query.to, 'to');
       const result = await listDeliveries(
@@ -197,6 +197,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...(status ? { status } : {}),
           ...(event ? { event } : {}),
           ...(endpointId ? { endpointId } : {}),
+          ...(eventId ? { eventId } : {}),
           ...(from ? { from } : {}),
           ...(to ? { to } : {}),
         },

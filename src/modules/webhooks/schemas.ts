@@ -109,6 +109,9 @@ export const DeliveriesQuery = Type.Object(
     status: Type.Optional(DeliveryStatus),
     event: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     endpointId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    eventId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'the envelope id (evt_...) a receiver saw' }),
+    ),
     from: Type.Optional(DateFilter),
     to: Type.Optional(DateFilter),
     ...Pagination,

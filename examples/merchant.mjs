@@ -1,0 +1,68 @@
+/**
+ * A small merchant integration with the SDK: create an intent, receive and verify its webhooks,
+ * pay it (sandbox), refund part of it. Run against a server with a sandbox secret key:
+ *   COMMERCE_API_KEY=sk_test_... COMMERCE_BASE_URL=http://localhost:8080 node examples/merchant.mjs
+ * (the server started with WEBHOOK_ALLOW_PRIVATE=true, so a local receiver can subscribe).
+ */
+import http from 'node:http';
+import { Commerce, WebhookVerificationError } from '@commerce/sdk';
+
+export async function runMerchant({ apiKey, baseUrl, log = (line) => process.stdout.write(`${line}\n`) }) {
+  const commerce = new Commerce(apiKey, { baseUrl });
+  const received = [];
+  let secret = '';
+  const lastSequence = new Map();
+
+  // The receiver: verify the raw body, drop stale or duplicate events, answer 2xx fast.
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', async () => {
+      try {
+        const event = await commerce.webhooks.verify(Buffer.concat(chunks), req.headers, secret);
+        const object = event.event.startsWith('payment.') ? event.data.reference_number : event.id;
+        if ((lastSequence.get(object) ?? 0) < event.sequence) {
+          lastSequence.set(object, event.sequence);
+          received.push(event);
+          log(`webhook ${event.event} #${event.sequence}`);
+        }
+        res.writeHead(200).end();
+      } catch (error) {
+        res.writeHead(error instanceof WebhookVerificationError ? 401 : 500).end();
+      }
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${server.address().port}/hooks`;
+
+  try {
+    const endpoint = await commerce.webhookEndpoints.create({
+      url,
+      events: ['payment.created', 'payment.confirmed', 'payment.refunded'],
+    });
+    secret = endpoint.secret;
+    const intent = await commerce.intents.create({
+      amount: 25_000,
+      label: 'Example order',
+      metadata: { orderId: 'ex-1' },
+    });
+    log(`intent ${intent.referenceNumber}: pay at ${intent.payUrl}`);
+    await commerce.intents.simulate(intent.referenceNumber, { outcome: 'success' });
+    const refunded = await commerce.intents.refund(intent.referenceNumber, {
+      amount: 5_000,
+      reason: 'one item missing',
+    });
+    log(`refunded ${refunded.totalAmountRefunded} centimes`);
+
+    const deadline = Date.now() + 20_000;
+    while (received.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await commerce.webhookEndpoints.del(endpoint.id);
+    return { intent: await commerce.intents.retrieve(intent.referenceNumber), events: received };
+  } finally {
+    server.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await runMerchant({ apiKey: process.env.COMMERCE_API_KEY, baseUrl: process.env.COMMERCE_BASE_URL });
+}

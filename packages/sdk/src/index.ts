@@ -1,0 +1,52 @@
+import { HttpClient, type CommerceOptions } from './client.js';
+import {
+  BalanceResource,
+  Events,
+  Intents,
+  Inventory,
+  Orders,
+  Products,
+  WebhookDeliveries,
+  WebhookEndpoints,
+} from './resources.js';
+import { verifyWebhook, type HeaderBag, type VerifyOptions, type WebhookEvent } from './webhooks.js';
+
+export * from './errors.js';
+export type { CommerceOptions, Page, RequestOptions } from './client.js';
+export { PageList } from './client.js';
+export type * from './resources.js';
+export type { HeaderBag, VerifyOptions, WebhookEvent, WebhookEventName, WebhookEventOf } from './webhooks.js';
+export { signPayload, verifyWebhook } from './webhooks.js';
+export type { components, operations, paths, webhooks as WebhookPayloads } from './generated/openapi.js';
+
+/** The client of the Commerce Developer API. */
+export class Commerce {
+  readonly intents: Intents;
+  readonly products: Products;
+  readonly inventory: Inventory;
+  readonly orders: Orders;
+  readonly webhookEndpoints: WebhookEndpoints;
+  readonly webhookDeliveries: WebhookDeliveries;
+  readonly events: Events;
+  readonly balance: BalanceResource;
+  readonly webhooks = {
+    /** Checks a delivery's signature and timestamp and returns its typed event; throws WebhookVerificationError. */
+    verify: (rawBody: string | Uint8Array, headers: HeaderBag, secret: string, options?: VerifyOptions) =>
+      verifyWebhook(rawBody, headers, secret, options),
+  };
+
+  constructor(apiKey: string, options: CommerceOptions = {}) {
+    const http = new HttpClient(apiKey, options);
+    this.intents = new Intents(http);
+    this.products = new Products(http);
+    this.inventory = new Inventory(http);
+    this.orders = new Orders(http);
+    this.webhookEndpoints = new WebhookEndpoints(http);
+    this.webhookDeliveries = new WebhookDeliveries(http);
+    this.events = new Events(http);
+    this.balance = new BalanceResource(http);
+  }
+}
+
+export type { WebhookEvent as Webhook };
+export default Commerce;

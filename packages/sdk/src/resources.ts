@@ -1,0 +1,276 @@
+import { PageList, type HttpClient, type Page, type RequestOptions } from './client.js';
+import type { operations } from './generated/openapi.js';
+
+/** Types of each operation, from the OpenAPI document (a route change fails compilation here). */
+type JsonOf<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
+export type RequestBody<K extends keyof operations> = operations[K] extends { requestBody?: infer R }
+  ? JsonOf<NonNullable<R>>
+  : never;
+export type QueryOf<K extends keyof operations> = operations[K]['parameters'] extends { query?: infer Q }
+  ? NonNullable<Q>
+  : never;
+type SuccessOf<R> = 200 extends keyof R ? JsonOf<R[200]> : 201 extends keyof R ? JsonOf<R[201]> : never;
+export type ResponseData<K extends keyof operations> =
+  SuccessOf<operations[K]['responses']> extends { data: infer Data } ? Data : never;
+export type ItemOf<K extends keyof operations> = ResponseData<K> extends { items: (infer Item)[] } ? Item : never;
+
+export type Intent = ResponseData<'retrieveIntent'>;
+export type CreatedIntent = ResponseData<'createIntent'>;
+export type Product = ResponseData<'retrieveProduct'>;
+export type Order = ResponseData<'retrieveOrder'>;
+export type WebhookEndpoint = ResponseData<'retrieveWebhookEndpoint'>;
+export type WebhookDelivery = ItemOf<'listWebhookDeliveries'>;
+export type WebhookDeliveryDetail = ResponseData<'retrieveWebhookDelivery'>;
+export type Event = ResponseData<'retrieveEvent'>;
+export type Balance = ResponseData<'retrieveBalance'>;
+
+const path = (value: string) => encodeURIComponent(value);
+
+abstract class Resource {
+  constructor(protected readonly http: HttpClient) {}
+
+  protected paginate<K extends keyof operations>(
+    route: string,
+    query: QueryOf<K> | undefined,
+    options?: RequestOptions,
+  ) {
+    const params = { ...(query as Record<string, unknown> | undefined) };
+    const start = typeof params.page === 'number' ? params.page : 1;
+    return new PageList<ItemOf<K>>(
+      (page) => this.http.request<Page<ItemOf<K>>>({ method: 'GET', path: route, query: { ...params, page } }, options),
+      start,
+    );
+  }
+}
+
+export class Intents extends Resource {
+  create(body: RequestBody<'createIntent'>, options?: RequestOptions) {
+    return this.http.request<ResponseData<'createIntent'>>({ method: 'POST', path: '/intents', body }, options);
+  }
+  retrieve(referenceNumber: string, options?: RequestOptions) {
+    return this.http.request<Intent>({ method: 'GET', path: `/intents/${path(referenceNumber)}` }, options);
+  }
+  list(query?: QueryOf<'listIntents'>, options?: RequestOptions) {
+    return this.paginate<'listIntents'>('/intents', query, options);
+  }
+  cancel(referenceNumber: string, options?: RequestOptions) {
+    return this.http.request<ResponseData<'cancelIntent'>>(
+      { method: 'POST', path: `/intents/${path(referenceNumber)}/cancel`, body: {} },
+      options,
+    );
+  }
+  refund(referenceNumber: string, body: RequestBody<'refundIntent'> = {}, options?: RequestOptions) {
+    return this.http.request<ResponseData<'refundIntent'>>(
+      { method: 'POST', path: `/intents/${path(referenceNumber)}/refund`, body },
+      options,
+    );
+  }
+  /** Sandbox: pays (or fails) the intent as a payer would. */
+  simulate(referenceNumber: string, body: RequestBody<'simulateIntentPayment'> = {}, options?: RequestOptions) {
+    return this.http.request<ResponseData<'simulateIntentPayment'>>(
+      { method: 'POST', path: `/intents/${path(referenceNumber)}/simulate`, body },
+      options,
+    );
+  }
+  /** Sandbox: expires the intent now. */
+  simulateExpiry(referenceNumber: string, options?: RequestOptions) {
+    return this.http.request<ResponseData<'simulateIntentExpiry'>>(
+      { method: 'POST', path: `/intents/${path(referenceNumber)}/simulate-expiry`, body: {} },
+      options,
+    );
+  }
+}
+
+function fileForm(file: Blob, filename: string): FormData {
+  const form = new FormData();
+  form.append('file', file, filename);
+  return form;
+}
+
+export class Products extends Resource {
+  create(body: RequestBody<'createProduct'>, options?: RequestOptions) {
+    return this.http.request<Product>({ method: 'POST', path: '/store/products', body }, options);
+  }
+  /** By id or externalId. */
+  retrieve(id: string, options?: RequestOptions) {
+    return this.http.request<Product>({ method: 'GET', path: `/store/products/${path(id)}` }, options);
+  }
+  list(query?: QueryOf<'listProducts'>, options?: RequestOptions) {
+    return this.paginate<'listProducts'>('/store/products', query, options);
+  }
+  /** PATCH: only the fields sent change. */
+  update(id: string, body: RequestBody<'updateProduct'>, options?: RequestOptions) {
+    return this.http.request<Product>({ method: 'PATCH', path: `/store/products/${path(id)}`, body }, options);
+  }
+  /** PUT: a full replace. */
+  replace(id: string, body: RequestBody<'replaceProduct'>, options?: RequestOptions) {
+    return this.http.request<Product>({ method: 'PUT', path: `/store/products/${path(id)}`, body }, options);
+  }
+  del(id: string, options?: RequestOptions) {
+    return this.http.request<ResponseData<'deleteProduct'>>(
+      { method: 'DELETE', path: `/store/products/${path(id)}` },
+      options,
+    );
+  }
+  uploadImage(id: string, file: Blob, filename = 'image', options?: RequestOptions) {
+    return this.http.request<ResponseData<'uploadProductImage'>>(
+      { method: 'POST', path: `/store/products/${path(id)}/images`, form: fileForm(file, filename) },
+      options,
+    );
+  }
+  updateInventory(id: string, body: RequestBody<'updateProductInventory'>, options?: RequestOptions) {
+    return this.http.request<ResponseData<'updateProductInventory'>>(
+      { method: 'PATCH', path: `/store/products/${path(id)}/inventory`, body },
+      options,
+    );
+  }
+  /** CSV text in the import format. */
+  export(options?: RequestOptions) {
+    return this.http.request<string>({ method: 'GET', path: '/store/products/export', text: true }, options);
+  }
+  import(csv: Blob | string, options?: RequestOptions) {
+    const file = typeof csv === 'string' ? new Blob([csv], { type: 'text/csv' }) : csv;
+    return this.http.request<ResponseData<'importProducts'>>(
+      { method: 'POST', path: '/store/products/import', form: fileForm(file, 'products.csv') },
+      options,
+    );
+  }
+}
+
+export class Inventory extends Resource {
+  /** Several stock changes, all or nothing. */
+  update(body: RequestBody<'updateInventoryBatch'>, options?: RequestOptions) {
+    return this.http.request<ResponseData<'updateInventoryBatch'>>(
+      { method: 'POST', path: '/store/inventory', body },
+      options,
+    );
+  }
+}
+
+export class Orders extends Resource {
+  /** Sandbox: a customer places and pays an order. */
+  simulate(body: RequestBody<'simulateOrder'>, options?: RequestOptions) {
+    return this.http.request<Order>({ method: 'POST', path: '/store/orders/simulate', body }, options);
+  }
+  list(query?: QueryOf<'listOrders'>, options?: RequestOptions) {
+    return this.paginate<'listOrders'>('/store/orders', query, options);
+  }
+  retrieve(referenceNumber: string, options?: RequestOptions) {
+    return this.http.request<Order>({ method: 'GET', path: `/store/orders/${path(referenceNumber)}` }, options);
+  }
+  private action(referenceNumber: string, action: string, body: unknown, options?: RequestOptions) {
+    return this.http.request<Order>(
+      { method: 'POST', path: `/store/orders/${path(referenceNumber)}/${action}`, body },
+      options,
+    );
+  }
+  accept(referenceNumber: string, options?: RequestOptions) {
+    return this.action(referenceNumber, 'accept', {}, options);
+  }
+  ready(referenceNumber: string, options?: RequestOptions) {
+    return this.action(referenceNumber, 'ready', {}, options);
+  }
+  pickup(referenceNumber: string, options?: RequestOptions) {
+    return this.action(referenceNumber, 'pickup', {}, options);
+  }
+  deliver(referenceNumber: string, options?: RequestOptions) {
+    return this.action(referenceNumber, 'deliver', {}, options);
+  }
+  cancel(referenceNumber: string, body: RequestBody<'cancelOrder'>, options?: RequestOptions) {
+    return this.action(referenceNumber, 'cancel', body, options);
+  }
+  refund(referenceNumber: string, body: RequestBody<'refundOrder'> = {}, options?: RequestOptions) {
+    return this.action(referenceNumber, 'refund', body, options);
+  }
+  proposeModification(
+    referenceNumber: string,
+    body: RequestBody<'proposeOrderModification'>,
+    options?: RequestOptions,
+  ) {
+    return this.action(referenceNumber, 'propose-modification', body, options);
+  }
+  /** Sandbox: the customer accepts the proposed modification. */
+  acceptModification(referenceNumber: string, options?: RequestOptions) {
+    return this.action(referenceNumber, 'modification/accept', {}, options);
+  }
+}
+
+export class WebhookEndpoints extends Resource {
+  create(body: RequestBody<'createWebhookEndpoint'>, options?: RequestOptions) {
+    return this.http.request<WebhookEndpoint>({ method: 'POST', path: '/webhooks/endpoints', body }, options);
+  }
+  retrieve(id: string, options?: RequestOptions) {
+    return this.http.request<WebhookEndpoint>({ method: 'GET', path: `/webhooks/endpoints/${path(id)}` }, options);
+  }
+  list(query?: QueryOf<'listWebhookEndpoints'>, options?: RequestOptions) {
+    return this.paginate<'listWebhookEndpoints'>('/webhooks/endpoints', query, options);
+  }
+  update(id: string, body: RequestBody<'updateWebhookEndpoint'>, options?: RequestOptions) {
+    return this.http.request<WebhookEndpoint>(
+      { method: 'PATCH', path: `/webhooks/endpoints/${path(id)}`, body },
+      options,
+    );
+  }
+  del(id: string, options?: RequestOptions) {
+    return this.http.request<ResponseData<'deleteWebhookEndpoint'>>(
+      { method: 'DELETE', path: `/webhooks/endpoints/${path(id)}` },
+      options,
+    );
+  }
+  rotateSecret(id: string, options?: RequestOptions) {
+    return this.http.request<WebhookEndpoint>(
+      { method: 'POST', path: `/webhooks/endpoints/${path(id)}/rotate-secret`, body: {} },
+      options,
+    );
+  }
+  /** Sends a `ping` to this endpoint. */
+  test(id: string, options?: RequestOptions) {
+    return this.http.request<WebhookDeliveryDetail>(
+      { method: 'POST', path: `/webhooks/endpoints/${path(id)}/test`, body: {} },
+      options,
+    );
+  }
+  recover(id: string, body: RequestBody<'recoverWebhookEndpoint'>, options?: RequestOptions) {
+    return this.http.request<ResponseData<'recoverWebhookEndpoint'>>(
+      { method: 'POST', path: `/webhooks/endpoints/${path(id)}/recover`, body },
+      options,
+    );
+  }
+  stats(id: string, options?: RequestOptions) {
+    return this.http.request<ResponseData<'retrieveWebhookEndpointStats'>>(
+      { method: 'GET', path: `/webhooks/endpoints/${path(id)}/stats` },
+      options,
+    );
+  }
+}
+
+export class WebhookDeliveries extends Resource {
+  list(query?: QueryOf<'listWebhookDeliveries'>, options?: RequestOptions) {
+    return this.paginate<'listWebhookDeliveries'>('/webhooks/events', query, options);
+  }
+  retrieve(id: string, options?: RequestOptions) {
+    return this.http.request<WebhookDeliveryDetail>({ method: 'GET', path: `/webhooks/events/${path(id)}` }, options);
+  }
+  retry(id: string, options?: RequestOptions) {
+    return this.http.request<WebhookDeliveryDetail>(
+      { method: 'POST', path: `/webhooks/events/${path(id)}/retry`, body: {} },
+      options,
+    );
+  }
+}
+
+export class Events extends Resource {
+  /** Newest first; with `after`, the events that follow it, oldest first. */
+  list(query?: QueryOf<'listEvents'>, options?: RequestOptions) {
+    return this.paginate<'listEvents'>('/events', query, options);
+  }
+  retrieve(id: string, options?: RequestOptions) {
+    return this.http.request<Event>({ method: 'GET', path: `/events/${path(id)}` }, options);
+  }
+}
+
+export class BalanceResource extends Resource {
+  retrieve(options?: RequestOptions) {
+    return this.http.request<Balance>({ method: 'GET', path: '/balance' }, options);
+  }
+}

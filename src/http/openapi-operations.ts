@@ -1,0 +1,316 @@
+import type { ErrorCode } from './errors.js';
+
+/**
+ * What the route schemas cannot say about an operation: its stable name (the SDK's and the
+ * generated clients' method name), a summary, a description, the codes its own logic can answer
+ * (the codes of authentication, validation and idempotency are added from the route's config) and
+ * a request example. Keyed by `METHOD /path` below the API base, in OpenAPI's `{param}` form.
+ * Kept apart from the route files so that documenting an operation never touches its handler.
+ */
+export interface OperationDoc {
+  operationId: string;
+  summary: string;
+  description: string;
+  codes?: readonly ErrorCode[];
+  requestExample?: Record<string, unknown>;
+  /** A multipart upload: what the `file` field holds. */
+  upload?: string;
+  /** The success answer is CSV text. */
+  csv?: boolean;
+}
+
+const INTENT_CODES = ['INTENT_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
+const ORDER_CODES = ['ORDER_NOT_FOUND', 'ORDER_INVALID_TRANSITION'] as const;
+const PRODUCT_CODES = ['PRODUCT_NOT_FOUND', 'SHOP_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
+const ENDPOINT_CODES = ['ENDPOINT_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
+
+const orderAction = (action: string, from: string, to: string, event: string | null): OperationDoc => ({
+  operationId: `${action}Order`,
+  summary: `${action[0]!.toUpperCase()}${action.slice(1)} an order`,
+  description: `Moves the order from ${from} to ${to}${event ? ` and sends \`${event}\`` : ' (no event)'}. Any other status answers ORDER_INVALID_TRANSITION.`,
+  codes: ORDER_CODES,
+});
+
+export const operationDocs: Record<string, OperationDoc> = {
+  // Payment intents
+  'POST /intents': {
+    operationId: 'createIntent',
+    summary: 'Create a payment intent',
+    description:
+      'Creates a PENDING intent with a 6-digit payment code and a hosted checkout URL (`payUrl`), valid 24 hours. Sends `payment.created`.',
+    codes: ['AMOUNT_OUT_OF_RANGE', 'METADATA_TOO_MANY_KEYS', 'METADATA_VALUE_TOO_LONG', 'CODE_SPACE_EXHAUSTED'],
+    requestExample: { amount: 150000, label: 'Order #1042', metadata: { orderId: '1042' } },
+  },
+  'GET /intents': {
+    operationId: 'listIntents',
+    summary: 'List payment intents',
+    description: 'Newest first, paginated. Filters by status and creation date.',
+  },
+  'GET /intents/{referenceNumber}': {
+    operationId: 'retrieveIntent',
+    summary: 'Retrieve a payment intent',
+    description: 'The full intent, with its payment and refunds. A publishable key may read it.',
+    codes: INTENT_CODES,
+  },
+  'POST /intents/{referenceNumber}/cancel': {
+    operationId: 'cancelIntent',
+    summary: 'Cancel a payment intent',
+    description: 'Cancels a PENDING intent and sends `payment.cancelled`. No body.',
+    codes: [...INTENT_CODES, 'INTENT_CANCEL_INVALID_STATUS', 'INTENT_CANCEL_CONFLICT'],
+  },
+  'POST /intents/{referenceNumber}/refund': {
+    operationId: 'refundIntent',
+    summary: 'Refund a payment intent',
+    description:
+      'Refunds a PAID intent in full (no amount) or in part, from the merchant balance. Sends `payment.refunded`.',
+    codes: [...INTENT_CODES, 'INTENT_REFUND_INVALID_STATUS', 'REFUND_AMOUNT_INVALID', 'INSUFFICIENT_BALANCE'],
+    requestExample: { amount: 50000, reason: 'Damaged item' },
+  },
+  'POST /intents/{referenceNumber}/simulate': {
+    operationId: 'simulateIntentPayment',
+    summary: 'Simulate a payment (sandbox)',
+    description:
+      'Test keys only: pays the intent from a sandbox wallet (`outcome: success`) or fails it (`failure`), with the events a real payment sends.',
+    codes: [...INTENT_CODES, 'INTENT_NOT_PENDING', 'AMOUNT_OUT_OF_RANGE', 'PAYMENT_FAILED', 'WALLET_LOCKED'],
+    requestExample: { outcome: 'success' },
+  },
+  'POST /intents/{referenceNumber}/simulate-expiry': {
+    operationId: 'simulateIntentExpiry',
+    summary: 'Simulate expiry (sandbox)',
+    description: 'Test keys only: expires a PENDING intent now, as 24 hours would, and sends `payment.expired`.',
+    codes: [...INTENT_CODES, 'INTENT_NOT_PENDING'],
+  },
+
+  // Events
+  'GET /events': {
+    operationId: 'listEvents',
+    summary: 'List events',
+    description:
+      "The events of the key's business and environment, of the types its scopes may read. Newest first with `page`; or, with `after=evt_...`, the events that follow it oldest first (for polling consumers: pass the last id seen). Filters by `type` (a name or a `prefix.*`) and `object` (an intent or order reference, a product id). Events are kept at least 30 days.",
+    codes: ['EVENT_NOT_FOUND'],
+  },
+  'GET /events/{id}': {
+    operationId: 'retrieveEvent',
+    summary: 'Retrieve an event',
+    description: 'One event with its payload exactly as delivered to webhook endpoints.',
+    codes: ['EVENT_NOT_FOUND'],
+  },
+
+  // Webhooks
+  'POST /webhooks/endpoints': {
+    operationId: 'createWebhookEndpoint',
+    summary: 'Create a webhook endpoint',
+    description:
+      'Subscribes a public https URL to events. The answer carries the signing `secret`, shown once. At most 5 endpoints.',
+    codes: ['MAX_ENDPOINTS_REACHED', 'EVENTS_NOT_PERMITTED', 'INVALID_WEBHOOK_EVENT', 'INVALID_WEBHOOK_URL'],
+    requestExample: { url: 'https://shop.example.com/hooks/commerce', events: ['payment.confirmed', 'order.new'] },
+  },
+  'GET /webhooks/endpoints': {
+    operationId: 'listWebhookEndpoints',
+    summary: 'List webhook endpoints',
+    description: "The endpoints of the key's environment, without their secrets.",
+  },
+  'GET /webhooks': {
+    operationId: 'listWebhooks',
+    summary: 'List webhook endpoints (alias)',
+    description: 'The same list as `GET /webhooks/endpoints`.',
+  },
+  'GET /webhooks/endpoints/{id}': {
+    operationId: 'retrieveWebhookEndpoint',
+    summary: 'Retrieve a webhook endpoint',
+    description: 'One endpoint, without its secret.',
+    codes: ENDPOINT_CODES,
+  },
+  'PATCH /webhooks/endpoints/{id}': {
+    operationId: 'updateWebhookEndpoint',
+    summary: 'Update a webhook endpoint',
+    description:
+      'Changes the URL, the events, the rate or `active`. Re-enabling a disabled endpoint sends new events only (recover the rest).',
+    codes: [...ENDPOINT_CODES, 'EVENTS_NOT_PERMITTED', 'INVALID_WEBHOOK_EVENT', 'INVALID_WEBHOOK_URL'],
+    requestExample: { active: true },
+  },
+  'DELETE /webhooks/endpoints/{id}': {
+    operationId: 'deleteWebhookEndpoint',
+    summary: 'Delete a webhook endpoint',
+    description: 'Stops its deliveries. Its delivery log stays readable.',
+    codes: ENDPOINT_CODES,
+  },
+  'POST /webhooks/endpoints/{id}/rotate-secret': {
+    operationId: 'rotateWebhookEndpointSecret',
+    summary: 'Rotate an endpoint secret',
+    description:
+      'Issues a new secret (in the answer). The old one keeps signing alongside for 24 hours: deliveries then carry both signatures.',
+    codes: ENDPOINT_CODES,
+  },
+  'POST /webhooks/endpoints/{id}/test': {
+    operationId: 'testWebhookEndpoint',
+    summary: 'Send a test event',
+    description: 'Sends a `ping` event to this endpoint only and answers its delivery.',
+    codes: ENDPOINT_CODES,
+  },
+  'POST /webhooks/endpoints/{id}/recover': {
+    operationId: 'recoverWebhookEndpoint',
+    summary: 'Recover failed deliveries',
+    description:
+      'Queues again the FAILED and DEAD deliveries of the endpoint created in a window (at most 1,000 per call; `remaining` says how many are left).',
+    codes: [...ENDPOINT_CODES, 'ENDPOINT_INACTIVE'],
+    requestExample: { since: '2026-01-01' },
+  },
+  'GET /webhooks/endpoints/{id}/stats': {
+    operationId: 'retrieveWebhookEndpointStats',
+    summary: 'Endpoint delivery statistics',
+    description: 'Backlog, last error, success rate and latency over the last 24 hours and 7 days.',
+    codes: ENDPOINT_CODES,
+  },
+  'GET /webhooks/events': {
+    operationId: 'listWebhookDeliveries',
+    summary: 'List deliveries',
+    description:
+      'The delivery log, newest first. Filters by status, event name, endpoint, event id (`eventId`: the envelope `id` a receiver saw) and date.',
+  },
+  'GET /webhooks/events/{id}': {
+    operationId: 'retrieveWebhookDelivery',
+    summary: 'Retrieve a delivery',
+    description: 'One delivery with every attempt (request headers, answer) and the payload as delivered.',
+    codes: ['DELIVERY_NOT_FOUND', 'ENDPOINT_NOT_FOUND'],
+  },
+  'POST /webhooks/events/{id}/retry': {
+    operationId: 'retryWebhookDelivery',
+    summary: 'Retry a delivery',
+    description: 'Attempts the delivery again now, in any state; a DEAD one starts a fresh 8-attempt schedule.',
+    codes: ['DELIVERY_NOT_FOUND', 'ENDPOINT_NOT_FOUND', 'ENDPOINT_INACTIVE'],
+  },
+
+  // Products
+  'POST /store/products': {
+    operationId: 'createProduct',
+    summary: 'Create a product',
+    description: 'Adds a product to the shop; DISABLED unless `status` says otherwise.',
+    codes: ['SHOP_NOT_FOUND', 'EXTERNAL_ID_TAKEN', 'VARIANT_LABEL_AMBIGUOUS'],
+    requestExample: { name: 'Mint tea 250 g', price: 45000, externalId: 'TEA-250', quantity: 40, status: 'ACTIVE' },
+  },
+  'GET /store/products': {
+    operationId: 'listProducts',
+    summary: 'List products',
+    description: 'Paginated; search by name, filter by status and category, sort by date or price.',
+    codes: ['SHOP_NOT_FOUND'],
+  },
+  'GET /store/products/{id}': {
+    operationId: 'retrieveProduct',
+    summary: 'Retrieve a product',
+    description: '`{id}` is the product id or its `externalId`.',
+    codes: PRODUCT_CODES,
+  },
+  'PUT /store/products/{id}': {
+    operationId: 'replaceProduct',
+    summary: 'Replace a product',
+    description: 'Full replace: fields not sent take their defaults.',
+    codes: [...PRODUCT_CODES, 'EXTERNAL_ID_TAKEN', 'VARIANT_NOT_FOUND', 'VARIANT_LABEL_AMBIGUOUS'],
+    requestExample: { name: 'Mint tea 250 g', price: 47000, status: 'ACTIVE' },
+  },
+  'PATCH /store/products/{id}': {
+    operationId: 'updateProduct',
+    summary: 'Update a product',
+    description: 'Only the fields sent change.',
+    codes: [...PRODUCT_CODES, 'EXTERNAL_ID_TAKEN', 'VARIANT_NOT_FOUND', 'VARIANT_LABEL_AMBIGUOUS'],
+    requestExample: { price: 47000 },
+  },
+  'DELETE /store/products/{id}': {
+    operationId: 'deleteProduct',
+    summary: 'Delete a product',
+    description: 'Removes the product and its images.',
+    codes: PRODUCT_CODES,
+  },
+  'POST /store/products/{id}/images': {
+    operationId: 'uploadProductImage',
+    summary: 'Upload a product image',
+    description: 'Multipart form with one JPEG, PNG or WebP file (5 MB at most) in the field `file`.',
+    upload: 'a JPEG, PNG or WebP image, 5 MB at most',
+    codes: [...PRODUCT_CODES, 'NO_FILE', 'INVALID_FILE_TYPE', 'FILE_TOO_LARGE'],
+  },
+  'PATCH /store/products/{id}/inventory': {
+    operationId: 'updateProductInventory',
+    summary: 'Set or adjust stock',
+    description:
+      'Sets the quantity or adds a delta, for the product or one variant. Sends `product.stock_low` / `product.stock_out` on crossing.',
+    codes: [...PRODUCT_CODES, 'VARIANT_NOT_FOUND', 'VARIANT_LABEL_AMBIGUOUS', 'INSUFFICIENT_STOCK'],
+    requestExample: { delta: -2 },
+  },
+  'POST /store/inventory': {
+    operationId: 'updateInventoryBatch',
+    summary: 'Update stock in bulk',
+    description: 'Several stock changes in one all-or-nothing request.',
+    codes: [...PRODUCT_CODES, 'VARIANT_NOT_FOUND', 'VARIANT_LABEL_AMBIGUOUS', 'INSUFFICIENT_STOCK'],
+  },
+  'POST /store/products/import': {
+    operationId: 'importProducts',
+    summary: 'Import products from CSV',
+    description: 'Multipart form with a CSV file in the field `file`; rows upsert by `externalId`.',
+    upload: 'a CSV file in the export format',
+    codes: ['SHOP_NOT_FOUND', 'NO_FILE', 'FILE_TOO_LARGE', 'CSV_INVALID'],
+  },
+  'GET /store/products/export': {
+    operationId: 'exportProducts',
+    summary: 'Export products as CSV',
+    description: 'Every product of the shop, in the import format.',
+    csv: true,
+    codes: ['SHOP_NOT_FOUND'],
+  },
+
+  // Orders
+  'POST /store/orders/simulate': {
+    operationId: 'simulateOrder',
+    summary: 'Simulate a customer order (sandbox)',
+    description: 'Test keys only: places and pays a NEW order, takes stock and sends `order.new`.',
+    codes: ['SHOP_NOT_FOUND', 'PRODUCT_NOT_FOUND', 'VARIANT_NOT_FOUND', 'INSUFFICIENT_STOCK'],
+    requestExample: { items: [{ productId: 'TEA-250', quantity: 2 }], customerName: 'Aicha' },
+  },
+  'GET /store/orders': {
+    operationId: 'listOrders',
+    summary: 'List orders',
+    description: 'Newest first, paginated; filters by status and date.',
+  },
+  'GET /store/orders/{referenceNumber}': {
+    operationId: 'retrieveOrder',
+    summary: 'Retrieve an order',
+    description: 'The order with its items, history and refunds.',
+    codes: ['ORDER_NOT_FOUND'],
+  },
+  'POST /store/orders/{referenceNumber}/accept': orderAction('accept', 'NEW', 'PREPARING', 'order.accepted'),
+  'POST /store/orders/{referenceNumber}/ready': orderAction('ready', 'PREPARING', 'READY', 'order.ready'),
+  'POST /store/orders/{referenceNumber}/pickup': orderAction('pickup', 'READY', 'PICKED_UP', null),
+  'POST /store/orders/{referenceNumber}/deliver': orderAction('deliver', 'PICKED_UP', 'DELIVERED', 'order.delivered'),
+  'POST /store/orders/{referenceNumber}/cancel': {
+    operationId: 'cancelOrder',
+    summary: 'Cancel an order',
+    description: 'NEW or PREPARING to CANCELLED with a reason; the stock is returned. Sends `order.cancelled`.',
+    codes: ORDER_CODES,
+    requestExample: { reason: 'Out of stock' },
+  },
+  'POST /store/orders/{referenceNumber}/refund': {
+    operationId: 'refundOrder',
+    summary: 'Refund an order',
+    description: 'Refunds a paid order in full (no amount) or in part. Sends `order.refunded`.',
+    codes: [...ORDER_CODES, 'REFUND_AMOUNT_INVALID', 'INSUFFICIENT_BALANCE'],
+    requestExample: { amount: 20000 },
+  },
+  'POST /store/orders/{referenceNumber}/propose-modification': {
+    operationId: 'proposeOrderModification',
+    summary: 'Propose a modification',
+    description: 'Proposes new items to the customer (NEW or PREPARING orders).',
+    codes: [...ORDER_CODES, 'PRODUCT_NOT_FOUND', 'VARIANT_NOT_FOUND', 'INSUFFICIENT_STOCK'],
+  },
+  'POST /store/orders/{referenceNumber}/modification/accept': {
+    operationId: 'acceptOrderModification',
+    summary: 'Accept a modification (sandbox)',
+    description: 'Test keys only: the customer accepts the proposed modification. Sends `order.modified`.',
+    codes: [...ORDER_CODES, 'INSUFFICIENT_STOCK'],
+  },
+
+  // Balance
+  'GET /balance': {
+    operationId: 'retrieveBalance',
+    summary: 'Retrieve the merchant balance',
+    description: "The available balance of the key's environment, in centimes.",
+  },
+};

@@ -1,0 +1,50 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { requireAuth } from '../../http/context.js';
+import { ApiError } from '../../http/errors.js';
+import { Envelope, Paginated, pageWindow } from '../../http/schemas.js';
+import { EventParams, EventResource, EventsQuery } from './schemas.js';
+import { getEvent, listEvents, type EventsCaller } from './service.js';
+
+const tags = ['Events'];
+
+function caller(request: FastifyRequest): EventsCaller {
+  const auth = requireAuth(request.auth);
+  return { businessId: auth.businessId, environment: auth.environment, scopes: auth.scopes };
+}
+
+/** The Events API: what webhooks deliver, readable and pollable (`commerce listen` follows it). */
+export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.services;
+  const read = { auth: 'secret', scope: 'webhooks:read' } as const;
+
+  app.get(
+    '/events',
+    { config: read, schema: { tags, querystring: EventsQuery, response: { 200: Envelope(Paginated(EventResource)) } } },
+    async (request) => {
+      const { page, limit, offset } = pageWindow(request.query);
+      const { type, object, after } = request.query;
+      if (after !== undefined && page !== 1) {
+        throw new ApiError('VALIDATION_ERROR', 'query.page cannot be used with query.after: pass the last id seen.', [
+          { field: 'query.page', message: 'must be 1 with after' },
+        ]);
+      }
+      const result = await listEvents(
+        db,
+        caller(request),
+        { ...(type ? { type } : {}), ...(object ? { object } : {}), ...(after ? { after } : {}) },
+        { limit, offset },
+      );
+      return {
+        success: true as const,
+        data: { ...result, page, limit, hasMore: offset + result.items.length < result.total },
+      };
+    },
+  );
+
+  app.get(
+    '/events/:id',
+    { config: read, schema: { tags, params: EventParams, response: { 200: Envelope(EventResource) } } },
+    async (request) => ({ success: true as const, data: await getEvent(db, caller(request), request.params.id) }),
+  );
+};

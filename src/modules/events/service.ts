@@ -1,0 +1,126 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB, Environment } from '../../db/schema.js';
+import { ApiError } from '../../http/errors.js';
+import { eventCatalog } from './catalog.js';
+
+/** Events that are about the webhook setup itself: any key that may read webhooks sees them. */
+const WEBHOOK_EVENTS = ['ping', 'endpoint.disabled'];
+
+export interface EventsCaller {
+  businessId: string;
+  environment: Environment;
+  scopes: readonly string[];
+}
+
+export interface EventView {
+  id: string;
+  type: string;
+  object: string;
+  sequence: number;
+  sandbox: boolean;
+  createdAt: string;
+  payload: unknown;
+}
+
+export interface EventFilters {
+  type?: string;
+  object?: string;
+  after?: string;
+}
+
+/** The event names a key may read: those it could subscribe an endpoint to, and the webhook ones. */
+export function readableEvents(scopes: readonly string[]): string[] {
+  const names = Object.entries(eventCatalog)
+    .filter(([, scope]) => scopes.includes(scope))
+    .map(([name]) => name);
+  return [...names, ...WEBHOOK_EVENTS];
+}
+
+interface EventRow {
+  id: string;
+  event: string;
+  subject: string;
+  sequence: number;
+  environment: Environment;
+  body: string;
+  created_at: Date;
+}
+
+function view(row: EventRow): EventView {
+  return {
+    id: row.id,
+    type: row.event,
+    object: row.subject,
+    sequence: Number(row.sequence),
+    sandbox: row.environment === 'test',
+    createdAt: row.created_at.toISOString(),
+    payload: JSON.parse(row.body) as unknown,
+  };
+}
+
+// Polling (`after`) reads only events of transactions older than every running one: nothing can
+// commit behind them later, so a reader that remembers the last id it saw never skips an event. An
+// event shows there once the transactions that started before its own have ended (milliseconds).
+const SETTLED = sql`e.txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`;
+
+/**
+ * The business's events, newest first (page by page) or, after a given event, oldest first.
+ * Order is (txid, seq): the order in which they became final.
+ */
+export async function listEvents(
+  db: Kysely<DB>,
+  caller: EventsCaller,
+  filters: EventFilters,
+  window: { limit: number; offset: number },
+): Promise<{ items: EventView[]; total: number }> {
+  const readable = readableEvents(caller.scopes);
+  const conditions = [
+    sql`e.business_id = ${caller.businessId}`,
+    sql`e.environment = ${caller.environment}`,
+    sql`e.event = ANY (${readable}::text[])`,
+  ];
+  if (filters.type?.endsWith('.*')) {
+    conditions.push(sql`starts_with(e.event, ${filters.type.slice(0, -1)})`);
+  } else if (filters.type) {
+    conditions.push(sql`e.event = ${filters.type}`);
+  }
+  if (filters.object) conditions.push(sql`e.subject = ${filters.object}`);
+  if (filters.after) {
+    const anchor = await db
+      .selectFrom('events')
+      .select(['txid', 'seq'])
+      .where('id', '=', filters.after)
+      .where('business_id', '=', caller.businessId)
+      .where('environment', '=', caller.environment)
+      .executeTakeFirst();
+    if (!anchor) {
+      throw new ApiError('EVENT_NOT_FOUND', `No event ${filters.after} in this environment (query.after).`, [
+        { field: 'query.after', message: 'unknown event' },
+      ]);
+    }
+    conditions.push(sql`(e.txid, e.seq) > (${anchor.txid}::bigint, ${anchor.seq}::bigint)`, SETTLED);
+  }
+  const where = sql.join(conditions, sql` AND `);
+  // Newest first is by insertion; polling is by (txid, seq), the order in which events became final.
+  const order = filters.after ? sql`e.txid, e.seq` : sql`e.seq DESC`;
+  const [rows, count] = await Promise.all([
+    sql<EventRow>`
+      SELECT e.id, e.event, e.subject, e.sequence, e.environment, e.body, e.created_at
+      FROM events e WHERE ${where} ORDER BY ${order} LIMIT ${window.limit} OFFSET ${window.offset}`.execute(db),
+    sql<{ total: number }>`SELECT count(*)::int AS total FROM events e WHERE ${where}`.execute(db),
+  ]);
+  return { items: rows.rows.map(view), total: count.rows[0]?.total ?? 0 };
+}
+
+export async function getEvent(db: Kysely<DB>, caller: EventsCaller, id: string): Promise<EventView> {
+  const row = await db
+    .selectFrom('events')
+    .select(['id', 'event', 'subject', 'sequence', 'environment', 'body', 'created_at'])
+    .where('id', '=', id)
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .where('event', 'in', readableEvents(caller.scopes))
+    .executeTakeFirst();
+  if (!row) throw new ApiError('EVENT_NOT_FOUND');
+  return view(row);
+}
