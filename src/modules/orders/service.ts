@@ -62,10 +62,15 @@ export function orderTotal(items: OrderItem[]): number {
  * `isFlexiblePrice` product (pay what you want), where the customer's price counts if it is at
  * least the catalog price (decisions: the catalog price is the floor).
  */
-function unitPrice(product: { id: string; price: number; is_flexible_price: boolean }, chosen: number | undefined, index: number): number {
+function unitPrice(
+  product: { id: string; price: number; is_flexible_price: boolean },
+  chosen: number | undefined,
+  index: number,
+): number {
   if (chosen === undefined) return product.price;
   const field = `body.items.${index}.price`;
-  if (!product.is_flexible_price) throw invalid(field, `is only for a flexible-price product; ${product.id} is not one`);
+  if (!product.is_flexible_price)
+    throw invalid(field, `is only for a flexible-price product; ${product.id} is not one`);
   if (chosen < product.price) throw invalid(field, `must be at least the catalog price (${product.price})`);
   return chosen;
 }
@@ -307,11 +312,7 @@ export async function simulateOrder(
   return placeOrder(trx, { ...shop, ...caller }, input, payer, limits);
 }
 
-async function lockOrder(
-  trx: Transaction<DB> | Kysely<DB>,
-  locator: OrderLocator,
-  lock = true,
-): Promise<OrderRow> {
+async function lockOrder(trx: Transaction<DB> | Kysely<DB>, locator: OrderLocator, lock = true): Promise<OrderRow> {
   let query = trx.selectFrom('orders').selectAll();
   query =
     'customerRef' in locator
@@ -384,6 +385,13 @@ export async function transitionOrder(
   const order = await lockOrder(trx, locator);
   const step = orderActions[action];
   assertTransition(order.status, action);
+  // api.md 3.3: the customer cancels while the order is NEW; once accepted, only the merchant can.
+  if ('customerRef' in locator && order.status !== 'NEW') {
+    throw new ApiError(
+      'ORDER_INVALID_TRANSITION',
+      `The shop has accepted this order (${order.status}); ask the shop to cancel it.`,
+    );
+  }
   const now = new Date();
   let money: { refund: OrderRefund; fees: OrderFees } | undefined;
   if (action === 'cancel') {
