@@ -134,7 +134,7 @@ describe('orders take money (issue 11): payment, cancel, refund, modification', 
     assert.equal(data.refunds[0].reason, 'Closed today');
     assert.equal(await walletBalance(t, phone), SANDBOX_NEW_WALLET_BALANCE - 100, 'all back but the payer fee');
     assert.equal(await merchantBalance(t, sk), merchantBefore, 'the merchant gives back what it got, fee returned');
-    assert.equal((await stockOf(t, tea.id)).quantity, stock + 2);
+    assert.equal((await stockOf(t, tea.id)).quantity, stock! + 2);
     const refundPostings = await postingsOf(t, data.refunds[0].id);
     assert.ok(
       refundPostings.every((p) => p.kind === 'refund' && p.transaction_id === data.refunds[0].ledgerTransactionId),

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
@@ -10,6 +11,8 @@ import { payBaseUrl } from '../intents/routes.js';
 import { RequestedItems } from '../orders/routes.js';
 import * as orders from '../orders/service.js';
 import { authenticateWallet } from '../wallets/service.js';
+import { pickLang } from './i18n.js';
+import { orderPage, storefrontCsp, storefrontPage } from './pages.js';
 import { catalogView, customerOrderView, priceCart, resolveShop, type StoreMode } from './service.js';
 
 /** Per minute: what one address may ask of the storefront API, and how often one wallet may try a PIN. */
@@ -339,6 +342,70 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return respondInTransaction(request, reply, 200, async (trx) =>
         customerView(request, await orders.declineModification(trx, { customerRef: request.params.orderRef }), trx),
       );
+    },
+  );
+
+  /** An HTML page with a fresh script nonce and the headers every customer page carries. */
+  function sendPage(reply: FastifyReply, status: number, render: (nonce: string) => string): FastifyReply {
+    const nonce = randomBytes(16).toString('base64');
+    return reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .header('Cache-Control', 'no-store')
+      .header('Content-Security-Policy', storefrontCsp(nonce))
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Referrer-Policy', 'no-referrer')
+      .header('X-Frame-Options', 'DENY')
+      .send(render(nonce));
+  }
+  const notFound = (error: unknown) => {
+    if (error instanceof ApiError && (error.code === 'SHOP_NOT_FOUND' || error.code === 'ORDER_NOT_FOUND')) return null;
+    throw error;
+  };
+
+  app.get(
+    '/s/:shopId',
+    {
+      schema: {
+        hide: true,
+        params: ShopParams,
+        querystring: Type.Object({
+          lang: Type.Optional(Type.String({ maxLength: 8 })),
+          mode: Mode,
+          search: Type.Optional(Type.String({ maxLength: 200 })),
+        }),
+      },
+    },
+    async (request, reply) => {
+      await byIp(request, reply);
+      const lang = pickLang(request.query.lang, request.headers['accept-language']);
+      const search = request.query.search?.trim() ?? '';
+      const view = await resolveShop(db, request.params.shopId, request.query.mode as StoreMode | undefined)
+        .then((shop) => catalogView(db, shop, { search: search || undefined }))
+        .catch(notFound);
+      return sendPage(reply, view ? 200 : 404, (nonce) =>
+        storefrontPage(lang, view, nonce, { mode: view?.sandbox ? 'test' : 'live', search }),
+      );
+    },
+  );
+
+  app.get(
+    '/o/:orderRef',
+    {
+      schema: {
+        hide: true,
+        params: OrderParams,
+        querystring: Type.Object({ lang: Type.Optional(Type.String({ maxLength: 8 })) }),
+      },
+    },
+    async (request, reply) => {
+      await byIp(request, reply);
+      const lang = pickLang(request.query.lang, request.headers['accept-language']);
+      const order = await orders.getOrder(db, { customerRef: request.params.orderRef }).catch(notFound);
+      const view = order
+        ? customerOrderView(order, (await orders.shopNames(db, [order.shop_id])).get(order.shop_id) ?? '')
+        : null;
+      return sendPage(reply, view ? 200 : 404, (nonce) => orderPage(lang, view, nonce));
     },
   );
 };
