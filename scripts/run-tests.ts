@@ -3,11 +3,13 @@
  * process with its own database copied from one migrated template (PostgreSQL: made here per run;
  * PGlite: made once and cached, see pgliteTemplate). PGlite by default; PostgreSQL when
  * TEST_DATABASE_URL is set. `npm test -- <part of a path>...` runs the matching files only.
+ * The files run as JavaScript compiled once for the run (compileForTests), not through tsx.
  * At the end it prints the slowest files with their wall and CPU time.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -20,6 +22,7 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { build } from 'esbuild';
 import pg from 'pg';
 import { openDatabase } from '../src/db/connect.js';
 import { listMigrations, migrate } from '../src/db/migrate.js';
@@ -32,6 +35,55 @@ const SLOWEST_SHOWN = 10;
  */
 const DEFAULT_CONCURRENCY = 6;
 
+/** Where compileForTests writes the run's JavaScript (a cache directory: nothing in it is kept). */
+const BUILD_DIR = path.resolve('node_modules', '.cache', 'devapi-tests', 'build');
+
+function filesUnder(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...filesUnder(full));
+    else found.push(full);
+  }
+  return found;
+}
+
+/**
+ * Compiles src/ and test/ to JavaScript under BUILD_DIR, file by file (esbuild, the compiler tsx
+ * itself uses, so the code runs the same), with their other files (SQL, templates) beside them.
+ * Loading TypeScript through tsx cost each test file's process about 2 s of CPU before its first
+ * test; compiling the whole tree once takes well under a second. Types are checked by
+ * `npm run typecheck`, not here.
+ */
+async function compileForTests(): Promise<string> {
+  rmSync(BUILD_DIR, { recursive: true, force: true });
+  const sources = [...filesUnder('src'), ...filesUnder('test')];
+  await build({
+    entryPoints: sources.filter((file) => file.endsWith('.ts')),
+    outdir: BUILD_DIR,
+    outbase: '.',
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+  for (const file of sources.filter((name) => !name.endsWith('.ts'))) {
+    mkdirSync(path.dirname(path.join(BUILD_DIR, file)), { recursive: true });
+    copyFileSync(file, path.join(BUILD_DIR, file));
+  }
+  // node_modules/ above it holds no package.json: say that these files are ES modules.
+  writeFileSync(path.join(BUILD_DIR, 'package.json'), '{ "type": "module" }\n');
+  return BUILD_DIR;
+}
+
+/** The test file a compiled file came from, for the summary: test/x.test.ts, not its .js copy. */
+function sourceOf(file: string): string {
+  const resolved = path.resolve(file);
+  if (!resolved.startsWith(`${BUILD_DIR}${path.sep}`)) return path.relative(process.cwd(), resolved);
+  return path.relative(BUILD_DIR, resolved).replace(/\.js$/, '.ts');
+}
+
 function testFiles(dir: string, filter: string[]): string[] {
   const found: string[] = [];
   for (const entry of readdirSync(dir)) {
@@ -43,18 +95,27 @@ function testFiles(dir: string, filter: string[]): string[] {
   return found.sort();
 }
 
+interface FileTimes {
+  wall: Map<string, number>;
+  cpu: Map<string, number>;
+}
+
 /**
- * The slowest files of the run, by wall time (file-times-reporter.mjs), with the CPU each used
- * (file-cpu-preload.mjs; child processes a test starts are not counted), so a slow test is seen at once.
+ * The wall time of each file of the run (file-times-reporter.mjs) and the CPU it used
+ * (file-cpu-preload.mjs; child processes a test starts are not counted), by source path.
  */
-function printSlowestFiles(timesFile: string, fileCount: number, wallMs: number): void {
-  const wall = new Map<string, number>();
-  const cpu = new Map<string, number>();
+function readFileTimes(timesFile: string): FileTimes {
+  const times: FileTimes = { wall: new Map(), cpu: new Map() };
   const lines = existsSync(timesFile) ? readFileSync(timesFile, 'utf8').split('\n').filter(Boolean) : [];
   for (const line of lines) {
     const [kind, seconds = '0', file = ''] = line.split('\t');
-    (kind === 'cpu' ? cpu : wall).set(path.relative(process.cwd(), path.resolve(file)), Number(seconds));
+    (kind === 'cpu' ? times.cpu : times.wall).set(sourceOf(file), Number(seconds));
   }
+  return times;
+}
+
+/** The slowest files of the run, with the CPU each used, so a slow test is seen at once. */
+function printSlowestFiles({ wall, cpu }: FileTimes, fileCount: number, wallMs: number): void {
   const totalCpu = [...cpu.values()].reduce((sum, seconds) => sum + seconds, 0);
   const out = [
     `\n# ${fileCount} test files in ${(wallMs / 1000).toFixed(1)} s wall, ${totalCpu.toFixed(0)} s CPU in the files' processes; the slowest (wall, CPU):`,
@@ -62,6 +123,33 @@ function printSlowestFiles(timesFile: string, fileCount: number, wallMs: number)
   for (const [file, seconds] of [...wall].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST_SHOWN))
     out.push(`#   ${seconds.toFixed(1).padStart(6)} s  ${(cpu.get(file) ?? 0).toFixed(1).padStart(5)} s  ${file}`);
   process.stdout.write(`${out.join('\n')}\n`);
+}
+
+/** Each file's wall time in earlier runs on this checkout, to start the longest files first. */
+const PAST_TIMES_FILE = path.resolve('node_modules', '.cache', 'devapi-tests', 'file-times.json');
+
+function pastWallTimes(): Record<string, number> {
+  try {
+    return JSON.parse(readFileSync(PAST_TIMES_FILE, 'utf8')) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
+
+function rememberWallTimes(wall: Map<string, number>): void {
+  mkdirSync(path.dirname(PAST_TIMES_FILE), { recursive: true });
+  writeFileSync(PAST_TIMES_FILE, JSON.stringify({ ...pastWallTimes(), ...Object.fromEntries(wall) }, null, 1));
+}
+
+/**
+ * The files in the order to start them: longest first (as timed in earlier runs), so that a slow
+ * file does not start last and leave the other cores idle at the end of the run. Files not timed
+ * yet go first, largest first (on a fresh clone, size is the best guess there is).
+ */
+function longestFirst(files: string[]): string[] {
+  const past = pastWallTimes();
+  const weight = (file: string) => past[file] ?? Number.MAX_SAFE_INTEGER / 2 + statSync(file).size;
+  return [...files].sort((a, b) => weight(b) - weight(a));
 }
 
 /**
@@ -97,7 +185,7 @@ async function pgliteTemplate(): Promise<string> {
 async function main(): Promise<number> {
   const startedAt = Date.now();
   const filter = process.argv.slice(2);
-  const files = testFiles('test', filter);
+  const files = longestFirst(testFiles('test', filter));
   const env: NodeJS.ProcessEnv = { ...process.env };
   const cleanups: (() => Promise<void>)[] = [];
   const databaseUrl = process.env.TEST_DATABASE_URL;
@@ -123,6 +211,9 @@ async function main(): Promise<number> {
     process.stdout.write('# database: PGlite (embedded)\n');
   }
 
+  const buildDir = await compileForTests();
+  env.TEST_BUILD_DIR = buildDir;
+
   const timesDir = mkdtempSync(path.join(os.tmpdir(), 'devapi-test-times-'));
   env.TEST_FILE_TIMES = path.join(timesDir, 'times.tsv');
   cleanups.push(async () => rmSync(timesDir, { recursive: true, force: true }));
@@ -135,8 +226,7 @@ async function main(): Promise<number> {
         // Each test file is a short process: V8's optimizing compile of PGlite's large WebAssembly
         // module (in background threads) costs more CPU than it saves there. Baseline code only.
         '--liftoff-only',
-        '--import',
-        'tsx',
+        '--enable-source-maps',
         '--import',
         path.join(import.meta.dirname, 'file-cpu-preload.mjs'),
         '--test',
@@ -146,13 +236,15 @@ async function main(): Promise<number> {
         '--test-reporter-destination=stdout',
         `--test-reporter=${path.join(import.meta.dirname, 'file-times-reporter.mjs')}`,
         '--test-reporter-destination=stdout',
-        ...files,
+        ...files.map((file) => path.join(buildDir, file.replace(/\.ts$/, '.js'))),
       ],
       { env, stdio: 'inherit' },
     );
     child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)));
   });
-  printSlowestFiles(env.TEST_FILE_TIMES, files.length, Date.now() - startedAt);
+  const times = readFileTimes(env.TEST_FILE_TIMES);
+  printSlowestFiles(times, files.length, Date.now() - startedAt);
+  rememberWallTimes(times.wall);
   for (const cleanup of cleanups) await cleanup().catch(() => {});
   return code;
 }

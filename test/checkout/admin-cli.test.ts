@@ -4,13 +4,14 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { runAdminCli } from '../../src/cli/admin.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/harness.js';
+import { nodeEntry } from '../support/node-entry.js';
 
 /** The admin CLI as a real process, against this test's server (asynchronously: it serves the CLI). */
 function cliProcess(t: TestApp, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/admin.ts', ...args],
+      [...nodeEntry('src/cli/admin.ts'), ...args],
       { env: { ...process.env, ADMIN_URL: t.baseUrl, ADMIN_TOKEN } },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );

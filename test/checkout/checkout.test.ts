@@ -42,6 +42,7 @@ describe('customer payments: checkout API, wallets, ledger (issue 7; decisions "
     const view = response.body.data;
     assert.deepEqual(Object.keys(view).sort(), [
       'amount',
+      'amountRefunded',
       'amountType',
       'cancelUrl',
       'currency',
@@ -312,7 +313,7 @@ describe('customer payments: checkout API, wallets, ledger (issue 7; decisions "
     const page = await t.request('GET', `/p/${intent.shortCode}`);
     expectStatus(page, 200);
     assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
-    assert.ok(page.text.includes('1,234.56 MRU'));
+    assert.ok(page.text.includes('1,234.56\u00a0MRU'));
     assert.ok(page.text.includes('Tapis &lt;rouge&gt;'), 'merchant text is escaped');
     assert.ok(page.text.includes('Boutique Nouakchott'));
     assert.ok(page.text.includes('TEST MODE'));

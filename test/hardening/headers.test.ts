@@ -74,7 +74,9 @@ describe('security headers, page rate limit and one answer for unknown wallets (
       else expectStatus(response, 404);
     }
     assert.ok(limited, 'the page was rate limited');
-    expectError(limited, 429, 'RATE_LIMITED');
+    // A page answers with a page (issue 19): the reason in its language, with Retry-After.
+    assert.match(limited.text, /data-state="RATE_LIMITED"/);
+    expectPageHeaders(limited);
     assert.ok(Number(limited.headers.get('retry-after')) > 0);
     expectError(await t.request('GET', '/checkout/intents/nope00'), 429, 'RATE_LIMITED');
   });

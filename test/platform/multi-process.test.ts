@@ -7,6 +7,7 @@ import { ADMIN_TOKEN, expectError, expectStatus, sendRequest } from '../support/
 import { probeExecutions } from '../support/probe-routes.js';
 import { manualClock } from '../support/clock.js';
 import { testRedisUrl } from '../support/redis.js';
+import { nodeEntry } from '../support/node-entry.js';
 
 const redisUrl = await testRedisUrl();
 const skip =
@@ -19,7 +20,7 @@ const skip =
 const clockStop = manualClock()();
 
 async function startApiProcess(databaseUrl: string): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/probe-server.ts'], {
+  const child = spawn(process.execPath, nodeEntry('test/support/probe-server.ts'), {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,

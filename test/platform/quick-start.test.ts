@@ -46,7 +46,8 @@ interface Server {
   output: () => string;
 }
 
-async function poll<T>(what: string, server: Server, probe: () => T | undefined, timeoutMs = 90_000): Promise<T> {
+/** Polls the server's output; the generous limit is for a loaded machine, where the first start's initdb is slow. */
+async function poll<T>(what: string, server: Server, probe: () => T | undefined, timeoutMs = 240_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();

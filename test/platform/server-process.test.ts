@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { runAdminCli } from '../../src/cli/admin.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { expectStatus, sendRequest } from '../support/harness.js';
+import { nodeEntry } from '../support/node-entry.js';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -28,7 +29,7 @@ interface ServerProcess {
 }
 
 async function startServer(env: NodeJS.ProcessEnv, args: string[] = []): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', ...args], {
+  const child = spawn(process.execPath, [...nodeEntry('src/server.ts'), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -52,9 +53,9 @@ async function startServer(env: NodeJS.ProcessEnv, args: string[] = []): Promise
   return { child, output: () => output };
 }
 
-/** Runs `node --import tsx <args>` to its end without blocking this process (spawnSync would). */
-async function runToExit(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+/** Runs a program of the repository to its end without blocking this process (spawnSync would). */
+async function runToExit(program: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, nodeEntry(program), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -90,7 +91,7 @@ async function adminJson(env: NodeJS.ProcessEnv, ...args: string[]) {
 
 /** The admin CLI as a real process (`node src/cli/admin.ts`): proves the program and its exit code. */
 function adminProcess(env: NodeJS.ProcessEnv, ...args: string[]) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
+  const result = spawnSync(process.execPath, [...nodeEntry('src/cli/admin.ts'), ...args], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
   });
@@ -108,7 +109,7 @@ describe('the server process and the admin CLI', () => {
   before(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'devapi-server-'));
     // Started now, beside the first start: it stops at the configuration, before any database.
-    badSetting = runToExit(['src/server.ts'], { PORT: 'eighty', LOG_LEVEL: 'chatty', DATA_DIR: dataDir });
+    badSetting = runToExit('src/server.ts', { PORT: 'eighty', LOG_LEVEL: 'chatty', DATA_DIR: dataDir });
     const port = await freePort();
     env = {
       PORT: String(port),

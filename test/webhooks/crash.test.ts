@@ -8,6 +8,7 @@ import { testDatabaseKind } from '../support/database.js';
 import { ADMIN_TOKEN, expectStatus, startTestApp, waitUntil, type TestApp } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { createIntent } from '../intents/support.js';
+import { nodeEntry } from '../support/node-entry.js';
 
 const skip =
   testDatabaseKind !== 'postgres' ? 'needs PostgreSQL: a second process cannot open the PGlite database' : false;
@@ -34,7 +35,7 @@ describe('a worker killed mid-delivery loses nothing', { skip }, () => {
     expectStatus(endpoint, 201);
     receiver.answer = () => (receiver.requests.length === 1 ? 'hang' : { status: 200 });
 
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', '--worker'], {
+    const child = spawn(process.execPath, [...nodeEntry('src/server.ts'), '--worker'], {
       env: {
         ...process.env,
         DATABASE_URL: t.testDatabase.url!,

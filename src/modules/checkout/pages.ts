@@ -1,29 +1,98 @@
+import type { ErrorCode } from '../../http/errors.js';
+import { escapeHtml, scriptJson } from '../../lib/html.js';
+import {
+  amountHtml,
+  fillHtml,
+  fillText,
+  formatNumber,
+  formattingScript,
+  isolatedHtml,
+  languageLinksHtml,
+  ltrHtml,
+  textDirection,
+  type Dictionary,
+  type Lang,
+  type LangChoice,
+} from '../../lib/i18n.js';
+import { MAX_PIN_ATTEMPTS, PIN_LOCK_MINUTES } from '../wallets/service.js';
+import { checkoutDictionaries, type CheckoutText } from './i18n.js';
 import type { CheckoutView } from './service.js';
-import { dictionaries, formatMru, type Lang } from './i18n.js';
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+type Texts = Dictionary<CheckoutText>;
+
+/** What every page render needs: the language chosen, the page's own path (for the language links), the script nonce. */
+export interface PageContext {
+  choice: LangChoice;
+  path: string;
+  nonce: string;
 }
 
-/** Data for the page's script, safe inside a <script> element. */
-function scriptJson(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, '\\u003c')
-    .replace(/\u2028|\u2029/g, '');
+/** The texts the browser shows after an answer of the checkout API: a receipt, a button's state. */
+function clientTexts(t: Texts) {
+  return {
+    pay: t.pay,
+    paying: t.paying,
+    paid: t.paid,
+    receipt: t.receipt,
+    reference: t.reference,
+    amount: t.amount,
+    paidAt: t.paidAt,
+    payer: t.payer,
+    redirecting: t.redirecting,
+  };
+}
+
+/** The page's text for each error `code` the checkout API answers; the API's English `message` is never shown. */
+const API_ERROR_TEXTS: Partial<Record<ErrorCode, CheckoutText>> = {
+  INVALID_PIN: 'errInvalidPin',
+  // Only when a wallet disappears mid-payment; told apart from a wrong PIN by no one.
+  WALLET_NOT_FOUND: 'errInvalidPin',
+  WALLET_LOCKED: 'errWalletLocked',
+  INSUFFICIENT_BALANCE: 'errInsufficientBalance',
+  PAYMENT_FAILED: 'errPaymentFailed',
+  INTENT_NOT_PENDING: 'errNotPayable',
+  INTENT_NOT_FOUND: 'notFound',
+  RATE_LIMITED: 'rateLimited',
+  AMOUNT_OUT_OF_RANGE: 'errAmountOutOfRange',
+};
+
+/** VALIDATION_ERROR by the field its first detail names. */
+const FIELD_ERROR_TEXTS: Record<string, CheckoutText> = {
+  'body.phone': 'errPhoneInvalid',
+  'body.pin': 'errPinInvalid',
+  'body.amount': 'errAmountInvalid',
+};
+
+/** A dictionary text with the values every page may quote (the PIN lock rule) filled in. */
+function text(t: Texts, key: CheckoutText, lang: Lang): string {
+  return fillText(t[key], {
+    attempts: formatNumber(MAX_PIN_ATTEMPTS, lang),
+    minutes: formatNumber(PIN_LOCK_MINUTES, lang),
+  });
+}
+
+function clientErrors(t: Texts, lang: Lang) {
+  const errors: Record<string, string> = {};
+  for (const [code, key] of Object.entries(API_ERROR_TEXTS)) errors[code] = text(t, key, lang);
+  for (const [field, key] of Object.entries(FIELD_ERROR_TEXTS))
+    errors[`VALIDATION_ERROR:${field}`] = text(t, key, lang);
+  return { byCode: errors, amount: t.errAmountInvalid, generic: t.errGeneric };
 }
 
 const STYLE = `
 *{box-sizing:border-box}body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans Arabic",sans-serif;background:#f4f5f7;color:#1b1f24}
 main{max-width:26rem;margin:0 auto;padding:1rem}
+.langs{display:flex;gap:.9rem;justify-content:flex-end;font-size:.9rem;margin-bottom:.5rem}.langs a{color:#0b6e4f}.langs span{color:#5a6270}
 .card{background:#fff;border-radius:12px;padding:1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.08);margin-top:1rem}
 .test{background:#ffe8a3;color:#5c4400;padding:.6rem 1rem;font-weight:700;text-align:center;border-radius:8px}
 h1{font-size:1.15rem;margin:0 0 .25rem}.merchant{color:#5a6270;margin:0}.amount{font-size:2rem;font-weight:700;margin:.75rem 0}
 label{display:block;font-weight:600;margin:.9rem 0 .3rem}input{width:100%;font-size:1.1rem;padding:.7rem;border:1px solid #c6ccd5;border-radius:8px}
+[dir=rtl] input[dir=ltr]{text-align:right}
 button{width:100%;margin-top:1.2rem;padding:.85rem;font-size:1.1rem;font-weight:700;border:0;border-radius:8px;background:#0b6e4f;color:#fff}
 button[disabled]{opacity:.6}.secondary{display:block;text-align:center;margin-top:.9rem;color:#5a6270}
 .error{color:#b3261e;font-weight:600;min-height:1.4rem;margin-top:.8rem}.state{font-size:1.1rem;font-weight:600}
 dl{display:grid;grid-template-columns:auto 1fr;gap:.3rem .8rem;margin:.5rem 0 0}dt{color:#5a6270}dd{margin:0;word-break:break-all}
-.wallets{font-size:.9rem}.wallets li{margin:.2rem 0}
+.wallets{font-size:.9rem}.wallets li{margin:.2rem 0}.money{white-space:nowrap}
 `;
 
 /**
@@ -43,140 +112,195 @@ export function pageCsp(nonce: string): string {
   ].join('; ');
 }
 
-function layout(lang: Lang, title: string, body: string, nonce: string): string {
+function layout(context: PageContext, title: string, body: string): string {
+  const { lang } = context.choice;
   return `<!doctype html>
-<html lang="${lang}" dir="${lang === 'ar' ? 'rtl' : 'ltr'}">
+<html lang="${lang}" dir="${textDirection(lang)}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style nonce="${nonce}">${STYLE}</style></head>
-<body><main>${body}</main></body></html>`;
+<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style nonce="${context.nonce}">${STYLE}</style></head>
+<body><main>${languageLinksHtml(context.path, lang)}${body}</main></body></html>`;
 }
 
-/** The script both pages share: pay through the checkout API, then show the receipt. */
-function payScript(t: (typeof dictionaries)[Lang]): string {
+/** A message in place of a page (not found, rate limited), with the state the tests and scripts read. */
+function stateCard(state: string, messageHtml: string): string {
+  return `<section class="card"><p class="state" id="state" data-state="${state}" role="status">${messageHtml}</p></section>`;
+}
+
+/** Pays through the checkout API, then shows the receipt; every text comes from the page's data. */
+function payScript(lang: Lang): string {
   return `
-const T = ${scriptJson(t)};
-function mru(c){const w=Math.floor(c/100).toLocaleString('en-US');return w+'.'+String(c%100).padStart(2,'0')+' MRU'}
+const DATA=JSON.parse(document.getElementById('page-data').textContent);
+const T=DATA.texts;const ERRORS=DATA.errors;
+${formattingScript(lang)}
 function centimes(text){const m=/^\\s*(\\d{1,9})(?:[.,](\\d{1,2}))?\\s*$/.exec(text||'');return m?Number(m[1])*100+Number((m[2]||'').padEnd(2,'0')):null}
+function errorText(json){
+  const e=json&&json.error;if(!e)return ERRORS.generic;
+  const field=e.details&&e.details[0]&&e.details[0].field;
+  return (field&&ERRORS.byCode[e.code+':'+field])||ERRORS.byCode[e.code]||ERRORS.generic;
+}
+function row(dl,id,label,value,ltr){
+  const dt=document.createElement('dt');dt.textContent=label;
+  const dd=document.createElement('dd');dd.id=id;const b=document.createElement('bdi');if(ltr)b.dir='ltr';b.textContent=value;dd.appendChild(b);
+  dl.append(dt,dd);
+}
 function receipt(view){
   const r=view.receipt;const el=document.createElement('section');el.className='card';el.id='receipt';el.setAttribute('role','status');
-  el.innerHTML='<p class="state"></p><h2></h2><dl><dt></dt><dd id="r-ref"></dd><dt></dt><dd id="r-amount"></dd><dt></dt><dd id="r-at"></dd><dt></dt><dd id="r-payer"></dd></dl><p class="secondary" id="r-next"></p>';
-  el.querySelector('.state').textContent=T.paid;el.querySelector('h2').textContent=T.receipt;
-  const dts=el.querySelectorAll('dt');dts[0].textContent=T.reference;dts[1].textContent=T.amount;dts[2].textContent=T.paidAt;dts[3].textContent=T.payer;
-  el.querySelector('#r-ref').textContent=r.reference;el.querySelector('#r-amount').textContent=mru(r.amountPaid);
-  el.querySelector('#r-at').textContent=new Date(r.paidAt).toLocaleString();el.querySelector('#r-payer').textContent=r.payerPhone;
-  if(view.successUrl){el.querySelector('#r-next').textContent=T.redirecting;setTimeout(()=>{location.href=view.successUrl},1500)}
+  const state=document.createElement('p');state.className='state';state.textContent=T.paid;
+  const title=document.createElement('h2');title.textContent=T.receipt;
+  const dl=document.createElement('dl');
+  row(dl,'r-ref',T.reference,r.reference,true);row(dl,'r-amount',T.amount,formatAmount(r.amountPaid),false);
+  row(dl,'r-at',T.paidAt,formatDateTime(r.paidAt),false);row(dl,'r-payer',T.payer,r.payerPhone,true);
+  el.append(state,title,dl);
+  if(view.successUrl){const next=document.createElement('p');next.className='secondary';next.id='r-next';next.textContent=T.redirecting;el.append(next);setTimeout(()=>{location.href=view.successUrl},1500)}
   return el;
 }
-async function pay(form, shortCode, open){
+async function pay(form){
   const error=form.querySelector('.error');const button=form.querySelector('button');error.textContent='';
   const body={phone:form.phone.value.trim(),pin:form.pin.value};
-  if(open){const c=centimes(form.amount.value);if(c===null){error.textContent=T.error;return}body.amount=c}
+  if(DATA.open){const c=centimes(form.amount.value);if(c===null){error.textContent=ERRORS.amount;return}body.amount=c}
   button.disabled=true;button.textContent=T.paying;
   try{
-    const res=await fetch('/checkout/intents/'+encodeURIComponent(shortCode)+'/pay',{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify(body)});
+    const res=await fetch('/checkout/intents/'+encodeURIComponent(DATA.shortCode)+'/pay',{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify(body)});
     const json=await res.json();
-    if(!res.ok){error.textContent=(json.error&&json.error.message)||T.error;return}
+    if(!res.ok){error.textContent=errorText(json);return}
     form.closest('.card').replaceWith(receipt(json.data));
-  }catch(e){error.textContent=T.error}
+  }catch(e){error.textContent=ERRORS.generic}
   finally{button.disabled=false;button.textContent=T.pay}
-}`;
+}
+const form=document.getElementById('pay-form');
+form.addEventListener('submit',e=>{e.preventDefault();pay(form)});`;
 }
 
-function testBanner(t: (typeof dictionaries)[Lang], view: Pick<CheckoutView, 'sandbox' | 'testWallets'>): string {
+function testBanner(t: Texts, lang: Lang, view: CheckoutView): string {
   if (!view.sandbox) return '';
   const wallets = view.testWallets
     .map(
-      (w) =>
-        `<li><code>${escapeHtml(w.phone)}</code> PIN <code>${escapeHtml(w.pin)}</code>: ${escapeHtml(w.note)}</li>`,
+      (wallet) =>
+        `<li>${fillHtml(t.testWallet, {
+          phone: ltrHtml(wallet.phone),
+          pin: ltrHtml(wallet.pin),
+          state: wallet.locked
+            ? escapeHtml(t.walletLocked)
+            : fillHtml(t.walletBalance, { amount: amountHtml(wallet.balance, lang) }),
+        })}</li>`,
     )
     .join('');
   return `<p class="test" role="note">${escapeHtml(t.testMode)}</p>
 <details class="card wallets"><summary>${escapeHtml(t.testWallets)}</summary><ul>${wallets}</ul></details>`;
 }
 
-function payForm(t: (typeof dictionaries)[Lang], view: CheckoutView): string {
+/** The amount a customer types is read as MRU with a dot or a comma; digits read left to right in every language. */
+function payForm(t: Texts, view: CheckoutView): string {
   const open = view.amountType === 'OPEN';
-  const suggested = view.suggestedAmount !== null ? formatMru(view.suggestedAmount).replace(/,/g, '') : '';
+  const suggested =
+    view.suggestedAmount !== null
+      ? `${Math.floor(view.suggestedAmount / 100)}.${String(view.suggestedAmount % 100).padStart(2, '0')}`
+      : '';
   return `<form id="pay-form" novalidate>
-${open ? `<label for="amount">${escapeHtml(t.amountToPay)}</label><input id="amount" name="amount" inputmode="decimal" autocomplete="off" required value="${suggested}">` : ''}
-<label for="phone">${escapeHtml(t.phone)}</label><input id="phone" name="phone" type="tel" inputmode="tel" autocomplete="tel" placeholder="+222..." required>
-<label for="pin">${escapeHtml(t.pin)}</label><input id="pin" name="pin" type="password" inputmode="numeric" autocomplete="off" maxlength="6" required>
+${open ? `<label for="amount">${escapeHtml(t.amountToPay)}</label><input id="amount" name="amount" dir="ltr" inputmode="decimal" autocomplete="off" required value="${suggested}">` : ''}
+<label for="phone">${escapeHtml(t.phone)}</label><input id="phone" name="phone" dir="ltr" type="tel" inputmode="tel" autocomplete="tel" placeholder="+222..." required>
+<label for="pin">${escapeHtml(t.pin)}</label><input id="pin" name="pin" dir="ltr" type="password" inputmode="numeric" autocomplete="off" maxlength="6" required>
 <div class="error" role="alert" aria-live="assertive"></div>
 <button type="submit">${escapeHtml(t.pay)}</button>
 ${view.cancelUrl ? `<a class="secondary" id="cancel" href="${escapeHtml(view.cancelUrl)}">${escapeHtml(t.cancel)}</a>` : ''}
 </form>`;
 }
 
-function summary(t: (typeof dictionaries)[Lang], view: CheckoutView): string {
-  const amount = view.amount !== null ? `<p class="amount" id="amount-due">${formatMru(view.amount)} MRU</p>` : '';
-  const fee = view.payerFee > 0 ? `<p class="merchant">${escapeHtml(t.fee)}: ${formatMru(view.payerFee)} MRU</p>` : '';
+function summary(t: Texts, lang: Lang, view: CheckoutView): string {
+  const amount = view.amount !== null ? `<p class="amount" id="amount-due">${amountHtml(view.amount, lang)}</p>` : '';
+  const fee =
+    view.payerFee > 0
+      ? `<p class="merchant" id="fee">${fillHtml(t.feeLine, { amount: amountHtml(view.payerFee, lang) })}</p>`
+      : '';
   return `<h1 id="label">${escapeHtml(view.label || view.merchantName)}</h1>
-<p class="merchant" id="merchant">${escapeHtml(t.merchant)}: ${escapeHtml(view.merchantName)}</p>${amount}${fee}`;
+<p class="merchant" id="merchant">${fillHtml(t.merchantLine, { merchant: isolatedHtml(view.merchantName) })}</p>${amount}${fee}`;
 }
 
-function stateMessage(t: (typeof dictionaries)[Lang], view: CheckoutView): string {
-  const text = { PAID: t.alreadyPaid, EXPIRED: t.expired, CANCELLED: t.cancelled, REFUNDED: t.refunded, PAYABLE: '' }[
-    view.state
-  ];
-  return `<p class="state" id="state" data-state="${view.state}" role="status">${escapeHtml(text)}</p>`;
+function stateMessageHtml(t: Texts, lang: Lang, view: CheckoutView): string {
+  switch (view.state) {
+    case 'PAYABLE':
+      return '';
+    case 'PAID':
+      return escapeHtml(t.alreadyPaid);
+    case 'EXPIRED':
+      return escapeHtml(t.expired);
+    case 'CANCELLED':
+      return escapeHtml(t.cancelled);
+    case 'REFUNDED': {
+      const paid = view.receipt?.amountPaid ?? view.amountRefunded;
+      const values = { paid: amountHtml(paid, lang), refunded: amountHtml(view.amountRefunded, lang) };
+      return view.amountRefunded < paid ? fillHtml(t.refundedPart, values) : fillHtml(t.refundedFull, values);
+    }
+  }
 }
+
+/** What `GET /p/{shortCode}` shows: the intent, or why there is none to show. */
+export type CheckoutPageContent = CheckoutView | 'NOT_FOUND' | 'RATE_LIMITED';
 
 /** `GET /p/{shortCode}`: the hosted checkout page. */
-export function checkoutPage(lang: Lang, view: CheckoutView | null, nonce: string): string {
-  const t = dictionaries[lang];
-  if (!view)
+export function checkoutPage(context: PageContext, content: CheckoutPageContent): string {
+  const { lang } = context.choice;
+  const t = checkoutDictionaries[lang];
+  if (content === 'NOT_FOUND') return layout(context, t.pageTitle, stateCard('NOT_FOUND', escapeHtml(t.notFound)));
+  if (content === 'RATE_LIMITED')
+    return layout(context, t.pageTitle, stateCard('RATE_LIMITED', escapeHtml(t.rateLimited)));
+  const view = content;
+  const title = fillText(t.pageTitleFor, { merchant: view.merchantName });
+  if (view.state !== 'PAYABLE') {
+    const state = `<p class="state" id="state" data-state="${view.state}" role="status">${stateMessageHtml(t, lang, view)}</p>`;
     return layout(
-      lang,
-      t.title,
-      `<section class="card"><p class="state" id="state" data-state="NOT_FOUND">${escapeHtml(t.notFound)}</p></section>`,
-      nonce,
+      context,
+      title,
+      `${testBanner(t, lang, view)}<section class="card">${summary(t, lang, view)}${state}</section>`,
     );
-  const body =
-    view.state === 'PAYABLE' ? `${summary(t, view)}${payForm(t, view)}` : `${summary(t, view)}${stateMessage(t, view)}`;
+  }
+  const data = {
+    shortCode: view.shortCode,
+    open: view.amountType === 'OPEN',
+    texts: clientTexts(t),
+    errors: clientErrors(t, lang),
+  };
   return layout(
-    lang,
-    `${t.title} ${view.merchantName}`,
-    `${testBanner(t, view)}<section class="card">${body}</section>
-<script nonce="${nonce}">${payScript(t)}
-const form=document.getElementById('pay-form');
-if(form)form.addEventListener('submit',e=>{e.preventDefault();pay(form,${scriptJson(view.shortCode)},${view.amountType === 'OPEN'})});
-</script>`,
-    nonce,
+    context,
+    title,
+    `${testBanner(t, lang, view)}<section class="card">${summary(t, lang, view)}${payForm(t, view)}</section>
+<script type="application/json" id="page-data" nonce="${context.nonce}">${scriptJson(data)}</script>
+<script nonce="${context.nonce}">${payScript(lang)}</script>`,
   );
 }
 
-/** `GET /pay`: enter the 6-digit code, see what it is for, confirm with phone and PIN. */
-export function payByCodePage(lang: Lang, sandbox: boolean, nonce: string): string {
-  const t = dictionaries[lang];
-  const banner = sandbox ? `<p class="test" role="note">${escapeHtml(t.testMode)}</p>` : '';
+/** Why a code could not be followed: the page says so in its language. */
+export type CodeProblem = 'INVALID' | 'NOT_FOUND' | 'RATE_LIMITED';
+
+const CODE_PROBLEM_TEXTS: Record<CodeProblem, CheckoutText> = {
+  INVALID: 'codeInvalid',
+  NOT_FOUND: 'codeNotFound',
+  RATE_LIMITED: 'rateLimited',
+};
+
+/**
+ * `GET /pay`: enter the 6-digit code. A plain form (no script): the server looks the code up and
+ * redirects to the intent's checkout page, or shows this form again with what went wrong.
+ */
+export function payByCodePage(
+  context: PageContext,
+  form: { sandbox: boolean; code?: string | undefined; problem?: CodeProblem | undefined },
+): string {
+  const { lang } = context.choice;
+  const t = checkoutDictionaries[lang];
+  const banner = form.sandbox ? `<p class="test" role="note">${escapeHtml(t.testMode)}</p>` : '';
+  const hidden = [
+    form.sandbox ? '<input type="hidden" name="mode" value="test">' : '',
+    context.choice.fromQuery ? `<input type="hidden" name="lang" value="${lang}">` : '',
+  ].join('');
+  const problem = form.problem ? escapeHtml(t[CODE_PROBLEM_TEXTS[form.problem]]) : '';
   return layout(
-    lang,
+    context,
     t.codeTitle,
     `${banner}<section class="card" id="code-card"><h1>${escapeHtml(t.codeTitle)}</h1>
-<form id="code-form" novalidate><label for="code">${escapeHtml(t.code)}</label>
-<input id="code" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required>
-<div class="error" role="alert" aria-live="assertive"></div><button type="submit">${escapeHtml(t.find)}</button></form></section>
-<script nonce="${nonce}">${payScript(t)}
-const MODE=${scriptJson(sandbox ? 'test' : 'live')};
-function esc(s){const d=document.createElement('div');d.textContent=s;return d.innerHTML}
-document.getElementById('code-form').addEventListener('submit',async e=>{
-  e.preventDefault();const f=e.target;const error=f.querySelector('.error');error.textContent='';
-  const code=f.code.value.trim();
-  const res=await fetch('/checkout/codes/'+encodeURIComponent(code)+'?mode='+MODE);const json=await res.json();
-  if(!res.ok){error.textContent=(json.error&&json.error.message)||T.error;return}
-  const v=json.data;const card=document.getElementById('code-card');
-  if(v.state!=='PAYABLE'){card.innerHTML='<p class="state" id="state" data-state="'+v.state+'"></p>';card.querySelector('.state').textContent=({PAID:T.alreadyPaid,EXPIRED:T.expired,CANCELLED:T.cancelled,REFUNDED:T.refunded})[v.state];return}
-  const open=v.amountType==='OPEN';
-  card.innerHTML='<h1 id="label"></h1><p class="merchant" id="merchant"></p>'+(open?'':'<p class="amount" id="amount-due"></p>')+
-    '<form id="pay-form" novalidate>'+(open?'<label for="amount">'+esc(T.amountToPay)+'</label><input id="amount" name="amount" inputmode="decimal" required>':'')+
-    '<label for="phone">'+esc(T.phone)+'</label><input id="phone" name="phone" type="tel" inputmode="tel" placeholder="+222..." required>'+
-    '<label for="pin">'+esc(T.pin)+'</label><input id="pin" name="pin" type="password" inputmode="numeric" maxlength="6" required>'+
-    '<div class="error" role="alert" aria-live="assertive"></div><button type="submit">'+esc(T.pay)+'</button></form>';
-  card.querySelector('#label').textContent=v.label||v.merchantName;card.querySelector('#merchant').textContent=T.merchant+': '+v.merchantName;
-  if(!open)card.querySelector('#amount-due').textContent=mru(v.amount);
-  const payForm=card.querySelector('#pay-form');payForm.addEventListener('submit',ev=>{ev.preventDefault();pay(payForm,v.shortCode,open)});
-});
-</script>`,
-    nonce,
+<form id="code-form" action="/pay" method="get" novalidate>${hidden}<label for="code">${escapeHtml(t.code)}</label>
+<input id="code" name="code" dir="ltr" inputmode="numeric" maxlength="6" autocomplete="one-time-code" required value="${escapeHtml(form.code ?? '')}">
+<div class="error" role="alert" aria-live="assertive"${form.problem ? ` data-problem="${form.problem}"` : ''}>${problem}</div>
+<button type="submit">${escapeHtml(t.find)}</button></form></section>`,
   );
 }

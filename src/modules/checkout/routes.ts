@@ -4,16 +4,22 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
 import { E164_PATTERN } from '../../lib/phone.js';
-import { pickLang } from './i18n.js';
-import { checkoutPage, pageCsp, payByCodePage } from './pages.js';
+import { keepLang, negotiateLang } from '../../lib/i18n.js';
+import { checkoutPage, pageCsp, payByCodePage, type CheckoutPageContent, type CodeProblem } from './pages.js';
 import { payIntent, viewByCode, viewByShortCode } from './service.js';
 
 /** Per minute: what one address may ask of the checkout API, and how often one wallet may try to pay. */
 const PER_IP_PER_MINUTE = 120;
 const PER_WALLET_PER_MINUTE = 20;
 
-const ShortCode = Type.Object({ shortCode: Type.String({ minLength: 1, maxLength: 16 }) });
-const LangQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 8 })) });
+const SHORT_CODE_MAX = 16;
+const ShortCode = Type.Object({ shortCode: Type.String({ minLength: 1, maxLength: SHORT_CODE_MAX }) });
+// Pages take any query: an unknown `lang` or `mode` is ignored rather than answered with a JSON error.
+const PageQuery = Type.Object({
+  lang: Type.Optional(Type.String()),
+  mode: Type.Optional(Type.String()),
+  code: Type.Optional(Type.String()),
+});
 
 /**
  * The customer side: the hosted checkout page, the pay-by-code page, and the small JSON API both
@@ -56,6 +62,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       .code(status)
       .type('text/html; charset=utf-8')
       .header('Cache-Control', 'no-store')
+      .header('Vary', 'Accept-Language')
       .header('Content-Security-Policy', pageCsp(nonce))
       .header('X-Content-Type-Options', 'nosniff')
       .header('Referrer-Policy', 'no-referrer')
@@ -112,39 +119,55 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
+  /** A page's per-address limit: false (and the Retry-After header set) when the page must say "too many attempts". */
+  async function pageWithinLimit(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+    try {
+      await byIp(request, reply);
+      return true;
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'RATE_LIMITED') throw error;
+      for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
+      return false;
+    }
+  }
+
+  const notFoundAsNull = (error: unknown): null => {
+    if (error instanceof ApiError && error.code === 'INTENT_NOT_FOUND') return null;
+    throw error;
+  };
+
   app.get(
     '/p/:shortCode',
-    { schema: { hide: true, params: ShortCode, querystring: LangQuery } },
+    { schema: { hide: true, params: Type.Object({ shortCode: Type.String() }), querystring: PageQuery } },
     async (request, reply) => {
+      const choice = negotiateLang(request.query.lang, request.headers['accept-language']);
+      const render = (status: number, content: CheckoutPageContent) =>
+        sendPage(reply, status, (nonce) => checkoutPage({ choice, path: request.url, nonce }, content));
       // The same per-address limit as the checkout API: a page view is a short-code lookup too.
-      await byIp(request, reply);
-      const lang = pickLang(request.query.lang, request.headers['accept-language']);
-      const view = await viewByShortCode(db, request.params.shortCode).catch((error: unknown) => {
-        if (error instanceof ApiError && error.code === 'INTENT_NOT_FOUND') return null;
-        throw error;
-      });
-      return sendPage(reply, view ? 200 : 404, (nonce) => checkoutPage(lang, view, nonce));
+      if (!(await pageWithinLimit(request, reply))) return render(429, 'RATE_LIMITED');
+      const { shortCode } = request.params;
+      const view =
+        shortCode.length > 0 && shortCode.length <= SHORT_CODE_MAX
+          ? await viewByShortCode(db, shortCode).catch(notFoundAsNull)
+          : null;
+      return view ? render(200, view) : render(404, 'NOT_FOUND');
     },
   );
 
-  app.get(
-    '/pay',
-    {
-      schema: {
-        hide: true,
-        querystring: Type.Object({
-          lang: Type.Optional(Type.String({ maxLength: 8 })),
-          mode: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')])),
-        }),
-      },
-    },
-    async (request, reply) =>
-      sendPage(reply, 200, (nonce) =>
-        payByCodePage(
-          pickLang(request.query.lang, request.headers['accept-language']),
-          request.query.mode === 'test',
-          nonce,
-        ),
-      ),
-  );
+  app.get('/pay', { schema: { hide: true, querystring: PageQuery } }, async (request, reply) => {
+    const choice = negotiateLang(request.query.lang, request.headers['accept-language']);
+    const sandbox = request.query.mode === 'test';
+    const { code } = request.query;
+    const render = (status: number, problem?: CodeProblem) =>
+      sendPage(reply, status, (nonce) =>
+        payByCodePage({ choice, path: request.url, nonce }, { sandbox, code, problem }),
+      );
+    if (code === undefined) return render(200);
+    if (!/^[0-9]{6}$/.test(code.trim())) return render(400, 'INVALID');
+    if (!(await pageWithinLimit(request, reply))) return render(429, 'RATE_LIMITED');
+    const view = await viewByCode(db, code.trim(), sandbox ? 'test' : 'live').catch(notFoundAsNull);
+    if (!view) return render(404, 'NOT_FOUND');
+    // The checkout page of the intent says everything else (its state included), in the language kept.
+    return reply.redirect(keepLang(`/p/${encodeURIComponent(view.shortCode)}`, choice), 303);
+  });
 };

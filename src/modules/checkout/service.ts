@@ -24,7 +24,9 @@ export interface CheckoutView {
   successUrl: string | null;
   cancelUrl: string | null;
   receipt: { reference: string; amountPaid: number; paidAt: string; payerPhone: string } | null;
-  testWallets: { phone: string; pin: string; note: string }[];
+  /** Centimes refunded so far (0 when none): a REFUNDED state may be a part of the payment. */
+  amountRefunded: number;
+  testWallets: { phone: string; pin: string; note: string; balance: number; locked: boolean }[];
 }
 
 async function intentBy(db: Kysely<DB>, where: { shortCode: string } | { code: number; environment: Environment }) {
@@ -82,7 +84,10 @@ export async function checkoutView(db: Kysely<DB>, intent: IntentRow): Promise<C
             payerPhone: maskPhone(intent.payer_phone ?? '+0'),
           }
         : null,
-    testWallets: sandbox ? SANDBOX_WALLETS.map(({ phone, pin, note }) => ({ phone, pin, note })) : [],
+    amountRefunded: intent.total_amount_refunded,
+    testWallets: sandbox
+      ? SANDBOX_WALLETS.map(({ phone, pin, note, balance, locked }) => ({ phone, pin, note, balance, locked }))
+      : [],
   };
 }
 

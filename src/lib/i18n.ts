@@ -1,0 +1,204 @@
+import Negotiator from 'negotiator';
+import { escapeHtml } from './html.js';
+
+/**
+ * What every customer page shares to speak the customer's language: which language to use
+ * (`?lang=`, then Accept-Language with its q-values), dictionaries checked to have one text per
+ * key in every language, placeholders, amounts formatted for the language, and the markup that
+ * keeps phones, codes and amounts readable inside right-to-left text. Each page keeps its own
+ * dictionary set next to its routes; test/support/i18n.ts checks any set for completeness.
+ */
+
+export const LANGS = ['en', 'fr', 'ar'] as const;
+export type Lang = (typeof LANGS)[number];
+export const DEFAULT_LANG: Lang = 'en';
+
+/** Each language's name written in that language: the language links show these, untranslated. */
+export const LANGUAGE_NAMES: Readonly<Record<Lang, string>> = { en: 'English', fr: 'Français', ar: 'العربية' };
+
+export function isLang(value: unknown): value is Lang {
+  return typeof value === 'string' && (LANGS as readonly string[]).includes(value);
+}
+
+export function textDirection(lang: Lang): 'ltr' | 'rtl' {
+  return lang === 'ar' ? 'rtl' : 'ltr';
+}
+
+/** The language a page speaks, and whether the reader chose it with `?lang=` (links and redirects then keep it). */
+export interface LangChoice {
+  lang: Lang;
+  fromQuery: boolean;
+}
+
+/**
+ * `?lang=` first (`fr`, `FR` and `fr-MR` all mean French; anything else is ignored), then the
+ * Accept-Language header by its q-values (`en;q=0.1, fr` → French, `ar-MR` → Arabic, `q=0`
+ * refuses a language), then English.
+ */
+export function negotiateLang(query: unknown, acceptLanguage: string | string[] | undefined): LangChoice {
+  const asked = typeof query === 'string' ? query.trim().toLowerCase().split(/[-_]/)[0] : undefined;
+  if (isLang(asked)) return { lang: asked, fromQuery: true };
+  const header = Array.isArray(acceptLanguage) ? acceptLanguage.join(',') : acceptLanguage;
+  if (!header) return { lang: DEFAULT_LANG, fromQuery: false };
+  const preferred = new Negotiator({ headers: { 'accept-language': header } }).language([...LANGS]);
+  return { lang: isLang(preferred) ? preferred : DEFAULT_LANG, fromQuery: false };
+}
+
+// Only the path and query of a same-site URL are ever produced; the base is a placeholder.
+const BASE = 'http://page.invalid';
+
+function pathAndQuery(url: URL): string {
+  return `${url.pathname}${url.search}${url.hash}`;
+}
+
+/** A same-site path with the page's language kept: `lang=` set when the reader chose it with `?lang=`. */
+export function keepLang(path: string, choice: LangChoice): string {
+  if (!choice.fromQuery) return path;
+  const url = new URL(path, BASE);
+  url.searchParams.set('lang', choice.lang);
+  return pathAndQuery(url);
+}
+
+export interface LanguageLink {
+  lang: Lang;
+  name: string;
+  href: string;
+  current: boolean;
+}
+
+/** The current page (`/p/abc?mode=test`) in each language, its other query parameters kept. */
+export function languageLinks(currentPath: string, current: Lang): LanguageLink[] {
+  return LANGS.map((lang) => {
+    const url = new URL(currentPath, BASE);
+    url.searchParams.set('lang', lang);
+    return { lang, name: LANGUAGE_NAMES[lang], href: pathAndQuery(url), current: lang === current };
+  });
+}
+
+/** The language links as a small <nav>; each name is marked with its own language and direction. */
+export function languageLinksHtml(currentPath: string, current: Lang): string {
+  const links = languageLinks(currentPath, current)
+    .map((link) =>
+      link.current
+        ? `<span lang="${link.lang}" dir="${textDirection(link.lang)}" aria-current="true">${escapeHtml(link.name)}</span>`
+        : `<a href="${escapeHtml(link.href)}" hreflang="${link.lang}" lang="${link.lang}" dir="${textDirection(link.lang)}">${escapeHtml(link.name)}</a>`,
+    )
+    .join(' ');
+  return `<nav class="langs">${links}</nav>`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dictionaries
+
+export type Dictionary<Key extends string = string> = Readonly<Record<Key, string>>;
+export type DictionarySet<Key extends string = string> = Readonly<Record<Lang, Dictionary<Key>>>;
+
+/**
+ * A page's texts in every language. English is the reference: the compiler refuses a French or
+ * Arabic dictionary without one of its keys (and an unknown key written in place); the
+ * completeness test (test/support/i18n.ts) also refuses unused keys and placeholder mismatches.
+ */
+export function defineDictionaries<En extends Record<string, string>>(set: {
+  en: En;
+  fr: Record<keyof En, string>;
+  ar: Record<keyof En, string>;
+}): DictionarySet<Extract<keyof En, string>> {
+  return set as DictionarySet<Extract<keyof En, string>>;
+}
+
+const PLACEHOLDER = /\{([a-zA-Z][a-zA-Z0-9]*)\}/g;
+
+/** The `{name}` placeholders of a text, in order. */
+export function placeholdersOf(template: string): string[] {
+  return [...template.matchAll(PLACEHOLDER)].map((match) => match[1]!);
+}
+
+function fill(template: string, values: Readonly<Record<string, string>>, literal: (text: string) => string): string {
+  let out = '';
+  let last = 0;
+  for (const match of template.matchAll(PLACEHOLDER)) {
+    const value = values[match[1]!];
+    // A text asking for a value the page did not give is a programming error: fail loudly in tests.
+    if (value === undefined) throw new Error(`no value for {${match[1]}} in "${template}"`);
+    out += literal(template.slice(last, match.index)) + value;
+    last = match.index + match[0].length;
+  }
+  return out + literal(template.slice(last));
+}
+
+/** A text with its placeholders filled with plain text (a <title>, an attribute, a script's text). */
+export function fillText(template: string, values: Readonly<Record<string, string>>): string {
+  return fill(template, values, (text) => text);
+}
+
+/** A text as HTML: the dictionary's words escaped, the values inserted as the HTML they already are. */
+export function fillHtml(template: string, valuesHtml: Readonly<Record<string, string>>): string {
+  return fill(template, valuesHtml, escapeHtml);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbers and amounts
+
+/**
+ * The Intl locale of each language. Arabic keeps Latin digits (`-u-nu-latn`): Mauritania writes
+ * them, phones and codes are shown with them, and so the page never mixes two sets of digits.
+ */
+export const INTL_LOCALES: Readonly<Record<Lang, string>> = { en: 'en-US', fr: 'fr-FR', ar: 'ar-u-nu-latn' };
+
+/** How each language names the currency after the number: the ISO code in English and French, "ouguiya" in Arabic. */
+export const CURRENCY_UNITS: Readonly<Record<Lang, string>> = { en: 'MRU', fr: 'MRU', ar: 'أوقية' };
+
+// A no-break space: an amount never wraps between its number and its unit.
+const UNIT_SEPARATOR = '\u00a0';
+
+export function formatNumber(value: number, lang: Lang): string {
+  return new Intl.NumberFormat(INTL_LOCALES[lang]).format(value);
+}
+
+/**
+ * Integer centimes as the language writes the amount: 123456 → "1,234.56 MRU" (en),
+ * "1 234,56 MRU" (fr), "1,234.56 أوقية" (ar). Centimes / 100 is exact to the cent for any amount
+ * this API allows (far below 2^53 / 100).
+ */
+export function formatAmount(centimes: number, lang: Lang): string {
+  const number = new Intl.NumberFormat(INTL_LOCALES[lang], { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  return `${number.format(centimes / 100)}${UNIT_SEPARATOR}${CURRENCY_UNITS[lang]}`;
+}
+
+export function formatDateTime(date: Date, lang: Lang): string {
+  return date.toLocaleString(INTL_LOCALES[lang], { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/**
+ * The same formatting for a page's own script (a receipt built in the browser): defines
+ * `formatAmount(centimes)` and `formatDateTime(isoString)` exactly as the server writes them.
+ */
+export function formattingScript(lang: Lang): string {
+  const locale = JSON.stringify(INTL_LOCALES[lang]);
+  const suffix = JSON.stringify(`${UNIT_SEPARATOR}${CURRENCY_UNITS[lang]}`).replace(/</g, '\\u003c');
+  return `const AMOUNT_FORMAT=new Intl.NumberFormat(${locale},{minimumFractionDigits:2,maximumFractionDigits:2});
+function formatAmount(c){return AMOUNT_FORMAT.format(c/100)+${suffix}}
+function formatDateTime(iso){return new Date(iso).toLocaleString(${locale},{dateStyle:'medium',timeStyle:'short'})}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Direction isolation
+
+/**
+ * Text that always reads left to right (a phone number, a payment code, a reference), isolated
+ * so it neither takes nor gives direction to the text around it: `+22220000001` stays that way
+ * inside Arabic instead of becoming `22220000001+`.
+ */
+export function ltrHtml(text: string): string {
+  return `<bdi dir="ltr">${escapeHtml(text)}</bdi>`;
+}
+
+/** An amount, isolated: its direction follows its own unit (left to right with MRU, right to left with أوقية). */
+export function amountHtml(centimes: number, lang: Lang): string {
+  return `<bdi class="money">${escapeHtml(formatAmount(centimes, lang))}</bdi>`;
+}
+
+/** Text from a merchant or a customer (a shop name, a label): its direction is its own. */
+export function isolatedHtml(text: string): string {
+  return `<bdi>${escapeHtml(text)}</bdi>`;
+}

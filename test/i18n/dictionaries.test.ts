@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { DictionarySet } from '../../src/lib/i18n.js';
+import { checkoutDictionaries } from '../../src/modules/checkout/i18n.js';
+import { dictionaryProblems, englishLeaks, readSources, type DictionarySetUnderTest } from '../support/i18n.js';
+
+/** Every dictionary set of the customer pages; a new page adds its set here. */
+const SETS: DictionarySetUnderTest[] = [
+  {
+    name: 'checkout and pay-by-code',
+    dictionaries: checkoutDictionaries,
+    sources: ['src/modules/checkout/pages.ts', 'src/modules/checkout/routes.ts'],
+  },
+];
+
+describe('customer page dictionaries (issue 19)', () => {
+  for (const set of SETS) {
+    test(`${set.name}: every language has every key, the same placeholders, and every key is read`, () => {
+      assert.deepEqual(dictionaryProblems(set.dictionaries, readSources(set.sources)), []);
+    });
+  }
+
+  test('the check fails on a missing key, an unknown key, a placeholder mismatch and an unused key', () => {
+    const broken = {
+      en: { greeting: 'Hello {name}', farewell: 'Bye', unread: 'Never shown' },
+      fr: { greeting: 'Bonjour', farewell: 'Salut', unread: 'Jamais', extra: 'En trop' },
+      ar: { greeting: 'مرحبا {name}', unread: 'أبدا' },
+    } as unknown as DictionarySet;
+    const source = "t.greeting + t['farewell']";
+    assert.deepEqual(dictionaryProblems(broken, [source]).sort(), [
+      'ar: missing key "farewell"',
+      'fr: "greeting" has placeholders {}, English has {name}',
+      'fr: key "extra" is not in the English dictionary',
+      'unused key "unread": no source reads it',
+    ]);
+  });
+
+  test('an English text is found in a page however its placeholders were filled, and only as whole words', () => {
+    const english = { pay: 'Pay', refunded: '{refunded} of {paid} refunded.', locked: 'locked' };
+    assert.deepEqual(englishLeaks('<p><bdi>45.00 MRU</bdi> of <bdi>125.00 MRU</bdi> refunded.</p>', english), [
+      'refunded: "{refunded} of {paid} refunded."',
+    ]);
+    assert.deepEqual(englishLeaks('<button>Payer</button><input value="Pay">', english), ['pay: "Pay"']);
+    assert.deepEqual(
+      englishLeaks('<script type="application/json" id="d">{"texts":{"x":"wallet locked"}}</script>', english),
+      ['locked: "locked"'],
+    );
+    assert.deepEqual(englishLeaks('<script>const locked=1;pay()</script><p id="pay">Payer</p>', english), []);
+  });
+});

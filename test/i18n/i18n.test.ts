@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  amountHtml,
+  fillHtml,
+  fillText,
+  formatAmount,
+  formattingScript,
+  keepLang,
+  languageLinks,
+  ltrHtml,
+  negotiateLang,
+} from '../../src/lib/i18n.js';
+
+describe('shared i18n helpers of the customer pages (issue 19)', () => {
+  test('Accept-Language is read by its q-values; ?lang= overrides it; English when nothing fits', () => {
+    const lang = (query: unknown, header?: string | string[]) => negotiateLang(query, header).lang;
+    assert.equal(lang(undefined, 'en;q=0.1, fr'), 'fr');
+    assert.equal(lang(undefined, 'ar-MR,ar;q=0.9,fr;q=0.8'), 'ar');
+    assert.equal(lang(undefined, 'de-DE, fr-FR;q=0.5, ar;q=0.7'), 'ar');
+    assert.equal(lang(undefined, 'fr;q=0, en;q=0.1'), 'en');
+    assert.equal(lang(undefined, 'de, ja'), 'en');
+    assert.equal(lang(undefined, ''), 'en');
+    assert.equal(lang(undefined, undefined), 'en');
+    assert.equal(lang(undefined, ['de', 'fr;q=0.3']), 'fr');
+    assert.deepEqual(negotiateLang('ar', 'fr'), { lang: 'ar', fromQuery: true });
+    assert.deepEqual(negotiateLang('FR-mr', 'ar'), { lang: 'fr', fromQuery: true });
+    assert.deepEqual(negotiateLang('xx', 'ar'), { lang: 'ar', fromQuery: false });
+    assert.deepEqual(negotiateLang(['fr'], undefined), { lang: 'en', fromQuery: false });
+  });
+
+  test('a language chosen with ?lang= is kept in links and redirects; a negotiated one is not written', () => {
+    assert.equal(keepLang('/p/abc', { lang: 'ar', fromQuery: true }), '/p/abc?lang=ar');
+    assert.equal(keepLang('/pay?mode=test&lang=fr', { lang: 'ar', fromQuery: true }), '/pay?mode=test&lang=ar');
+    assert.equal(keepLang('/p/abc', { lang: 'fr', fromQuery: false }), '/p/abc');
+    assert.deepEqual(
+      languageLinks('/pay?mode=test&code=123456', 'fr').map((link) => [link.lang, link.href, link.current]),
+      [
+        ['en', '/pay?mode=test&code=123456&lang=en', false],
+        ['fr', '/pay?mode=test&code=123456&lang=fr', true],
+        ['ar', '/pay?mode=test&code=123456&lang=ar', false],
+      ],
+    );
+  });
+
+  test('amounts: exact centimes, grouped and placed as each language writes them', () => {
+    assert.equal(formatAmount(123_456, 'en'), '1,234.56\u00a0MRU');
+    assert.equal(formatAmount(123_456, 'fr'), '1\u202f234,56\u00a0MRU');
+    assert.equal(formatAmount(123_456, 'ar'), '1,234.56\u00a0أوقية');
+    assert.equal(formatAmount(5, 'en'), '0.05\u00a0MRU');
+    assert.equal(formatAmount(999_999_999_99, 'en'), '999,999,999.99\u00a0MRU');
+    // The browser's copy formats exactly as the server does.
+    for (const lang of ['en', 'fr', 'ar'] as const) {
+      const format = new Function(`${formattingScript(lang)}; return formatAmount;`)() as (c: number) => string;
+      for (const centimes of [0, 7, 12_345, 4_500, 100_000_000])
+        assert.equal(format(centimes), formatAmount(centimes, lang));
+    }
+  });
+
+  test('placeholders: values inserted, words escaped, a missing value refused; ltr text isolated', () => {
+    assert.equal(fillText('Pay {merchant}', { merchant: 'A & B' }), 'Pay A & B');
+    assert.equal(
+      fillHtml('<{refunded}> of {paid}', { refunded: amountHtml(4_500, 'en'), paid: '<b>x</b>' }),
+      '&lt;<bdi class="money">45.00\u00a0MRU</bdi>&gt; of <b>x</b>',
+    );
+    assert.throws(() => fillText('{a} and {b}', { a: '1' }), /no value for \{b\}/);
+    assert.equal(ltrHtml('+222<1>'), '<bdi dir="ltr">+222&lt;1&gt;</bdi>');
+  });
+});
