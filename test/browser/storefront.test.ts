@@ -3,6 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { formatAmount } from '../../src/lib/i18n.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { createProduct } from '../products/support.js';
 import { orderAction, walletBalance } from '../orders/support.js';
@@ -96,7 +97,10 @@ describe('hosted storefront and order page in a real browser (issue 11)', { skip
       await card.locator('input[name=quantity]').fill('2');
       await card.locator('button.add').click();
       // (1500 + 500 + 200) × 2 = 4400
-      await page.locator('#total-to-pay').filter({ hasText: '44.00 MRU' }).waitFor();
+      await page
+        .locator('#total-to-pay')
+        .filter({ hasText: formatAmount(4400, lang) })
+        .waitFor();
       await shot(page, `storefront-${lang}-${size}-cart`);
       await page.locator('#customerName').fill('Mariem');
       await page.locator('#phone').fill(phone);
@@ -104,7 +108,7 @@ describe('hosted storefront and order page in a real browser (issue 11)', { skip
       await page.locator('#place-order').click();
       await page.waitForURL(/\/o\/[0-9A-Za-z]{32}/);
       await page.locator('#order-status[data-status="NEW"]').waitFor();
-      assert.equal(await page.locator('#order-total').textContent(), '44.00 MRU');
+      assert.equal(await page.locator('#order-total').textContent(), formatAmount(4400, lang));
       assert.equal(await walletBalance(t, phone), 100_000 - 4400);
       await shot(page, `order-${lang}-${size}-new`);
       await page.locator('#cancel-order').click();
@@ -131,7 +135,10 @@ describe('hosted storefront and order page in a real browser (issue 11)', { skip
     await shot(page, 'order-fr-phone-modification');
     await page.locator('#accept-form input[name=pin]').fill('2468');
     await page.locator('#accept').click();
-    await page.locator('#order-total').filter({ hasText: '45.00 MRU' }).waitFor();
+    await page
+      .locator('#order-total')
+      .filter({ hasText: formatAmount(4500, 'fr') })
+      .waitFor();
     assert.equal(await page.locator('#modification').count(), 0);
     assert.equal(await walletBalance(t, phone), 100_000 - 4500);
     await page.context().close();

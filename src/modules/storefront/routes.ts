@@ -11,8 +11,8 @@ import { payBaseUrl } from '../intents/routes.js';
 import { RequestedItems } from '../orders/routes.js';
 import * as orders from '../orders/service.js';
 import { authenticateWallet } from '../wallets/service.js';
-import { pickLang } from './i18n.js';
-import { orderPage, storefrontCsp, storefrontPage } from './pages.js';
+import { negotiateLang } from '../../lib/i18n.js';
+import { CUSTOMER_CANCEL_REASON, orderPage, storefrontCsp, storefrontPage } from './pages.js';
 import { catalogView, customerOrderView, priceCart, resolveShop, type StoreMode } from './service.js';
 
 /** Per minute: what one address may ask of the storefront API, and how often one wallet may try a PIN. */
@@ -73,7 +73,9 @@ const Catalog = Type.Object(
     limit: Type.Integer(),
     total: Type.Integer(),
     hasMore: Type.Boolean(),
-    testWallets: Type.Array(Type.Object({ phone: Type.String(), pin: Type.String(), note: Type.String() })),
+    testWallets: Type.Array(
+      Type.Object({ phone: Type.String(), pin: Type.String(), note: Type.String(), locked: Type.Boolean() }),
+    ),
   },
   { title: 'StorefrontCatalog' },
 );
@@ -295,7 +297,7 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
             trx,
             { customerRef: request.params.orderRef },
             'cancel',
-            request.body.reason ?? 'Cancelled by the customer',
+            request.body.reason ?? CUSTOMER_CANCEL_REASON,
           ),
           trx,
         ),
@@ -356,7 +358,19 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
       .header('X-Content-Type-Options', 'nosniff')
       .header('Referrer-Policy', 'no-referrer')
       .header('X-Frame-Options', 'DENY')
+      .header('Vary', 'Accept-Language')
       .send(render(nonce));
+  }
+  /** The page's rate limit: over it, the page says so (429 with Retry-After) in the page's language. */
+  async function pageLimit(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+    try {
+      await byIp(request, reply);
+      return true;
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'RATE_LIMITED') throw error;
+      for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
+      return false;
+    }
   }
   const notFound = (error: unknown) => {
     if (error instanceof ApiError && (error.code === 'SHOP_NOT_FOUND' || error.code === 'ORDER_NOT_FOUND')) return null;
@@ -377,14 +391,18 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await byIp(request, reply);
-      const lang = pickLang(request.query.lang, request.headers['accept-language']);
+      const choice = negotiateLang(request.query.lang, request.headers['accept-language']);
       const search = request.query.search?.trim() ?? '';
+      if (!(await pageLimit(request, reply))) {
+        return sendPage(reply, 429, (nonce) =>
+          storefrontPage({ choice, path: request.url, nonce }, null, { mode: 'live', search, rateLimited: true }),
+        );
+      }
       const view = await resolveShop(db, request.params.shopId, request.query.mode as StoreMode | undefined)
         .then((shop) => catalogView(db, shop, { search: search || undefined }))
         .catch(notFound);
       return sendPage(reply, view ? 200 : 404, (nonce) =>
-        storefrontPage(lang, view, nonce, { mode: view?.sandbox ? 'test' : 'live', search }),
+        storefrontPage({ choice, path: request.url, nonce }, view, { mode: view?.sandbox ? 'test' : 'live', search }),
       );
     },
   );
@@ -399,13 +417,15 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await byIp(request, reply);
-      const lang = pickLang(request.query.lang, request.headers['accept-language']);
+      const choice = negotiateLang(request.query.lang, request.headers['accept-language']);
+      if (!(await pageLimit(request, reply))) {
+        return sendPage(reply, 429, (nonce) => orderPage({ choice, path: request.url, nonce }, null, true));
+      }
       const order = await orders.getOrder(db, { customerRef: request.params.orderRef }).catch(notFound);
       const view = order
         ? customerOrderView(order, (await orders.shopNames(db, [order.shop_id])).get(order.shop_id) ?? '')
         : null;
-      return sendPage(reply, view ? 200 : 404, (nonce) => orderPage(lang, view, nonce));
+      return sendPage(reply, view ? 200 : 404, (nonce) => orderPage({ choice, path: request.url, nonce }, view));
     },
   );
 };

@@ -107,7 +107,7 @@ export interface CatalogView {
   limit: number;
   total: number;
   hasMore: boolean;
-  testWallets: { phone: string; pin: string; note: string }[];
+  testWallets: { phone: string; pin: string; note: string; locked: boolean }[];
 }
 
 export const CATALOG_PAGE_SIZE = 100;
@@ -139,7 +139,9 @@ export async function catalogView(
     limit,
     total: result.total,
     hasMore: page * limit < result.total,
-    testWallets: shop.sandbox ? SANDBOX_WALLETS.map(({ phone, pin, note }) => ({ phone, pin, note })) : [],
+    testWallets: shop.sandbox
+      ? SANDBOX_WALLETS.map(({ phone, pin, note, locked }) => ({ phone, pin, note, locked }))
+      : [],
   };
 }
 
