@@ -74,7 +74,7 @@ function clientErrors(t: Texts) {
 /** Reads an API error answer as the page's own text (in the browser). */
 const ERROR_SCRIPT = `function errorText(json){
   const e=json&&json.error;if(!e)return ERRORS.generic;
-  let field=e.details&&e.details[0]&&e.details[0].field;if(field&&/^body\.items\.\d+\.price$/.test(field))field='price';
+  let field=e.details&&e.details[0]&&e.details[0].field;if(field&&/^body\\.items\\.\\d+\\.price$/.test(field))field='price';
   return (field&&ERRORS.byCode[e.code+':'+field])||ERRORS.byCode[e.code]||ERRORS.generic;
 }`;
 
