@@ -14,6 +14,7 @@ import {
   eventsOf,
   ledgerIsSound,
   merchantBalance,
+  LOCKED,
   NEARLY_EMPTY,
   orderAction,
   RICH,
@@ -152,6 +153,7 @@ describe('storefront customer API', () => {
       'INVALID_PIN',
     );
     expectError(await place([{ productId: tea.id, quantity: 1 }], NEARLY_EMPTY), 402, 'INSUFFICIENT_BALANCE');
+    expectError(await place([{ productId: tea.id, quantity: 1 }], LOCKED), 403, 'WALLET_LOCKED');
     expectError(await place([{ productId: tea.id, quantity: 500 }]), 400, 'INSUFFICIENT_STOCK');
     expectError(await place([{ productId: draft.id, quantity: 1 }]), 404, 'PRODUCT_NOT_FOUND');
     expectError(
@@ -164,6 +166,17 @@ describe('storefront customer API', () => {
     assert.equal((await stockOf(t, tea.id)).quantity, stock);
     assert.equal(await walletBalance(t, customer.phone), before);
     await ledgerIsSound(t);
+  });
+
+  test('five wrong PINs lock the wallet for the storefront as for the checkout (the same lockout)', async () => {
+    const victim = { phone: '+22241000009', pin: '8642' };
+    expectStatus(await t.admin('POST', '/wallets', { ...victim, balance: 50_000, environment: 'test' }), 201);
+    for (let i = 0; i < 5; i++) {
+      const wrong = await place([{ productId: tea.id, quantity: 1 }], { ...victim, pin: '0000' });
+      assert.ok(['INVALID_PIN', 'WALLET_LOCKED'].includes(wrong.body.error.code), wrong.text);
+    }
+    expectError(await place([{ productId: tea.id, quantity: 1 }], victim), 403, 'WALLET_LOCKED');
+    assert.equal(await walletBalance(t, victim.phone), 50_000);
   });
 
   test('the customer cancels while NEW (refund in full, stock back), not once the shop accepted', async () => {
