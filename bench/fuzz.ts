@@ -7,7 +7,7 @@
 export async function fuzzSuite(): Promise<void> {
   process.env.TEST_DATABASE_URL ??= process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const { startTestApp } = await import('../test/support/harness.js');
-  const { fuzz, fuzzFixtures } = await import('../test/support/fuzz.js');
+  const { fuzz, fuzzFixtures, fuzzTarget } = await import('../test/support/fuzz.js');
   const count = Number(process.env.FUZZ_REQUESTS ?? 200_000);
   const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
   const t = await startTestApp({
@@ -15,7 +15,7 @@ export async function fuzzSuite(): Promise<void> {
   });
   try {
     const fixtures = await fuzzFixtures(t);
-    const report = await fuzz(t.baseUrl, fixtures, { count, seed, concurrency: 16 });
+    const report = await fuzz(fuzzTarget(t), fixtures, { count, seed, concurrency: 16 });
     const statuses = [...report.byStatus.entries()].sort(([a], [b]) => a - b);
     console.log(
       `fuzz: ${report.sent} requests in ${(report.elapsedMs / 1000).toFixed(1)} s ` +

@@ -9,7 +9,7 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/connect.js';
 import { migrate } from './db/migrate.js';
 import type { AppServices } from './http/context.js';
-import { MemoryRateLimiter, RedisRateLimiter } from './http/rate-limit.js';
+import { MemoryRateLimiter, RedisRateLimiter, type LimiterLog } from './http/rate-limit.js';
 import { connectRedis } from './lib/redis.js';
 import { createBusiness, type CreatedBusiness } from './modules/businesses/service.js';
 import { CacheInvalidationBus } from './modules/keys/invalidation.js';
@@ -57,7 +57,14 @@ function describeDatabase(config: Config): { firstOpen: boolean; where: string }
 export async function createRuntime(
   config: Config,
   /** `now`: the clock of the key cache and the rate limits (tests move it instead of waiting). */
-  options: { database?: Database; adminToken?: string; progress?: (step: string) => void; now?: () => number } = {},
+  options: {
+    database?: Database;
+    adminToken?: string;
+    progress?: (step: string) => void;
+    now?: () => number;
+    /** Where the rate limiter says it counts per process (Redis away) and shared again. */
+    log?: LimiterLog;
+  } = {},
 ): Promise<Runtime> {
   const progress = options.progress ?? (() => {});
   let database = options.database;
@@ -75,7 +82,9 @@ export async function createRuntime(
   const keyCache = new KeyCache(database.db, config.keyCacheTtlMs, options.now);
   const invalidation = new CacheInvalidationBus(redis, () => keyCache.clear());
   await invalidation.start();
-  const rateLimiter = redis ? new RedisRateLimiter(redis, options.now) : new MemoryRateLimiter(options.now);
+  const rateLimiter = redis
+    ? new RedisRateLimiter(redis, options.now, options.log)
+    : new MemoryRateLimiter(options.now);
   await ensureSandboxWallets(database.db);
   return {
     config,

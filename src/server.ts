@@ -73,7 +73,11 @@ async function main(): Promise<void> {
   const runWorker = !args.has('--api') || args.has('--worker');
 
   const admin = resolveAdminToken(config);
-  const runtime = await createRuntime(config, { adminToken: admin.token, progress: say });
+  const runtime = await createRuntime(config, {
+    adminToken: admin.token,
+    progress: say,
+    log: { warn: (message) => logger.warn(message), info: (message) => logger.info(message) },
+  });
   const adminTokenFile = `${config.dataDir.replace(/\/+$/, '')}/admin-token`;
   if (admin.generated) logger.info({ file: adminTokenFile }, 'generated an admin token');
   let demo: CreatedBusiness | null = null;

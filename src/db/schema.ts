@@ -374,6 +374,14 @@ export interface WalletsTable {
   created_at: CreatedAt;
 }
 
+/** Wrong PINs for phones without a wallet, counted like a wallet's (migration 015). */
+export interface UnknownPhonePinAttemptsTable {
+  environment: Environment;
+  phone: string;
+  failed_pin_attempts: number;
+  locked_until: Date | null;
+}
+
 export type LedgerAccountKind = 'wallet' | 'merchant' | 'revenue' | 'tof' | 'tte' | 'funding';
 
 export interface LedgerAccountsTable {
@@ -403,6 +411,7 @@ export interface LedgerPostingsTable {
 
 export interface DB {
   wallets: WalletsTable;
+  unknown_phone_pin_attempts: UnknownPhonePinAttemptsTable;
   ledger_accounts: LedgerAccountsTable;
   ledger_postings: LedgerPostingsTable;
   ledger_pending_movements: LedgerPendingMovementsTable;

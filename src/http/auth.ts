@@ -90,13 +90,7 @@ export async function authenticate(request: FastifyRequest, reply: FastifyReply)
   };
 
   const limit = config.rateLimitPerMinute[record.environment];
-  let decision;
-  try {
-    decision = await rateLimiter.hit(record.id, limit);
-  } catch (error) {
-    request.log.warn({ err: error }, 'rate limiter unavailable; request let through');
-    return;
-  }
+  const decision = await rateLimiter.hit(record.id, limit);
   reply.header('X-RateLimit-Limit', String(decision.limit));
   reply.header('X-RateLimit-Remaining', String(decision.remaining));
   reply.header('X-RateLimit-Reset', String(decision.resetSeconds));

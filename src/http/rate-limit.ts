@@ -54,24 +54,53 @@ local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return count`;
 
+/** Where the limiters say that they changed how they count (the server's logger). */
+export interface LimiterLog {
+  warn(message: string): void;
+  info(message: string): void;
+}
+
 /**
- * The same windows counted in Redis, so every API process enforces one limit per key. If Redis
- * does not answer, the request is let through (and logged by the caller): a cache outage must
- * not take the payment API down with it.
+ * The same windows counted in Redis, so every API process enforces one limit per key. While Redis
+ * is away, each process counts on its own (a limit per process instead of one for all; a cache
+ * outage must not take the payment API down with it) and says so once in the log; with Redis
+ * back, counting goes back to Redis and that is logged once too. Commands are not queued while
+ * disconnected (see connectRedis), so an outage costs no waiting.
  */
 export class RedisRateLimiter implements RateLimiter {
+  private readonly local: MemoryRateLimiter;
+  private degraded = false;
+
   constructor(
     private readonly redis: Redis,
     private readonly now: Clock = Date.now,
-  ) {}
+    private readonly log: LimiterLog = { warn: () => {}, info: () => {} },
+  ) {
+    this.local = new MemoryRateLimiter(now);
+  }
 
   async hit(subject: string, limit: number): Promise<RateLimitDecision> {
     const now = this.now();
     const windowStart = now - (now % WINDOW_MS);
-    const count = Number(
-      await this.redis.eval(INCREMENT_SCRIPT, 1, `ratelimit:${subject}:${windowStart}`, String(WINDOW_MS + 5000)),
-    );
-    return decide(count, limit, windowStart, now);
+    if (this.redis.status === 'ready') {
+      try {
+        const count = Number(
+          await this.redis.eval(INCREMENT_SCRIPT, 1, `ratelimit:${subject}:${windowStart}`, String(WINDOW_MS + 5000)),
+        );
+        if (this.degraded) {
+          this.degraded = false;
+          this.log.info('Redis answers again: rate limits are shared by every API process again');
+        }
+        return decide(count, limit, windowStart, now);
+      } catch {
+        // Counted below, in this process.
+      }
+    }
+    if (!this.degraded) {
+      this.degraded = true;
+      this.log.warn('Redis is unavailable: rate limits are counted per API process until it is back');
+    }
+    return this.local.hit(subject, limit);
   }
 
   async close(): Promise<void> {}

@@ -7,6 +7,7 @@ import { foldPendingMovements } from '../modules/ledger/ledger.js';
 import { startDeliveryEngine, type DeliveryEngine } from '../modules/webhooks/engine.js';
 import { checkFailingEndpoints } from '../modules/webhooks/health.js';
 import { deleteOldRollups } from '../modules/webhooks/stats.js';
+import { deleteExpiredUnknownPhoneAttempts } from '../modules/wallets/service.js';
 
 /** Warns about, then disables, webhook endpoints that have been failing (settings from the config). */
 export function webhookAutoDisable(runtime: Runtime) {
@@ -31,6 +32,7 @@ export const periodicTasks: PeriodicTask[] = [
   { name: 'ledger-fold', everySeconds: 1, run: (runtime) => foldPendingMovements(runtime.db, 1000) },
   { name: 'webhook-auto-disable', everySeconds: 60, run: webhookAutoDisable },
   { name: 'webhook-rollup-cleanup', everySeconds: 3600, run: (runtime) => deleteOldRollups(runtime.db) },
+  { name: 'pin-attempts-cleanup', everySeconds: 600, run: (runtime) => deleteExpiredUnknownPhoneAttempts(runtime.db) },
 ];
 
 export interface Worker {

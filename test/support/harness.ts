@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { createRuntime, type Runtime } from '../../src/bootstrap.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import type { LimiterLog } from '../../src/http/rate-limit.js';
 import { developerModules } from '../../src/modules/index.js';
 import type { IssuedKey } from '../../src/modules/keys/service.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -86,6 +87,8 @@ export async function startTestApp(
     testDatabase?: TestDatabase;
     /** The clock of the key cache and the rate limits (see test/support/clock.ts). */
     clock?: () => number;
+    /** Hears what the runtime logs (the rate limiter's switches to and from per-process counting). */
+    log?: LimiterLog;
   } = {},
 ): Promise<TestApp> {
   const config: Config = {
@@ -97,6 +100,7 @@ export async function startTestApp(
     database: testDatabase.database,
     adminToken: ADMIN_TOKEN,
     ...(options.clock ? { now: options.clock } : {}),
+    ...(options.log ? { log: options.log } : {}),
   });
   const app = await buildApp(runtime, { developerRoutes: [...developerModules, ...(options.routes ?? [])] });
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -20,6 +20,9 @@ export class CacheInvalidationBus {
     this.subscriber.on('error', () => {});
     this.subscriber.on('message', () => this.onInvalidate());
     await this.subscriber.subscribe(CHANNEL);
+    // Messages sent while this process was cut off from Redis are lost: forget everything cached
+    // once the connection is back (ioredis subscribes again by itself).
+    this.subscriber.on('ready', () => this.onInvalidate());
   }
 
   async publish(): Promise<void> {

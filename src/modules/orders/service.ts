@@ -132,12 +132,13 @@ async function moveStock(trx: Transaction<DB>, shopId: string, items: OrderItem[
       if (direction === -1) throw new ApiError('PRODUCT_NOT_FOUND', `No product ${item.productId}.`);
       continue; // nothing to give stock back to
     }
-    const delta = direction * item.quantity;
+    const change = { delta: direction * item.quantity, givenBack: direction === 1 };
     try {
       let product = row;
-      if (product.quantity !== null) product = await applyStockChange(trx, product, { delta });
+      if (product.quantity !== null) product = await applyStockChange(trx, product, change);
       const variant = item.variant && product.variants.find((v) => v._id === item.variant!._id);
-      if (variant && variant.quantity !== null) await applyStockChange(trx, product, { delta, variantId: variant._id });
+      if (variant && variant.quantity !== null)
+        await applyStockChange(trx, product, { ...change, variantId: variant._id });
     } catch (error) {
       if (error instanceof ApiError && error.code === 'INSUFFICIENT_STOCK') {
         throw new ApiError(

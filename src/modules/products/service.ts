@@ -290,6 +290,12 @@ export interface StockChange {
   delta?: number | undefined;
   variantId?: string | undefined;
   variantLabel?: string | undefined;
+  /**
+   * Stock given back by an order (cancelled, or modified to fewer items): it stops at the
+   * maximum instead of being refused, so a cancel always goes through. Set by the server only;
+   * the inventory bodies refuse unknown fields.
+   */
+  givenBack?: boolean;
 }
 
 /** The stock schema's maximum: a delta may not carry the stock past it. */
@@ -333,6 +339,7 @@ function nextStock(current: number | null, change: StockChange, field: string): 
   if (current === null) throw invalid(`${field}.delta`, 'cannot apply to unlimited stock; set a quantity first');
   const next = current + change.delta!;
   if (next < 0) throw new ApiError('INSUFFICIENT_STOCK', `The stock is ${current}; it cannot go below 0.`);
+  if (next > MAX_STOCK && change.givenBack) return MAX_STOCK;
   if (next > MAX_STOCK)
     throw invalid(`${field}.delta`, `would take the stock from ${current} past the maximum of ${MAX_STOCK}`);
   return next;

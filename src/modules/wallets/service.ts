@@ -105,6 +105,42 @@ async function takePinAttempt(db: Kysely<DB>, walletId: string) {
     .executeTakeFirst();
 }
 
+/** takePinAttempt for a phone without a wallet: the same count, window and lock, in its own table. */
+async function takeUnknownPhonePinAttempt(db: Kysely<DB>, environment: Environment, phone: string) {
+  const expired = sql<boolean>`(p.locked_until IS NOT NULL AND p.locked_until <= now())`;
+  const attempts = sql<number>`(CASE WHEN ${expired} THEN 0 ELSE p.failed_pin_attempts END) + 1`;
+  const result = await sql<{ failed_pin_attempts: number; locked_until: Date | null }>`
+    INSERT INTO unknown_phone_pin_attempts AS p (environment, phone, failed_pin_attempts, locked_until)
+    VALUES (${environment}, ${phone}, 1, CASE WHEN 1 >= ${MAX_PIN_ATTEMPTS}
+      THEN now() + make_interval(mins => ${PIN_LOCK_MINUTES}) ELSE NULL END)
+    ON CONFLICT (environment, phone) DO UPDATE
+    SET failed_pin_attempts = ${attempts},
+        locked_until = CASE WHEN ${attempts} >= ${MAX_PIN_ATTEMPTS}
+          THEN now() + make_interval(mins => ${PIN_LOCK_MINUTES}) ELSE NULL END
+    WHERE p.locked_until IS NULL OR p.locked_until <= now()
+    RETURNING p.failed_pin_attempts, p.locked_until`.execute(db);
+  return result.rows[0];
+}
+
+async function unknownPhoneLockedUntil(db: Kysely<DB>, environment: Environment, phone: string): Promise<Date> {
+  const row = await db
+    .selectFrom('unknown_phone_pin_attempts')
+    .select('locked_until')
+    .where('environment', '=', environment)
+    .where('phone', '=', phone)
+    .executeTakeFirst();
+  return row?.locked_until ?? new Date(Date.now() + PIN_LOCK_MINUTES * 60_000);
+}
+
+/** Worker task: rows whose lock has expired count as zero attempts; forget them. */
+export async function deleteExpiredUnknownPhoneAttempts(db: Kysely<DB>): Promise<number> {
+  const result = await db
+    .deleteFrom('unknown_phone_pin_attempts')
+    .where('locked_until', '<=', sql<Date>`now()`)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** One answer for a phone without a wallet and a wrong PIN: the pay routes must not tell them apart. */
 function wrongPhoneOrPin(): ApiError {
   return new ApiError('INVALID_PIN', 'Wrong phone number or PIN.');
@@ -125,8 +161,14 @@ export async function authenticateWallet(
 ): Promise<WalletRow> {
   const wallet = await findWallet(db, environment, phone);
   if (!wallet) {
+    // Counted and locked like a wallet's wrong PINs, and hashed alike, so neither the answers
+    // (the fifth is WALLET_LOCKED, then locked until the same time) nor their timing tell that
+    // this phone has no wallet.
+    const attempt = await takeUnknownPhonePinAttempt(db, environment, phone);
+    if (!attempt) throw lockedError(await unknownPhoneLockedUntil(db, environment, phone));
     decoyHash ??= hashPin('000000');
     await pinMatches(pin, await decoyHash);
+    if (attempt.locked_until) throw lockedError(attempt.locked_until);
     throw wrongPhoneOrPin();
   }
   const attempt = await takePinAttempt(db, wallet.id);

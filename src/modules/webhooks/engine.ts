@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import type { DB, Environment } from '../../db/schema.js';
+import { isConnectionLoss } from '../../http/error-handler.js';
 import { newId } from '../../lib/ids.js';
 import { allowsPrivate } from './endpoints.js';
 import { postWebhook } from './sender.js';
@@ -100,6 +101,7 @@ export function startDeliveryEngine(
         WHERE d.status = 'PENDING' AND d.next_attempt_at <= now()
           AND (d.locked_until IS NULL OR d.locked_until <= now())
           AND d.endpoint_id NOT IN (SELECT endpoint_id FROM busy WHERE n >= ${perEndpoint})
+          AND NOT (d.id = ANY(${[...inFlight.keys()]}::text[]))
         ORDER BY d.next_attempt_at
         LIMIT 1000
       ),
@@ -209,7 +211,8 @@ export function startDeliveryEngine(
     // rollup the stats read, starts or ends the endpoint's failing run, and moves the delivery
     // on, the last only while the claim is still ours (a lapsed lease means another worker owns
     // the delivery now).
-    await sql`
+    await untilRecorded(() =>
+      sql`
       WITH logged AS (
         UPDATE webhook_attempts
         SET status_code = ${outcome.statusCode}, duration_ms = ${durationMs}, error = ${error},
@@ -242,8 +245,28 @@ export function startDeliveryEngine(
           locked_by = NULL, locked_until = NULL, last_status_code = ${outcome.statusCode}, last_error = ${error},
           completed_at = ${next === 'PENDING' ? null : sql`now()`}, updated_at = now()
       WHERE id = ${delivery.id} AND locked_by = ${workerId} AND attempts_total = ${delivery.attempts_total}`.execute(
-      db,
+        db,
+      ),
     );
+  }
+
+  /**
+   * The receiver already has the request when its outcome is written. If the database is out of
+   * reach then, the outcome waits here and is written once it is back: the delivery stays in
+   * flight (the claim skips it, the heartbeat renews its lease when it can) rather than being
+   * sent again when its lease lapses. Only a stopping worker gives up; its delivery is then sent
+   * again by whoever claims it (at least once, as always).
+   */
+  async function untilRecorded(write: () => Promise<unknown>): Promise<void> {
+    for (let waitMs = 100; ; waitMs = Math.min(waitMs * 2, 2000)) {
+      try {
+        await write();
+        return;
+      } catch (error) {
+        if (stopped || !isConnectionLoss(error)) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
   }
 
   async function heartbeat(): Promise<void> {

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { deleteExpiredUnknownPhoneAttempts, MAX_PIN_ATTEMPTS } from '../../src/modules/wallets/service.js';
+import { pay } from '../checkout/support.js';
+import { createIntent } from '../intents/support.js';
+import { expectStatus, startTestApp, type TestApp, type TestResponse } from '../support/harness.js';
+
+/** What a client sees of an answer, the lock's end time (which moves with the clock) left out. */
+function seen(response: TestResponse) {
+  const error = response.body?.error;
+  return {
+    status: response.status,
+    code: error?.code,
+    message: String(error?.message).replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/, '<until>'),
+    fields: Object.keys(error ?? {}).sort(),
+  };
+}
+
+function lockEnd(response: TestResponse): number {
+  const until = /(\d{4}-\d\d-\d\dT[\d:.]+Z)/.exec(String(response.body?.error?.message))?.[1];
+  assert.ok(until, response.text);
+  return Date.parse(until);
+}
+
+describe('a phone without a wallet locks after five wrong PINs like a wallet does (issue 15 item 9)', () => {
+  let t: TestApp;
+  let shortCode: string;
+  before(async () => {
+    t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
+    const sk = (await t.createBusiness()).keys.secretTest;
+    shortCode = (await createIntent(t, sk, { amount: 100 })).shortCode;
+  });
+  after(() => t.close());
+
+  test('the same answers, in the same order, for a wallet and a phone without one; the same lock end', async () => {
+    const walletPhone = '+22241000001';
+    const unknownPhone = '+22241000002';
+    expectStatus(
+      await t.admin('POST', '/wallets', { phone: walletPhone, pin: '2468', balance: 100_000, environment: 'test' }),
+      201,
+    );
+    const attempts = MAX_PIN_ATTEMPTS + 2;
+    const forWallet: TestResponse[] = [];
+    const forUnknown: TestResponse[] = [];
+    for (let i = 0; i < attempts; i++) {
+      forWallet.push(await pay(t, shortCode, { phone: walletPhone, pin: String(1000 + i) }));
+      forUnknown.push(await pay(t, shortCode, { phone: unknownPhone, pin: String(1000 + i) }));
+    }
+    assert.deepEqual(forUnknown.map(seen), forWallet.map(seen));
+    const codes = forWallet.map((r) => r.body.error.code);
+    assert.deepEqual(codes, [
+      ...Array.from({ length: MAX_PIN_ATTEMPTS - 1 }, () => 'INVALID_PIN'),
+      ...Array.from({ length: attempts - MAX_PIN_ATTEMPTS + 1 }, () => 'WALLET_LOCKED'),
+    ]);
+    // Both locked for the same 15 minutes (the two locks were set a few milliseconds apart).
+    for (let i = MAX_PIN_ATTEMPTS - 1; i < attempts; i++) {
+      assert.ok(Math.abs(lockEnd(forWallet[i]!) - lockEnd(forUnknown[i]!)) < 5000);
+      assert.ok(Math.abs(lockEnd(forWallet[i]!) - (Date.now() + 15 * 60_000)) < 60_000);
+    }
+    // The wallet's right PIN is refused too while it is locked: the same answer again.
+    assert.deepEqual(seen(await pay(t, shortCode, { phone: walletPhone, pin: '2468' })), seen(forUnknown.at(-1)!));
+
+    // Once the locks are over (moved into the past here), both count from zero again; the
+    // cleanup may forget the unknown phone's expired row, which changes nothing.
+    await sql`UPDATE wallets SET locked_until = now() - interval '1 second' WHERE phone = ${walletPhone}`.execute(
+      t.runtime.db,
+    );
+    await sql`UPDATE unknown_phone_pin_attempts SET locked_until = now() - interval '1 second'`.execute(t.runtime.db);
+    assert.equal(await deleteExpiredUnknownPhoneAttempts(t.runtime.db), 1);
+    const next = await pay(t, shortCode, { phone: walletPhone, pin: '1111' });
+    assert.deepEqual(seen(await pay(t, shortCode, { phone: unknownPhone, pin: '1111' })), seen(next));
+    assert.equal(next.body.error.code, 'INVALID_PIN');
+    expectStatus(await pay(t, shortCode, { phone: walletPhone, pin: '2468' }), 200);
+  });
+});
