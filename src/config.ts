@@ -34,6 +34,9 @@ export const ConfigSchema = Type.Object({
   DB_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 500, default: 20 }),
   INTENT_MAX_AMOUNT: Type.Integer({ minimum: 1, default: 100_000_000 }),
   SEED_DEMO: BooleanText,
+  DASHBOARD_SESSION_IDLE_MINUTES: Type.Integer({ minimum: 1, maximum: 10_080, default: 60 }),
+  DASHBOARD_LOGIN_PER_MINUTE_IP: Type.Integer({ minimum: 1, default: 20 }),
+  DASHBOARD_LOGIN_PER_MINUTE_EMAIL: Type.Integer({ minimum: 1, default: 5 }),
 });
 
 /** The settings as the process uses them: the type follows the schema through `toConfig`. */
@@ -126,5 +129,9 @@ function toConfig(raw: Static<typeof ConfigSchema>) {
     /** api.md 6.1: a receiver has 30 s to answer. Not from the environment; tests shorten it. */
     webhookTimeoutMs: 30_000,
     seedDemo: flag(raw.SEED_DEMO),
+    dashboard: {
+      sessionIdleMinutes: raw.DASHBOARD_SESSION_IDLE_MINUTES,
+      loginPerMinute: { ip: raw.DASHBOARD_LOGIN_PER_MINUTE_IP, email: raw.DASHBOARD_LOGIN_PER_MINUTE_EMAIL },
+    },
   };
 }

@@ -21,6 +21,10 @@ const usage = `Usage: npm run --silent admin -- <command> [options] [--json]
   wallet credit --phone P --amount C --env test|live
   wallet show --phone P --env test|live
   ledger check                      exits 1 when an invariant of the ledger does not hold
+  user create --business ID --email E --password P [--role owner|viewer]
+  user list --business ID
+  user disable USER_ID              signs the user out everywhere
+  user reset-password USER_ID --password P
 
 Environment: ADMIN_URL (default http://localhost:$PORT), ADMIN_TOKEN (default: DATA_DIR/admin-token).`;
 
@@ -83,6 +87,9 @@ function toCall(args: string[]): Call {
       balance: { type: 'string' },
       amount: { type: 'string' },
       locked: { type: 'boolean' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+      role: { type: 'string' },
       json: { type: 'boolean' },
     },
   });
@@ -166,6 +173,30 @@ function toCall(args: string[]): Call {
       return {
         method: 'GET',
         path: `/wallets?phone=${encodeURIComponent(required(values.phone, '--phone'))}&environment=${encodeURIComponent(required(values.env, '--env'))}`,
+      };
+    case 'user create':
+      return {
+        method: 'POST',
+        path: '/users',
+        body: {
+          businessId: required(values.business, '--business'),
+          email: required(values.email, '--email'),
+          password: required(values.password, '--password'),
+          ...(values.role !== undefined ? { role: values.role } : {}),
+        },
+      };
+    case 'user list':
+      return {
+        method: 'GET',
+        path: `/users?businessId=${encodeURIComponent(required(values.business, '--business'))}`,
+      };
+    case 'user disable':
+      return { method: 'POST', path: `/users/${encodeURIComponent(required(id, 'USER_ID'))}/disable` };
+    case 'user reset-password':
+      return {
+        method: 'POST',
+        path: `/users/${encodeURIComponent(required(id, 'USER_ID'))}/reset-password`,
+        body: { password: required(values.password, '--password') },
       };
     case 'ledger check':
       return { method: 'GET', path: '/ledger/check', succeeded: (data) => (data as { ok: boolean }).ok };

@@ -37,6 +37,32 @@ export interface ApiKeysTable {
   replaced_by: string | null;
   created_at: CreatedAt;
   updated_at: CreatedAt;
+  last_used_at: Generated<Date | null>;
+}
+
+export type DashboardRole = 'owner' | 'viewer';
+export type DashboardLang = 'en' | 'fr';
+
+export interface DashboardUsersTable {
+  id: string;
+  business_id: string;
+  email: string;
+  password_hash: string;
+  role: DashboardRole;
+  disabled_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface DashboardSessionsTable {
+  token_hash: string;
+  user_id: string;
+  csrf_token: string;
+  environment: ColumnType<Environment, Environment | undefined, Environment>;
+  lang: ColumnType<DashboardLang, DashboardLang | undefined, DashboardLang>;
+  created_at: CreatedAt;
+  last_seen_at: CreatedAt;
+  revoked_at: Date | null;
 }
 
 export interface PlatformSettingsTable {
@@ -410,6 +436,8 @@ export interface LedgerPostingsTable {
 }
 
 export interface DB {
+  dashboard_users: DashboardUsersTable;
+  dashboard_sessions: DashboardSessionsTable;
   wallets: WalletsTable;
   unknown_phone_pin_attempts: UnknownPhonePinAttemptsTable;
   ledger_accounts: LedgerAccountsTable;

@@ -89,6 +89,7 @@ export async function authenticate(request: FastifyRequest, reply: FastifyReply)
     sandbox: record.environment === 'test',
   };
 
+  keyCache.markUsed(record.id);
   const limit = config.rateLimitPerMinute[record.environment];
   const decision = await rateLimiter.hit(record.id, limit);
   reply.header('X-RateLimit-Limit', String(decision.limit));

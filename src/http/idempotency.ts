@@ -36,7 +36,7 @@ export function requireIdempotencyKey(request: FastifyRequest): void {
   }
 }
 
-function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown): string {
   // The same text as the recursive definition (sorted keys, undefined properties left out), built
   // with an explicit stack: a body nested 20,000 deep must not overflow the call stack.
   const out: string[] = [];
@@ -188,6 +188,42 @@ export function fingerprintUpload(request: FastifyRequest, bytes: Buffer): void 
   request.uploadFingerprint = requestFingerprint(request, bytes);
 }
 
+/** What a write's transaction ended in: its own result, or the answer stored under its key. */
+export type IdempotentOutcome<T> = { kind: 'done'; value: T } | { kind: 'replay'; status: number; body: string };
+
+/**
+ * The core of the write path, for every caller (API routes below, dashboard forms): one
+ * transaction that claims the key (when there is one), runs `work`, and stores the answer `work`
+ * says to keep under the key, so the effect and its stored answer commit together.
+ */
+export async function inIdempotentTransaction<T>(
+  db: Kysely<DB>,
+  idempotency: IdempotencyRequest | undefined,
+  work: (trx: Transaction<DB>) => Promise<{ value: T; stored: { status: number; body: string } }>,
+): Promise<IdempotentOutcome<T>> {
+  for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
+    const outcome = await db.transaction().execute(async (trx): Promise<IdempotentOutcome<T> | { kind: 'retry' }> => {
+      let rowId: number | undefined;
+      if (idempotency) {
+        const claim = await claimKey(trx, idempotency);
+        if (claim.kind !== 'claimed') return claim;
+        rowId = claim.rowId;
+      }
+      const { value, stored } = await work(trx);
+      if (rowId !== undefined) {
+        await trx
+          .updateTable('idempotency_keys')
+          .set({ state: 'done', response_status: stored.status, response_body: stored.body })
+          .where('id', '=', rowId)
+          .execute();
+      }
+      return { kind: 'done', value };
+    });
+    if (outcome.kind !== 'retry') return outcome;
+  }
+  throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');
+}
+
 /** Runs a write in one transaction and answers with its result (see the top of this file). */
 export async function respondInTransaction<T>(
   request: FastifyRequest,
@@ -196,32 +232,14 @@ export async function respondInTransaction<T>(
   work: (trx: Transaction<DB>, context: WriteContext) => Promise<T>,
 ): Promise<FastifyReply> {
   const idempotency = idempotencyOf(request, request.uploadFingerprint);
-  const { db } = request.server.services;
-  for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
-    const outcome = await db.transaction().execute(async (trx) => {
-      let rowId: number | undefined;
-      if (idempotency) {
-        const claim = await claimKey(trx, idempotency);
-        if (claim.kind !== 'claimed') return claim;
-        rowId = claim.rowId;
-      }
-      const data = await work(trx, { idempotencyKey: idempotency?.key });
-      reply.code(statusCode);
-      const body = String(reply.serialize({ success: true, data }));
-      if (rowId !== undefined) {
-        await trx
-          .updateTable('idempotency_keys')
-          .set({ state: 'done', response_status: statusCode, response_body: body })
-          .where('id', '=', rowId)
-          .execute();
-      }
-      return { kind: 'done' as const, body };
-    });
-    if (outcome.kind === 'retry') continue;
-    if (outcome.kind === 'replay') return sendStored(reply, outcome, true);
-    return sendStored(reply, { status: statusCode, body: outcome.body }, false);
-  }
-  throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');
+  const outcome = await inIdempotentTransaction(request.server.services.db, idempotency, async (trx) => {
+    const data = await work(trx, { idempotencyKey: idempotency?.key });
+    reply.code(statusCode);
+    const body = String(reply.serialize({ success: true, data }));
+    return { value: body, stored: { status: statusCode, body } };
+  });
+  if (outcome.kind === 'replay') return sendStored(reply, outcome, true);
+  return sendStored(reply, { status: statusCode, body: outcome.value }, false);
 }
 
 /** Answers the idempotency layer gives itself: never stored under the key they are about. */

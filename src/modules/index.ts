@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { checkoutRoutes } from './checkout/routes.js';
+import { dashboardRoutes } from './dashboard/plugin.js';
 import { intentRoutes } from './intents/routes.js';
 import { balanceRoutes } from './ledger/routes.js';
 import { orderRoutes } from './orders/routes.js';
@@ -16,5 +17,5 @@ export const developerModules: FastifyPluginAsync[] = [
   balanceRoutes,
 ];
 
-/** Routes outside the API base: uploaded media, the hosted checkout and storefront pages and their APIs. */
-export const rootModules: FastifyPluginAsync[] = [mediaRoutes, checkoutRoutes, storefrontApiRoutes];
+/** Routes outside the API base: uploaded media, the hosted checkout and storefront pages and their APIs, the merchant dashboard. */
+export const rootModules: FastifyPluginAsync[] = [mediaRoutes, checkoutRoutes, storefrontApiRoutes, dashboardRoutes];

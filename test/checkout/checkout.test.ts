@@ -298,8 +298,13 @@ describe('customer payments: checkout API, wallets, ledger (issue 7; decisions "
     try {
       const phone = '+22298765432';
       const statuses = [];
-      for (let i = 0; i < 21; i++) statuses.push((await pay(clocked, intent.shortCode, { phone, pin: '1234' })).status);
-      assert.deepEqual(statuses.slice(0, 20), Array(20).fill(401));
+      for (let i = 0; i < 20; i++) {
+        const refused = await pay(clocked, intent.shortCode, { phone, pin: '1234' });
+        statuses.push(`${refused.status} ${refused.body.error.code}`);
+      }
+      // A phone with no wallet is refused exactly as a wallet with a wrong PIN: it locks after
+      // five attempts (test/hardening/lockout-probe.test.ts); every attempt counts against the limit.
+      assert.deepEqual(statuses, [...Array(4).fill('401 INVALID_PIN'), ...Array(16).fill('403 WALLET_LOCKED')]);
       const limited = await pay(clocked, intent.shortCode, { phone, pin: '1234' });
       expectError(limited, 429, 'RATE_LIMITED');
       assert.ok(Number(limited.headers.get('retry-after')) >= 1);

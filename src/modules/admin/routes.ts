@@ -1,12 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
-import { isIP } from 'node:net';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
 import { Envelope } from '../../http/schemas.js';
 import { createBusiness, setFeePlan, setGlobalApiEnabled, updateBusiness } from '../businesses/service.js';
 import { issueKey, listKeys, rotateKey, setKeyStatus } from '../keys/service.js';
+import { validAllowlistEntry } from '../keys/allowlist.js';
 import { allScopes } from '../keys/scopes.js';
+import { userAdminRoutes } from './user-routes.js';
 import { walletAdminRoutes } from './wallet-routes.js';
 
 const Environment = Type.Union([Type.Literal('test'), Type.Literal('live')]);
@@ -40,15 +41,6 @@ const FeePlan = Type.Object({
 });
 const Bps = Type.Integer({ minimum: 0, maximum: 10000 });
 
-function validAllowlistEntry(entry: string): boolean {
-  const [address = '', bits, ...rest] = entry.split('/');
-  const family = isIP(address);
-  if (family === 0 || rest.length > 0) return false;
-  if (bits === undefined) return true;
-  const n = Number(bits);
-  return /^\d+$/.test(bits) && n >= 0 && n <= (family === 4 ? 32 : 128);
-}
-
 function sameToken(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
@@ -68,6 +60,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (!token || !sameToken(token, app.services.adminToken)) throw new ApiError('ADMIN_UNAUTHORIZED');
   });
   await app.register(walletAdminRoutes);
+  await app.register(userAdminRoutes);
 
   app.post(
     '/businesses',

@@ -16,6 +16,9 @@ export interface KeyRecord {
   globalApiEnabled: boolean;
 }
 
+/** How stale a key's `last_used_at` may be. */
+const LAST_USED_EVERY_MS = 60_000;
+
 interface Entry {
   record: KeyRecord | null;
   expiresAt: number;
@@ -54,6 +57,25 @@ export class KeyCache {
 
   clear(): void {
     this.entries.clear();
+  }
+
+  private readonly usedWritten = new Map<string, number>();
+
+  /**
+   * Records that a key authenticated a request (the dashboard shows "last used"): at most one
+   * write per key per minute per process, not awaited, so a request never waits on it.
+   */
+  markUsed(keyId: string): void {
+    const now = this.now();
+    if ((this.usedWritten.get(keyId) ?? -Infinity) > now - LAST_USED_EVERY_MS) return;
+    if (this.usedWritten.size >= this.maxEntries) this.usedWritten.clear();
+    this.usedWritten.set(keyId, now);
+    this.db
+      .updateTable('api_keys')
+      .set({ last_used_at: new Date(now) })
+      .where('id', '=', keyId)
+      .execute()
+      .catch(() => this.usedWritten.delete(keyId));
   }
 
   private async load(keyHash: string): Promise<KeyRecord | null> {

@@ -1,7 +1,6 @@
-import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
-import type { DB, Environment, KeyKind, KeyStatus } from '../../db/schema.js';
-import type { Executor } from '../../db/transaction.js';
+import type { Environment, KeyKind, KeyStatus } from '../../db/schema.js';
+import { inTransaction, type Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { generateKeyText, hashKey, keyHint } from './key-text.js';
@@ -17,6 +16,7 @@ export interface KeyView {
   status: KeyStatus;
   hint: string;
   createdAt: string;
+  lastUsedAt: string | null;
 }
 
 /** A key as returned once, at creation or rotation: the only time its text is known. */
@@ -42,6 +42,7 @@ type KeyRow = {
   status: KeyStatus;
   key_hint: string;
   created_at: Date;
+  last_used_at: Date | null;
 };
 
 function toView(row: KeyRow): KeyView {
@@ -55,6 +56,7 @@ function toView(row: KeyRow): KeyView {
     status: row.status,
     hint: row.key_hint,
     createdAt: row.created_at.toISOString(),
+    lastUsedAt: row.last_used_at?.toISOString() ?? null,
   };
 }
 
@@ -68,6 +70,7 @@ const keyColumns = [
   'status',
   'key_hint',
   'created_at',
+  'last_used_at',
 ] as const;
 
 export async function issueKey(db: Executor, input: NewKey): Promise<IssuedKey> {
@@ -120,8 +123,8 @@ export async function setKeyStatus(db: Executor, keyId: string, status: 'suspend
  * undone by accident), and there is no way back from suspended, so it is refused like a revoked
  * one; revoke it and issue a new key instead.
  */
-export async function rotateKey(db: Kysely<DB>, keyId: string): Promise<IssuedKey> {
-  return db.transaction().execute(async (trx) => {
+export async function rotateKey(db: Executor, keyId: string): Promise<IssuedKey> {
+  return inTransaction(db, async (trx) => {
     const old = await trx
       .selectFrom('api_keys')
       .select(['id', 'business_id', 'kind', 'environment', 'scopes', 'ip_allowlist', 'status'])

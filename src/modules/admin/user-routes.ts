@@ -1,0 +1,79 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { Envelope } from '../../http/schemas.js';
+import { PASSWORD_MAX_LENGTH } from '../dashboard/password.js';
+import { createUser, disableUser, listUsers, resetPassword } from '../dashboard/users.js';
+
+const UserView = Type.Object({
+  id: Type.String(),
+  businessId: Type.String(),
+  email: Type.String(),
+  role: Type.Union([Type.Literal('owner'), Type.Literal('viewer')]),
+  disabled: Type.Boolean(),
+  createdAt: Type.String(),
+});
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+// Length rules are the service's (one message for the CLI and the dashboard); this only bounds the input.
+const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH + 1 });
+
+/** Operators manage merchant dashboard users: `admin user create|list|disable|reset-password`. */
+export const userAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.services;
+
+  app.post(
+    '/users',
+    {
+      schema: {
+        body: Type.Object(
+          {
+            businessId: Type.String({ minLength: 1, maxLength: 64 }),
+            email: Type.String({ minLength: 3, maxLength: 320 }),
+            password: Password,
+            role: Type.Optional(Type.Union([Type.Literal('owner'), Type.Literal('viewer')])),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Envelope(UserView) },
+      },
+    },
+    async (request, reply) => {
+      const user = await createUser(db, { ...request.body, role: request.body.role ?? 'owner' });
+      return reply.code(201).send({ success: true as const, data: user });
+    },
+  );
+
+  app.get(
+    '/users',
+    {
+      schema: {
+        querystring: Type.Object({ businessId: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+        response: { 200: Envelope(Type.Object({ items: Type.Array(UserView) })) },
+      },
+    },
+    async (request) => ({ success: true as const, data: { items: await listUsers(db, request.query.businessId) } }),
+  );
+
+  app.post(
+    '/users/:id/disable',
+    { schema: { params: IdParams, response: { 200: Envelope(UserView) } } },
+    async (request) => ({
+      success: true as const,
+      data: await db.transaction().execute((trx) => disableUser(trx, request.params.id)),
+    }),
+  );
+
+  app.post(
+    '/users/:id/reset-password',
+    {
+      schema: {
+        params: IdParams,
+        body: Type.Object({ password: Password }, { additionalProperties: false }),
+        response: { 200: Envelope(UserView) },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await db.transaction().execute((trx) => resetPassword(trx, request.params.id, request.body.password)),
+    }),
+  );
+};

@@ -1,0 +1,113 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { DashboardLang } from '../../db/schema.js';
+import { errorCatalogue } from '../../http/errors.js';
+import { randomBase62 } from '../../lib/ids.js';
+import { allScopes } from '../keys/scopes.js';
+import { dictionaries, formatDate, formatMru, langFrom, type Dictionary } from './i18n.js';
+import type { DashboardSession } from './sessions.js';
+
+/** What a dashboard route needs: `public` (sign-in), `read` (any signed-in user), `owner` (changes). */
+export type DashboardAccess = 'public' | 'read' | 'owner';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    dashboard: DashboardSession | undefined;
+  }
+  interface FastifyContextConfig {
+    dashboard?: DashboardAccess;
+  }
+}
+
+export const DASHBOARD = '/dashboard';
+
+/** A route's path inside the dashboard plugin (mounted at DASHBOARD) from its full path. */
+export function at(fullPath: string): string {
+  return fullPath.slice(DASHBOARD.length) || '/';
+}
+
+export function requireSession(request: FastifyRequest): DashboardSession {
+  if (!request.dashboard) throw new Error('dashboard route reached without a session: check its config.dashboard');
+  return request.dashboard;
+}
+
+/** The caller the API's services expect, for the session's business and mode (an owner has every scope). */
+export function callerOf(session: DashboardSession) {
+  return { businessId: session.businessId, environment: session.environment, scopes: [...allScopes] };
+}
+
+export function langOf(request: FastifyRequest): DashboardLang {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  return request.dashboard?.lang ?? langFrom(query.lang, request.headers['accept-language']);
+}
+
+/**
+ * The page's Content-Security-Policy: no script at all, the one style element carrying this
+ * response's nonce, forms posting to this origin only, and no site may frame the page.
+ */
+function pageCsp(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `style-src 'nonce-${nonce}'`,
+    "img-src 'self' data:",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** A `?notice=` or `?error=` shown on the page: only known words and error codes are displayed. */
+function flash(request: FastifyRequest, t: Dictionary): { notice?: string; error?: string } {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const out: { notice?: string; error?: string } = {};
+  if (query.notice === 'done') out.notice = t.done;
+  if (query.notice === 'already') out.notice = t.alreadyDone;
+  const code = query.error;
+  if (typeof code === 'string' && Object.hasOwn(errorCatalogue, code)) {
+    out.error = errorCatalogue[code as keyof typeof errorCatalogue].message;
+  }
+  return out;
+}
+
+/** Renders a page through the view engine with what every page shows, and the headers every page carries. */
+export async function sendPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  template: string,
+  data: Record<string, unknown>,
+  status = 200,
+): Promise<FastifyReply> {
+  const nonce = randomBytes(16).toString('base64');
+  const lang = langOf(request);
+  const t = dictionaries[lang];
+  const session = request.dashboard;
+  const html = await reply.viewAsync(template, {
+    t,
+    lang,
+    nonce,
+    session,
+    path: request.url.split('?')[0],
+    mru: (centimes: number) => formatMru(centimes, lang),
+    date: (value: Date | string | null) => formatDate(value, lang),
+    // A fresh idempotency token per form drawn: a double submit of one form carries the same one.
+    formToken: () => randomBase62(24),
+    ...flash(request, t),
+    ...data,
+  });
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .header('Cache-Control', 'no-store')
+    .header('Content-Security-Policy', pageCsp(nonce))
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Referrer-Policy', 'same-origin')
+    .header('X-Frame-Options', 'DENY')
+    .send(html);
+}
+
+/** A path of this dashboard to go back to after sign-in; anything else becomes the home page. */
+export function safeNext(value: unknown): string {
+  return typeof value === 'string' && /^\/dashboard(\/[A-Za-z0-9._~/-]*)?(\?[A-Za-z0-9._~=&%-]*)?$/.test(value)
+    ? value
+    : DASHBOARD;
+}

@@ -1,0 +1,265 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Transaction } from 'kysely';
+import { Type } from 'typebox';
+import type { DB, DeliveryStatus } from '../../db/schema.js';
+import { ApiError } from '../../http/errors.js';
+import { eventCatalog } from '../events/catalog.js';
+import { validAllowlistEntry } from '../keys/allowlist.js';
+import { allScopes } from '../keys/scopes.js';
+import { issueKey, listKeys, rotateKey, setKeyStatus } from '../keys/service.js';
+import { getDelivery, listDeliveries, retryDelivery } from '../webhooks/deliveries.js';
+import * as endpoints from '../webhooks/endpoints.js';
+import { at, callerOf, DASHBOARD, requireSession, sendPage } from './context.js';
+import type { DashboardSession } from './sessions.js';
+import { dashboardWrite } from './write.js';
+
+const PAGE_SIZE = 25;
+const DELIVERY_STATUSES: DeliveryStatus[] = ['PENDING', 'SUCCEEDED', 'FAILED', 'DEAD'];
+const EVENT_NAMES = Object.keys(eventCatalog);
+
+const Token = {
+  _csrf: Type.Optional(Type.String({ maxLength: 200 })),
+  _idem: Type.Optional(Type.String({ maxLength: 64 })),
+};
+const Flash = {
+  notice: Type.Optional(Type.String({ maxLength: 20 })),
+  error: Type.Optional(Type.String({ maxLength: 64 })),
+};
+const FlashQuery = Type.Object(Flash, { additionalProperties: false });
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const TokenForm = Type.Object(Token, { additionalProperties: false });
+/** A checkbox group arrives as one string or an array of them. */
+const Many = (maxLength: number) =>
+  Type.Optional(Type.Union([Type.String({ maxLength }), Type.Array(Type.String({ maxLength }), { maxItems: 50 })]));
+const KeyForm = Type.Object(
+  {
+    ...Token,
+    kind: Type.Union([Type.Literal('secret'), Type.Literal('publishable')]),
+    scopes: Many(40),
+    ipAllowlist: Type.Optional(Type.String({ maxLength: 4000 })),
+  },
+  { additionalProperties: false },
+);
+const EndpointForm = Type.Object(
+  { ...Token, url: Type.String({ minLength: 1, maxLength: 2048 }), events: Many(60) },
+  { additionalProperties: false },
+);
+const DeliveriesQuery = Type.Object(
+  {
+    ...Flash,
+    status: Type.Optional(Type.Union([Type.Literal(''), ...DELIVERY_STATUSES.map((s) => Type.Literal(s))])),
+    event: Type.Optional(Type.String({ maxLength: 60 })),
+    endpoint: Type.Optional(Type.String({ maxLength: 64 })),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+  },
+  { additionalProperties: false },
+);
+const EventsQuery = Type.Object(
+  {
+    event: Type.Optional(Type.String({ maxLength: 60 })),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+  },
+  { additionalProperties: false },
+);
+
+function many(value: string | string[] | undefined): string[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
+
+function invalid(field: string, message: string): ApiError {
+  return new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
+}
+
+/** A key of the session's business and mode, or KEY not found (another business's key does not exist here). */
+async function ownKey(trx: Transaction<DB>, session: DashboardSession, id: string) {
+  const key = await trx
+    .selectFrom('api_keys')
+    .select(['id', 'status'])
+    .where('id', '=', id)
+    .where('business_id', '=', session.businessId)
+    .where('environment', '=', session.environment)
+    .executeTakeFirst();
+  if (!key) throw new ApiError('NOT_FOUND', 'No such API key.');
+  return key;
+}
+
+const KEYS = `${DASHBOARD}/developers/keys`;
+const WEBHOOKS = `${DASHBOARD}/developers/webhooks`;
+const DELIVERIES = `${DASHBOARD}/developers/deliveries`;
+
+export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, config, invalidation } = app.services;
+  const owner = { dashboard: 'owner' } as const;
+  const publish = () => invalidation.publish();
+
+  app.get(at(KEYS), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {
+    const session = requireSession(request);
+    const keys = (await listKeys(db, session.businessId)).filter(
+      (key) => key.environment === session.environment && key.status !== 'rotated',
+    );
+    return sendPage(request, reply, 'keys', { keys: keys.reverse(), scopes: allScopes });
+  });
+
+  app.post(at(KEYS), { config: owner, schema: { hide: true, body: KeyForm } }, async (request, reply) =>
+    dashboardWrite(request, reply, KEYS, async (trx, session) => {
+      const scopes = many(request.body.scopes);
+      const unknown = scopes.filter((scope) => !(allScopes as readonly string[]).includes(scope));
+      if (scopes.length === 0 || unknown.length > 0) throw invalid('scopes', 'must name at least one known scope');
+      const ipAllowlist = (request.body.ipAllowlist ?? '')
+        .split(/[\s,]+/)
+        .map((entry) => entry.trim())
+        .filter(Boolean);
+      if (ipAllowlist.length > 100 || !ipAllowlist.every(validAllowlistEntry)) {
+        throw invalid('ipAllowlist', 'must be IP addresses or CIDR ranges');
+      }
+      const key = await issueKey(trx, {
+        businessId: session.businessId,
+        kind: request.body.kind,
+        environment: session.environment,
+        scopes: [...new Set(scopes)],
+        ipAllowlist,
+      });
+      return { redirect: KEYS, page: { template: 'key-created', data: { key } } };
+    }),
+  );
+
+  app.post(
+    at(`${KEYS}/:id/roll`),
+    { config: owner, schema: { hide: true, params: IdParams, body: TokenForm } },
+    async (request, reply) =>
+      dashboardWrite(request, reply, KEYS, async (trx, session) => {
+        await ownKey(trx, session, request.params.id);
+        const key = await rotateKey(trx, request.params.id);
+        return { redirect: KEYS, page: { template: 'key-created', data: { key } }, afterCommit: publish };
+      }),
+  );
+
+  app.post(
+    at(`${KEYS}/:id/revoke`),
+    { config: owner, schema: { hide: true, params: IdParams, body: TokenForm } },
+    async (request, reply) =>
+      dashboardWrite(request, reply, KEYS, async (trx, session) => {
+        await ownKey(trx, session, request.params.id);
+        await setKeyStatus(trx, request.params.id, 'revoked');
+        return { redirect: KEYS, afterCommit: publish };
+      }),
+  );
+
+  app.get(at(WEBHOOKS), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {
+    const session = requireSession(request);
+    const list = await endpoints.listEndpoints(db, callerOf(session), { limit: endpoints.MAX_ENDPOINTS, offset: 0 });
+    return sendPage(request, reply, 'webhooks', { endpoints: list.items, eventNames: EVENT_NAMES });
+  });
+
+  app.post(at(WEBHOOKS), { config: owner, schema: { hide: true, body: EndpointForm } }, async (request, reply) => {
+    const session = requireSession(request);
+    const caller = callerOf(session);
+    let checked: { url: string; events: string[] };
+    try {
+      // DNS is asked before the transaction opens, as the API does.
+      checked = {
+        events: endpoints.checkEvents(many(request.body.events), caller.scopes),
+        url: await endpoints.checkWebhookUrl(
+          request.body.url,
+          endpoints.allowsPrivate(session.environment, config.webhookAllowPrivate),
+        ),
+      };
+    } catch (error) {
+      if (error instanceof ApiError) return reply.redirect(`${WEBHOOKS}?error=${error.code}`, 303);
+      throw error;
+    }
+    return dashboardWrite(request, reply, WEBHOOKS, async (trx) => {
+      const endpoint = await endpoints.createEndpoint(trx, caller, checked);
+      return { redirect: WEBHOOKS, page: { template: 'endpoint-created', data: { endpoint } } };
+    });
+  });
+
+  app.get(at(DELIVERIES), { schema: { hide: true, querystring: DeliveriesQuery } }, async (request, reply) => {
+    const session = requireSession(request);
+    const caller = callerOf(session);
+    const { status, event, endpoint } = request.query;
+    const page = request.query.page ?? 1;
+    const [result, endpointList] = await Promise.all([
+      listDeliveries(
+        db,
+        caller,
+        {
+          ...(status ? { status } : {}),
+          ...(event ? { event } : {}),
+          ...(endpoint ? { endpointId: endpoint } : {}),
+        },
+        { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE },
+      ),
+      endpoints.listEndpoints(db, caller, { limit: endpoints.MAX_ENDPOINTS, offset: 0 }),
+    ]);
+    const filters = new URLSearchParams();
+    for (const [name, value] of Object.entries({ status, event, endpoint })) if (value) filters.set(name, value);
+    return sendPage(request, reply, 'deliveries', {
+      deliveries: result.items,
+      total: result.total,
+      page,
+      pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
+      filters: { status: status ?? '', event: event ?? '', endpoint: endpoint ?? '' },
+      filterQuery: filters.toString(),
+      statuses: DELIVERY_STATUSES,
+      eventNames: EVENT_NAMES,
+      endpoints: endpointList.items,
+    });
+  });
+
+  app.get(
+    at(`${DELIVERIES}/:id`),
+    { schema: { hide: true, params: IdParams, querystring: FlashQuery } },
+    async (request, reply) => {
+      const delivery = await getDelivery(db, callerOf(requireSession(request)), request.params.id);
+      return sendPage(request, reply, 'delivery', {
+        delivery,
+        payload: JSON.stringify(delivery.payload, null, 2),
+      });
+    },
+  );
+
+  app.post(
+    at(`${DELIVERIES}/:id/retry`),
+    { config: owner, schema: { hide: true, params: IdParams, body: TokenForm } },
+    async (request, reply) => {
+      const back = `${DELIVERIES}/${encodeURIComponent(request.params.id)}`;
+      return dashboardWrite(request, reply, back, async (trx, _session, caller) => {
+        await retryDelivery(trx, caller, request.params.id);
+        return { redirect: back };
+      });
+    },
+  );
+
+  app.get(
+    at(`${DASHBOARD}/developers/events`),
+    { schema: { hide: true, querystring: EventsQuery } },
+    async (request, reply) => {
+      const session = requireSession(request);
+      const page = request.query.page ?? 1;
+      let query = db
+        .selectFrom('events')
+        .where('business_id', '=', session.businessId)
+        .where('environment', '=', session.environment);
+      if (request.query.event) query = query.where('event', '=', request.query.event);
+      const [events, total] = await Promise.all([
+        query
+          .select(['id', 'event', 'subject', 'created_at', 'body'])
+          .orderBy('created_at', 'desc')
+          .orderBy('seq', 'desc')
+          .limit(PAGE_SIZE)
+          .offset((page - 1) * PAGE_SIZE)
+          .execute(),
+        query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return sendPage(request, reply, 'events', {
+        events,
+        total: Number(total.n),
+        page,
+        pages: Math.max(1, Math.ceil(Number(total.n) / PAGE_SIZE)),
+        event: request.query.event ?? '',
+        eventNames: EVENT_NAMES,
+      });
+    },
+  );
+};

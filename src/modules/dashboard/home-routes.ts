@@ -1,0 +1,36 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { accountBalance } from '../ledger/ledger.js';
+import { listIntents } from '../intents/service.js';
+import { barChart } from './chart.js';
+import { at, DASHBOARD, requireSession, sendPage } from './context.js';
+import { countsByStatus, paidVolumeByDay } from './queries.js';
+
+const LATEST = 8;
+
+export const homePages: FastifyPluginAsyncTypebox = async (app) => {
+  const { database, db } = app.services;
+
+  app.get(at(DASHBOARD), { schema: { hide: true } }, async (request, reply) => {
+    const session = requireSession(request);
+    const scope = { businessId: session.businessId, environment: session.environment };
+    const [available, days, counts, latest] = await Promise.all([
+      accountBalance(db, scope.environment, { kind: 'merchant', ownerId: scope.businessId }),
+      paidVolumeByDay(database, scope, 30),
+      countsByStatus(database, scope),
+      listIntents(database, scope, { status: undefined, from: undefined, to: undefined, limit: LATEST, offset: 0 }),
+    ]);
+    const today = days[days.length - 1]!;
+    const month = days.reduce((sum, day) => ({ total: sum.total + day.total, count: sum.count + day.count }), {
+      total: 0,
+      count: 0,
+    });
+    return sendPage(request, reply, 'home', {
+      available,
+      today,
+      month,
+      chart: barChart(days),
+      counts,
+      latest: latest.items,
+    });
+  });
+};

@@ -1,0 +1,224 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { renderSVG } from 'uqr';
+import type { IntentStatus } from '../../db/schema.js';
+import { ApiError } from '../../http/errors.js';
+import { parseDateFilter } from '../../http/schemas.js';
+import { payBaseUrl } from '../intents/routes.js';
+import * as intents from '../intents/service.js';
+import { at, DASHBOARD, requireSession, sendPage } from './context.js';
+import { parseMru } from './i18n.js';
+import { intentTimeline, searchIntents } from './queries.js';
+import { dashboardWrite } from './write.js';
+
+const STATUSES: IntentStatus[] = ['PENDING', 'PAID', 'REFUNDED', 'CANCELLED', 'FAILED'];
+const PAGE_SIZE = 20;
+
+const Token = {
+  _csrf: Type.Optional(Type.String({ maxLength: 200 })),
+  _idem: Type.Optional(Type.String({ maxLength: 64 })),
+};
+const ListQuery = Type.Object(
+  {
+    status: Type.Optional(Type.Union([Type.Literal(''), ...STATUSES.map((s) => Type.Literal(s))])),
+    from: Type.Optional(Type.String({ maxLength: 10 })),
+    to: Type.Optional(Type.String({ maxLength: 10 })),
+    q: Type.Optional(Type.String({ maxLength: 500 })),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    notice: Type.Optional(Type.String({ maxLength: 20 })),
+    error: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+const FlashQuery = Type.Object(
+  { notice: Type.Optional(Type.String({ maxLength: 20 })), error: Type.Optional(Type.String({ maxLength: 64 })) },
+  { additionalProperties: false },
+);
+const RefParams = Type.Object({ ref: Type.String({ minLength: 1, maxLength: 64 }) });
+const CreateForm = Type.Object(
+  {
+    ...Token,
+    amountType: Type.Union([Type.Literal('FIXED'), Type.Literal('OPEN')]),
+    amount: Type.String({ maxLength: 20 }),
+    label: Type.Optional(Type.String({ maxLength: 200 })),
+    metadata: Type.Optional(Type.String({ maxLength: 30_000 })),
+  },
+  { additionalProperties: false },
+);
+const RefundForm = Type.Object(
+  {
+    ...Token,
+    amount: Type.Optional(Type.String({ maxLength: 20 })),
+    reason: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+const SimulateForm = Type.Object(
+  {
+    ...Token,
+    outcome: Type.Union([Type.Literal('success'), Type.Literal('failure'), Type.Literal('expire')]),
+    amount: Type.Optional(Type.String({ maxLength: 20 })),
+  },
+  { additionalProperties: false },
+);
+const TokenForm = Type.Object(Token, { additionalProperties: false });
+
+function invalid(field: string, message: string): ApiError {
+  return new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
+}
+
+/** A form amount in MRU ("250" or "250,50") as centimes; empty is `undefined` when `optional`. */
+function amountField(text: string | undefined, optional: boolean): number | undefined {
+  if ((text ?? '').trim() === '') {
+    if (optional) return undefined;
+    throw invalid('amount', 'is required');
+  }
+  const centimes = parseMru(text!);
+  if (centimes === undefined) throw invalid('amount', 'must be an amount in MRU, such as 250 or 250.50');
+  return centimes;
+}
+
+/** One `key=value` per line. */
+function metadataField(text: string | undefined): Record<string, string> {
+  const metadata: Record<string, string> = {};
+  for (const line of (text ?? '').split(/\r?\n/)) {
+    if (line.trim() === '') continue;
+    const at = line.indexOf('=');
+    if (at < 1) throw invalid('metadata', 'must be one key=value per line');
+    metadata[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+  return metadata;
+}
+
+function dateField(value: string | undefined, bound: 'from' | 'to'): Date | undefined {
+  if (!value) return undefined;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) throw invalid(bound, 'must be a date');
+  return parseDateFilter(value, bound);
+}
+
+const detail = (ref: string) => `${DASHBOARD}/payments/${encodeURIComponent(ref)}`;
+
+export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
+  const { database, config } = app.services;
+  const owner = { dashboard: 'owner' } as const;
+
+  app.get(at(`${DASHBOARD}/payments`), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
+    const session = requireSession(request);
+    const { status, from, to, q } = request.query;
+    const page = request.query.page ?? 1;
+    const result = await searchIntents(database, session, {
+      status: status || undefined,
+      from: dateField(from, 'from'),
+      to: dateField(to, 'to'),
+      q: q?.trim() || undefined,
+      limit: PAGE_SIZE,
+      offset: (page - 1) * PAGE_SIZE,
+    });
+    const pages = Math.max(1, Math.ceil(result.total / PAGE_SIZE));
+    const filters = new URLSearchParams();
+    for (const [name, value] of Object.entries({ status, from, to, q })) if (value) filters.set(name, value);
+    return sendPage(request, reply, 'payments', {
+      statuses: STATUSES,
+      filters: { status: status ?? '', from: from ?? '', to: to ?? '', q: q ?? '' },
+      filterQuery: filters.toString(),
+      items: result.items,
+      total: result.total,
+      page,
+      pages,
+    });
+  });
+
+  app.get(
+    at(`${DASHBOARD}/payments/new`),
+    { schema: { hide: true, querystring: FlashQuery } },
+    async (request, reply) => sendPage(request, reply, 'payment-new', {}),
+  );
+
+  app.post(
+    at(`${DASHBOARD}/payments`),
+    { config: owner, schema: { hide: true, body: CreateForm } },
+    async (request, reply) =>
+      dashboardWrite(request, reply, `${DASHBOARD}/payments/new`, async (trx, _session, caller) => {
+        const { amountType, label } = request.body;
+        const amount = amountField(request.body.amount, amountType === 'OPEN');
+        const intent = await intents.createIntent(
+          trx,
+          caller,
+          {
+            amountType,
+            ...(amount !== undefined ? { amount } : {}),
+            ...(label ? { label } : {}),
+            metadata: metadataField(request.body.metadata),
+          },
+          { maxAmount: config.intentMaxAmount, codeSpace: config.paymentCodeSpace },
+        );
+        return { redirect: detail(intent.reference_number) };
+      }),
+  );
+
+  app.get(
+    at(`${DASHBOARD}/payments/:ref`),
+    { schema: { hide: true, params: RefParams, querystring: FlashQuery } },
+    async (request, reply) => {
+      const session = requireSession(request);
+      const intent = await intents.getIntent(database, session, request.params.ref);
+      const view = intents.intentView(intent, payBaseUrl(request));
+      const timeline = await intentTimeline(database, session, intent.reference_number);
+      return sendPage(request, reply, 'payment', {
+        intent,
+        view,
+        timeline,
+        qr: intent.status === 'PENDING' ? renderSVG(view.payUrl, { border: 2 }) : null,
+        refundable: (intent.amount_paid ?? 0) - intent.total_amount_refunded,
+      });
+    },
+  );
+
+  app.post(
+    at(`${DASHBOARD}/payments/:ref/refund`),
+    { config: owner, schema: { hide: true, params: RefParams, body: RefundForm } },
+    async (request, reply) =>
+      dashboardWrite(request, reply, detail(request.params.ref), async (trx, _session, caller) => {
+        const amount = amountField(request.body.amount, true);
+        const reason = request.body.reason?.trim();
+        await intents.refundIntent(trx, caller, request.params.ref, {
+          ...(amount !== undefined ? { amount } : {}),
+          ...(reason ? { reason } : {}),
+        });
+        return { redirect: detail(request.params.ref) };
+      }),
+  );
+
+  app.post(
+    at(`${DASHBOARD}/payments/:ref/cancel`),
+    { config: owner, schema: { hide: true, params: RefParams, body: TokenForm } },
+    async (request, reply) =>
+      dashboardWrite(request, reply, detail(request.params.ref), async (trx, _session, caller) => {
+        await intents.cancelIntent(trx, caller, request.params.ref);
+        return { redirect: detail(request.params.ref) };
+      }),
+  );
+
+  app.post(
+    at(`${DASHBOARD}/payments/:ref/simulate`),
+    { config: owner, schema: { hide: true, params: RefParams, body: SimulateForm } },
+    async (request, reply) =>
+      dashboardWrite(request, reply, detail(request.params.ref), async (trx, session, caller) => {
+        // The API's sandboxOnly rule: simulations exist in test mode only.
+        if (session.environment !== 'test') throw new ApiError('SANDBOX_ONLY');
+        const { outcome } = request.body;
+        if (outcome === 'expire') await intents.simulateExpiry(trx, caller, request.params.ref);
+        else {
+          const amount = amountField(request.body.amount, true);
+          await intents.simulatePayment(
+            trx,
+            caller,
+            request.params.ref,
+            { outcome, ...(amount !== undefined ? { amount } : {}) },
+            config.intentMaxAmount,
+          );
+        }
+        return { redirect: detail(request.params.ref) };
+      }),
+  );
+};

@@ -1,0 +1,82 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import formbody from '@fastify/formbody';
+import view from '@fastify/view';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Eta } from 'eta';
+import { toApiError } from '../../http/error-handler.js';
+import { authRoutes } from './auth-routes.js';
+import { DASHBOARD, langOf, sendPage } from './context.js';
+import { cookieNames, cookiesOf, sameToken, setCookie } from './cookies.js';
+import { developerPages } from './developer-routes.js';
+import { dictionaries } from './i18n.js';
+import { homePages } from './home-routes.js';
+import { paymentPages } from './payment-routes.js';
+import { findSession } from './sessions.js';
+
+const VIEWS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'views');
+const FORM_BYTES = 64 * 1024;
+
+/**
+ * The merchant dashboard at /dashboard: server-drawn HTML pages (eta through @fastify/view, every
+ * value escaped) over the same services as the API. Everything but the sign-in page needs a
+ * session; every POST needs the session's CSRF token; changes need the owner role.
+ */
+const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, config } = app.services;
+  const names = cookieNames(config.publicUrl);
+
+  await app.register(formbody, { bodyLimit: FORM_BYTES });
+  await app.register(view, {
+    engine: { eta: new Eta({ autoEscape: true, autoTrim: false }) },
+    templates: VIEWS,
+    production: true,
+  });
+  app.decorateRequest('dashboard', undefined);
+
+  app.addHook('onRequest', async (request, reply) => {
+    const access = request.routeOptions.config.dashboard ?? 'read';
+    if (access === 'public') return;
+    const token = cookiesOf(request)[names.session];
+    const session = token ? await findSession(db, token, config.dashboard.sessionIdleMinutes) : undefined;
+    if (!session) {
+      if (token) setCookie(reply, names, names.session, '', 0);
+      const next = request.method === 'GET' ? request.url : DASHBOARD;
+      return reply.redirect(`${DASHBOARD}/login?next=${encodeURIComponent(next)}&notice=ended`, 303);
+    }
+    request.dashboard = session;
+  });
+
+  // The body is parsed, not yet validated: a forged or forbidden form learns nothing about its fields.
+  app.addHook('preValidation', async (request, reply) => {
+    const session = request.dashboard;
+    if (!session || request.method !== 'POST') return;
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    if (!sameToken(body._csrf, session.csrfToken)) {
+      return sendPage(request, reply, 'message', { title: dictionaries[session.lang].formExpired, kind: 'csrf' }, 403);
+    }
+    if (request.routeOptions.config.dashboard === 'owner' && session.role !== 'owner') {
+      return sendPage(request, reply, 'message', { title: dictionaries[session.lang].ownersOnly, kind: 'role' }, 403);
+    }
+  });
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const apiError = toApiError(error as Error, request);
+    const t = dictionaries[langOf(request)];
+    const title = apiError.status >= 500 ? t.somethingWrong : apiError.message;
+    return sendPage(request, reply, 'message', { title, kind: apiError.code }, apiError.status);
+  });
+  app.setNotFoundHandler(async (request, reply) =>
+    sendPage(request, reply, 'message', { title: dictionaries[langOf(request)].notFound, kind: 'not-found' }, 404),
+  );
+
+  await app.register(authRoutes, { names });
+  await app.register(homePages);
+  await app.register(paymentPages);
+  await app.register(developerPages);
+};
+
+/** Mounted with its own prefix, so its not-found and error pages stay inside /dashboard. */
+export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  await app.register(dashboardApp, { prefix: DASHBOARD });
+};

@@ -1,0 +1,122 @@
+import { sql } from 'kysely';
+import type { Database } from '../../db/connect.js';
+import type { Environment, IntentStatus } from '../../db/schema.js';
+import { listIntents } from '../intents/service.js';
+import { findIntentWithRefunds, type IntentWithRefunds } from '../intents/repo.js';
+import { lastDays } from './chart.js';
+
+/**
+ * Reads only the dashboard makes (figures for the home page, search across intents). Every
+ * change still goes through the API's services.
+ */
+interface Scope {
+  businessId: string;
+  environment: Environment;
+}
+
+export async function paidVolumeByDay(database: Database, scope: Scope, days: number) {
+  const range = lastDays(days);
+  const first = range[0]!;
+  // Intents are paid within their 24 h lifetime: bounding created_at too keeps to the list index.
+  const rows = await sql<{ day: string; total: string; n: string }>`
+    SELECT to_char(paid_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(amount_paid)::bigint AS total, count(*) AS n
+    FROM payment_intents
+    WHERE business_id = ${scope.businessId} AND environment = ${scope.environment}
+      AND created_at >= ${first}::date - 1 AND paid_at >= ${first}::date AND paid_at IS NOT NULL
+    GROUP BY 1`.execute(database.db);
+  const byDay = new Map(rows.rows.map((row) => [row.day, { total: Number(row.total), count: Number(row.n) }]));
+  return range.map((day) => ({ day, total: byDay.get(day)?.total ?? 0, count: byDay.get(day)?.count ?? 0 }));
+}
+
+export async function countsByStatus(database: Database, scope: Scope): Promise<Record<IntentStatus, number>> {
+  const rows = await database.db
+    .selectFrom('payment_intents')
+    .select(['status', (eb) => eb.fn.countAll<string>().as('n')])
+    .where('business_id', '=', scope.businessId)
+    .where('environment', '=', scope.environment)
+    .groupBy('status')
+    .execute();
+  const counts: Record<IntentStatus, number> = { PENDING: 0, PAID: 0, REFUNDED: 0, CANCELLED: 0, FAILED: 0 };
+  for (const row of rows) counts[row.status] = Number(row.n);
+  return counts;
+}
+
+export interface IntentSearch {
+  status: IntentStatus | undefined;
+  from: Date | undefined;
+  to: Date | undefined;
+  /** A reference, short code, 6-digit payment code or metadata value, matched exactly. */
+  q: string | undefined;
+  limit: number;
+  offset: number;
+}
+
+/** The intent list with the API's own query, or, with a search text, the intents it names. */
+export async function searchIntents(
+  database: Database,
+  scope: Scope,
+  search: IntentSearch,
+): Promise<{ total: number; items: IntentWithRefunds[] }> {
+  const { q, ...filters } = search;
+  if (!q) return listIntents(database, scope, filters);
+  const code = /^\d{6}$/.test(q) ? Number(q) : -1;
+  let query = database.db
+    .selectFrom('payment_intents')
+    .where('business_id', '=', scope.businessId)
+    .where('environment', '=', scope.environment)
+    .where((eb) =>
+      eb.or([
+        eb('reference_number', '=', q),
+        eb('short_code', '=', q),
+        eb('payment_code', '=', code),
+        eb.exists(sql`(SELECT 1 FROM jsonb_each_text(payment_intents.metadata) m WHERE m.value = ${q})`),
+      ]),
+    );
+  if (filters.status) query = query.where('status', '=', filters.status);
+  if (filters.from) query = query.where('created_at', '>=', filters.from);
+  if (filters.to) query = query.where('created_at', '<=', filters.to);
+  const [refs, total] = await Promise.all([
+    query
+      .select('reference_number')
+      .orderBy('created_at', 'desc')
+      .orderBy('reference_number', 'desc')
+      .limit(filters.limit)
+      .offset(filters.offset)
+      .execute(),
+    query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  const items = await Promise.all(refs.map((row) => findIntentWithRefunds(database, row.reference_number)));
+  return { total: Number(total.n), items: items.filter((item): item is IntentWithRefunds => item !== undefined) };
+}
+
+/** An intent's events, oldest first, each with its webhook deliveries. */
+export async function intentTimeline(database: Database, scope: Scope, referenceNumber: string) {
+  const events = await database.db
+    .selectFrom('events')
+    .select(['id', 'event', 'created_at', 'body'])
+    .where('subject', '=', referenceNumber)
+    .where('business_id', '=', scope.businessId)
+    .where('environment', '=', scope.environment)
+    .orderBy('seq')
+    .execute();
+  const deliveries =
+    events.length === 0
+      ? []
+      : await database.db
+          .selectFrom('webhook_deliveries as d')
+          .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+          .select(['d.id', 'd.event_id', 'd.status', 'd.attempt_count', 'd.last_status_code', 'e.url'])
+          .where(
+            'd.event_id',
+            'in',
+            events.map((event) => event.id),
+          )
+          .orderBy('d.created_at')
+          .execute();
+  return events.map((event) => ({
+    id: event.id,
+    event: event.event,
+    createdAt: event.created_at,
+    deliveries: deliveries.filter((delivery) => delivery.event_id === event.id),
+  }));
+}

@@ -1,0 +1,135 @@
+import { sql } from 'kysely';
+import type { DashboardRole } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
+import { ApiError } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { decoyHash, hashPassword, passwordProblem, verifyPassword } from './password.js';
+
+export interface UserView {
+  id: string;
+  businessId: string;
+  email: string;
+  role: DashboardRole;
+  disabled: boolean;
+  createdAt: string;
+}
+
+type UserRow = {
+  id: string;
+  business_id: string;
+  email: string;
+  role: DashboardRole;
+  disabled_at: Date | null;
+  created_at: Date;
+};
+
+const userColumns = ['id', 'business_id', 'email', 'role', 'disabled_at', 'created_at'] as const;
+
+function toView(row: UserRow): UserView {
+  return {
+    id: row.id,
+    businessId: row.business_id,
+    email: row.email,
+    role: row.role,
+    disabled: row.disabled_at !== null,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{1,63}$/;
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+function invalid(field: string, message: string): ApiError {
+  return new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
+}
+
+function checkPassword(password: string): void {
+  const problem = passwordProblem(password);
+  if (problem) throw invalid('body.password', problem);
+}
+
+export async function createUser(
+  db: Executor,
+  input: { businessId: string; email: string; password: string; role: DashboardRole },
+): Promise<UserView> {
+  const email = normalizeEmail(input.email);
+  if (!EMAIL.test(email)) throw invalid('body.email', 'is not an email address');
+  checkPassword(input.password);
+  const business = await db.selectFrom('businesses').select('id').where('id', '=', input.businessId).executeTakeFirst();
+  if (!business) throw new ApiError('NOT_FOUND', `No business ${input.businessId}.`);
+  const passwordHash = await hashPassword(input.password);
+  const row = await db
+    .insertInto('dashboard_users')
+    .values({ id: newId('usr'), business_id: input.businessId, email, password_hash: passwordHash, role: input.role })
+    .onConflict((oc) => oc.column('email').doNothing())
+    .returning(userColumns)
+    .executeTakeFirst();
+  if (!row) throw invalid('body.email', 'is already used by a dashboard user');
+  return toView(row);
+}
+
+export async function listUsers(db: Executor, businessId: string): Promise<UserView[]> {
+  const rows = await db
+    .selectFrom('dashboard_users')
+    .select(userColumns)
+    .where('business_id', '=', businessId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toView);
+}
+
+/** Disables the user and revokes every session it has, in one transaction. */
+export async function disableUser(db: Executor, userId: string): Promise<UserView> {
+  const row = await db
+    .updateTable('dashboard_users')
+    .set({ disabled_at: sql<Date>`coalesce(disabled_at, now())`, updated_at: sql<Date>`now()` })
+    .where('id', '=', userId)
+    .returning(userColumns)
+    .executeTakeFirst();
+  if (!row) throw new ApiError('NOT_FOUND', `No dashboard user ${userId}.`);
+  await revokeSessionsOf(db, userId);
+  return toView(row);
+}
+
+/** A new password signs the user out everywhere: whoever knew the old one loses their session. */
+export async function resetPassword(db: Executor, userId: string, password: string): Promise<UserView> {
+  checkPassword(password);
+  const passwordHash = await hashPassword(password);
+  const row = await db
+    .updateTable('dashboard_users')
+    .set({ password_hash: passwordHash, updated_at: sql<Date>`now()` })
+    .where('id', '=', userId)
+    .returning(userColumns)
+    .executeTakeFirst();
+  if (!row) throw new ApiError('NOT_FOUND', `No dashboard user ${userId}.`);
+  await revokeSessionsOf(db, userId);
+  return toView(row);
+}
+
+export async function revokeSessionsOf(db: Executor, userId: string): Promise<void> {
+  await db
+    .updateTable('dashboard_sessions')
+    .set({ revoked_at: sql<Date>`now()` })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/**
+ * The user these credentials sign in, or undefined, whichever part was wrong. An unknown email
+ * is checked against a decoy hash so that it costs the same time as a wrong password.
+ */
+export async function checkCredentials(db: Executor, email: string, password: string): Promise<UserView | undefined> {
+  const row = await db
+    .selectFrom('dashboard_users')
+    .select([...userColumns, 'password_hash'])
+    .where('email', '=', normalizeEmail(email))
+    .executeTakeFirst();
+  const matches = await verifyPassword(password, row?.password_hash ?? (await decoyHash()));
+  if (!row || !matches || row.disabled_at !== null) return undefined;
+  return toView(row);
+}
