@@ -125,6 +125,28 @@ describe('the Events API and per-object sequences', () => {
     assert.equal(caughtUp.body.data.hasMore, false);
   });
 
+  test('long polling: with after and wait, a caught-up request answers with the next event; without one, empty', async () => {
+    const own = await t.createBusiness();
+    const key = own.keys.secretTest;
+    const first = await createIntent(t, key, { amount: 100 });
+    const newest = (await list('?limit=1', key)).body.data.items[0];
+    assert.equal(newest.object, first.referenceNumber);
+    const waiting = list(`?after=${newest.id}&wait=20`, key);
+    const second = await createIntent(t, key, { amount: 200 });
+    const answered = await waiting;
+    expectStatus(answered, 200);
+    assert.deepEqual(
+      answered.body.data.items.map((event: any) => [event.type, event.object]),
+      [['payment.created', second.referenceNumber]],
+    );
+    const caughtUp = answered.body.data.items[0].id;
+    const nothing = await list(`?after=${caughtUp}&wait=1`, key);
+    expectStatus(nothing, 200);
+    assert.deepEqual(nothing.body.data.items, []);
+    expectError(await list('?wait=5', key), 400, 'VALIDATION_ERROR');
+    expectError(await list(`?after=${caughtUp}&wait=31`, key), 400, 'VALIDATION_ERROR');
+  });
+
   test('errors: unknown event, unknown cursor, page with after, keys that may not read', async () => {
     expectError(await t.request('GET', `${EVENTS}/evt_unknown`, { key: sk }), 404, 'EVENT_NOT_FOUND');
     expectError(await list('?after=evt_unknown'), 404, 'EVENT_NOT_FOUND');

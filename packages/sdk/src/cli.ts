@@ -13,8 +13,8 @@ export interface ListenOptions {
   baseUrl?: string;
   /** Event names or `prefix.*` patterns; all events when empty. */
   events?: string[];
-  /** Pause between polls when caught up. Default 1000 ms. */
-  intervalMs?: number;
+  /** How long one request waits on the server for the next event when caught up (long polling). Default 25 s. */
+  waitSeconds?: number;
   /** The signing secret; a random one when absent. */
   secret?: string;
   print?: (line: string) => void;
@@ -77,17 +77,29 @@ export async function listen(options: ListenOptions): Promise<void> {
   let after: string | undefined = (await commerce.events.list({ limit: 1 })).items[0]?.id;
   print(`Ready. Forwarding ${patterns.length ? patterns.join(', ') : 'every event'} to ${options.forwardTo}`);
   print(`Listen secret (verify with it): ${secret}`);
+  const wait = options.waitSeconds ?? 25;
   while (!options.signal?.aborted) {
-    const page = after
-      ? await commerce.events.list({ after, limit: 100 })
-      : await commerce.events.list({ limit: 100 }).then((newest) => ({ ...newest, items: newest.items.reverse() }));
+    // Caught up, the request waits on the server until the next event (long polling): no busy loop.
+    let page;
+    try {
+      page = after
+        ? await commerce.events.list(
+            { after, limit: 100, wait },
+            { timeoutMs: (wait + 10) * 1000, ...(options.signal ? { signal: options.signal } : {}) },
+          )
+        : await commerce.events.list({ limit: 100 }).then((newest) => ({ ...newest, items: newest.items.reverse() }));
+    } catch (error) {
+      if (options.signal?.aborted) break; // stopped (Ctrl-C) while a request was waiting
+      throw error;
+    }
     for (const event of page.items) {
       after = event.id;
       if (!matches(patterns, event.type)) continue;
       const outcome = await forward(event, options, secret);
       print(`${new Date().toISOString()}  ${event.type.padEnd(20)} ${event.id}  -> ${outcome}`);
     }
-    if (!page.hasMore) await pause(options.intervalMs ?? 1000, options.signal);
+    // Without a cursor yet (no event at all), ask again after a moment.
+    if (!after) await pause(1000, options.signal);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { requireAuth } from '../../http/context.js';
 import { ApiError } from '../../http/errors.js';
 import { Envelope, Paginated, pageWindow } from '../../http/schemas.js';
@@ -7,6 +8,8 @@ import { EventParams, EventResource, EventsQuery } from './schemas.js';
 import { getEvent, listEvents, type EventsCaller } from './service.js';
 
 const tags = ['Events'];
+/** How often a long-polling request looks for a new event. */
+const LONG_POLL_CHECK_MS = 200;
 
 function caller(request: FastifyRequest): EventsCaller {
   const auth = requireAuth(request.auth);
@@ -17,6 +20,10 @@ function caller(request: FastifyRequest): EventsCaller {
 export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db } = app.services;
   const read = { auth: 'secret', scope: 'webhooks:read' } as const;
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
 
   app.get(
     '/events',
@@ -29,12 +36,27 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
           { field: 'query.page', message: 'must be 1 with after' },
         ]);
       }
-      const result = await listEvents(
-        db,
-        caller(request),
-        { ...(type ? { type } : {}), ...(object ? { object } : {}), ...(after ? { after } : {}) },
-        { limit, offset },
-      );
+      if (request.query.wait !== undefined && after === undefined) {
+        throw new ApiError('VALIDATION_ERROR', 'query.wait needs query.after: the id of the last event seen.', [
+          { field: 'query.wait', message: 'needs after' },
+        ]);
+      }
+      const readPage = () =>
+        listEvents(
+          db,
+          caller(request),
+          { ...(type ? { type } : {}), ...(object ? { object } : {}), ...(after ? { after } : {}) },
+          { limit, offset },
+        );
+      let result = await readPage();
+      // Long polling: a consumer that is caught up waits here for the next event instead of asking
+      // again and again; the read is repeated until one follows, the wait ends, the client leaves
+      // or the server stops.
+      const deadline = Date.now() + (request.query.wait ?? 0) * 1000;
+      while (result.items.length === 0 && Date.now() < deadline && !closing && !request.raw.socket.destroyed) {
+        await sleep(LONG_POLL_CHECK_MS);
+        result = await readPage();
+      }
       return {
         success: true as const,
         data: { ...result, page, limit, hasMore: offset + result.items.length < result.total },

@@ -246,6 +246,14 @@ export const EventsQuery = Type.Object(
         description: 'an event id: the events that follow it, oldest first (`page` must then be 1)',
       }),
     ),
+    wait: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 30,
+        description:
+          'with `after`: when no event follows yet, hold the request up to this many seconds and answer as soon as one does (long polling)',
+      }),
+    ),
     ...Pagination,
   },
   { additionalProperties: false },

@@ -13786,6 +13786,8 @@ export interface operations {
                 object?: string;
                 /** @description an event id: the events that follow it, oldest first (`page` must then be 1) */
                 after?: string;
+                /** @description with `after`: when no event follows yet, hold the request up to this many seconds and answer as soon as one does (long polling) */
+                wait?: number;
                 page?: number;
                 /** @description max 100; larger values are capped */
                 limit?: number;
