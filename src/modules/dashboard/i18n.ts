@@ -121,6 +121,17 @@ const en = {
   alreadyDone: 'This form was already sent; it was carried out once.',
   skipToContent: 'Skip to content',
   mainNav: 'Main',
+  // Endpoint page
+  editEvents: 'Events sent to this endpoint',
+  save: 'Save',
+  actions: 'Actions',
+  sendPing: 'Send a test ping',
+  rotateSecret: 'Rotate the secret',
+  rotateHint: 'After a rotation the old secret keeps signing beside the new one for 24 hours.',
+  secretRotated: 'New signing secret. The previous one keeps signing for 24 hours.',
+  previousSecretUntil: 'Previous secret signs until',
+  disable: 'Disable',
+  enable: 'Enable',
 };
 export type Dictionary = typeof en;
 
@@ -244,6 +255,16 @@ const fr: Dictionary = {
   alreadyDone: 'Ce formulaire avait déjà été envoyé ; il a été exécuté une seule fois.',
   skipToContent: 'Aller au contenu',
   mainNav: 'Principal',
+  editEvents: 'Événements envoyés à ce point',
+  save: 'Enregistrer',
+  actions: 'Actions',
+  sendPing: 'Envoyer un ping de test',
+  rotateSecret: 'Renouveler le secret',
+  rotateHint: "Après un renouvellement, l'ancien secret signe encore 24 heures à côté du nouveau.",
+  secretRotated: "Nouveau secret de signature. L'ancien signe encore 24 heures.",
+  previousSecretUntil: 'Ancien secret valable jusqu’au',
+  disable: 'Désactiver',
+  enable: 'Activer',
 };
 
 export const dictionaries: Record<DashboardLang, Dictionary> = { en, fr };
