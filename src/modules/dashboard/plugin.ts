@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
 import view from '@fastify/view';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Eta } from 'eta';
@@ -12,10 +13,13 @@ import { developerPages } from './developer-routes.js';
 import { dictionaries } from './i18n.js';
 import { homePages } from './home-routes.js';
 import { paymentPages } from './payment-routes.js';
+import { productPages } from './product-routes.js';
 import { findSession } from './sessions.js';
 
 const VIEWS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'views');
 const FORM_BYTES = 64 * 1024;
+/** The largest upload: a products CSV (an image is held to 5 MB by its route). */
+const UPLOAD_BYTES = 20 * 1024 * 1024;
 
 /**
  * The merchant dashboard at /dashboard: server-drawn HTML pages (eta through @fastify/view, every
@@ -27,6 +31,12 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
   const names = cookieNames(config.publicUrl);
 
   await app.register(formbody, { bodyLimit: FORM_BYTES });
+  // Multipart forms (uploads) are read whole before the CSRF check below, so it sees their
+  // hidden fields like any other form's; the file arrives as a Buffer in `body.file`.
+  await app.register(multipart, {
+    attachFieldsToBody: 'keyValues',
+    limits: { fileSize: UPLOAD_BYTES, files: 1, fields: 20, parts: 21 },
+  });
   await app.register(view, {
     engine: { eta: new Eta({ autoEscape: true, autoTrim: false }) },
     templates: VIEWS,
@@ -73,6 +83,7 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(authRoutes, { names });
   await app.register(homePages);
   await app.register(paymentPages);
+  await app.register(productPages);
   await app.register(developerPages);
 };
 
