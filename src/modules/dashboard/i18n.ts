@@ -169,6 +169,22 @@ const en = {
   importErrors: 'Rows refused',
   row: 'Row',
   message: 'Message',
+  // Settings
+  settings: 'Settings',
+  business: 'Business',
+  businessName: 'Business name',
+  users: 'Users',
+  role: 'Role',
+  roleOwner: 'Owner',
+  roleViewer: 'Viewer',
+  you: 'you',
+  changeRole: 'Change role',
+  inviteUser: 'Add a user',
+  inviteHint:
+    'Choose a first password (at least 12 characters) and give it to the user in person; they can sign in at once.',
+  initialPassword: 'First password',
+  feePlan: 'Fee plan',
+  feePlanHint: 'Set by the platform; ask your account manager to change it.',
 };
 export type Dictionary = typeof en;
 
@@ -339,6 +355,21 @@ const fr: Dictionary = {
   importErrors: 'Lignes refusées',
   row: 'Ligne',
   message: 'Message',
+  settings: 'Paramètres',
+  business: 'Entreprise',
+  businessName: "Nom de l'entreprise",
+  users: 'Utilisateurs',
+  role: 'Rôle',
+  roleOwner: 'Propriétaire',
+  roleViewer: 'Lecteur',
+  you: 'vous',
+  changeRole: 'Changer le rôle',
+  inviteUser: 'Ajouter un utilisateur',
+  inviteHint:
+    "Choisissez un premier mot de passe (12 caractères au moins) et remettez-le en main propre ; l'utilisateur peut se connecter aussitôt.",
+  initialPassword: 'Premier mot de passe',
+  feePlan: 'Barème de frais',
+  feePlanHint: 'Fixé par la plateforme ; demandez à votre chargé de compte pour le modifier.',
 };
 
 export const dictionaries: Record<DashboardLang, Dictionary> = { en, fr };

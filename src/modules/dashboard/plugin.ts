@@ -14,6 +14,7 @@ import { dictionaries } from './i18n.js';
 import { homePages } from './home-routes.js';
 import { paymentPages } from './payment-routes.js';
 import { productPages } from './product-routes.js';
+import { settingsPages } from './settings-routes.js';
 import { findSession } from './sessions.js';
 
 const VIEWS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'views');
@@ -85,6 +86,7 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(paymentPages);
   await app.register(productPages);
   await app.register(developerPages);
+  await app.register(settingsPages);
 };
 
 /** Mounted with its own prefix, so its not-found and error pages stay inside /dashboard. */
