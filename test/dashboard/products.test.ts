@@ -292,4 +292,43 @@ describe('dashboard products: list, create, edit, images, CSV import and export'
     assert.match(exported.headers.get('content-disposition') ?? '', /attachment/);
     assert.match(exported.html, /DASH-1,Couscous,1200/);
   });
+  test('a viewer sees products but cannot create, edit or import; a form without its CSRF token is refused', async () => {
+    const owner = await signedIn(t, business.id);
+    const id = await createFromForm(owner.client, 'Tapis');
+    const path = `${PRODUCTS}/${id}`;
+    const viewer = await signedIn(t, business.id, 'viewer');
+    const list = await viewer.client.get(PRODUCTS);
+    assert.equal(list.status, 200);
+    assert.ok(!list.html.includes('id="new-product"'));
+    assert.ok(!list.html.includes(`action="${PRODUCTS}/import"`));
+    const page = await viewer.client.get(path);
+    assert.equal(page.status, 200);
+    assert.match(page.html, /<fieldset disabled>/);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page.html)![1]!;
+    const form = { _csrf: csrf, _idem: 'abcdefghijklmnop5678', name: 'Hijacked', price: '1', status: 'ACTIVE' };
+    assert.equal((await viewer.client.post(PRODUCTS, form)).status, 403);
+    assert.equal((await viewer.client.post(path, form)).status, 403);
+    const imported = await postFile(
+      t,
+      viewer.client,
+      `${PRODUCTS}/import`,
+      { _csrf: csrf, _idem: 'abcdefghijklmnop5679' },
+      {
+        content: `${HEADER}\nV-1,Viewer,100,,,,,`,
+        filename: 'v.csv',
+        contentType: 'text/csv',
+      },
+    );
+    assert.equal(imported.status, 403);
+    const { _csrf: _token, ...noCsrf } = hiddenFields((await owner.client.get(path)).html, path);
+    const forged = await owner.client.post(path, { ...noCsrf, name: 'Forged', price: '1', status: 'ACTIVE' });
+    assert.equal(forged.status, 403);
+    assert.equal((await productRow(id)).name, 'Tapis');
+    const viewerImport = await t.runtime.db
+      .selectFrom('products')
+      .select('id')
+      .where('external_id', '=', 'V-1')
+      .execute();
+    assert.equal(viewerImport.length, 0);
+  });
 });
