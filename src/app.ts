@@ -83,7 +83,8 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
     },
     hideUntagged: false,
     transform: ({ schema, url, route }) => {
-      const hidden = !url.startsWith(API_BASE) || url.includes('*');
+      // The Developer API and the storefront's customer API; pages, media and the admin API are not.
+      const hidden = !(url.startsWith(API_BASE) || url.startsWith('/storefront/')) || url.includes('*');
       return { schema: hidden ? { ...schema, hide: true } : schema, url, ...(route ? {} : {}) };
     },
     transformObject: (documents) =>

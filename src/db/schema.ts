@@ -324,7 +324,44 @@ export interface OrderItem {
 export interface OrderRefund {
   id: string;
   amount: number;
+  /** Why: the cancellation reason for a cancel's refund, else the merchant's own or null. */
+  reason?: string | null;
   createdAt: string;
+  /** null only on refunds recorded before orders moved money. */
+  ledgerTransactionId?: string | null;
+}
+/** A modification's settled difference: positive charged to the wallet, negative refunded. */
+export interface OrderAdjustment {
+  id: string;
+  amount: number;
+  createdAt: string;
+  ledgerTransactionId: string;
+}
+/** The order's payment record, as the order's JSON shows it. */
+export interface OrderPayment {
+  id: string;
+  /** Paid for the goods, net of accepted modifications. */
+  amountPaid: number;
+  payerFee: number;
+  method: 'WALLET';
+  payerPhone: string;
+  paidAt: string;
+  ledgerTransactionId: string;
+  adjustments: OrderAdjustment[];
+}
+/**
+ * The fees of an order's payments, kept so its refunds return the provider fee in proportion as
+ * intent refunds do (decisions: Refunds, Commission): the plan at payment time, the amounts
+ * charged and their provider fee, what was returned so far and of which provider fee.
+ */
+export interface OrderFees {
+  providerBps: number;
+  tofBps: number;
+  tteBps: number;
+  charged: number;
+  providerTtc: number;
+  returned: number;
+  providerReturned: number;
 }
 export interface OrderHistoryEntry {
   status: OrderStatus;
@@ -354,6 +391,11 @@ export interface OrdersTable {
   cancellation_reason: string | null;
   history: ColumnType<OrderHistoryEntry[], string, string>;
   proposed_modification: ColumnType<ProposedModification | null, string | null | undefined, string | null>;
+  customer_ref: string;
+  payer_wallet_id: string | null;
+  amount_paid: Generated<number>;
+  payment: ColumnType<OrderPayment | null, string | null | undefined, string | null>;
+  fees: ColumnType<OrderFees | null, string | null | undefined, string | null>;
   created_at: Date;
   updated_at: Date;
 }

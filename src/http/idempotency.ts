@@ -29,11 +29,38 @@ export function requireIdempotencyKey(request: FastifyRequest): void {
   if (!isWriteRequest(request)) return;
   const key = request.headers['x-idempotency-key'];
   if (key === undefined || key === '') throw new ApiError('IDEMPOTENCY_KEY_REQUIRED');
+  checkKeyFormat(key);
+}
+
+function checkKeyFormat(key: string | string[]): asserts key is string {
   if (typeof key !== 'string' || !KEY_FORMAT.test(key)) {
     throw new ApiError('VALIDATION_ERROR', 'X-Idempotency-Key must be 1 to 255 printable ASCII characters.', [
       { field: 'header.x-idempotency-key', message: 'must be 1 to 255 printable ASCII characters' },
     ]);
   }
+}
+
+/**
+ * The idempotency identity of a customer's write (no API key: the hosted pages and their JSON
+ * API), when it carries an `X-Idempotency-Key`: scoped to the business and environment it writes
+ * to and to the customer (`who`, e.g. the wallet phone), so one customer's key never answers
+ * another's request. Optional: a customer write without a key simply runs. `request` is what the
+ * key covers: the body without its secrets (a PIN must not be kept, even hashed, beside the key).
+ */
+export function customerIdempotency(
+  request: FastifyRequest,
+  scope: { businessId: string; environment: Environment; who: string },
+  covered: unknown,
+): IdempotencyRequest | undefined {
+  const key = request.headers['x-idempotency-key'];
+  if (key === undefined || key === '') return undefined;
+  checkKeyFormat(key);
+  return {
+    businessId: scope.businessId,
+    environment: scope.environment,
+    key: `customer:${scope.who}:${key}`,
+    fingerprint: requestFingerprint(request, covered),
+  };
 }
 
 export function canonicalJson(value: unknown): string {
@@ -230,8 +257,9 @@ export async function respondInTransaction<T>(
   reply: FastifyReply,
   statusCode: number,
   work: (trx: Transaction<DB>, context: WriteContext) => Promise<T>,
+  /** The key of a customer's write (customerIdempotency); an API write's comes from its request. */
+  idempotency: IdempotencyRequest | undefined = idempotencyOf(request, request.uploadFingerprint),
 ): Promise<FastifyReply> {
-  const idempotency = idempotencyOf(request, request.uploadFingerprint);
   const outcome = await inIdempotentTransaction(request.server.services.db, idempotency, async (trx) => {
     const data = await work(trx, { idempotencyKey: idempotency?.key });
     reply.code(statusCode);

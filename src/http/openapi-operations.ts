@@ -300,6 +300,13 @@ export const operationDocs: Record<string, OperationDoc> = {
     description: 'Proposes new items to the customer (NEW or PREPARING orders).',
     codes: [...ORDER_CODES, 'PRODUCT_NOT_FOUND', 'VARIANT_NOT_FOUND', 'INSUFFICIENT_STOCK'],
   },
+  'POST /store/orders/{referenceNumber}/modification/decline': {
+    operationId: 'declineOrderModification',
+    summary: 'Decline a modification (sandbox)',
+    description:
+      'Test keys only: the customer declines the proposed modification; the order stays as it was. Sends `order.modification_declined`.',
+    codes: ORDER_CODES,
+  },
   'POST /store/orders/{referenceNumber}/modification/accept': {
     operationId: 'acceptOrderModification',
     summary: 'Accept a modification (sandbox)',
@@ -312,5 +319,90 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'retrieveBalance',
     summary: 'Retrieve the merchant balance',
     description: "The available balance of the key's environment, in centimes.",
+  },
+
+  // The storefront's customer API (no key; outside the API base)
+  'GET /storefront/shops/{shopId}': {
+    operationId: 'storefrontCatalog',
+    summary: "A shop's catalog",
+    description:
+      "The shop's ACTIVE products with prices, variants, options and stock flags (`?search=`, `?page=`); `?mode=test` reads the shop's sandbox twin and lists the test wallets. Rate limited per address.",
+    codes: ['SHOP_NOT_FOUND', 'RATE_LIMITED'],
+  },
+  'POST /storefront/shops/{shopId}/quote': {
+    operationId: 'storefrontQuote',
+    summary: 'Price a cart',
+    description:
+      'Prices every line on the server (catalog price + variant + options, times quantity; a flexible-price product takes the typed price, at least its catalog price) and adds the payer fee. Nothing is taken.',
+    codes: [
+      'SHOP_NOT_FOUND',
+      'PRODUCT_NOT_FOUND',
+      'VARIANT_NOT_FOUND',
+      'INSUFFICIENT_STOCK',
+      'AMOUNT_OUT_OF_RANGE',
+      'RATE_LIMITED',
+    ],
+    requestExample: { items: [{ productId: 'prod_...', quantity: 2 }] },
+  },
+  'POST /storefront/shops/{shopId}/orders': {
+    operationId: 'storefrontPlaceOrder',
+    summary: 'Place and pay an order',
+    description:
+      "One transaction: prices the cart, takes the stock, debits the customer's wallet (amount + payer fee) after its PIN, credits the merchant and sends `order.new`. Anything refused takes nothing. An optional `X-Idempotency-Key` (scoped to the wallet) makes a retried or double-submitted order answer the first one. The answer's `orderUrl` is the customer's link to the order.",
+    codes: [
+      'SHOP_NOT_FOUND',
+      'PRODUCT_NOT_FOUND',
+      'VARIANT_NOT_FOUND',
+      'INSUFFICIENT_STOCK',
+      'AMOUNT_OUT_OF_RANGE',
+      'INVALID_PIN',
+      'WALLET_LOCKED',
+      'WALLET_NOT_FOUND',
+      'INSUFFICIENT_BALANCE',
+      'IDEMPOTENCY_KEY_REUSED',
+      'IDEMPOTENCY_KEY_IN_PROGRESS',
+      'RATE_LIMITED',
+    ],
+    requestExample: {
+      items: [{ productId: 'prod_...', quantity: 1 }],
+      customerName: 'Mariem',
+      phone: '+22220000001',
+      pin: '1234',
+    },
+  },
+  'GET /storefront/orders/{orderRef}': {
+    operationId: 'storefrontGetOrder',
+    summary: "The customer's order",
+    description:
+      'The order behind the customer link (`orderRef`, unguessable): status, lines, total, payment and refunds.',
+    codes: ['ORDER_NOT_FOUND', 'RATE_LIMITED'],
+  },
+  'POST /storefront/orders/{orderRef}/cancel': {
+    operationId: 'storefrontCancelOrder',
+    summary: 'Cancel an order (customer)',
+    description:
+      'While the order is NEW: cancelled, refunded in full to the wallet, stock returned. Sends `order.cancelled`.',
+    codes: ['ORDER_NOT_FOUND', 'ORDER_INVALID_TRANSITION', 'RATE_LIMITED'],
+  },
+  'POST /storefront/orders/{orderRef}/modification/accept': {
+    operationId: 'storefrontAcceptModification',
+    summary: 'Accept a proposed modification (customer)',
+    description:
+      'Takes the wallet PIN: the difference is charged (or refunded) and the order takes the proposed lines. Sends `order.modified`. A wallet that cannot pay the difference leaves the order as it was.',
+    codes: [
+      'ORDER_NOT_FOUND',
+      'ORDER_INVALID_TRANSITION',
+      'INSUFFICIENT_STOCK',
+      'INVALID_PIN',
+      'WALLET_LOCKED',
+      'INSUFFICIENT_BALANCE',
+      'RATE_LIMITED',
+    ],
+  },
+  'POST /storefront/orders/{orderRef}/modification/decline': {
+    operationId: 'storefrontDeclineModification',
+    summary: 'Decline a proposed modification (customer)',
+    description: 'The order stays as it was; sends `order.modification_declined`.',
+    codes: ['ORDER_NOT_FOUND', 'ORDER_INVALID_TRANSITION', 'RATE_LIMITED'],
   },
 };

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { DictionarySet } from '../../src/lib/i18n.js';
 import { checkoutDictionaries } from '../../src/modules/checkout/i18n.js';
+import { storefrontDictionaries } from '../../src/modules/storefront/i18n.js';
 import { dictionaryProblems, englishLeaks, readSources, type DictionarySetUnderTest } from '../support/i18n.js';
 
 /** Every dictionary set of the customer pages; a new page adds its set here. */
@@ -10,6 +11,11 @@ const SETS: DictionarySetUnderTest[] = [
     name: 'checkout and pay-by-code',
     dictionaries: checkoutDictionaries,
     sources: ['src/modules/checkout/pages.ts', 'src/modules/checkout/routes.ts'],
+  },
+  {
+    name: 'storefront and customer order page',
+    dictionaries: storefrontDictionaries,
+    sources: ['src/modules/storefront/pages.ts', 'src/modules/storefront/routes.ts'],
   },
 ];
 

@@ -267,6 +267,7 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
         status: 'CANCELLED',
         previousStatus: before.length ? 'PREPARING' : 'NEW',
         cancellationReason: 'Customer changed their mind',
+        amountRefunded: order.totalAmount,
       });
     }
   });
@@ -305,10 +306,10 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
     });
     const history = rest.body.data.history.map((h: { status: string }) => h.status);
     assert.deepEqual(history, ['NEW', 'PREPARING', 'REFUNDED']);
-    // A cancelled paid order can still be refunded.
+    // A cancel refunds a paid order in full (issue 11): nothing is left for a refund after it.
     const other = await placeOrder();
     await act(other.order.referenceNumber, 'cancel');
-    expectStatus(await act(other.order.referenceNumber, 'refund', {}), 200);
+    expectError(await act(other.order.referenceNumber, 'refund', {}), 400, 'ORDER_INVALID_TRANSITION');
   });
 
   test('modification: proposed by the merchant, accepted by the customer, stock and totals follow', async () => {

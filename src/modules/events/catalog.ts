@@ -19,6 +19,8 @@ export const eventCatalog = {
   'order.cancelled': 'store.orders:read',
   'order.refunded': 'store.orders:read',
   'order.modified': 'store.orders:read',
+  // Not in api.md 6.4: the customer said no to a proposed modification (decisions: issue 11).
+  'order.modification_declined': 'store.orders:read',
   'product.stock_low': 'store.products:read',
   'product.stock_out': 'store.products:read',
 } as const satisfies Record<string, Scope>;

@@ -77,8 +77,19 @@ const OrderCancelledData = Type.Object(
     status: Type.Literal('CANCELLED'),
     previousStatus: OrderStatus,
     cancellationReason: Type.String(),
+    amountRefunded: Type.Integer({ description: 'centimes given back to the customer by this cancel (0 if unpaid)' }),
   },
   { title: 'OrderCancelledData' },
+);
+
+const OrderModificationDeclinedData = Type.Object(
+  {
+    referenceNumber: Type.String(),
+    totalAmount: Type.Integer({ description: 'centimes: the order total, unchanged' }),
+    proposedTotalAmount: Centimes,
+    proposedItems: Type.Array(Type.Object({ productId: Type.String(), name: Type.String(), quantity: Type.Integer() })),
+  },
+  { title: 'OrderModificationDeclinedData' },
 );
 
 const OrderRefundedData = Type.Object(
@@ -180,6 +191,10 @@ export const eventPayloads: Record<EventName | 'ping' | 'endpoint.disabled', { w
   'order.delivered': { when: 'The delivery was confirmed.', schema: storeEnvelope('order.delivered', OrderStatusData) },
   'order.cancelled': { when: 'The order was cancelled.', schema: storeEnvelope('order.cancelled', OrderCancelledData) },
   'order.refunded': { when: 'The order was refunded.', schema: storeEnvelope('order.refunded', OrderRefundedData) },
+  'order.modification_declined': {
+    when: 'The customer declined a proposed modification: the order is unchanged.',
+    schema: storeEnvelope('order.modification_declined', OrderModificationDeclinedData),
+  },
   'order.modified': {
     when: 'The customer accepted a proposed modification.',
     schema: storeEnvelope('order.modified', OrderModifiedData),

@@ -57,20 +57,55 @@ export interface PaidFees {
 }
 
 /**
- * The part of the fees a refund gives back: the provider fee pro rata, rounded down, and never
- * the payer fee. Computed on the running total so that refunds adding up to the whole payment
- * give back exactly the whole provider fee, whatever the split.
+ * Where the fees of a payment (or of an order's several charges) stand for its refunds: the
+ * amounts charged and their provider fee, and what was returned so far of each.
  */
+export interface RefundableFees {
+  charged: number;
+  providerTtc: number;
+  returned: number;
+  providerReturned: number;
+  tofBps: number;
+  tteBps: number;
+}
+
+/**
+ * The part of the fees a refund gives back: the provider fee pro rata, rounded down, and never
+ * the payer fee. Computed on the running totals so that refunds adding up to everything charged
+ * give back exactly the whole provider fee, whatever the split; `final` (nothing left to refund
+ * after this one) gives back all that is left of it, which matters when an order's modification
+ * charged more after an earlier return changed the proportion.
+ */
+export function returnedCommission(fees: RefundableFees, refundAmount: number, final = false): Commission {
+  const proportional = Number(
+    (BigInt(fees.providerTtc) * BigInt(fees.returned + refundAmount)) / BigInt(Math.max(fees.charged, 1)),
+  );
+  const share = final ? fees.providerTtc : Math.min(fees.providerTtc, proportional);
+  const after = Math.max(fees.providerReturned, share);
+  const before = assemble(fees.providerReturned, 0, fees.tofBps, fees.tteBps);
+  const now = assemble(after, 0, fees.tofBps, fees.tteBps);
+  return {
+    provider_ttc: now.provider_ttc - before.provider_ttc,
+    payer_ttc: 0,
+    tof: now.tof - before.tof,
+    tte: now.tte - before.tte,
+    total_revenue: now.total_revenue - before.total_revenue,
+  };
+}
+
+/** An intent refund: one payment, `refundedBefore` already returned from it. */
 export function refundCommission(paid: PaidFees, refundedBefore: number, refundAmount: number): Commission {
   const providerShare = (refunded: number) =>
     Number((BigInt(paid.providerTtc) * BigInt(refunded)) / BigInt(paid.amountPaid));
-  const before = assemble(providerShare(refundedBefore), 0, paid.tofBps, paid.tteBps);
-  const after = assemble(providerShare(refundedBefore + refundAmount), 0, paid.tofBps, paid.tteBps);
-  return {
-    provider_ttc: after.provider_ttc - before.provider_ttc,
-    payer_ttc: 0,
-    tof: after.tof - before.tof,
-    tte: after.tte - before.tte,
-    total_revenue: after.total_revenue - before.total_revenue,
-  };
+  return returnedCommission(
+    {
+      charged: paid.amountPaid,
+      providerTtc: paid.providerTtc,
+      returned: refundedBefore,
+      providerReturned: providerShare(refundedBefore),
+      tofBps: paid.tofBps,
+      tteBps: paid.tteBps,
+    },
+    refundAmount,
+  );
 }

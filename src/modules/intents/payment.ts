@@ -1,8 +1,9 @@
 import { sql, type Selectable } from 'kysely';
 import type { Environment, WalletsTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
+import { ApiError } from '../../http/errors.js';
 import { recordEvents } from '../events/outbox.js';
-import { post } from '../ledger/ledger.js';
+import { balanceIn, lockAccounts, post } from '../ledger/ledger.js';
 import { paymentCommission, type Commission, type FeePlan } from './commission.js';
 import { paymentEvent } from './events.js';
 import type { IntentRow, LockedIntent } from './repo.js';
@@ -21,6 +22,21 @@ export function feePlanOf(intent: LockedIntent): FeePlan {
     payerFee: intent.plan_payer_fee ?? 0,
     tofBps: intent.plan_tof_bps ?? 500,
     tteBps: intent.plan_tte_bps ?? 0,
+  };
+}
+
+/** A business's fee plan as it is now (an order's payment reads it when it is placed). */
+export async function currentFeePlan(trx: Executor, businessId: string): Promise<FeePlan> {
+  const plan = await trx
+    .selectFrom('fee_plans')
+    .select(['provider_bps', 'payer_fee', 'tof_bps', 'tte_bps'])
+    .where('business_id', '=', businessId)
+    .executeTakeFirst();
+  return {
+    providerBps: plan?.provider_bps ?? 100,
+    payerFee: plan?.payer_fee ?? 0,
+    tofBps: plan?.tof_bps ?? 500,
+    tteBps: plan?.tte_bps ?? 0,
   };
 }
 
@@ -84,24 +100,19 @@ export async function confirmPayment(
     return failPayment(trx, intent, { failure: 'SANDBOX_DECLINED', attemptedAmount: payment.amount, now });
   }
   const plan = feePlanOf(intent);
-  const commission = paymentCommission(payment.amount, plan);
-  const debit = payment.amount + commission.payer_ttc;
-  if (payer.available < debit) {
+  const charge = await chargeWallet(trx, {
+    environment: intent.environment,
+    businessId: intent.business_id,
+    reference: intent.reference_number,
+    payer,
+    amount: payment.amount,
+    plan,
+    now,
+  });
+  if (charge === 'INSUFFICIENT_BALANCE') {
     return failPayment(trx, intent, { failure: 'INSUFFICIENT_BALANCE', attemptedAmount: payment.amount, now });
   }
-  await post(trx, {
-    environment: intent.environment,
-    kind: 'payment',
-    reference: intent.reference_number,
-    at: now,
-    lines: [
-      { account: { kind: 'wallet', ownerId: payer.wallet.id }, amount: -debit },
-      { account: { kind: 'merchant', ownerId: intent.business_id }, amount: payment.amount - commission.provider_ttc },
-      { account: { kind: 'revenue' }, amount: commission.total_revenue },
-      { account: { kind: 'tof' }, amount: commission.tof },
-      { account: { kind: 'tte' }, amount: commission.tte },
-    ],
-  });
+  const { commission } = charge;
   const updated = await trx
     .updateTable('payment_intents')
     .set({
@@ -127,6 +138,87 @@ export async function confirmPayment(
     .executeTakeFirstOrThrow();
   await recordEvents(trx, [paymentEvent('payment.confirmed', updated, now, { commission })]);
   return { outcome: 'paid', intent: updated, commission };
+}
+
+/**
+ * The money of one payment, in one ledger statement: amount + payer fee out of the payer's locked
+ * wallet, the amount less the provider fee to the merchant, the fees less their taxes to the
+ * platform's revenue, the taxes to their accounts. Every channel that takes a customer's money
+ * (intents and orders) pays through here. Too little in the wallet: nothing is posted.
+ */
+export async function chargeWallet(
+  trx: Executor,
+  charge: {
+    environment: Environment;
+    businessId: string;
+    reference: string;
+    payer: Payer;
+    amount: number;
+    plan: FeePlan;
+    now: Date;
+  },
+): Promise<{ commission: Commission; debit: number; ledgerTransactionId: string } | 'INSUFFICIENT_BALANCE'> {
+  const commission = paymentCommission(charge.amount, charge.plan);
+  const debit = charge.amount + commission.payer_ttc;
+  if (charge.payer.available < debit) return 'INSUFFICIENT_BALANCE';
+  const ledgerTransactionId = await post(trx, {
+    environment: charge.environment,
+    kind: 'payment',
+    reference: charge.reference,
+    at: charge.now,
+    lines: [
+      { account: { kind: 'wallet', ownerId: charge.payer.wallet.id }, amount: -debit },
+      { account: { kind: 'merchant', ownerId: charge.businessId }, amount: charge.amount - commission.provider_ttc },
+      { account: { kind: 'revenue' }, amount: commission.total_revenue },
+      { account: { kind: 'tof' }, amount: commission.tof },
+      { account: { kind: 'tte' }, amount: commission.tte },
+    ],
+  });
+  charge.payer.available -= debit;
+  return { commission, debit, ledgerTransactionId };
+}
+
+/**
+ * The money of one refund, back through the ledger: from the merchant (less the provider fee
+ * returned) and from the platform's share of the fees, to the payer's wallet. The merchant's
+ * account is locked first, so that refunds of one merchant never overdraw it together; too
+ * little in it is 402 INSUFFICIENT_BALANCE and nothing moves. Lock order everywhere: the
+ * merchant's account, then the wallet's, then any product.
+ */
+export async function refundToWallet(
+  trx: Executor,
+  refund: {
+    environment: Environment;
+    businessId: string;
+    walletId: string;
+    reference: string;
+    amount: number;
+    commission: Commission;
+    now: Date;
+  },
+): Promise<string> {
+  const merchant = { kind: 'merchant', ownerId: refund.businessId } as const;
+  const fromMerchant = refund.amount - refund.commission.provider_ttc;
+  const locked = await lockAccounts(trx, refund.environment, [merchant]);
+  if (balanceIn(locked, merchant) < fromMerchant) {
+    throw new ApiError(
+      'INSUFFICIENT_BALANCE',
+      `The merchant balance cannot cover this refund (${fromMerchant} centimes needed).`,
+    );
+  }
+  return post(trx, {
+    environment: refund.environment,
+    kind: 'refund',
+    reference: refund.reference,
+    at: refund.now,
+    lines: [
+      { account: merchant, amount: -fromMerchant },
+      { account: { kind: 'wallet', ownerId: refund.walletId }, amount: refund.amount },
+      { account: { kind: 'revenue' }, amount: -refund.commission.total_revenue },
+      { account: { kind: 'tof' }, amount: -refund.commission.tof },
+      { account: { kind: 'tte' }, amount: -refund.commission.tte },
+    ],
+  });
 }
 
 /** A payment attempt that ended in an unrecoverable error: FAILED, still payable until expiry. */

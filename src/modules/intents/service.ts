@@ -6,7 +6,6 @@ import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
 import { recordEvents } from '../events/outbox.js';
-import { balanceIn, lockAccounts, post } from '../ledger/ledger.js';
 import { createWallet, lockedUntil } from '../wallets/service.js';
 import { refundCommission } from './commission.js';
 import { paymentEvent } from './events.js';
@@ -16,6 +15,7 @@ import {
   failPayment,
   isPastExpiry,
   lockPayer,
+  refundToWallet,
   SANDBOX_DEFAULT_PAYER,
   type Payer,
 } from './payment.js';
@@ -308,34 +308,17 @@ export async function refundIntent(
     amount,
   );
   const refundId = `RF-${randomDigits(16)}`;
-  // The money goes back through the ledger: from the merchant (less the provider fee returned)
-  // and from the platform's share of the fees, to the payer's wallet. The merchant's account is
-  // locked so that refunds of one merchant never overdraw it together.
-  let ledgerTransactionId: string | null = null;
-  if (intent.payer_wallet_id) {
-    const merchant = { kind: 'merchant', ownerId: intent.business_id } as const;
-    const fromMerchant = amount - commission.provider_ttc;
-    const locked = await lockAccounts(trx, intent.environment, [merchant]);
-    if (balanceIn(locked, merchant) < fromMerchant) {
-      throw new ApiError(
-        'INSUFFICIENT_BALANCE',
-        `The merchant balance cannot cover this refund (${fromMerchant} centimes needed).`,
-      );
-    }
-    ledgerTransactionId = await post(trx, {
-      environment: intent.environment,
-      kind: 'refund',
-      reference: refundId,
-      at: now,
-      lines: [
-        { account: merchant, amount: -fromMerchant },
-        { account: { kind: 'wallet', ownerId: intent.payer_wallet_id }, amount },
-        { account: { kind: 'revenue' }, amount: -commission.total_revenue },
-        { account: { kind: 'tof' }, amount: -commission.tof },
-        { account: { kind: 'tte' }, amount: -commission.tte },
-      ],
-    });
-  }
+  const ledgerTransactionId = intent.payer_wallet_id
+    ? await refundToWallet(trx, {
+        environment: intent.environment,
+        businessId: intent.business_id,
+        walletId: intent.payer_wallet_id,
+        reference: refundId,
+        amount,
+        commission,
+        now,
+      })
+    : null;
   const refunded = await repo.recordRefund(
     trx,
     { id: intent.id, status, totalAmountRefunded: intent.total_amount_refunded + amount },
@@ -366,7 +349,8 @@ export interface SimulateInput {
 export const SANDBOX_NEW_WALLET_BALANCE = 100_000_000;
 export const SANDBOX_NEW_WALLET_PIN = '1234';
 
-async function sandboxPayer(trx: Transaction<DB>, phone: string): Promise<Payer> {
+/** The sandbox wallet of a phone, locked; a phone with none gets a funded one first. */
+export async function sandboxPayer(trx: Transaction<DB>, phone: string): Promise<Payer> {
   const payer = await lockPayer(trx, 'test', phone);
   if (payer) return payer;
   try {

@@ -15,6 +15,7 @@ import {
   Nullable,
 } from '../../http/schemas.js';
 import { E164_PATTERN } from '../../lib/phone.js';
+import { payBaseUrl } from '../intents/routes.js';
 import * as orders from './service.js';
 
 const tags = ['Orders'];
@@ -27,19 +28,26 @@ const Status = Type.Union([
   Type.Literal('CANCELLED'),
   Type.Literal('REFUNDED'),
 ]);
-const RequestedItems = Type.Array(
+export const RequestedItems = Type.Array(
   Type.Object(
     {
       productId: Type.String({ minLength: 1, maxLength: 256, description: 'product id or externalId' }),
       quantity: Type.Integer({ minimum: 1, maximum: 1000 }),
       variantId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
       optionIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 })),
+      price: Type.Optional(
+        Type.Integer({
+          minimum: 0,
+          maximum: 100_000_000,
+          description: 'unit price in centimes, for an isFlexiblePrice product only; at least its catalog price',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
   { minItems: 1, maxItems: 100 },
 );
-const Item = Type.Object({
+export const Item = Type.Object({
   productId: Type.String(),
   name: Type.String(),
   quantity: Type.Integer(),
@@ -48,6 +56,32 @@ const Item = Type.Object({
   options: Type.Optional(
     Type.Array(Type.Object({ _id: Type.String(), name: Type.String(), priceAdjustment: Type.Integer() })),
   ),
+});
+const Adjustment = Type.Object({
+  id: Type.String(),
+  amount: Type.Integer({ description: 'centimes: positive charged to the wallet, negative refunded to it' }),
+  createdAt: Timestamp,
+  ledgerTransactionId: Type.String(),
+});
+export const OrderPaymentSchema = Type.Object(
+  {
+    id: Type.String({ description: 'the payment record, prefix OP-' }),
+    amountPaid: Type.Integer({ description: 'paid for the goods, net of accepted modifications, centimes' }),
+    payerFee: Type.Integer({ description: 'charged to the customer on top, centimes' }),
+    method: Type.Literal('WALLET'),
+    payerPhone: Type.String(),
+    paidAt: Timestamp,
+    ledgerTransactionId: Type.String(),
+    adjustments: Type.Array(Adjustment),
+  },
+  { title: 'OrderPayment' },
+);
+export const OrderRefundSchema = Type.Object({
+  id: Type.String(),
+  amount: Type.Integer(),
+  reason: Nullable(Type.String()),
+  createdAt: Timestamp,
+  ledgerTransactionId: Nullable(Type.String()),
 });
 const Order = Type.Object(
   {
@@ -61,8 +95,10 @@ const Order = Type.Object(
     customerName: Type.String(),
     customerPhone: Type.String(),
     paid: Type.Boolean(),
+    payment: Nullable(OrderPaymentSchema),
     totalAmountRefunded: Type.Integer(),
-    refunds: Type.Array(Type.Object({ id: Type.String(), amount: Type.Integer(), createdAt: Timestamp })),
+    refunds: Type.Array(OrderRefundSchema),
+    customerUrl: Type.String({ description: "the customer's order page, an unguessable link" }),
     cancellationReason: Nullable(Type.String()),
     history: Type.Array(Type.Object({ status: Status, previousStatus: Nullable(Status), at: Timestamp })),
     proposedModification: Nullable(
@@ -83,13 +119,21 @@ function caller(request: FastifyRequest): orders.Caller {
 }
 
 export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db } = app.services;
+  const { db, config } = app.services;
   // Orders carry customers' names and phones: secret keys only, reads included.
   const read = { auth: 'secret', scope: 'store.orders:read' } as const;
   const write = { auth: 'secret', scope: 'store.orders:write' } as const;
   // Inside a transaction, read with its executor: PGlite runs one transaction at a time.
-  const view = async (order: orders.OrderRow, executor: Executor = db) =>
-    orders.orderView(order, (await orders.shopNames(executor, [order.shop_id])).get(order.shop_id) ?? '');
+  const view = async (request: FastifyRequest, order: orders.OrderRow, executor: Executor = db) =>
+    orders.orderView(
+      order,
+      (await orders.shopNames(executor, [order.shop_id])).get(order.shop_id) ?? '',
+      payBaseUrl(request),
+    );
+  const at = (request: FastifyRequest & { params: { referenceNumber: string } }) => ({
+    caller: caller(request),
+    referenceNumber: request.params.referenceNumber,
+  });
 
   app.post(
     '/store/orders/simulate',
@@ -109,10 +153,13 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 201, async (trx) => {
-        const order = await orders.simulateOrder(trx, caller(request), request.body);
-        return orders.orderView(order, (await orders.shopNames(trx, [order.shop_id])).get(order.shop_id) ?? '');
-      }),
+      respondInTransaction(request, reply, 201, async (trx) =>
+        view(
+          request,
+          await orders.simulateOrder(trx, caller(request), request.body, { maxAmount: config.intentMaxAmount }),
+          trx,
+        ),
+      ),
   );
 
   app.get(
@@ -148,10 +195,11 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         db,
         result.items.map((order) => order.shop_id),
       );
+      const payBase = payBaseUrl(request);
       return {
         success: true as const,
         data: {
-          items: result.items.map((order) => orders.orderView(order, names.get(order.shop_id) ?? '')),
+          items: result.items.map((order) => orders.orderView(order, names.get(order.shop_id) ?? '', payBase)),
           page,
           limit,
           total: result.total,
@@ -166,7 +214,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { config: read, schema: { tags, params: Params, response: { 200: Envelope(Order) } } },
     async (request) => ({
       success: true as const,
-      data: await view(await orders.getOrder(db, caller(request), request.params.referenceNumber)),
+      data: await view(request, await orders.getOrder(db, at(request))),
     }),
   );
 
@@ -176,7 +224,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       { config: write, schema: { tags, params: Params, body: NoBody, response: { 200: Envelope(Order) } } },
       async (request, reply) =>
         respondInTransaction(request, reply, 200, async (trx) =>
-          view(await orders.transitionOrder(trx, caller(request), request.params.referenceNumber, action), trx),
+          view(request, await orders.transitionOrder(trx, at(request), action), trx),
         ),
     );
   }
@@ -194,16 +242,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) =>
       respondInTransaction(request, reply, 200, async (trx) =>
-        view(
-          await orders.transitionOrder(
-            trx,
-            caller(request),
-            request.params.referenceNumber,
-            'cancel',
-            request.body.reason,
-          ),
-          trx,
-        ),
+        view(request, await orders.transitionOrder(trx, at(request), 'cancel', request.body.reason), trx),
       ),
   );
 
@@ -214,13 +253,19 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         params: Params,
-        body: Type.Object({ amount: Type.Optional(Type.Integer()) }, { additionalProperties: false }),
+        body: Type.Object(
+          {
+            amount: Type.Optional(Type.Integer({ description: 'centimes; default: everything left to refund' })),
+            reason: Type.Optional(Type.String({ maxLength: 500 })),
+          },
+          { additionalProperties: false },
+        ),
         response: { 200: Envelope(Order) },
       },
     },
     async (request, reply) =>
       respondInTransaction(request, reply, 200, async (trx) =>
-        view(await orders.refundOrder(trx, caller(request), request.params.referenceNumber, request.body), trx),
+        view(request, await orders.refundOrder(trx, at(request), request.body), trx),
       ),
   );
 
@@ -237,10 +282,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) =>
       respondInTransaction(request, reply, 200, async (trx) =>
-        view(
-          await orders.proposeModification(trx, caller(request), request.params.referenceNumber, request.body.items),
-          trx,
-        ),
+        view(request, await orders.proposeModification(trx, at(request), request.body.items), trx),
       ),
   );
 
@@ -252,7 +294,19 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) =>
       respondInTransaction(request, reply, 200, async (trx) =>
-        view(await orders.acceptModification(trx, caller(request), request.params.referenceNumber), trx),
+        view(request, await orders.acceptModification(trx, at(request)), trx),
+      ),
+  );
+
+  app.post(
+    '/store/orders/:referenceNumber/modification/decline',
+    {
+      config: { ...write, sandboxOnly: true },
+      schema: { tags, params: Params, body: NoBody, response: { 200: Envelope(Order) } },
+    },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 200, async (trx) =>
+        view(request, await orders.declineModification(trx, at(request)), trx),
       ),
   );
 };

@@ -1,11 +1,24 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { DB, Environment, OrderItem, OrderStatus, OrdersTable } from '../../db/schema.js';
+import { type Kysely, type Selectable, type Transaction } from 'kysely';
+import type {
+  DB,
+  Environment,
+  OrderFees,
+  OrderItem,
+  OrderPayment,
+  OrderRefund,
+  OrderStatus,
+  OrdersTable,
+} from '../../db/schema.js';
 import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
 import type { Executor } from '../../db/transaction.js';
-import { randomDigits } from '../../lib/ids.js';
+import { randomBase62, randomDigits } from '../../lib/ids.js';
 import { recordEvents, type EventRecord } from '../events/outbox.js';
 import { storeEvent } from '../events/store-events.js';
+import { returnedCommission } from '../intents/commission.js';
+import { chargeWallet, currentFeePlan, lockPayer, refundToWallet, type Payer } from '../intents/payment.js';
+import { sandboxPayer } from '../intents/service.js';
+import { lockedUntil } from '../wallets/service.js';
 import { applyStockChange, resolveProduct, shopOf } from '../products/service.js';
 import { assertTransition, orderActions, type WorkflowAction } from './state.js';
 
@@ -24,7 +37,12 @@ export interface RequestedItem {
   quantity: number;
   variantId?: string | undefined;
   optionIds?: string[] | undefined;
+  /** The unit price the customer chose, for an `isFlexiblePrice` product only (centimes). */
+  price?: number | undefined;
 }
+
+/** Where an order is found: by the merchant (its key's business and environment) or by its customer link. */
+export type OrderLocator = { caller: Caller; referenceNumber: string } | { customerRef: string };
 
 function invalid(field: string, message: string): ApiError {
   return new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
@@ -40,11 +58,29 @@ export function orderTotal(items: OrderItem[]): number {
 }
 
 /**
+ * The unit price of a line: the catalog price, never a price the client sends, except for an
+ * `isFlexiblePrice` product (pay what you want), where the customer's price counts if it is at
+ * least the catalog price (decisions: the catalog price is the floor).
+ */
+function unitPrice(
+  product: { id: string; price: number; is_flexible_price: boolean },
+  chosen: number | undefined,
+  index: number,
+): number {
+  if (chosen === undefined) return product.price;
+  const field = `body.items.${index}.price`;
+  if (!product.is_flexible_price)
+    throw invalid(field, `is only for a flexible-price product; ${product.id} is not one`);
+  if (chosen < product.price) throw invalid(field, `must be at least the catalog price (${product.price})`);
+  return chosen;
+}
+
+/**
  * What the customer buys, priced by the server from the products as they are now (ACTIVE, of
  * this shop), kept as a snapshot: later product edits do not change the order.
  */
-async function priceItems(
-  trx: Transaction<DB>,
+export async function priceItems(
+  trx: Executor,
   caller: Caller,
   shopId: string,
   requested: RequestedItem[],
@@ -57,7 +93,7 @@ async function priceItems(
       productId: product.id,
       name: product.name,
       quantity: line.quantity,
-      price: product.price,
+      price: unitPrice(product, line.price, index),
     };
     if (line.variantId !== undefined) {
       const variant = product.variants.find((v) => v._id === line.variantId);
@@ -157,29 +193,99 @@ function orderEvent(event: string, order: OrderRow, data: Record<string, unknown
   );
 }
 
-/** Sandbox: a customer places and pays an order. Stock is taken; `order.new` is sent. */
-export async function simulateOrder(
+/** The shop an order is placed in: its environment decides which products and wallets count. */
+export interface OrderShop {
+  id: string;
+  name: string;
+  businessId: string;
+  environment: Environment;
+}
+
+export interface PlaceOrderInput {
+  items: RequestedItem[];
+  customerName: string;
+}
+
+function refused(code: 'INSUFFICIENT_BALANCE', message: string): ApiError {
+  return new ApiError(code, message);
+}
+
+/**
+ * A customer places and pays an order, in the caller's transaction with the payer's wallet
+ * locked: the server prices every line, takes the stock, debits amount + payer fee from the
+ * wallet and credits the merchant through the one charge every payment uses, creates the order
+ * (paid, linked to its payment) and writes `order.new` with its deliveries. Any refusal (stock,
+ * product, balance) throws, so the transaction takes nothing.
+ */
+export async function placeOrder(
   trx: Transaction<DB>,
-  caller: Caller,
-  input: { items: RequestedItem[]; customerName: string; customerPhone?: string | undefined },
+  shop: OrderShop,
+  input: PlaceOrderInput,
+  payer: Payer,
+  limits: { maxAmount: number },
 ): Promise<OrderRow> {
-  const shop = await shopOf(trx, { ...caller, publicOnly: false });
+  const caller = { businessId: shop.businessId, environment: shop.environment };
   const items = await priceItems(trx, caller, shop.id, input.items);
   await moveStock(trx, shop.id, items, -1);
+  const total = orderTotal(items);
+  if (total < 1 || total > limits.maxAmount) {
+    throw new ApiError('AMOUNT_OUT_OF_RANGE', `An order total must be between 1 and ${limits.maxAmount} centimes.`);
+  }
   const now = new Date();
+  const referenceNumber = `OR-${randomDigits(16)}`;
+  const plan = await currentFeePlan(trx, shop.businessId);
+  const charge = await chargeWallet(trx, {
+    environment: shop.environment,
+    businessId: shop.businessId,
+    reference: referenceNumber,
+    payer,
+    amount: total,
+    plan,
+    now,
+  });
+  if (charge === 'INSUFFICIENT_BALANCE') {
+    throw refused(
+      'INSUFFICIENT_BALANCE',
+      `The wallet balance cannot cover this order (${total + plan.payerFee} centimes with the fee). Nothing was charged.`,
+    );
+  }
+  const payment: OrderPayment = {
+    id: `OP-${randomDigits(16)}`,
+    amountPaid: total,
+    payerFee: charge.commission.payer_ttc,
+    method: 'WALLET',
+    payerPhone: payer.wallet.phone,
+    paidAt: now.toISOString(),
+    ledgerTransactionId: charge.ledgerTransactionId,
+    adjustments: [],
+  };
+  const fees: OrderFees = {
+    providerBps: plan.providerBps,
+    tofBps: plan.tofBps,
+    tteBps: plan.tteBps,
+    charged: total,
+    providerTtc: charge.commission.provider_ttc,
+    returned: 0,
+    providerReturned: 0,
+  };
   const order = await trx
     .insertInto('orders')
     .values({
-      reference_number: `OR-${randomDigits(16)}`,
+      reference_number: referenceNumber,
+      customer_ref: randomBase62(32),
       shop_id: shop.id,
-      business_id: caller.businessId,
-      environment: caller.environment,
+      business_id: shop.businessId,
+      environment: shop.environment,
       status: 'NEW',
       items: JSON.stringify(items),
-      total_amount: orderTotal(items),
+      total_amount: total,
       customer_name: input.customerName,
-      customer_phone: input.customerPhone ?? SANDBOX_CUSTOMER_PHONE,
+      customer_phone: payer.wallet.phone,
       paid: true,
+      payer_wallet_id: payer.wallet.id,
+      amount_paid: total,
+      payment: JSON.stringify(payment),
+      fees: JSON.stringify(fees),
       cancellation_reason: null,
       history: JSON.stringify([{ status: 'NEW', previousStatus: null, at: now.toISOString() }]),
       created_at: now,
@@ -191,43 +297,123 @@ export async function simulateOrder(
   return order;
 }
 
-async function lockOrder(
-  trx: Transaction<DB> | Kysely<DB>,
+/**
+ * Sandbox: a customer places and pays an order, through the same path as the storefront, paying
+ * from the sandbox wallet of `customerPhone` (a phone without one gets a funded one).
+ */
+export async function simulateOrder(
+  trx: Transaction<DB>,
   caller: Caller,
-  referenceNumber: string,
-  lock = true,
+  input: PlaceOrderInput & { customerPhone?: string | undefined },
+  limits: { maxAmount: number },
 ): Promise<OrderRow> {
-  let query = trx
-    .selectFrom('orders')
-    .selectAll()
-    .where('reference_number', '=', referenceNumber)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment);
+  const shop = await shopOf(trx, { ...caller, publicOnly: false });
+  const payer = await sandboxPayer(trx, input.customerPhone ?? SANDBOX_CUSTOMER_PHONE);
+  if (lockedUntil(payer.wallet, new Date())) throw new ApiError('WALLET_LOCKED');
+  return placeOrder(trx, { ...shop, ...caller }, input, payer, limits);
+}
+
+async function lockOrder(trx: Transaction<DB> | Kysely<DB>, locator: OrderLocator, lock = true): Promise<OrderRow> {
+  let query = trx.selectFrom('orders').selectAll();
+  query =
+    'customerRef' in locator
+      ? query.where('customer_ref', '=', locator.customerRef)
+      : query
+          .where('reference_number', '=', locator.referenceNumber)
+          .where('business_id', '=', locator.caller.businessId)
+          .where('environment', '=', locator.caller.environment);
   if (lock) query = query.forUpdate();
   const order = await query.executeTakeFirst();
   if (!order) {
+    if ('customerRef' in locator) throw new ApiError('ORDER_NOT_FOUND', 'No order with this link.');
     // api.md 5 rule 4: the business's order in the other environment is a mismatch, not missing.
-    const where = { column: 'reference_number', value: referenceNumber } as const;
+    const where = { column: 'reference_number', value: locator.referenceNumber } as const;
     throw new ApiError(
-      (await inOtherEnvironment(trx, 'orders', where, caller)) ? 'SANDBOX_MISMATCH' : 'ORDER_NOT_FOUND',
+      (await inOtherEnvironment(trx, 'orders', where, locator.caller)) ? 'SANDBOX_MISMATCH' : 'ORDER_NOT_FOUND',
     );
   }
   return order;
 }
 
-/** One workflow step on a locked order; the losing side of a race finds the new status and is refused. */
+/** What can still go back to the customer: what was paid less what was refunded. */
+export function refundableAmount(order: OrderRow): number {
+  return order.paid ? order.amount_paid - order.total_amount_refunded : 0;
+}
+
+/**
+ * Gives `amount` of a paid order back to the wallet that paid, with the fees returned in
+ * proportion (as intent refunds do), and says where the order's fee state goes next.
+ */
+async function returnMoney(
+  trx: Transaction<DB>,
+  order: OrderRow,
+  amount: number,
+  reference: string,
+  now: Date,
+  final: boolean,
+): Promise<{ ledgerTransactionId: string; fees: OrderFees }> {
+  const fees = order.fees!;
+  const commission = returnedCommission(fees, amount, final);
+  const ledgerTransactionId = await refundToWallet(trx, {
+    environment: order.environment,
+    businessId: order.business_id,
+    walletId: order.payer_wallet_id!,
+    reference,
+    amount,
+    commission,
+    now,
+  });
+  return {
+    ledgerTransactionId,
+    fees: {
+      ...fees,
+      returned: fees.returned + amount,
+      providerReturned: fees.providerReturned + commission.provider_ttc,
+    },
+  };
+}
+
+/**
+ * One workflow step on a locked order; the losing side of a race finds the new status and is
+ * refused. A cancel returns the stock and, for a paid order, refunds everything left to refund.
+ */
 export async function transitionOrder(
   trx: Transaction<DB>,
-  caller: Caller,
-  referenceNumber: string,
+  locator: OrderLocator,
   action: WorkflowAction,
   reason?: string,
 ): Promise<OrderRow> {
-  const order = await lockOrder(trx, caller, referenceNumber);
+  const order = await lockOrder(trx, locator);
   const step = orderActions[action];
   assertTransition(order.status, action);
+  // api.md 3.3: the customer cancels while the order is NEW; once accepted, only the merchant can.
+  if ('customerRef' in locator && order.status !== 'NEW') {
+    throw new ApiError(
+      'ORDER_INVALID_TRANSITION',
+      `The shop has accepted this order (${order.status}); ask the shop to cancel it.`,
+    );
+  }
   const now = new Date();
-  if (action === 'cancel') await moveStock(trx, order.shop_id, order.items, 1);
+  let money: { refund: OrderRefund; fees: OrderFees } | undefined;
+  if (action === 'cancel') {
+    // Money before stock: the lock order is merchant account, wallet, then products.
+    const left = refundableAmount(order);
+    if (left > 0) {
+      const id = `RF-${randomDigits(16)}`;
+      const returned = await returnMoney(trx, order, left, id, now, true);
+      money = {
+        refund: {
+          id,
+          amount: left,
+          reason: reason ?? null,
+          createdAt: now.toISOString(),
+          ledgerTransactionId: returned.ledgerTransactionId,
+        },
+        fees: returned.fees,
+      };
+    }
+    await moveStock(trx, order.shop_id, order.items, 1);
+  }
   const updated = await trx
     .updateTable('orders')
     .set({
@@ -237,6 +423,13 @@ export async function transitionOrder(
         { status: step.to, previousStatus: order.status, at: now.toISOString() },
       ]),
       ...(action === 'cancel' ? { cancellation_reason: reason ?? null, proposed_modification: null } : {}),
+      ...(money
+        ? {
+            total_amount_refunded: order.total_amount_refunded + money.refund.amount,
+            refunds: JSON.stringify([...order.refunds, money.refund]),
+            fees: JSON.stringify(money.fees),
+          }
+        : {}),
       updated_at: now,
     })
     .where('id', '=', order.id)
@@ -248,39 +441,51 @@ export async function transitionOrder(
       status: updated.status,
       previousStatus: order.status,
     };
-    if (action === 'cancel') data.cancellationReason = reason ?? '';
+    if (action === 'cancel') {
+      data.cancellationReason = reason ?? '';
+      data.amountRefunded = money?.refund.amount ?? 0;
+    }
     await recordEvents(trx, [orderEvent(step.event, updated, data, now)]);
   }
   return updated;
 }
 
-/** A refund on a paid order, partial or full; the order becomes REFUNDED. */
+/**
+ * A refund on a paid order, partial or full, back to the wallet that paid; the order becomes
+ * REFUNDED. The cap is what was paid less what was refunded.
+ */
 export async function refundOrder(
   trx: Transaction<DB>,
-  caller: Caller,
-  referenceNumber: string,
-  input: { amount?: number | undefined },
+  locator: OrderLocator,
+  input: { amount?: number | undefined; reason?: string | undefined },
 ): Promise<OrderRow> {
-  const order = await lockOrder(trx, caller, referenceNumber);
-  const left = order.total_amount - order.total_amount_refunded;
+  const order = await lockOrder(trx, locator);
   const status = assertTransition(order.status, 'refund');
   if (!order.paid) throw new ApiError('ORDER_INVALID_TRANSITION', 'Only a paid order can be refunded.');
+  const left = refundableAmount(order);
   if (left <= 0) throw new ApiError('ORDER_INVALID_TRANSITION', 'Nothing is left to refund on this order.');
   const amount = input.amount ?? left;
   if (amount < 1 || amount > left) {
     throw new ApiError('REFUND_AMOUNT_INVALID', `The refund amount must be between 1 and ${left} centimes.`);
   }
   const now = new Date();
+  const id = `RF-${randomDigits(16)}`;
+  const returned = await returnMoney(trx, order, amount, id, now, amount === left);
   const totalRefunded = order.total_amount_refunded + amount;
+  const refund: OrderRefund = {
+    id,
+    amount,
+    reason: input.reason ?? null,
+    createdAt: now.toISOString(),
+    ledgerTransactionId: returned.ledgerTransactionId,
+  };
   const updated = await trx
     .updateTable('orders')
     .set({
       status,
       total_amount_refunded: totalRefunded,
-      refunds: JSON.stringify([
-        ...order.refunds,
-        { id: `RF-${randomDigits(16)}`, amount, createdAt: now.toISOString() },
-      ]),
+      refunds: JSON.stringify([...order.refunds, refund]),
+      fees: JSON.stringify(returned.fees),
       history:
         order.status === 'REFUNDED'
           ? JSON.stringify(order.history)
@@ -314,13 +519,12 @@ export async function refundOrder(
 /** The merchant proposes new lines (NEW or PREPARING); nothing changes until the customer accepts. */
 export async function proposeModification(
   trx: Transaction<DB>,
-  caller: Caller,
-  referenceNumber: string,
+  locator: OrderLocator & { caller: Caller },
   requested: RequestedItem[],
 ): Promise<OrderRow> {
-  const order = await lockOrder(trx, caller, referenceNumber);
+  const order = await lockOrder(trx, locator);
   assertTransition(order.status, 'modify');
-  const items = await priceItems(trx, caller, order.shop_id, requested);
+  const items = await priceItems(trx, locator.caller, order.shop_id, requested);
   return trx
     .updateTable('orders')
     .set({
@@ -336,34 +540,91 @@ export async function proposeModification(
     .executeTakeFirstOrThrow();
 }
 
-/** The customer accepts the proposal: the lines and total change, stock follows, `order.modified` is sent. */
-export async function acceptModification(
-  trx: Transaction<DB>,
-  caller: Caller,
-  referenceNumber: string,
-): Promise<OrderRow> {
-  const order = await lockOrder(trx, caller, referenceNumber);
+/**
+ * The customer accepts the proposal: the lines and total change, stock follows, the difference is
+ * settled through the ledger (a higher total is charged to the wallet that paid, without a second
+ * payer fee; a lower one is refunded with its fees in proportion), and `order.modified` is sent.
+ * A wallet that cannot pay the difference: 402 INSUFFICIENT_BALANCE and the order stays as it was.
+ */
+export async function acceptModification(trx: Transaction<DB>, locator: OrderLocator): Promise<OrderRow> {
+  const order = await lockOrder(trx, locator);
   const proposal = order.proposed_modification;
   if (!proposal) throw new ApiError('ORDER_INVALID_TRANSITION', 'This order has no proposed modification to accept.');
   assertTransition(order.status, 'modify');
+  if (order.total_amount_refunded > proposal.totalAmount)
+    throw new ApiError('ORDER_INVALID_TRANSITION', 'The new total would be below what was already refunded.');
+  const now = new Date();
+  let settled: { payment: OrderPayment; fees: OrderFees; amountPaid: number } | undefined;
+  if (order.paid) {
+    const difference = proposal.totalAmount - order.amount_paid;
+    const id = `OA-${randomDigits(16)}`;
+    const fees = order.fees!;
+    let ledgerTransactionId: string | undefined;
+    let nextFees = fees;
+    if (difference > 0) {
+      const payer = await lockPayer(trx, order.environment, order.customer_phone);
+      if (!payer || payer.wallet.id !== order.payer_wallet_id) throw new ApiError('WALLET_NOT_FOUND');
+      const charge = await chargeWallet(trx, {
+        environment: order.environment,
+        businessId: order.business_id,
+        reference: id,
+        payer,
+        amount: difference,
+        plan: { providerBps: fees.providerBps, payerFee: 0, tofBps: fees.tofBps, tteBps: fees.tteBps },
+        now,
+      });
+      if (charge === 'INSUFFICIENT_BALANCE') {
+        throw refused(
+          'INSUFFICIENT_BALANCE',
+          `The wallet balance cannot cover the difference (${difference} centimes). The order is unchanged.`,
+        );
+      }
+      ledgerTransactionId = charge.ledgerTransactionId;
+      nextFees = {
+        ...fees,
+        charged: fees.charged + difference,
+        providerTtc: fees.providerTtc + charge.commission.provider_ttc,
+      };
+    } else if (difference < 0) {
+      const returned = await returnMoney(trx, order, -difference, id, now, proposal.totalAmount === 0);
+      ledgerTransactionId = returned.ledgerTransactionId;
+      nextFees = returned.fees;
+    }
+    const payment = order.payment!;
+    settled = {
+      amountPaid: proposal.totalAmount,
+      fees: nextFees,
+      payment: {
+        ...payment,
+        amountPaid: proposal.totalAmount,
+        adjustments:
+          ledgerTransactionId === undefined
+            ? payment.adjustments
+            : [...payment.adjustments, { id, amount: difference, createdAt: now.toISOString(), ledgerTransactionId }],
+      },
+    };
+  }
   await lockProducts(trx, [...order.items, ...proposal.items]);
   await moveStock(trx, order.shop_id, order.items, 1);
   await moveStock(trx, order.shop_id, proposal.items, -1);
-  const now = new Date();
   const updated = await trx
     .updateTable('orders')
     .set({
       items: JSON.stringify(proposal.items),
       total_amount: proposal.totalAmount,
       proposed_modification: null,
+      ...(settled
+        ? {
+            amount_paid: settled.amountPaid,
+            payment: JSON.stringify(settled.payment),
+            fees: JSON.stringify(settled.fees),
+          }
+        : {}),
       updated_at: now,
     })
     .where('id', '=', order.id)
-    .where(sql<boolean>`total_amount_refunded <= ${proposal.totalAmount}`)
     .returningAll()
-    .executeTakeFirst();
-  if (!updated)
-    throw new ApiError('ORDER_INVALID_TRANSITION', 'The new total would be below what was already refunded.');
+    .executeTakeFirstOrThrow();
   await recordEvents(trx, [
     orderEvent(
       'order.modified',
@@ -380,8 +641,40 @@ export async function acceptModification(
   return updated;
 }
 
-export async function getOrder(db: Kysely<DB>, caller: Caller, referenceNumber: string): Promise<OrderRow> {
-  return lockOrder(db, caller, referenceNumber, false);
+/**
+ * The customer declines the proposal: the order stays exactly as it was (lines, total, money,
+ * stock), the proposal is dropped, and `order.modification_declined` tells the merchant.
+ */
+export async function declineModification(trx: Transaction<DB>, locator: OrderLocator): Promise<OrderRow> {
+  const order = await lockOrder(trx, locator);
+  const proposal = order.proposed_modification;
+  if (!proposal) throw new ApiError('ORDER_INVALID_TRANSITION', 'This order has no proposed modification to decline.');
+  assertTransition(order.status, 'modify');
+  const now = new Date();
+  const updated = await trx
+    .updateTable('orders')
+    .set({ proposed_modification: null, updated_at: now })
+    .where('id', '=', order.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await recordEvents(trx, [
+    orderEvent(
+      'order.modification_declined',
+      updated,
+      {
+        referenceNumber: updated.reference_number,
+        totalAmount: updated.total_amount,
+        proposedTotalAmount: proposal.totalAmount,
+        proposedItems: proposal.items.map(({ productId, name, quantity }) => ({ productId, name, quantity })),
+      },
+      now,
+    ),
+  ]);
+  return updated;
+}
+
+export async function getOrder(db: Kysely<DB>, locator: OrderLocator): Promise<OrderRow> {
+  return lockOrder(db, locator, false);
 }
 
 export async function listOrders(
@@ -425,7 +718,12 @@ export async function shopNames(db: Executor, shopIds: string[]): Promise<Map<st
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
-export function orderView(order: OrderRow, shopName: string) {
+/** The customer's own page for an order: `{pay_url}/o/{customerRef}`. */
+export function customerUrl(order: OrderRow, payBase: string): string {
+  return `${payBase}/o/${order.customer_ref}`;
+}
+
+export function orderView(order: OrderRow, shopName: string, payBase: string) {
   return {
     referenceNumber: order.reference_number,
     shopId: order.shop_id,
@@ -437,8 +735,16 @@ export function orderView(order: OrderRow, shopName: string) {
     customerName: order.customer_name,
     customerPhone: order.customer_phone,
     paid: order.paid,
+    payment: order.payment,
     totalAmountRefunded: order.total_amount_refunded,
-    refunds: order.refunds,
+    refunds: order.refunds.map((refund) => ({
+      id: refund.id,
+      amount: refund.amount,
+      reason: refund.reason ?? null,
+      createdAt: refund.createdAt,
+      ledgerTransactionId: refund.ledgerTransactionId ?? null,
+    })),
+    customerUrl: customerUrl(order, payBase),
     cancellationReason: order.cancellation_reason,
     history: order.history,
     proposedModification: order.proposed_modification,

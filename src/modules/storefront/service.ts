@@ -1,0 +1,251 @@
+import type { Kysely } from 'kysely';
+import type { DB, Environment, OrderItem } from '../../db/schema.js';
+import { ApiError } from '../../http/errors.js';
+import { maskPhone } from '../../lib/phone.js';
+import { currentFeePlan } from '../intents/payment.js';
+import {
+  lineTotal,
+  orderTotal,
+  priceItems,
+  refundableAmount,
+  type OrderRow,
+  type OrderShop,
+  type RequestedItem,
+} from '../orders/service.js';
+import { canTransition } from '../orders/state.js';
+import type { ProductRow } from '../products/model.js';
+import { listProducts } from '../products/service.js';
+import { SANDBOX_WALLETS } from '../wallets/service.js';
+
+/** `?mode=`: which of a business's two shops a customer link means. */
+export type StoreMode = 'test' | 'live';
+
+export interface StorefrontShop extends OrderShop {
+  payerFee: number;
+  sandbox: boolean;
+}
+
+/**
+ * The shop behind `/s/{shopId}`: the shop itself, or its business's shop of the `mode` asked for
+ * (`?mode=test` on a live shop's link opens its sandbox twin, as `/pay?mode=test` does for
+ * codes). A live shop takes orders only once its business is approved for live mode and its
+ * Developer API is on; until then it is SHOP_NOT_FOUND, as an unknown shop is.
+ */
+export async function resolveShop(db: Kysely<DB>, shopId: string, mode?: StoreMode): Promise<StorefrontShop> {
+  const named = await db
+    .selectFrom('shops')
+    .select(['business_id', 'environment'])
+    .where('id', '=', shopId)
+    .executeTakeFirst();
+  if (!named) throw new ApiError('SHOP_NOT_FOUND', 'No shop at this address.');
+  const environment: Environment = mode ?? named.environment;
+  const shop = await db
+    .selectFrom('shops')
+    .innerJoin('businesses', 'businesses.id', 'shops.business_id')
+    .leftJoin('fee_plans', 'fee_plans.business_id', 'shops.business_id')
+    .select([
+      'shops.id',
+      'shops.name',
+      'shops.business_id',
+      'shops.environment',
+      'businesses.live_approved',
+      'businesses.api_enabled',
+      'fee_plans.payer_fee',
+    ])
+    .where('shops.business_id', '=', named.business_id)
+    .where('shops.environment', '=', environment)
+    .executeTakeFirst();
+  if (!shop || (shop.environment === 'live' && (!shop.live_approved || !shop.api_enabled))) {
+    throw new ApiError('SHOP_NOT_FOUND', 'This shop does not take orders.');
+  }
+  return {
+    id: shop.id,
+    name: shop.name,
+    businessId: shop.business_id,
+    environment: shop.environment,
+    payerFee: shop.payer_fee ?? 0,
+    sandbox: shop.environment === 'test',
+  };
+}
+
+/** What a customer sees of a product: what it is, what it costs, what can be chosen, whether it is in stock. */
+function catalogProduct(row: ProductRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    price: row.price,
+    isFlexiblePrice: row.is_flexible_price,
+    inStock: row.quantity === null || row.quantity > 0,
+    images: [...row.images].sort((a, b) => a.sortOrder - b.sortOrder).map((image) => ({ url: image.url })),
+    variants: row.variants.map((variant) => ({
+      _id: variant._id,
+      type: variant.type,
+      label: variant.label,
+      priceAdjustment: variant.priceAdjustment,
+      inStock: variant.quantity === null || variant.quantity > 0,
+    })),
+    options: row.options.map((option) => ({
+      _id: option._id,
+      name: option.name,
+      priceAdjustment: option.priceAdjustment,
+    })),
+  };
+}
+
+export type CatalogProduct = ReturnType<typeof catalogProduct>;
+
+export interface CatalogView {
+  shopId: string;
+  shopName: string;
+  currency: 'MRU';
+  payerFee: number;
+  sandbox: boolean;
+  search: string | null;
+  items: CatalogProduct[];
+  page: number;
+  limit: number;
+  total: number;
+  hasMore: boolean;
+  testWallets: { phone: string; pin: string; note: string; locked: boolean }[];
+}
+
+export const CATALOG_PAGE_SIZE = 100;
+
+/** The shop's ACTIVE products (A to Z), optionally those whose name has every searched word. */
+export async function catalogView(
+  db: Kysely<DB>,
+  shop: StorefrontShop,
+  query: { search?: string | undefined; page?: number | undefined },
+): Promise<CatalogView> {
+  const page = query.page ?? 1;
+  const limit = CATALOG_PAGE_SIZE;
+  const caller = { businessId: shop.businessId, environment: shop.environment, publicOnly: true };
+  const result = await listProducts(db, caller, {
+    search: query.search,
+    sortBy: 'oldest',
+    limit,
+    offset: (page - 1) * limit,
+  });
+  return {
+    shopId: shop.id,
+    shopName: shop.name,
+    currency: 'MRU',
+    payerFee: shop.payerFee,
+    sandbox: shop.sandbox,
+    search: query.search ?? null,
+    items: result.items.map(catalogProduct),
+    page,
+    limit,
+    total: result.total,
+    hasMore: page * limit < result.total,
+    testWallets: shop.sandbox
+      ? SANDBOX_WALLETS.map(({ phone, pin, note, locked }) => ({ phone, pin, note, locked }))
+      : [],
+  };
+}
+
+/**
+ * Whether the stock of these lines is there now, by the same counts an order takes (product and
+ * variant, several lines of one product added up). A quote only: the order itself takes the
+ * stock under lock, and may still find it gone.
+ */
+async function checkStock(db: Kysely<DB>, items: OrderItem[]): Promise<void> {
+  const ids = [...new Set(items.map((item) => item.productId))];
+  const rows = await db.selectFrom('products').select(['id', 'quantity', 'variants']).where('id', 'in', ids).execute();
+  const wanted = new Map<string, number>();
+  for (const item of items) {
+    wanted.set(item.productId, (wanted.get(item.productId) ?? 0) + item.quantity);
+    if (item.variant) {
+      const key = `${item.productId}/${item.variant._id}`;
+      wanted.set(key, (wanted.get(key) ?? 0) + item.quantity);
+    }
+  }
+  for (const item of items) {
+    const row = rows.find((product) => product.id === item.productId);
+    const variant = item.variant && row?.variants.find((v) => v._id === item.variant!._id);
+    const short =
+      (row?.quantity != null && row.quantity < (wanted.get(item.productId) ?? 0)) ||
+      (variant?.quantity != null && variant.quantity < (wanted.get(`${item.productId}/${variant._id}`) ?? 0));
+    if (short) {
+      throw new ApiError(
+        'INSUFFICIENT_STOCK',
+        `Not enough stock of ${item.name}${item.variant ? ` (${item.variant.label})` : ''} for ${item.quantity}.`,
+      );
+    }
+  }
+}
+
+function lineView(item: OrderItem) {
+  return {
+    productId: item.productId,
+    name: item.name,
+    quantity: item.quantity,
+    price: item.price,
+    ...(item.variant
+      ? { variant: { _id: item.variant._id, label: item.variant.label, priceAdjustment: item.variant.priceAdjustment } }
+      : {}),
+    ...(item.options ? { options: item.options } : {}),
+    lineTotal: lineTotal(item),
+  };
+}
+
+/** A cart priced by the server, exactly as an order of it would be now: lines, total, fee, what the wallet pays. */
+export async function priceCart(db: Kysely<DB>, shop: StorefrontShop, requested: RequestedItem[], maxAmount: number) {
+  const caller = { businessId: shop.businessId, environment: shop.environment };
+  const items = await priceItems(db, caller, shop.id, requested);
+  await checkStock(db, items);
+  const total = orderTotal(items);
+  if (total < 1 || total > maxAmount) {
+    throw new ApiError('AMOUNT_OUT_OF_RANGE', `An order total must be between 1 and ${maxAmount} centimes.`);
+  }
+  const payerFee = (await currentFeePlan(db, shop.businessId)).payerFee;
+  return {
+    items: items.map(lineView),
+    totalAmount: total,
+    payerFee,
+    totalToPay: total + payerFee,
+    currency: 'MRU' as const,
+    sandbox: shop.sandbox,
+  };
+}
+
+/** What the customer sees of their order, by its link: never the merchant's own fields. */
+export function customerOrderView(order: OrderRow, shopName: string) {
+  const proposal = order.proposed_modification;
+  const modifiable = canTransition(order.status, 'modify');
+  return {
+    orderRef: order.customer_ref,
+    referenceNumber: order.reference_number,
+    shopId: order.shop_id,
+    shopName,
+    status: order.status,
+    items: order.items.map(lineView),
+    totalAmount: order.total_amount,
+    currency: 'MRU' as const,
+    customerName: order.customer_name,
+    customerPhone: maskPhone(order.customer_phone),
+    paid: order.paid,
+    amountPaid: order.paid ? order.amount_paid : 0,
+    payerFee: order.payment?.payerFee ?? 0,
+    totalAmountRefunded: order.total_amount_refunded,
+    refunds: order.refunds.map((refund) => ({ amount: refund.amount, createdAt: refund.createdAt })),
+    refundable: refundableAmount(order),
+    cancellationReason: order.cancellation_reason,
+    proposedModification:
+      proposal && modifiable
+        ? {
+            items: proposal.items.map(lineView),
+            totalAmount: proposal.totalAmount,
+            difference: proposal.totalAmount - order.total_amount,
+            proposedAt: proposal.proposedAt,
+          }
+        : null,
+    canCancel: order.status === 'NEW',
+    sandbox: order.environment === 'test',
+    createdAt: order.created_at.toISOString(),
+    updatedAt: order.updated_at.toISOString(),
+  };
+}
+
+export type CustomerOrderView = ReturnType<typeof customerOrderView>;
