@@ -13,6 +13,7 @@ import { developerPages } from './developer-routes.js';
 import { dictionaries } from './i18n.js';
 import { homePages } from './home-routes.js';
 import { paymentPages } from './payment-routes.js';
+import { orderPages } from './order-routes.js';
 import { productPages } from './product-routes.js';
 import { settingsPages } from './settings-routes.js';
 import { findSession } from './sessions.js';
@@ -84,6 +85,7 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(authRoutes, { names });
   await app.register(homePages);
   await app.register(paymentPages);
+  await app.register(orderPages);
   await app.register(productPages);
   await app.register(developerPages);
   await app.register(settingsPages);
