@@ -4,6 +4,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createUser } from '../dashboard/support.js';
+import { freshPhone, simulate } from '../orders/support.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -71,6 +72,7 @@ describe('the dashboard products, webhook endpoint and settings pages in a real 
 
   let productPath = '';
   let endpointId = '';
+  let orderRef = '';
 
   test('an owner creates a product, uploads its image and sees it on the page', async () => {
     const context = await newContext();
@@ -153,8 +155,50 @@ describe('the dashboard products, webhook endpoint and settings pages in a real 
     await context.close();
   });
 
+  test('an owner walks an order through its workflow, refunds part of it, and cancels another with a reason', async () => {
+    assert.ok(productPath, 'the product test ran');
+    const productId = productPath.split('/').pop()!;
+    const placed = await simulate(t, business.keys.secretTest, [{ productId, quantity: 2 }], freshPhone());
+    expectStatus(placed, 201);
+    orderRef = placed.body.data.referenceNumber;
+    const context = await newContext();
+    const page = await signIn(context, owner);
+    await page.getByRole('link', { name: 'Orders', exact: true }).click();
+    await page.getByRole('link', { name: orderRef }).click();
+    assert.equal(await page.locator('#order-status').textContent(), 'NEW');
+    await shot(page, 'order-new-desktop');
+    for (const [button, status] of [
+      ['Accept', 'PREPARING'],
+      ['Mark ready', 'READY'],
+      ['Mark picked up', 'PICKED_UP'],
+      ['Mark delivered', 'DELIVERED'],
+    ] as const) {
+      await page.getByRole('button', { name: button, exact: true }).click();
+      await page.waitForURL(/notice=done$/);
+      assert.equal(await page.locator('#order-status').textContent(), status);
+      assert.equal(await page.getByRole('button', { name: button, exact: true }).count(), 0, `${button} is gone`);
+    }
+    await page.getByLabel('Amount to refund (MRU)').fill('4.50');
+    await page.getByLabel('Reason', { exact: true }).fill('late delivery');
+    await page.getByRole('button', { name: 'Refund' }).click();
+    await page.waitForURL(/notice=done$/);
+    assert.equal(await page.locator('#order-status').textContent(), 'REFUNDED');
+    assert.match((await page.locator('#order-refunds').textContent()) ?? '', /late delivery/);
+    await shot(page, 'order-refunded-desktop');
+
+    const second = await simulate(t, business.keys.secretTest, [{ productId, quantity: 1 }], freshPhone());
+    expectStatus(second, 201);
+    await page.goto(`${t.baseUrl}/dashboard/orders/${second.body.data.referenceNumber}`);
+    await page.getByLabel('Reason for cancelling').fill('closed today');
+    await page.getByRole('button', { name: 'Cancel the order' }).click();
+    await page.waitForURL(/notice=done$/);
+    assert.equal(await page.locator('#order-status').textContent(), 'CANCELLED');
+    assert.equal(await page.locator('#cancellation-reason').textContent(), 'closed today');
+    await context.close();
+  });
+
   test('screenshots of the new pages, desktop and phone; nothing overflows a 390 px screen', async () => {
-    assert.ok(productPath && endpointId, 'the tests above ran');
+    assert.ok(productPath && endpointId && orderRef, 'the tests above ran');
     const today = new Date().toISOString().slice(0, 10);
     const pages: [string, string][] = [
       ['products', '/dashboard/products'],
@@ -163,6 +207,8 @@ describe('the dashboard products, webhook endpoint and settings pages in a real 
       ['endpoint', `/dashboard/developers/webhooks/${endpointId}`],
       ['deliveries-dated', `/dashboard/developers/deliveries?from=${today}&to=${today}`],
       ['settings', '/dashboard/settings'],
+      ['orders', '/dashboard/orders'],
+      ['order', `/dashboard/orders/${orderRef}`],
     ];
     for (const viewport of ['desktop', 'phone'] as const) {
       const context = await newContext(viewport);
