@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { multipartBody } from '../support/multipart.js';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
-import { type FormClient, hiddenFields, signedIn } from './support.js';
+import { FormClient, hiddenFields, signedIn } from './support.js';
 
 const PRODUCTS = '/dashboard/products';
 const PNG = Buffer.from(
@@ -214,6 +214,17 @@ describe('dashboard products: list, create, edit, images, CSV import and export'
     assert.equal(refused.location, `${path}?error=INVALID_FILE_TYPE`);
     const empty = await postFile(t, client, `${path}/images`, text, null);
     assert.equal(empty.location, `${path}?error=NO_FILE`);
+    const huge = await postFile(t, client, `${path}/images`, text, {
+      content: Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024)]),
+      filename: 'huge.png',
+      contentType: 'image/png',
+    });
+    assert.equal(huge.location, `${path}?error=FILE_TOO_LARGE`);
+    // Anywhere but an upload form, a multipart file is refused before anything reads it.
+    const elsewhere = await postFile(t, client, `${path}`, text, file);
+    assert.equal(elsewhere.status, 413);
+    const anonymous = await postFile(t, new FormClient(t), '/dashboard/login', {}, file);
+    assert.equal(anonymous.status, 413);
 
     const { _csrf: _token, ...noCsrf } = hiddenFields((await client.get(path)).html, `${path}/images`);
     const forged = await postFile(t, client, `${path}/images`, noCsrf, file);

@@ -20,8 +20,6 @@ import { findSession } from './sessions.js';
 
 const VIEWS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'views');
 const FORM_BYTES = 64 * 1024;
-/** The largest upload: a products CSV (an image is held to 5 MB by its route). */
-const UPLOAD_BYTES = 20 * 1024 * 1024;
 
 /**
  * The merchant dashboard at /dashboard: server-drawn HTML pages (eta through @fastify/view, every
@@ -34,10 +32,12 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
 
   await app.register(formbody, { bodyLimit: FORM_BYTES });
   // Multipart forms (uploads) are read whole before the CSRF check below, so it sees their
-  // hidden fields like any other form's; the file arrives as a Buffer in `body.file`.
+  // hidden fields like any other form's; the file arrives as a Buffer in `body.file`. No file
+  // is accepted unless the route raises these limits (config.multipartOptions): a multipart body
+  // sent anywhere else, the sign-in page included, is refused at its first file part.
   await app.register(multipart, {
     attachFieldsToBody: 'keyValues',
-    limits: { fileSize: UPLOAD_BYTES, files: 1, fields: 20, parts: 21 },
+    limits: { files: 0, fields: 20, fieldSize: FORM_BYTES, parts: 20 },
   });
   await app.register(view, {
     engine: { eta: new Eta({ autoEscape: true, autoTrim: false }) },

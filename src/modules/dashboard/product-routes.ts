@@ -12,6 +12,18 @@ import type { DashboardSession } from './sessions.js';
 import { dashboardWrite } from './write.js';
 
 const PAGE_SIZE = 20;
+/** The API's own cap on a CSV upload. */
+const MAX_CSV_BYTES = 20 * 1024 * 1024;
+const FORM_LIMITS = { fields: 20, fieldSize: 64 * 1024, parts: 21 };
+/** One file per upload form; an image is cut one byte past its cap so the route can name the refusal. */
+const imageUpload = {
+  dashboard: 'owner',
+  multipartOptions: { limits: { ...FORM_LIMITS, files: 1, fileSize: MAX_IMAGE_BYTES + 1 }, throwFileSizeLimit: false },
+} as const;
+const csvUpload = {
+  dashboard: 'owner',
+  multipartOptions: { limits: { ...FORM_LIMITS, files: 1, fileSize: MAX_CSV_BYTES } },
+} as const;
 const PRODUCTS = `${DASHBOARD}/products`;
 /** Blank rows drawn under a product's variants and options, to add some without JavaScript. */
 const BLANK_ROWS = 2;
@@ -211,7 +223,7 @@ export const productPages: FastifyPluginAsyncTypebox = async (app) => {
       .send(await exportProducts(db, callerOf(requireSession(request)))),
   );
 
-  app.post(at(`${PRODUCTS}/import`), { config: owner, schema: { hide: true } }, async (request, reply) => {
+  app.post(at(`${PRODUCTS}/import`), { config: csvUpload, schema: { hide: true } }, async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
     let text: string;
     try {
@@ -258,7 +270,7 @@ export const productPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${PRODUCTS}/:id/images`),
-    { config: owner, schema: { hide: true, params: IdParams } },
+    { config: imageUpload, schema: { hide: true, params: IdParams } },
     async (request, reply) => {
       const back = productPath(request.params.id);
       let bytes: Buffer;
