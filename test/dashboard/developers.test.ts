@@ -58,6 +58,11 @@ describe('dashboard webhook endpoints: edit events, disable, enable, rotate, pin
     const { _csrf: _token, ...withoutToken } = hiddenFields((await client.get(path)).html, path);
     const forged = await client.post(path, { ...withoutToken, events: 'payment.created' });
     assert.equal(forged.status, 403);
+    for (const action of ['disable', 'rotate', 'ping']) {
+      const { _csrf: _dropped, ...noToken } = hiddenFields((await client.get(path)).html, `${path}/${action}`);
+      assert.equal((await client.post(`${path}/${action}`, noToken)).status, 403, action);
+    }
+    assert.equal((await row(id)).secret, updated.secret, 'no rotation without the token');
 
     const viewer = await signedIn(t, business.id, 'viewer');
     const seen = await viewer.client.get(path);

@@ -88,6 +88,10 @@ describe('dashboard orders: list, an order page, its workflow, refunds and modif
     let row = await orderRow(ref);
     assert.equal(row.total_amount_refunded, 500);
     assert.equal(row.refunds[0]?.reason, 'one bag torn');
+    const twice = { ...hiddenFields((await client.get(path)).html, `${path}/refund`), amount: '1' };
+    const raced = await Promise.all([client.post(`${path}/refund`, twice), client.post(`${path}/refund`, twice)]);
+    assert.deepEqual(raced.map((a) => a.location).sort(), [`${path}?notice=already`, `${path}?notice=done`]);
+    assert.equal((await orderRow(ref)).total_amount_refunded, 600, 'a double click refunds once');
     const tooMuch = await client.submit(path, `${path}/refund`, { amount: '500' });
     assert.equal(tooMuch.location, `${path}?error=REFUND_AMOUNT_INVALID`);
     const garbled = await client.submit(path, `${path}/refund`, { amount: 'five' });

@@ -244,8 +244,11 @@ describe('dashboard products: list, create, edit, images, CSV import and export'
     assert.equal((await productRow(id)).images.length, 1);
 
     const imageId = (await productRow(id)).images[0]!.id;
-    const removed = await client.submit(path, `${path}/images/${imageId}/remove`);
+    const removeForm = hiddenFields((await client.get(path)).html, `${path}/images/${imageId}/remove`);
+    const removed = await client.post(`${path}/images/${imageId}/remove`, removeForm);
     assert.equal(removed.location, `${path}?notice=done`);
+    const again = await client.post(`${path}/images/${imageId}/remove`, removeForm);
+    assert.equal(again.location, `${path}?notice=already`);
     assert.equal((await productRow(id)).images.length, 0);
     assert.equal((await fetch(`${t.baseUrl}${src}`)).status, 404);
   });

@@ -37,6 +37,16 @@ describe('dashboard settings: business name, users and roles, fee plan', () => {
     assert.equal(row.name, 'Boutique Nouakchott');
     const after = await client.get(SETTINGS);
     assert.match(after.html, /class="brand">Boutique Nouakchott</);
+    const form = { ...hiddenFields((await client.get(SETTINGS)).html, `${SETTINGS}/business`), name: 'Once' };
+    assert.equal((await client.post(`${SETTINGS}/business`, form)).location, `${SETTINGS}?notice=done`);
+    await t.runtime.db.updateTable('businesses').set({ name: 'Changed since' }).where('id', '=', business.id).execute();
+    assert.equal((await client.post(`${SETTINGS}/business`, form)).location, `${SETTINGS}?notice=already`);
+    const kept = await t.runtime.db
+      .selectFrom('businesses')
+      .select('name')
+      .where('id', '=', business.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(kept.name, 'Changed since', 'the repeat wrote nothing');
     const empty = await client.submit(SETTINGS, `${SETTINGS}/business`, { name: '   ' });
     assert.equal(empty.location, `${SETTINGS}?error=VALIDATION_ERROR`);
     assert.match(after.html, /id="fee-plan"/);
