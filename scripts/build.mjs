@@ -1,7 +1,9 @@
 /**
  * `npm run build` (also run by `npm install` through `prepare`): compiles src/ to dist/ with tsc
  * and copies every file of src/ that is not TypeScript (SQL migrations, templates, assets)
- * beside its compiled code, so dist/ runs on plain Node with no loader.
+ * beside its compiled code, so dist/ runs on plain Node with no loader; then the SDK workspace.
+ * `node scripts/build.mjs server` builds the server only (the quick-start test: the SDK's tests may
+ * be importing packages/sdk/dist meanwhile).
  * Plain JavaScript on purpose: it must run before anything is compiled.
  */
 import { spawnSync } from 'node:child_process';
@@ -51,6 +53,8 @@ function copyAssets(dir) {
 }
 copyAssets(src);
 process.stdout.write(`build: compiled src/ to dist/ and copied ${copied} other file(s)\n`);
+
+if (process.argv[2] === 'server') process.exit(0);
 
 // The SDK workspace (packages/sdk): plain Node imports its built ESM and declarations.
 const sdk = path.join(root, 'packages', 'sdk');

@@ -1,4 +1,6 @@
+import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
+import { ApiError } from './errors.js';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -104,4 +106,42 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async close(): Promise<void> {}
+}
+
+/**
+ * Counts one hit of a customer-side limit (the hosted pages and their JSON API have no key: they
+ * are limited per address and per wallet) and says so in the X-RateLimit headers, whatever the
+ * answer (a 404 or a wrong PIN included). With two limits on one request, the headers show the one
+ * closer to its end. Over the limit: 429 RATE_LIMITED with Retry-After.
+ */
+export async function hitCustomerLimit(
+  limiter: RateLimiter,
+  reply: FastifyReply,
+  key: string,
+  perMinute: number,
+): Promise<void> {
+  const decision = await limiter.hit(key, perMinute);
+  const shown = reply.getHeader('X-RateLimit-Remaining');
+  if (shown === undefined || decision.remaining < Number(shown)) {
+    reply.header('X-RateLimit-Limit', String(decision.limit));
+    reply.header('X-RateLimit-Remaining', String(decision.remaining));
+    reply.header('X-RateLimit-Reset', String(decision.resetSeconds));
+  }
+  if (!decision.allowed) {
+    throw new ApiError('RATE_LIMITED', 'Too many attempts. Wait a moment and try again.', undefined, {
+      'Retry-After': String(decision.resetSeconds),
+    });
+  }
+}
+
+/** A page's limit: false (and the Retry-After header set) when the page must say "too many attempts". */
+export async function pageWithinLimit(reply: FastifyReply, hit: () => Promise<void>): Promise<boolean> {
+  try {
+    await hit();
+    return true;
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== 'RATE_LIMITED') throw error;
+    for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
+    return false;
+  }
 }

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, skipWithoutChromium } from '../support/browser.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { act, createIntent } from '../intents/support.js';
 import { pay, RICH, walletBalance } from '../checkout/support.js';
@@ -10,10 +11,7 @@ import { formatAmount, formatNumber, fillText } from '../../src/lib/i18n.js';
 import { checkoutDictionaries } from '../../src/modules/checkout/i18n.js';
 import { MAX_PIN_ATTEMPTS, PIN_LOCK_MINUTES } from '../../src/modules/wallets/service.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 const ARTIFACTS = path.resolve('test-artifacts', 'browser');
 
 describe('hosted checkout and pay-by-code in a real browser', { skip }, () => {
@@ -24,18 +22,7 @@ describe('hosted checkout and pay-by-code in a real browser', { skip }, () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness({ name: 'Épicerie du Port' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, skipWithoutChromium } from '../support/browser.js';
 import { formatAmount } from '../../src/lib/i18n.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { createProduct } from '../products/support.js';
 import { orderAction, walletBalance } from '../orders/support.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 const ARTIFACTS = path.resolve('test-artifacts', 'browser');
 
 const PHONE = { width: 390, height: 844 };
@@ -41,18 +39,7 @@ describe('hosted storefront and order page in a real browser (issue 11)', { skip
       options: [{ name: 'Menthe', priceAdjustment: 200 }],
     });
     sold = await createProduct(t, sk, { name: 'Dattes', price: 800, quantity: 0, status: 'ACTIVE' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { runAdminCli } from '../../src/cli/admin.js';
+import { adminCli } from '../support/admin-cli.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/harness.js';
 import { nodeEntry } from '../support/node-entry.js';
 
@@ -19,16 +19,6 @@ function cliProcess(t: TestApp, ...args: string[]): Promise<{ code: number; stdo
 }
 
 /** The same CLI code in-process: no Node start per command (cliProcess proves the program once). */
-async function cli(t: TestApp, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runAdminCli(
-    args,
-    { ADMIN_URL: t.baseUrl, ADMIN_TOKEN },
-    { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) },
-  );
-  return { code, stdout, stderr };
-}
 
 describe('admin CLI: wallets and the ledger check', () => {
   let t: TestApp;
@@ -38,7 +28,7 @@ describe('admin CLI: wallets and the ledger check', () => {
   after(() => t.close());
 
   test('wallet create, credit and show', async () => {
-    const created = await cli(
+    const created = await adminCli(
       t,
       'wallet',
       'create',
@@ -65,7 +55,7 @@ describe('admin CLI: wallets and the ledger check', () => {
         lockedUntil: null,
       },
     );
-    const credited = await cli(
+    const credited = await adminCli(
       t,
       'wallet',
       'credit',
@@ -78,12 +68,12 @@ describe('admin CLI: wallets and the ledger check', () => {
       '--json',
     );
     assert.equal(JSON.parse(credited.stdout).balance, 7500);
-    const shown = await cli(t, 'wallet', 'show', '--phone', '+22233445566', '--env', 'live', '--json');
+    const shown = await adminCli(t, 'wallet', 'show', '--phone', '+22233445566', '--env', 'live', '--json');
     assert.equal(JSON.parse(shown.stdout).balance, 7500);
-    const missing = await cli(t, 'wallet', 'show', '--phone', '+22233445566', '--env', 'test', '--json');
+    const missing = await adminCli(t, 'wallet', 'show', '--phone', '+22233445566', '--env', 'test', '--json');
     assert.equal(missing.code, 1);
     assert.equal(JSON.parse(missing.stderr).error.code, 'WALLET_NOT_FOUND');
-    const badPin = await cli(
+    const badPin = await adminCli(
       t,
       'wallet',
       'create',
@@ -96,12 +86,12 @@ describe('admin CLI: wallets and the ledger check', () => {
       '--json',
     );
     assert.equal(badPin.code, 1);
-    const sandbox = await cli(t, 'wallet', 'show', '--phone', '+22220000003', '--env', 'test', '--json');
+    const sandbox = await adminCli(t, 'wallet', 'show', '--phone', '+22220000003', '--env', 'test', '--json');
     assert.equal(JSON.parse(sandbox.stdout).status, 'locked', 'the sandbox wallets exist from the first start');
   });
 
   test('ledger check exits 0 on a sound ledger and 1, naming the problem, when an invariant breaks', async () => {
-    const sound = await cli(t, 'ledger', 'check', '--json');
+    const sound = await adminCli(t, 'ledger', 'check', '--json');
     assert.equal(sound.code, 0, sound.stderr);
     const report = JSON.parse(sound.stdout);
     assert.equal(report.ok, true);

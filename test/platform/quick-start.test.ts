@@ -28,7 +28,9 @@ function newestMtime(dir: string): number {
 function ensureBuilt(): void {
   const built = statSync(path.join(root, 'dist', 'server.js'), { throwIfNoEntry: false });
   if (built && built.mtimeMs >= newestMtime(path.join(root, 'src'))) return;
-  const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { encoding: 'utf8' });
+  const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs'), 'server'], {
+    encoding: 'utf8',
+  });
   assert.equal(build.status, 0, `npm run build failed:\n${build.stdout}\n${build.stderr}`);
 }
 

@@ -1,21 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { runAdminCli } from '../../src/cli/admin.js';
-import { ADMIN_TOKEN, expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
+import { adminCli } from '../support/admin-cli.js';
+import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { createProduct } from '../products/support.js';
 import { merchantBalance, orderAction, walletBalance } from '../orders/support.js';
-
-/** The admin CLI's own code, in-process, against this test's server. */
-async function cli(t: TestApp, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runAdminCli(
-    args,
-    { ADMIN_URL: t.baseUrl, ADMIN_TOKEN },
-    { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) },
-  );
-  return { code, stdout, stderr };
-}
 
 describe('live mode end to end (issue 11): a live wallet made by the admin CLI orders from a live shop', () => {
   let t: TestApp;
@@ -34,7 +22,7 @@ describe('live mode end to end (issue 11): a live wallet made by the admin CLI o
       .where('environment', '=', 'live')
       .executeTakeFirstOrThrow();
     const phone = '+22244556677';
-    const created = await cli(
+    const created = await adminCli(
       t,
       'wallet',
       'create',
@@ -99,7 +87,7 @@ describe('live mode end to end (issue 11): a live wallet made by the admin CLI o
     assert.equal(await walletBalance(t, phone, 'live'), 50_000 - 5000);
     assert.equal((await t.request('GET', `/storefront/shops/${shop.id}`)).body.data.items.length, 1);
 
-    const check = await cli(t, 'ledger', 'check');
+    const check = await adminCli(t, 'ledger', 'check');
     assert.equal(check.code, 0, check.stdout + check.stderr);
   });
 });

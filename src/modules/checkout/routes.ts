@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
+import { hitCustomerLimit, pageWithinLimit } from '../../http/rate-limit.js';
 import { E164_PATTERN } from '../../lib/phone.js';
 import { keepLang, negotiateLang } from '../../lib/i18n.js';
 import { checkoutPage, pageCsp, payByCodePage, type CheckoutPageContent, type CodeProblem } from './pages.js';
@@ -28,24 +29,8 @@ const PageQuery = Type.Object({
 export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, rateLimiter, config } = app.services;
 
-  /**
-   * Counts one hit and says so in the X-RateLimit headers, whatever the answer (a 404 or a wrong
-   * PIN included). With two limits on one request, the headers show the one closer to its end.
-   */
-  async function limit(reply: FastifyReply, key: string, perMinute: number): Promise<void> {
-    const decision = await rateLimiter.hit(key, perMinute).catch(() => undefined);
-    const shown = reply.getHeader('X-RateLimit-Remaining');
-    if (decision && (shown === undefined || decision.remaining < Number(shown))) {
-      reply.header('X-RateLimit-Limit', String(decision.limit));
-      reply.header('X-RateLimit-Remaining', String(decision.remaining));
-      reply.header('X-RateLimit-Reset', String(decision.resetSeconds));
-    }
-    if (decision && !decision.allowed) {
-      throw new ApiError('RATE_LIMITED', 'Too many attempts. Wait a moment and try again.', undefined, {
-        'Retry-After': String(decision.resetSeconds),
-      });
-    }
-  }
+  const limit = (reply: FastifyReply, key: string, perMinute: number) =>
+    hitCustomerLimit(rateLimiter, reply, key, perMinute);
   const byIp = (request: FastifyRequest, reply: FastifyReply) =>
     limit(reply, `checkout-ip:${request.ip}`, PER_IP_PER_MINUTE);
 
@@ -119,17 +104,8 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  /** A page's per-address limit: false (and the Retry-After header set) when the page must say "too many attempts". */
-  async function pageWithinLimit(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
-    try {
-      await byIp(request, reply);
-      return true;
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.code !== 'RATE_LIMITED') throw error;
-      for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
-      return false;
-    }
-  }
+  const pageAllowed = (request: FastifyRequest, reply: FastifyReply) =>
+    pageWithinLimit(reply, () => byIp(request, reply));
 
   const notFoundAsNull = (error: unknown): null => {
     if (error instanceof ApiError && error.code === 'INTENT_NOT_FOUND') return null;
@@ -144,7 +120,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const render = (status: number, content: CheckoutPageContent) =>
         sendPage(reply, status, (nonce) => checkoutPage({ choice, path: request.url, nonce }, content));
       // The same per-address limit as the checkout API: a page view is a short-code lookup too.
-      if (!(await pageWithinLimit(request, reply))) return render(429, 'RATE_LIMITED');
+      if (!(await pageAllowed(request, reply))) return render(429, 'RATE_LIMITED');
       const { shortCode } = request.params;
       const view =
         shortCode.length > 0 && shortCode.length <= SHORT_CODE_MAX
@@ -164,7 +140,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       );
     if (code === undefined) return render(200);
     if (!/^[0-9]{6}$/.test(code.trim())) return render(400, 'INVALID');
-    if (!(await pageWithinLimit(request, reply))) return render(429, 'RATE_LIMITED');
+    if (!(await pageAllowed(request, reply))) return render(429, 'RATE_LIMITED');
     const view = await viewByCode(db, code.trim(), sandbox ? 'test' : 'live').catch(notFoundAsNull);
     if (!view) return render(404, 'NOT_FOUND');
     // The checkout page of the intent says everything else (its state included), in the language kept.

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
+import { hitCustomerLimit, pageWithinLimit } from '../../http/rate-limit.js';
 import { customerIdempotency, respondInTransaction } from '../../http/idempotency.js';
 import { Envelope, Nullable, Timestamp } from '../../http/schemas.js';
 import { E164_PATTERN } from '../../lib/phone.js';
@@ -146,20 +147,8 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, rateLimiter, config } = app.services;
   const limits = { maxAmount: config.intentMaxAmount };
 
-  async function limit(reply: FastifyReply, key: string, perMinute: number): Promise<void> {
-    const decision = await rateLimiter.hit(key, perMinute).catch(() => undefined);
-    const shown = reply.getHeader('X-RateLimit-Remaining');
-    if (decision && (shown === undefined || decision.remaining < Number(shown))) {
-      reply.header('X-RateLimit-Limit', String(decision.limit));
-      reply.header('X-RateLimit-Remaining', String(decision.remaining));
-      reply.header('X-RateLimit-Reset', String(decision.resetSeconds));
-    }
-    if (decision && !decision.allowed) {
-      throw new ApiError('RATE_LIMITED', 'Too many attempts. Wait a moment and try again.', undefined, {
-        'Retry-After': String(decision.resetSeconds),
-      });
-    }
-  }
+  const limit = (reply: FastifyReply, key: string, perMinute: number) =>
+    hitCustomerLimit(rateLimiter, reply, key, perMinute);
   const byIp = (request: FastifyRequest, reply: FastifyReply) =>
     limit(reply, `storefront-ip:${request.ip}`, STOREFRONT_PER_IP_PER_MINUTE);
   // One count per wallet across the checkout and the storefront: two channels never double the PIN guesses.
@@ -383,17 +372,8 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
       .header('Vary', 'Accept-Language')
       .send(render(nonce));
   }
-  /** The page's rate limit: over it, the page says so (429 with Retry-After) in the page's language. */
-  async function pageLimit(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
-    try {
-      await byIp(request, reply);
-      return true;
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.code !== 'RATE_LIMITED') throw error;
-      for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
-      return false;
-    }
-  }
+  const pageLimit = (request: FastifyRequest, reply: FastifyReply) =>
+    pageWithinLimit(reply, () => byIp(request, reply));
   const notFound = (error: unknown) => {
     if (error instanceof ApiError && (error.code === 'SHOP_NOT_FOUND' || error.code === 'ORDER_NOT_FOUND')) return null;
     throw error;
