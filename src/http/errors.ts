@@ -84,6 +84,12 @@ export const errorCatalogue = {
   ADMIN_UNAUTHORIZED: { status: 401, message: 'Missing or wrong admin token.' },
   NOT_FOUND: { status: 404, message: 'Not found.' },
 
+  // Merchant dashboard
+  LAST_OWNER: {
+    status: 409,
+    message: 'A business keeps at least one active owner: make another user an owner first.',
+  },
+
   NOT_READY: { status: 503, message: 'The server cannot reach its database yet. Retry shortly.' },
   DATABASE_UNAVAILABLE: { status: 503, message: 'The database cannot be reached right now. Retry shortly.' },
   INTERNAL_ERROR: { status: 500, message: 'Something went wrong on our side. Quote the request id if it persists.' },

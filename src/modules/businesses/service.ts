@@ -122,3 +122,36 @@ export async function setFeePlan(
     tteBps: row.tte_bps,
   };
 }
+
+/** The business's name, as its dashboard, checkout pages and receipts show it. */
+export async function renameBusiness(db: Executor, businessId: string, name: string): Promise<void> {
+  const trimmed = name.trim();
+  if (trimmed.length < 1 || trimmed.length > 200) {
+    throw new ApiError('VALIDATION_ERROR', 'name must have 1 to 200 characters.', [
+      { field: 'name', message: 'must have 1 to 200 characters' },
+    ]);
+  }
+  const row = await db
+    .updateTable('businesses')
+    .set({ name: trimmed, updated_at: sql<Date>`now()` })
+    .where('id', '=', businessId)
+    .returning('id')
+    .executeTakeFirst();
+  if (!row) throw new ApiError('NOT_FOUND', `No business ${businessId}.`);
+}
+
+export async function getFeePlan(db: Executor, businessId: string): Promise<FeePlan> {
+  const row = await db
+    .selectFrom('fee_plans')
+    .select(['business_id', 'provider_bps', 'payer_fee', 'tof_bps', 'tte_bps'])
+    .where('business_id', '=', businessId)
+    .executeTakeFirst();
+  if (!row) throw new ApiError('NOT_FOUND', `No fee plan for business ${businessId}.`);
+  return {
+    businessId: row.business_id,
+    providerBps: row.provider_bps,
+    payerFee: row.payer_fee,
+    tofBps: row.tof_bps,
+    tteBps: row.tte_bps,
+  };
+}

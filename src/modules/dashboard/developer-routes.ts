@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely';
 import { Type } from 'typebox';
 import type { DB, DeliveryStatus } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
+import { parseDateFilter } from '../../http/schemas.js';
 import { eventCatalog } from '../events/catalog.js';
 import { validAllowlistEntry } from '../keys/allowlist.js';
 import { allScopes } from '../keys/scopes.js';
@@ -44,9 +45,12 @@ const EndpointForm = Type.Object(
   { ...Token, url: Type.String({ minLength: 1, maxLength: 2048 }), events: Many(60) },
   { additionalProperties: false },
 );
+const EventsForm = Type.Object({ ...Token, events: Many(60) }, { additionalProperties: false });
 const DeliveriesQuery = Type.Object(
   {
     ...Flash,
+    from: Type.Optional(Type.String({ maxLength: 40 })),
+    to: Type.Optional(Type.String({ maxLength: 40 })),
     status: Type.Optional(Type.Union([Type.Literal(''), ...DELIVERY_STATUSES.map((s) => Type.Literal(s))])),
     event: Type.Optional(Type.String({ maxLength: 60 })),
     endpoint: Type.Optional(Type.String({ maxLength: 64 })),
@@ -174,10 +178,82 @@ export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
     });
   });
 
+  const endpointPath = (id: string) => `${WEBHOOKS}/${encodeURIComponent(id)}`;
+
+  app.get(
+    at(`${WEBHOOKS}/:id`),
+    { schema: { hide: true, params: IdParams, querystring: FlashQuery } },
+    async (request, reply) => {
+      const session = requireSession(request);
+      const caller = callerOf(session);
+      const endpoint = endpoints.endpointView(await endpoints.findEndpoint(db, caller, request.params.id));
+      const recent = await listDeliveries(db, caller, { endpointId: endpoint.id }, { limit: 10, offset: 0 });
+      return sendPage(request, reply, 'endpoint', { endpoint, eventNames: EVENT_NAMES, deliveries: recent.items });
+    },
+  );
+
+  app.post(
+    at(`${WEBHOOKS}/:id`),
+    { config: owner, schema: { hide: true, params: IdParams, body: EventsForm } },
+    async (request, reply) => {
+      const back = endpointPath(request.params.id);
+      return dashboardWrite(request, reply, back, async (trx, _session, caller) => {
+        const events = endpoints.checkEvents(many(request.body.events), caller.scopes);
+        if (events.length === 0) throw invalid('events', 'must name at least one event');
+        await endpoints.updateEndpoint(trx, caller, request.params.id, { events: [...new Set(events)] });
+        return { redirect: back };
+      });
+    },
+  );
+
+  for (const [action, active] of [
+    ['disable', false],
+    ['enable', true],
+  ] as const) {
+    app.post(
+      at(`${WEBHOOKS}/:id/${action}`),
+      { config: owner, schema: { hide: true, params: IdParams, body: TokenForm } },
+      async (request, reply) => {
+        const back = endpointPath(request.params.id);
+        return dashboardWrite(request, reply, back, async (trx, _session, caller) => {
+          await endpoints.updateEndpoint(trx, caller, request.params.id, { active });
+          return { redirect: back };
+        });
+      },
+    );
+  }
+
+  app.post(
+    at(`${WEBHOOKS}/:id/rotate`),
+    { config: owner, schema: { hide: true, params: IdParams, body: TokenForm } },
+    async (request, reply) => {
+      const back = endpointPath(request.params.id);
+      return dashboardWrite(request, reply, back, async (trx, _session, caller) => {
+        const endpoint = await endpoints.rotateSecret(trx, caller, request.params.id);
+        return { redirect: back, page: { template: 'endpoint-created', data: { endpoint, rotated: true } } };
+      });
+    },
+  );
+
+  app.post(
+    at(`${WEBHOOKS}/:id/ping`),
+    { config: owner, schema: { hide: true, params: IdParams, body: TokenForm } },
+    async (request, reply) =>
+      dashboardWrite(request, reply, endpointPath(request.params.id), async (trx, _session, caller) => {
+        const deliveryId = await endpoints.sendPing(trx, caller, request.params.id);
+        return { redirect: `${DELIVERIES}/${encodeURIComponent(deliveryId)}` };
+      }),
+  );
+
   app.get(at(DELIVERIES), { schema: { hide: true, querystring: DeliveriesQuery } }, async (request, reply) => {
     const session = requireSession(request);
     const caller = callerOf(session);
     const { status, event, endpoint } = request.query;
+    // An empty date field of the filter form means no bound; anything else is read as the API reads it.
+    const fromText = request.query.from || undefined;
+    const toText = request.query.to || undefined;
+    const from = parseDateFilter(fromText, 'from');
+    const to = parseDateFilter(toText, 'to');
     const page = request.query.page ?? 1;
     const [result, endpointList] = await Promise.all([
       listDeliveries(
@@ -187,19 +263,28 @@ export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
           ...(status ? { status } : {}),
           ...(event ? { event } : {}),
           ...(endpoint ? { endpointId: endpoint } : {}),
+          ...(from ? { from } : {}),
+          ...(to ? { to } : {}),
         },
         { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE },
       ),
       endpoints.listEndpoints(db, caller, { limit: endpoints.MAX_ENDPOINTS, offset: 0 }),
     ]);
     const filters = new URLSearchParams();
-    for (const [name, value] of Object.entries({ status, event, endpoint })) if (value) filters.set(name, value);
+    for (const [name, value] of Object.entries({ status, event, endpoint, from: fromText, to: toText }))
+      if (value) filters.set(name, value);
     return sendPage(request, reply, 'deliveries', {
       deliveries: result.items,
       total: result.total,
       page,
       pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
-      filters: { status: status ?? '', event: event ?? '', endpoint: endpoint ?? '' },
+      filters: {
+        status: status ?? '',
+        event: event ?? '',
+        endpoint: endpoint ?? '',
+        from: fromText ?? '',
+        to: toText ?? '',
+      },
       filterQuery: filters.toString(),
       statuses: DELIVERY_STATUSES,
       eventNames: EVENT_NAMES,

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
 import view from '@fastify/view';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Eta } from 'eta';
@@ -12,6 +13,9 @@ import { developerPages } from './developer-routes.js';
 import { dictionaries } from './i18n.js';
 import { homePages } from './home-routes.js';
 import { paymentPages } from './payment-routes.js';
+import { orderPages } from './order-routes.js';
+import { productPages } from './product-routes.js';
+import { settingsPages } from './settings-routes.js';
 import { findSession } from './sessions.js';
 
 const VIEWS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'views');
@@ -27,6 +31,14 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
   const names = cookieNames(config.publicUrl);
 
   await app.register(formbody, { bodyLimit: FORM_BYTES });
+  // Multipart forms (uploads) are read whole before the CSRF check below, so it sees their
+  // hidden fields like any other form's; the file arrives as a Buffer in `body.file`. No file
+  // is accepted unless the route raises these limits (config.multipartOptions): a multipart body
+  // sent anywhere else, the sign-in page included, is refused at its first file part.
+  await app.register(multipart, {
+    attachFieldsToBody: 'keyValues',
+    limits: { files: 0, fields: 20, fieldSize: FORM_BYTES, parts: 20 },
+  });
   await app.register(view, {
     engine: { eta: new Eta({ autoEscape: true, autoTrim: false }) },
     templates: VIEWS,
@@ -73,7 +85,10 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(authRoutes, { names });
   await app.register(homePages);
   await app.register(paymentPages);
+  await app.register(orderPages);
+  await app.register(productPages);
   await app.register(developerPages);
+  await app.register(settingsPages);
 };
 
 /** Mounted with its own prefix, so its not-found and error pages stay inside /dashboard. */

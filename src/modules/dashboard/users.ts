@@ -110,6 +110,42 @@ export async function resetPassword(db: Executor, userId: string, password: stri
   return toView(row);
 }
 
+/**
+ * An owner's change to another user of the same business: a new role, or disabled (signed out
+ * everywhere). The business's users are locked first, so two owners demoting each other at once
+ * cannot leave it without an active owner.
+ */
+export async function changeUser(
+  db: Executor,
+  businessId: string,
+  userId: string,
+  change: { role: DashboardRole } | { disable: true },
+): Promise<UserView> {
+  const users = await db
+    .selectFrom('dashboard_users')
+    .select(['id', 'role', 'disabled_at'])
+    .where('business_id', '=', businessId)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  const target = users.find((user) => user.id === userId);
+  if (!target) throw new ApiError('NOT_FOUND', 'No such user in this business.');
+  const ownersLeft = users.filter(
+    (user) =>
+      user.disabled_at === null &&
+      (user.id === userId ? 'role' in change && change.role === 'owner' : user.role === 'owner'),
+  );
+  if (ownersLeft.length === 0) throw new ApiError('LAST_OWNER');
+  if ('disable' in change) return disableUser(db, userId);
+  const row = await db
+    .updateTable('dashboard_users')
+    .set({ role: change.role, updated_at: sql<Date>`now()` })
+    .where('id', '=', userId)
+    .returning(userColumns)
+    .executeTakeFirstOrThrow();
+  return toView(row);
+}
+
 export async function revokeSessionsOf(db: Executor, userId: string): Promise<void> {
   await db
     .updateTable('dashboard_sessions')

@@ -2,6 +2,8 @@ import { fileTypeFromBuffer } from 'file-type';
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { MediaStorage } from '../../lib/media-storage.js';
 import type { ProductRow } from './model.js';
 
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -50,4 +52,39 @@ export async function appendImage(
     .where('id', '=', product.id)
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/** An upload checked and named, not yet stored: its type read from the bytes, its public URL under `/media`. */
+export interface PreparedImage {
+  id: string;
+  url: string;
+  storageKey: string;
+  contentType: string;
+  size: number;
+}
+
+export async function prepareImage(bytes: Buffer, publicBase: string): Promise<PreparedImage> {
+  const { contentType, extension } = await sniffImage(bytes);
+  const id = newId('img');
+  const storageKey = `${id}.${extension}`;
+  return { id, url: `${publicBase}/media/${storageKey}`, storageKey, contentType, size: bytes.length };
+}
+
+/**
+ * Records the image on its locked product and writes the file, last, inside the caller's
+ * transaction: the file exists only once every check passed. Returns whether the file was
+ * written, for the caller to remove it if the transaction then fails.
+ */
+export async function storeImage(
+  trx: Transaction<DB>,
+  media: MediaStorage,
+  product: ProductRow,
+  image: PreparedImage,
+  bytes: Buffer,
+  written: { file: boolean },
+): Promise<ProductRow> {
+  const updated = await appendImage(trx, product, image);
+  await media.put(image.storageKey, bytes, image.contentType);
+  written.file = true;
+  return updated;
 }

@@ -6,9 +6,8 @@ import { requireAuth } from '../../http/context.js';
 import { ApiError } from '../../http/errors.js';
 import { fingerprintUpload, respondInTransaction } from '../../http/idempotency.js';
 import { Envelope, Paginated, pageWindow } from '../../http/schemas.js';
-import { newId } from '../../lib/ids.js';
 import { exportProducts, importProducts } from './csv.js';
-import { appendImage, MAX_IMAGE_BYTES, sniffImage } from './images.js';
+import { MAX_IMAGE_BYTES, prepareImage, storeImage } from './images.js';
 import { productView } from './model.js';
 import {
   BulkInventoryBody,
@@ -180,23 +179,18 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const who = caller(request);
       const shop = await products.shopOf(db, who);
       await products.resolveProduct(db, who, shop.id, request.params.id);
-      const { contentType, extension } = await sniffImage(bytes);
-      const imageId = newId('img');
-      const storageKey = `${imageId}.${extension}`;
-      const url = `${config.publicUrl ?? `${request.protocol}://${request.host}`}/media/${storageKey}`;
+      const image = await prepareImage(bytes, config.publicUrl ?? `${request.protocol}://${request.host}`);
       // The file is written only once every check passed (product locked, room for one more
       // image), inside the transaction that records it; if that transaction fails, it goes.
-      let written = false;
+      const written = { file: false };
       try {
         return await respondInTransaction(request, reply, 201, async (trx) => {
           const product = await products.resolveProduct(trx, who, shop.id, request.params.id, true);
-          await appendImage(trx, product, { id: imageId, url, storageKey, contentType, size: bytes.length });
-          await media.put(storageKey, bytes, contentType);
-          written = true;
-          return { url, imageId };
+          await storeImage(trx, media, product, image, bytes, written);
+          return { url: image.url, imageId: image.id };
         });
       } catch (error) {
-        if (written) await media.remove(storageKey).catch(() => {});
+        if (written.file) await media.remove(image.storageKey).catch(() => {});
         throw error;
       }
     },

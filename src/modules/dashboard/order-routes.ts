@@ -1,0 +1,218 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { OrderStatus } from '../../db/schema.js';
+import { ApiError } from '../../http/errors.js';
+import { payBaseUrl } from '../intents/routes.js';
+import * as orders from '../orders/service.js';
+import { canTransition, type OrderAction } from '../orders/state.js';
+import { at, DASHBOARD, requireSession, sendPage } from './context.js';
+import { parseMru } from './i18n.js';
+import type { DashboardSession } from './sessions.js';
+import { dashboardWrite } from './write.js';
+
+const ORDERS = `${DASHBOARD}/orders`;
+const PAGE_SIZE = 20;
+const STATUSES: OrderStatus[] = ['NEW', 'PREPARING', 'READY', 'PICKED_UP', 'DELIVERED', 'CANCELLED', 'REFUNDED'];
+/** Blank rows under an order's lines in the modification form, to add products without JavaScript. */
+const BLANK_ROWS = 2;
+
+const Token = {
+  _csrf: Type.Optional(Type.String({ maxLength: 200 })),
+  _idem: Type.Optional(Type.String({ maxLength: 64 })),
+};
+const Flash = {
+  notice: Type.Optional(Type.String({ maxLength: 20 })),
+  error: Type.Optional(Type.String({ maxLength: 64 })),
+};
+const FlashQuery = Type.Object(Flash, { additionalProperties: false });
+const ListQuery = Type.Object(
+  {
+    ...Flash,
+    status: Type.Optional(Type.Union([Type.Literal(''), ...STATUSES.map((s) => Type.Literal(s))])),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+  },
+  { additionalProperties: false },
+);
+const RefParams = Type.Object({ ref: Type.String({ minLength: 1, maxLength: 64 }) });
+const TokenForm = Type.Object(Token, { additionalProperties: false });
+const CancelForm = Type.Object({ ...Token, reason: Type.String({ maxLength: 500 }) }, { additionalProperties: false });
+const RefundForm = Type.Object(
+  {
+    ...Token,
+    amount: Type.Optional(Type.String({ maxLength: 20 })),
+    reason: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+const Rows = (maxLength: number) =>
+  Type.Optional(Type.Union([Type.String({ maxLength }), Type.Array(Type.String({ maxLength }), { maxItems: 110 })]));
+const ModificationForm = Type.Object(
+  {
+    ...Token,
+    productId: Rows(256),
+    variantId: Rows(64),
+    optionIds: Rows(2000),
+    quantity: Rows(6),
+  },
+  { additionalProperties: false },
+);
+
+function invalid(field: string, message: string): ApiError {
+  return new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
+}
+
+function rows(value: string | string[] | undefined): string[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
+
+function callerOf(session: DashboardSession): orders.Caller {
+  return { businessId: session.businessId, environment: session.environment };
+}
+
+/** The workflow buttons an order's page draws, from the one state table the API asks too. */
+function allowedActions(order: orders.OrderRow): Record<OrderAction, boolean> {
+  const left = orders.refundableAmount(order);
+  return {
+    accept: canTransition(order.status, 'accept'),
+    ready: canTransition(order.status, 'ready'),
+    pickup: canTransition(order.status, 'pickup'),
+    deliver: canTransition(order.status, 'deliver'),
+    cancel: canTransition(order.status, 'cancel'),
+    refund: canTransition(order.status, 'refund') && left > 0,
+    modify: canTransition(order.status, 'modify'),
+  };
+}
+
+export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.services;
+  const owner = { dashboard: 'owner' } as const;
+  const orderPath = (ref: string) => `${ORDERS}/${encodeURIComponent(ref)}`;
+  const locator = (session: DashboardSession, ref: string) => ({ caller: callerOf(session), referenceNumber: ref });
+  const view = async (request: FastifyRequest, order: orders.OrderRow) =>
+    orders.orderView(
+      order,
+      (await orders.shopNames(db, [order.shop_id])).get(order.shop_id) ?? '',
+      payBaseUrl(request),
+    );
+
+  app.get(at(ORDERS), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
+    const session = requireSession(request);
+    const status = request.query.status || undefined;
+    const page = request.query.page ?? 1;
+    const result = await orders.listOrders(db, callerOf(session), {
+      status,
+      limit: PAGE_SIZE,
+      offset: (page - 1) * PAGE_SIZE,
+    });
+    return sendPage(request, reply, 'orders', {
+      orders: result.items,
+      total: result.total,
+      page,
+      pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
+      status: status ?? '',
+      filterQuery: status ? `status=${status}` : '',
+      statuses: STATUSES,
+    });
+  });
+
+  app.get(
+    at(`${ORDERS}/:ref`),
+    { schema: { hide: true, params: RefParams, querystring: FlashQuery } },
+    async (request, reply) => {
+      const session = requireSession(request);
+      const order = await orders.getOrder(db, locator(session, request.params.ref));
+      return sendPage(request, reply, 'order', {
+        order: await view(request, order),
+        actions: allowedActions(order),
+        refundable: orders.refundableAmount(order),
+        blankRows: BLANK_ROWS,
+      });
+    },
+  );
+
+  for (const action of ['accept', 'ready', 'pickup', 'deliver'] as const) {
+    app.post(
+      at(`${ORDERS}/:ref/${action}`),
+      { config: owner, schema: { hide: true, params: RefParams, body: TokenForm } },
+      async (request, reply) => {
+        const back = orderPath(request.params.ref);
+        return dashboardWrite(request, reply, back, async (trx, session) => {
+          await orders.transitionOrder(trx, locator(session, request.params.ref), action);
+          return { redirect: back };
+        });
+      },
+    );
+  }
+
+  app.post(
+    at(`${ORDERS}/:ref/cancel`),
+    { config: owner, schema: { hide: true, params: RefParams, body: CancelForm } },
+    async (request, reply) => {
+      const back = orderPath(request.params.ref);
+      return dashboardWrite(request, reply, back, async (trx, session) => {
+        const reason = request.body.reason.trim();
+        // The API needs a reason to cancel: the customer is told why.
+        if (reason === '') throw invalid('reason', 'is required');
+        await orders.transitionOrder(trx, locator(session, request.params.ref), 'cancel', reason);
+        return { redirect: back };
+      });
+    },
+  );
+
+  app.post(
+    at(`${ORDERS}/:ref/refund`),
+    { config: owner, schema: { hide: true, params: RefParams, body: RefundForm } },
+    async (request, reply) => {
+      const back = orderPath(request.params.ref);
+      return dashboardWrite(request, reply, back, async (trx, session) => {
+        const text = (request.body.amount ?? '').trim();
+        const amount = text === '' ? undefined : parseMru(text);
+        if (amount === undefined && text !== '')
+          throw invalid('amount', 'must be an amount in MRU, such as 250 or 250.50');
+        const reason = (request.body.reason ?? '').trim();
+        await orders.refundOrder(trx, locator(session, request.params.ref), {
+          amount,
+          ...(reason ? { reason } : {}),
+        });
+        return { redirect: back };
+      });
+    },
+  );
+
+  app.post(
+    at(`${ORDERS}/:ref/propose-modification`),
+    { config: owner, schema: { hide: true, params: RefParams, body: ModificationForm } },
+    async (request, reply) => {
+      const back = orderPath(request.params.ref);
+      return dashboardWrite(request, reply, back, async (trx, session) => {
+        const [products, variants, optionLists, quantities] = [
+          rows(request.body.productId),
+          rows(request.body.variantId),
+          rows(request.body.optionIds),
+          rows(request.body.quantity),
+        ];
+        const items: orders.RequestedItem[] = [];
+        products.forEach((productId, index) => {
+          const quantityText = (quantities[index] ?? '').trim();
+          if (productId.trim() === '' || quantityText === '' || quantityText === '0') return;
+          if (!/^\d{1,4}$/.test(quantityText) || Number(quantityText) > 1000)
+            throw invalid(`items.${index}.quantity`, 'must be a whole number from 1 to 1000');
+          const optionIds = (optionLists[index] ?? '')
+            .split(',')
+            .map((id) => id.trim())
+            .filter(Boolean);
+          items.push({
+            productId: productId.trim(),
+            quantity: Number(quantityText),
+            ...(variants[index] ? { variantId: variants[index] } : {}),
+            ...(optionIds.length > 0 ? { optionIds } : {}),
+          });
+        });
+        if (items.length === 0) throw invalid('items', 'must keep at least one line');
+        await orders.proposeModification(trx, locator(session, request.params.ref), items);
+        return { redirect: back };
+      });
+    },
+  );
+};

@@ -1,0 +1,325 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { ApiError } from '../../http/errors.js';
+import { exportProducts, importProducts, MAX_IMPORT_ROWS } from '../products/csv.js';
+import { MAX_IMAGE_BYTES, prepareImage, storeImage } from '../products/images.js';
+import { fieldsOf, productView, type OptionInput, type ProductFields, type VariantInput } from '../products/model.js';
+import * as products from '../products/service.js';
+import { at, DASHBOARD, requireSession, sendPage } from './context.js';
+import { parseMru } from './i18n.js';
+import type { DashboardSession } from './sessions.js';
+import { dashboardWrite } from './write.js';
+
+const PAGE_SIZE = 20;
+/** The API's own cap on a CSV upload. */
+const MAX_CSV_BYTES = 20 * 1024 * 1024;
+const FORM_LIMITS = { fields: 20, fieldSize: 64 * 1024, parts: 21 };
+/** One file per upload form; an image is cut one byte past its cap so the route can name the refusal. */
+const imageUpload = {
+  dashboard: 'owner',
+  multipartOptions: { limits: { ...FORM_LIMITS, files: 1, fileSize: MAX_IMAGE_BYTES + 1 }, throwFileSizeLimit: false },
+} as const;
+const csvUpload = {
+  dashboard: 'owner',
+  multipartOptions: { limits: { ...FORM_LIMITS, files: 1, fileSize: MAX_CSV_BYTES } },
+} as const;
+const PRODUCTS = `${DASHBOARD}/products`;
+/** Blank rows drawn under a product's variants and options, to add some without JavaScript. */
+const BLANK_ROWS = 2;
+
+const Token = {
+  _csrf: Type.Optional(Type.String({ maxLength: 200 })),
+  _idem: Type.Optional(Type.String({ maxLength: 64 })),
+};
+const Flash = {
+  notice: Type.Optional(Type.String({ maxLength: 20 })),
+  error: Type.Optional(Type.String({ maxLength: 64 })),
+};
+const FlashQuery = Type.Object(Flash, { additionalProperties: false });
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 256 }) });
+const ImageParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 256 }),
+  imageId: Type.String({ minLength: 1, maxLength: 64 }),
+});
+const TokenForm = Type.Object(Token, { additionalProperties: false });
+const ListQuery = Type.Object(
+  {
+    ...Flash,
+    q: Type.Optional(Type.String({ maxLength: 200 })),
+    status: Type.Optional(Type.Union([Type.Literal(''), Type.Literal('ACTIVE'), Type.Literal('DISABLED')])),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+  },
+  { additionalProperties: false },
+);
+/** Repeated fields (one per variant or option row) arrive as one string or an array. */
+const Rows = (maxLength: number) =>
+  Type.Optional(Type.Union([Type.String({ maxLength }), Type.Array(Type.String({ maxLength }), { maxItems: 102 })]));
+const ProductForm = Type.Object(
+  {
+    ...Token,
+    name: Type.String({ maxLength: 200 }),
+    price: Type.String({ maxLength: 20 }),
+    description: Type.Optional(Type.String({ maxLength: 5000 })),
+    status: Type.Union([Type.Literal('ACTIVE'), Type.Literal('DISABLED')]),
+    quantity: Type.Optional(Type.String({ maxLength: 12 })),
+    variantId: Rows(64),
+    variantType: Rows(50),
+    variantLabel: Rows(100),
+    variantAdjustment: Rows(20),
+    variantQuantity: Rows(12),
+    optionId: Rows(64),
+    optionName: Rows(100),
+    optionAdjustment: Rows(20),
+  },
+  { additionalProperties: false },
+);
+
+function invalid(field: string, message: string): ApiError {
+  return new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
+}
+
+function rows(value: string | string[] | undefined): string[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
+
+/** An amount in MRU as centimes, a leading minus allowed when `signed` (price adjustments). */
+function money(field: string, text: string, signed: boolean): number {
+  const trimmed = text.trim();
+  const negative = signed && trimmed.startsWith('-');
+  const centimes = parseMru(negative ? trimmed.slice(1) : trimmed);
+  if (centimes === undefined) throw invalid(field, 'must be an amount in MRU, such as 250 or 250.50');
+  return negative ? -centimes : centimes;
+}
+
+/** A stock count; empty means not tracked. */
+function stock(field: string, text: string | undefined): number | null {
+  const trimmed = (text ?? '').trim();
+  if (trimmed === '') return null;
+  if (!/^\d{1,10}$/.test(trimmed) || Number(trimmed) > 1_000_000_000) throw invalid(field, 'must be a whole number');
+  return Number(trimmed);
+}
+
+type Form = Static<typeof ProductForm>;
+
+/** The form's fields in the service's input shape; rows without a label (or name) are left out. */
+function fieldsFromForm(
+  form: Form,
+): Pick<ProductFields, 'name' | 'price' | 'description' | 'status' | 'quantity' | 'variants' | 'options'> {
+  const name = form.name.trim();
+  if (name === '') throw invalid('name', 'is required');
+  const [ids, types, labels, adjustments, quantities] = [
+    rows(form.variantId),
+    rows(form.variantType),
+    rows(form.variantLabel),
+    rows(form.variantAdjustment),
+    rows(form.variantQuantity),
+  ];
+  const variants: VariantInput[] = [];
+  labels.forEach((label, index) => {
+    if (label.trim() === '') return;
+    const type = (types[index] ?? '').trim() || 'CUSTOM';
+    const adjustment = (adjustments[index] ?? '').trim();
+    variants.push({
+      ...(ids[index] ? { _id: ids[index] } : {}),
+      type,
+      label: label.trim(),
+      priceAdjustment: adjustment === '' ? 0 : money(`variants.${index}.priceAdjustment`, adjustment, true),
+      quantity: stock(`variants.${index}.quantity`, quantities[index]),
+    });
+  });
+  const [optionIds, optionNames, optionAdjustments] = [
+    rows(form.optionId),
+    rows(form.optionName),
+    rows(form.optionAdjustment),
+  ];
+  const options: OptionInput[] = [];
+  optionNames.forEach((optionName, index) => {
+    if (optionName.trim() === '') return;
+    const adjustment = (optionAdjustments[index] ?? '').trim();
+    options.push({
+      ...(optionIds[index] ? { _id: optionIds[index] } : {}),
+      name: optionName.trim(),
+      priceAdjustment: adjustment === '' ? 0 : money(`options.${index}.priceAdjustment`, adjustment, true),
+    });
+  });
+  return {
+    name,
+    price: money('price', form.price, false),
+    description: (form.description ?? '').trim() || null,
+    status: form.status,
+    quantity: stock('quantity', form.quantity),
+    variants,
+    options,
+  };
+}
+
+function callerOf(session: DashboardSession): products.Caller {
+  return { businessId: session.businessId, environment: session.environment, publicOnly: false };
+}
+
+/** A stored image's address on this origin (the page's CSP allows images from 'self' only). */
+function sameOrigin(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return parsed.pathname.startsWith('/media/') ? parsed.pathname : url;
+  } catch {
+    return url;
+  }
+}
+
+/** The multipart form's file part (read whole by @fastify/multipart, within its limit). */
+function uploadedFile(request: FastifyRequest): Buffer {
+  const file = (request.body as Record<string, unknown> | undefined)?.file;
+  if (!Buffer.isBuffer(file) || file.length === 0) throw new ApiError('NO_FILE', 'Choose a file to upload.');
+  return file;
+}
+
+export const productPages: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, config, media } = app.services;
+  const owner = { dashboard: 'owner' } as const;
+  const productPath = (id: string) => `${PRODUCTS}/${encodeURIComponent(id)}`;
+
+  app.get(at(PRODUCTS), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
+    const session = requireSession(request);
+    const { q, status } = request.query;
+    const page = request.query.page ?? 1;
+    const result = await products.listProducts(db, callerOf(session), {
+      search: q || undefined,
+      status: status || 'ALL',
+      limit: PAGE_SIZE,
+      offset: (page - 1) * PAGE_SIZE,
+    });
+    const filters = new URLSearchParams();
+    if (q) filters.set('q', q);
+    if (status) filters.set('status', status);
+    return sendPage(request, reply, 'products', {
+      products: result.items.map((row) => productView(row)),
+      total: result.total,
+      page,
+      pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
+      filters: { q: q ?? '', status: status ?? '' },
+      filterQuery: filters.toString(),
+      maxImportRows: MAX_IMPORT_ROWS,
+    });
+  });
+
+  app.get(at(`${PRODUCTS}/new`), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) =>
+    sendPage(request, reply, 'product', { product: null, blankRows: BLANK_ROWS }),
+  );
+
+  app.post(at(PRODUCTS), { config: owner, schema: { hide: true, body: ProductForm } }, async (request, reply) =>
+    dashboardWrite(request, reply, `${PRODUCTS}/new`, async (trx, session) => {
+      const product = await products.createProduct(trx, callerOf(session), fieldsFromForm(request.body));
+      return { redirect: productPath(product.id) };
+    }),
+  );
+
+  app.get(at(`${PRODUCTS}/export`), { schema: { hide: true } }, async (request, reply) =>
+    reply
+      .type('text/csv; charset=utf-8')
+      .header('Cache-Control', 'no-store')
+      .header('Content-Disposition', 'attachment; filename="products.csv"')
+      .send(await exportProducts(db, callerOf(requireSession(request)))),
+  );
+
+  app.post(at(`${PRODUCTS}/import`), { config: csvUpload, schema: { hide: true } }, async (request, reply) => {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    let text: string;
+    try {
+      const bytes = uploadedFile(request);
+      if (bytes.includes(0))
+        throw new ApiError('CSV_INVALID', 'The CSV file contains NUL bytes; it is not a text file.');
+      text = bytes.toString('utf8');
+    } catch (error) {
+      if (error instanceof ApiError) return reply.redirect(`${PRODUCTS}?error=${error.code}`, 303);
+      throw error;
+    }
+    const dryRun = body.dryRun === 'on' || body.dryRun === 'true';
+    return dashboardWrite(request, reply, PRODUCTS, async (trx, session) => {
+      const report = await importProducts(db, callerOf(session), text, dryRun, (run) => run(trx));
+      return { redirect: PRODUCTS, page: { template: 'import-report', data: { report } } };
+    });
+  });
+
+  app.get(
+    at(`${PRODUCTS}/:id`),
+    { schema: { hide: true, params: IdParams, querystring: FlashQuery } },
+    async (request, reply) => {
+      const row = await products.getProduct(db, callerOf(requireSession(request)), request.params.id);
+      const product = productView(row);
+      return sendPage(request, reply, 'product', {
+        product,
+        images: product.images.map((image) => ({ ...image, src: sameOrigin(image.url) })),
+        blankRows: BLANK_ROWS,
+      });
+    },
+  );
+
+  app.post(
+    at(`${PRODUCTS}/:id`),
+    { config: owner, schema: { hide: true, params: IdParams, body: ProductForm } },
+    async (request, reply) => {
+      const back = productPath(request.params.id);
+      return dashboardWrite(request, reply, back, async (trx, session) => {
+        await products.patchProduct(trx, callerOf(session), request.params.id, fieldsFromForm(request.body));
+        return { redirect: back };
+      });
+    },
+  );
+
+  app.post(
+    at(`${PRODUCTS}/:id/images`),
+    { config: imageUpload, schema: { hide: true, params: IdParams } },
+    async (request, reply) => {
+      const back = productPath(request.params.id);
+      let bytes: Buffer;
+      let image: Awaited<ReturnType<typeof prepareImage>>;
+      try {
+        bytes = uploadedFile(request);
+        if (bytes.length > MAX_IMAGE_BYTES) throw new ApiError('FILE_TOO_LARGE', 'The file is larger than 5 MB.');
+        image = await prepareImage(bytes, config.publicUrl ?? `${request.protocol}://${request.host}`);
+      } catch (error) {
+        if (error instanceof ApiError) return reply.redirect(`${back}?error=${error.code}`, 303);
+        throw error;
+      }
+      const written = { file: false };
+      let committed = false;
+      try {
+        return await dashboardWrite(request, reply, back, async (trx, session) => {
+          const who = callerOf(session);
+          const shop = await products.shopOf(trx, who);
+          const product = await products.resolveProduct(trx, who, shop.id, request.params.id, true);
+          await storeImage(trx, media, product, image, bytes, written);
+          return { redirect: back, afterCommit: async () => void (committed = true) };
+        });
+      } finally {
+        // A refused or failed upload leaves no file behind.
+        if (written.file && !committed) await media.remove(image.storageKey).catch(() => {});
+      }
+    },
+  );
+
+  app.post(
+    at(`${PRODUCTS}/:id/images/:imageId/remove`),
+    { config: owner, schema: { hide: true, params: ImageParams, body: TokenForm } },
+    async (request, reply) => {
+      const back = productPath(request.params.id);
+      const released: string[] = [];
+      return dashboardWrite(request, reply, back, async (trx, session) => {
+        const who = callerOf(session);
+        const shop = await products.shopOf(trx, who);
+        const current = await products.resolveProduct(trx, who, shop.id, request.params.id, true);
+        const images = fieldsOf(current).images.filter((image) => image.id !== request.params.imageId);
+        if (images.length === current.images.length) throw new ApiError('NOT_FOUND', 'No such image.');
+        await products.patchProduct(trx, who, current.id, { images }, released);
+        return {
+          redirect: back,
+          afterCommit: async () => {
+            for (const key of released) await media.remove(key).catch(() => {});
+          },
+        };
+      });
+    },
+  );
+};
