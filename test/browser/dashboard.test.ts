@@ -1,19 +1,17 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium, skipWithoutChromium } from '../support/browser.js';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import { createUser } from '../dashboard/support.js';
 import { act, createIntent } from '../intents/support.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { expectStatus, startTestApp, waitUntil, type TestApp, type TestBusiness } from '../support/harness.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 const ARTIFACTS = path.resolve('test-artifacts', 'dashboard');
 const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
 
@@ -38,18 +36,7 @@ describe('the merchant dashboard in a real browser', { skip }, () => {
     receiver = await startReceiver();
     business = await t.createBusiness({ name: 'Épicerie du Port', approveLive: false });
     owner = await createUser(t, business.id, 'owner');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

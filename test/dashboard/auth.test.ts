@@ -1,23 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { runAdminCli } from '../../src/cli/admin.js';
+import { adminCli } from '../support/admin-cli.js';
 import { hashKey } from '../../src/modules/keys/key-text.js';
 import { act, createIntent } from '../intents/support.js';
-import { ADMIN_TOKEN, sharedDatabase, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { sharedDatabase, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { createUser, field, FormClient, hiddenFields, PASSWORD, signedIn } from './support.js';
 
 const GENERIC = 'Wrong email or password.';
 
-async function cli(t: TestApp, args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runAdminCli(
-    args,
-    { ADMIN_URL: t.baseUrl, ADMIN_TOKEN },
-    { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) },
-  );
-  return { code, stdout, stderr };
-}
+const cli = (t: TestApp, args: string[]) => adminCli(t, ...args);
 
 async function paidIntent(t: TestApp, business: TestBusiness, amount = 10_000) {
   const intent = await createIntent(t, business.keys.secretTest, { amount, label: 'Dashboard test' });
