@@ -72,6 +72,9 @@ export interface LimiterLog {
 export class RedisRateLimiter implements RateLimiter {
   private readonly local: MemoryRateLimiter;
   private degraded = false;
+  /** Hits are numbered as they are sent; an answer to one sent before the outage began proves nothing. */
+  private sent = 0;
+  private degradedAt = 0;
 
   constructor(
     private readonly redis: Redis,
@@ -84,12 +87,15 @@ export class RedisRateLimiter implements RateLimiter {
   async hit(subject: string, limit: number): Promise<RateLimitDecision> {
     const now = this.now();
     const windowStart = now - (now % WINDOW_MS);
+    const sequence = ++this.sent;
     if (this.redis.status === 'ready') {
       try {
         const count = Number(
           await this.redis.eval(INCREMENT_SCRIPT, 1, `ratelimit:${subject}:${windowStart}`, String(WINDOW_MS + 5000)),
         );
-        if (this.degraded) {
+        // Only an answer to a hit sent after the outage began says Redis is back: one in flight
+        // when it went away can still come in late.
+        if (this.degraded && sequence > this.degradedAt) {
           this.degraded = false;
           this.log.info('Redis answers again: rate limits are shared by every API process again');
         }
@@ -100,6 +106,7 @@ export class RedisRateLimiter implements RateLimiter {
     }
     if (!this.degraded) {
       this.degraded = true;
+      this.degradedAt = this.sent;
       this.log.warn('Redis is unavailable: rate limits are counted per API process until it is back');
     }
     return this.local.hit(subject, limit);

@@ -6,6 +6,7 @@ import {
   expectStatus,
   sharedDatabase,
   startTestApp,
+  waitUntil,
   type TestApp,
   type TestBusiness,
 } from '../support/harness.js';
@@ -61,6 +62,13 @@ describe('storefront customer API', () => {
       body: { items, customerName: 'Mariem', phone: who.phone, pin: who.pin },
     });
   const orderRefOf = (response: { body: any }) => response.body.data.orderRef as string;
+  /** The proposal the customer's order page shows (accepting names it by its proposedAt). */
+  const shownProposal = async (ref: string) =>
+    (await t.request('GET', `${API}/orders/${ref}`)).body.data.proposedModification?.proposedAt as string;
+  const acceptShown = async (ref: string, pin = customer.pin) =>
+    t.request('POST', `${API}/orders/${ref}/modification/accept`, {
+      body: { pin, proposedAt: (await shownProposal(ref)) ?? 'none' },
+    });
   const orderRefAndRef = (response: { body: any }) => response.body.data.referenceNumber as string;
 
   test('the catalog lists ACTIVE products with stock flags, searches accent-insensitively, shows the test wallets', async () => {
@@ -246,24 +254,14 @@ describe('storefront customer API', () => {
     const placed = await place([{ productId: tea.id, quantity: 1 }]);
     const ref = orderRefOf(placed);
     const reference = placed.body.data.referenceNumber;
-    expectError(
-      await t.request('POST', `${API}/orders/${ref}/modification/accept`, { body: { pin: customer.pin } }),
-      400,
-      'ORDER_INVALID_TRANSITION',
-    );
+    expectError(await acceptShown(ref), 400, 'ORDER_INVALID_TRANSITION');
     await orderAction(t, sk, `/${reference}/propose-modification`, { items: [{ productId: tea.id, quantity: 3 }] });
     const seen = (await t.request('GET', `${API}/orders/${ref}`)).body.data;
     assert.equal(seen.proposedModification.totalAmount, 3000);
     assert.equal(seen.proposedModification.difference, 2000);
     const before = await walletBalance(t, customer.phone);
-    expectError(
-      await t.request('POST', `${API}/orders/${ref}/modification/accept`, { body: { pin: '9999' } }),
-      401,
-      'INVALID_PIN',
-    );
-    const accepted = await t.request('POST', `${API}/orders/${ref}/modification/accept`, {
-      body: { pin: customer.pin },
-    });
+    expectError(await acceptShown(ref, '9999'), 401, 'INVALID_PIN');
+    const accepted = await acceptShown(ref);
     expectStatus(accepted, 200);
     assert.equal(accepted.body.data.totalAmount, 3000);
     assert.equal(accepted.body.data.amountPaid, 3000);
@@ -277,6 +275,29 @@ describe('storefront customer API', () => {
     assert.equal(await walletBalance(t, customer.phone), before - 2000);
     assert.equal((await eventsOf(t, reference)).at(-1).event, 'order.modification_declined');
     await ledgerIsSound(t);
+  });
+
+  test('a proposal replaced after the customer saw it is not accepted; a proposal past the maximum total is refused', async () => {
+    const placed = await place([{ productId: tea.id, quantity: 1 }]);
+    const ref = orderRefOf(placed);
+    const reference = placed.body.data.referenceNumber;
+    await orderAction(t, sk, `/${reference}/propose-modification`, { items: [{ productId: tea.id, quantity: 2 }] });
+    const seen = await shownProposal(ref);
+    // The shop replaces its proposal with a dearer one while the customer's page shows the first.
+    await waitUntil(async () => (new Date().toISOString() > seen ? true : undefined), 'the clock to move on');
+    await orderAction(t, sk, `/${reference}/propose-modification`, { items: [{ productId: tea.id, quantity: 5 }] });
+    const before = await walletBalance(t, customer.phone);
+    const stale = await t.request('POST', `${API}/orders/${ref}/modification/accept`, {
+      body: { pin: customer.pin, proposedAt: seen },
+    });
+    expectError(stale, 400, 'ORDER_INVALID_TRANSITION');
+    assert.equal(await walletBalance(t, customer.phone), before, 'nothing charged');
+    assert.equal((await t.request('GET', `${API}/orders/${ref}`)).body.data.totalAmount, 1000);
+    const dear = await createProduct(t, sk, { name: 'Tapis', price: 50_000_000, quantity: 10, status: 'ACTIVE' });
+    const tooMuch = await orderAction(t, sk, `/${reference}/propose-modification`, {
+      items: [{ productId: dear.id, quantity: 3 }],
+    });
+    expectError(tooMuch, 400, 'AMOUNT_OUT_OF_RANGE');
   });
 
   test('races: two customers buy the last item; cancel vs accept; refund vs cancel; double modification accept', async () => {
@@ -333,11 +354,7 @@ describe('storefront customer API', () => {
       await orderAction(t, sk, `/${three.body.data.referenceNumber}/propose-modification`, {
         items: [{ productId: tea.id, quantity: 2 }],
       });
-      const accepts = await Promise.all(
-        [1, 2].map(() =>
-          t.request('POST', `${API}/orders/${orderRefOf(three)}/modification/accept`, { body: { pin: customer.pin } }),
-        ),
-      );
+      const accepts = await Promise.all([1, 2].map(() => acceptShown(orderRefOf(three))));
       assert.deepEqual(accepts.map((r) => r.status).sort(), [200, 400], accepts.map((r) => r.text).join('\n'));
       // Every order of this round is refunded or cancelled except `three`, which holds 2 teas.
       assert.equal(await walletBalance(t, customer.phone), walletBefore - 50 * 3 - 2000);
@@ -348,7 +365,7 @@ describe('storefront customer API', () => {
       });
       const [c, m] = await Promise.all([
         t.request('POST', `${API}/orders/${orderRefOf(three)}/cancel`, { body: {} }),
-        t.request('POST', `${API}/orders/${orderRefOf(three)}/modification/accept`, { body: { pin: customer.pin } }),
+        acceptShown(orderRefOf(three)),
       ]);
       expectStatus(c, 200);
       assert.ok(m.status === 200 || m.status === 400, m.text);

@@ -85,7 +85,7 @@ function allowedActions(order: orders.OrderRow): Record<OrderAction, boolean> {
 }
 
 export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
-  const { db } = app.services;
+  const { db, config } = app.services;
   const owner = { dashboard: 'owner' } as const;
   const orderPath = (ref: string) => `${ORDERS}/${encodeURIComponent(ref)}`;
   const locator = (session: DashboardSession, ref: string) => ({ caller: callerOf(session), referenceNumber: ref });
@@ -210,7 +210,9 @@ export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
           });
         });
         if (items.length === 0) throw invalid('items', 'must keep at least one line');
-        await orders.proposeModification(trx, locator(session, request.params.ref), items);
+        await orders.proposeModification(trx, locator(session, request.params.ref), items, {
+          maxAmount: config.intentMaxAmount,
+        });
         return { redirect: back };
       });
     },

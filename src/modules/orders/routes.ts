@@ -282,7 +282,13 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) =>
       respondInTransaction(request, reply, 200, async (trx) =>
-        view(request, await orders.proposeModification(trx, at(request), request.body.items), trx),
+        view(
+          request,
+          await orders.proposeModification(trx, at(request), request.body.items, {
+            maxAmount: config.intentMaxAmount,
+          }),
+          trx,
+        ),
       ),
   );
 

@@ -521,16 +521,22 @@ export async function proposeModification(
   trx: Transaction<DB>,
   locator: OrderLocator & { caller: Caller },
   requested: RequestedItem[],
+  limits: { maxAmount: number },
 ): Promise<OrderRow> {
   const order = await lockOrder(trx, locator);
   assertTransition(order.status, 'modify');
   const items = await priceItems(trx, locator.caller, order.shop_id, requested);
+  const total = orderTotal(items);
+  // The same bounds as placing an order: the customer would be charged (or refunded) up to it.
+  if (total < 1 || total > limits.maxAmount) {
+    throw new ApiError('AMOUNT_OUT_OF_RANGE', `An order total must be between 1 and ${limits.maxAmount} centimes.`);
+  }
   return trx
     .updateTable('orders')
     .set({
       proposed_modification: JSON.stringify({
         items,
-        totalAmount: orderTotal(items),
+        totalAmount: total,
         proposedAt: new Date().toISOString(),
       }),
       updated_at: new Date(),
@@ -546,10 +552,21 @@ export async function proposeModification(
  * payer fee; a lower one is refunded with its fees in proportion), and `order.modified` is sent.
  * A wallet that cannot pay the difference: 402 INSUFFICIENT_BALANCE and the order stays as it was.
  */
-export async function acceptModification(trx: Transaction<DB>, locator: OrderLocator): Promise<OrderRow> {
+export async function acceptModification(
+  trx: Transaction<DB>,
+  locator: OrderLocator,
+  /** The proposal the customer saw (its `proposedAt`): a proposal replaced since is not accepted. */
+  seen?: { proposedAt: string },
+): Promise<OrderRow> {
   const order = await lockOrder(trx, locator);
   const proposal = order.proposed_modification;
   if (!proposal) throw new ApiError('ORDER_INVALID_TRANSITION', 'This order has no proposed modification to accept.');
+  if (seen && seen.proposedAt !== proposal.proposedAt) {
+    throw new ApiError(
+      'ORDER_INVALID_TRANSITION',
+      'The proposed modification changed since it was shown: read the order again before accepting.',
+    );
+  }
   assertTransition(order.status, 'modify');
   if (order.total_amount_refunded > proposal.totalAmount)
     throw new ApiError('ORDER_INVALID_TRANSITION', 'The new total would be below what was already refunded.');

@@ -340,7 +340,13 @@ export function orderPage(context: PageContext, view: CustomerOrderView | null, 
   const cancel = view.canCancel
     ? `<button type="button" class="danger" id="cancel-order">${escapeHtml(t.cancelOrder)}</button>`
     : '';
-  const data = { orderRef: view.orderRef, texts: { confirmCancel: t.confirmCancel }, errors: clientErrors(t) };
+  const data = {
+    orderRef: view.orderRef,
+    // The proposal this page shows: accepting names it, so a proposal replaced meanwhile is refused.
+    proposedAt: view.proposedModification?.proposedAt ?? null,
+    texts: { confirmCancel: t.confirmCancel },
+    errors: clientErrors(t),
+  };
   return layout(
     context,
     `${t.orderTitle} · ${view.shopName}`,
@@ -362,7 +368,7 @@ async function act(path,body,button){const error=document.getElementById('order-
 const cancel=document.getElementById('cancel-order');
 if(cancel)cancel.addEventListener('click',()=>{if(confirm(DATA.texts.confirmCancel))act('/cancel',{},cancel)});
 const accept=document.getElementById('accept-form');
-if(accept)accept.addEventListener('submit',e=>{e.preventDefault();act('/modification/accept',{pin:accept.pin.value},accept.querySelector('button'))});
+if(accept)accept.addEventListener('submit',e=>{e.preventDefault();act('/modification/accept',{pin:accept.pin.value,proposedAt:DATA.proposedAt},accept.querySelector('button'))});
 const decline=document.getElementById('decline');
 if(decline)decline.addEventListener('click',()=>act('/modification/decline',{},decline));
 </script>`,

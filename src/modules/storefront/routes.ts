@@ -323,7 +323,17 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: "Accept the shop's proposed modification: the difference is charged or refunded",
         params: OrderParams,
-        body: Type.Object({ pin: Pin }, { additionalProperties: false }),
+        body: Type.Object(
+          {
+            pin: Pin,
+            proposedAt: Type.String({
+              minLength: 1,
+              maxLength: 64,
+              description: "the proposal's `proposedAt` as shown: a proposal replaced since is refused",
+            }),
+          },
+          { additionalProperties: false },
+        ),
         response: { 200: Envelope(CustomerOrder) },
       },
     },
@@ -334,7 +344,15 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // Accepting may charge the wallet more: it takes the PIN, as paying does.
       await authenticateWallet(db, found.environment, found.customer_phone, request.body.pin);
       return respondInTransaction(request, reply, 200, async (trx) =>
-        customerView(request, await orders.acceptModification(trx, { customerRef: request.params.orderRef }), trx),
+        customerView(
+          request,
+          await orders.acceptModification(
+            trx,
+            { customerRef: request.params.orderRef },
+            { proposedAt: request.body.proposedAt },
+          ),
+          trx,
+        ),
       );
     },
   );

@@ -15229,6 +15229,8 @@ export interface operations {
                 "application/json": {
                     /** @description the wallet PIN */
                     pin: string;
+                    /** @description the proposal's `proposedAt` as shown: a proposal replaced since is refused */
+                    proposedAt: string;
                 };
             };
         };
