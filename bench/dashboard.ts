@@ -38,7 +38,7 @@ async function fillIntents(
   await run(
     `INSERT INTO payment_intents (reference_number, short_code, business_id, environment, amount_type, amount,
        label, metadata, status, expires_at, amount_paid, paid_at, payment_method, payer_phone,
-       total_amount_refunded, created_at, updated_at)
+       total_amount_refunded, cancel_reason, created_at, updated_at)
      SELECT 'PI-9' || lpad(g::text, 15, '0') || $2, 'dash-' || $2 || g, $1, 'test', 'FIXED', amount,
        'Order ' || g,
        CASE WHEN g % 5 = 0 THEN jsonb_build_object('orderId', 'ORD-' || g) ELSE '{}'::jsonb END,
@@ -48,7 +48,7 @@ async function fillIntents(
        CASE WHEN status IN ('PAID', 'REFUNDED') THEN 'WALLET' END,
        CASE WHEN status IN ('PAID', 'REFUNDED') THEN '2224' || lpad((g % 10000)::text, 4, '0') END,
        CASE WHEN status = 'REFUNDED' THEN amount WHEN status = 'PAID' AND g % 100 = 1 THEN amount / 2 ELSE 0 END,
-       created_at, created_at
+       CASE WHEN status = 'CANCELLED' THEN 'expiry' END, created_at, created_at
      FROM (
        SELECT g, 100 + (g * 37) % 50000 AS amount,
          now() - ((g::bigint * 2592000) / $3) * interval '1 second' AS created_at,
@@ -153,7 +153,7 @@ export async function dashboardSuite(): Promise<void> {
       // PGlite has one owner: the server stops while the fill writes into its data directory.
       await api.stop();
       api = undefined;
-      const database = await openDatabase({ kind: 'pglite', dataDir: dir });
+      const database = await openDatabase({ kind: 'pglite', dataDir: path.join(dir, 'pglite') });
       picked = await fillIntents((text, params) => database.pglite!.query(text, params), business.id, INTENTS);
       await database.close();
       api = await start();
