@@ -69,7 +69,9 @@ export async function searchIntents(
         eb('reference_number', '=', q),
         eb('short_code', '=', q),
         eb('payment_code', '=', code),
-        eb.exists(sql`(SELECT 1 FROM jsonb_each_text(payment_intents.metadata) m WHERE m.value = ${q})`),
+        // Spelled as the expression of payment_intents_metadata_values_idx (migration 016), so
+        // this arm is an index lookup rather than a read of every intent.
+        sql<boolean>`jsonb_path_query_array(payment_intents.metadata, '$.*') @> jsonb_build_array(${q}::text)`,
       ]),
     );
   if (filters.status) query = query.where('status', '=', filters.status);
