@@ -41,6 +41,24 @@ export async function countsByStatus(database: Database, scope: Scope): Promise<
   return counts;
 }
 
+/**
+ * The newest intents without the list's exact total: the home page shows no total, and counting
+ * every intent of a large business cost more than the page itself.
+ */
+export async function latestIntents(database: Database, scope: Scope, limit: number): Promise<IntentWithRefunds[]> {
+  const refs = await database.db
+    .selectFrom('payment_intents')
+    .select('reference_number')
+    .where('business_id', '=', scope.businessId)
+    .where('environment', '=', scope.environment)
+    .orderBy('created_at', 'desc')
+    .orderBy('reference_number', 'desc')
+    .limit(limit)
+    .execute();
+  const items = await Promise.all(refs.map((row) => findIntentWithRefunds(database, row.reference_number)));
+  return items.filter((item): item is IntentWithRefunds => item !== undefined);
+}
+
 export interface IntentSearch {
   status: IntentStatus | undefined;
   from: Date | undefined;
