@@ -499,6 +499,12 @@ describe('dashboard accounts, sessions, CSRF, roles and limits', () => {
     assert.equal(await hits(`${tag}-other`), true);
     assert.equal(await hits('orderId'), false);
     assert.equal(await hits(tag.slice(0, -1)), false);
+    // The home page's latest payments start with this newest intent.
+    const home = await client.get('/dashboard');
+    const latest = home.html.slice(home.html.indexOf('id="latest"'));
+    const shown = [...latest.matchAll(/href="\/dashboard\/payments\/([^"]+)"/g)].map((m) => m[1]);
+    assert.equal(shown[0], intent.referenceNumber);
+    assert.ok(shown.length <= 8, `${shown.length} latest payments`);
   });
 });
 
