@@ -5,6 +5,7 @@
  * on a slow figure; targets are printed as met or not met.
  */
 import { catalogSuite } from './catalog.js';
+import { dashboardSuite } from './dashboard.js';
 import { embeddedSuite } from './embedded.js';
 import { fuzzSuite } from './fuzz.js';
 import { intentsSuite } from './intents.js';
@@ -17,6 +18,7 @@ const suites: Record<string, () => Promise<void>> = {
   embedded: embeddedSuite,
   webhooks: webhooksSuite,
   catalog: catalogSuite,
+  dashboard: dashboardSuite,
   fuzz: fuzzSuite,
 };
 

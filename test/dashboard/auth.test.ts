@@ -480,6 +480,32 @@ describe('dashboard accounts, sessions, CSRF, roles and limits', () => {
     assert.ok(!found.html.includes('"><img src=x>'));
     assert.match(found.html, /· 1</);
   });
+
+  test('the payment search finds an intent by reference, short code or a metadata value, not by a key', async () => {
+    const { client } = await signedIn(t, business.id);
+    const tag = `m-${Date.now()}`;
+    const intent = await createIntent(t, business.keys.secretTest, {
+      amount: 700,
+      metadata: { orderId: tag, note: `${tag}-other` },
+    });
+    const hits = async (q: string) => {
+      const page = await client.get(`/dashboard/payments?q=${encodeURIComponent(q)}`);
+      assert.equal(page.status, 200);
+      return page.html.includes(intent.referenceNumber);
+    };
+    assert.equal(await hits(intent.referenceNumber), true);
+    assert.equal(await hits(intent.shortCode), true);
+    assert.equal(await hits(tag), true);
+    assert.equal(await hits(`${tag}-other`), true);
+    assert.equal(await hits('orderId'), false);
+    assert.equal(await hits(tag.slice(0, -1)), false);
+    // The home page's latest payments start with this newest intent.
+    const home = await client.get('/dashboard');
+    const latest = home.html.slice(home.html.indexOf('id="latest"'));
+    const shown = [...latest.matchAll(/href="\/dashboard\/payments\/([^"]+)"/g)].map((m) => m[1]);
+    assert.equal(shown[0], intent.referenceNumber);
+    assert.ok(shown.length <= 8, `${shown.length} latest payments`);
+  });
 });
 
 describe('dashboard sign-in limits and secure cookies', () => {

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { accountBalance } from '../ledger/ledger.js';
-import { listIntents } from '../intents/service.js';
 import { barChart } from './chart.js';
 import { at, DASHBOARD, requireSession, sendPage } from './context.js';
-import { countsByStatus, paidVolumeByDay } from './queries.js';
+import { countsByStatus, latestIntents, paidVolumeByDay } from './queries.js';
 
 const LATEST = 8;
 
@@ -17,7 +16,7 @@ export const homePages: FastifyPluginAsyncTypebox = async (app) => {
       accountBalance(db, scope.environment, { kind: 'merchant', ownerId: scope.businessId }),
       paidVolumeByDay(database, scope, 30),
       countsByStatus(database, scope),
-      listIntents(database, scope, { status: undefined, from: undefined, to: undefined, limit: LATEST, offset: 0 }),
+      latestIntents(database, scope, LATEST),
     ]);
     const today = days[days.length - 1]!;
     const month = days.reduce((sum, day) => ({ total: sum.total + day.total, count: sum.count + day.count }), {
@@ -30,7 +29,7 @@ export const homePages: FastifyPluginAsyncTypebox = async (app) => {
       month,
       chart: barChart(days),
       counts,
-      latest: latest.items,
+      latest,
     });
   });
 };
