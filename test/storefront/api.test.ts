@@ -293,6 +293,20 @@ describe('storefront customer API', () => {
     expectError(stale, 400, 'ORDER_INVALID_TRANSITION');
     assert.equal(await walletBalance(t, customer.phone), before, 'nothing charged');
     assert.equal((await t.request('GET', `${API}/orders/${ref}`)).body.data.totalAmount, 1000);
+    // A product disabled after it was proposed is not sold when the customer accepts.
+    const mat = await createProduct(t, sk, { name: 'Natte', price: 700, quantity: 5, status: 'ACTIVE' });
+    await orderAction(t, sk, `/${reference}/propose-modification`, { items: [{ productId: mat.id, quantity: 1 }] });
+    expectStatus(
+      await t.request('PATCH', `/api/v1/dev/store/products/${mat.id}`, {
+        key: sk,
+        idempotencyKey: true,
+        body: { status: 'DISABLED' },
+      }),
+      200,
+    );
+    expectError(await acceptShown(ref), 404, 'PRODUCT_NOT_FOUND');
+    assert.equal(await walletBalance(t, customer.phone), before, 'nothing charged');
+    assert.equal(Number((await stockOf(t, mat.id)).quantity), 5, 'no stock taken');
     const dear = await createProduct(t, sk, { name: 'Tapis', price: 50_000_000, quantity: 10, status: 'ACTIVE' });
     const tooMuch = await orderAction(t, sk, `/${reference}/propose-modification`, {
       items: [{ productId: dear.id, quantity: 3 }],

@@ -132,6 +132,11 @@ async function moveStock(trx: Transaction<DB>, shopId: string, items: OrderItem[
       if (direction === -1) throw new ApiError('PRODUCT_NOT_FOUND', `No product ${item.productId}.`);
       continue; // nothing to give stock back to
     }
+    // Checked again under the lock: a product disabled since it was priced (or since a
+    // modification was proposed) is not sold.
+    if (direction === -1 && row.status !== 'ACTIVE') {
+      throw new ApiError('PRODUCT_NOT_FOUND', `No product ${item.productId}: it is not on sale.`);
+    }
     const change = { delta: direction * item.quantity, givenBack: direction === 1 };
     try {
       let product = row;
