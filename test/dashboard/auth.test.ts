@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { adminCli } from '../support/admin-cli.js';
+import { manualClock } from '../support/clock.js';
 import { hashKey } from '../../src/modules/keys/key-text.js';
 import { act, createIntent } from '../intents/support.js';
 import { sharedDatabase, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
@@ -512,8 +513,10 @@ describe('dashboard sign-in limits and secure cookies', () => {
   let t: TestApp;
   let business: TestBusiness;
   before(async () => {
+    // Still limiter clocks: the attempts of a test fall in one window however long they take.
     t = await startTestApp({
       config: { DASHBOARD_LOGIN_PER_MINUTE_EMAIL: '3', DASHBOARD_LOGIN_PER_MINUTE_IP: '1000' },
+      clock: manualClock(),
     });
     business = await t.createBusiness();
   });
@@ -536,6 +539,7 @@ describe('dashboard sign-in limits and secure cookies', () => {
     const strict = await startTestApp({
       testDatabase: sharedDatabase(t.testDatabase),
       config: { DASHBOARD_LOGIN_PER_MINUTE_IP: '4', DASHBOARD_LOGIN_PER_MINUTE_EMAIL: '100' },
+      clock: manualClock(),
     });
     try {
       const user = await createUser(strict, business.id);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ConfigError, parseTrustProxy } from '../../src/config.js';
+import { manualClock } from '../support/clock.js';
 import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { probeRoutes } from '../support/probe-routes.js';
 
@@ -9,7 +10,9 @@ const SPOOFED = '10.1.2.3, 198.51.100.7';
 
 /** An app with this TRUST_PROXY and a key that only 10.0.0.0/8 may use. */
 async function withProxySetting(setting: string, run: (t: TestApp, key: string) => Promise<void>) {
-  const t = await startTestApp({ routes: [probeRoutes], config: { TRUST_PROXY: setting } });
+  // A still limiter clock: the per-address test's 130 requests then fall in one window however
+  // long they take (with the wall clock they could straddle a minute and never be limited).
+  const t = await startTestApp({ routes: [probeRoutes], config: { TRUST_PROXY: setting }, clock: manualClock() });
   try {
     const business = await t.createBusiness();
     const created = await t.admin('POST', '/keys', {
