@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import type { Runtime } from '../bootstrap.js';
+import { foldListCounts } from '../db/counted-list.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency.js';
 import { expireDueIntents } from '../modules/intents/service.js';
 import { foldPendingMovements } from '../modules/ledger/ledger.js';
@@ -30,6 +31,8 @@ export const periodicTasks: PeriodicTask[] = [
   { name: 'intent-expiry', everySeconds: 10, run: (runtime) => expireDueIntents(runtime.db) },
   // Shared ledger accounts take their pending movements into their balance row (ledger.ts).
   { name: 'ledger-fold', everySeconds: 1, run: (runtime) => foldPendingMovements(runtime.db, 1000) },
+  // Writers count list rows under their own slot (counted-list.ts); this sums them per day.
+  { name: 'list-count-fold', everySeconds: 5, run: (runtime) => foldListCounts(runtime.db) },
   { name: 'webhook-auto-disable', everySeconds: 60, run: webhookAutoDisable },
   { name: 'webhook-rollup-cleanup', everySeconds: 3600, run: (runtime) => deleteOldRollups(runtime.db) },
   { name: 'pin-attempts-cleanup', everySeconds: 600, run: (runtime) => deleteExpiredUnknownPhoneAttempts(runtime.db) },

@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Database, PreparedStatement } from '../../db/connect.js';
+import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import type { Environment, IntentStatus, PaymentIntentsTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { fanOutSql, sequencedInsertSql } from '../events/outbox.js';
@@ -133,25 +134,12 @@ export async function findIntentWithRefunds(
   return row ? withParsedRefunds(row) : undefined;
 }
 
-/** Two shapes only (with and without a status), so each keeps one good plan for its index. */
-function listStatement(withStatus: boolean): PreparedStatement {
-  const filters = `business_id = $1 AND environment = $2 AND created_at >= $3::timestamptz AND created_at <= $4::timestamptz
-    ${withStatus ? 'AND status = $7' : ''}`;
-  return {
-    name: withStatus ? 'intents_list_by_status' : 'intents_list',
-    text: `
-    SELECT total.n AS total, page.*
-    FROM (SELECT count(*)::bigint AS n FROM payment_intents WHERE ${filters}) AS total
-    LEFT JOIN LATERAL (
-      SELECT i.*, ${REFUNDS_JSON}
-      FROM (SELECT * FROM payment_intents WHERE ${filters}
-            ORDER BY created_at DESC, reference_number DESC LIMIT $5 OFFSET $6) AS i
-    ) AS page ON true
-    ORDER BY page.created_at DESC, page.reference_number DESC`,
-  };
-}
-const LIST = listStatement(false);
-const LIST_BY_STATUS = listStatement(true);
+const INTENTS: CountedTable = { list: 'intents', table: 'payment_intents', tiebreak: 'reference_number' };
+const INTENT_STATUSES: readonly IntentStatus[] = ['PENDING', 'PAID', 'REFUNDED', 'CANCELLED', 'FAILED'];
+const PAGE_REFUNDS = sql`coalesce((
+    SELECT json_agg(json_build_object('id', r.id, 'amount', r.amount, 'reason', r.reason, 'status', r.status,
+                                      'createdAt', r.created_at) ORDER BY r.created_at, r.id)
+    FROM refunds r WHERE r.intent_id = t.id), '[]'::json) AS refunds`;
 
 export interface IntentListQuery {
   businessId: string;
@@ -163,30 +151,28 @@ export interface IntentListQuery {
   offset: number;
 }
 
+/** A page of a business's intents, newest first, with the exact number that match (counted-list.ts). */
 export async function listIntents(
   database: Database,
   query: IntentListQuery,
 ): Promise<{ total: number; items: IntentWithRefunds[] }> {
-  const values: unknown[] = [
-    query.businessId,
-    query.environment,
-    query.from ?? '-infinity',
-    query.to ?? 'infinity',
-    query.limit,
-    query.offset,
-  ];
-  if (query.status) values.push(query.status);
-  const rows = await database.query<
-    (IntentRow & { refunds: RawRefund[]; total: number }) | { total: number; id: null }
-  >(query.status ? LIST_BY_STATUS : LIST, values);
-  const total = Number(rows[0]?.total ?? 0);
-  const items: IntentWithRefunds[] = [];
-  for (const row of rows) {
-    if (row.id === null) continue;
-    const { total: _total, ...intent } = row as IntentRow & { refunds: RawRefund[]; total: number };
-    items.push(withParsedRefunds(intent));
-  }
-  return { total, items };
+  const { total, items } = await countedPage<IntentRow & { refunds: RawRefund[] }>(
+    database.db,
+    INTENTS,
+    {
+      businessId: query.businessId,
+      environment: query.environment,
+      statuses: query.status ? [query.status] : INTENT_STATUSES,
+      filterRowsByStatus: query.status !== undefined,
+      from: query.from,
+      to: query.to,
+      order: 'newest',
+      limit: query.limit,
+      offset: query.offset,
+    },
+    sql`t.*, ${PAGE_REFUNDS}`,
+  );
+  return { total, items: items.map(withParsedRefunds) };
 }
 
 /** An intent locked for a change, with its business's fee plan (null: the plan's defaults). */

@@ -11,6 +11,7 @@ import type {
 } from '../../db/schema.js';
 import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
+import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import type { Executor } from '../../db/transaction.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
 import { recordEvents, type EventRecord } from '../events/outbox.js';
@@ -20,7 +21,7 @@ import { chargeWallet, currentFeePlan, lockPayer, refundToWallet, type Payer } f
 import { sandboxPayer } from '../intents/service.js';
 import { lockedUntil } from '../wallets/service.js';
 import { applyStockChange, resolveProduct, shopOf } from '../products/service.js';
-import { assertTransition, orderActions, type WorkflowAction } from './state.js';
+import { assertTransition, ORDER_STATUSES, orderActions, type WorkflowAction } from './state.js';
 
 export type OrderRow = Selectable<OrdersTable>;
 
@@ -699,6 +700,9 @@ export async function getOrder(db: Kysely<DB>, locator: OrderLocator): Promise<O
   return lockOrder(db, locator, false);
 }
 
+const ORDERS: CountedTable = { list: 'orders', table: 'orders', tiebreak: 'reference_number' };
+
+/** A page of a business's orders, newest first, with the exact number that match (counted-list.ts). */
 export async function listOrders(
   db: Kysely<DB>,
   caller: Caller,
@@ -710,24 +714,17 @@ export async function listOrders(
     offset: number;
   },
 ): Promise<{ items: OrderRow[]; total: number }> {
-  let base = db
-    .selectFrom('orders')
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment);
-  if (query.status) base = base.where('status', '=', query.status);
-  if (query.from) base = base.where('created_at', '>=', query.from);
-  if (query.to) base = base.where('created_at', '<=', query.to);
-  const [items, total] = await Promise.all([
-    base
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('reference_number', 'desc')
-      .limit(query.limit)
-      .offset(query.offset)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items, total: Number(total.n) };
+  return countedPage<OrderRow>(db, ORDERS, {
+    businessId: caller.businessId,
+    environment: caller.environment,
+    statuses: query.status ? [query.status] : ORDER_STATUSES,
+    filterRowsByStatus: query.status !== undefined,
+    from: query.from,
+    to: query.to,
+    order: 'newest',
+    limit: query.limit,
+    offset: query.offset,
+  });
 }
 
 export async function shopNames(db: Executor, shopIds: string[]): Promise<Map<string, string>> {

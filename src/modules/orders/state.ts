@@ -1,7 +1,7 @@
 import type { OrderStatus } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 
-const EVERY_STATUS = ['NEW', 'PREPARING', 'READY', 'PICKED_UP', 'DELIVERED', 'CANCELLED', 'REFUNDED'] as const;
+export const ORDER_STATUSES = ['NEW', 'PREPARING', 'READY', 'PICKED_UP', 'DELIVERED', 'CANCELLED', 'REFUNDED'] as const;
 
 /**
  * The order state machine (decisions "Orders"), as the one table every route asks: each action,
@@ -15,7 +15,7 @@ export const orderActions = {
   pickup: { from: ['READY'], to: 'PICKED_UP', event: null },
   deliver: { from: ['PICKED_UP'], to: 'DELIVERED', event: 'order.delivered' },
   cancel: { from: ['NEW', 'PREPARING'], to: 'CANCELLED', event: 'order.cancelled' },
-  refund: { from: EVERY_STATUS, to: 'REFUNDED', event: 'order.refunded' },
+  refund: { from: ORDER_STATUSES, to: 'REFUNDED', event: 'order.refunded' },
   modify: { from: ['NEW', 'PREPARING'], to: null, event: 'order.modified' },
 } as const satisfies Record<
   string,

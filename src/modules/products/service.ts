@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, Environment, StoredVariant } from '../../db/schema.js';
+import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import type { Executor } from '../../db/transaction.js';
 import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
@@ -250,21 +251,42 @@ export interface ProductListQuery {
   offset: number;
 }
 
+const PRODUCTS: CountedTable = { list: 'products', table: 'products', tiebreak: 'id' };
+
+/**
+ * A page of the shop's products with the exact number that match: by creation date from the list
+ * counts (counted-list.ts); by price, or searched, or in one category, counted from the rows.
+ */
 export async function listProducts(
   db: Kysely<DB>,
   caller: Caller,
   query: ProductListQuery,
 ): Promise<{ items: ProductRow[]; total: number }> {
   const shop = await shopOf(db, caller);
-  let base = db.selectFrom('products').where('shop_id', '=', shop.id).where('deleted_at', 'is', null);
   const status = caller.publicOnly ? 'ACTIVE' : (query.status ?? 'ALL');
+  const sortBy = query.sortBy ?? 'newest';
+  const impossible = caller.publicOnly && query.status === 'DISABLED';
+  if (!query.search && !query.categoryId && !impossible && (sortBy === 'newest' || sortBy === 'oldest')) {
+    // Products carry their business and environment; a business has one shop per environment.
+    return countedPage<ProductRow>(db, PRODUCTS, {
+      businessId: caller.businessId,
+      environment: caller.environment,
+      statuses: status === 'ALL' ? ['ACTIVE', 'DISABLED'] : [status],
+      filterRowsByStatus: status !== 'ALL',
+      where: sql<boolean>`t.shop_id = ${shop.id} AND t.deleted_at IS NULL`,
+      order: sortBy,
+      limit: query.limit,
+      offset: query.offset,
+    });
+  }
+  let base = db.selectFrom('products').where('shop_id', '=', shop.id).where('deleted_at', 'is', null);
   if (status !== 'ALL') base = base.where('status', '=', status);
-  if (caller.publicOnly && query.status === 'DISABLED') base = base.where(sql<boolean>`false`);
+  if (impossible) base = base.where(sql<boolean>`false`);
   if (query.categoryId) base = base.where('category_id', '=', query.categoryId);
   const words = query.search ? searchQuery(query.search) : null;
   if (words) base = base.where(sql<boolean>`search_vector @@ to_tsquery('simple', ${words})`);
   let page = base.selectAll();
-  switch (query.sortBy ?? 'newest') {
+  switch (sortBy) {
     case 'newest':
       page = page.orderBy('created_at', 'desc').orderBy('id', 'desc');
       break;
