@@ -28,7 +28,10 @@ export interface CountedListQuery {
   statuses: readonly string[];
   /** Whether the rows must be filtered on status (false when every row that exists is shown). */
   filterRowsByStatus: boolean;
-  /** Conditions on the row `t` beyond business, environment, status and dates. */
+  /**
+   * Conditions on the row `t` beyond business, environment, status and dates that every counted
+   * row meets (the total comes from the counts, so these must not narrow the list).
+   */
   where?: RawBuilder<boolean>;
   from?: Date | undefined;
   to?: Date | undefined;
@@ -134,6 +137,20 @@ export async function countedPage<Row>(
     items.push(item as Row);
   }
   return { total, items };
+}
+
+/** How many rows of a list a business has in each status (every day, every slot summed). */
+export async function countsByStatus(
+  executor: Executor | Kysely<DB>,
+  list: CountedListName,
+  businessId: string,
+  environment: Environment,
+): Promise<Map<string, number>> {
+  const result = await sql<{ status: string; n: string }>`
+    SELECT status, sum(n)::bigint AS n FROM list_counts
+    WHERE list = ${list} AND business_id = ${businessId} AND environment = ${environment}
+    GROUP BY status`.execute(executor);
+  return new Map(result.rows.map((row) => [row.status, Number(row.n)]));
 }
 
 /**

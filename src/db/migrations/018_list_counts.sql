@@ -70,6 +70,24 @@ BEGIN
       ON CONFLICT (list, business_id, environment, day, status, slot) DO UPDATE SET n = list_counts.n + excluded.n;
     END IF;
   END IF;
+  -- Intents are created unpaid by the API; rows written paid (an import, a restore) count too.
+  IF TG_TABLE_NAME = 'payment_intents' THEN
+    IF TG_OP = 'INSERT' THEN
+      INSERT INTO paid_volume_days (business_id, environment, day, slot, n, amount)
+      SELECT business_id, environment, (paid_at AT TIME ZONE 'UTC')::date, pg_backend_pid(), count(*),
+        sum(coalesce(amount_paid, 0))
+      FROM new_rows WHERE paid_at IS NOT NULL GROUP BY 1, 2, 3
+      ON CONFLICT (business_id, environment, day, slot)
+      DO UPDATE SET n = paid_volume_days.n + excluded.n, amount = paid_volume_days.amount + excluded.amount;
+    ELSE
+      INSERT INTO paid_volume_days (business_id, environment, day, slot, n, amount)
+      SELECT business_id, environment, (paid_at AT TIME ZONE 'UTC')::date, pg_backend_pid(), -count(*),
+        -sum(coalesce(amount_paid, 0))
+      FROM old_rows WHERE paid_at IS NOT NULL GROUP BY 1, 2, 3
+      ON CONFLICT (business_id, environment, day, slot)
+      DO UPDATE SET n = paid_volume_days.n + excluded.n, amount = paid_volume_days.amount + excluded.amount;
+    END IF;
+  END IF;
   RETURN NULL;
 END $$;
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { accountBalance } from '../ledger/ledger.js';
 import { barChart } from './chart.js';
 import { at, DASHBOARD, requireSession, sendPage } from './context.js';
-import { countsByStatus, latestIntents, paidVolumeByDay } from './queries.js';
+import { intentCountsByStatus, latestIntents, paidVolumeByDay } from './queries.js';
 
 const LATEST = 8;
 
@@ -15,7 +15,7 @@ export const homePages: FastifyPluginAsyncTypebox = async (app) => {
     const [available, days, counts, latest] = await Promise.all([
       accountBalance(db, scope.environment, { kind: 'merchant', ownerId: scope.businessId }),
       paidVolumeByDay(database, scope, 30),
-      countsByStatus(database, scope),
+      intentCountsByStatus(database, scope),
       latestIntents(database, scope, LATEST),
     ]);
     const today = days[days.length - 1]!;

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/connect.js';
+import { countsByStatus } from '../../db/counted-list.js';
 import type { Environment, IntentStatus } from '../../db/schema.js';
 import { listIntents } from '../intents/service.js';
 import { findIntentWithRefunds, type IntentWithRefunds } from '../intents/repo.js';
@@ -14,31 +15,28 @@ interface Scope {
   environment: Environment;
 }
 
+/** Paid volume per UTC day of payment, from the daily sums the writes keep (migration 018). */
 export async function paidVolumeByDay(database: Database, scope: Scope, days: number) {
   const range = lastDays(days);
-  const first = range[0]!;
-  // Intents are paid within their 24 h lifetime: bounding created_at too keeps to the list index.
   const rows = await sql<{ day: string; total: string; n: string }>`
-    SELECT to_char(paid_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(amount_paid)::bigint AS total, count(*) AS n
-    FROM payment_intents
-    WHERE business_id = ${scope.businessId} AND environment = ${scope.environment}
-      AND created_at >= ${first}::date - 1 AND paid_at >= ${first}::date AND paid_at IS NOT NULL
-    GROUP BY 1`.execute(database.db);
+    SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(amount)::bigint AS total, sum(n)::bigint AS n
+    FROM paid_volume_days
+    WHERE business_id = ${scope.businessId} AND environment = ${scope.environment} AND day >= ${range[0]!}::date
+    GROUP BY day`.execute(database.db);
   const byDay = new Map(rows.rows.map((row) => [row.day, { total: Number(row.total), count: Number(row.n) }]));
   return range.map((day) => ({ day, total: byDay.get(day)?.total ?? 0, count: byDay.get(day)?.count ?? 0 }));
 }
 
-export async function countsByStatus(database: Database, scope: Scope): Promise<Record<IntentStatus, number>> {
-  const rows = await database.db
-    .selectFrom('payment_intents')
-    .select(['status', (eb) => eb.fn.countAll<string>().as('n')])
-    .where('business_id', '=', scope.businessId)
-    .where('environment', '=', scope.environment)
-    .groupBy('status')
-    .execute();
-  const counts: Record<IntentStatus, number> = { PENDING: 0, PAID: 0, REFUNDED: 0, CANCELLED: 0, FAILED: 0 };
-  for (const row of rows) counts[row.status] = Number(row.n);
-  return counts;
+/** Intents by status, from the counts the writes keep (migration 018). */
+export async function intentCountsByStatus(database: Database, scope: Scope): Promise<Record<IntentStatus, number>> {
+  const byStatus = await countsByStatus(database.db, 'intents', scope.businessId, scope.environment);
+  return {
+    PENDING: byStatus.get('PENDING') ?? 0,
+    PAID: byStatus.get('PAID') ?? 0,
+    REFUNDED: byStatus.get('REFUNDED') ?? 0,
+    CANCELLED: byStatus.get('CANCELLED') ?? 0,
+    FAILED: byStatus.get('FAILED') ?? 0,
+  };
 }
 
 /**
