@@ -103,22 +103,29 @@ describe('exact list totals kept by the writes (issue 14, item 1)', () => {
       Promise.all(Array.from({ length: 30 }, (_, i) => createIntent(t, sk, { amount: 1000 + i }))),
     );
     const refs = intents.map((intent: { referenceNumber: string }) => intent.referenceNumber);
-    await foldWhile(
+    const acted = await foldWhile(
       t,
       Promise.all([
-        ...refs.slice(0, 12).map((ref) => act(t, sk, ref, 'simulate', { outcome: 'SUCCESS' })),
+        ...refs.slice(0, 12).map((ref) => act(t, sk, ref, 'simulate')),
+        ...refs.slice(20, 23).map((ref) => act(t, sk, ref, 'simulate', { outcome: 'failure' })),
         ...refs.slice(12, 20).map((ref) => act(t, sk, ref, 'cancel')),
         // The same intents again, at once: each resolves one way, and is counted once.
-        ...refs.slice(12, 16).map((ref) => act(t, sk, ref, 'simulate', { outcome: 'SUCCESS' })),
+        ...refs.slice(12, 16).map((ref) => act(t, sk, ref, 'simulate')),
       ]),
     );
-    await foldWhile(
+    const succeeded = acted.filter((response) => response.status === 200).length;
+    assert.equal(succeeded, 12 + 3 + 8, 'every intent is paid, failed or cancelled once');
+    const refunded = await foldWhile(
       t,
-      Promise.all(refs.slice(0, 6).map((ref) => act(t, sk, ref, 'refund', { amount: 500, reason: 'partial' }))),
+      Promise.all([
+        ...refs.slice(0, 6).map((ref) => act(t, sk, ref, 'refund', { amount: 500, reason: 'partial' })),
+        ...refs.slice(6, 9).map((ref) => act(t, sk, ref, 'refund', { reason: 'whole' })),
+      ]),
     );
+    for (const response of refunded) expectStatus(response, 200);
     await assertCountsExact(t);
 
-    for (const status of ['PENDING', 'PAID', 'CANCELLED', 'REFUNDED'] as const) {
+    for (const status of ['PENDING', 'PAID', 'CANCELLED', 'REFUNDED', 'FAILED'] as const) {
       const listed = await t.request('GET', `${INTENTS}?status=${status}&limit=100`, { key: sk });
       expectStatus(listed, 200);
       const rows = await t.runtime.db
@@ -129,6 +136,7 @@ describe('exact list totals kept by the writes (issue 14, item 1)', () => {
         .where('status', '=', status)
         .execute();
       assert.equal(listed.body.data.total, rows.length, `total of ${status}`);
+      assert.ok(rows.length > 0, `some intents are ${status}`);
       assert.deepEqual(refsOf(listed).sort(), rows.map((row) => row.reference_number).sort());
     }
     const all = await t.request('GET', `${INTENTS}?limit=1`, { key: sk });
