@@ -9,11 +9,13 @@ import { dashboardSuite } from './dashboard.js';
 import { embeddedSuite } from './embedded.js';
 import { fuzzSuite } from './fuzz.js';
 import { intentsSuite } from './intents.js';
+import { listsSuite } from './lists.js';
 import { paySuite } from './pay.js';
 import { webhooksSuite } from './webhooks.js';
 
 const suites: Record<string, () => Promise<void>> = {
   intents: intentsSuite,
+  lists: listsSuite,
   pay: paySuite,
   embedded: embeddedSuite,
   webhooks: webhooksSuite,
