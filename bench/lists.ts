@@ -130,10 +130,14 @@ export async function listsSuite(): Promise<void> {
       created_at: CREATED_AT,
       status: `CASE WHEN g % 10 < 8 THEN 'ACTIVE' ELSE 'DISABLED' END`,
     });
+    const delivery = await client.query<{ id: string }>(
+      `SELECT id FROM webhook_deliveries WHERE business_id = $1 AND event = 'payment.created'`,
+      [business.id],
+    );
     await cloneRows(
       client,
       'webhook_deliveries',
-      `business_id = '${business.id}' AND event = 'payment.created'`,
+      `id = '${delivery.rows[0]!.id}'`,
       ROWS,
       {
         id: `'whd_l' || g`,

@@ -84,6 +84,13 @@ describe(
         mimeType: 'image/png',
         buffer: PNG,
       });
+      // Before the upload, the page's script previews the chosen file (a blob: URL the CSP allows).
+      const preview = page.locator('#image-preview img');
+      await preview.waitFor({ state: 'visible' });
+      assert.equal(await preview.getAttribute('alt'), 'teapot.png');
+      assert.match(String(await preview.getAttribute('src')), /^blob:/);
+      await page.waitForFunction("document.querySelector('#image-preview img').naturalWidth === 1");
+      await shot(page, 'product-image-preview-desktop');
       await page.getByRole('button', { name: 'Upload' }).click();
       await page.waitForURL(/notice=done$/);
       const image = page.locator('#images img');

@@ -42,14 +42,16 @@ export function langOf(request: FastifyRequest): DashboardLang {
 }
 
 /**
- * The page's Content-Security-Policy: no script at all, the one style element carrying this
- * response's nonce, forms posting to this origin only, and no site may frame the page.
+ * The page's Content-Security-Policy: only the style and script elements carrying this response's
+ * nonce (pages work without script; a script only adds, such as an image's preview before its
+ * upload, drawn from a blob: URL), forms posting to this origin only, and no site may frame the page.
  */
 function pageCsp(nonce: string): string {
   return [
     "default-src 'none'",
     `style-src 'nonce-${nonce}'`,
-    "img-src 'self' data:",
+    `script-src 'nonce-${nonce}'`,
+    "img-src 'self' data: blob:",
     "form-action 'self'",
     "base-uri 'none'",
     "frame-ancestors 'none'",
