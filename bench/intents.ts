@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import pg from 'pg';
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
-import { freeCodeAtOrAfter } from '../src/modules/intents/repo.js';
+import { freeCode } from '../src/modules/intents/repo.js';
 import { randomBase62 } from '../src/lib/ids.js';
 import { printLatencies, printThroughput } from './report.js';
 import { createScratchDatabase } from './support/database.js';
@@ -121,7 +121,10 @@ export async function intentsSuite(): Promise<void> {
     ]);
 
     // Code allocation: the allocation query alone, with the code space partly taken, beside a
-    // unique-index point lookup on the same table (the cheapest read there is).
+    // unique-index point lookup on the same table (the cheapest read there is). Each environment's
+    // codes are filled the way its allocator places them: `test` by the previous walk-only
+    // allocator (random start, first free code at or after it: runs of taken codes build up),
+    // `live` by the current one (32 random probes, then the walk).
     const filler = await createBusiness(api.url, 'Code filler');
     // The service's own allocation SQL, compiled once and run as a named prepared statement.
     const compiler = new Kysely<object>({
@@ -132,47 +135,101 @@ export async function intentsSuite(): Promise<void> {
         createQueryCompiler: () => new PostgresQueryCompiler(),
       },
     });
-    const allocate = (start: number) => freeCodeAtOrAfter(start, 'test', CODE_SPACE).compile(compiler);
-    const allocation = { name: 'bench_allocate', text: allocate(0).sql };
+    const CANDIDATES = 32;
+    const randomCodes = (count: number) => Array.from({ length: count }, () => randomInt(CODE_SPACE));
+    const walkOnly = (start: number) => freeCode([start], 'test', CODE_SPACE).compile(compiler);
+    const probing = (codes: number[]) => freeCode(codes, 'live', CODE_SPACE).compile(compiler);
+    const walkStatement = { name: 'bench_allocate_walk', text: walkOnly(0).sql };
+    const probeStatement = { name: 'bench_allocate_probe', text: probing(randomCodes(CANDIDATES)).sql };
     const lookup = { name: 'bench_lookup', text: 'SELECT id FROM payment_intents WHERE reference_number = $1' };
-    const allocationLines = [];
-    let taken = 0;
-    for (const target of [0, 100_000, 500_000]) {
-      if (target > taken) {
+    const takenBy = { walk: new Uint8Array(CODE_SPACE), probe: new Uint8Array(CODE_SPACE) };
+    const takenCount = { walk: 0, probe: 0 };
+    const nextFree = (taken: Uint8Array, start: number) => {
+      let code = start;
+      while (taken[code]) code = (code + 1) % CODE_SPACE;
+      return code;
+    };
+    const place = (policy: 'walk' | 'probe', count: number): number[] => {
+      const taken = takenBy[policy];
+      const codes: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const tries = policy === 'walk' ? [randomInt(CODE_SPACE)] : randomCodes(CANDIDATES);
+        const code = tries.find((c) => !taken[c]) ?? nextFree(taken, tries[0]!);
+        taken[code] = 1;
+        takenCount[policy] += 1;
+        codes.push(code);
+      }
+      return codes;
+    };
+    const insertCodes = async (environment: string, codes: number[]) => {
+      for (let i = 0; i < codes.length; i += 100_000) {
         await client.query(
           `INSERT INTO payment_intents (reference_number, short_code, business_id, environment, amount_type, amount,
              status, payment_code, expires_at, created_at, updated_at)
-           SELECT 'PI-8' || lpad(c::text, 15, '0'), 'fill-c' || c, $1, 'test', 'FIXED', 100, 'PENDING', c,
+           SELECT 'PI-8' || $2 || lpad(c::text, 14, '0'), 'fill-c' || $2 || c, $1, $2, 'FIXED', 100, 'PENDING', c,
              now() + interval '1 day', now(), now()
-           FROM (SELECT c FROM generate_series(0, ${CODE_SPACE - 1}) c
-                 WHERE NOT EXISTS (SELECT 1 FROM payment_intents WHERE environment = 'test' AND payment_code = c)
-                 ORDER BY random() LIMIT $2) AS free`,
-          [filler.id, target - taken],
+           FROM unnest($3::int[]) AS c`,
+          [filler.id, environment, codes.slice(i, i + 100_000)],
         );
-        await client.query('ANALYZE payment_intents');
-        taken = target;
       }
-      const samples: number[] = [];
+    };
+    // Codes the create load above took are taken for the fill too.
+    for (const [policy, environment] of [
+      ['walk', 'test'],
+      ['probe', 'live'],
+    ] as const) {
+      const { rows: inUse } = await client.query<{ payment_code: number }>(
+        'SELECT payment_code FROM payment_intents WHERE environment = $1 AND payment_code IS NOT NULL',
+        [environment],
+      );
+      for (const row of inUse) takenBy[policy][row.payment_code] = 1;
+      takenCount[policy] = inUse.length;
+    }
+    const allocationLines = [];
+    for (const target of [0, 500_000, 900_000, 990_000]) {
+      if (target > 0) {
+        await insertCodes('test', place('walk', target - takenCount.walk));
+        await insertCodes('live', place('probe', target - takenCount.probe));
+        await client.query('VACUUM ANALYZE payment_intents');
+      }
+      const walkSamples: number[] = [];
+      const probeSamples: number[] = [];
       const baseSamples: number[] = [];
       for (let i = 0; i < 3000; i++) {
         let started = process.hrtime.bigint();
-        await client.query({ ...allocation, values: [...allocate(randomInt(CODE_SPACE)).parameters] });
-        samples.push(Number(process.hrtime.bigint() - started) / 1e6);
+        await client.query({ ...probeStatement, values: [...probing(randomCodes(CANDIDATES)).parameters] });
+        probeSamples.push(Number(process.hrtime.bigint() - started) / 1e6);
+        started = process.hrtime.bigint();
+        await client.query({ ...walkStatement, values: [...walkOnly(randomInt(CODE_SPACE)).parameters] });
+        walkSamples.push(Number(process.hrtime.bigint() - started) / 1e6);
         started = process.hrtime.bigint();
         await client.query({ ...lookup, values: [pick()] });
         baseSamples.push(Number(process.hrtime.bigint() - started) / 1e6);
       }
-      const ours = timeSamples(samples.slice(500));
       const base = timeSamples(baseSamples.slice(500));
-      allocationLines.push({
-        name: `allocate a code, ${taken.toLocaleString('en')} taken`,
-        p50Ms: ours.p50Ms,
-        p99Ms: ours.p99Ms,
-        baselineP50Ms: base.p50Ms,
-        baselineP99Ms: base.p99Ms,
-      });
+      for (const [name, samples, inUse] of [
+        ['probes+walk', probeSamples, takenCount.probe],
+        ['walk (before)', walkSamples, takenCount.walk],
+      ] as const) {
+        const ours = timeSamples(samples.slice(500));
+        allocationLines.push({
+          name: `${name}, ${inUse.toLocaleString('en')} taken`,
+          p50Ms: ours.p50Ms,
+          p99Ms: ours.p99Ms,
+          baselineP50Ms: base.p50Ms,
+          baselineP99Ms: base.p99Ms,
+        });
+      }
     }
-    printLatencies('Code allocation (one client, 2,500 samples each)', 'point lookup', allocationLines);
+    printLatencies(
+      'Code allocation of 1,000,000 codes (one client, 2,500 samples each, taken codes placed by each allocator)',
+      'point lookup',
+      allocationLines,
+    );
+    // The code fills (two environments of up to 990,000) leave, so the list figures below read the
+    // table they always have: a million intents, most of them one merchant's.
+    await client.query('DELETE FROM payment_intents WHERE business_id = $1', [filler.id]);
+    await client.query('VACUUM ANALYZE payment_intents');
 
     // List with a million intents in the table: a merchant owning most of them (exact totals
     // count them all), and the bench merchant among them.

@@ -5,15 +5,17 @@
  * on a slow figure; targets are printed as met or not met.
  */
 import { catalogSuite } from './catalog.js';
+import { clusterSuite } from './cluster.js';
 import { dashboardSuite } from './dashboard.js';
 import { embeddedSuite } from './embedded.js';
 import { fuzzSuite } from './fuzz.js';
 import { intentsSuite } from './intents.js';
 import { listsSuite } from './lists.js';
 import { paySuite } from './pay.js';
+import { soakSuite } from './soak.js';
 import { webhooksSuite } from './webhooks.js';
 
-const suites: Record<string, () => Promise<void>> = {
+const suites: Record<string, (args: string[]) => Promise<void>> = {
   intents: intentsSuite,
   lists: listsSuite,
   pay: paySuite,
@@ -22,18 +24,30 @@ const suites: Record<string, () => Promise<void>> = {
   catalog: catalogSuite,
   dashboard: dashboardSuite,
   fuzz: fuzzSuite,
+  cluster: clusterSuite,
+  soak: soakSuite,
 };
 
-const requested = process.argv.slice(2);
-// The fuzz run (200,000 requests) only when asked for: `npm run bench -- fuzz`.
-const names = requested.length > 0 ? requested : Object.keys(suites).filter((name) => name !== 'fuzz');
-for (const name of names) {
+// Arguments that are not suite names go to the suite before them: `npm run bench -- soak 2`.
+const requested: { name: string; args: string[] }[] = [];
+for (const arg of process.argv.slice(2)) {
+  if (arg in suites || requested.length === 0) requested.push({ name: arg, args: [] });
+  else requested[requested.length - 1]!.args.push(arg);
+}
+// The fuzz run (200,000 requests) and the soak (30 minutes) only when asked for.
+const runs =
+  requested.length > 0
+    ? requested
+    : Object.keys(suites)
+        .filter((name) => name !== 'fuzz' && name !== 'soak')
+        .map((name) => ({ name, args: [] }));
+for (const { name, args } of runs) {
   const suite = suites[name];
   if (!suite) {
     console.error(`unknown suite "${name}"; suites: ${Object.keys(suites).join(', ')}`);
     process.exit(2);
   }
   console.log(`# suite ${name}`);
-  await suite();
+  await suite(args);
 }
-process.exit(0);
+process.exit(process.exitCode ?? 0);

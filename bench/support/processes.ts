@@ -77,7 +77,7 @@ export async function startProcess(
   args: string[],
   env: Record<string, string>,
   ready: () => Promise<boolean>,
-): Promise<{ stop(): Promise<void> }> {
+): Promise<{ pid: number; stop(): Promise<void> }> {
   const child: ChildProcess = spawn(process.execPath, [...runnable(script), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -91,6 +91,7 @@ export async function startProcess(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
+    pid: child.pid!,
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -98,7 +98,7 @@ describe('6-digit payment codes (decisions "Payment intents")', () => {
   });
 });
 
-describe('code allocation walks the index from a random start', () => {
+describe('code allocation tries random codes, then walks the index from the first', () => {
   let t: TestApp;
   let businessId: string;
   before(async () => {
@@ -108,15 +108,16 @@ describe('code allocation walks the index from a random start', () => {
   after(() => t.close());
 
   /** Runs the create statement with a chosen start, as the service does with a random one. */
-  async function allocate(start: number, space: number): Promise<number | null> {
+  async function allocate(start: number | number[], space: number): Promise<number | null> {
+    const candidates = typeof start === 'number' ? [start] : start;
     const token = randomUUID();
     const now = new Date();
     const outcome = await t.runtime.db.transaction().execute((trx) =>
       insertIntent(trx, {
-        codeStart: start,
+        codeCandidates: candidates,
         codeSpace: space,
         environment: 'live',
-        referenceNumber: `PI-${token.replace(/\D/g, '').padEnd(16, '0').slice(0, 16)}${start}`,
+        referenceNumber: `PI-${token.replace(/\D/g, '').padEnd(16, '0').slice(0, 16)}${candidates[0]}`,
         shortCode: token.slice(0, 6),
         businessId,
         amountType: 'FIXED',
@@ -156,5 +157,45 @@ describe('code allocation walks the index from a random start', () => {
     for (const expected of [6, 7, 8]) assert.equal(await allocate(5, 10), expected);
     assert.equal(await allocate(5, 10), 2, '5 through 9 are taken: wrap, and 0 and 1 are taken too');
     assert.equal(await allocate(0, 10), null, 'all ten taken');
+  });
+
+  test('the first free candidate is taken; with every candidate taken the walk starts at the first', async () => {
+    // 0-9 are taken by now; a space of 20 leaves 10-19.
+    assert.equal(await allocate([12, 15, 11], 20), 12);
+    assert.equal(await allocate([12, 15, 11], 20), 15, '12 is taken, 15 is free');
+    assert.equal(await allocate([12, 15, 11], 20), 11);
+    assert.equal(await allocate([12, 15, 11], 20), 13, 'all three taken: the first free code after 12');
+  });
+});
+
+describe('racing creates in a small code space', () => {
+  const RACE_SPACE = 8;
+  let t: TestApp;
+  let sk: string;
+  before(async () => {
+    t = await startTestApp({ configOverrides: { paymentCodeSpace: RACE_SPACE } });
+    sk = (await t.createBusiness()).keys.secretTest;
+  });
+  after(() => t.close());
+
+  test('twelve concurrent creates for eight codes never share one; the rest answer 503', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        t.request('POST', INTENTS, { key: sk, body: { amount: 100 }, idempotencyKey: true }),
+      ),
+    );
+    const created = responses.filter((response) => response.status === 201);
+    for (const response of responses.filter((r) => r.status !== 201))
+      expectError(response, 503, 'CODE_SPACE_EXHAUSTED');
+    const codes = created.map((response) => response.body.data.code as string);
+    assert.equal(new Set(codes).size, codes.length, `distinct codes: ${codes.join(', ')}`);
+    // A create that lost every race may answer 503 while a code is still free; fill what is left.
+    for (let i = created.length; i < RACE_SPACE; i++) codes.push((await createIntent(t, sk, { amount: 100 })).code);
+    assert.deepEqual(codes.sort(), ['000000', '000001', '000002', '000003', '000004', '000005', '000006', '000007']);
+    expectError(
+      await t.request('POST', INTENTS, { key: sk, body: { amount: 100 }, idempotencyKey: true }),
+      503,
+      'CODE_SPACE_EXHAUSTED',
+    );
   });
 });
