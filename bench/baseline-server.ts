@@ -12,6 +12,11 @@ import { randomBase62, randomDigits } from '../src/lib/ids.js';
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_SIZE ?? 20) });
 const businessId = process.env.BENCH_BUSINESS_ID ?? '';
 const app = Fastify();
+/** The event's number within its object, as the app's outbox takes it (migration 013). */
+const NEXT_SEQUENCE = `INSERT INTO event_sequences (business_id, environment, subject, last_sequence)
+  VALUES ($2, 'live', $3, 1)
+  ON CONFLICT (business_id, environment, subject) DO UPDATE SET last_sequence = event_sequences.last_sequence + 1
+  RETURNING last_sequence`;
 
 app.get('/ready', async () => ({ ok: true }));
 
@@ -40,8 +45,9 @@ app.post<{ Body: { amount: number; label?: string; metadata?: Record<string, str
       );
       const event = JSON.stringify({ event: 'payment.created', reference });
       await client.query(
-        `INSERT INTO events (id, business_id, environment, event, subject, body, created_at)
-       VALUES ($1, $2, 'live', 'payment.created', $3, $4, $5)`,
+        `WITH numbered AS (${NEXT_SEQUENCE})
+         INSERT INTO events (id, business_id, environment, event, subject, body, created_at, sequence)
+         SELECT $1, $2, 'live', 'payment.created', $3, $4, $5, last_sequence FROM numbered`,
         [`evt_${randomBase62(24)}`, businessId, reference, event, now],
       );
       const body = JSON.stringify({ success: true, data: { referenceNumber: reference, amount: request.body.amount } });
@@ -100,8 +106,9 @@ app.post<{ Params: { reference: string }; Querystring: { payer: string } }>(
         [id, amount],
       );
       await client.query(
-        `INSERT INTO events (id, business_id, environment, event, subject, body, created_at)
-         VALUES ($1, $2, 'test', 'payment.confirmed', $3, $4, now())`,
+        `WITH numbered AS (${NEXT_SEQUENCE.replace("'live'", "'test'")})
+         INSERT INTO events (id, business_id, environment, event, subject, body, created_at, sequence)
+         SELECT $1, $2, 'test', 'payment.confirmed', $3, $4, now(), last_sequence FROM numbered`,
         [`evt_${randomBase62(24)}`, business, reference, JSON.stringify({ event: 'payment.confirmed', reference })],
       );
       await client.query('COMMIT');
