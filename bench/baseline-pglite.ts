@@ -42,8 +42,13 @@ app.post<{ Body: { amount: number; label?: string; metadata?: Record<string, str
         ],
       );
       await tx.query(
-        `INSERT INTO events (id, business_id, environment, event, subject, body, created_at)
-         VALUES ($1, $2, 'live', 'payment.created', $3, $4, $5)`,
+        // Numbered within its object, as the app's outbox does (migration 013).
+        `WITH numbered AS (
+           INSERT INTO event_sequences (business_id, environment, subject, last_sequence) VALUES ($2, 'live', $3, 1)
+           ON CONFLICT (business_id, environment, subject) DO UPDATE SET last_sequence = event_sequences.last_sequence + 1
+           RETURNING last_sequence)
+         INSERT INTO events (id, business_id, environment, event, subject, body, created_at, sequence)
+         SELECT $1, $2, 'live', 'payment.created', $3, $4, $5, last_sequence FROM numbered`,
         [
           `evt_${randomBase62(24)}`,
           businessId,
