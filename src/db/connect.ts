@@ -110,7 +110,15 @@ function preparingStatements(client: pg.PoolClient): void {
 }
 
 function openPostgres(url: string, poolSize: number, onStatement?: (sql: string) => void): Database {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    types: pgTypes,
+    // No parallel workers for the API's statements: each is small, and with many requests at once
+    // workers only compete for the same cores. Launching them cost a list with a date range
+    // 100-250 ms on a loaded 2-core machine for 10 ms of work (npm run bench -- lists).
+    options: '-c max_parallel_workers_per_gather=0',
+  });
   // An idle client losing its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   // Nor one that loses it while checked out between two queries (a database restart): the error
