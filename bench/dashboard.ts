@@ -25,7 +25,7 @@ const PASSWORD = 'bench dashboard password';
 type Run = (text: string, params?: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
 
 /**
- * 100,000 intents of the session's environment (test), newest first over 30 days: 50% PAID (every
+ * 100,000 intents of the session's environment (test) and their events, newest first over 30 days: 50% PAID (every
  * tenth of them partly refunded), 10% REFUNDED, 15% CANCELLED, 5% FAILED, 20% PENDING; every
  * fifth carries an orderId in its metadata.
  */
@@ -64,8 +64,21 @@ async function fillIntents(
      FROM payment_intents WHERE business_id = $1 AND total_amount_refunded > 0`,
     [businessId],
   );
+  // Their events, oldest first: payment.created for each, payment.confirmed for the paid ones.
+  await run(
+    `INSERT INTO events (id, business_id, environment, event, subject, body, created_at, sequence)
+     SELECT 'evt_bench' || i.id || '_' || n, i.business_id, 'test', e.event, i.reference_number,
+       json_build_object('event', e.event, 'reference_number', i.reference_number)::text, e.at, n
+     FROM payment_intents i
+     CROSS JOIN LATERAL (VALUES (1, 'payment.created', i.created_at), (2, 'payment.confirmed', i.paid_at))
+       AS e (n, event, at)
+     WHERE i.business_id = $1 AND e.at IS NOT NULL
+     ORDER BY e.at`,
+    [businessId],
+  );
   await run('ANALYZE payment_intents');
   await run('ANALYZE refunds');
+  await run('ANALYZE events');
   const pick = async (where: string) =>
     String(
       (
@@ -176,6 +189,7 @@ export async function dashboardSuite(): Promise<void> {
       ['payment page (refunded)', `/dashboard/payments/${encodeURIComponent(refunded)}`],
       ['developers (API keys)', '/dashboard/developers/keys'],
       ['deliveries log', '/dashboard/developers/deliveries'],
+      ['event log (160k events)', '/dashboard/developers/events'],
       ['orders list', '/dashboard/orders'],
       ['products list', '/dashboard/products'],
       ['settings', '/dashboard/settings'],

@@ -5,7 +5,7 @@ import { hiddenFields, signedIn } from './support.js';
 
 const WEBHOOKS = '/dashboard/developers/webhooks';
 
-describe('dashboard webhook endpoints: edit events, disable, enable, rotate, ping; delivery dates', () => {
+describe('dashboard webhook endpoints: edit events, disable, enable, rotate, ping; delivery dates; the event log', () => {
   let t: TestApp;
   let business: TestBusiness;
   before(async () => {
@@ -167,5 +167,64 @@ describe('dashboard webhook endpoints: edit events, disable, enable, rotate, pin
     assert.match(empty.html, />ping</);
     const bad = await client.get(`${LOG}?from=2024-02-30`);
     assert.equal(bad.status, 400);
+  });
+  test('the event log pages newest first from a cursor, keeps its filter, and refuses a bad cursor', async () => {
+    const shop = await t.createBusiness({ approveLive: false });
+    for (let i = 0; i < 16; i++) {
+      const created = await t.request('POST', '/api/v1/dev/intents', {
+        key: shop.keys.secretTest,
+        idempotencyKey: true,
+        body: { amount: 100 + i },
+      });
+      expectStatus(created, 201);
+      if (i < 12) {
+        const cancelled = await t.request('POST', `/api/v1/dev/intents/${created.body.data.referenceNumber}/cancel`, {
+          key: shop.keys.secretTest,
+          idempotencyKey: true,
+        });
+        expectStatus(cancelled, 200);
+      }
+    }
+    const stored = await t.runtime.db
+      .selectFrom('events')
+      .select(['id', 'event'])
+      .where('business_id', '=', shop.id)
+      .where('environment', '=', 'test')
+      .orderBy('seq', 'desc')
+      .execute();
+    assert.equal(stored.length, 28);
+    const { client } = await signedIn(t, shop.id);
+    const ids = (html: string) => [...html.matchAll(/&quot;id&quot;:&quot;(evt_[A-Za-z0-9]+)&quot;/g)].map((m) => m[1]);
+    const older = (html: string) => /<a rel="next" href="([^"]+)"/.exec(html)?.[1]?.replaceAll('&amp;', '&');
+
+    const first = await client.get('/dashboard/developers/events');
+    assert.equal(first.status, 200);
+    assert.deepEqual(
+      ids(first.html),
+      stored.slice(0, 25).map((event) => event.id),
+    );
+    assert.doesNotMatch(first.html, /rel="first"/, 'the newest page has no link to itself');
+    const next = older(first.html);
+    assert.ok(next, 'a link to older events');
+    const second = await client.get(`/dashboard/developers/events${next}`);
+    assert.deepEqual(
+      ids(second.html),
+      stored.slice(25).map((event) => event.id),
+    );
+    assert.equal(older(second.html), undefined, 'the oldest page has no older link');
+    assert.match(second.html, /rel="first"/);
+
+    const cancelled = stored.filter((event) => event.event === 'payment.cancelled');
+    const filtered = await client.get('/dashboard/developers/events?event=payment.cancelled');
+    assert.deepEqual(
+      ids(filtered.html),
+      cancelled.map((event) => event.id),
+    );
+    assert.equal(older(filtered.html), undefined);
+
+    for (const bad of ['before=0', 'before=abc', 'page=2']) {
+      const refused = await client.get(`/dashboard/developers/events?${bad}`);
+      assert.equal(refused.status, 400, bad);
+    }
   });
 });
