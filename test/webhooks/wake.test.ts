@@ -130,6 +130,40 @@ describe('the worker wakes on commit (issue 14, item 3)', () => {
     }
   });
 
+  test('a stopping worker gives back what it claimed ahead: only what was sent counts an attempt', async () => {
+    const business = await t.createBusiness();
+    const sk = business.keys.secretTest;
+    const { receiver, endpoint } = await hooks.receiverWithEndpoint(sk, ['payment.created']);
+    receiver.answer = () => ({ status: 200, delayMs: 10 });
+    for (let i = 0; i < 40; i++) await createIntent(t, sk, { amount: 100 + i });
+    const worker = startWorker(t.runtime, silent, [], 60_000, NO_POLL);
+    await receiver.waitFor(12, 15_000);
+    await worker.stop();
+    const sent = new Set(receiver.requests.map((request) => String(request.headers['x-commerce-delivery'])));
+    const rows = await hooks.deliveriesOfEndpoint(endpoint.id);
+    const attempts = await t.runtime.db
+      .selectFrom('webhook_attempts')
+      .select('delivery_id')
+      .where(
+        'delivery_id',
+        'in',
+        rows.map((row) => row.id),
+      )
+      .execute();
+    assert.equal(attempts.length, sent.size, 'one attempt logged per request sent');
+    for (const row of rows) {
+      assert.equal(row.locked_by, null);
+      if (sent.has(row.id)) {
+        assert.equal(row.status, 'SUCCEEDED');
+        assert.equal(row.attempt_count, 1);
+      } else {
+        assert.equal(row.status, 'PENDING');
+        assert.equal(row.attempt_count, 0, 'a delivery claimed but not sent has no attempt counted');
+      }
+    }
+    assert.ok(sent.size < 40, 'the worker stopped with deliveries left');
+  });
+
   test('retry delays: the gap give or take 10 %, not always the gap itself', async () => {
     for (const [index, gap] of RETRY_GAPS_SECONDS.entries()) {
       const draws = Array.from({ length: 2000 }, () => retryDelaySeconds(index + 1, 1));
