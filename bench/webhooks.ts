@@ -8,7 +8,7 @@ import { createScratchDatabase } from './support/database.js';
 import { runLoad, timeSamples } from './support/load.js';
 import { startProcess } from './support/processes.js';
 
-const DELIVERIES = Number(process.env.BENCH_WEBHOOK_DELIVERIES ?? 2000);
+const DELIVERIES = Number(process.env.BENCH_WEBHOOK_DELIVERIES ?? 6000);
 const LATENCY_EVENTS = 60;
 
 /** A receiver that answers 204 at once and notes when each delivery first arrived. */
@@ -62,27 +62,38 @@ export async function webhooksSuite(): Promise<void> {
   const scratch = await createScratchDatabase();
   const { db } = scratch.database;
   const receiver = await startReceiver();
-  const worker = await startProcess(
-    'src/server.ts',
-    ['--worker'],
-    {
-      DATABASE_URL: scratch.url,
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      LOG_LEVEL: 'warn',
-      SEED_DEMO: 'false',
-      ADMIN_TOKEN: 'bench-admin-token-0123456789',
-    },
-    async () => (await db.selectFrom('periodic_tasks').select('name').execute()).length > 0,
-  );
+  const startWorkerProcess = () =>
+    startProcess(
+      'src/server.ts',
+      ['--worker'],
+      {
+        DATABASE_URL: scratch.url,
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        LOG_LEVEL: 'warn',
+        SEED_DEMO: 'false',
+        ADMIN_TOKEN: 'bench-admin-token-0123456789',
+      },
+      async () => (await db.selectFrom('periodic_tasks').select('name').execute()).length > 0,
+    );
+  const workers = [await startWorkerProcess()];
   console.log(
-    `PostgreSQL scratch database; one worker process (64 attempts in flight, 4 per endpoint); a local receiver answering 204; ` +
+    `PostgreSQL scratch database; worker processes (64 attempts in flight each, 4 per endpoint over all workers), ` +
+      `woken by NOTIFY at commit; a local receiver answering 204; ` +
       `${DELIVERIES} deliveries per throughput figure, ${LATENCY_EVENTS} events one at a time for latency`,
   );
   const body = JSON.stringify({ id: 'evt_baseline', event: 'payment.created', data: { amount: 100 } });
   try {
     const throughput = [];
     const latencies = [];
-    for (const endpointCount of [1, 5, 50]) {
+    const runs = [
+      { endpointCount: 1, workerCount: 1 },
+      { endpointCount: 5, workerCount: 1 },
+      { endpointCount: 50, workerCount: 1 },
+      { endpointCount: 50, workerCount: 2 },
+    ];
+    for (const { endpointCount, workerCount } of runs) {
+      while (workers.length < workerCount) workers.push(await startWorkerProcess());
+      const label = `${endpointCount} endpoint(s), ${workerCount} worker${workerCount > 1 ? 's' : ''}`;
       await sql`TRUNCATE webhook_attempts, webhook_deliveries, webhook_endpoints, events, businesses CASCADE`.execute(
         db,
       );
@@ -154,11 +165,11 @@ export async function webhooksSuite(): Promise<void> {
         (_c, n) => ({
           method: 'POST',
           path: '/hook',
-          headers: { 'x-commerce-delivery': `raw-${endpointCount}-${n}` },
+          headers: { 'x-commerce-delivery': `raw-${endpointCount}-${workerCount}-${n}` },
           body,
         }),
       );
-      throughput.push({ name: `${endpointCount} endpoint(s), backlog`, ours: drained, baseline: raw });
+      throughput.push({ name: `${label}, backlog`, ours: drained, baseline: raw });
 
       // Latency: single events, each timed from its commit to its first attempt at every endpoint.
       receiver.reset();
@@ -177,14 +188,14 @@ export async function webhooksSuite(): Promise<void> {
         await fetch(receiver.url, {
           method: 'POST',
           body,
-          headers: { 'x-commerce-delivery': `lat-${endpointCount}-${i}` },
+          headers: { 'x-commerce-delivery': `lat-${endpointCount}-${workerCount}-${i}` },
         });
         rawSamples.push(performance.now() - t0);
       }
       const ours = timeSamples(samples);
       const base = timeSamples(rawSamples);
       latencies.push({
-        name: `${endpointCount} endpoint(s)`,
+        name: label,
         p50Ms: ours.p50Ms,
         p99Ms: ours.p99Ms,
         baselineP50Ms: base.p50Ms,
@@ -192,12 +203,12 @@ export async function webhooksSuite(): Promise<void> {
       });
     }
     printThroughput(
-      'Deliveries per second, a committed backlog drained by one worker (baseline: bare POSTs to the same receiver)',
+      'Deliveries per second, a committed backlog drained by the workers (baseline: bare POSTs to the same receiver)',
       throughput,
     );
-    printLatencies('Commit to first attempt (the worker polls every 100 ms)', 'bare POST', latencies);
+    printLatencies('Commit to first attempt (woken by NOTIFY; the fallback poll is 1 s)', 'bare POST', latencies);
   } finally {
-    await worker.stop();
+    for (const worker of workers) await worker.stop();
     await receiver.close();
     await scratch.drop();
   }

@@ -58,7 +58,79 @@ export interface Database {
   poolStats(): PoolStats;
   /** The PGlite instance when embedded (used to dump a migrated template in tests). */
   readonly pglite: PGlite | undefined;
+  /**
+   * Calls `onNotify` for every notification on `channel` (sent at the notifying transaction's
+   * commit). On PostgreSQL a connection of its own listens, and is opened again if lost
+   * (`onLost` hears why); `onNotify` is also called once listening (again), since notifications
+   * sent meanwhile were missed. On PGlite the one session listens, in this process.
+   */
+  listen(channel: string, onNotify: () => void, onLost?: (error: unknown) => void): Promise<Listener>;
   close(): Promise<void>;
+}
+
+export interface Listener {
+  close(): Promise<void>;
+}
+
+/** What a listening PostgreSQL connection calls itself (pg_stat_activity.application_name). */
+export const LISTENER_APPLICATION_NAME = 'commerce-listener';
+
+/** A connection of its own that LISTENs, and connects and LISTENs again when it is lost. */
+function listenOnPostgres(
+  url: string,
+  channel: string,
+  onNotify: () => void,
+  onLost?: (error: unknown) => void,
+): Listener {
+  let closed = false;
+  let current: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let waitMs = 100;
+
+  function lost(client: pg.Client, error: unknown): void {
+    if (client !== current) return;
+    current = undefined;
+    client.end().catch(() => {});
+    if (closed) return;
+    onLost?.(error);
+    retry = setTimeout(connect, waitMs);
+    waitMs = Math.min(waitMs * 2, 5000);
+  }
+
+  function connect(): void {
+    if (closed) return;
+    const client = new pg.Client({
+      connectionString: url,
+      application_name: LISTENER_APPLICATION_NAME,
+      keepAlive: true,
+    });
+    current = client;
+    client.on('error', (error) => lost(client, error));
+    client.on('end', () => lost(client, new Error('the listening connection ended')));
+    client.on('notification', (message) => {
+      if (message.channel === channel) onNotify();
+    });
+    client
+      .connect()
+      .then(() => client.query(`LISTEN ${client.escapeIdentifier(channel)}`))
+      .then(() => {
+        if (client !== current) return;
+        waitMs = 100;
+        onNotify();
+      })
+      .catch((error: unknown) => lost(client, error));
+  }
+
+  connect();
+  return {
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      const client = current;
+      current = undefined;
+      await client?.end().catch(() => {});
+    },
+  };
 }
 
 // int8 columns (counts, centimes) come back as numbers while they are exact, as PGlite does.
@@ -161,6 +233,9 @@ function openPostgres(url: string, poolSize: number, onStatement?: (sql: string)
         client.release();
       }
     },
+    async listen(channel, onNotify, onLost) {
+      return listenOnPostgres(url, channel, onNotify, onLost);
+    },
     async close() {
       await db.destroy();
       // Kysely ends the pool only if it used it; migrations alone go around Kysely.
@@ -216,6 +291,26 @@ async function openPGlite(options: {
       } finally {
         release();
       }
+    },
+    async listen(channel, onNotify) {
+      // Under the lock: LISTEN inside someone's open transaction would be undone by its rollback.
+      const release = await mutex.lock();
+      let unlisten: () => Promise<void>;
+      try {
+        unlisten = await pglite.listen(channel, () => onNotify());
+      } finally {
+        release();
+      }
+      return {
+        async close() {
+          const again = await mutex.lock();
+          try {
+            if (!pglite.closed) await unlisten();
+          } finally {
+            again();
+          }
+        },
+      };
     },
     close: () => db.destroy(),
   };

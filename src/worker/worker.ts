@@ -5,9 +5,10 @@ import { foldListCounts } from '../db/counted-list.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency.js';
 import { expireDueIntents } from '../modules/intents/service.js';
 import { foldPendingMovements } from '../modules/ledger/ledger.js';
-import { startDeliveryEngine, type DeliveryEngine } from '../modules/webhooks/engine.js';
+import { startDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions } from '../modules/webhooks/engine.js';
 import { checkFailingEndpoints } from '../modules/webhooks/health.js';
 import { deleteOldRollups } from '../modules/webhooks/stats.js';
+import { WAKE_CHANNEL } from '../modules/webhooks/wake.js';
 import { deleteExpiredUnknownPhoneAttempts } from '../modules/wallets/service.js';
 
 /** Warns about, then disables, webhook endpoints that have been failing (settings from the config). */
@@ -46,7 +47,16 @@ export interface Worker {
   tick(): Promise<void>;
 }
 
-export function startWorker(runtime: Runtime, logger: FastifyBaseLogger, tasks = periodicTasks, tickMs = 1000): Worker {
+/** What a caller may set of the delivery engine beyond the config (tests: a very long fallback poll). */
+export type DeliveryTuning = Pick<DeliveryEngineOptions, 'pollMs' | 'concurrency' | 'perEndpoint' | 'prefetch'>;
+
+export function startWorker(
+  runtime: Runtime,
+  logger: FastifyBaseLogger,
+  tasks = periodicTasks,
+  tickMs = 1000,
+  tuning: DeliveryTuning = {},
+): Worker {
   const { db } = runtime;
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
@@ -102,7 +112,19 @@ export function startWorker(runtime: Runtime, logger: FastifyBaseLogger, tasks =
     retryScale: runtime.config.webhookRetryScale,
     webhookAllowPrivate: runtime.config.webhookAllowPrivate,
     timeoutMs: runtime.config.webhookTimeoutMs,
+    ...tuning,
   });
+  // Woken by each commit that adds deliveries; the engine's own poll is the fallback.
+  const listening = runtime.database
+    .listen(
+      WAKE_CHANNEL,
+      () => deliveries.poke(),
+      (error) => logger.warn({ err: error }, 'lost the webhook notification connection; reconnecting'),
+    )
+    .catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not listen for webhook notifications; polling only');
+      return undefined;
+    });
   running = tick().finally(schedule);
   return {
     deliveries,
@@ -111,6 +133,7 @@ export function startWorker(runtime: Runtime, logger: FastifyBaseLogger, tasks =
       stopped = true;
       if (timer) clearTimeout(timer);
       await running;
+      await (await listening)?.close();
       await deliveries.stop();
     },
   };

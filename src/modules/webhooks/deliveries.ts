@@ -5,6 +5,7 @@ import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
 import type { Caller } from './endpoints.js';
 import type { ErrorClass } from './sender.js';
+import { wakeWorkers } from './wake.js';
 
 export interface DeliveryView {
   id: string;
@@ -234,6 +235,7 @@ export async function retryDelivery(trx: Transaction<DB>, caller: Caller, id: st
     })
     .where('id', '=', id)
     .execute();
+  await wakeWorkers(trx);
   return getDelivery(trx, caller, id);
 }
 
@@ -270,6 +272,7 @@ export async function recoverDeliveries(
     FROM picked
     WHERE d.id = picked.id AND d.status IN ('FAILED', 'DEAD')
     RETURNING d.id`.execute(trx);
+  if (recovered.rows.length > 0) await wakeWorkers(trx);
   const left = await trx
     .selectFrom('webhook_deliveries')
     .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -7,6 +7,7 @@ import { eventCatalog, isEventName } from '../events/catalog.js';
 import { recordEvents, newEventId } from '../events/outbox.js';
 import { newEndpointSecret, type SignatureScheme } from './signing.js';
 import { isPublicAddress, resolveAll } from './ssrf.js';
+import { wakeWorkers } from './wake.js';
 
 export const MAX_ENDPOINTS = 5;
 /** How long a rotated-out secret keeps signing beside the new one. */
@@ -223,6 +224,8 @@ export async function updateEndpoint(
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
+  // Its waiting deliveries are due again.
+  if (changes.active === true && !current.active) await wakeWorkers(trx);
   return endpointView(row);
 }
 
