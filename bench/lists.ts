@@ -134,18 +134,12 @@ export async function listsSuite(): Promise<void> {
       `SELECT id FROM webhook_deliveries WHERE business_id = $1 AND event = 'payment.created'`,
       [business.id],
     );
-    await cloneRows(
-      client,
-      'webhook_deliveries',
-      `id = '${delivery.rows[0]!.id}'`,
-      ROWS,
-      {
-        id: `'whd_l' || g`,
-        created_at: CREATED_AT,
-        status: `CASE WHEN g % 10 < 8 THEN 'SUCCEEDED' WHEN g % 10 < 9 THEN 'DEAD' ELSE 'PENDING' END`,
-        next_attempt_at: 'now() + interval \'1 year\'',
-      },
-    );
+    await cloneRows(client, 'webhook_deliveries', `id = '${delivery.rows[0]!.id}'`, ROWS, {
+      id: `'whd_l' || g`,
+      created_at: CREATED_AT,
+      status: `CASE WHEN g % 10 < 8 THEN 'SUCCEEDED' WHEN g % 10 < 9 THEN 'DEAD' ELSE 'PENDING' END`,
+      next_attempt_at: "now() + interval '1 year'",
+    });
     console.log(`filled in ${((Date.now() - started) / 1000).toFixed(0)} s (PostgreSQL scratch database)`);
 
     const month = (from: number) => {
