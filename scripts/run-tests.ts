@@ -160,6 +160,25 @@ function printSlowestFiles({ wall, cpu, processCpu, batches }: FileTimes, fileCo
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
+let filesDone = 0;
+let timesRead = 0;
+
+/**
+ * A line as each file of a batch finishes: node's reporter shows a process's tests when the whole
+ * process is done, which for a batch is near the end of the run.
+ */
+function reportProgress(timesFile: string, fileCount: number): void {
+  if (!existsSync(timesFile)) return;
+  const text = readFileSync(timesFile, 'utf8');
+  const complete = text.slice(timesRead, text.lastIndexOf('\n') + 1);
+  timesRead += complete.length;
+  for (const line of complete.split('\n')) {
+    const [kind, seconds, file = ''] = line.split('\t');
+    const finished = kind === 'filecpu' ? file : kind === 'cpu' && !isBatch(file) ? sourceOf(file) : undefined;
+    if (finished) process.stdout.write(`# finished ${finished} (${++filesDone} of ${fileCount}, ${seconds} s CPU)\n`);
+  }
+}
+
 /** Each file's wall time in earlier runs on this checkout, to start the longest files first. */
 const PAST_TIMES_FILE = path.resolve('node_modules', '.cache', 'devapi-tests', 'file-times.json');
 
@@ -294,6 +313,7 @@ async function main(): Promise<number> {
     ),
     buildDir,
   );
+  const progress = setInterval(() => reportProgress(env.TEST_FILE_TIMES!, files.length), 2000);
   const code = await new Promise<number>((resolve) => {
     const child = spawn(
       process.execPath,
@@ -318,6 +338,7 @@ async function main(): Promise<number> {
     );
     child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)));
   });
+  clearInterval(progress);
   if (process.env.TEST_KEEP_TIMES) copyFileSync(env.TEST_FILE_TIMES, process.env.TEST_KEEP_TIMES);
   const times = readFileTimes(env.TEST_FILE_TIMES);
   printSlowestFiles(times, files.length, Date.now() - startedAt);
