@@ -1,9 +1,11 @@
 /**
- * `npm test`: runs every test file under test/ with node's test runner, each file in its own
- * process with its own database copied from one migrated template (PostgreSQL: made here per run;
- * PGlite: made once and cached, see pgliteTemplate). PGlite by default; PostgreSQL when
- * TEST_DATABASE_URL is set. `npm test -- <part of a path>...` runs the matching files only.
- * The files run as JavaScript compiled once for the run (compileForTests), not through tsx.
+ * `npm test`: runs every test file under test/ with node's test runner, with a database of its own
+ * per file copied from one migrated template (PostgreSQL: made here per run; PGlite: made once and
+ * cached, see pgliteTemplate). PGlite by default; PostgreSQL when TEST_DATABASE_URL is set.
+ * `npm test -- <part of a path>...` runs the matching files only.
+ * The files run as JavaScript compiled once for the run (compileForTests), not through tsx, in a
+ * few long-lived processes that each run their share of the files one after another (batches, see
+ * scripts/test-batch.mjs), so the modules they share are loaded once per process, not per file.
  * At the end it prints the slowest files with their wall and CPU time.
  */
 import { spawn } from 'node:child_process';
@@ -31,10 +33,16 @@ import { randomBase62 } from '../src/lib/ids.js';
 
 const SLOWEST_SHOWN = 10;
 /**
- * Test files run side by side: much of a file's time is waiting (on HTTP, on workers, on child
- * processes), so more files than cores keep the CPU busy. Override with TEST_CONCURRENCY.
+ * Test processes run side by side: much of a file's time is waiting (on HTTP, on workers, on child
+ * processes), so more processes than cores keep the CPU busy. Override with TEST_CONCURRENCY.
  */
 const DEFAULT_CONCURRENCY = 6;
+
+/**
+ * A test file with this comment runs in a process of its own instead of a batch: for a file that
+ * changes what the whole process shares (environment, global dispatcher, process handlers).
+ */
+const OWN_PROCESS_MARK = '// test-runner: own-process';
 
 /** Where compileForTests writes the run's JavaScript (a cache directory: nothing in it is kept). */
 const BUILD_DIR = path.resolve('node_modules', '.cache', 'devapi-tests', 'build');
@@ -101,33 +109,74 @@ function testFiles(dir: string, filter: string[]): string[] {
 }
 
 interface FileTimes {
+  /** Each test file's wall time: its process's, or in a batch its suite's. */
   wall: Map<string, number>;
+  /** Each test file's CPU: its process's, or in a batch what its suite used. */
   cpu: Map<string, number>;
+  /** Each process's CPU, by the file it ran (a test file or a batch). */
+  processCpu: Map<string, number>;
+  /** Each batch process's wall time. */
+  batches: Map<string, number>;
 }
 
 /**
  * The wall time of each file of the run (file-times-reporter.mjs) and the CPU it used
- * (file-cpu-preload.mjs; child processes a test starts are not counted), by source path.
+ * (file-cpu-preload.mjs, test-batch.mjs; child processes a test starts are not counted), by
+ * source path.
  */
 function readFileTimes(timesFile: string): FileTimes {
-  const times: FileTimes = { wall: new Map(), cpu: new Map() };
+  const times: FileTimes = { wall: new Map(), cpu: new Map(), processCpu: new Map(), batches: new Map() };
   const lines = existsSync(timesFile) ? readFileSync(timesFile, 'utf8').split('\n').filter(Boolean) : [];
   for (const line of lines) {
-    const [kind, seconds = '0', file = ''] = line.split('\t');
-    (kind === 'cpu' ? times.cpu : times.wall).set(sourceOf(file), Number(seconds));
+    const [kind, text = '0', file = ''] = line.split('\t');
+    const seconds = Number(text);
+    if (kind === 'suite') times.wall.set(file, seconds);
+    else if (kind === 'filecpu') times.cpu.set(file, seconds);
+    else if (kind === 'cpu') {
+      times.processCpu.set(sourceOf(file), seconds);
+      if (!isBatch(file)) times.cpu.set(sourceOf(file), seconds);
+    } else if (isBatch(file)) times.batches.set(sourceOf(file), seconds);
+    else times.wall.set(sourceOf(file), seconds);
   }
   return times;
 }
 
 /** The slowest files of the run, with the CPU each used, so a slow test is seen at once. */
-function printSlowestFiles({ wall, cpu }: FileTimes, fileCount: number, wallMs: number): void {
-  const totalCpu = [...cpu.values()].reduce((sum, seconds) => sum + seconds, 0);
+function printSlowestFiles({ wall, cpu, processCpu, batches }: FileTimes, fileCount: number, wallMs: number): void {
+  const sum = (values: Iterable<number>) => [...values].reduce((total, seconds) => total + seconds, 0);
+  const totalCpu = sum(processCpu.values());
   const out = [
-    `\n# ${fileCount} test files in ${(wallMs / 1000).toFixed(1)} s wall, ${totalCpu.toFixed(0)} s CPU in the files' processes; the slowest (wall, CPU):`,
+    `\n# ${fileCount} test files in ${(wallMs / 1000).toFixed(1)} s wall, ${totalCpu.toFixed(0)} s CPU in the test processes; the slowest (wall, CPU):`,
   ];
   for (const [file, seconds] of [...wall].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST_SHOWN))
     out.push(`#   ${seconds.toFixed(1).padStart(6)} s  ${(cpu.get(file) ?? 0).toFixed(1).padStart(5)} s  ${file}`);
+  if (batches.size > 0) {
+    const walls = [...batches.values()].sort((a, b) => a - b);
+    const shared = totalCpu - sum(cpu.values());
+    out.push(
+      `# ${batches.size} batch processes, ${walls[0]!.toFixed(0)} to ${walls.at(-1)!.toFixed(0)} s wall; ${shared.toFixed(1)} s CPU outside the files' tests (loading, start-up)`,
+    );
+  }
   process.stdout.write(`${out.join('\n')}\n`);
+}
+
+let filesDone = 0;
+let timesRead = 0;
+
+/**
+ * A line as each file of a batch finishes: node's reporter shows a process's tests when the whole
+ * process is done, which for a batch is near the end of the run.
+ */
+function reportProgress(timesFile: string, fileCount: number): void {
+  if (!existsSync(timesFile)) return;
+  const text = readFileSync(timesFile, 'utf8');
+  const complete = text.slice(timesRead, text.lastIndexOf('\n') + 1);
+  timesRead += complete.length;
+  for (const line of complete.split('\n')) {
+    const [kind, seconds, file = ''] = line.split('\t');
+    const finished = kind === 'filecpu' ? file : kind === 'cpu' && !isBatch(file) ? sourceOf(file) : undefined;
+    if (finished) process.stdout.write(`# finished ${finished} (${++filesDone} of ${fileCount}, ${seconds} s CPU)\n`);
+  }
 }
 
 /** Each file's wall time in earlier runs on this checkout, to start the longest files first. */
@@ -146,15 +195,44 @@ function rememberWallTimes(wall: Map<string, number>): void {
   writeFileSync(PAST_TIMES_FILE, JSON.stringify({ ...pastWallTimes(), ...Object.fromEntries(wall) }, null, 1));
 }
 
+/** Where a run's batch files are written: `<BUILD_DIR>/test-batches/batch-N.mjs`. */
+const BATCH_DIR = path.join(BUILD_DIR, 'test-batches');
+
+function isBatch(file: string): boolean {
+  return path.resolve(file).startsWith(`${BATCH_DIR}${path.sep}`);
+}
+
 /**
- * The files in the order to start them: longest first (as timed in earlier runs), so that a slow
- * file does not start last and leave the other cores idle at the end of the run. Files not timed
- * yet go first, largest first (on a fresh clone, size is the best guess there is).
+ * The files split into `count` batches of about the same length (longest file first, each to the
+ * batch with the least so far), by the wall times of earlier runs, so that no process is left
+ * running alone at the end. A file not timed yet is guessed from its size (on a fresh clone, the
+ * best guess there is: about 1 s per KB). Within a batch the longest files run first.
  */
-function longestFirst(files: string[]): string[] {
+function batches(files: string[], count: number): string[][] {
   const past = pastWallTimes();
-  const weight = (file: string) => past[file] ?? Number.MAX_SAFE_INTEGER / 2 + statSync(file).size;
-  return [...files].sort((a, b) => weight(b) - weight(a));
+  const weight = (file: string) => past[file] ?? statSync(file).size / 1000;
+  const lanes = Array.from({ length: Math.min(count, files.length) }, () => ({ files: [] as string[], load: 0 }));
+  for (const file of [...files].sort((a, b) => weight(b) - weight(a))) {
+    const lane = lanes.reduce((least, candidate) => (candidate.load < least.load ? candidate : least));
+    lane.files.push(file);
+    lane.load += weight(file);
+  }
+  return lanes.map((lane) => lane.files);
+}
+
+/** The batch files for the run (see scripts/test-batch.mjs), each running its files in order. */
+function writeBatches(groups: string[][], buildDir: string): string[] {
+  mkdirSync(BATCH_DIR, { recursive: true });
+  const runner = path.join(import.meta.dirname, 'test-batch.mjs');
+  return groups.map((group, index) => {
+    const file = path.join(BATCH_DIR, `batch-${index + 1}.mjs`);
+    const compiled = group.map((source) => path.join(buildDir, source.replace(/\.ts$/, '.js')));
+    writeFileSync(
+      file,
+      `import { runFiles } from ${JSON.stringify(runner)};\nrunFiles(${JSON.stringify(buildDir)}, ${JSON.stringify(compiled, null, 1)});\n`,
+    );
+    return file;
+  });
 }
 
 /**
@@ -168,12 +246,15 @@ async function pgliteTemplate(): Promise<string> {
     JSON.parse(readFileSync('node_modules/@electric-sql/pglite/package.json', 'utf8')) as { version: string }
   ).version;
   hash.update(pgliteVersion);
+  hash.update('wal-segsize=1');
   hash.update(readFileSync('src/db/migrate.ts'));
   for (const migration of listMigrations()) hash.update(`${migration.version}\n${migration.sql}`);
   const dir = path.join('node_modules', '.cache', 'devapi-tests');
   const file = path.resolve(dir, `pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
   if (existsSync(file)) return file;
-  const template = await openDatabase({ kind: 'pglite' });
+  // A 1 MB WAL segment instead of 16 MB: each test database unpacks the template, and most of a
+  // default one is the mostly empty WAL file (a template of 31 MB instead of 40, opened faster).
+  const template = await openDatabase({ kind: 'pglite', pglite: { initDbStartParams: ['--wal-segsize=1'] } });
   await migrate(template);
   const dump = await template.pglite!.dumpDataDir('none');
   await template.close();
@@ -190,7 +271,7 @@ async function pgliteTemplate(): Promise<string> {
 async function main(): Promise<number> {
   const startedAt = Date.now();
   const filter = process.argv.slice(2);
-  const files = longestFirst(testFiles('test', filter));
+  const files = testFiles('test', filter);
   const env: NodeJS.ProcessEnv = { ...process.env };
   const cleanups: (() => Promise<void>)[] = [];
   const databaseUrl = process.env.TEST_DATABASE_URL;
@@ -223,13 +304,22 @@ async function main(): Promise<number> {
   env.TEST_FILE_TIMES = path.join(timesDir, 'times.tsv');
   cleanups.push(async () => rmSync(timesDir, { recursive: true, force: true }));
 
-  const concurrency = process.env.TEST_CONCURRENCY ?? String(DEFAULT_CONCURRENCY);
+  const concurrency = Number(process.env.TEST_CONCURRENCY ?? DEFAULT_CONCURRENCY);
+  const ownProcess = files.filter((file) => readFileSync(file, 'utf8').includes(OWN_PROCESS_MARK));
+  const batchFiles = writeBatches(
+    batches(
+      files.filter((file) => !ownProcess.includes(file)),
+      Math.max(1, concurrency - ownProcess.length),
+    ),
+    buildDir,
+  );
+  const progress = setInterval(() => reportProgress(env.TEST_FILE_TIMES!, files.length), 2000);
   const code = await new Promise<number>((resolve) => {
     const child = spawn(
       process.execPath,
       [
-        // Each test file is a short process: V8's optimizing compile of PGlite's large WebAssembly
-        // module (in background threads) costs more CPU than it saves there. Baseline code only.
+        // V8's optimizing compile of PGlite's large WebAssembly module (in background threads)
+        // costs more CPU than it saves in a test process: baseline code only.
         '--liftoff-only',
         '--enable-source-maps',
         '--import',
@@ -241,12 +331,15 @@ async function main(): Promise<number> {
         '--test-reporter-destination=stdout',
         `--test-reporter=${path.join(import.meta.dirname, 'file-times-reporter.mjs')}`,
         '--test-reporter-destination=stdout',
-        ...files.map((file) => path.join(buildDir, file.replace(/\.ts$/, '.js'))),
+        ...ownProcess.map((file) => path.join(buildDir, file.replace(/\.ts$/, '.js'))),
+        ...batchFiles,
       ],
       { env, stdio: 'inherit' },
     );
     child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)));
   });
+  clearInterval(progress);
+  if (process.env.TEST_KEEP_TIMES) copyFileSync(env.TEST_FILE_TIMES, process.env.TEST_KEEP_TIMES);
   const times = readFileTimes(env.TEST_FILE_TIMES);
   printSlowestFiles(times, files.length, Date.now() - startedAt);
   rememberWallTimes(times.wall);

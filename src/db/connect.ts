@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { Mutex } from '../lib/mutex.js';
@@ -9,7 +9,17 @@ import { PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
 export type DatabaseOptions = (
-  { kind: 'postgres'; url: string; poolSize?: number } | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob }
+  | { kind: 'postgres'; url: string; poolSize?: number }
+  | {
+      kind: 'pglite';
+      dataDir?: string;
+      loadDataDir?: Blob;
+      /**
+       * More PGlite settings. Tests use it to share one compiled WebAssembly module and file
+       * bundle among the databases of a process, and for the template's smaller WAL segment.
+       */
+      pglite?: Pick<PGliteOptions, 'pgliteWasmModule' | 'fsBundle' | 'initDbStartParams'>;
+    }
 ) & {
   /** Called with the text of every statement run through Kysely, BEGIN and COMMIT included. */
   onStatement?: (sql: string) => void;
@@ -247,6 +257,7 @@ function openPostgres(url: string, poolSize: number, onStatement?: (sql: string)
 async function openPGlite(options: {
   dataDir?: string;
   loadDataDir?: Blob;
+  pglite?: Pick<PGliteOptions, 'pgliteWasmModule' | 'fsBundle' | 'initDbStartParams'>;
   onStatement?: (sql: string) => void;
 }): Promise<Database> {
   let dataDir = options.dataDir;
@@ -257,6 +268,7 @@ async function openPGlite(options: {
   const pglite = await PGlite.create({
     ...(dataDir ? { dataDir } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    ...options.pglite,
   });
   const mutex = new Mutex();
   const log = statementLog(options.onStatement);

@@ -24,6 +24,32 @@ async function adminQuery(text: string): Promise<void> {
   }
 }
 
+/**
+ * What every PGlite database of this process starts from, read and compiled once per process
+ * (a batch of npm test runs many files in one process): the migrated template, PGlite's
+ * WebAssembly module and its file bundle.
+ */
+let pgliteStart:
+  Promise<{ template: Blob | undefined; pglite: { pgliteWasmModule: WebAssembly.Module; fsBundle: Blob } }> | undefined;
+// The tsconfig's libraries declare WebAssembly's types, not the global object.
+const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } })
+  .WebAssembly;
+
+function pgliteStartingPoint() {
+  pgliteStart ??= (async () => {
+    const templateFile = process.env.TEST_PGLITE_TEMPLATE;
+    const dist = new URL('.', import.meta.resolve('@electric-sql/pglite'));
+    return {
+      template: templateFile ? new Blob([readFileSync(templateFile)]) : undefined,
+      pglite: {
+        pgliteWasmModule: await wasm.compile(readFileSync(new URL('pglite.wasm', dist))),
+        fsBundle: new Blob([readFileSync(new URL('pglite.data', dist))]),
+      },
+    };
+  })();
+  return pgliteStart;
+}
+
 export interface TestDatabase {
   database: Database;
   /** A URL other processes can use to reach the same database (PostgreSQL only). */
@@ -52,10 +78,11 @@ export async function createTestDatabase(options: { onStatement?: (sql: string) 
       },
     };
   }
-  const templateFile = process.env.TEST_PGLITE_TEMPLATE;
+  const { template, pglite } = await pgliteStartingPoint();
   const database = await openDatabase({
     kind: 'pglite',
-    ...(templateFile ? { loadDataDir: new Blob([readFileSync(templateFile)]) } : {}),
+    ...(template ? { loadDataDir: template } : {}),
+    pglite,
     ...options,
   });
   await migrate(database);
