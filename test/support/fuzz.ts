@@ -2,7 +2,7 @@
  * A fuzzer over every route of openapi.json: fast-check arbitraries built from each route's own
  * schemas (path, query, body), bent at every level into wrong types, missing and extra fields,
  * huge and tiny numbers, long, empty, unicode, NUL and control strings, deep nesting, odd
- * headers and content types, and every kind of key. Used by test/hardening/fuzz.test.ts (a
+ * headers and content types, and every kind of key. Used by test/hardening/fuzz-share.ts (a
  * CI-sized run) and `npm run bench -- fuzz` (the large one).
  */
 import { readFileSync } from 'node:fs';

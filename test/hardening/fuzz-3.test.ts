@@ -1,0 +1,3 @@
+import { fuzzPart } from './fuzz-share.js';
+
+fuzzPart(3);
