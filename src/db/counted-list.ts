@@ -122,7 +122,9 @@ export async function countedPage<Row>(
     LEFT JOIN LATERAL (
       SELECT ${select}, t.created_at AS list_created_at, ${tiebreak} AS list_tiebreak
       FROM (
-        SELECT * FROM ${rowsTable} AS t WHERE ${rowFilter} AND ${pageBound}
+        SELECT * FROM ${rowsTable} AS t
+        -- No start day: the page is past the end (or nothing matches); the scan is not even begun.
+        WHERE EXISTS (SELECT 1 FROM start) AND ${rowFilter} AND ${pageBound}
         ORDER BY t.created_at ${direction}, ${tiebreak} ${direction}
         LIMIT ${query.limit} OFFSET (SELECT skip FROM start)
       ) AS t

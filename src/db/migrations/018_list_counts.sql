@@ -159,6 +159,12 @@ CREATE TRIGGER webhook_deliveries_counted_change AFTER UPDATE ON webhook_deliver
   FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.created_at IS DISTINCT FROM NEW.created_at)
   EXECUTE FUNCTION count_list_change('deliveries');
 
+-- A status filter reads the rows of that status in the list's order (intents have had this
+-- index since 002): a rare status is otherwise found by reading every newer row of the others.
+CREATE INDEX orders_status_list_idx ON orders (business_id, environment, status, created_at DESC, reference_number DESC);
+CREATE INDEX webhook_deliveries_status_list_idx
+  ON webhook_deliveries (business_id, environment, status, created_at DESC, id DESC);
+
 -- What exists already, counted once.
 INSERT INTO list_counts (list, business_id, environment, day, status, slot, n)
 SELECT 'intents', business_id, environment, (created_at AT TIME ZONE 'UTC')::date, status, 0, count(*)
