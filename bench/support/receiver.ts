@@ -4,9 +4,14 @@ import type { AddressInfo } from 'node:net';
 /**
  * A webhook receiver for the many-process benches: counts each delivery id it accepted, so a
  * delivery accepted twice shows up as a duplicate, and the most attempts in flight at once per
- * path (one path per endpoint). With `failRate`, that share of attempts answers 500 at random.
+ * path (one path per endpoint). With `failRate`, that share of attempts answers 500 at random,
+ * but never more than `maxFailuresPerDelivery` times for one delivery (default 3, well below the
+ * 8 attempts): otherwise one in 0.2^8 deliveries would end DEAD by chance (1 in 11 soaks of 37,000
+ * deliveries), and a DEAD delivery could no longer tell a fault of ours from bad luck.
  */
-export async function startReceiver(options: { failRate?: number } = {}) {
+export async function startReceiver(options: { failRate?: number; maxFailuresPerDelivery?: number } = {}) {
+  const maxFailures = options.maxFailuresPerDelivery ?? 3;
+  const failuresOf = new Map<string, number>();
   const accepted = new Set<string>();
   const inFlight = new Map<string, number>();
   const stats = { attempts: 0, failed: 0, duplicates: 0, maxInFlightPerPath: 0 };
@@ -21,11 +26,14 @@ export async function startReceiver(options: { failRate?: number } = {}) {
       inFlight.set(path, (inFlight.get(path) ?? 1) - 1);
       stats.attempts += 1;
       const delivery = String(req.headers['x-commerce-delivery'] ?? '');
-      if (options.failRate && Math.random() < options.failRate) {
+      const failedBefore = failuresOf.get(delivery) ?? 0;
+      if (options.failRate && failedBefore < maxFailures && Math.random() < options.failRate) {
+        failuresOf.set(delivery, failedBefore + 1);
         stats.failed += 1;
         res.writeHead(500).end();
         return;
       }
+      failuresOf.delete(delivery);
       if (accepted.has(delivery)) stats.duplicates += 1;
       else accepted.add(delivery);
       res.writeHead(204).end();
