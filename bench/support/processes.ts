@@ -38,7 +38,7 @@ export async function startServer(
   readyPath: string,
 ): Promise<ServerProcess> {
   const port = await freePort();
-  // BENCH_NODE_ARGS (e.g. --cpu-prof) go to every server the benchmarks start.
+  // BENCH_NODE_ARGS (e.g. --cpu-prof) go to every server and worker the benchmarks start.
   const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...runnable(script), ...args], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
@@ -78,7 +78,8 @@ export async function startProcess(
   env: Record<string, string>,
   ready: () => Promise<boolean>,
 ): Promise<{ pid: number; stop(): Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, [...runnable(script), ...args], {
+  const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...runnable(script), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -24,6 +24,8 @@ export interface Receiver {
   /** Resolves once `count` requests have arrived. */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
   inFlight(): number;
+  /** TCP connections opened to the receiver so far. */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -32,6 +34,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
   const waiters: { count: number; resolve: () => void }[] = [];
   const hanging = new Set<http.ServerResponse>();
   let active = 0;
+  let connections = 0;
   const receiver: Receiver = {
     url: '',
     requests,
@@ -54,6 +57,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
       return requests;
     },
     inFlight: () => active,
+    connections: () => connections,
     async close() {
       for (const response of hanging) response.destroy();
       server.closeAllConnections();
@@ -94,6 +98,9 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
         active -= 1;
       }, answer.delayMs ?? 0);
     });
+  });
+  server.on('connection', () => {
+    connections += 1;
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;

@@ -380,6 +380,14 @@ describe('webhook deliveries (api.md 6; decisions "Events and deliveries")', () 
     assert.equal(receiver.requests.length, 0);
   });
 
+  test('attempts to one receiver reuse their connections', async () => {
+    const { receiver } = await receiverWithEndpoint(['payment.created']);
+    for (let i = 0; i < 12; i++) await createIntent(t, sk, { amount: 100 + i });
+    await receiver.waitFor(12);
+    // At most 4 attempts are in flight to an endpoint, so at most 4 connections were needed.
+    assert.ok(receiver.connections() <= 4, `${receiver.connections()} connections for 12 attempts`);
+  });
+
   test('a slow receiver holds at most 4 attempts and does not delay another endpoint', async () => {
     // This test's worker waits a minute for an answer, so the slow receiver's attempts stay open
     // for the whole test: the fast endpoint is served while every slow slot is held.

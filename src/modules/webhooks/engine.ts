@@ -31,8 +31,11 @@ export function retryDelaySeconds(attemptCount: number, scale: number, random: (
   return gap * scale * (1 + (random() * 2 - 1) * RETRY_JITTER);
 }
 
-/** One lock every claim takes, so each claim counts the leases of the claims before it (the per-endpoint bound). */
-const CLAIM_LOCK = 7_243_019;
+/**
+ * How soon to claim again when another worker was claiming some of the endpoints with work: it
+ * holds them for one statement, so they are free again within a few milliseconds.
+ */
+const SKIPPED_RETRY_MS = 5;
 /** Outcomes written by one statement at most. */
 const RECORD_BATCH = 500;
 /** An endpoint whose last answer took at most this long gets deliveries claimed ahead of its free slots. */
@@ -106,7 +109,7 @@ export function startDeliveryEngine(
   const workerId = newId('wrk');
   const concurrency = options.concurrency ?? 64;
   const perEndpoint = options.perEndpoint ?? 4;
-  const prefetch = options.prefetch ?? 32;
+  const prefetch = options.prefetch ?? 128;
   const pollMs = options.pollMs ?? 1000;
   const leaseSeconds = options.leaseSeconds ?? 10;
   /** Claimed by this worker and not yet recorded (queued, being sent, or its outcome being written). */
@@ -148,26 +151,53 @@ export function startDeliveryEngine(
   }
 
   /**
-   * One statement claims up to `limit` due deliveries, under a lock all claims take, so it counts
-   * every lease taken before it. Per endpoint it keeps the concurrency bound over every worker:
+   * Claims up to `limit` due deliveries. The endpoints with PENDING deliveries are locked first
+   * (`FOR NO KEY UPDATE SKIP LOCKED`: those another worker is claiming for are left to it, so two
+   * workers claim side by side for different endpoints instead of queueing on one lock), then one
+   * statement, whose snapshot is taken after those locks, counts every lease taken before it on
+   * the endpoints it holds. Per endpoint it keeps the concurrency bound over every worker:
    * while other workers hold some of an endpoint's deliveries, all holders together hold at most
    * `perEndpoint`; a worker holding them alone may hold `prefetch` more of a fast endpoint, since
    * it sends at most `perEndpoint` at once. For endpoints with `max_per_second` it counts the
-   * attempts started in the current second of the database clock: those endpoint rows are locked
-   * (in id order) while the statement counts. Endpoints already at their bound are skipped before
+   * attempts started in the current second of the database clock, under the same endpoint locks.
+   * Endpoints already at their bound are skipped before
    * the due window is cut, so they do not crowd out the rest.
    */
   async function claim(limit: number): Promise<{ claimed: ClaimedDelivery[]; waitMs: number | null }> {
     const fast = fastEndpoints();
     return db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(${sql.lit(CLAIM_LOCK)})`.execute(trx);
-      const result = await sql<ClaimedDelivery>`
-      WITH RECURSIVE held AS (
+      const locking = await sql<{ ids: string[]; candidates: number }>`
+      WITH RECURSIVE waiting AS (
+        -- The endpoints with PENDING deliveries, one index probe each (a skip scan), however long
+        -- their backlogs: a claim costs the same with 10 or 100,000 deliveries waiting.
+        (SELECT endpoint_id FROM webhook_deliveries WHERE status = 'PENDING' ORDER BY endpoint_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT d.endpoint_id FROM webhook_deliveries d
+                WHERE d.status = 'PENDING' AND d.endpoint_id > w.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
+        FROM waiting w WHERE w.endpoint_id IS NOT NULL
+      ),
+      candidates AS (
+        SELECT e.id FROM webhook_endpoints e JOIN waiting w ON e.id = w.endpoint_id WHERE e.deleted_at IS NULL
+      ),
+      locked AS (
+        SELECT e.id FROM webhook_endpoints e WHERE e.id IN (SELECT id FROM candidates)
+        ORDER BY e.id
+        FOR NO KEY UPDATE SKIP LOCKED
+      )
+      SELECT coalesce((SELECT array_agg(id) FROM locked), '{}') AS ids,
+        (SELECT count(*) FROM candidates)::int AS candidates`.execute(trx);
+      const { ids, candidates } = locking.rows[0]!;
+      const skipped = candidates > ids.length;
+      const result =
+        ids.length === 0
+          ? { rows: [] as ClaimedDelivery[] }
+          : await sql<ClaimedDelivery>`
+      WITH held AS (
         SELECT endpoint_id,
           count(*) FILTER (WHERE locked_by = ${workerId}) AS mine,
           count(*) FILTER (WHERE locked_by <> ${workerId} AND locked_until > now()) AS others
         FROM webhook_deliveries
-        WHERE locked_until IS NOT NULL AND status = 'PENDING'
+        WHERE locked_until IS NOT NULL AND status = 'PENDING' AND endpoint_id = ANY(${ids}::text[])
         GROUP BY endpoint_id
       ),
       room AS (
@@ -177,25 +207,15 @@ export function startDeliveryEngine(
             ELSE ${perEndpoint} - mine - others END AS room
         FROM held
       ),
-      waiting AS (
-        -- The endpoints with PENDING deliveries, one index probe each (a skip scan), however long
-        -- their backlogs: a claim costs the same with 10 or 100,000 deliveries waiting.
-        (SELECT endpoint_id FROM webhook_deliveries WHERE status = 'PENDING' ORDER BY endpoint_id LIMIT 1)
-        UNION ALL
-        SELECT (SELECT d.endpoint_id FROM webhook_deliveries d
-                WHERE d.status = 'PENDING' AND d.endpoint_id > w.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
-        FROM waiting w WHERE w.endpoint_id IS NOT NULL
-      ),
       open AS (
         SELECT e.id, e.active,
           coalesce(room.room,
             ${perEndpoint} + CASE WHEN e.id = ANY(${fast}::text[]) THEN ${prefetch} ELSE 0 END) AS room
-        FROM waiting w
-        JOIN webhook_endpoints e ON e.id = w.endpoint_id AND e.deleted_at IS NULL
+        FROM webhook_endpoints e
+        LEFT JOIN room ON room.endpoint_id = e.id
+        WHERE e.id = ANY(${ids}::text[]) AND coalesce(room.room, 1) > 0
           AND NOT (e.max_per_second IS NOT NULL AND e.rate_window_at = date_trunc('second', now())
                    AND e.rate_window_count >= e.max_per_second)
-        LEFT JOIN room ON room.endpoint_id = e.id
-        WHERE coalesce(room.room, 1) > 0
       ),
       due AS (
         SELECT d.id, d.endpoint_id, d.next_attempt_at, o.room
@@ -216,8 +236,6 @@ export function startDeliveryEngine(
           - CASE WHEN e.rate_window_at = date_trunc('second', now()) THEN e.rate_window_count ELSE 0 END AS room
         FROM webhook_endpoints e
         WHERE e.max_per_second IS NOT NULL AND e.id IN (SELECT endpoint_id FROM due)
-        ORDER BY e.id
-        FOR UPDATE
       ),
       ranked AS (
         SELECT due.id, due.next_attempt_at,
@@ -258,6 +276,7 @@ export function startDeliveryEngine(
       JOIN webhook_endpoints e ON e.id = c.endpoint_id
       JOIN events ev ON ev.id = c.event_id
       ORDER BY c.next_attempt_at, c.id`.execute(trx);
+      if (skipped) return { claimed: result.rows, waitMs: SKIPPED_RETRY_MS };
       // Work in hand means another claim soon (as its outcomes are written): no need to look ahead.
       if (result.rows.length > 0) return { claimed: result.rows, waitMs: null };
       // When to look again unless woken: the next scheduled attempt (a retry, a spread recover),
