@@ -1,3 +1,0 @@
-import { fuzzPart } from './fuzz-share.js';
-
-fuzzPart(4);
