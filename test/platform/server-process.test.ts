@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -124,6 +124,15 @@ describe('the server process and the admin CLI', () => {
       env.DATABASE_URL = database.url;
     } else {
       env.DATABASE_URL = '';
+      // The run's migrated template unpacked as the embedded database: the server's first start
+      // (admin token, demo keys) without PGlite's initdb, ~10 s of CPU. Creating the database on
+      // a first start is the quick-start test's part (test/platform/quick-start.test.ts).
+      const template = process.env.TEST_PGLITE_TEMPLATE;
+      if (template) {
+        mkdirSync(path.join(dataDir, 'pglite'));
+        const unpacked = spawnSync('tar', ['-xf', template, '-C', path.join(dataDir, 'pglite')], { encoding: 'utf8' });
+        assert.equal(unpacked.status, 0, unpacked.stderr);
+      }
     }
     server = await startServer(env);
     cliEnv = { ADMIN_URL: `http://127.0.0.1:${port}`, DATA_DIR: dataDir, ADMIN_TOKEN: '' };
