@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { PASSWORD_COST_EXPONENT } from './modules/dashboard/password.js';
 import { Type, type Static } from 'typebox';
 import Value from 'typebox/value';
 
@@ -132,6 +133,11 @@ function toConfig(raw: Static<typeof ConfigSchema>) {
     dashboard: {
       sessionIdleMinutes: raw.DASHBOARD_SESSION_IDLE_MINUTES,
       loginPerMinute: { ip: raw.DASHBOARD_LOGIN_PER_MINUTE_IP, email: raw.DASHBOARD_LOGIN_PER_MINUTE_EMAIL },
+      /**
+       * log2 of scrypt's N for new password hashes. Not from the environment; tests lower it (a
+       * hash at the default costs ~120 ms of CPU, and the suite signs in some 150 times).
+       */
+      passwordCost: PASSWORD_COST_EXPONENT,
     },
   };
 }

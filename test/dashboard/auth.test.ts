@@ -4,7 +4,15 @@ import { adminCli } from '../support/admin-cli.js';
 import { manualClock } from '../support/clock.js';
 import { hashKey } from '../../src/modules/keys/key-text.js';
 import { act, createIntent } from '../intents/support.js';
-import { sharedDatabase, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { loadConfig } from '../../src/config.js';
+import { hashPassword, verifyPassword } from '../../src/modules/dashboard/password.js';
+import {
+  sharedDatabase,
+  startTestApp,
+  TEST_PASSWORD_COST,
+  type TestApp,
+  type TestBusiness,
+} from '../support/harness.js';
 import { createUser, field, FormClient, hiddenFields, PASSWORD, signedIn } from './support.js';
 
 const GENERIC = 'Wrong email or password.';
@@ -61,7 +69,14 @@ describe('dashboard accounts, sessions, CSRF, roles and limits', () => {
       .select('password_hash')
       .where('id', '=', user.id)
       .executeTakeFirstOrThrow();
-    assert.match(stored.password_hash, /^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
+    // Test apps hash at N = 2^TEST_PASSWORD_COST; the production cost is checked below.
+    assert.match(stored.password_hash, /^scrypt\$1024\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
+    assert.equal(t.runtime.config.dashboard.passwordCost, TEST_PASSWORD_COST);
+    assert.equal(loadConfig({}).dashboard.passwordCost, 15, "production hashes at OWASP's scrypt floor");
+    const production = await hashPassword(PASSWORD);
+    assert.match(production, /^scrypt\$32768\$8\$1\$/);
+    assert.equal(await verifyPassword(PASSWORD, production), true);
+    assert.equal(await verifyPassword(`${PASSWORD}x`, production), false);
 
     const again = await cli(t, [
       'user',

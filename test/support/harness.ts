@@ -9,6 +9,8 @@ import type { IssuedKey } from '../../src/modules/keys/service.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+/** log2 of scrypt's N for the dashboard passwords of test apps (production: 15). */
+export const TEST_PASSWORD_COST = 10;
 
 export interface TestResponse<T = any> {
   status: number;
@@ -91,8 +93,12 @@ export async function startTestApp(
     log?: LimiterLog;
   } = {},
 ): Promise<TestApp> {
+  const loaded = loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...options.config });
   const config: Config = {
-    ...loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...options.config }),
+    ...loaded,
+    // A password hash at the production cost takes ~120 ms of CPU, and dashboard tests sign in
+    // often; test/dashboard/auth.test.ts checks the production cost itself.
+    dashboard: { ...loaded.dashboard, passwordCost: TEST_PASSWORD_COST },
     ...options.configOverrides,
   };
   const testDatabase = options.testDatabase ?? (await createTestDatabase());

@@ -18,7 +18,7 @@ const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH + 1 
 
 /** Operators manage merchant dashboard users: `admin user create|list|disable|reset-password`. */
 export const userAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db } = app.services;
+  const { db, config } = app.services;
 
   app.post(
     '/users',
@@ -37,7 +37,11 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const user = await createUser(db, { ...request.body, role: request.body.role ?? 'owner' });
+      const user = await createUser(
+        db,
+        { ...request.body, role: request.body.role ?? 'owner' },
+        config.dashboard.passwordCost,
+      );
       return reply.code(201).send({ success: true as const, data: user });
     },
   );
@@ -73,7 +77,9 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true as const,
-      data: await db.transaction().execute((trx) => resetPassword(trx, request.params.id, request.body.password)),
+      data: await db
+        .transaction()
+        .execute((trx) => resetPassword(trx, request.params.id, request.body.password, config.dashboard.passwordCost)),
     }),
   );
 };

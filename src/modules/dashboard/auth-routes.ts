@@ -102,7 +102,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ names: CookieNames }> = asy
         reply.header('Retry-After', '60');
         return loginPage(request, reply, 429, { ...shown, error: t.tooManyAttempts });
       }
-      const user = await checkCredentials(db, email, password);
+      const user = await checkCredentials(db, email, password, config.dashboard.passwordCost);
       if (!user) return loginPage(request, reply, 401, { ...shown, error: t.badCredentials });
       const session = await createSession(db, user.id, langOf(request));
       setCookie(reply, names, names.session, session.token);

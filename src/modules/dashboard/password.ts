@@ -3,9 +3,10 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 /**
  * Dashboard passwords: scrypt from Node's own crypto (no native package to build), its cost
  * parameters stored with each hash as `scrypt$N$r$p$salt$hash` (base64), so the cost can rise
- * later while old hashes still verify. N = 2^15, r = 8, p = 1 is OWASP's scrypt floor.
+ * later while old hashes still verify. New hashes use N = 2^costExponent, r = 8, p = 1.
  */
-const COST = { N: 2 ** 15, r: 8, p: 1 } as const;
+/** N = 2^15 (with r = 8, p = 1) is OWASP's scrypt floor: ~120 ms of CPU per hash. */
+export const PASSWORD_COST_EXPONENT = 15;
 const KEY_BYTES = 32;
 const SALT_BYTES = 16;
 const MAX_COST_EXPONENT = 20;
@@ -22,10 +23,11 @@ function derive(password: string, salt: Buffer, cost: { N: number; r: number; p:
   );
 }
 
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, costExponent = PASSWORD_COST_EXPONENT): Promise<string> {
+  const cost = { N: 2 ** costExponent, r: 8, p: 1 };
   const salt = randomBytes(SALT_BYTES);
-  const key = await derive(password, salt, COST);
-  return ['scrypt', COST.N, COST.r, COST.p, salt.toString('base64'), key.toString('base64')].join('$');
+  const key = await derive(password, salt, cost);
+  return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
 /** Whether `password` matches `stored`; a malformed stored hash never matches. */
@@ -44,10 +46,17 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(actual, expected);
 }
 
-/** A hash of nothing anyone knows: unknown emails are checked against it, so they take as long. */
-let decoy: Promise<string> | undefined;
-export function decoyHash(): Promise<string> {
-  decoy ??= hashPassword(randomBytes(24).toString('base64'));
+/**
+ * A hash of nothing anyone knows, at the cost new hashes get: unknown emails are checked against
+ * it, so they take as long.
+ */
+const decoys = new Map<number, Promise<string>>();
+export function decoyHash(costExponent = PASSWORD_COST_EXPONENT): Promise<string> {
+  let decoy = decoys.get(costExponent);
+  if (!decoy) {
+    decoy = hashPassword(randomBytes(24).toString('base64'), costExponent);
+    decoys.set(costExponent, decoy);
+  }
   return decoy;
 }
 

@@ -32,7 +32,7 @@ const RoleForm = Type.Object({ ...Token, role: Role }, { additionalProperties: f
 
 /** Settings: the business's name, its dashboard users and their roles (owners change them), its fee plan (read only). */
 export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
-  const { db } = app.services;
+  const { db, config } = app.services;
   const owner = { dashboard: 'owner' } as const;
 
   app.get(at(SETTINGS), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {
@@ -57,7 +57,7 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       dashboardWrite(request, reply, SETTINGS, async (trx, session) => {
         const { email, password, role } = request.body;
-        await createUser(trx, { businessId: session.businessId, email, password, role });
+        await createUser(trx, { businessId: session.businessId, email, password, role }, config.dashboard.passwordCost);
         return { redirect: SETTINGS };
       }),
   );

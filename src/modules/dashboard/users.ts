@@ -54,13 +54,14 @@ function checkPassword(password: string): void {
 export async function createUser(
   db: Executor,
   input: { businessId: string; email: string; password: string; role: DashboardRole },
+  passwordCost: number,
 ): Promise<UserView> {
   const email = normalizeEmail(input.email);
   if (!EMAIL.test(email)) throw invalid('body.email', 'is not an email address');
   checkPassword(input.password);
   const business = await db.selectFrom('businesses').select('id').where('id', '=', input.businessId).executeTakeFirst();
   if (!business) throw new ApiError('NOT_FOUND', `No business ${input.businessId}.`);
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPassword(input.password, passwordCost);
   const row = await db
     .insertInto('dashboard_users')
     .values({ id: newId('usr'), business_id: input.businessId, email, password_hash: passwordHash, role: input.role })
@@ -96,9 +97,14 @@ export async function disableUser(db: Executor, userId: string): Promise<UserVie
 }
 
 /** A new password signs the user out everywhere: whoever knew the old one loses their session. */
-export async function resetPassword(db: Executor, userId: string, password: string): Promise<UserView> {
+export async function resetPassword(
+  db: Executor,
+  userId: string,
+  password: string,
+  passwordCost: number,
+): Promise<UserView> {
   checkPassword(password);
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, passwordCost);
   const row = await db
     .updateTable('dashboard_users')
     .set({ password_hash: passwordHash, updated_at: sql<Date>`now()` })
@@ -159,13 +165,18 @@ export async function revokeSessionsOf(db: Executor, userId: string): Promise<vo
  * The user these credentials sign in, or undefined, whichever part was wrong. An unknown email
  * is checked against a decoy hash so that it costs the same time as a wrong password.
  */
-export async function checkCredentials(db: Executor, email: string, password: string): Promise<UserView | undefined> {
+export async function checkCredentials(
+  db: Executor,
+  email: string,
+  password: string,
+  passwordCost: number,
+): Promise<UserView | undefined> {
   const row = await db
     .selectFrom('dashboard_users')
     .select([...userColumns, 'password_hash'])
     .where('email', '=', normalizeEmail(email))
     .executeTakeFirst();
-  const matches = await verifyPassword(password, row?.password_hash ?? (await decoyHash()));
+  const matches = await verifyPassword(password, row?.password_hash ?? (await decoyHash(passwordCost)));
   if (!row || !matches || row.disabled_at !== null) return undefined;
   return toView(row);
 }
