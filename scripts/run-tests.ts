@@ -34,9 +34,12 @@ import { randomBase62 } from '../src/lib/ids.js';
 const SLOWEST_SHOWN = 10;
 /**
  * Test processes run side by side: much of a file's time is waiting (on HTTP, on workers, on child
- * processes), so more processes than cores keep the CPU busy. Override with TEST_CONCURRENCY.
+ * processes), so more processes than cores keep the CPU busy; but not many more: on 2 cores the
+ * whole suite on PGlite took 157 s with 4 processes, 162 s with 3 and 197 s with 6, whose
+ * processes (each with its PGlite instances) used a quarter more CPU for the same tests.
+ * Override with TEST_CONCURRENCY.
  */
-const DEFAULT_CONCURRENCY = 6;
+const DEFAULT_CONCURRENCY = 4;
 
 /**
  * A test file with this comment runs in a process of its own instead of a batch: for a file that
