@@ -44,6 +44,7 @@ export async function embeddedSuite(): Promise<void> {
       runLoad(url, { concurrency, durationMs, warmupMs, expectStatus: status }, next);
     const run = randomBase62(6);
 
+    resetPeakMemory(baseline.pid);
     const baseCreate = await load(baseline.url, 201, () => ({ method: 'POST', path: '/bare/intents', body }));
     resetPeakMemory(api.pid);
     const ourCreate = await load(api.url, 201, (_c, n) => ({
@@ -67,11 +68,15 @@ export async function embeddedSuite(): Promise<void> {
       headers: { authorization: live },
     }));
     const peakMb = peakMemoryMb(api.pid);
+    const basePeakMb = peakMemoryMb(baseline.pid);
     printThroughput('Embedded (PGlite), baseline: bare Fastify + PGlite, same SQL', [
       { name: 'create (3-insert tx)', ours: ourCreate, baseline: baseCreate, target: 0.8 },
       { name: 'get by reference', ours: ourGet, baseline: baseGet, target: 0.8 },
     ]);
-    console.log(`\nAPI process peak memory under this load: ${peakMb.toFixed(0)} MB (target <= 350 MB)`);
+    console.log(
+      `\nAPI process peak memory under this load: ${peakMb.toFixed(0)} MB (target <= 350 MB); ` +
+        `bare Fastify + PGlite baseline: ${basePeakMb.toFixed(0)} MB`,
+    );
   } finally {
     await api.stop();
     await baseline.stop();

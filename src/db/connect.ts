@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
@@ -259,6 +259,13 @@ function openPostgres(url: string, poolSize: number, onStatement?: (sql: string)
   };
 }
 
+/**
+ * PGlite's own start parameters, with a smaller buffer pool: PostgreSQL's default of 128 MB sits
+ * in the process's WebAssembly memory, while the data files are also in the OS page cache (PGlite
+ * reads them through Node). 16 MB took a process loaded with 100,000 rows from 466 to 380 MB.
+ */
+const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
 async function openPGlite(options: {
   dataDir?: string;
   loadDataDir?: Blob;
@@ -267,17 +274,26 @@ async function openPGlite(options: {
   onStatement?: (sql: string) => void;
 }): Promise<Database> {
   let dataDir = options.dataDir;
+  let creating = false;
   if (dataDir && !dataDir.startsWith('memory://')) {
     dataDir = path.resolve(dataDir);
+    creating = !existsSync(dataDir) || readdirSync(dataDir).length === 0;
     mkdirSync(dataDir, { recursive: true });
   }
-  const pglite =
-    options.instance ??
-    (await PGlite.create({
+  const create = () =>
+    PGlite.create({
       ...(dataDir ? { dataDir } : {}),
       ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+      startParams: EMBEDDED_START_PARAMS,
       ...options.pglite,
-    }));
+    });
+  let pglite = options.instance ?? (await create());
+  if (creating && !options.instance) {
+    // The instance that ran initdb keeps ~350 MB it no longer needs; a fresh one opens the
+    // created directory in about a second and holds only what serving needs.
+    await pglite.close();
+    pglite = await create();
+  }
   const mutex = new Mutex();
   const log = statementLog(options.onStatement);
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite, mutex), ...(log ? { log } : {}) });
