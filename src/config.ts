@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
-import { PASSWORD_COST_EXPONENT } from './modules/dashboard/password.js';
 import { Type, type Static } from 'typebox';
 import Value from 'typebox/value';
+import { PASSWORD_COST_EXPONENT } from './modules/dashboard/password.js';
 
 /**
  * Every setting the process reads from the environment. Values arrive as strings; the schema
