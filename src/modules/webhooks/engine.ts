@@ -160,8 +160,8 @@ export function startDeliveryEngine(
    * `perEndpoint`; a worker holding them alone may hold `prefetch` more of a fast endpoint, since
    * it sends at most `perEndpoint` at once. For endpoints with `max_per_second` it counts the
    * attempts started in the current second of the database clock, under the same endpoint locks.
-   * Endpoints already at their bound are skipped before
-   * the due window is cut, so they do not crowd out the rest.
+   * Endpoints already at their bound are skipped before the due window is cut, so they do not
+   * crowd out the rest.
    */
   async function claim(limit: number): Promise<{ claimed: ClaimedDelivery[]; waitMs: number | null }> {
     const fast = fastEndpoints();
