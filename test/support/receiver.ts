@@ -9,9 +9,13 @@ export interface ReceivedRequest {
   at: number;
 }
 
-/** What the receiver does with the next request: answer with a status (and body), after a delay, or hang. */
+/**
+ * What the receiver does with the next request: answer with a status (and body), after a delay
+ * or once `after` settles (the test decides when), or hang.
+ */
 export type ReceiverAnswer =
-  { status: number; body?: string; headers?: Record<string, string>; delayMs?: number } | 'hang';
+  | { status: number; body?: string; headers?: Record<string, string>; delayMs?: number; after?: Promise<unknown> }
+  | 'hang';
 
 /**
  * A real local HTTP server standing in for a merchant's webhook endpoint. It records every
@@ -92,11 +96,13 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
         });
         return;
       }
-      setTimeout(() => {
+      const respond = () => {
         res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
         res.end(answer.body ?? '');
         active -= 1;
-      }, answer.delayMs ?? 0);
+      };
+      if (answer.after) void answer.after.then(respond);
+      else setTimeout(respond, answer.delayMs ?? 0);
     });
   });
   server.on('connection', () => {

@@ -5,7 +5,15 @@ import pino from 'pino';
 import { checkFailingEndpoints } from '../../src/modules/webhooks/health.js';
 import { verifyWebhook } from '../../src/modules/webhooks/signing.js';
 import { startWorker, webhookAutoDisable, type Worker } from '../../src/worker/worker.js';
-import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { testDatabaseKind } from '../support/database.js';
+import {
+  expectError,
+  expectStatus,
+  startTestApp,
+  waitUntil,
+  type TestApp,
+  type TestBusiness,
+} from '../support/harness.js';
 import { createIntent } from '../intents/support.js';
 import { DELIVERIES, ENDPOINTS, webhookHelpers } from './support.js';
 
@@ -249,6 +257,81 @@ describe('auto-disable after days of failures (issue 17, item 1)', () => {
     assert.ok(resent.some((body) => body.data?.reference_number === first.referenceNumber));
     assert.ok(resent.some((body) => body.event === 'endpoint.disabled' && body.data.disabled === true));
   });
+
+  /**
+   * An attempt to the failing endpoint waits at its receiver while the disable is held just after
+   * it locked the endpoint (its event insert waits for a table lock the test holds); then the
+   * answer arrives. A failure leaves the run as it is: its outcome is written at once beside the
+   * disable. A success ends the run, so its outcome needs the endpoint: it waits, holding no
+   * delivery the disable is about to end. Either way the two never deadlock (CI once saw
+   * PostgreSQL's detector fail a disable this way).
+   */
+  for (const { status, endsRun } of [
+    { status: 500, endsRun: false },
+    { status: 200, endsRun: true },
+  ]) {
+    test(
+      `PostgreSQL: an outcome (${status}) arriving during the disable never deadlocks with it`,
+      { skip: testDatabaseKind !== 'postgres' ? 'two transactions at once need PostgreSQL' : false },
+      async () => {
+        const { failing } = await failingAndHealthy();
+        let answer!: () => void;
+        const answered = new Promise<void>((resolve) => (answer = resolve));
+        failing.receiver.answer = () => ({ status, after: answered });
+        const requestsBefore = failing.receiver.requests.length;
+        const pingId = await hooks.ping(sk, failing.endpoint.id);
+        await failing.receiver.waitFor(requestsBefore + 1);
+        await backdate(failing.endpoint.id, 121, 25);
+
+        const attemptStatus = async () =>
+          (
+            await t.runtime.db
+              .selectFrom('webhook_attempts')
+              .select('status_code')
+              .where('delivery_id', '=', pingId)
+              .executeTakeFirst()
+          )?.status_code ?? null;
+        const waitingFor = (what: string) =>
+          sql<{ n: number }>`
+            SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE ${`%${what}%`}`
+            .execute(t.runtime.db)
+            .then((result) => result.rows[0]!.n > 0);
+
+        // The worker writes an outcome again, alone, after a failed batch: a deadlock that
+        // cost the outcome its first write would go unseen but for PostgreSQL's count.
+        const deadlocks = async () =>
+          (
+            await sql<{ n: number }>`
+              SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = current_database()`.execute(t.runtime.db)
+          ).rows[0]!.n;
+        const deadlocksBefore = await deadlocks();
+        const disabling = await t.runtime.db.transaction().execute(async (trx) => {
+          await sql`LOCK TABLE events IN SHARE MODE`.execute(trx);
+          const check = checkFailingEndpoints(t.runtime.db, DEFAULTS);
+          await waitUntil(
+            () =>
+              sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted
+                AND relation = 'events'::regclass`
+                .execute(t.runtime.db)
+                .then((result) => result.rows[0]!.n > 0),
+            'the disable to hold the endpoint and wait to write its event',
+          );
+          answer();
+          if (endsRun) await waitUntil(() => waitingFor('webhook_attempt_rollups'), 'the outcome to wait');
+          else await waitUntil(async () => (await attemptStatus()) === status, 'the outcome written');
+          return { check };
+        });
+        assert.deepEqual(await disabling.check, { warned: 0, disabled: 1 });
+        await waitUntil(async () => (await attemptStatus()) === status, 'the outcome written');
+        assert.equal((await hooks.getDelivery(sk, pingId)).status, 'FAILED', 'the disable ended it');
+        const endpoint = await endpointOf(failing.endpoint.id);
+        assert.equal(endpoint.active, false);
+        assert.equal(endpoint.failingSince === null, endsRun);
+        assert.equal(await deadlocks(), deadlocksBefore, 'no deadlock');
+      },
+    );
+  }
 
   test('deactivated by hand: MANUAL, never auto-disabled; endpoint.disabled cannot be subscribed to', async () => {
     const { failing } = await failingAndHealthy();

@@ -120,7 +120,9 @@ export async function findEndpoint(db: Kysely<DB> | Transaction<DB>, caller: Cal
     .where('business_id', '=', caller.businessId)
     .where('environment', '=', caller.environment)
     .where('deleted_at', 'is', null);
-  if (lock) query = query.forUpdate();
+  // Not FOR UPDATE: the id never changes, so the KEY SHARE lock an attempt's outcome takes on its
+  // endpoint (the foreign key of its rollup) need not wait for an edit or a delete of it.
+  if (lock) query = query.forNoKeyUpdate();
   const row = await query.executeTakeFirst();
   if (!row) {
     // api.md 5 rule 4: the business's endpoint in the other environment is a mismatch, not missing.

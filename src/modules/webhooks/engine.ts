@@ -352,7 +352,7 @@ export function startDeliveryEngine(
    * answers came), and moves each delivery on, the last only while the claim is still ours (a
    * lapsed lease means another worker owns the delivery now). Rows other workers may write too
    * (rollups, endpoints) are taken in key order, so two batches wait for each other rather than
-   * deadlock.
+   * deadlock; endpoints are locked before deliveries, like everywhere else.
    */
   async function record(batch: Outcome[]): Promise<void> {
     const rows = batch.map(({ delivery, result, durationMs }, ord) => {
@@ -425,7 +425,7 @@ export function startDeliveryEngine(
         SELECT e.id FROM webhook_endpoints e JOIN since s ON s.endpoint_id = e.id
         WHERE (s.ended AND e.failing_since IS NOT NULL) OR (NOT s.ended AND (s.restarted OR e.failing_since IS NULL))
         ORDER BY e.id
-        FOR UPDATE OF e
+        FOR NO KEY UPDATE OF e
       ),
       health AS (
         UPDATE webhook_endpoints e
@@ -433,13 +433,18 @@ export function startDeliveryEngine(
         FROM changing c JOIN since s ON s.endpoint_id = c.id
         WHERE e.id = c.id
           AND ((s.ended AND e.failing_since IS NOT NULL) OR (NOT s.ended AND (s.restarted OR e.failing_since IS NULL)))
+        RETURNING e.id
       )
       UPDATE webhook_deliveries d
       SET status = x.next, next_attempt_at = now() + make_interval(secs => x.delay),
           locked_by = NULL, locked_until = NULL, last_status_code = x.status_code, last_error = x.error,
           completed_at = CASE WHEN x.next = 'PENDING' THEN NULL ELSE now() END, updated_at = now()
       FROM input x
-      WHERE d.id = x.id AND d.locked_by = ${workerId} AND d.attempts_total = x.attempt`.execute(db);
+      WHERE d.id = x.id AND d.locked_by = ${workerId} AND d.attempts_total = x.attempt
+        -- Endpoints before deliveries, the order of everything else that writes both (claims,
+        -- auto-disable, edits and deletes): this constant condition runs "health" (which locks
+        -- them) once, before the first delivery is read. An unreferenced CTE would run last.
+        AND (SELECT count(*) FROM health) >= 0`.execute(db);
   }
 
   /**
@@ -590,9 +595,16 @@ export function startDeliveryEngine(
     }
   }
 
+  // One at a time: a renewal waiting on a locked delivery must not be joined by another every
+  // tick until they hold every pooled connection.
+  let beating = false;
   const heartbeats = setInterval(
     () => {
-      heartbeat().catch((error: unknown) => logger.warn({ err: error }, 'webhook lease heartbeat failed'));
+      if (beating) return;
+      beating = true;
+      heartbeat()
+        .catch((error: unknown) => logger.warn({ err: error }, 'webhook lease heartbeat failed'))
+        .finally(() => (beating = false));
     },
     Math.max(500, (leaseSeconds * 1000) / 4),
   );

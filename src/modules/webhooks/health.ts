@@ -71,7 +71,10 @@ async function checkEndpoint(
       .where('active', '=', true)
       .where('deleted_at', 'is', null)
       .where('failing_since', 'is not', null)
-      .forUpdate()
+      // NO KEY: an outcome being written holds its delivery and takes KEY SHARE on the endpoint
+      // (its rollup's foreign key). Under FOR UPDATE that would wait for this transaction while
+      // this one waits for the delivery below: a deadlock.
+      .forNoKeyUpdate()
       .executeTakeFirst();
     if (!endpoint?.failing_since) return null;
     const now = endpoint.db_now.getTime();
