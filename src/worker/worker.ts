@@ -48,7 +48,10 @@ export interface Worker {
 }
 
 /** What a caller may set of the delivery engine beyond the config (tests: a very long fallback poll). */
-export type DeliveryTuning = Pick<DeliveryEngineOptions, 'pollMs' | 'concurrency' | 'perEndpoint' | 'prefetch'>;
+export type DeliveryTuning = Pick<
+  DeliveryEngineOptions,
+  'pollMs' | 'concurrency' | 'perEndpoint' | 'prefetch' | 'leaseSeconds'
+>;
 
 export function startWorker(
   runtime: Runtime,

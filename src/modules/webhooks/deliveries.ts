@@ -239,6 +239,40 @@ export async function retryDelivery(trx: Transaction<DB>, caller: Caller, id: st
   return getDelivery(trx, caller, id);
 }
 
+/**
+ * Ends every waiting delivery of an endpoint (disabled: FAILED, deleted: DEAD), the caller holding
+ * the endpoint's lock. The rows are locked in id order, the order an attempt's outcomes take
+ * theirs in, so a batch of outcomes being written meanwhile waits or is waited for, never both.
+ * Clearing the lease keeps an attempt in flight from writing its outcome over the end.
+ */
+export async function endWaitingDeliveries(
+  trx: Transaction<DB>,
+  endpointId: string,
+  end: { status: 'FAILED' | 'DEAD'; lastError: string },
+): Promise<void> {
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({
+      status: end.status,
+      last_error: end.lastError,
+      locked_by: null,
+      locked_until: null,
+      completed_at: sql<Date>`now()`,
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('endpoint_id', '=', endpointId)
+        .where('status', '=', 'PENDING')
+        .orderBy('id')
+        .forNoKeyUpdate(),
+    )
+    .where('status', '=', 'PENDING')
+    .execute();
+}
+
 /** How many deliveries one recover call queues at most; the answer says how many are left. */
 export const RECOVER_BATCH = 10_000;
 

@@ -5,6 +5,7 @@ import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { eventCatalog, isEventName } from '../events/catalog.js';
 import { recordEvents, newEventId } from '../events/outbox.js';
+import { endWaitingDeliveries } from './deliveries.js';
 import { newEndpointSecret, type SignatureScheme } from './signing.js';
 import { isPublicAddress, resolveAll } from './ssrf.js';
 import { wakeWorkers } from './wake.js';
@@ -239,20 +240,7 @@ export async function deleteEndpoint(trx: Transaction<DB>, caller: Caller, id: s
     .set({ deleted_at: sql<Date>`now()`, active: false, updated_at: sql<Date>`now()` })
     .where('id', '=', id)
     .execute();
-  await trx
-    .updateTable('webhook_deliveries')
-    // Clearing the lease keeps an attempt in flight from writing its outcome over DEAD.
-    .set({
-      status: 'DEAD',
-      last_error: 'endpoint deleted',
-      locked_by: null,
-      locked_until: null,
-      completed_at: sql<Date>`now()`,
-      updated_at: sql<Date>`now()`,
-    })
-    .where('endpoint_id', '=', id)
-    .where('status', '=', 'PENDING')
-    .execute();
+  await endWaitingDeliveries(trx, id, { status: 'DEAD', lastError: 'endpoint deleted' });
   return { deleted: true };
 }
 

@@ -434,6 +434,14 @@ export function startDeliveryEngine(
         WHERE e.id = c.id
           AND ((s.ended AND e.failing_since IS NOT NULL) OR (NOT s.ended AND (s.restarted OR e.failing_since IS NULL)))
         RETURNING e.id
+      ),
+      ordered AS (
+        -- Then the deliveries, in id order like every other write of several (ending an
+        -- endpoint's backlog), so that two such writes wait for each other rather than deadlock.
+        SELECT d.id FROM webhook_deliveries d
+        WHERE d.id IN (SELECT id FROM input) AND (SELECT count(*) FROM health) >= 0
+        ORDER BY d.id
+        FOR NO KEY UPDATE OF d
       )
       UPDATE webhook_deliveries d
       SET status = x.next, next_attempt_at = now() + make_interval(secs => x.delay),
@@ -442,9 +450,10 @@ export function startDeliveryEngine(
       FROM input x
       WHERE d.id = x.id AND d.locked_by = ${workerId} AND d.attempts_total = x.attempt
         -- Endpoints before deliveries, the order of everything else that writes both (claims,
-        -- auto-disable, edits and deletes): this constant condition runs "health" (which locks
-        -- them) once, before the first delivery is read. An unreferenced CTE would run last.
-        AND (SELECT count(*) FROM health) >= 0`.execute(db);
+        -- auto-disable, edits and deletes): these constant conditions run "health" (which locks
+        -- them), then "ordered", once, before the first delivery is read. An unreferenced CTE
+        -- would run last.
+        AND (SELECT count(*) FROM ordered) >= 0`.execute(db);
   }
 
   /**
@@ -553,9 +562,15 @@ export function startDeliveryEngine(
 
   async function heartbeat(): Promise<void> {
     if (held.size === 0) return;
+    // A delivery locked now is having its outcome written or its endpoint's backlog ended: it is
+    // skipped (its lease is cleared either way), so a renewal never waits, nor deadlocks.
     await sql`
       UPDATE webhook_deliveries SET locked_until = now() + make_interval(secs => ${leaseSeconds})
-      WHERE locked_by = ${workerId} AND id = ANY(${[...held.keys()]}::text[])`.execute(db);
+      WHERE id IN (
+        SELECT id FROM webhook_deliveries
+        WHERE locked_by = ${workerId} AND id = ANY(${[...held.keys()]}::text[])
+        FOR NO KEY UPDATE SKIP LOCKED
+      )`.execute(db);
   }
 
   async function loop(): Promise<void> {

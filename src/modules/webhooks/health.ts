@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { insertEvents } from '../events/outbox.js';
 import { storeEvent } from '../events/store-events.js';
+import { endWaitingDeliveries } from './deliveries.js';
 
 /** Sent to the business's endpoints (no subscription needed, like `ping`) about one of them. */
 export const ENDPOINT_DISABLED_EVENT = 'endpoint.disabled';
@@ -108,20 +109,10 @@ async function checkEndpoint(
       .where('id', '=', id)
       .execute();
     await recordEndpointEvent(trx, { ...endpoint, active: false }, { disabled: true, disableAt: endpoint.db_now });
-    // Clearing the lease keeps an attempt in flight from writing its outcome over FAILED.
-    await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        status: 'FAILED',
-        last_error: `endpoint disabled: every attempt failed since ${endpoint.failing_since.toISOString()}`,
-        locked_by: null,
-        locked_until: null,
-        completed_at: endpoint.db_now,
-        updated_at: endpoint.db_now,
-      })
-      .where('endpoint_id', '=', id)
-      .where('status', '=', 'PENDING')
-      .execute();
+    await endWaitingDeliveries(trx, id, {
+      status: 'FAILED',
+      lastError: `endpoint disabled: every attempt failed since ${endpoint.failing_since.toISOString()}`,
+    });
     return result ? 'warned+disabled' : 'disabled';
   });
 }
