@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { openSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 
 export async function freePort(): Promise<number> {
@@ -30,6 +30,12 @@ function runnable(script: string): string[] {
     : ['--import', 'tsx', script];
 }
 
+/** BENCH_LOG_DIR: each process's log (stdout) goes to a file there, to read what went wrong. */
+function logOutput(script: string): 'ignore' | number {
+  const dir = process.env.BENCH_LOG_DIR;
+  return dir ? openSync(`${dir}/${script.replace(/\W/g, '_')}-${Date.now()}.log`, 'a') : 'ignore';
+}
+
 /** Starts a server script in its own process (its own core) and waits until `readyPath` answers. */
 export async function startServer(
   script: string,
@@ -42,7 +48,7 @@ export async function startServer(
   const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...runnable(script), ...args], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', logOutput(script), 'pipe'],
   });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -81,7 +87,7 @@ export async function startProcess(
   const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...runnable(script), ...args], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', logOutput(script), 'pipe'],
   });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
