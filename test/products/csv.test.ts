@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { multipartBody } from '../support/multipart.js';
 import { createProduct, PRODUCTS, storeEvents } from './support.js';
@@ -155,6 +156,38 @@ describe('CSV import and export (decisions "Products")', () => {
       .set({ deleted_at: new Date() })
       .where('category_id', '=', 'bulk')
       .execute();
+  });
+
+  test('imports and bulk updates racing on the same products all apply: they queue, never deadlock', async () => {
+    const made = [
+      await createProduct(t, sk, { name: 'Race 1', price: 100, quantity: 500 }),
+      await createProduct(t, sk, { name: 'Race 2', price: 100, quantity: 500 }),
+    ];
+    const compared = await sql<{ first: boolean }>`SELECT ${made[0]!.id}::text < ${made[1]!.id}::text AS first`.execute(
+      t.runtime.db,
+    );
+    const [low, high] = compared.rows[0]!.first ? made : [made[1]!, made[0]!];
+    // The import finds its products by externalId, in that order or in the table's: both are made
+    // the opposite of id order (the low id renamed last), the bulk update's order.
+    const rename = async (id: string, externalId: string) =>
+      expectStatus(
+        await t.request('PATCH', `${PRODUCTS}/${id}`, { key: sk, idempotencyKey: true, body: { externalId } }),
+        200,
+      );
+    await rename(high!.id, 'RACE-A');
+    await rename(low!.id, 'RACE-Z');
+    const responses = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        i % 2 === 0
+          ? importCsv([HEADER, `RACE-A,Race,100,,${400 + i},,,`, `RACE-Z,Race,100,,${400 + i},,,`].join('\n'))
+          : t.request('POST', '/api/v1/dev/store/inventory', {
+              key: sk,
+              idempotencyKey: true,
+              body: { items: made.map((product) => ({ id: product.id, delta: -1 })) },
+            }),
+      ),
+    );
+    for (const response of responses) expectStatus(response, 200);
   });
 
   test('export, then import the same file: nothing changes', async () => {

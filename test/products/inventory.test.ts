@@ -66,6 +66,36 @@ describe('inventory and stock events (decisions "Products"; api.md 6.4)', () => 
     expectError(await inventory(product.id, { variantId: red._id, delta: -7 }), 400, 'INSUFFICIENT_STOCK');
   });
 
+  test('bulk updates naming the same products in opposite orders all apply: they queue, never deadlock', async () => {
+    const first = await createProduct(t, sk, { name: 'Left', price: 100, quantity: 1000 });
+    const second = await createProduct(t, sk, { name: 'Right', price: 100, quantity: 1000 });
+    const pairs = 20;
+    const responses = await Promise.all(
+      Array.from({ length: pairs }, (_, i) => {
+        const items = [
+          { id: first.id, delta: -1 },
+          { id: second.id, delta: -2 },
+        ];
+        return t.request('POST', BULK, {
+          key: sk,
+          idempotencyKey: true,
+          body: { items: i % 2 === 0 ? items : [...items].reverse() },
+        });
+      }),
+    );
+    for (const response of responses) expectStatus(response, 200);
+    const stored = await t.runtime.db
+      .selectFrom('products')
+      .select(['id', 'quantity'])
+      .where('id', 'in', [first.id, second.id])
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(Object.fromEntries(stored.map((row) => [row.id, row.quantity])), {
+      [first.id]: 1000 - pairs,
+      [second.id]: 1000 - 2 * pairs,
+    });
+  });
+
   test('100 concurrent "delta -1" on a stock of 100 leave exactly 0, never below', async () => {
     const product = await createProduct(t, sk, { name: 'Hot item', price: 100, quantity: 100 });
     const responses = await Promise.all(Array.from({ length: 110 }, () => inventory(product.id, { delta: -1 })));

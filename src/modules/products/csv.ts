@@ -202,18 +202,33 @@ export async function importProducts(
 
   return work(async (trx) => {
     const shop = await shopOf(trx, caller);
-    const existing = new Map<string, ProductRow>();
+    // Found first, then locked in one statement in id order, like an order's or a bulk update's
+    // products: an import and an order naming the same products queue rather than deadlock.
+    const found: string[] = [];
     for (let start = 0; start < rows.length; start += CHUNK) {
-      const ids = rows.slice(start, start + CHUNK).map((r) => r.product.externalId);
-      const found = await trx
+      const externalIds = rows.slice(start, start + CHUNK).map((r) => r.product.externalId);
+      const chunk = await trx
         .selectFrom('products')
-        .selectAll()
+        .select('id')
         .where('shop_id', '=', shop.id)
         .where('deleted_at', 'is', null)
-        .where('external_id', 'in', ids)
+        .where('external_id', 'in', externalIds)
+        .execute();
+      found.push(...chunk.map((product) => product.id));
+    }
+    const existing = new Map<string, ProductRow>();
+    if (found.length > 0) {
+      const locked = await trx
+        .selectFrom('products')
+        .selectAll()
+        .where('id', '=', sql<string>`any(${found}::text[])`)
+        .where('deleted_at', 'is', null)
+        .orderBy('id')
         .forUpdate()
         .execute();
-      for (const product of found) existing.set(product.external_id!, product);
+      for (const product of locked) {
+        if (product.external_id !== null && seen.has(product.external_id)) existing.set(product.external_id, product);
+      }
     }
     const now = new Date();
     const inserts = [];

@@ -420,6 +420,21 @@ export async function changeInventoryBulk(
   items: (StockChange & { id?: string | undefined; externalId?: string | undefined })[],
 ): Promise<ProductRow[]> {
   const shop = await shopOf(trx, caller);
+  // Every product named is locked first, in id order like an order's products, so a bulk update
+  // and an order (or two bulk updates) naming the same products in other orders queue rather
+  // than deadlock.
+  const keys = items.flatMap((item) => [item.id, item.externalId]).filter((key) => key !== undefined);
+  if (keys.length > 0) {
+    await trx
+      .selectFrom('products')
+      .select('id')
+      .where('shop_id', '=', shop.id)
+      .where('deleted_at', 'is', null)
+      .where((eb) => eb.or([eb('id', 'in', keys), eb('external_id', 'in', keys)]))
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+  }
   const results = new Map<string, ProductRow>();
   for (const [index, item] of items.entries()) {
     const field = `body.items.${index}`;

@@ -439,7 +439,7 @@ export function startDeliveryEngine(
         -- Then the deliveries, in id order like every other write of several (ending an
         -- endpoint's backlog), so that two such writes wait for each other rather than deadlock.
         SELECT d.id FROM webhook_deliveries d
-        WHERE d.id IN (SELECT id FROM input) AND (SELECT count(*) FROM health) >= 0
+        WHERE d.id IN (SELECT id FROM input) AND d.locked_by = ${workerId} AND (SELECT count(*) FROM health) >= 0
         ORDER BY d.id
         FOR NO KEY UPDATE OF d
       )
