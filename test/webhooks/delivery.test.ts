@@ -384,8 +384,10 @@ describe('webhook deliveries (api.md 6; decisions "Events and deliveries")', () 
     const { receiver } = await receiverWithEndpoint(['payment.created']);
     for (let i = 0; i < 12; i++) await createIntent(t, sk, { amount: 100 + i });
     await receiver.waitFor(12);
-    // At most 4 attempts are in flight to an endpoint, so at most 4 connections were needed.
-    assert.ok(receiver.connections() <= 4, `${receiver.connections()} connections for 12 attempts`);
+    // At most 4 attempts are in flight to an endpoint, so 4 connections are needed. A socket goes
+    // back to the pool a moment after its answer is read, and an attempt starting in that moment
+    // opens another (a loaded CI machine saw 5); without reuse it would be 12.
+    assert.ok(receiver.connections() <= 6, `${receiver.connections()} connections for 12 attempts`);
   });
 
   test('a slow receiver holds at most 4 attempts and does not delay another endpoint', async () => {
