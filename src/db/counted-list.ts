@@ -158,6 +158,8 @@ export async function countsByStatus(
 /**
  * Worker task: moves the counts writers left under their process's slot into slot 0, so a list
  * sums one row per day and status. Rows a running transaction holds are skipped (next time).
+ * Slot-0 rows are written in key order, so two folds at once (one running past its interval)
+ * queue rather than deadlock.
  */
 export async function foldListCounts(db: Kysely<DB>, maxRows = 10_000): Promise<number> {
   const counts = await sql<{ folded: number }>`
@@ -169,6 +171,7 @@ export async function foldListCounts(db: Kysely<DB>, maxRows = 10_000): Promise<
     folded AS (
       INSERT INTO list_counts (list, business_id, environment, day, status, slot, n)
       SELECT list, business_id, environment, day, status, 0, sum(n) FROM moved GROUP BY 1, 2, 3, 4, 5
+      ORDER BY 1, 2, 3, 4, 5
       ON CONFLICT (list, business_id, environment, day, status, slot) DO UPDATE SET n = list_counts.n + excluded.n
     )
     SELECT count(*)::int AS folded FROM moved`.execute(db);
@@ -181,6 +184,7 @@ export async function foldListCounts(db: Kysely<DB>, maxRows = 10_000): Promise<
     folded AS (
       INSERT INTO paid_volume_days (business_id, environment, day, slot, n, amount)
       SELECT business_id, environment, day, 0, sum(n), sum(amount) FROM moved GROUP BY 1, 2, 3
+      ORDER BY 1, 2, 3
       ON CONFLICT (business_id, environment, day, slot)
       DO UPDATE SET n = paid_volume_days.n + excluded.n, amount = paid_volume_days.amount + excluded.amount
     )
