@@ -32,6 +32,32 @@ import { listMigrations, migrate } from '../src/db/migrate.js';
 import { randomBase62 } from '../src/lib/ids.js';
 
 const SLOWEST_SHOWN = 10;
+
+/**
+ * A fixed piece of CPU work (parsing a fixed 145 KB JSON document ten times), timed in CPU seconds
+ * every few seconds of the run: this 2-core machine's CPU is not always as fast (the same suite
+ * took 125 s one hour and 291 s the hour before, one test file 11.8 s of CPU then 24.8 s), and a
+ * run's time means something only beside how fast the CPU was meanwhile. CPU time, not wall: the
+ * test processes keep both cores busy, which stretches the sample's wall time, not its CPU time.
+ */
+const SPEED_SAMPLE = JSON.stringify(
+  Array.from({ length: 2000 }, (_, i) => ({ id: `pi_${i}`, amount: i * 100, label: `Panier ${i}`, status: 'PENDING' })),
+);
+const SPEED_EVERY_MS = 5_000;
+
+function sampleCpuSpeed(): number {
+  const before = process.cpuUsage();
+  for (let round = 0; round < 10; round++) JSON.parse(SPEED_SAMPLE);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000;
+}
+
+function describeCpuSpeed(samples: number[]): string {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)]!;
+  return `# CPU speed meanwhile: parsing the same JSON took ${median.toFixed(1)} ms of CPU (median of ${sorted.length} samples taken every ${SPEED_EVERY_MS / 1000} s, ${sorted[0]!.toFixed(1)} to ${sorted.at(-1)!.toFixed(1)} ms)`;
+}
+
 /**
  * Test processes run side by side: much of a file's time is waiting (on HTTP, on workers, on child
  * processes), so more processes than cores keep the CPU busy; but not many more: on 2 cores the
@@ -330,6 +356,8 @@ async function main(): Promise<number> {
     buildDir,
   );
   const progress = setInterval(() => reportProgress(env.TEST_FILE_TIMES!, files.length), 2000);
+  const speedSamples = [sampleCpuSpeed()];
+  const speed = setInterval(() => speedSamples.push(sampleCpuSpeed()), SPEED_EVERY_MS);
   const code = await new Promise<number>((resolve) => {
     const child = spawn(
       process.execPath,
@@ -355,9 +383,12 @@ async function main(): Promise<number> {
     child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)));
   });
   clearInterval(progress);
+  clearInterval(speed);
+  speedSamples.push(sampleCpuSpeed());
   if (process.env.TEST_KEEP_TIMES) copyFileSync(env.TEST_FILE_TIMES, process.env.TEST_KEEP_TIMES);
   const times = readFileTimes(env.TEST_FILE_TIMES);
   printSlowestFiles(times, files.length, Date.now() - startedAt);
+  process.stdout.write(`${describeCpuSpeed(speedSamples)}\n`);
   rememberWallTimes(times.wall);
   for (const cleanup of cleanups) await cleanup().catch(() => {});
   return code;
