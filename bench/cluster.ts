@@ -156,10 +156,15 @@ export async function clusterSuite(): Promise<void> {
       { name: 'webhook deliveries (drain)', ours: two.deliveries, baseline: one.deliveries },
     ]);
 
-    // Nothing delivered twice: every delivery the receiver accepted once, and the database agrees.
-    const succeeded = Number(
-      (await client.query(`SELECT count(*) FROM webhook_deliveries WHERE status = 'SUCCEEDED'`)).rows[0].count,
-    );
+    // Nothing delivered twice: every delivery the receiver accepted once, and the database agrees
+    // once the workers have written the last outcomes (they write them in batches, behind the sends).
+    const countSucceeded = async () =>
+      Number((await client.query(`SELECT count(*) FROM webhook_deliveries WHERE status = 'SUCCEEDED'`)).rows[0].count);
+    let succeeded = await countSucceeded();
+    for (const deadline = Date.now() + 10_000; succeeded < receiver.accepted.size && Date.now() < deadline;) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      succeeded = await countSucceeded();
+    }
     const duplicatesOk = receiver.stats.duplicates === 0 && succeeded === receiver.accepted.size;
     console.log(
       `\ndeliveries: ${receiver.accepted.size} accepted by the receiver, ${succeeded} SUCCEEDED in the database, ` +

@@ -38,6 +38,14 @@ export function retryDelaySeconds(attemptCount: number, scale: number, random: (
 const SKIPPED_RETRY_MS = 5;
 /** Outcomes written by one statement at most. */
 const RECORD_BATCH = 500;
+/**
+ * Deliveries one worker holds at most: claimed and not yet recorded (queued for a slot, in flight,
+ * or having their outcome written). A backlog drains at about this many per claim-send-record
+ * cycle: at 256 (4 x the 64 in flight), a backlog over 50 endpoints drained at 2,429-3,110/s with
+ * half of the 2 cores idle; at 2,048, 4,350-4,996/s. The cost is memory: each held delivery keeps
+ * its event's body (about 1 KB for a payment event) until its outcome is written.
+ */
+const MAX_HELD = 2048;
 /** An endpoint whose last answer took at most this long gets deliveries claimed ahead of its free slots. */
 const FAST_ANSWER_MS = 250;
 
@@ -114,7 +122,6 @@ export function startDeliveryEngine(
   const leaseSeconds = options.leaseSeconds ?? 10;
   /** Claimed by this worker and not yet recorded (queued, being sent, or its outcome being written). */
   const held = new Map<string, ClaimedDelivery>();
-  const maxHeld = concurrency * 4;
   /** Claimed deliveries waiting for a slot, per endpoint, in due order. */
   const queues = new Map<string, ClaimedDelivery[]>();
   const sendingTo = new Map<string, number>();
@@ -576,7 +583,7 @@ export function startDeliveryEngine(
   async function loop(): Promise<void> {
     while (!stopped) {
       let waitMs = pollMs;
-      const free = maxHeld - held.size;
+      const free = MAX_HELD - held.size;
       if (wanted && free > 0) {
         wanted = false;
         try {
@@ -595,7 +602,7 @@ export function startDeliveryEngine(
         }
       }
       if (stopped) break;
-      if (wanted && held.size < maxHeld) continue;
+      if (wanted && held.size < MAX_HELD) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           wanted = true;
