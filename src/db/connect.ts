@@ -7,7 +7,7 @@ import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { Mutex } from '../lib/mutex.js';
-import { PGliteDialect } from './pglite-dialect.js';
+import { PGliteDialect, queryNamed } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
 export type DatabaseOptions = (
@@ -339,7 +339,7 @@ async function openPGlite(options: {
     async query<R>(statement: PreparedStatement, values: unknown[]) {
       const release = await mutex.lock();
       try {
-        return (await pglite.query<R>(statement.text, values)).rows;
+        return (await queryNamed<R>(pglite, statement.text, values)).rows;
       } finally {
         release();
       }

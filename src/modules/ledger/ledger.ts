@@ -83,14 +83,15 @@ export async function post(
   const amounts = lines.map((line) => line.amount);
   const result = await sql<{ resolved: number }>`
     WITH lines AS (
-      SELECT a.id AS account_id, a.kind, l.amount
-      FROM unnest(${kinds}::text[], ${owners}::text[], ${amounts}::bigint[]) AS l(kind, owner_id, amount)
+      SELECT a.id AS account_id, a.kind, l.amount, l.line
+      FROM unnest(${kinds}::text[], ${owners}::text[], ${amounts}::bigint[]) WITH ORDINALITY AS l(kind, owner_id, amount, line)
       JOIN ledger_accounts a ON a.environment = ${entry.environment} AND a.kind = l.kind AND a.owner_id = l.owner_id
     ),
     postings AS (
+      -- In the transfer's own order, whatever order the join's plan yields them in.
       INSERT INTO ledger_postings (transaction_id, account_id, amount, kind, reference, created_at)
       SELECT ${transactionId}, account_id, amount, ${entry.kind}, ${entry.reference}, ${entry.at ?? new Date()}::timestamptz
-      FROM lines
+      FROM lines ORDER BY line
     ),
     wallets AS (
       UPDATE ledger_accounts a SET balance = a.balance + lines.amount
