@@ -1,0 +1,77 @@
+/**
+ * On PGlite, parameterized statements run as named prepared statements of the session
+ * (src/db/pglite-dialect.ts, `queryNamed`): the same rows and types as PGlite's own `query`, one
+ * prepared statement per text, and errors that name their statement and leave the session usable.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { PGlite } from '@electric-sql/pglite';
+import { sql } from 'kysely';
+import { queryNamed } from '../../src/db/pglite-dialect.js';
+import { createTestDatabase, testDatabaseKind, type TestDatabase } from '../support/database.js';
+
+const skip = testDatabaseKind === 'pglite' ? false : 'PGlite only (on PostgreSQL, pg names the statements)';
+
+describe('named statements on PGlite', { skip }, () => {
+  let testDatabase: TestDatabase;
+  let pglite: PGlite;
+  before(async () => {
+    testDatabase = await createTestDatabase();
+    pglite = testDatabase.database.pglite!;
+  });
+  after(() => testDatabase?.drop());
+
+  async function preparedCount(text: string): Promise<number> {
+    const { rows } = await pglite.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1',
+      [text],
+    );
+    return rows[0]!.n;
+  }
+
+  test('rows and types as PGlite query gives them; one prepared statement per text', async () => {
+    const text =
+      'SELECT $1::int8 AS big, $2::jsonb AS doc, $3::timestamptz AS at, $4::text[] AS tags, $5::text AS nothing';
+    const values = [4_000_000_000, { items: [1, 'deux'] }, new Date('2026-11-26T10:00:00Z'), ['a', "b'c"], null];
+    const named = await queryNamed(pglite, text, values);
+    const plain = await pglite.query(text, values);
+    assert.deepEqual(named.rows, plain.rows);
+    assert.deepEqual(named.rows[0], {
+      big: 4_000_000_000,
+      doc: { items: [1, 'deux'] },
+      at: new Date('2026-11-26T10:00:00Z'),
+      tags: ['a', "b'c"],
+      nothing: null,
+    });
+    await queryNamed(pglite, text, values);
+    assert.equal(await preparedCount(text), 1);
+
+    // Kysely's statements go the same way, and report the rows they changed.
+    const { db } = testDatabase.database;
+    const selected = await sql<{ one: number }>`SELECT ${1}::int AS one`.execute(db);
+    assert.deepEqual(selected.rows, [{ one: 1 }]);
+    assert.equal(await preparedCount('SELECT $1::int AS one'), 1);
+    const updated = await sql`UPDATE periodic_tasks SET last_error = ${'x'} WHERE name = ${'no such task'}`.execute(db);
+    assert.equal(updated.numAffectedRows, 0n);
+  });
+
+  test('a failed statement names its text, and the session goes on', async () => {
+    const text = 'SELECT 10 / $1::int AS quotient';
+    await assert.rejects(queryNamed(pglite, text, [0]), (error: Error & { code?: string; query?: string }) => {
+      assert.equal(error.code, '22012');
+      assert.equal(error.query, text);
+      return true;
+    });
+    assert.deepEqual((await queryNamed(pglite, text, [5])).rows, [{ quotient: 2 }]);
+
+    // A text PostgreSQL cannot parse is not kept as a statement.
+    const broken = 'SELEC $1::int';
+    await assert.rejects(queryNamed(pglite, broken, [1]), (error: Error & { code?: string; query?: string }) => {
+      assert.equal(error.code, '42601');
+      assert.equal(error.query, broken);
+      return true;
+    });
+    assert.equal(await preparedCount(broken), 0);
+    assert.deepEqual((await queryNamed(pglite, 'SELECT $1::text AS ok', ['yes'])).rows, [{ ok: 'yes' }]);
+  });
+});
