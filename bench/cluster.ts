@@ -133,6 +133,7 @@ export async function clusterSuite(): Promise<void> {
       const seconds = (Date.now() - started) / 1000;
       const deliveries: LoadResult = {
         requests: DELIVERIES,
+        sent: DELIVERIES,
         errors: 0,
         perSecond: DELIVERIES / seconds,
         p50Ms: Number.NaN,

@@ -1,7 +1,9 @@
 /**
  * `npm run bench -- pay`: sandbox payments (`simulate`) from 200 wallets to 20 merchants on
  * PostgreSQL, beside a bare Fastify route doing the same double-entry transfer the plain way; then
- * the same load over two API processes; and the API process's memory under that load.
+ * the same load over two API processes, and the bare route over two processes (what a second
+ * process can add on this machine at all); the CPU each side spends per payment; and the API
+ * process's memory under that load.
  */
 import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -12,7 +14,14 @@ import { ADMIN_TOKEN, createBusiness, keyOf } from './intents.js';
 import { printThroughput } from './report.js';
 import { createScratchDatabase } from './support/database.js';
 import { runLoad, type LoadResult } from './support/load.js';
-import { cpuTimeMs, peakMemoryMb, resetPeakMemory, startServer, type ServerProcess } from './support/processes.js';
+import {
+  cpuTimeMs,
+  peakMemoryMb,
+  postgresCpuMs,
+  resetPeakMemory,
+  startServer,
+  type ServerProcess,
+} from './support/processes.js';
 
 const MERCHANTS = 20;
 const WALLETS = 200;
@@ -43,6 +52,7 @@ export async function paySuite(): Promise<void> {
   await client.connect();
   const api = await startServer('src/server.ts', ['--api'], apiEnv(scratch.url), '/ready');
   let second: ServerProcess | undefined;
+  let secondBaseline: ServerProcess | undefined;
   const baseline = await startServer('bench/baseline-server.ts', [], { DATABASE_URL: scratch.url }, '/ready');
   try {
     const merchants: { id: string; key: string }[] = [];
@@ -110,12 +120,28 @@ export async function paySuite(): Promise<void> {
         };
       });
     };
-    const bare = async (): Promise<LoadResult> => {
+    const bare = async (urls: string[]): Promise<LoadResult> => {
       const intents = await intentsFor(pool);
-      return runLoad(baseline.url, { concurrency, durationMs, warmupMs, expectStatus: 200 }, (_c, n) => ({
+      return runLoad(urls, { concurrency, durationMs, warmupMs, expectStatus: 200 }, (_c, n) => ({
         method: 'POST',
         path: `/bare/pay/${intents[n % intents.length]!.reference}?payer=${walletAccounts[randomInt(WALLETS)]}`,
       }));
+    };
+    /**
+     * A run with the CPU each side spent per payment: the server processes, PostgreSQL and this
+     * load generator. Their sum bounds what 2 cores can do whatever else the machine is doing.
+     */
+    const measured = async (servers: number[], run: () => Promise<LoadResult>) => {
+      const before = { servers: servers.map(cpuTimeMs), postgres: postgresCpuMs(), load: process.cpuUsage() };
+      const result = await run();
+      const per = (ms: number) => ms / (result.sent || 1);
+      const load = process.cpuUsage(before.load);
+      const cpu = {
+        server: per(servers.reduce((sum, pid, i) => sum + cpuTimeMs(pid) - before.servers[i]!, 0)),
+        postgres: per(postgresCpuMs() - before.postgres),
+        load: per((load.user + load.system) / 1000),
+      };
+      return { result, cpu };
     };
 
     console.log(
@@ -123,29 +149,38 @@ export async function paySuite(): Promise<void> {
         `${warmupMs / 1000} s warm-up then ${durationMs / 1000} s per figure; app, baseline and load share 2 cores`,
     );
     const idleMb = rssMb(api.pid);
-    // CPU per request of each server process: what a loaded machine cannot blur.
-    let cpuBefore = cpuTimeMs(baseline.pid);
-    const baseOne = await bare();
-    const baseCpu = (cpuTimeMs(baseline.pid) - cpuBefore) / (baseOne.requests || 1);
+    const baseOne = await measured([baseline.pid], () => bare([baseline.url]));
     resetPeakMemory(api.pid);
-    cpuBefore = cpuTimeMs(api.pid);
-    const ours = await pay([api.url]);
-    const ourCpu = (cpuTimeMs(api.pid) - cpuBefore) / (ours.requests || 1);
+    const ours = await measured([api.pid], () => pay([api.url]));
     const peakMb = peakMemoryMb(api.pid);
     second = await startServer('src/server.ts', ['--api'], apiEnv(scratch.url), '/ready');
-    const oursTwo = await pay([api.url, second.url]);
+    const oursTwo = await measured([api.pid, second.pid], () => pay([api.url, second!.url]));
+    secondBaseline = await startServer('bench/baseline-server.ts', [], { DATABASE_URL: scratch.url }, '/ready');
+    const baseTwo = await measured([baseline.pid, secondBaseline.pid], () => bare([baseline.url, secondBaseline!.url]));
     printThroughput('Sandbox payments (simulate), baseline: bare Fastify + pg double-entry transfer', [
-      { name: 'pay, 1 API process', ours, baseline: baseOne, target: 0.8 },
-      { name: 'pay, 2 API processes', ours: oursTwo, baseline: ours, target: 1.6 },
+      { name: 'pay, 1 API process', ours: ours.result, baseline: baseOne.result, target: 0.8 },
+      { name: 'pay, 2 API processes', ours: oursTwo.result, baseline: ours.result, target: 1.6 },
+      { name: 'bare, 2 processes', ours: baseTwo.result, baseline: baseOne.result },
     ]);
     console.log(
-      `  (the second line's baseline is the first line: 2 processes against 1; >= 1,000 payments/s targeted: ` +
-        `${ours.perSecond >= 1000 ? 'met' : 'NOT MET'})`,
+      `  (the last two lines' baseline is the same setup with 1 process: what a second process adds on this ` +
+        `machine, to the app and to the bare route; >= 1,000 payments/s targeted: ` +
+        `${ours.result.perSecond >= 1000 ? 'met' : 'NOT MET'})`,
     );
-    console.log(
-      `server CPU per payment (warm-up included, so an upper bound): ours ${ourCpu.toFixed(2)} ms, ` +
-        `bare ${baseCpu.toFixed(2)} ms`,
-    );
+    const columns = (cells: string[]) => cells.map((cell) => cell.padStart(11)).join('');
+    console.log('\nCPU per payment (warm-up included), ms');
+    console.log(`  ${''.padEnd(22)}${columns(['server', 'PostgreSQL', 'load', 'total'])}`);
+    for (const [name, run] of [
+      ['pay, 1 API process', ours],
+      ['bare, 1 process', baseOne],
+      ['pay, 2 API processes', oursTwo],
+      ['bare, 2 processes', baseTwo],
+    ] as const) {
+      const { server, postgres, load } = run.cpu;
+      console.log(
+        `  ${name.padEnd(22)}${columns([server, postgres, load, server + postgres + load].map((ms) => ms.toFixed(2)))}`,
+      );
+    }
     console.log(
       `\nAPI process memory: ${idleMb.toFixed(0)} MB after start, ${peakMb.toFixed(0)} MB peak under the pay load (target <= 200 MB)`,
     );
@@ -153,6 +188,7 @@ export async function paySuite(): Promise<void> {
     console.log(`pending ledger movements left for the worker to fold: ${folded.rows[0].n}`);
   } finally {
     await second?.stop();
+    await secondBaseline?.stop();
     await api.stop();
     await baseline.stop();
     await client.end();

@@ -154,6 +154,7 @@ export async function webhooksSuite(): Promise<void> {
       const seconds = (Date.now() - started) / 1000;
       const drained = {
         requests: DELIVERIES,
+        sent: DELIVERIES,
         errors: 0,
         perSecond: DELIVERIES / seconds,
         p50Ms: Number.NaN,

@@ -8,7 +8,10 @@ export interface LoadRequest {
 }
 
 export interface LoadResult {
+  /** Answers counted after the warm-up. */
   requests: number;
+  /** Every request sent, the warm-up's included: what a server's CPU time over the run is for. */
+  sent: number;
   errors: number;
   perSecond: number;
   p50Ms: number;
@@ -95,6 +98,7 @@ export async function runLoad(
   latencies.sort((a, b) => a - b);
   return {
     requests: latencies.length,
+    sent: sequence,
     errors,
     perSecond: latencies.length / elapsed,
     p50Ms: percentile(latencies, 50),

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, readFileSync, writeFileSync } from 'node:fs';
+import { openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 
 export async function freePort(): Promise<number> {
@@ -124,4 +124,27 @@ export function peakMemoryMb(pid: number): number {
 export function cpuTimeMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * CPU time of every PostgreSQL process on this machine so far, in ms: its backends, the processes
+ * that write the WAL for them, and the backends that have ended (counted in the postmaster's
+ * children's time once it has reaped them). Only meaningful when the server is local and nothing
+ * else uses it.
+ */
+export function postgresCpuMs(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (!stat.includes(' (postgres) ')) continue;
+      const fields = stat.split(') ')[1]!.split(' ');
+      // utime, stime, cutime, cstime: clock ticks of 10 ms.
+      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10;
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
 }
