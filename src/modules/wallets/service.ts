@@ -204,9 +204,11 @@ async function fund(trx: Transaction<DB>, wallet: WalletRow, amount: number): Pr
 export async function createWallet(
   db: Executor,
   input: { phone: string; pin: string; balance: number; environment: Environment; locked?: boolean },
+  /** The PIN's hash when the caller has it already (the sandbox wallets share one). */
+  hashed?: Promise<string>,
 ): Promise<WalletRow> {
   checkPinFormat(input.pin);
-  const pinHash = await hashPin(input.pin);
+  const pinHash = await (hashed ?? hashPin(input.pin));
   return inTransaction(db, async (trx) => {
     const wallet = await trx
       .insertInto('wallets')
@@ -253,10 +255,15 @@ export async function walletView(db: Executor, wallet: WalletRow) {
 
 /** Creates the sandbox test wallets the first time (idempotent; the README lists them). */
 export async function ensureSandboxWallets(db: Kysely<DB>): Promise<void> {
+  // One hash per PIN, not per wallet: the PIN is the README's, so a salt each hides nothing, and
+  // each scrypt hash after a process's first leaves its 16 MB work area resident (glibc keeps
+  // it), which a first start would then carry for its whole life.
+  const hashes = new Map<string, Promise<string>>();
   for (const wallet of SANDBOX_WALLETS) {
     if (await findWallet(db, 'test', wallet.phone)) continue;
+    if (!hashes.has(wallet.pin)) hashes.set(wallet.pin, hashPin(wallet.pin));
     try {
-      await createWallet(db, { ...wallet, environment: 'test' });
+      await createWallet(db, { ...wallet, environment: 'test' }, hashes.get(wallet.pin));
     } catch (error) {
       // Another process created it meanwhile.
       if (!(error instanceof ApiError)) throw error;
