@@ -25,14 +25,17 @@ export type IntentWithRefunds = IntentRow & { refunds: RefundRow[] };
  * allocator is linear probing, whose runs of taken codes grow long as the space fills (at 99 %
  * taken a walk crossed thousands of codes). With scattered codes the probes find a free code
  * within 1/(1 - load) tries on average, and the walk, when every probe hit a taken code, is short.
- * Every branch is index reads; `LIMIT 1` stops at the first branch that answers.
+ * Every branch is index reads; `LIMIT 1` stops at the first branch that answers. A probe is a
+ * point lookup per candidate, in their order, until one is free: written as a plain NOT EXISTS,
+ * a generic plan (prepared statements) joined all the candidates against the code index instead,
+ * reading every taken code below the smallest (1 ms of a 2 ms create on PGlite at 3,000 codes).
  */
 export function freeCode(candidates: readonly number[], environment: Environment, space: number) {
   const start = candidates[0] ?? 0;
   return sql<{ c: number }>`
   SELECT c FROM (
     (SELECT t.c FROM unnest(${[...candidates]}::int[]) AS t(c)
-      WHERE NOT EXISTS (SELECT 1 FROM payment_intents WHERE environment = ${environment} AND payment_code = t.c)
+      WHERE NOT (SELECT EXISTS (SELECT 1 FROM payment_intents WHERE environment = ${environment} AND payment_code = t.c))
       LIMIT 1)
     UNION ALL
     (SELECT p.payment_code + 1 FROM payment_intents p
