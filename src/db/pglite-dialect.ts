@@ -96,10 +96,19 @@ export async function queryNamed<R>(pglite: PGlite, text: string, values: readon
   }
 }
 
+/** What the driver sends to begin and end a transaction (the texts below, exactly). */
+const TRANSACTION_CONTROL = new Set(['BEGIN', 'COMMIT', 'ROLLBACK']);
+
 class PGliteConnection implements DatabaseConnection {
   constructor(private readonly session: PGlite) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    if (TRANSACTION_CONTROL.has(compiled.sql)) {
+      // One simple-protocol message: `PGlite.query` would parse, describe, bind and execute it in
+      // round trips of their own, twice per transaction.
+      await this.session.execProtocol(protocol.serialize.query(compiled.sql));
+      return { rows: [] };
+    }
     const result =
       compiled.parameters.length > 0
         ? await queryNamed<R>(this.session, compiled.sql, compiled.parameters)
