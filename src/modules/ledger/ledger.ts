@@ -83,9 +83,15 @@ export async function post(
   const amounts = lines.map((line) => line.amount);
   const result = await sql<{ resolved: number }>`
     WITH lines AS (
-      SELECT a.id AS account_id, a.kind, l.amount, l.line
+      SELECT a.id AS account_id, l.kind, l.amount, l.line
       FROM unnest(${kinds}::text[], ${owners}::text[], ${amounts}::bigint[]) WITH ORDINALITY AS l(kind, owner_id, amount, line)
-      JOIN ledger_accounts a ON a.environment = ${entry.environment} AND a.kind = l.kind AND a.owner_id = l.owner_id
+      -- One unique-index lookup per line. As a plain join, the prepared statement's generic plan
+      -- hashed every account of the environment (every wallet) to match a handful of lines.
+      CROSS JOIN LATERAL (
+        SELECT id FROM ledger_accounts
+        WHERE environment = ${entry.environment} AND kind = l.kind AND owner_id = l.owner_id
+        LIMIT 1
+      ) a
     ),
     postings AS (
       -- In the transfer's own order, whatever order the join's plan yields them in.
