@@ -73,7 +73,8 @@ function start(cwd: string, env: NodeJS.ProcessEnv): Server {
 async function stop(server: Server): Promise<number | null> {
   if (server.child.exitCode !== null) return server.child.exitCode;
   server.child.kill('SIGTERM');
-  const [code] = (await once(server.child, 'exit')) as [number | null];
+  // 'close', not 'exit': stdout may still hold the last lines ("stopped") when the process exits.
+  const [code] = (await once(server.child, 'close')) as [number | null];
   return code;
 }
 

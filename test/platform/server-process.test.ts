@@ -67,7 +67,8 @@ async function runToExit(program: string, env: NodeJS.ProcessEnv): Promise<{ cod
 
 async function stopServer(server: ServerProcess): Promise<number | null> {
   server.child.kill('SIGTERM');
-  const [code] = (await once(server.child, 'exit')) as [number | null];
+  // 'close', not 'exit': stdout may still hold the last lines ("stopped") when the process exits.
+  const [code] = (await once(server.child, 'close')) as [number | null];
   return code;
 }
 
