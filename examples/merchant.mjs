@@ -34,6 +34,14 @@ export async function runMerchant({ apiKey, baseUrl, log = (line) => process.std
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${server.address().port}/hooks`;
+  // Each step waits for its webhook, as a shop ships only once payment.confirmed has arrived
+  // (deliveries of one endpoint run side by side, so two quick changes can arrive swapped).
+  const webhook = async (name) => {
+    const deadline = Date.now() + 20_000;
+    while (!received.some((event) => event.event === name) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
 
   try {
     const endpoint = await commerce.webhookEndpoints.create({
@@ -47,15 +55,15 @@ export async function runMerchant({ apiKey, baseUrl, log = (line) => process.std
       metadata: { orderId: 'ex-1' },
     });
     log(`intent ${intent.referenceNumber}: pay at ${intent.payUrl}`);
+    await webhook('payment.created');
     await commerce.intents.simulate(intent.referenceNumber, { outcome: 'success' });
+    await webhook('payment.confirmed');
     const refunded = await commerce.intents.refund(intent.referenceNumber, {
       amount: 5_000,
       reason: 'one item missing',
     });
     log(`refunded ${refunded.totalAmountRefunded} centimes`);
-
-    const deadline = Date.now() + 20_000;
-    while (received.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await webhook('payment.refunded');
     await commerce.webhookEndpoints.del(endpoint.id);
     return { intent: await commerce.intents.retrieve(intent.referenceNumber), events: received };
   } finally {
