@@ -43,10 +43,14 @@ const MAX_PREPARED = 500;
 /** Where a PGlite instance keeps its named statements: on the instance, as the session keeps them. */
 const PREPARED = Symbol('preparedStatements');
 
+type BackendMessage = Parameters<typeof parse.parseResults>[0][number];
+
 interface NamedStatement {
   name: string;
   /** The parameters' type OIDs, as PostgreSQL inferred them when it parsed the text. */
   types: number[];
+  /** The statement's row description (none for a statement without rows), fixed once parsed. */
+  rowDescription: BackendMessage | undefined;
 }
 
 /**
@@ -71,7 +75,11 @@ export async function queryNamed<R>(pglite: PGlite, text: string, values: readon
           protocol.serialize.sync(),
         ]),
       );
-      statement = { name, types: parse.parseDescribeStatementResults(messages) };
+      statement = {
+        name,
+        types: parse.parseDescribeStatementResults(messages),
+        rowDescription: messages.find((message) => message.name === 'rowDescription'),
+      };
       statements.set(text, statement);
     }
     const { types } = statement;
@@ -80,15 +88,16 @@ export async function queryNamed<R>(pglite: PGlite, text: string, values: readon
       const serializer = pglite.serializers[types[index]!];
       return serializer ? serializer(value) : String(value);
     });
+    // No describe per call: the row description kept from the parse is put in front of the rows.
     const { messages } = await pglite.execProtocol(
       Buffer.concat([
         protocol.serialize.bind({ statement: statement.name, values: serialized }),
-        protocol.serialize.describe({ type: 'P' }),
         protocol.serialize.execute({}),
         protocol.serialize.sync(),
       ]),
     );
-    return parse.parseResults(messages, pglite.parsers)[0] as Results<R>;
+    const described = statement.rowDescription ? [statement.rowDescription, ...messages] : messages;
+    return parse.parseResults(described, pglite.parsers)[0] as Results<R>;
   } catch (error) {
     // As `query` does: the error names its statement (the error log shows which one failed).
     if (error instanceof Error) Object.assign(error, { query: text, params: values });
