@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type Compilable, type OperationNodeSource, type RawBuilder } from 'kysely';
 import type { Environment } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
@@ -84,12 +84,38 @@ function valuesOf(events: readonly EventRecord[]) {
   return sql`ev_input (id, business_id, environment, event, subject, body, created_at, ord) AS (VALUES ${sql.join(rows)})`;
 }
 
+/**
+ * The CTEs that write `events` and their deliveries, for a statement of the caller's that makes
+ * the change they announce (a data-modifying CTE must sit at the top of its statement).
+ */
+export function eventCtes(events: readonly EventRecord[]): RawBuilder<unknown> {
+  return sql`${valuesOf(events)}, ${sql.raw(sequencedInsertSql('ev_input'))},
+    ev_deliveries AS (${sql.raw(fanOutSql('ev'))})`;
+}
+
 /** Writes events and their deliveries in the caller's transaction, in one statement. */
 export async function recordEvents(executor: Executor, events: readonly EventRecord[]): Promise<void> {
   if (events.length === 0) return;
   await sql`
     WITH ${valuesOf(events)}, ${sql.raw(sequencedInsertSql('ev_input'))}
     ${sql.raw(fanOutSql('ev'))}`.execute(executor);
+}
+
+/**
+ * A change (an UPDATE or INSERT ... RETURNING) and the events it causes, in one statement: one
+ * round trip where a change and then its events took two. The events are built by the caller
+ * from what the change will make of rows it holds locked; the change's rows are the answer.
+ */
+export async function changeWithEvents<Row>(
+  executor: Executor,
+  change: Compilable<Row> & OperationNodeSource,
+  events: readonly EventRecord[],
+): Promise<Row[]> {
+  const result =
+    events.length === 0
+      ? await sql<Row>`${change}`.execute(executor)
+      : await sql<Row>`WITH changed AS (${change}), ${eventCtes(events)} SELECT * FROM changed`.execute(executor);
+  return result.rows;
 }
 
 /** Writes events without the subscription fan-out: the caller chooses who gets them. */

@@ -1,8 +1,8 @@
-import { sql, type Selectable } from 'kysely';
-import type { Environment, WalletsTable } from '../../db/schema.js';
+import { sql, type Selectable, type Updateable } from 'kysely';
+import type { Environment, PaymentIntentsTable, WalletsTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
-import { recordEvents } from '../events/outbox.js';
+import { changeWithEvents, type EventRecord } from '../events/outbox.js';
 import { balanceIn, lockAccounts, post } from '../ledger/ledger.js';
 import { paymentCommission, type Commission, type FeePlan } from './commission.js';
 import { paymentEvent } from './events.js';
@@ -113,30 +113,27 @@ export async function confirmPayment(
     return failPayment(trx, intent, { failure: 'INSUFFICIENT_BALANCE', attemptedAmount: payment.amount, now });
   }
   const { commission } = charge;
-  const updated = await trx
-    .updateTable('payment_intents')
-    .set({
-      status: assertTransition(intent.status, 'pay'),
-      payment_code: null,
-      amount_paid: payment.amount,
-      paid_at: now,
-      payment_method: payment.method,
-      payer_phone: payer.wallet.phone,
-      payer_wallet_id: payer.wallet.id,
-      payer_fee: commission.payer_ttc,
-      provider_ttc: commission.provider_ttc,
-      payer_ttc: commission.payer_ttc,
-      tof: commission.tof,
-      tte: commission.tte,
-      tof_bps: plan.tofBps,
-      tte_bps: plan.tteBps,
-      last_failure: null,
-      updated_at: now,
-    })
-    .where('id', '=', intent.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await recordEvents(trx, [paymentEvent('payment.confirmed', updated, now, { commission })]);
+  const paid = {
+    status: assertTransition(intent.status, 'pay'),
+    payment_code: null,
+    amount_paid: payment.amount,
+    paid_at: now,
+    payment_method: payment.method,
+    payer_phone: payer.wallet.phone,
+    payer_wallet_id: payer.wallet.id,
+    payer_fee: commission.payer_ttc,
+    provider_ttc: commission.provider_ttc,
+    payer_ttc: commission.payer_ttc,
+    tof: commission.tof,
+    tte: commission.tte,
+    tof_bps: plan.tofBps,
+    tte_bps: plan.tteBps,
+    last_failure: null,
+    updated_at: now,
+  };
+  const updated = await changeIntent(trx, intent.id, paid, [
+    paymentEvent('payment.confirmed', { ...intent, ...paid }, now, { commission }),
+  ]);
   return { outcome: 'paid', intent: updated, commission };
 }
 
@@ -228,14 +225,9 @@ export async function failPayment(
   attempt: { failure: PaymentFailure; attemptedAmount: number; now: Date },
 ): Promise<PaymentOutcome & { outcome: 'failed' }> {
   const reason = FAILURE_TEXT[attempt.failure](attempt.attemptedAmount);
-  const updated = await trx
-    .updateTable('payment_intents')
-    .set({ status: assertTransition(intent.status, 'fail'), last_failure: reason, updated_at: attempt.now })
-    .where('id', '=', intent.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await recordEvents(trx, [
-    paymentEvent('payment.failed', updated, attempt.now, { attemptedAmount: attempt.attemptedAmount }),
+  const failed = { status: assertTransition(intent.status, 'fail'), last_failure: reason, updated_at: attempt.now };
+  const updated = await changeIntent(trx, intent.id, failed, [
+    paymentEvent('payment.failed', { ...intent, ...failed }, attempt.now, { attemptedAmount: attempt.attemptedAmount }),
   ]);
   return { outcome: 'failed', intent: updated, failure: attempt.failure, reason };
 }
@@ -247,21 +239,40 @@ export async function failPayment(
 export async function expireIntents(trx: Executor, intents: IntentRow[], now: Date): Promise<IntentRow[]> {
   const due = intents.filter((intent) => PAYABLE_STATUSES.includes(intent.status));
   if (due.length === 0) return [];
-  const expired = await trx
-    .updateTable('payment_intents')
-    .set({ status: 'CANCELLED', cancel_reason: 'expiry', payment_code: null, updated_at: now })
-    .where(
-      'id',
-      'in',
-      due.map((intent) => intent.id),
-    )
-    .returningAll()
-    .execute();
-  await recordEvents(
+  const change = { status: 'CANCELLED', cancel_reason: 'expiry', payment_code: null, updated_at: now } as const;
+  const expired = await changeWithEvents(
     trx,
-    expired.map((intent) => paymentEvent('payment.expired', intent, now)),
+    trx
+      .updateTable('payment_intents')
+      .set(change)
+      .where(
+        'id',
+        'in',
+        due.map((intent) => intent.id),
+      )
+      .returningAll(),
+    due.map((intent) => paymentEvent('payment.expired', { ...intent, ...change }, now)),
   );
   return expired;
+}
+
+/**
+ * One intent's change and its events, in one statement (the events are built from the intent as
+ * the change leaves it: the caller holds its row locked).
+ */
+export async function changeIntent(
+  trx: Executor,
+  intentId: number,
+  change: Updateable<PaymentIntentsTable>,
+  events: EventRecord[],
+): Promise<IntentRow> {
+  const [updated] = await changeWithEvents(
+    trx,
+    trx.updateTable('payment_intents').set(change).where('id', '=', intentId).returningAll(),
+    events,
+  );
+  if (!updated) throw new Error(`intent ${intentId} was not changed`);
+  return updated;
 }
 
 /** Whether a payable intent's time is up (the expiry job may not have run yet). */

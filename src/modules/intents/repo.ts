@@ -3,7 +3,7 @@ import type { Database, PreparedStatement } from '../../db/connect.js';
 import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import type { Environment, IntentStatus, PaymentIntentsTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
-import { fanOutSql, sequencedInsertSql } from '../events/outbox.js';
+import { eventCtes, fanOutSql, sequencedInsertSql, type EventRecord } from '../events/outbox.js';
 import { PAYABLE_STATUSES } from './state.js';
 
 export type IntentRow = Selectable<PaymentIntentsTable>;
@@ -239,13 +239,15 @@ export interface NewRefund {
 }
 
 /**
- * Records a refund and the intent's new totals in one statement, and answers the intent with all
- * its refunds (the new one comes from the statement itself: its own insert is not visible yet).
+ * Records a refund, the intent's new totals and the refund's events in one statement, and answers
+ * the intent with all its refunds (the new one comes from the statement itself: its own insert is
+ * not visible yet).
  */
 export async function recordRefund(
   trx: Executor,
   intent: { id: number; status: IntentStatus; totalAmountRefunded: number },
   refund: NewRefund,
+  events: readonly EventRecord[],
 ): Promise<IntentWithRefunds> {
   const result = await sql<IntentRow & { refunds: RawRefund[] }>`
     WITH refund AS (
@@ -254,17 +256,21 @@ export async function recordRefund(
       VALUES (${refund.id}, ${intent.id}, ${refund.amount}, ${refund.reason}, 'SUCCEEDED', ${refund.providerTtc},
         ${refund.tof}, ${refund.tte}, ${refund.createdAt}::timestamptz, ${refund.ledgerTransactionId})
       RETURNING id, amount, reason, status, created_at
-    )
-    UPDATE payment_intents i
-    SET status = ${intent.status}, total_amount_refunded = ${intent.totalAmountRefunded},
-      updated_at = ${refund.createdAt}::timestamptz
-    WHERE i.id = ${intent.id}
-    RETURNING i.*, (
-      SELECT json_agg(json_build_object('id', r.id, 'amount', r.amount, 'reason', r.reason, 'status', r.status,
-                                        'createdAt', r.created_at) ORDER BY r.created_at, r.id)
-      FROM (SELECT id, amount, reason, status, created_at FROM refunds WHERE intent_id = i.id
-            UNION ALL SELECT * FROM refund) AS r
-    ) AS refunds`.execute(trx);
+    ),
+    changed AS (
+      UPDATE payment_intents i
+      SET status = ${intent.status}, total_amount_refunded = ${intent.totalAmountRefunded},
+        updated_at = ${refund.createdAt}::timestamptz
+      WHERE i.id = ${intent.id}
+      RETURNING i.*, (
+        SELECT json_agg(json_build_object('id', r.id, 'amount', r.amount, 'reason', r.reason, 'status', r.status,
+                                          'createdAt', r.created_at) ORDER BY r.created_at, r.id)
+        FROM (SELECT id, amount, reason, status, created_at FROM refunds WHERE intent_id = i.id
+              UNION ALL SELECT * FROM refund) AS r
+      ) AS refunds
+    ),
+    ${eventCtes(events)}
+    SELECT * FROM changed`.execute(trx);
   return withParsedRefunds(result.rows[0]!);
 }
 

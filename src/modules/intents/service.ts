@@ -5,11 +5,11 @@ import type { DB, Environment, IntentStatus } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
-import { recordEvents } from '../events/outbox.js';
 import { createWallet, lockedUntil } from '../wallets/service.js';
 import { refundCommission } from './commission.js';
 import { paymentEvent } from './events.js';
 import {
+  changeIntent,
   confirmPayment,
   expireIntents,
   failPayment,
@@ -273,18 +273,15 @@ export async function cancelIntent(trx: Executor, caller: Caller, referenceNumbe
   }
   const intent = visibleTo(locked, caller);
   const now = new Date();
-  const cancelled = await trx
-    .updateTable('payment_intents')
-    .set({
-      status: assertTransition(intent.status, 'cancel'),
-      cancel_reason: 'cancel',
-      payment_code: null,
-      updated_at: now,
-    })
-    .where('id', '=', intent.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await recordEvents(trx, [paymentEvent('payment.cancelled', cancelled, now)]);
+  const change = {
+    status: assertTransition(intent.status, 'cancel'),
+    cancel_reason: 'cancel',
+    payment_code: null,
+    updated_at: now,
+  } as const;
+  const cancelled = await changeIntent(trx, intent.id, change, [
+    paymentEvent('payment.cancelled', { ...intent, ...change }, now),
+  ]);
   return withRefunds(trx, cancelled);
 }
 
@@ -321,9 +318,10 @@ export async function refundIntent(
         now,
       })
     : null;
-  const refunded = await repo.recordRefund(
+  const totalAmountRefunded = intent.total_amount_refunded + amount;
+  return repo.recordRefund(
     trx,
-    { id: intent.id, status, totalAmountRefunded: intent.total_amount_refunded + amount },
+    { id: intent.id, status, totalAmountRefunded },
     {
       id: refundId,
       amount,
@@ -334,11 +332,13 @@ export async function refundIntent(
       createdAt: now,
       ledgerTransactionId,
     },
+    [
+      paymentEvent('payment.refunded', { ...intent, status, total_amount_refunded: totalAmountRefunded }, now, {
+        commission,
+        refund: { id: refundId, amount },
+      }),
+    ],
   );
-  await recordEvents(trx, [
-    paymentEvent('payment.refunded', refunded, now, { commission, refund: { id: refundId, amount } }),
-  ]);
-  return refunded;
 }
 
 export interface SimulateInput {
