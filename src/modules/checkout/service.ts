@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import type { DB, Environment } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { maskPhone } from '../../lib/phone.js';
-import { confirmPayment, isPastExpiry, lockPayer } from '../intents/payment.js';
+import { confirmPayment, isPastExpiry, lockIntentAndPayer } from '../intents/payment.js';
 import { checkAmount } from '../intents/service.js';
-import { lockIntent, type IntentRow } from '../intents/repo.js';
+import type { IntentRow } from '../intents/repo.js';
 import { isPayable } from '../intents/state.js';
 import { authenticateWallet, SANDBOX_WALLETS } from '../wallets/service.js';
 
@@ -128,11 +128,10 @@ export async function payIntent(
     throw new ApiError('INTENT_NOT_PENDING', 'This payment can no longer be paid.');
   const wallet = await authenticateWallet(db, found.environment, input.phone, input.pin);
   const result = await db.transaction().execute(async (trx) => {
-    const intent = await lockIntent(trx, { id: found.id });
+    const { intent, payer } = (await lockIntentAndPayer(trx, { id: found.id }, { phone: wallet.phone })) ?? {};
     const now = new Date();
     if (!intent || !isPayable(intent.status) || isPastExpiry(intent, now))
       throw new ApiError('INTENT_NOT_PENDING', 'This payment can no longer be paid.');
-    const payer = await lockPayer(trx, intent.environment, wallet.phone);
     if (!payer) throw new ApiError('WALLET_NOT_FOUND');
     return confirmPayment(trx, intent, { amount, payer, method: 'WALLET', now });
   });

@@ -14,6 +14,7 @@ import {
   expireIntents,
   failPayment,
   isPastExpiry,
+  lockIntentAndPayer,
   lockPayer,
   refundToWallet,
   SANDBOX_DEFAULT_PAYER,
@@ -379,7 +380,9 @@ export async function simulatePayment(
   input: SimulateInput,
   maxAmount: number,
 ): Promise<IntentWithRefunds> {
-  const intent = visibleTo(await repo.lockIntent(trx, { referenceNumber }), caller);
+  const phone = input.payerPhone ?? SANDBOX_DEFAULT_PAYER;
+  const locked = await lockIntentAndPayer(trx, { referenceNumber }, { phone, owner: caller });
+  const intent = visibleTo(locked?.intent, caller);
   const now = new Date();
   if (!isPayable(intent.status) || isPastExpiry(intent, now)) {
     throw new ApiError('INTENT_NOT_PENDING', `The intent is ${isPayable(intent.status) ? 'expired' : intent.status}.`);
@@ -399,7 +402,7 @@ export async function simulatePayment(
     const failed = await failPayment(trx, intent, { failure: 'SIMULATED_FAILURE', attemptedAmount: amount, now });
     return withRefunds(trx, failed.intent);
   }
-  const payer = await sandboxPayer(trx, input.payerPhone ?? SANDBOX_DEFAULT_PAYER);
+  const payer = locked?.payer ?? (await sandboxPayer(trx, phone));
   if (lockedUntil(payer.wallet, now)) throw new ApiError('WALLET_LOCKED');
   const result = await confirmPayment(trx, intent, { amount, payer, method: 'WALLET', now });
   return withRefunds(trx, result.intent);
