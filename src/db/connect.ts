@@ -8,6 +8,7 @@ import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { Mutex } from '../lib/mutex.js';
 import { PGliteDialect, queryNamed } from './pglite-dialect.js';
+import { CommitTail, isWithCommit } from './with-commit.js';
 import type { DB } from './schema.js';
 
 export type DatabaseOptions = (
@@ -176,7 +177,8 @@ const MAX_PREPARED_PER_CONNECTION = 500;
  * Every parameterized statement Kysely sends runs as a named prepared statement, named by a hash
  * of its text: PostgreSQL parses and plans it once per connection instead of on every call (the
  * payment path's CTEs are costly to plan). Texts that vary with their input (IN lists, multi-row
- * VALUES) could grow that set without end, hence the cap.
+ * VALUES) could grow that set without end, hence the cap. A statement marked `withCommit` is held
+ * and sent with the transaction's COMMIT (with-commit.ts).
  */
 function preparingStatements(client: pg.PoolClient): void {
   const prepared = client as pg.PoolClient & { preparedNames?: Set<string> };
@@ -186,8 +188,17 @@ function preparingStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   // Every other form (a config object, a callback: pg-pool's own query passes one) goes through
   // untouched, arguments and all.
+  const tail = new CommitTail();
   (client as { query: unknown }).query = (...args: unknown[]) => {
     const [text, values, ...rest] = args;
+    if (typeof text === 'string') {
+      if (isWithCommit(text)) {
+        tail.hold(text, Array.isArray(values) ? values : []);
+        return Promise.resolve({ rows: [] }); // not run yet: no command, no row count
+      }
+      const withTail = tail.take(text);
+      if (withTail !== undefined) return query(withTail, ...args.slice(1));
+    }
     if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return query(...args);
     const name = `k_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
     if (!names.has(name)) {

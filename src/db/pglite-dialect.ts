@@ -12,6 +12,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import { Mutex } from '../lib/mutex.js';
+import { CommitTail, isWithCommit } from './with-commit.js';
 
 /**
  * Kysely dialect for PGlite. PGlite is one Postgres session, so every Kysely connection is the
@@ -109,13 +110,19 @@ export async function queryNamed<R>(pglite: PGlite, text: string, values: readon
 const TRANSACTION_CONTROL = new Set(['BEGIN', 'COMMIT', 'ROLLBACK']);
 
 class PGliteConnection implements DatabaseConnection {
+  private readonly tail = new CommitTail();
+
   constructor(private readonly session: PGlite) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    if (isWithCommit(compiled.sql)) {
+      this.tail.hold(compiled.sql, compiled.parameters);
+      return { rows: [] };
+    }
     if (TRANSACTION_CONTROL.has(compiled.sql)) {
       // One simple-protocol message: `PGlite.query` would parse, describe, bind and execute it in
       // round trips of their own, twice per transaction.
-      await this.session.execProtocol(protocol.serialize.query(compiled.sql));
+      await this.session.execProtocol(protocol.serialize.query(this.tail.take(compiled.sql) ?? compiled.sql));
       return { rows: [] };
     }
     const result =
