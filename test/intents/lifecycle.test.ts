@@ -170,6 +170,7 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
     assert.equal(failed.body.data.status, 'FAILED');
     assert.equal(failed.body.data.code, created.code, 'a FAILED intent keeps its code: the customer may retry');
     assert.equal(failed.body.data.payment, null);
+    assert.deepEqual(await get(created.referenceNumber), failed.body.data, 'the answer is the stored intent');
     const [, failure] = await eventsOf(t, created.referenceNumber);
     assert.equal(failure!.event, 'payment.failed');
     assert.deepEqual(failure!.data, {
@@ -213,6 +214,7 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
     expectStatus(response, 200);
     assert.equal(response.body.data.status, 'CANCELLED');
     assert.equal(response.body.data.code, null);
+    assert.deepEqual(await get(created.referenceNumber), response.body.data, 'the answer is the stored intent');
     assert.equal(await storedCode(created.referenceNumber), null);
     const [, cancelled] = await eventsOf(t, created.referenceNumber);
     assert.equal(cancelled!.event, 'payment.cancelled');

@@ -1,5 +1,5 @@
-import { sql, type RawBuilder, type Selectable, type Updateable } from 'kysely';
-import type { Environment, PaymentIntentsTable, WalletsTable } from '../../db/schema.js';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
+import type { Environment, WalletsTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { changeWithEvents, type EventRecord } from '../events/outbox.js';
@@ -208,8 +208,8 @@ export async function confirmPayment(
     last_failure: null,
     updated_at: now,
   };
-  const updated = await changeIntent(trx, intent.id, paid, [
-    paymentEvent('payment.confirmed', { ...intent, ...paid }, now, { commission }),
+  const updated = await changeIntent(trx, intent, paid, (changed) => [
+    paymentEvent('payment.confirmed', changed, now, { commission }),
   ]);
   return { outcome: 'paid', intent: updated, commission };
 }
@@ -303,8 +303,8 @@ export async function failPayment(
 ): Promise<PaymentOutcome & { outcome: 'failed' }> {
   const reason = FAILURE_TEXT[attempt.failure](attempt.attemptedAmount);
   const failed = { status: assertTransition(intent.status, 'fail'), last_failure: reason, updated_at: attempt.now };
-  const updated = await changeIntent(trx, intent.id, failed, [
-    paymentEvent('payment.failed', { ...intent, ...failed }, attempt.now, { attemptedAmount: attempt.attemptedAmount }),
+  const updated = await changeIntent(trx, intent, failed, (changed) => [
+    paymentEvent('payment.failed', changed, attempt.now, { attemptedAmount: attempt.attemptedAmount }),
   ]);
   return { outcome: 'failed', intent: updated, failure: attempt.failure, reason };
 }
@@ -334,22 +334,26 @@ export async function expireIntents(trx: Executor, intents: IntentRow[], now: Da
 }
 
 /**
- * One intent's change and its events, in one statement (the events are built from the intent as
- * the change leaves it: the caller holds its row locked).
+ * One intent's change and its events, in one statement. The caller holds the intent's row locked,
+ * so the row the change leaves is the one read plus the change: the events are built from it, and
+ * it is the answer (no row to read back). A change of anything a trigger or default would rewrite
+ * does not belong here.
  */
 export async function changeIntent(
   trx: Executor,
-  intentId: number,
-  change: Updateable<PaymentIntentsTable>,
-  events: EventRecord[],
+  intent: IntentRow,
+  // Columns whose written value is the value read back (metadata is written as JSON text).
+  change: Partial<Omit<IntentRow, 'id' | 'metadata'>>,
+  events: (changed: IntentRow) => EventRecord[],
 ): Promise<IntentRow> {
-  const [updated] = await changeWithEvents(
+  const changed: IntentRow = { ...intent, ...change };
+  const rows = await changeWithEvents(
     trx,
-    trx.updateTable('payment_intents').set(change).where('id', '=', intentId).returningAll(),
-    events,
+    trx.updateTable('payment_intents').set(change).where('id', '=', intent.id).returning('id'),
+    events(changed),
   );
-  if (!updated) throw new Error(`intent ${intentId} was not changed`);
-  return updated;
+  if (rows.length !== 1) throw new Error(`intent ${intent.id} was not changed`);
+  return changed;
 }
 
 /** Whether a payable intent's time is up (the expiry job may not have run yet). */

@@ -280,8 +280,8 @@ export async function cancelIntent(trx: Executor, caller: Caller, referenceNumbe
     payment_code: null,
     updated_at: now,
   } as const;
-  const cancelled = await changeIntent(trx, intent.id, change, [
-    paymentEvent('payment.cancelled', { ...intent, ...change }, now),
+  const cancelled = await changeIntent(trx, intent, change, (changed) => [
+    paymentEvent('payment.cancelled', changed, now),
   ]);
   return withRefunds(trx, cancelled);
 }
