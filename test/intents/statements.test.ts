@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { isWithCommit } from '../../src/db/with-commit.js';
 import { checkLedger } from '../../src/modules/ledger/ledger.js';
-import { createTestDatabase } from '../support/database.js';
+import { createTestDatabase, testDatabaseKind } from '../support/database.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { act, createIntent } from './support.js';
 
@@ -80,4 +81,30 @@ describe('statements per payment and refund', () => {
     const transaction = paid.statements.slice(paid.statements.findIndex((s) => /^begin/i.test(s.trim())));
     assertFew('checkout pay', transaction, (m) => context.diagnostic(m));
   });
+  // PostgreSQL plans a prepared statement for its first five calls, then keeps a generic plan
+  // unless that looks dearer than planning each call: a statement whose generic plan looks dear
+  // (the ledger transfer's, with its lines as arrays of unknown length) is planned on every call.
+  // One PGlite session holds every statement the app prepared, so all of them can be read here.
+  test(
+    'the payment path runs on generic plans: no statement is planned again on every call',
+    { skip: testDatabaseKind === 'pglite' ? false : 'PGlite only: on PostgreSQL each pooled session has its own' },
+    async () => {
+      const sk = business.keys.secretTest;
+      for (let i = 0; i < 12; i++) {
+        const intent = await createIntent(t, sk, { amount: 2_000 + i });
+        expectStatus(await act(t, sk, intent.referenceNumber, 'simulate', {}), 200);
+        expectStatus(await act(t, sk, intent.referenceNumber, 'refund', { amount: 100 }), 200);
+      }
+      const plans = await sql<{ statement: string; generic_plans: number; custom_plans: number }>`
+        SELECT statement, generic_plans::int, custom_plans::int FROM pg_prepared_statements
+        WHERE generic_plans + custom_plans >= 12`.execute(t.runtime.db);
+      assert.ok(plans.rows.length >= 5, `only ${plans.rows.length} statements were prepared and run 12 times`);
+      for (const row of plans.rows) {
+        assert.ok(
+          row.custom_plans <= 5,
+          `planned ${row.custom_plans} times of ${row.custom_plans + row.generic_plans}: ${row.statement.replace(/\s+/g, ' ').slice(0, 160)}`,
+        );
+      }
+    },
+  );
 });

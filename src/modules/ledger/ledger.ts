@@ -78,13 +78,17 @@ export async function post(
   if (sum !== 0) throw new Error(`unbalanced ledger transaction ${entry.reference}: sums to ${sum}`);
   const transactionId = newId('ltx');
   if (lines.length === 0) return transactionId;
-  const kinds = lines.map((line) => line.account.kind);
-  const owners = lines.map((line) => line.account.ownerId ?? '');
-  const amounts = lines.map((line) => line.amount);
+  // A VALUES list, not unnest() of arrays: the planner then knows how many lines there are in the
+  // prepared statement's generic plan too. With arrays it guessed 10, found the generic plan
+  // dearer than a custom one, and planned the statement again on every call.
+  const values = lines.map(
+    (line, index) =>
+      sql`(${line.account.kind}::text, ${line.account.ownerId ?? ''}::text, ${line.amount}::bigint, ${index}::int)`,
+  );
   const result = await sql<{ resolved: number }>`
     WITH lines AS (
       SELECT a.id AS account_id, l.kind, l.amount, l.line
-      FROM unnest(${kinds}::text[], ${owners}::text[], ${amounts}::bigint[]) WITH ORDINALITY AS l(kind, owner_id, amount, line)
+      FROM (VALUES ${sql.join(values)}) AS l(kind, owner_id, amount, line)
       -- One unique-index lookup per line. As a plain join, the prepared statement's generic plan
       -- hashed every account of the environment (every wallet) to match a handful of lines.
       CROSS JOIN LATERAL (
