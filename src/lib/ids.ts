@@ -1,15 +1,26 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomFillSync, randomInt } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+// Random bytes drawn 4 KiB at a time: a payment makes several ids, and a draw of its own for each
+// cost more than the rest of making it. Each byte is used once.
+const pool = Buffer.alloc(4096);
+let used = pool.length;
+
+function randomByte(): number {
+  if (used === pool.length) {
+    randomFillSync(pool);
+    used = 0;
+  }
+  return pool[used++]!;
+}
 
 /** Uniformly random base62 text (rejection sampling keeps every character equally likely). */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = randomByte();
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }
