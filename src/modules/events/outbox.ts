@@ -46,9 +46,26 @@ export function fanOutSql(source: string): string {
  * count of its events, which numbers them (`sequence`) and appends the number to the body text as
  * the envelope's last field; racing writers of one object queue on that row. Counter rows are
  * taken in subject order, so two statements never lock two rows in opposite orders. The last
- * CTE, `ev`, has the columns the fan-out reads.
+ * CTE, `ev`, has the columns the fan-out reads. `events: 'one'` when `source` holds at most one
+ * row: its number is the counter itself, without the grouping and numbering the general case
+ * needs (half the execution time of the event statement every payment and create runs).
  */
-export function sequencedInsertSql(source: string): string {
+export function sequencedInsertSql(source: string, events: 'one' | 'many'): string {
+  if (events === 'one') {
+    return `ev_sequences AS (
+      INSERT INTO event_sequences AS s (business_id, environment, subject, last_sequence)
+      SELECT business_id, environment, subject, 1 FROM ${source}
+      ON CONFLICT (business_id, environment, subject) DO UPDATE SET last_sequence = s.last_sequence + 1
+      RETURNING last_sequence
+    ),
+    ev AS (
+      INSERT INTO events (id, business_id, environment, event, subject, body, created_at, sequence)
+      SELECT i.id, i.business_id, i.environment, i.event, i.subject,
+        left(i.body, -1) || ',"sequence":' || q.last_sequence::text || '}', i.created_at, q.last_sequence
+      FROM ${source} AS i CROSS JOIN ev_sequences AS q
+      RETURNING id, business_id, environment, event, created_at
+    )`;
+  }
   return `ev_counts AS (
       SELECT business_id, environment, subject, count(*)::bigint AS n FROM ${source}
       GROUP BY business_id, environment, subject
@@ -76,6 +93,8 @@ export function sequencedInsertSql(source: string): string {
     )`;
 }
 
+const countOf = (events: readonly EventRecord[]) => (events.length === 1 ? 'one' : 'many');
+
 function valuesOf(events: readonly EventRecord[]) {
   const rows = events.map(
     (record, ord) =>
@@ -89,7 +108,7 @@ function valuesOf(events: readonly EventRecord[]) {
  * the change they announce (a data-modifying CTE must sit at the top of its statement).
  */
 export function eventCtes(events: readonly EventRecord[]): RawBuilder<unknown> {
-  return sql`${valuesOf(events)}, ${sql.raw(sequencedInsertSql('ev_input'))},
+  return sql`${valuesOf(events)}, ${sql.raw(sequencedInsertSql('ev_input', countOf(events)))},
     ev_deliveries AS (${sql.raw(fanOutSql('ev'))})`;
 }
 
@@ -97,7 +116,7 @@ export function eventCtes(events: readonly EventRecord[]): RawBuilder<unknown> {
 export async function recordEvents(executor: Executor, events: readonly EventRecord[]): Promise<void> {
   if (events.length === 0) return;
   await sql`
-    WITH ${valuesOf(events)}, ${sql.raw(sequencedInsertSql('ev_input'))}
+    WITH ${valuesOf(events)}, ${sql.raw(sequencedInsertSql('ev_input', countOf(events)))}
     ${sql.raw(fanOutSql('ev'))}`.execute(executor);
 }
 
@@ -122,6 +141,6 @@ export async function changeWithEvents<Row>(
 export async function insertEvents(executor: Executor, events: readonly EventRecord[]): Promise<void> {
   if (events.length === 0) return;
   await sql`
-    WITH ${valuesOf(events)}, ${sql.raw(sequencedInsertSql('ev_input'))}
+    WITH ${valuesOf(events)}, ${sql.raw(sequencedInsertSql('ev_input', countOf(events)))}
     SELECT count(*) FROM ev`.execute(executor);
 }

@@ -101,7 +101,7 @@ export async function insertIntent(trx: Executor, intent: NewIntent): Promise<In
         reference_number AS subject, ${intent.event.body}::text AS body, created_at, 0 AS ord
       FROM inserted
     ),
-    ${sql.raw(sequencedInsertSql('created_event'))},
+    ${sql.raw(sequencedInsertSql('created_event', 'one'))},
     deliveries AS (${sql.raw(fanOutSql('ev'))})
     SELECT (SELECT count(*) FROM candidate)::int AS code_found, inserted.*
     FROM (SELECT 1) AS one LEFT JOIN inserted ON true`.execute(trx);
