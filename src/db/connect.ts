@@ -196,7 +196,7 @@ function preparingStatements(client: pg.PoolClient): void {
         tail.hold(text, Array.isArray(values) ? values : []);
         return Promise.resolve({ rows: [] }); // not run yet: no command, no row count
       }
-      const withTail = tail.take(text);
+      const withTail = tail.outgoing(text);
       if (withTail !== undefined) return query(withTail, ...args.slice(1));
     }
     if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return query(...args);

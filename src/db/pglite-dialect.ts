@@ -122,7 +122,7 @@ class PGliteConnection implements DatabaseConnection {
     if (TRANSACTION_CONTROL.has(compiled.sql)) {
       // One simple-protocol message: `PGlite.query` would parse, describe, bind and execute it in
       // round trips of their own, twice per transaction.
-      await this.session.execProtocol(protocol.serialize.query(this.tail.take(compiled.sql) ?? compiled.sql));
+      await this.session.execProtocol(protocol.serialize.query(this.tail.outgoing(compiled.sql) ?? compiled.sql));
       return { rows: [] };
     }
     const result =

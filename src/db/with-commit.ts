@@ -1,4 +1,5 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
+import type { DB } from './schema.js';
 
 /**
  * A transaction's last write sent with its COMMIT, in one round trip (one simple-protocol message,
@@ -7,23 +8,30 @@ import { sql, type RawBuilder } from 'kysely';
  * not read; its failure fails the COMMIT, and the transaction rolls back.
  *
  * Both drivers (connect.ts for pg, pglite-dialect.ts) hold a statement that starts with the
- * marker until the transaction ends: sent before COMMIT, dropped at ROLLBACK.
+ * marker until the transaction ends: sent before COMMIT, dropped at ROLLBACK. A statement held
+ * outside a transaction, or a savepoint taken while one is held, is a programming error and
+ * throws: the statement would otherwise be lost or sent with another transaction's COMMIT.
  */
 const MARKER = '/* with commit */ ';
 
-/** `query`, to be sent with the COMMIT of the transaction it is executed in (see above). */
-export function withCommit(query: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`${sql.raw(MARKER)}${query}`;
+/** Runs `query` with the COMMIT of the transaction `trx` (see above). */
+export async function executeWithCommit(trx: Transaction<DB>, query: RawBuilder<unknown>): Promise<void> {
+  if (!trx.isTransaction) throw new Error('a statement sent with COMMIT needs a transaction');
+  await sql`${sql.raw(MARKER)}${query}`.execute(trx);
 }
 
 export function isWithCommit(text: string): boolean {
   return text.startsWith(MARKER);
 }
 
-/** A literal PostgreSQL reads back as the same text whatever `standard_conforming_strings` says. */
+/**
+ * A literal PostgreSQL reads back as the same value whatever `standard_conforming_strings` says,
+ * and as untyped as a parameter: integers are quoted too (a bare `-5` after a minus would start
+ * a comment, and a bare number is typed where a parameter is not).
+ */
 function literal(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return `'${value}'`;
   if (typeof value === 'string') {
     if (value.includes('\0')) throw new Error('a text parameter holds a NUL character');
     return `E'${value.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
@@ -33,35 +41,60 @@ function literal(value: unknown): string {
 
 /**
  * The statement's text with its parameters written in as literals (a simple-protocol message has
- * no parameters). Only for statements whose text we write: a `$n` inside a quoted string of the
- * text would be replaced too.
+ * no parameters). Only for statements whose text we write, with no quotes of their own: a `$n`
+ * inside a quoted string would be replaced too.
  */
 export function inlineParameters(text: string, values: readonly unknown[]): string {
-  return text.slice(MARKER.length).replace(/\$(\d+)/g, (_, n: string) => {
+  const statement = text.slice(MARKER.length);
+  if (statement.includes("'")) throw new Error('a statement sent with COMMIT must pass its text as parameters');
+  return statement.replace(/\$(\d+)/g, (_, n: string) => {
     const index = Number(n) - 1;
     if (index < 0 || index >= values.length) throw new Error(`no parameter $${n}`);
     return literal(values[index]);
   });
 }
 
+/** The first words of a transaction-control statement, or '' for any other statement. */
+function controlOf(text: string): string {
+  if (text.length > 60) return '';
+  return text.trimStart().slice(0, 17).toLowerCase();
+}
+
 /**
- * The statements a connection holds for its transaction's COMMIT. `take` answers what to send
- * for a transaction-control text: `undefined` when the text goes as it is.
+ * What one connection holds for its transaction's COMMIT. The driver shows it every statement it
+ * sends (`outgoing`), which answers what to send instead: `undefined` when the text goes as is.
  */
 export class CommitTail {
   private held: string[] = [];
+  private open = false;
 
   hold(text: string, values: readonly unknown[]): void {
+    if (!this.open) throw new Error('a statement sent with COMMIT was run outside a transaction');
     this.held.push(inlineParameters(text, values));
   }
 
-  /** For `commit`: the held statements and the commit, as one message; `begin`/`rollback` drop them. */
-  take(control: string): string | undefined {
-    if (control.length > 8) return undefined;
-    const verb = control.toLowerCase();
-    if (verb !== 'commit' && verb !== 'begin' && verb !== 'rollback') return undefined;
-    const held = this.held;
-    this.held = [];
-    return verb === 'commit' && held.length > 0 ? `${held.join(';\n')};\n${control}` : undefined;
+  outgoing(text: string): string | undefined {
+    const control = controlOf(text);
+    if (control === '') return undefined;
+    if (control.startsWith('begin') || control.startsWith('start transaction')) {
+      this.open = true;
+      this.held = [];
+      return undefined;
+    }
+    if (control.startsWith('commit')) {
+      this.open = false;
+      const held = this.held;
+      this.held = [];
+      return held.length > 0 ? `${held.join(';\n')};\n${text}` : undefined;
+    }
+    if (control.startsWith('rollback to') || control.startsWith('savepoint') || control.startsWith('release')) {
+      if (this.held.length > 0) throw new Error('a savepoint was used while a statement waits for COMMIT');
+      return undefined;
+    }
+    if (control.startsWith('rollback')) {
+      this.open = false;
+      this.held = [];
+    }
+    return undefined;
   }
 }

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, Environment } from '../db/schema.js';
 import type { Executor } from '../db/transaction.js';
-import { withCommit } from '../db/with-commit.js';
+import { executeWithCommit } from '../db/with-commit.js';
 import { ApiError } from './errors.js';
 
 /**
@@ -240,10 +240,11 @@ export async function inIdempotentTransaction<T>(
       const { value, stored } = await work(trx);
       if (rowId !== undefined) {
         // The last write: sent with the COMMIT, in the same round trip.
-        await withCommit(
-          sql`UPDATE idempotency_keys SET state = 'done', response_status = ${stored.status}::int,
+        await executeWithCommit(
+          trx,
+          sql`UPDATE idempotency_keys SET state = ${'done'}, response_status = ${stored.status}::int,
             response_body = ${stored.body}::text WHERE id = ${rowId}::bigint`,
-        ).execute(trx);
+        );
       }
       return { kind: 'done', value };
     });

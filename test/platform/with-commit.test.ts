@@ -1,12 +1,13 @@
 /**
  * A statement marked `withCommit` (src/db/with-commit.ts) is sent with its transaction's COMMIT,
  * its parameters written in as literals: the text comes back exactly, a failure rolls the whole
- * transaction back, a rollback drops it, and the connection is clean for the next transaction.
+ * transaction back, a rollback drops it; outside a transaction or beside a savepoint it refuses.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { sql } from 'kysely';
-import { withCommit } from '../../src/db/with-commit.js';
+import { sql, type Transaction } from 'kysely';
+import type { DB } from '../../src/db/schema.js';
+import { CommitTail, executeWithCommit } from '../../src/db/with-commit.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 describe('statements sent with COMMIT', () => {
@@ -31,7 +32,7 @@ describe('statements sent with COMMIT', () => {
     const text = `it's a \\ backslash, a "quote", $1 and 'é' — مرحبا`;
     await testDatabase.database.db.transaction().execute(async (trx) => {
       await sql`UPDATE with_commit_notes SET note = 'changed first' WHERE id = 2`.execute(trx);
-      await withCommit(sql`UPDATE with_commit_notes SET note = ${text}::text WHERE id = ${1}::int`).execute(trx);
+      await executeWithCommit(trx, sql`UPDATE with_commit_notes SET note = ${text}::text WHERE id = ${1}::int`);
       // Held, not run: the transaction does not see it yet.
       const seen = await sql<{ note: string }>`SELECT note FROM with_commit_notes WHERE id = 1`.execute(trx);
       assert.equal(seen.rows[0]!.note, 'one');
@@ -47,7 +48,7 @@ describe('statements sent with COMMIT', () => {
     await assert.rejects(
       testDatabase.database.db.transaction().execute(async (trx) => {
         await sql`UPDATE with_commit_notes SET note = 'lost' WHERE id = 2`.execute(trx);
-        await withCommit(sql`UPDATE with_commit_notes SET note = ${null} WHERE id = ${1}::int`).execute(trx);
+        await executeWithCommit(trx, sql`UPDATE with_commit_notes SET note = ${null} WHERE id = ${1}::int`);
       }),
       /null value/,
     );
@@ -58,7 +59,7 @@ describe('statements sent with COMMIT', () => {
     const before = await notes();
     await assert.rejects(
       testDatabase.database.db.transaction().execute(async (trx) => {
-        await withCommit(sql`UPDATE with_commit_notes SET note = ${'dropped'}::text WHERE id = ${2}::int`).execute(trx);
+        await executeWithCommit(trx, sql`UPDATE with_commit_notes SET note = ${'dropped'}::text WHERE id = ${2}::int`);
         throw new Error('handler failed');
       }),
       /handler failed/,
@@ -75,9 +76,53 @@ describe('statements sent with COMMIT', () => {
   test('only integers, text and null can be written in', async () => {
     await assert.rejects(
       testDatabase.database.db.transaction().execute(async (trx) => {
-        await withCommit(sql`UPDATE with_commit_notes SET note = 'x' WHERE id = ${1.5}`).execute(trx);
+        await executeWithCommit(trx, sql`UPDATE with_commit_notes SET note = ${'x'} WHERE id = ${1.5}`);
       }),
       /takes only integers, text and null/,
     );
+  });
+
+  test('outside a transaction it refuses, before anything is held', async () => {
+    await assert.rejects(
+      executeWithCommit(
+        // A Kysely that is not a transaction, as a caller without types would pass it.
+        testDatabase.database.db as unknown as Transaction<DB>,
+        sql`UPDATE with_commit_notes SET note = ${'x'}`,
+      ),
+      /needs a transaction/,
+    );
+  });
+});
+
+describe('what a connection holds for its COMMIT', () => {
+  const statement = (text: string) => `/* with commit */ ${text}`;
+
+  test('held only inside a transaction; sent with its COMMIT, integers quoted, then forgotten', () => {
+    const tail = new CommitTail();
+    assert.throws(() => tail.hold(statement('UPDATE t SET n = $1'), [1]), /outside a transaction/);
+    assert.equal(tail.outgoing('begin'), undefined);
+    tail.hold(statement('UPDATE t SET n = n-$1 WHERE id = $2'), [-5, 7]);
+    assert.equal(tail.outgoing('commit'), "UPDATE t SET n = n-'-5' WHERE id = '7';\ncommit");
+    assert.equal(tail.outgoing('commit'), undefined);
+    assert.throws(() => tail.hold(statement('UPDATE t SET n = $1'), [1]), /outside a transaction/);
+  });
+
+  test('a rollback drops it; a transaction with an isolation level opens like BEGIN', () => {
+    const tail = new CommitTail();
+    tail.outgoing('start transaction isolation level serializable');
+    tail.hold(statement('UPDATE t SET n = $1'), [1]);
+    assert.equal(tail.outgoing('rollback'), undefined);
+    tail.outgoing('BEGIN');
+    assert.equal(tail.outgoing('COMMIT'), undefined);
+  });
+
+  test('a savepoint while a statement is held is refused; text with quotes of its own too', () => {
+    const tail = new CommitTail();
+    tail.outgoing('begin');
+    assert.throws(() => tail.hold(statement("UPDATE t SET s = 'done'"), []), /pass its text as parameters/);
+    tail.hold(statement('UPDATE t SET n = $1'), [1]);
+    assert.throws(() => tail.outgoing('savepoint a'), /savepoint/);
+    assert.throws(() => tail.outgoing('rollback to savepoint a'), /savepoint/);
+    assert.equal(tail.outgoing('SELECT 1'), undefined);
   });
 });

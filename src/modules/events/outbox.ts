@@ -108,6 +108,7 @@ function valuesOf(events: readonly EventRecord[]) {
  * the change they announce (a data-modifying CTE must sit at the top of its statement).
  */
 export function eventCtes(events: readonly EventRecord[]): RawBuilder<unknown> {
+  if (events.length === 0) throw new Error('eventCtes needs at least one event');
   return sql`${valuesOf(events)}, ${sql.raw(sequencedInsertSql('ev_input', countOf(events)))},
     ev_deliveries AS (${sql.raw(fanOutSql('ev'))})`;
 }

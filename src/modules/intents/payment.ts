@@ -57,7 +57,7 @@ export type PaymentOutcome =
   | { outcome: 'paid'; intent: IntentRow; commission: Commission }
   | { outcome: 'failed'; intent: IntentRow; failure: PaymentFailure; reason: string };
 
-/** A payer's wallet with its account row, both locked by `lockPayer`. */
+/** A payer's wallet with its account row, both locked (`lockPayer`, `lockIntentAndPayer`). */
 export interface Payer {
   wallet: Selectable<WalletsTable>;
   /** What the wallet holds, read under its lock. */
@@ -164,7 +164,8 @@ export async function lockIntentAndPayer(
  * the ledger moves amount + payer fee from the wallet to the merchant, the platform revenue and
  * the tax accounts, the intent becomes PAID with its commission, its code is freed, and
  * `payment.confirmed` is written. Too little balance (or the reserved sandbox amount) makes the
- * attempt fail instead: FAILED and `payment.failed`. Three statements either way.
+ * attempt fail instead: FAILED and `payment.failed`. Two statements paid (the ledger transfer, the
+ * change with its event), one failed.
  */
 export async function confirmPayment(
   trx: Executor,
@@ -330,6 +331,8 @@ export async function expireIntents(trx: Executor, intents: IntentRow[], now: Da
       .returningAll(),
     due.map((intent) => paymentEvent('payment.expired', { ...intent, ...change }, now)),
   );
+  // The events were built for every due intent: the caller's locks make each of them change.
+  if (expired.length !== due.length) throw new Error(`${due.length - expired.length} due intents were not expired`);
   return expired;
 }
 

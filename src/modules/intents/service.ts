@@ -381,7 +381,11 @@ export async function simulatePayment(
   maxAmount: number,
 ): Promise<IntentWithRefunds> {
   const phone = input.payerPhone ?? SANDBOX_DEFAULT_PAYER;
-  const locked = await lockIntentAndPayer(trx, { referenceNumber }, { phone, owner: caller });
+  // A simulated failure moves no money: it locks no wallet.
+  const locked =
+    input.outcome === 'failure'
+      ? { intent: await repo.lockIntent(trx, { referenceNumber }), payer: undefined }
+      : await lockIntentAndPayer(trx, { referenceNumber }, { phone, owner: caller });
   const intent = visibleTo(locked?.intent, caller);
   const now = new Date();
   if (!isPayable(intent.status) || isPastExpiry(intent, now)) {
