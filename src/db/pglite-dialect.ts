@@ -120,9 +120,14 @@ class PGliteConnection implements DatabaseConnection {
       return { rows: [] };
     }
     if (TRANSACTION_CONTROL.has(compiled.sql)) {
+      if (compiled.sql === 'COMMIT') {
+        for (const held of this.tail.takeForCommit()) await queryNamed(this.session, held.text, held.values);
+      } else {
+        this.tail.outgoing(compiled.sql);
+      }
       // One simple-protocol message: `PGlite.query` would parse, describe, bind and execute it in
       // round trips of their own, twice per transaction.
-      await this.session.execProtocol(protocol.serialize.query(this.tail.outgoing(compiled.sql) ?? compiled.sql));
+      await this.session.execProtocol(protocol.serialize.query(compiled.sql));
       return { rows: [] };
     }
     const result =

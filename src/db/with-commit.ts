@@ -8,9 +8,11 @@ import type { DB } from './schema.js';
  * not read; its failure fails the COMMIT, and the transaction rolls back.
  *
  * Both drivers (connect.ts for pg, pglite-dialect.ts) hold a statement that starts with the
- * marker until the transaction ends: sent before COMMIT, dropped at ROLLBACK. A statement held
- * outside a transaction, or a savepoint taken while one is held, is a programming error and
- * throws: the statement would otherwise be lost or sent with another transaction's COMMIT.
+ * marker until the transaction ends: sent before COMMIT, dropped at ROLLBACK. PGlite, with no
+ * round trip to save, runs it as a named prepared statement just before its COMMIT: planned once
+ * per session, where the text with literals is planned on every call. A statement held outside a
+ * transaction, or a savepoint taken while one is held, is a programming error and throws: the
+ * statement would otherwise be lost or sent with another transaction's COMMIT.
  */
 const MARKER = '/* with commit */ ';
 
@@ -60,17 +62,33 @@ function controlOf(text: string): string {
   return text.trimStart().slice(0, 17).toLowerCase();
 }
 
+/** A statement waiting for its COMMIT: its text and parameters, and the two written as one text. */
+export interface HeldStatement {
+  text: string;
+  values: readonly unknown[];
+  inlined: string;
+}
+
 /**
  * What one connection holds for its transaction's COMMIT. The driver shows it every statement it
  * sends (`outgoing`), which answers what to send instead: `undefined` when the text goes as is.
  */
 export class CommitTail {
-  private held: string[] = [];
+  private held: HeldStatement[] = [];
   private open = false;
 
   hold(text: string, values: readonly unknown[]): void {
     if (!this.open) throw new Error('a statement sent with COMMIT was run outside a transaction');
-    this.held.push(inlineParameters(text, values));
+    // Written in now whichever driver sends it, so that a value that cannot be refuses on both.
+    this.held.push({ text: text.slice(MARKER.length), values, inlined: inlineParameters(text, values) });
+  }
+
+  /** The held statements, for a driver that runs them itself right before its COMMIT; none stay. */
+  takeForCommit(): HeldStatement[] {
+    this.open = false;
+    const held = this.held;
+    this.held = [];
+    return held;
   }
 
   outgoing(text: string): string | undefined {
@@ -85,7 +103,7 @@ export class CommitTail {
       this.open = false;
       const held = this.held;
       this.held = [];
-      return held.length > 0 ? `${held.join(';\n')};\n${text}` : undefined;
+      return held.length > 0 ? `${held.map((statement) => statement.inlined).join(';\n')};\n${text}` : undefined;
     }
     if (control.startsWith('rollback to') || control.startsWith('savepoint') || control.startsWith('release')) {
       if (this.held.length > 0) throw new Error('a savepoint was used while a statement waits for COMMIT');

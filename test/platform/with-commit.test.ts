@@ -107,6 +107,17 @@ describe('what a connection holds for its COMMIT', () => {
     assert.throws(() => tail.hold(statement('UPDATE t SET n = $1'), [1]), /outside a transaction/);
   });
 
+  test('a driver that runs held statements itself takes them, text and parameters, once', () => {
+    const tail = new CommitTail();
+    tail.outgoing('BEGIN');
+    tail.hold(statement('UPDATE t SET n = $1 WHERE id = $2'), [3, 'a']);
+    assert.deepEqual(tail.takeForCommit(), [
+      { text: 'UPDATE t SET n = $1 WHERE id = $2', values: [3, 'a'], inlined: "UPDATE t SET n = '3' WHERE id = E'a'" },
+    ]);
+    assert.deepEqual(tail.takeForCommit(), []);
+    assert.throws(() => tail.hold(statement('UPDATE t SET n = $1'), [1]), /outside a transaction/);
+  });
+
   test('a rollback drops it; a transaction with an isolation level opens like BEGIN', () => {
     const tail = new CommitTail();
     tail.outgoing('start transaction isolation level serializable');
