@@ -121,12 +121,10 @@ export interface WriteContext {
   idempotencyKey: string | undefined;
 }
 
-type ClaimResult =
-  { kind: 'claimed'; rowId: number } | { kind: 'replay'; status: number; body: string } | { kind: 'retry' };
+type ClaimResult = { kind: 'claimed' } | { kind: 'replay'; status: number; body: string } | { kind: 'retry' };
 
-interface ClaimRow {
+interface KeyRow {
   held: boolean;
-  claimed_id: number | null;
   existing_id: number | null;
   fingerprint: string | null;
   response_status: number | null;
@@ -134,25 +132,73 @@ interface ClaimRow {
   expired: boolean | null;
 }
 
+interface ClaimRow extends KeyRow {
+  claimed_id: number | null;
+}
+
+const lockId = (request: IdempotencyRequest) => `${request.businessId}:${request.environment}:${request.key}`;
+
 /**
  * One statement: take a transaction-scoped advisory lock on the key (so a second request with the
- * same key never waits on the first: it is told IN_PROGRESS), insert the claim, and read the key's
- * committed row when it exists. `response` given: the claim is inserted already answered (an
- * error answer stored on its own). Lock ids are 64-bit hashes of the scope and key.
+ * same key never waits on the first: it is told IN_PROGRESS) and read the key's committed row,
+ * if any. The write's transaction inserts the key with its answer at the end (`storeAnswer`).
+ * Lock ids are 64-bit hashes of the scope and key.
+ */
+async function lockKey(executor: Executor, request: IdempotencyRequest): Promise<KeyRow> {
+  const result = await sql<KeyRow>`
+    SELECT pg_try_advisory_xact_lock(hashtextextended(${lockId(request)}, 0)) AS held, k.id AS existing_id,
+      k.fingerprint, k.response_status, k.response_body,
+      k.created_at < now() - make_interval(hours => ${RETENTION_HOURS}) AS expired
+    FROM (SELECT 1) AS one
+    LEFT JOIN idempotency_keys k
+      ON k.business_id = ${request.businessId} AND k.environment = ${request.environment}
+      AND k.idempotency_key = ${request.key}`.execute(executor);
+  return result.rows[0]!;
+}
+
+/**
+ * The key and its answer, inserted as the transaction's last write, sent with its COMMIT. A key
+ * committed by another request between `lockKey`'s snapshot and its lock makes this insert fail
+ * on the unique key: the whole transaction rolls back, and the next attempt replays that answer.
+ */
+async function storeAnswer(
+  trx: Transaction<DB>,
+  request: IdempotencyRequest,
+  stored: { status: number; body: string },
+): Promise<void> {
+  await executeWithCommit(
+    trx,
+    sql`INSERT INTO idempotency_keys (business_id, environment, idempotency_key, fingerprint, state,
+        response_status, response_body)
+      VALUES (${request.businessId}, ${request.environment}, ${request.key}, ${request.fingerprint}, ${'done'},
+        ${stored.status}::int, ${stored.body}::text)`,
+  );
+}
+
+/** The error of a key another request committed first (see `storeAnswer`). */
+function isKeyTaken(error: unknown): boolean {
+  const { code, constraint, message } = error as { code?: string; constraint?: string; message?: string };
+  const name = 'idempotency_keys_business_id_environment_idempotency_key_key';
+  return code === '23505' && (constraint === name || (message ?? '').includes(name));
+}
+
+/**
+ * An error answer stored on its own, outside the failed write's transaction: one statement takes
+ * the key's lock, inserts the key with the answer, and reads the key's committed row when another
+ * request already has it.
  */
 async function claimStatement(
   executor: Executor,
   request: IdempotencyRequest,
-  response?: { status: number; body: string },
+  response: { status: number; body: string },
 ): Promise<ClaimRow> {
-  const scope = `${request.businessId}:${request.environment}:${request.key}`;
   const result = await sql<ClaimRow>`
-    WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtextextended(${scope}, 0)) AS held),
+    WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtextextended(${lockId(request)}, 0)) AS held),
     claimed AS (
       INSERT INTO idempotency_keys (business_id, environment, idempotency_key, fingerprint, state,
         response_status, response_body)
       SELECT ${request.businessId}, ${request.environment}, ${request.key}, ${request.fingerprint},
-        ${response ? 'done' : 'running'}, ${response?.status ?? null}::int, ${response?.body ?? null}::text
+        ${'done'}, ${response.status}::int, ${response.body}::text
       FROM lock WHERE held
       ON CONFLICT (business_id, environment, idempotency_key) DO NOTHING
       RETURNING id
@@ -167,16 +213,22 @@ async function claimStatement(
   return result.rows[0]!;
 }
 
-/** Claims the key or says how to answer for it: the stored response, 422, or 409. */
+/**
+ * Claims the key or says how to answer for it: the stored response, 422, or 409. Without a
+ * `response`, the claim is the key's lock for the caller's transaction, which stores the answer at
+ * its end; with one, it is stored now.
+ */
 async function claimKey(
   executor: Executor,
   request: IdempotencyRequest,
   response?: { status: number; body: string },
 ): Promise<ClaimResult> {
-  const row = await claimStatement(executor, request, response);
-  if (row.claimed_id !== null) return { kind: 'claimed', rowId: Number(row.claimed_id) };
+  const row = response ? await claimStatement(executor, request, response) : await lockKey(executor, request);
   if (!row.held) throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');
-  if (row.existing_id === null) return { kind: 'retry' }; // committed after this statement's snapshot
+  if (row.existing_id === null) {
+    if (!response || (row as ClaimRow).claimed_id !== null) return { kind: 'claimed' };
+    return { kind: 'retry' }; // committed after this statement's snapshot
+  }
   if (row.expired) {
     await executor.deleteFrom('idempotency_keys').where('id', '=', Number(row.existing_id)).execute();
     return { kind: 'retry' };
@@ -230,24 +282,21 @@ export async function inIdempotentTransaction<T>(
   work: (trx: Transaction<DB>) => Promise<{ value: T; stored: { status: number; body: string } }>,
 ): Promise<IdempotentOutcome<T>> {
   for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
-    const outcome = await db.transaction().execute(async (trx): Promise<IdempotentOutcome<T> | { kind: 'retry' }> => {
-      let rowId: number | undefined;
-      if (idempotency) {
-        const claim = await claimKey(trx, idempotency);
-        if (claim.kind !== 'claimed') return claim;
-        rowId = claim.rowId;
-      }
-      const { value, stored } = await work(trx);
-      if (rowId !== undefined) {
-        // The last write: sent with the COMMIT, in the same round trip.
-        await executeWithCommit(
-          trx,
-          sql`UPDATE idempotency_keys SET state = ${'done'}, response_status = ${stored.status}::int,
-            response_body = ${stored.body}::text WHERE id = ${rowId}::bigint`,
-        );
-      }
-      return { kind: 'done', value };
-    });
+    const outcome = await db
+      .transaction()
+      .execute(async (trx): Promise<IdempotentOutcome<T> | { kind: 'retry' }> => {
+        if (idempotency) {
+          const claim = await claimKey(trx, idempotency);
+          if (claim.kind !== 'claimed') return claim;
+        }
+        const { value, stored } = await work(trx);
+        if (idempotency) await storeAnswer(trx, idempotency, stored);
+        return { kind: 'done', value };
+      })
+      .catch((error: unknown) => {
+        if (idempotency && isKeyTaken(error)) return { kind: 'retry' as const };
+        throw error;
+      });
     if (outcome.kind !== 'retry') return outcome;
   }
   throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { deleteExpiredIdempotencyKeys } from '../../src/http/idempotency.js';
+import { testDatabaseKind } from '../support/database.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { probeExecutions, probeRoutes } from '../support/probe-routes.js';
 
@@ -28,6 +29,19 @@ describe('idempotency (api.md 4, decisions "Idempotency")', () => {
       ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
       ...(headers ? { headers } : {}),
     });
+
+  test(
+    'a key another request commits while this one runs: this one rolls back and replays that answer',
+    { skip: testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite runs one transaction at a time' },
+    async () => {
+      // The key is stored at the end of the write's transaction: the insert then finds it taken.
+      const response = await post('taken-meanwhile', { name: 'taken' }, undefined, { 'x-probe-key-taken': '1' });
+      expectStatus(response, 201);
+      assert.equal(response.headers.get('idempotent-replayed'), 'true');
+      assert.deepEqual(response.body, { success: true, data: { name: 'taken', executions: 0 } });
+      assert.equal(await probeExecutions(t.runtime.db, 'taken'), 0, 'the work of the losing attempt rolled back');
+    },
+  );
 
   test('a write without X-Idempotency-Key answers IDEMPOTENCY_KEY_REQUIRED and does nothing', async () => {
     expectError(await post(undefined, { name: 'no-key' }), 400, 'IDEMPOTENCY_KEY_REQUIRED');

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.js';
 import { Type } from 'typebox';
-import { respondInTransaction } from '../../src/http/idempotency.js';
+import { idempotencyOf, respondInTransaction } from '../../src/http/idempotency.js';
 import { Envelope } from '../../src/http/schemas.js';
 
 /**
@@ -51,6 +51,23 @@ export const probeRoutes: FastifyPluginAsyncTypebox = async (app) => {
           .returning('value')
           .executeTakeFirstOrThrow();
         if (delayMs) await sql`SELECT pg_sleep(${delayMs / 1000})`.execute(trx);
+        if (request.headers['x-probe-key-taken'] === '1') {
+          // Another request with the same key and body commits its answer while this one runs
+          // (PostgreSQL only: it needs a second session).
+          const other = idempotencyOf(request)!;
+          await request.server.services.db
+            .insertInto('idempotency_keys')
+            .values({
+              business_id: other.businessId,
+              environment: other.environment,
+              idempotency_key: other.key,
+              fingerprint: other.fingerprint,
+              state: 'done',
+              response_status: 201,
+              response_body: JSON.stringify({ success: true, data: { name, executions: 0 } }),
+            })
+            .execute();
+        }
         return { name, executions: Number(row.value) };
       });
     },
