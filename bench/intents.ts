@@ -115,8 +115,10 @@ export async function intentsSuite(): Promise<void> {
       (await client.query('SELECT count(*) FROM payment_intents WHERE business_id = $1', [business.id])).rows[0].count,
     );
     printThroughput(`Throughput, ${concurrency} concurrent clients (baseline: bare Fastify + pg, same database)`, [
-      { name: 'create (3-insert tx)', ours: ourCreate, baseline: baseCreate, target: 0.8 },
-      { name: 'get by reference', ours: ourGet, baseline: baseGet, target: 0.8 },
+      // Issue 18's targets on PostgreSQL: the create was one statement, 1.1-1.4x, before it became
+      // an ordinary handler in a transaction; the get was 0.74-0.87x.
+      { name: 'create (3-insert tx)', ours: ourCreate, baseline: baseCreate, target: 1.2 },
+      { name: 'get by reference', ours: ourGet, baseline: baseGet, target: 1.0 },
       { name: `list, page 1 (${owned} intents)`, ours: ourList, baseline: baseList },
     ]);
 
