@@ -154,6 +154,8 @@ function listenOnPostgres(
 // int8 columns (counts, centimes) come back as numbers while they are exact, as PGlite does.
 const INT8_OID = 20;
 function parseInt8(text: string): number | bigint {
+  // Fifteen characters, a sign included, are always within Number's exact range: no BigInt needed.
+  if (text.length <= 15) return Number(text);
   const value = BigInt(text);
   return value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER) ? value : Number(value);
 }
