@@ -140,26 +140,23 @@ const lockId = (request: IdempotencyRequest) => `${request.businessId}:${request
 
 /**
  * One statement: take a transaction-scoped advisory lock on the key (so a second request with the
- * same key never waits on the first: it is told IN_PROGRESS) and read the key's committed row,
- * if any. The write's transaction inserts the key with its answer at the end (`storeAnswer`).
+ * same key never waits on the first: it is told IN_PROGRESS) and then read the key's committed
+ * row, if any, with a snapshot taken after the lock (migration 021 says why that takes a
+ * function). The write's transaction inserts the key with its answer at the end (`storeAnswer`).
  * Lock ids are 64-bit hashes of the scope and key.
  */
 async function lockKey(executor: Executor, request: IdempotencyRequest): Promise<KeyRow> {
   const result = await sql<KeyRow>`
-    SELECT pg_try_advisory_xact_lock(hashtextextended(${lockId(request)}, 0)) AS held, k.id AS existing_id,
-      k.fingerprint, k.response_status, k.response_body,
-      k.created_at < now() - make_interval(hours => ${RETENTION_HOURS}) AS expired
-    FROM (SELECT 1) AS one
-    LEFT JOIN idempotency_keys k
-      ON k.business_id = ${request.businessId} AND k.environment = ${request.environment}
-      AND k.idempotency_key = ${request.key}`.execute(executor);
+    SELECT held, existing_id, fingerprint, response_status, response_body, expired
+    FROM idempotency_claim(${lockId(request)}, ${request.businessId}, ${request.environment}, ${request.key},
+      ${RETENTION_HOURS}::int)`.execute(executor);
   return result.rows[0]!;
 }
 
 /**
- * The key and its answer, inserted as the transaction's last write, sent with its COMMIT. A key
- * committed by another request between `lockKey`'s snapshot and its lock makes this insert fail
- * on the unique key: the whole transaction rolls back, and the next attempt replays that answer.
+ * The key and its answer, inserted as the transaction's last write, sent with its COMMIT. Should
+ * another writer have committed the key meanwhile without its lock, this insert fails on the
+ * unique key: the whole transaction rolls back, and the next attempt replays that answer.
  */
 async function storeAnswer(
   trx: Transaction<DB>,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { deleteExpiredIdempotencyKeys } from '../../src/http/idempotency.js';
 import { testDatabaseKind } from '../support/database.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
@@ -40,6 +41,51 @@ describe('idempotency (api.md 4, decisions "Idempotency")', () => {
       assert.equal(response.headers.get('idempotent-replayed'), 'true');
       assert.deepEqual(response.body, { success: true, data: { name: 'taken', executions: 0 } });
       assert.equal(await probeExecutions(t.runtime.db, 'taken'), 0, 'the work of the losing attempt rolled back');
+    },
+  );
+
+  test(
+    "the claim reads the key after taking its lock: a commit between the claim's start and its lock is seen",
+    { skip: testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: it takes three sessions' },
+    async () => {
+      const url = t.testDatabase.url!;
+      const [gate, claimer, other] = [new pg.Client(url), new pg.Client(url), new pg.Client(url)];
+      await Promise.all([gate.connect(), claimer.connect(), other.connect()]);
+      try {
+        const scope = { business: business.id, environment: 'test', key: 'committed-in-the-window' };
+        const lockName = `${scope.business}:${scope.environment}:${scope.key}`;
+        // The claim statement starts (its snapshot is taken), then waits on a lock the gate holds
+        // before it reaches the key's lock: the other request commits the key meanwhile.
+        await gate.query('BEGIN');
+        await gate.query('SELECT pg_advisory_xact_lock(4242)');
+        const claimPid = (await claimer.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+        const claim = claimer.query<{ held: boolean; existing_id: number | null; response_body: string | null }>(
+          `SELECT c.held, c.existing_id, c.response_body
+           FROM (SELECT pg_advisory_xact_lock(4242)::text AS pad) AS waited,
+           LATERAL idempotency_claim($1 || waited.pad, $2, $3, $4, 24) AS c`,
+          [lockName, scope.business, scope.environment, scope.key],
+        );
+        for (;;) {
+          const waiting = await other.query(
+            `SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`,
+            [claimPid],
+          );
+          if (waiting.rows.length > 0) break;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        await other.query(
+          `INSERT INTO idempotency_keys (business_id, environment, idempotency_key, fingerprint, state,
+             response_status, response_body) VALUES ($1, $2, $3, 'f', 'done', 201, '{"first":true}')`,
+          [scope.business, scope.environment, scope.key],
+        );
+        await gate.query('COMMIT');
+        const row = (await claim).rows[0]!;
+        assert.equal(row.held, true);
+        assert.notEqual(row.existing_id, null, 'the key committed after the statement began is found');
+        assert.equal(row.response_body, '{"first":true}');
+      } finally {
+        await Promise.all([gate.end(), claimer.end(), other.end()]);
+      }
     },
   );
 
