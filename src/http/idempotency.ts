@@ -116,11 +116,6 @@ export interface IdempotencyRequest {
   fingerprint: string;
 }
 
-/** What the write's handler is given besides its transaction. */
-export interface WriteContext {
-  idempotencyKey: string | undefined;
-}
-
 type ClaimResult = { kind: 'claimed' } | { kind: 'replay'; status: number; body: string } | { kind: 'retry' };
 
 interface KeyRow {
@@ -304,12 +299,12 @@ export async function respondInTransaction<T>(
   request: FastifyRequest,
   reply: FastifyReply,
   statusCode: number,
-  work: (trx: Transaction<DB>, context: WriteContext) => Promise<T>,
+  work: (trx: Transaction<DB>) => Promise<T>,
   /** The key of a customer's write (customerIdempotency); an API write's comes from its request. */
   idempotency: IdempotencyRequest | undefined = idempotencyOf(request, request.uploadFingerprint),
 ): Promise<FastifyReply> {
   const outcome = await inIdempotentTransaction(request.server.services.db, idempotency, async (trx) => {
-    const data = await work(trx, { idempotencyKey: idempotency?.key });
+    const data = await work(trx);
     reply.code(statusCode);
     const body = String(reply.serialize({ success: true, data }));
     return { value: body, stored: { status: statusCode, body } };
