@@ -144,6 +144,124 @@ describe('a ledger without hot rows', () => {
     },
   );
 
+  // Under READ COMMITTED a statement that waits for a row lock still reads other tables with the
+  // snapshot it began with: a balance summed in the locking statement misses what the transaction
+  // it waited for wrote, or counts twice what a fold moved meanwhile.
+  // Read from a session of its own: within a transaction, pg_stat_activity keeps its first answer.
+  const whenWaitingOnLocks = async (count: number) => {
+    const watcher = new pg.Client({ connectionString: t.testDatabase.url });
+    await watcher.connect();
+    try {
+      for (;;) {
+        const waiting = await watcher.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+           WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%ledger_accounts%'`,
+        );
+        if (waiting.rows[0]!.n >= count) return;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      await watcher.end();
+    }
+  };
+
+  test(
+    'two refunds racing for the last of a merchant balance: one is paid, the other is refused',
+    { skip: testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite runs one transaction at a time' },
+    async () => {
+      const fresh = await t.createBusiness({ name: 'Two refunds, one balance' });
+      const sk = fresh.keys.secretTest;
+      const intents = [];
+      for (let i = 0; i < 2; i++) {
+        const intent = await createIntent(t, sk, { amount: 5_000 });
+        expectStatus(await act(t, sk, intent.referenceNumber, 'simulate', {}), 200);
+        intents.push(intent);
+      }
+      // A payout leaves 5,000 of the 9,900 received: each full refund takes 4,950 from the merchant.
+      await t.runtime.db.transaction().execute((trx) =>
+        post(trx, {
+          environment: 'test',
+          kind: 'credit',
+          reference: 'payout-two-refunds',
+          lines: [
+            { account: { kind: 'merchant', ownerId: fresh.id }, amount: -4_900 },
+            { account: { kind: 'funding' }, amount: 4_900 },
+          ],
+        }),
+      );
+      const holder = new pg.Client({ connectionString: t.testDatabase.url });
+      await holder.connect();
+      try {
+        // Both refunds reach the merchant's lock before either can take it.
+        await holder.query('BEGIN');
+        await holder.query(
+          `SELECT id FROM ledger_accounts WHERE environment = 'test' AND kind = 'merchant' AND owner_id = $1 FOR UPDATE`,
+          [fresh.id],
+        );
+        const refunds = Promise.all(intents.map((intent) => act(t, sk, intent.referenceNumber, 'refund', {})));
+        await whenWaitingOnLocks(2);
+        await holder.query('ROLLBACK');
+        const statuses = (await refunds).map((response) => response.status).sort();
+        assert.deepEqual(statuses, [200, 402]);
+      } finally {
+        await holder.end();
+      }
+      assert.equal(await accountBalance(t.runtime.db, 'test', { kind: 'merchant', ownerId: fresh.id }), 50);
+      await foldPendingMovements(t.runtime.db);
+      assert.deepEqual((await checkLedger(t.runtime.db)).problems, []);
+    },
+  );
+
+  test(
+    'a refund that waited for a fold of its merchant counts the folded movements once',
+    { skip: testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite runs one transaction at a time' },
+    async () => {
+      const fresh = await t.createBusiness({ name: 'Refund behind a fold' });
+      const sk = fresh.keys.secretTest;
+      const intent = await createIntent(t, sk, { amount: 5_000 });
+      expectStatus(await act(t, sk, intent.referenceNumber, 'simulate', {}), 200);
+      // 4,950 received, 10 paid out: 4,940 left, all of it pending; the refund needs 4,950.
+      await t.runtime.db.transaction().execute((trx) =>
+        post(trx, {
+          environment: 'test',
+          kind: 'credit',
+          reference: 'payout-refund-fold',
+          lines: [
+            { account: { kind: 'merchant', ownerId: fresh.id }, amount: -10 },
+            { account: { kind: 'funding' }, amount: 10 },
+          ],
+        }),
+      );
+      // A fold of the merchant's movements (what the worker does) holds the row while the refund
+      // starts; were the movements it moves into the row counted again, 9,880 would seem there.
+      const folder = new pg.Client({ connectionString: t.testDatabase.url });
+      await folder.connect();
+      try {
+        await folder.query('BEGIN');
+        const account = await folder.query<{ id: string }>(
+          `SELECT id FROM ledger_accounts WHERE environment = 'test' AND kind = 'merchant' AND owner_id = $1 FOR UPDATE`,
+          [fresh.id],
+        );
+        const id = account.rows[0]!.id;
+        const refund = act(t, sk, intent.referenceNumber, 'refund', {});
+        await whenWaitingOnLocks(1);
+        await folder.query(
+          `WITH moved AS (DELETE FROM ledger_pending_movements WHERE account_id = $1 RETURNING amount)
+           UPDATE ledger_accounts SET balance = balance + (SELECT coalesce(sum(amount), 0) FROM moved) WHERE id = $1`,
+          [id],
+        );
+        await folder.query('COMMIT');
+        const refused = await refund;
+        assert.equal(refused.status, 402, refused.text);
+        assert.equal(refused.body.error.code, 'INSUFFICIENT_BALANCE');
+      } finally {
+        await folder.end();
+      }
+      assert.equal(await accountBalance(t.runtime.db, 'test', { kind: 'merchant', ownerId: fresh.id }), 4_940);
+      assert.deepEqual((await checkLedger(t.runtime.db)).problems, []);
+    },
+  );
+
   test('payments racing refunds and folds of one merchant stay exact', async () => {
     const sk = business.keys.secretTest;
     const paid = [];

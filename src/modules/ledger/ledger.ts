@@ -37,20 +37,29 @@ const AVAILABLE = sql<number>`(a.balance + coalesce((SELECT sum(m.amount) FROM l
 
 /**
  * Locks the accounts a debit must not overdraw, in id order (so two movements over the same
- * accounts queue instead of deadlocking), in one statement, and returns what each holds.
+ * accounts queue instead of deadlocking), and returns what each holds, read after the locks: under
+ * READ COMMITTED a statement that waited for a row lock still reads other rows with the snapshot
+ * it began with, so a balance summed in the locking statement would miss the movements of the
+ * transaction it waited for (two refunds would both spend the last of a balance) and count again
+ * those a fold moved into the row meanwhile.
  */
 export async function lockAccounts(
   trx: Executor,
   environment: Environment,
   accounts: AccountRef[],
 ): Promise<Map<string, number>> {
-  const rows = await sql<{ kind: LedgerAccountKind; owner_id: string; available: number }>`
-    SELECT a.kind, a.owner_id, ${AVAILABLE} AS available
-    FROM ledger_accounts a
+  const locked = await sql<{ id: string }>`
+    SELECT a.id FROM ledger_accounts a
     WHERE a.environment = ${environment}
       AND (a.kind, a.owner_id) IN (${sql.join(accounts.map((account) => sql`(${account.kind}, ${account.ownerId ?? ''})`))})
     ORDER BY a.id
     FOR NO KEY UPDATE OF a`.execute(trx);
+  if (locked.rows.length === 0) return new Map();
+  // A list, not an array: the prepared statement's generic plan then knows how many ids there are
+  // (see `post`).
+  const rows = await sql<{ kind: LedgerAccountKind; owner_id: string; available: number }>`
+    SELECT a.kind, a.owner_id, ${AVAILABLE} AS available
+    FROM ledger_accounts a WHERE a.id IN (${sql.join(locked.rows.map((row) => row.id))})`.execute(trx);
   return new Map(rows.rows.map((row) => [keyOf({ kind: row.kind, ownerId: row.owner_id }), Number(row.available)]));
 }
 
