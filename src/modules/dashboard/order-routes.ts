@@ -71,7 +71,7 @@ function callerOf(session: DashboardSession): orders.Caller {
 }
 
 /** The workflow buttons an order's page draws, from the one state table the API asks too. */
-function allowedActions(order: orders.OrderRow): Record<OrderAction, boolean> {
+function allowedActions(order: orders.OrderRow): Record<Exclude<OrderAction, 'customerCancel'>, boolean> {
   const left = orders.refundableAmount(order);
   return {
     accept: canTransition(order.status, 'accept'),

@@ -6,6 +6,7 @@ import { ApiError } from '../../http/errors.js';
 import { parseDateFilter } from '../../http/schemas.js';
 import { payBaseUrl } from '../intents/routes.js';
 import * as intents from '../intents/service.js';
+import { canTransition, isPayable } from '../intents/state.js';
 import { at, DASHBOARD, requireSession, sendPage } from './context.js';
 import { parseMru } from './i18n.js';
 import { intentTimeline, searchIntents } from './queries.js';
@@ -168,8 +169,15 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
         intent,
         view,
         timeline,
-        qr: intent.status === 'PENDING' ? renderSVG(view.payUrl, { border: 2 }) : null,
+        // A FAILED intent is still payable: it keeps its code and can still be paid or expire.
+        qr: isPayable(intent.status) ? renderSVG(view.payUrl, { border: 2 }) : null,
         refundable: (intent.amount_paid ?? 0) - intent.total_amount_refunded,
+        can: {
+          cancel: canTransition(intent.status, 'cancel'),
+          pay: canTransition(intent.status, 'pay'),
+          expire: canTransition(intent.status, 'expire'),
+          refund: canTransition(intent.status, 'refund'),
+        },
       });
     },
   );

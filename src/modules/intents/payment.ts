@@ -7,7 +7,7 @@ import { balanceIn, lockAccounts, post } from '../ledger/ledger.js';
 import { paymentCommission, type Commission, type FeePlan } from './commission.js';
 import { paymentEvent } from './events.js';
 import type { IntentRow, LockedIntent } from './repo.js';
-import { assertTransition, PAYABLE_STATUSES } from './state.js';
+import { assertTransition, canTransition, intentActions } from './state.js';
 
 /** decisions.md: in the sandbox, an intent of exactly this many centimes always fails when paid. */
 export const SANDBOX_FAILING_AMOUNT = 1313;
@@ -315,9 +315,14 @@ export async function failPayment(
  * its reason stored, code freed, `payment.expired`.
  */
 export async function expireIntents(trx: Executor, intents: IntentRow[], now: Date): Promise<IntentRow[]> {
-  const due = intents.filter((intent) => PAYABLE_STATUSES.includes(intent.status));
+  const due = intents.filter((intent) => canTransition(intent.status, 'expire'));
   if (due.length === 0) return [];
-  const change = { status: 'CANCELLED', cancel_reason: 'expiry', payment_code: null, updated_at: now } as const;
+  const change = {
+    status: intentActions.expire.to,
+    cancel_reason: 'expiry',
+    payment_code: null,
+    updated_at: now,
+  } as const;
   const expired = await changeWithEvents(
     trx,
     trx

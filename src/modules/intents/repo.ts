@@ -4,7 +4,7 @@ import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import type { Environment, IntentStatus, PaymentIntentsTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { eventCtes, fanOutSql, sequencedInsertSql, type EventRecord } from '../events/outbox.js';
-import { PAYABLE_STATUSES } from './state.js';
+import { intentActions } from './state.js';
 
 export type IntentRow = Selectable<PaymentIntentsTable>;
 
@@ -291,12 +291,12 @@ export async function refundsOf(trx: Executor, intentId: number): Promise<Refund
   }));
 }
 
-/** Payable intents whose time is up, locked for the caller's transaction; other workers skip them. */
+/** Intents whose time is up and that may expire, locked for the caller's transaction; other workers skip them. */
 export async function lockExpiredIntents(trx: Executor, limit: number): Promise<IntentRow[]> {
   return trx
     .selectFrom('payment_intents')
     .selectAll()
-    .where('status', 'in', PAYABLE_STATUSES)
+    .where('status', 'in', intentActions.expire.from)
     .where('expires_at', '<=', sql<Date>`now()`)
     .orderBy('expires_at')
     .limit(limit)

@@ -21,7 +21,7 @@ import { chargeWallet, currentFeePlan, lockPayer, refundToWallet, type Payer } f
 import { sandboxPayer } from '../intents/service.js';
 import { lockedUntil } from '../wallets/service.js';
 import { applyStockChange, resolveProduct, shopOf } from '../products/service.js';
-import { assertTransition, ORDER_STATUSES, orderActions, type WorkflowAction } from './state.js';
+import { assertTransition, canTransition, ORDER_STATUSES, orderActions, type WorkflowAction } from './state.js';
 
 export type OrderRow = Selectable<OrdersTable>;
 
@@ -392,8 +392,7 @@ export async function transitionOrder(
   const order = await lockOrder(trx, locator);
   const step = orderActions[action];
   assertTransition(order.status, action);
-  // api.md 3.3: the customer cancels while the order is NEW; once accepted, only the merchant can.
-  if ('customerRef' in locator && order.status !== 'NEW') {
+  if ('customerRef' in locator && !canTransition(order.status, 'customerCancel')) {
     throw new ApiError(
       'ORDER_INVALID_TRANSITION',
       `The shop has accepted this order (${order.status}); ask the shop to cancel it.`,

@@ -15,6 +15,8 @@ export const orderActions = {
   pickup: { from: ['READY'], to: 'PICKED_UP', event: null },
   deliver: { from: ['PICKED_UP'], to: 'DELIVERED', event: 'order.delivered' },
   cancel: { from: ['NEW', 'PREPARING'], to: 'CANCELLED', event: 'order.cancelled' },
+  // api.md 3.3: the customer cancels while the order is NEW; once accepted, only the merchant can.
+  customerCancel: { from: ['NEW'], to: 'CANCELLED', event: 'order.cancelled' },
   refund: { from: ORDER_STATUSES, to: 'REFUNDED', event: 'order.refunded' },
   modify: { from: ['NEW', 'PREPARING'], to: null, event: 'order.modified' },
 } as const satisfies Record<

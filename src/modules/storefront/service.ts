@@ -241,7 +241,7 @@ export function customerOrderView(order: OrderRow, shopName: string) {
             proposedAt: proposal.proposedAt,
           }
         : null,
-    canCancel: order.status === 'NEW',
+    canCancel: canTransition(order.status, 'customerCancel'),
     sandbox: order.environment === 'test',
     createdAt: order.created_at.toISOString(),
     updatedAt: order.updated_at.toISOString(),

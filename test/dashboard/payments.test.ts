@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { act, createIntent } from '../intents/support.js';
+import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { signedIn, type FormClient } from './support.js';
+
+/** The actions a payment's page offers an owner, read from its forms and buttons. */
+async function offered(client: FormClient, reference: string) {
+  const path = `/dashboard/payments/${reference}`;
+  const page = await client.get(path);
+  assert.equal(page.status, 200, page.html.slice(0, 500));
+  return {
+    qr: page.html.includes('id="qr"'),
+    cancel: page.html.includes(`action="${path}/cancel"`),
+    pay: page.html.includes('name="outcome" value="success"'),
+    fail: page.html.includes('name="outcome" value="failure"'),
+    expire: page.html.includes('name="outcome" value="expire"'),
+    refund: page.html.includes(`action="${path}/refund"`),
+  };
+}
+
+describe('a payment page offers what the intent state table allows', () => {
+  let t: TestApp;
+  let business: TestBusiness;
+  let owner: FormClient;
+  before(async () => {
+    t = await startTestApp();
+    business = await t.createBusiness();
+    owner = (await signedIn(t, business.id)).client;
+  });
+  after(() => t.close());
+
+  test('PENDING: the QR code, cancel, and every simulation', async () => {
+    const intent = await createIntent(t, business.keys.secretTest, { amount: 3_000 });
+    assert.deepEqual(await offered(owner, intent.referenceNumber), {
+      qr: true,
+      cancel: true,
+      pay: true,
+      fail: true,
+      expire: true,
+      refund: false,
+    });
+  });
+
+  test('FAILED is still payable: the QR code and the simulations stay, cancel does not apply', async () => {
+    const sk = business.keys.secretTest;
+    const intent = await createIntent(t, sk, { amount: 3_000 });
+    const failed = await act(t, sk, intent.referenceNumber, 'simulate', { outcome: 'failure' });
+    expectStatus(failed, 200);
+    assert.equal(failed.body.data.status, 'FAILED');
+    assert.deepEqual(await offered(owner, intent.referenceNumber), {
+      qr: true,
+      cancel: false,
+      pay: true,
+      fail: true,
+      expire: true,
+      refund: false,
+    });
+    // The page's own form pays it.
+    const path = `/dashboard/payments/${intent.referenceNumber}`;
+    const paid = await owner.submit(path, `${path}/simulate`, { outcome: 'success' });
+    assert.equal(paid.status, 303, paid.html.slice(0, 500));
+    const after = await t.request('GET', `/api/v1/dev/intents/${intent.referenceNumber}`, { key: sk });
+    assert.equal(after.body.data.status, 'PAID');
+    assert.deepEqual(await offered(owner, intent.referenceNumber), {
+      qr: false,
+      cancel: false,
+      pay: false,
+      fail: false,
+      expire: false,
+      refund: true,
+    });
+  });
+
+  test('CANCELLED: nothing to do', async () => {
+    const sk = business.keys.secretTest;
+    const intent = await createIntent(t, sk, { amount: 3_000 });
+    expectStatus(await act(t, sk, intent.referenceNumber, 'cancel'), 200);
+    assert.deepEqual(await offered(owner, intent.referenceNumber), {
+      qr: false,
+      cancel: false,
+      pay: false,
+      fail: false,
+      expire: false,
+      refund: false,
+    });
+  });
+});
