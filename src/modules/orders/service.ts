@@ -21,6 +21,7 @@ import { chargeWallet, currentFeePlan, lockPayer, refundToWallet, type Payer } f
 import { sandboxPayer } from '../intents/service.js';
 import { lockedUntil } from '../wallets/service.js';
 import { applyStockChange, resolveProduct, shopOf } from '../products/service.js';
+import type { ProductRow } from '../products/model.js';
 import { assertTransition, canTransition, ORDER_STATUSES, orderActions, type WorkflowAction } from './state.js';
 
 export type OrderRow = Selectable<OrdersTable>;
@@ -118,17 +119,19 @@ export async function priceItems(
 
 /**
  * Moves stock for order lines (negative to take, positive to give back), on the product and on
- * the chosen variant wherever that stock is counted. Rows are locked, so concurrent orders queue.
+ * the chosen variant wherever that stock is counted. The products are locked once, in id order
+ * (`locked`, when the caller already holds them), so concurrent orders queue.
  */
-async function moveStock(trx: Transaction<DB>, shopId: string, items: OrderItem[], direction: -1 | 1): Promise<void> {
-  await lockProducts(trx, items);
+async function moveStock(
+  trx: Transaction<DB>,
+  shopId: string,
+  items: OrderItem[],
+  direction: -1 | 1,
+  locked?: Map<string, ProductRow>,
+): Promise<void> {
+  const rows = locked ?? (await lockProducts(trx, items));
   for (const item of items) {
-    const row = await trx
-      .selectFrom('products')
-      .selectAll()
-      .where('id', '=', item.productId)
-      .forUpdate()
-      .executeTakeFirst();
+    const row = rows.get(item.productId);
     if (!row || row.deleted_at || row.shop_id !== shopId) {
       if (direction === -1) throw new ApiError('PRODUCT_NOT_FOUND', `No product ${item.productId}.`);
       continue; // nothing to give stock back to
@@ -144,7 +147,9 @@ async function moveStock(trx: Transaction<DB>, shopId: string, items: OrderItem[
       if (product.quantity !== null) product = await applyStockChange(trx, product, change);
       const variant = item.variant && product.variants.find((v) => v._id === item.variant!._id);
       if (variant && variant.quantity !== null)
-        await applyStockChange(trx, product, { ...change, variantId: variant._id });
+        product = await applyStockChange(trx, product, { ...change, variantId: variant._id });
+      // Two lines of one product (two variants) see each other's change.
+      rows.set(product.id, product);
     } catch (error) {
       if (error instanceof ApiError && error.code === 'INSUFFICIENT_STOCK') {
         throw new ApiError(
@@ -158,13 +163,15 @@ async function moveStock(trx: Transaction<DB>, shopId: string, items: OrderItem[
 }
 
 /**
- * Locks the products of some order lines in one fixed order (by id), so two transactions that
- * touch the same products always queue instead of deadlocking.
+ * Locks the products of some order lines in one fixed order (by id), in one statement, so two
+ * transactions that touch the same products always queue instead of deadlocking; returns them
+ * as they are under the lock.
  */
-async function lockProducts(trx: Transaction<DB>, items: OrderItem[]): Promise<void> {
+async function lockProducts(trx: Transaction<DB>, items: OrderItem[]): Promise<Map<string, ProductRow>> {
   const ids = [...new Set(items.map((item) => item.productId))].sort();
-  if (ids.length === 0) return;
-  await trx.selectFrom('products').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute();
+  if (ids.length === 0) return new Map();
+  const rows = await trx.selectFrom('products').selectAll().where('id', 'in', ids).orderBy('id').forUpdate().execute();
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 /** The `order.new` data: exactly the fields of api.md 2.5. */
@@ -626,9 +633,9 @@ export async function acceptModification(
       },
     };
   }
-  await lockProducts(trx, [...order.items, ...proposal.items]);
-  await moveStock(trx, order.shop_id, order.items, 1);
-  await moveStock(trx, order.shop_id, proposal.items, -1);
+  const locked = await lockProducts(trx, [...order.items, ...proposal.items]);
+  await moveStock(trx, order.shop_id, order.items, 1, locked);
+  await moveStock(trx, order.shop_id, proposal.items, -1, locked);
   const updated = await trx
     .updateTable('orders')
     .set({
