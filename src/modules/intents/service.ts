@@ -5,7 +5,7 @@ import type { DB, Environment, IntentStatus } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
-import { createWallet, lockedUntil } from '../wallets/service.js';
+import { createWallet, hashPin, lockedUntil } from '../wallets/service.js';
 import { refundCommission } from './commission.js';
 import { paymentEvent } from './events.js';
 import {
@@ -352,17 +352,24 @@ export interface SimulateInput {
 export const SANDBOX_NEW_WALLET_BALANCE = 100_000_000;
 export const SANDBOX_NEW_WALLET_PIN = '1234';
 
+// Every new sandbox wallet has the same documented PIN, so a salt of its own would hide nothing:
+// one hash per process, instead of a slow scrypt inside a payment's transaction, its intent locked.
+let sandboxPinHash: Promise<string> | undefined;
+
 /** The sandbox wallet of a phone, locked; a phone with none gets a funded one first. */
 export async function sandboxPayer(trx: Transaction<DB>, phone: string): Promise<Payer> {
   const payer = await lockPayer(trx, 'test', phone);
   if (payer) return payer;
+  sandboxPinHash ??= hashPin(SANDBOX_NEW_WALLET_PIN).catch((error: unknown) => {
+    sandboxPinHash = undefined;
+    throw error;
+  });
   try {
-    await createWallet(trx, {
-      phone,
-      pin: SANDBOX_NEW_WALLET_PIN,
-      balance: SANDBOX_NEW_WALLET_BALANCE,
-      environment: 'test',
-    });
+    await createWallet(
+      trx,
+      { phone, pin: SANDBOX_NEW_WALLET_PIN, balance: SANDBOX_NEW_WALLET_BALANCE, environment: 'test' },
+      sandboxPinHash,
+    );
   } catch (error) {
     // A concurrent payment from the same new phone made the wallet first: pay from that one.
     if (!(error instanceof ApiError)) throw error;
