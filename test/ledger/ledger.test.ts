@@ -165,30 +165,36 @@ describe('a ledger without hot rows', () => {
     }
   };
 
+  /** A new merchant paid `payments` intents of 5,000 (4,950 each to it), then paid `payout` out. */
+  const paidThenPaidOut = async (name: string, payments: number, payout: number) => {
+    const merchant = await t.createBusiness({ name });
+    const sk = merchant.keys.secretTest;
+    const intents = [];
+    for (let i = 0; i < payments; i++) {
+      const intent = await createIntent(t, sk, { amount: 5_000 });
+      expectStatus(await act(t, sk, intent.referenceNumber, 'simulate', {}), 200);
+      intents.push(intent);
+    }
+    await t.runtime.db.transaction().execute((trx) =>
+      post(trx, {
+        environment: 'test',
+        kind: 'credit',
+        reference: `payout-${merchant.id}`,
+        lines: [
+          { account: { kind: 'merchant', ownerId: merchant.id }, amount: -payout },
+          { account: { kind: 'funding' }, amount: payout },
+        ],
+      }),
+    );
+    return { fresh: merchant, sk, intents };
+  };
+
   test(
     'two refunds racing for the last of a merchant balance: one is paid, the other is refused',
     { skip: testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite runs one transaction at a time' },
     async () => {
-      const fresh = await t.createBusiness({ name: 'Two refunds, one balance' });
-      const sk = fresh.keys.secretTest;
-      const intents = [];
-      for (let i = 0; i < 2; i++) {
-        const intent = await createIntent(t, sk, { amount: 5_000 });
-        expectStatus(await act(t, sk, intent.referenceNumber, 'simulate', {}), 200);
-        intents.push(intent);
-      }
-      // A payout leaves 5,000 of the 9,900 received: each full refund takes 4,950 from the merchant.
-      await t.runtime.db.transaction().execute((trx) =>
-        post(trx, {
-          environment: 'test',
-          kind: 'credit',
-          reference: 'payout-two-refunds',
-          lines: [
-            { account: { kind: 'merchant', ownerId: fresh.id }, amount: -4_900 },
-            { account: { kind: 'funding' }, amount: 4_900 },
-          ],
-        }),
-      );
+      // 9,900 received, 4,900 paid out: 5,000 left, and each full refund takes 4,950 from the merchant.
+      const { fresh, sk, intents } = await paidThenPaidOut('Two refunds, one balance', 2, 4_900);
       const holder = new pg.Client({ connectionString: t.testDatabase.url });
       await holder.connect();
       try {
@@ -216,22 +222,9 @@ describe('a ledger without hot rows', () => {
     'a refund that waited for a fold of its merchant counts the folded movements once',
     { skip: testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite runs one transaction at a time' },
     async () => {
-      const fresh = await t.createBusiness({ name: 'Refund behind a fold' });
-      const sk = fresh.keys.secretTest;
-      const intent = await createIntent(t, sk, { amount: 5_000 });
-      expectStatus(await act(t, sk, intent.referenceNumber, 'simulate', {}), 200);
       // 4,950 received, 10 paid out: 4,940 left, all of it pending; the refund needs 4,950.
-      await t.runtime.db.transaction().execute((trx) =>
-        post(trx, {
-          environment: 'test',
-          kind: 'credit',
-          reference: 'payout-refund-fold',
-          lines: [
-            { account: { kind: 'merchant', ownerId: fresh.id }, amount: -10 },
-            { account: { kind: 'funding' }, amount: 10 },
-          ],
-        }),
-      );
+      const { fresh, sk, intents } = await paidThenPaidOut('Refund behind a fold', 1, 10);
+      const intent = intents[0]!;
       // A fold of the merchant's movements (what the worker does) holds the row while the refund
       // starts; were the movements it moves into the row counted again, 9,880 would seem there.
       const folder = new pg.Client({ connectionString: t.testDatabase.url });
