@@ -4,6 +4,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, Environment } from '../db/schema.js';
 import type { Executor } from '../db/transaction.js';
 import { executeWithCommit } from '../db/with-commit.js';
+import { errorBody, sendError } from './error-handler.js';
 import { ApiError } from './errors.js';
 
 /**
@@ -294,23 +295,42 @@ export async function inIdempotentTransaction<T>(
   throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');
 }
 
+/**
+ * What a write returns when it refuses the request yet keeps what it did, e.g. a wallet payment
+ * that failed: the attempt is committed (FAILED, `payment.failed`) and answered with its error,
+ * which is stored under the key like any answer.
+ */
+export class CommittedRefusal {
+  constructor(readonly error: ApiError) {}
+}
+
 /** Runs a write in one transaction and answers with its result (see the top of this file). */
 export async function respondInTransaction<T>(
   request: FastifyRequest,
   reply: FastifyReply,
   statusCode: number,
-  work: (trx: Transaction<DB>) => Promise<T>,
+  work: (trx: Transaction<DB>) => Promise<T | CommittedRefusal>,
   /** The key of a customer's write (customerIdempotency); an API write's comes from its request. */
   idempotency: IdempotencyRequest | undefined = idempotencyOf(request, request.uploadFingerprint),
 ): Promise<FastifyReply> {
-  const outcome = await inIdempotentTransaction(request.server.services.db, idempotency, async (trx) => {
-    const data = await work(trx);
-    reply.code(statusCode);
-    const body = String(reply.serialize({ success: true, data }));
-    return { value: body, stored: { status: statusCode, body } };
-  });
+  const db = request.server.services.db;
+  const outcome = await inIdempotentTransaction<{ body: string; refusal: ApiError | undefined }>(
+    db,
+    idempotency,
+    async (trx) => {
+      const data = await work(trx);
+      if (data instanceof CommittedRefusal) {
+        const body = errorBody(data.error, request);
+        return { value: { body, refusal: data.error }, stored: { status: data.error.status, body } };
+      }
+      reply.code(statusCode);
+      const body = String(reply.serialize({ success: true, data }));
+      return { value: { body, refusal: undefined }, stored: { status: statusCode, body } };
+    },
+  );
   if (outcome.kind === 'replay') return sendStored(reply, outcome, true);
-  return sendStored(reply, { status: statusCode, body: outcome.value }, false);
+  if (outcome.value.refusal) return sendError(outcome.value.refusal, request, reply);
+  return sendStored(reply, { status: statusCode, body: outcome.value.body }, false);
 }
 
 /** Answers the idempotency layer gives itself: never stored under the key they are about. */

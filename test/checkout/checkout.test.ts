@@ -158,6 +158,47 @@ describe('customer payments: checkout API, wallets, ledger (issue 7; decisions "
     ]);
   });
 
+  test('a retried payment with the same X-Idempotency-Key answers the first attempt again and pays once', async () => {
+    const payer = await newWallet(100_000);
+    const intent = await createIntent(t, sk, { amount: 2_000 });
+    const attempt = (key: string, body: Record<string, unknown> = payer) =>
+      t.request('POST', `/checkout/intents/${intent.shortCode}/pay`, { body, idempotencyKey: key });
+    const first = await attempt('attempt-1');
+    expectStatus(first, 200);
+    assert.equal(first.body.data.state, 'PAID');
+    // The answer was lost on the way: the page sends the attempt again with its key.
+    const again = await attempt('attempt-1');
+    expectStatus(again, 200);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal(again.text, first.text);
+    assert.equal(await walletBalance(t, payer.phone), 98_000, 'charged once');
+    // Without the key, a second attempt is a new one: the intent is paid already.
+    expectError(await pay(t, intent.shortCode, payer), 400, 'INTENT_NOT_PENDING');
+    // The key covers the request: the same key with another body is refused.
+    expectError(await attempt('attempt-1', { ...payer, amount: 2_000 }), 422, 'IDEMPOTENCY_KEY_REUSED');
+  });
+
+  test("a failed attempt is kept and its answer stored under the attempt's key", async () => {
+    const intent = await createIntent(t, sk, { amount: 5_000 });
+    const attempt = (body: Record<string, unknown>, key: string) =>
+      t.request('POST', `/checkout/intents/${intent.shortCode}/pay`, { body, idempotencyKey: key });
+    const refused = await attempt(NEARLY_EMPTY, 'poor-1');
+    expectError(refused, 402, 'INSUFFICIENT_BALANCE');
+    // Replayed byte for byte, the first request's requestId included.
+    const replayed = await attempt(NEARLY_EMPTY, 'poor-1');
+    assert.equal(replayed.status, 402);
+    assert.equal(replayed.headers.get('idempotent-replayed'), 'true');
+    assert.equal(replayed.text, refused.text);
+    assert.deepEqual(await eventNames(t, intent.referenceNumber), ['payment.created', 'payment.failed']);
+    // A new attempt (a new key) from a funded wallet pays.
+    expectStatus(await attempt(RICH, 'rich-1'), 200);
+    assert.deepEqual(await eventNames(t, intent.referenceNumber), [
+      'payment.created',
+      'payment.failed',
+      'payment.confirmed',
+    ]);
+  });
+
   test('the reserved sandbox amount 1313 fails with PAYMENT_FAILED, nothing charged', async () => {
     const payer = await newWallet(100_000);
     const intent = await createIntent(t, sk, { amount: 1313 });

@@ -154,13 +154,19 @@ function receipt(view){
   if(view.successUrl){const next=document.createElement('p');next.className='secondary';next.id='r-next';next.textContent=T.redirecting;el.append(next);setTimeout(()=>{location.href=view.successUrl},1500)}
   return el;
 }
+let payKey=null;
+function newKey(){return Array.from(crypto.getRandomValues(new Uint8Array(16)),b=>b.toString(16).padStart(2,'0')).join('')}
 async function pay(form){
   const error=form.querySelector('.error');const button=form.querySelector('button');error.textContent='';
   const body={phone:form.phone.value.trim(),pin:form.pin.value};
   if(DATA.open){const c=centimes(form.amount.value);if(c===null){error.textContent=ERRORS.amount;return}body.amount=c}
   button.disabled=true;button.textContent=T.paying;
+  // One key per attempt: sent again only when no answer came back, so a retry after a lost
+  // answer gets the first attempt's answer (the receipt), not "this payment can no longer be paid".
+  payKey=payKey||newKey();
   try{
-    const res=await fetch('/checkout/intents/'+encodeURIComponent(DATA.shortCode)+'/pay',{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify(body)});
+    const res=await fetch('/checkout/intents/'+encodeURIComponent(DATA.shortCode)+'/pay',{method:'POST',headers:{'content-type':'application/json','x-idempotency-key':payKey},body:JSON.stringify(body)});
+    payKey=null;
     const json=await res.json();
     if(!res.ok){error.textContent=errorText(json);return}
     form.closest('.card').replaceWith(receipt(json.data));

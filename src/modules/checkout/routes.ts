@@ -3,11 +3,13 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
+import { customerIdempotency, respondInTransaction } from '../../http/idempotency.js';
 import { hitCustomerLimit, pageWithinLimit } from '../../http/rate-limit.js';
 import { E164_PATTERN } from '../../lib/phone.js';
 import { keepLang, negotiateLang } from '../../lib/i18n.js';
 import { checkoutPage, pageCsp, payByCodePage, type CheckoutPageContent, type CodeProblem } from './pages.js';
-import { payIntent, viewByCode, viewByShortCode } from './service.js';
+import { authenticateWallet } from '../wallets/service.js';
+import { payableIntent, payIntent, viewByCode, viewByShortCode } from './service.js';
 
 /** Per minute: what one address may ask of the checkout API, and how often one wallet may try to pay. */
 const PER_IP_PER_MINUTE = 120;
@@ -97,10 +99,17 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       await byIp(request, reply);
       await limit(reply, `checkout-wallet:${request.body.phone}`, PER_WALLET_PER_MINUTE);
-      return {
-        success: true,
-        data: await payIntent(db, request.params.shortCode, request.body, config.intentMaxAmount),
-      };
+      const payable = await payableIntent(db, request.params.shortCode, request.body, {
+        maxAmount: config.intentMaxAmount,
+        keyed: Boolean(request.headers['x-idempotency-key']),
+      });
+      // The PIN first, outside any transaction: its hash is slow, and a wrong one locks nothing.
+      const { environment, business_id: businessId } = payable.intent;
+      const wallet = await authenticateWallet(db, environment, request.body.phone, request.body.pin);
+      // A retried request with the page's key answers the first attempt again.
+      const { pin: _pin, ...covered } = request.body;
+      const idempotency = customerIdempotency(request, { businessId, environment, who: wallet.phone }, covered);
+      return respondInTransaction(request, reply, 200, (trx) => payIntent(trx, payable, wallet.phone), idempotency);
     },
   );
 

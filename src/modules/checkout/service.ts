@@ -1,12 +1,13 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DB, Environment } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
+import { CommittedRefusal } from '../../http/idempotency.js';
 import { maskPhone } from '../../lib/phone.js';
 import { confirmPayment, isPastExpiry, lockIntentAndPayer } from '../intents/payment.js';
 import { checkAmount } from '../intents/service.js';
 import type { IntentRow } from '../intents/repo.js';
 import { isPayable } from '../intents/state.js';
-import { authenticateWallet, SANDBOX_WALLETS } from '../wallets/service.js';
+import { SANDBOX_WALLETS } from '../wallets/service.js';
 
 /** What a customer sees of an intent: what to pay, to whom, and its state; nothing else. */
 export interface CheckoutView {
@@ -29,24 +30,34 @@ export interface CheckoutView {
   testWallets: { phone: string; pin: string; note: string; balance: number; locked: boolean }[];
 }
 
-async function intentBy(db: Kysely<DB>, where: { shortCode: string } | { code: number; environment: Environment }) {
-  let query = db.selectFrom('payment_intents').selectAll();
-  query =
-    'shortCode' in where
-      ? query.where('short_code', '=', where.shortCode)
-      : query.where('payment_code', '=', where.code).where('environment', '=', where.environment);
-  const intent = await query.executeTakeFirst();
-  if (!intent) throw new ApiError('INTENT_NOT_FOUND', 'No payment with this link or code.');
-  return intent;
+/** Who a customer pays: the merchant's name and the payer fee on top of the amount. */
+interface Payee {
+  name: string;
+  payerFee: number;
 }
 
-export async function checkoutView(db: Kysely<DB>, intent: IntentRow): Promise<CheckoutView> {
-  const business = await db
-    .selectFrom('businesses')
-    .leftJoin('fee_plans', 'fee_plans.business_id', 'businesses.id')
-    .select(['businesses.name', 'fee_plans.payer_fee'])
-    .where('businesses.id', '=', intent.business_id)
-    .executeTakeFirstOrThrow();
+/** An intent with its payee, in one statement. */
+async function intentBy(
+  db: Kysely<DB>,
+  where: { shortCode: string } | { code: number; environment: Environment },
+): Promise<{ intent: IntentRow; payee: Payee }> {
+  let query = db
+    .selectFrom('payment_intents as i')
+    .innerJoin('businesses as b', 'b.id', 'i.business_id')
+    .leftJoin('fee_plans as f', 'f.business_id', 'i.business_id')
+    .selectAll('i')
+    .select(['b.name as payee_name', 'f.payer_fee as payee_payer_fee']);
+  query =
+    'shortCode' in where
+      ? query.where('i.short_code', '=', where.shortCode)
+      : query.where('i.payment_code', '=', where.code).where('i.environment', '=', where.environment);
+  const row = await query.executeTakeFirst();
+  if (!row) throw new ApiError('INTENT_NOT_FOUND', 'No payment with this link or code.');
+  const { payee_name: name, payee_payer_fee: payerFee, ...intent } = row;
+  return { intent, payee: { name, payerFee: payerFee ?? 0 } };
+}
+
+export function checkoutView(intent: IntentRow, payee: Payee): CheckoutView {
   const now = new Date();
   const state: CheckoutView['state'] =
     intent.status === 'PAID'
@@ -63,12 +74,12 @@ export async function checkoutView(db: Kysely<DB>, intent: IntentRow): Promise<C
   const sandbox = intent.environment === 'test';
   return {
     shortCode: intent.short_code,
-    merchantName: business.name,
+    merchantName: payee.name,
     label: intent.label,
     amountType: intent.amount_type,
     amount: intent.amount_type === 'FIXED' ? intent.amount : null,
     suggestedAmount: intent.suggested_amount,
-    payerFee: business.payer_fee ?? 0,
+    payerFee: payee.payerFee,
     currency: 'MRU',
     state,
     sandbox,
@@ -92,65 +103,85 @@ export async function checkoutView(db: Kysely<DB>, intent: IntentRow): Promise<C
 }
 
 export async function viewByShortCode(db: Kysely<DB>, shortCode: string) {
-  return checkoutView(db, await intentBy(db, { shortCode }));
+  const { intent, payee } = await intentBy(db, { shortCode });
+  return checkoutView(intent, payee);
 }
 
 /** Pay-by-code looks up the 6-digit code among payable intents of one environment. */
 export async function viewByCode(db: Kysely<DB>, code: string, environment: Environment) {
-  return checkoutView(db, await intentBy(db, { code: Number(code), environment }));
+  const { intent, payee } = await intentBy(db, { code: Number(code), environment });
+  return checkoutView(intent, payee);
+}
+
+export interface PayableIntent {
+  intent: IntentRow;
+  payee: Payee;
+  amount: number;
 }
 
 /**
- * A customer pays with their wallet: PIN first (outside any transaction: the hash is slow), then
- * the one confirm-payment operation under the intent's row lock. Two customers paying at once:
- * the second finds the intent PAID and is refused before any money moves.
+ * The intent a customer is about to pay, and how much: checked before the PIN (a payment that can
+ * no longer be made costs no PIN attempt) and again under its lock in `payIntent`. A request with
+ * an idempotency key (`keyed`; the hosted page sends one per attempt) may repeat an attempt that
+ * paid: its answer then comes from the key, so its state is only checked under the lock.
  */
-export async function payIntent(
+export async function payableIntent(
   db: Kysely<DB>,
   shortCode: string,
-  input: { phone: string; pin: string; amount?: number | undefined },
-  maxAmount: number,
-): Promise<CheckoutView> {
-  const found = await intentBy(db, { shortCode });
+  input: { amount?: number | undefined },
+  options: { maxAmount: number; keyed: boolean },
+): Promise<PayableIntent> {
+  const { intent, payee } = await intentBy(db, { shortCode });
   let amount: number;
-  if (found.amount_type === 'OPEN') {
+  if (intent.amount_type === 'OPEN') {
     if (input.amount === undefined) {
       throw new ApiError('VALIDATION_ERROR', 'Enter the amount to pay.', [
         { field: 'body.amount', message: 'is required' },
       ]);
     }
-    checkAmount(input.amount, maxAmount);
+    checkAmount(input.amount, options.maxAmount);
     amount = input.amount;
   } else {
-    amount = found.amount!;
+    amount = intent.amount!;
   }
-  if (!isPayable(found.status) || isPastExpiry(found, new Date()))
+  if (!options.keyed && (!isPayable(intent.status) || isPastExpiry(intent, new Date())))
     throw new ApiError('INTENT_NOT_PENDING', 'This payment can no longer be paid.');
-  const wallet = await authenticateWallet(db, found.environment, input.phone, input.pin);
-  const result = await db.transaction().execute(async (trx) => {
-    const { intent, payer } = (await lockIntentAndPayer(trx, { id: found.id }, { phone: wallet.phone })) ?? {};
-    const now = new Date();
-    if (!intent || !isPayable(intent.status) || isPastExpiry(intent, now))
-      throw new ApiError('INTENT_NOT_PENDING', 'This payment can no longer be paid.');
-    if (!payer) throw new ApiError('WALLET_NOT_FOUND');
-    return confirmPayment(trx, intent, { amount, payer, method: 'WALLET', now });
-  });
-  // A failed attempt is committed (FAILED, payment.failed) and then reported to the customer.
+  return { intent, payee, amount };
+}
+
+/**
+ * A customer pays with their wallet, whose PIN the caller checked (outside any transaction: the
+ * hash is slow), in the caller's transaction: the one confirm-payment operation under the
+ * intent's row lock. Two customers paying at once: the second finds the intent PAID and is
+ * refused before any money moves. A failed attempt is kept (FAILED, `payment.failed`) and
+ * answered with its error.
+ */
+export async function payIntent(
+  trx: Transaction<DB>,
+  payable: PayableIntent,
+  phone: string,
+): Promise<CheckoutView | CommittedRefusal> {
+  const { intent, payer } = (await lockIntentAndPayer(trx, { id: payable.intent.id }, { phone })) ?? {};
+  const now = new Date();
+  if (!intent || !isPayable(intent.status) || isPastExpiry(intent, now))
+    throw new ApiError('INTENT_NOT_PENDING', 'This payment can no longer be paid.');
+  if (!payer) throw new ApiError('WALLET_NOT_FOUND');
+  const result = await confirmPayment(trx, intent, { amount: payable.amount, payer, method: 'WALLET', now });
   if (result.outcome === 'failed') {
     switch (result.failure) {
       case 'INSUFFICIENT_BALANCE':
-        throw new ApiError(
-          'INSUFFICIENT_BALANCE',
-          'The wallet balance cannot cover this payment. Nothing was charged.',
+        return new CommittedRefusal(
+          new ApiError('INSUFFICIENT_BALANCE', 'The wallet balance cannot cover this payment. Nothing was charged.'),
         );
       case 'SANDBOX_DECLINED':
       case 'SIMULATED_FAILURE':
-        throw new ApiError('PAYMENT_FAILED', `${result.reason} Nothing was charged.`);
+        return new CommittedRefusal(new ApiError('PAYMENT_FAILED', `${result.reason} Nothing was charged.`));
       default: {
         const never: never = result.failure;
         throw new Error(`unknown payment failure ${String(never)}`);
       }
     }
   }
-  return checkoutView(db, result.intent);
+  // The payer fee as it was charged: the plan read under the intent's lock.
+  return checkoutView(result.intent, { name: payable.payee.name, payerFee: intent.plan_payer_fee ?? 0 });
 }

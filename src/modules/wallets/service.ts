@@ -82,13 +82,14 @@ function lockedError(until: Date): ApiError {
 }
 
 /**
- * Takes one PIN attempt before the (slow) hash is computed, in one atomic update: the attempt is
- * counted as wrong up front, and the fifth one in a window locks the wallet for 15 minutes. A
- * wallet already locked is refused without evaluating anything. So however many guesses race, in
- * one process or many, at most five are ever evaluated per lock window; no row lock is held while
- * hashing. An expired lock starts a new window (the count restarts from zero).
+ * Takes one PIN attempt before the (slow) hash is computed, in one atomic update that also finds
+ * the wallet by its phone: the attempt is counted as wrong up front, and the fifth one in a window
+ * locks the wallet for 15 minutes. A wallet already locked (or none) updates nothing, so nothing
+ * is evaluated. However many guesses race, in one process or many, at most five are ever
+ * evaluated per lock window; no row lock is held while hashing. An expired lock starts a new
+ * window (the count restarts from zero).
  */
-async function takePinAttempt(db: Kysely<DB>, walletId: string) {
+async function takePinAttempt(db: Kysely<DB>, environment: Environment, phone: string) {
   const expired = sql<boolean>`(locked_until IS NOT NULL AND locked_until <= now())`;
   const attempts = sql<number>`(CASE WHEN ${expired} THEN 0 ELSE failed_pin_attempts END) + 1`;
   return db
@@ -98,10 +99,11 @@ async function takePinAttempt(db: Kysely<DB>, walletId: string) {
       locked_until: sql<Date | null>`CASE WHEN ${attempts} >= ${MAX_PIN_ATTEMPTS}
         THEN now() + make_interval(mins => ${PIN_LOCK_MINUTES}) ELSE NULL END`,
     })
-    .where('id', '=', walletId)
+    .where('environment', '=', environment)
+    .where('phone', '=', phone)
     .where('status', '=', 'active')
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', sql<Date>`now()`)]))
-    .returning(['failed_pin_attempts', 'locked_until'])
+    .returningAll()
     .executeTakeFirst();
 }
 
@@ -159,8 +161,10 @@ export async function authenticateWallet(
   phone: string,
   pin: string,
 ): Promise<WalletRow> {
-  const wallet = await findWallet(db, environment, phone);
+  const wallet = await takePinAttempt(db, environment, phone);
   if (!wallet) {
+    const current = await findWallet(db, environment, phone);
+    if (current) throw lockedError(lockedUntil(current) ?? new Date(8.64e15));
     // Counted and locked like a wallet's wrong PINs, and hashed alike, so neither the answers
     // (the fifth is WALLET_LOCKED, then locked until the same time) nor their timing tell that
     // this phone has no wallet.
@@ -171,11 +175,6 @@ export async function authenticateWallet(
     if (attempt.locked_until) throw lockedError(attempt.locked_until);
     throw wrongPhoneOrPin();
   }
-  const attempt = await takePinAttempt(db, wallet.id);
-  if (!attempt) {
-    const current = await findWallet(db, environment, phone);
-    throw lockedError((current && lockedUntil(current)) ?? new Date(8.64e15));
-  }
   if (await pinMatches(pin, wallet.pin_hash)) {
     await db
       .updateTable('wallets')
@@ -184,7 +183,7 @@ export async function authenticateWallet(
       .execute();
     return { ...wallet, failed_pin_attempts: 0, locked_until: null };
   }
-  if (attempt.locked_until) throw lockedError(attempt.locked_until);
+  if (wallet.locked_until) throw lockedError(wallet.locked_until);
   throw wrongPhoneOrPin();
 }
 
