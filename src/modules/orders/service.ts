@@ -20,7 +20,7 @@ import { returnedCommission } from '../intents/commission.js';
 import { chargeWallet, currentFeePlan, lockPayer, refundToWallet, type Payer } from '../intents/payment.js';
 import { sandboxPayer } from '../intents/service.js';
 import { lockedUntil } from '../wallets/service.js';
-import { applyStockChange, resolveProduct, shopOf } from '../products/service.js';
+import { applyStockChange, resolveProducts, shopOf } from '../products/service.js';
 import type { ProductRow } from '../products/model.js';
 import { assertTransition, canTransition, ORDER_STATUSES, orderActions, type WorkflowAction } from './state.js';
 
@@ -88,9 +88,15 @@ export async function priceItems(
   requested: RequestedItem[],
 ): Promise<OrderItem[]> {
   const lookup = { ...caller, publicOnly: true };
+  const products = await resolveProducts(
+    trx,
+    lookup,
+    shopId,
+    requested.map((line) => line.productId),
+  );
   const items: OrderItem[] = [];
   for (const [index, line] of requested.entries()) {
-    const product = await resolveProduct(trx, lookup, shopId, line.productId);
+    const product = products[index]!;
     const item: OrderItem = {
       productId: product.id,
       name: product.name,

@@ -56,6 +56,35 @@ export async function resolveProduct(
   return row;
 }
 
+/**
+ * `resolveProduct` for several ids or externalIds at once, in one statement, in the order asked
+ * (an id wins over another product's externalId, as there). A name that finds nothing gets
+ * `resolveProduct`'s own refusal.
+ */
+export async function resolveProducts(
+  db: Executor,
+  caller: Caller,
+  shopId: string,
+  idsOrExternalIds: readonly string[],
+): Promise<ProductRow[]> {
+  const names = [...new Set(idsOrExternalIds)];
+  if (names.length === 0) return [];
+  let query = db
+    .selectFrom('products')
+    .selectAll()
+    .where('shop_id', '=', shopId)
+    .where('deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('id', 'in', names), eb('external_id', 'in', names)]));
+  if (caller.publicOnly) query = query.where('status', '=', 'ACTIVE');
+  const rows = await query.execute();
+  const found: ProductRow[] = [];
+  for (const name of idsOrExternalIds) {
+    const row = rows.find((r) => r.id === name) ?? rows.find((r) => r.external_id === name);
+    found.push(row ?? (await resolveProduct(db, caller, shopId, name)));
+  }
+  return found;
+}
+
 function serializeColumns(columns: ReturnType<typeof columnsFor>) {
   return {
     ...columns,
