@@ -34,7 +34,7 @@ export function requireIdempotencyKey(request: FastifyRequest): void {
   checkKeyFormat(key);
 }
 
-function checkKeyFormat(key: string | string[]): asserts key is string {
+export function checkKeyFormat(key: string | string[]): asserts key is string {
   if (typeof key !== 'string' || !KEY_FORMAT.test(key)) {
     throw new ApiError('VALIDATION_ERROR', 'X-Idempotency-Key must be 1 to 255 printable ASCII characters.', [
       { field: 'header.x-idempotency-key', message: 'must be 1 to 255 printable ASCII characters' },

@@ -90,6 +90,25 @@ describe('statements per payment and refund', () => {
     }
   });
 
+  test('a refused PIN costs the same statements whether the phone has a wallet or not, locked or not', async () => {
+    const wallet = { phone: '+22246000001', pin: '4321' };
+    expectStatus(await t.admin('POST', '/wallets', { ...wallet, balance: 10_000, environment: 'test' }), 201);
+    const unknown = '+22246000002';
+    const intent = await createIntent(t, business.keys.secretTest, { amount: 1_000 });
+    const attempt = (phone: string) =>
+      counted(() => t.request('POST', `/checkout/intents/${intent.shortCode}/pay`, { body: { phone, pin: '9999' } }));
+    const cost = async (phone: string, code: string) => {
+      const { result, statements: run } = await attempt(phone);
+      assert.equal(result.body.error.code, code, result.text);
+      return run.length;
+    };
+    // Four wrong PINs, the fifth locks, the sixth is refused without a hash.
+    for (let i = 0; i < 4; i++)
+      assert.equal(await cost(wallet.phone, 'INVALID_PIN'), await cost(unknown, 'INVALID_PIN'));
+    assert.equal(await cost(wallet.phone, 'WALLET_LOCKED'), await cost(unknown, 'WALLET_LOCKED'));
+    assert.equal(await cost(wallet.phone, 'WALLET_LOCKED'), await cost(unknown, 'WALLET_LOCKED'));
+  });
+
   // PostgreSQL plans a prepared statement for its first five calls, then keeps a generic plan
   // unless that looks dearer than planning each call: a statement whose generic plan looks dear
   // (the ledger transfer's, with its lines as arrays of unknown length) is planned on every call.

@@ -145,6 +145,20 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
       expectError(await order([{ productId, quantity: 1 }]), 404, 'PRODUCT_NOT_FOUND');
     }
     expectError(await order([{ productId: tea.id, quantity: 1, variantId: 'var_nope' }]), 404, 'VARIANT_NOT_FOUND');
+    // Lines are refused in their order: the first line's unknown variant before the second's unknown product.
+    const both = await order([
+      { productId: tea.id, quantity: 1, variantId: 'var_nope' },
+      { productId: 'prod_nope', quantity: 1 },
+    ]);
+    expectError(both, 404, 'VARIANT_NOT_FOUND');
+    expectError(
+      await order([
+        { productId: 'prod_nope', quantity: 1 },
+        { productId: tea.id, quantity: 1, variantId: 'var_nope' },
+      ]),
+      404,
+      'PRODUCT_NOT_FOUND',
+    );
     expectError(await order([{ productId: tea.id, quantity: 1, optionIds: ['opt_nope'] }]), 400, 'VALIDATION_ERROR');
     const tooMany = await order([
       { productId: bread.id, quantity: 1 },

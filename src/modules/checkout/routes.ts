@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
-import { customerIdempotency, respondInTransaction } from '../../http/idempotency.js';
+import { checkKeyFormat, customerIdempotency, respondInTransaction } from '../../http/idempotency.js';
 import { hitCustomerLimit, pageWithinLimit } from '../../http/rate-limit.js';
 import { E164_PATTERN } from '../../lib/phone.js';
 import { keepLang, negotiateLang } from '../../lib/i18n.js';
@@ -99,9 +99,12 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       await byIp(request, reply);
       await limit(reply, `checkout-wallet:${request.body.phone}`, PER_WALLET_PER_MINUTE);
+      // A malformed key is refused before it can cost a PIN attempt.
+      const key = request.headers['x-idempotency-key'];
+      if (key !== undefined && key !== '') checkKeyFormat(key);
       const payable = await payableIntent(db, request.params.shortCode, request.body, {
         maxAmount: config.intentMaxAmount,
-        keyed: Boolean(request.headers['x-idempotency-key']),
+        keyed: key !== undefined && key !== '',
       });
       // The PIN first, outside any transaction: its hash is slow, and a wrong one locks nothing.
       const { environment, business_id: businessId } = payable.intent;

@@ -120,10 +120,11 @@ export interface PayableIntent {
 }
 
 /**
- * The intent a customer is about to pay, and how much: checked before the PIN (a payment that can
- * no longer be made costs no PIN attempt) and again under its lock in `payIntent`. A request with
- * an idempotency key (`keyed`; the hosted page sends one per attempt) may repeat an attempt that
- * paid: its answer then comes from the key, so its state is only checked under the lock.
+ * The intent a customer is about to pay, and how much. Its state is checked under its lock in
+ * `payIntent`; a request without an idempotency key is also checked here, before the PIN, so that
+ * paying what can no longer be paid costs it no PIN attempt. A keyed request (the hosted page
+ * sends a key per attempt) may repeat an attempt that paid, whose answer comes from the key after
+ * the PIN: it is not refused here, and a wrong PIN on it counts as one.
  */
 export async function payableIntent(
   db: Kysely<DB>,

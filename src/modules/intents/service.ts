@@ -353,7 +353,8 @@ export const SANDBOX_NEW_WALLET_BALANCE = 100_000_000;
 export const SANDBOX_NEW_WALLET_PIN = '1234';
 
 // Every new sandbox wallet has the same documented PIN, so a salt of its own would hide nothing:
-// one hash per process, instead of a slow scrypt inside a payment's transaction, its intent locked.
+// one hash per process. Only a process's first new phone still pays for the slow scrypt inside its
+// payment's transaction, its intent locked; every later one reuses that hash.
 let sandboxPinHash: Promise<string> | undefined;
 
 /** The sandbox wallet of a phone, locked; a phone with none gets a funded one first. */

@@ -20,7 +20,7 @@ import { returnedCommission } from '../intents/commission.js';
 import { chargeWallet, currentFeePlan, lockPayer, refundToWallet, type Payer } from '../intents/payment.js';
 import { sandboxPayer } from '../intents/service.js';
 import { lockedUntil } from '../wallets/service.js';
-import { applyStockChange, resolveProducts, shopOf } from '../products/service.js';
+import { applyStockChange, findProducts, resolveProduct, shopOf } from '../products/service.js';
 import type { ProductRow } from '../products/model.js';
 import { assertTransition, canTransition, ORDER_STATUSES, orderActions, type WorkflowAction } from './state.js';
 
@@ -88,7 +88,7 @@ export async function priceItems(
   requested: RequestedItem[],
 ): Promise<OrderItem[]> {
   const lookup = { ...caller, publicOnly: true };
-  const products = await resolveProducts(
+  const products = await findProducts(
     trx,
     lookup,
     shopId,
@@ -96,7 +96,8 @@ export async function priceItems(
   );
   const items: OrderItem[] = [];
   for (const [index, line] of requested.entries()) {
-    const product = products[index]!;
+    // A line that found nothing is refused in its turn, with resolveProduct's reason.
+    const product = products[index] ?? (await resolveProduct(trx, lookup, shopId, line.productId));
     const item: OrderItem = {
       productId: product.id,
       name: product.name,

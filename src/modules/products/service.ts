@@ -57,16 +57,16 @@ export async function resolveProduct(
 }
 
 /**
- * `resolveProduct` for several ids or externalIds at once, in one statement, in the order asked
- * (an id wins over another product's externalId, as there). A name that finds nothing gets
- * `resolveProduct`'s own refusal.
+ * What `resolveProduct` finds for several ids or externalIds at once, in one statement, in the
+ * order asked (an id wins over another product's externalId, as there); undefined where it finds
+ * nothing, for the caller to refuse in its own order (`resolveProduct` says why).
  */
-export async function resolveProducts(
+export async function findProducts(
   db: Executor,
   caller: Caller,
   shopId: string,
   idsOrExternalIds: readonly string[],
-): Promise<ProductRow[]> {
+): Promise<(ProductRow | undefined)[]> {
   const names = [...new Set(idsOrExternalIds)];
   if (names.length === 0) return [];
   let query = db
@@ -77,12 +77,7 @@ export async function resolveProducts(
     .where((eb) => eb.or([eb('id', 'in', names), eb('external_id', 'in', names)]));
   if (caller.publicOnly) query = query.where('status', '=', 'ACTIVE');
   const rows = await query.execute();
-  const found: ProductRow[] = [];
-  for (const name of idsOrExternalIds) {
-    const row = rows.find((r) => r.id === name) ?? rows.find((r) => r.external_id === name);
-    found.push(row ?? (await resolveProduct(db, caller, shopId, name)));
-  }
-  return found;
+  return idsOrExternalIds.map((name) => rows.find((r) => r.id === name) ?? rows.find((r) => r.external_id === name));
 }
 
 function serializeColumns(columns: ReturnType<typeof columnsFor>) {

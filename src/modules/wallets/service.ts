@@ -1,5 +1,5 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import type { DB, Environment, WalletsTable } from '../../db/schema.js';
 import { inTransaction, type Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
@@ -81,57 +81,68 @@ function lockedError(until: Date): ApiError {
   );
 }
 
+interface PinAttemptRow {
+  /** Whether the phone has a wallet in the environment. */
+  has_wallet: boolean;
+  /** The wallet after its attempt was taken; null columns when none was (locked, or no wallet). */
+  id: string | null;
+  environment: Environment | null;
+  phone: string | null;
+  pin_hash: string | null;
+  status: WalletRow['status'] | null;
+  failed_pin_attempts: number | null;
+  locked_until: Date | null;
+  created_at: Date | null;
+  /** A wallet refused an attempt: its status and lock as they were. */
+  current_status: WalletRow['status'] | null;
+  current_locked_until: Date | null;
+  /** A phone without a wallet: whether its attempt was taken, the lock it now has, or the one it had. */
+  unknown_taken: boolean;
+  unknown_locked_until: Date | null;
+  unknown_current_locked_until: Date | null;
+}
+
 /**
- * Takes one PIN attempt before the (slow) hash is computed, in one atomic update that also finds
- * the wallet by its phone: the attempt is counted as wrong up front, and the fifth one in a window
- * locks the wallet for 15 minutes. A wallet already locked (or none) updates nothing, so nothing
- * is evaluated. However many guesses race, in one process or many, at most five are ever
- * evaluated per lock window; no row lock is held while hashing. An expired lock starts a new
- * window (the count restarts from zero).
+ * Takes one PIN attempt before the (slow) hash is computed, in one statement, whether the phone
+ * has a wallet or not (so the number of statements does not tell them apart either): the attempt
+ * is counted as wrong up front, and the fifth one in a window locks the wallet, or the phone in
+ * `unknown_phone_pin_attempts`, for 15 minutes. One already locked is refused without evaluating
+ * anything. However many guesses race, in one process or many, at most five are ever evaluated
+ * per lock window; no row lock is held while hashing. An expired lock starts a new window (the
+ * count restarts from zero).
  */
-async function takePinAttempt(db: Kysely<DB>, environment: Environment, phone: string) {
-  const expired = sql<boolean>`(locked_until IS NOT NULL AND locked_until <= now())`;
-  const attempts = sql<number>`(CASE WHEN ${expired} THEN 0 ELSE failed_pin_attempts END) + 1`;
-  return db
-    .updateTable('wallets')
-    .set({
-      failed_pin_attempts: attempts,
-      locked_until: sql<Date | null>`CASE WHEN ${attempts} >= ${MAX_PIN_ATTEMPTS}
-        THEN now() + make_interval(mins => ${PIN_LOCK_MINUTES}) ELSE NULL END`,
-    })
-    .where('environment', '=', environment)
-    .where('phone', '=', phone)
-    .where('status', '=', 'active')
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', sql<Date>`now()`)]))
-    .returningAll()
-    .executeTakeFirst();
-}
-
-/** takePinAttempt for a phone without a wallet: the same count, window and lock, in its own table. */
-async function takeUnknownPhonePinAttempt(db: Kysely<DB>, environment: Environment, phone: string) {
-  const expired = sql<boolean>`(p.locked_until IS NOT NULL AND p.locked_until <= now())`;
-  const attempts = sql<number>`(CASE WHEN ${expired} THEN 0 ELSE p.failed_pin_attempts END) + 1`;
-  const result = await sql<{ failed_pin_attempts: number; locked_until: Date | null }>`
-    INSERT INTO unknown_phone_pin_attempts AS p (environment, phone, failed_pin_attempts, locked_until)
-    VALUES (${environment}, ${phone}, 1, CASE WHEN 1 >= ${MAX_PIN_ATTEMPTS}
-      THEN now() + make_interval(mins => ${PIN_LOCK_MINUTES}) ELSE NULL END)
-    ON CONFLICT (environment, phone) DO UPDATE
-    SET failed_pin_attempts = ${attempts},
-        locked_until = CASE WHEN ${attempts} >= ${MAX_PIN_ATTEMPTS}
-          THEN now() + make_interval(mins => ${PIN_LOCK_MINUTES}) ELSE NULL END
-    WHERE p.locked_until IS NULL OR p.locked_until <= now()
-    RETURNING p.failed_pin_attempts, p.locked_until`.execute(db);
-  return result.rows[0];
-}
-
-async function unknownPhoneLockedUntil(db: Kysely<DB>, environment: Environment, phone: string): Promise<Date> {
-  const row = await db
-    .selectFrom('unknown_phone_pin_attempts')
-    .select('locked_until')
-    .where('environment', '=', environment)
-    .where('phone', '=', phone)
-    .executeTakeFirst();
-  return row?.locked_until ?? new Date(Date.now() + PIN_LOCK_MINUTES * 60_000);
+async function takePinAttempt(db: Kysely<DB>, environment: Environment, phone: string): Promise<PinAttemptRow> {
+  const lockAfter = (attempts: RawBuilder<number>) => sql`CASE WHEN ${attempts} >= ${MAX_PIN_ATTEMPTS}
+    THEN now() + make_interval(mins => ${PIN_LOCK_MINUTES}) ELSE NULL END`;
+  const walletAttempts = sql<number>`(CASE WHEN w.locked_until IS NOT NULL AND w.locked_until <= now() THEN 0
+    ELSE w.failed_pin_attempts END) + 1`;
+  const phoneAttempts = sql<number>`(CASE WHEN p.locked_until IS NOT NULL AND p.locked_until <= now() THEN 0
+    ELSE p.failed_pin_attempts END) + 1`;
+  const result = await sql<PinAttemptRow>`
+    WITH wallet AS (SELECT * FROM wallets WHERE environment = ${environment} AND phone = ${phone}),
+    taken AS (
+      UPDATE wallets w SET failed_pin_attempts = ${walletAttempts}, locked_until = ${lockAfter(walletAttempts)}
+      FROM wallet
+      WHERE w.id = wallet.id AND w.status = 'active' AND (w.locked_until IS NULL OR w.locked_until <= now())
+      RETURNING w.*
+    ),
+    unknown AS (
+      INSERT INTO unknown_phone_pin_attempts AS p (environment, phone, failed_pin_attempts, locked_until)
+      SELECT ${environment}, ${phone}, 1, ${lockAfter(sql<number>`1`)}
+      WHERE NOT EXISTS (SELECT 1 FROM wallet)
+      ON CONFLICT (environment, phone) DO UPDATE
+      SET failed_pin_attempts = ${phoneAttempts}, locked_until = ${lockAfter(phoneAttempts)}
+      WHERE p.locked_until IS NULL OR p.locked_until <= now()
+      RETURNING p.locked_until
+    )
+    SELECT EXISTS (SELECT 1 FROM wallet) AS has_wallet, t.id, t.environment, t.phone, t.pin_hash, t.status,
+      t.failed_pin_attempts, t.locked_until, t.created_at,
+      (SELECT status FROM wallet) AS current_status, (SELECT locked_until FROM wallet) AS current_locked_until,
+      EXISTS (SELECT 1 FROM unknown) AS unknown_taken, (SELECT locked_until FROM unknown) AS unknown_locked_until,
+      (SELECT q.locked_until FROM unknown_phone_pin_attempts q
+        WHERE q.environment = ${environment} AND q.phone = ${phone}) AS unknown_current_locked_until
+    FROM (SELECT 1) AS one LEFT JOIN taken t ON true`.execute(db);
+  return result.rows[0]!;
 }
 
 /** Worker task: rows whose lock has expired count as zero attempts; forget them. */
@@ -161,20 +172,39 @@ export async function authenticateWallet(
   phone: string,
   pin: string,
 ): Promise<WalletRow> {
-  const wallet = await takePinAttempt(db, environment, phone);
-  if (!wallet) {
-    const current = await findWallet(db, environment, phone);
-    if (current) throw lockedError(lockedUntil(current) ?? new Date(8.64e15));
+  const attempt = await takePinAttempt(db, environment, phone);
+  if (!attempt.has_wallet) {
     // Counted and locked like a wallet's wrong PINs, and hashed alike, so neither the answers
     // (the fifth is WALLET_LOCKED, then locked until the same time) nor their timing tell that
     // this phone has no wallet.
-    const attempt = await takeUnknownPhonePinAttempt(db, environment, phone);
-    if (!attempt) throw lockedError(await unknownPhoneLockedUntil(db, environment, phone));
+    if (!attempt.unknown_taken) {
+      throw lockedError(attempt.unknown_current_locked_until ?? new Date(Date.now() + PIN_LOCK_MINUTES * 60_000));
+    }
     decoyHash ??= hashPin('000000');
     await pinMatches(pin, await decoyHash);
-    if (attempt.locked_until) throw lockedError(attempt.locked_until);
+    if (attempt.unknown_locked_until) throw lockedError(attempt.unknown_locked_until);
     throw wrongPhoneOrPin();
   }
+  const { id, pin_hash: pinHash, status, created_at: createdAt } = attempt;
+  if (id === null || pinHash === null || status === null || createdAt === null) {
+    const until =
+      attempt.current_status === 'locked'
+        ? null
+        : attempt.current_locked_until && attempt.current_locked_until > new Date()
+          ? attempt.current_locked_until
+          : null;
+    throw lockedError(until ?? new Date(8.64e15));
+  }
+  const wallet: WalletRow = {
+    id,
+    environment,
+    phone,
+    pin_hash: pinHash,
+    status,
+    failed_pin_attempts: Number(attempt.failed_pin_attempts),
+    locked_until: attempt.locked_until,
+    created_at: createdAt,
+  };
   if (await pinMatches(pin, wallet.pin_hash)) {
     await db
       .updateTable('wallets')
