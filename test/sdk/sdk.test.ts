@@ -220,18 +220,22 @@ describe('the SDK against the real server', () => {
   test('retries: dropped connections, 503, 429 and lost answers retry with the same idempotency key; a 4xx does not', async () => {
     const proxy = await startProxy(t.baseUrl);
     try {
-      const client = new Commerce(business.keys.secretTest, { baseUrl: proxy.url, maxRetries: 3, timeoutMs: 800 });
+      // The default timeout: a slow answer on a loaded machine must not add a retry to the counts below.
+      const client = new Commerce(business.keys.secretTest, { baseUrl: proxy.url, maxRetries: 3 });
       proxy.plan.push('drop', 'http503', 'http429');
       const created = await client.intents.create({ amount: 4242 });
       assert.equal(proxy.seen.length, 4);
       assert.equal(new Set(proxy.seen.map((s) => s.idempotencyKey)).size, 1);
 
       // The API created the intent, the answer was lost: the retry gets the stored answer, not a second intent.
+      // The answer is held past the client's timeout (the proxy drops it after 1.5 s).
       proxy.seen.length = 0;
       proxy.plan.push('delay-answer');
-      const again = await client.intents.create({ amount: 4343 });
-      assert.equal(proxy.seen.length, 2);
-      assert.equal(proxy.seen[0]!.idempotencyKey, proxy.seen[1]!.idempotencyKey);
+      const impatient = new Commerce(business.keys.secretTest, { baseUrl: proxy.url, maxRetries: 3, timeoutMs: 800 });
+      const again = await impatient.intents.create({ amount: 4343 });
+      // A retry too may be slow on a loaded machine: what counts is that every attempt is the same.
+      assert.ok(proxy.seen.length >= 2, `${proxy.seen.length} attempts`);
+      assert.equal(new Set(proxy.seen.map((seen) => seen.idempotencyKey)).size, 1);
       const matching = await commerce.intents.list({ limit: 100 }).toArray();
       assert.equal(matching.filter((i) => i.amount === 4343).length, 1);
       assert.notEqual(again.referenceNumber, created.referenceNumber);
