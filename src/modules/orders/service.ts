@@ -14,13 +14,13 @@ import { ApiError } from '../../http/errors.js';
 import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import type { Executor } from '../../db/transaction.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
-import { recordEvents, type EventRecord } from '../events/outbox.js';
+import { changeWithEvents, recordEvents, type EventRecord } from '../events/outbox.js';
 import { storeEvent } from '../events/store-events.js';
 import { returnedCommission } from '../intents/commission.js';
 import { chargeWallet, currentFeePlan, lockPayer, refundToWallet, type Payer } from '../intents/payment.js';
 import { sandboxPayer } from '../intents/service.js';
 import { lockedUntil } from '../wallets/service.js';
-import { applyStockChange, findProducts, resolveProduct, shopOf } from '../products/service.js';
+import { findProducts, resolveProduct, shopOf, stockChangeOf, writeStock } from '../products/service.js';
 import type { ProductRow } from '../products/model.js';
 import { assertTransition, canTransition, ORDER_STATUSES, orderActions, type WorkflowAction } from './state.js';
 
@@ -126,8 +126,9 @@ export async function priceItems(
 
 /**
  * Moves stock for order lines (negative to take, positive to give back), on the product and on
- * the chosen variant wherever that stock is counted. The products are locked once, in id order
- * (`locked`, when the caller already holds them), so concurrent orders queue.
+ * the chosen variant wherever that stock is counted, and writes every changed product in one
+ * statement. The products are locked once, in id order (`locked`, when the caller already holds
+ * them), so concurrent orders queue. Returns the stock events, for the caller to write with its own.
  */
 async function moveStock(
   trx: Transaction<DB>,
@@ -135,8 +136,11 @@ async function moveStock(
   items: OrderItem[],
   direction: -1 | 1,
   locked?: Map<string, ProductRow>,
-): Promise<void> {
+): Promise<EventRecord[]> {
   const rows = locked ?? (await lockProducts(trx, items));
+  const changed = new Map<string, ProductRow>();
+  const events: EventRecord[] = [];
+  const now = new Date();
   for (const item of items) {
     const row = rows.get(item.productId);
     if (!row || row.deleted_at || row.shop_id !== shopId) {
@@ -151,12 +155,20 @@ async function moveStock(
     const change = { delta: direction * item.quantity, givenBack: direction === 1 };
     try {
       let product = row;
-      if (product.quantity !== null) product = await applyStockChange(trx, product, change);
+      if (product.quantity !== null) {
+        const moved = stockChangeOf(product, change, 'body', now);
+        product = moved.product;
+        events.push(...moved.events);
+      }
       const variant = item.variant && product.variants.find((v) => v._id === item.variant!._id);
-      if (variant && variant.quantity !== null)
-        product = await applyStockChange(trx, product, { ...change, variantId: variant._id });
+      if (variant && variant.quantity !== null) {
+        const moved = stockChangeOf(product, { ...change, variantId: variant._id }, 'body', now);
+        product = moved.product;
+        events.push(...moved.events);
+      }
       // Two lines of one product (two variants) see each other's change.
       rows.set(product.id, product);
+      if (product !== row) changed.set(product.id, product);
     } catch (error) {
       if (error instanceof ApiError && error.code === 'INSUFFICIENT_STOCK') {
         throw new ApiError(
@@ -167,6 +179,8 @@ async function moveStock(
       throw error;
     }
   }
+  await writeStock(trx, [...changed.values()]);
+  return events;
 }
 
 /**
@@ -182,7 +196,20 @@ async function lockProducts(trx: Transaction<DB>, items: OrderItem[]): Promise<M
 }
 
 /** The `order.new` data: exactly the fields of api.md 2.5. */
-function orderNewData(order: OrderRow, shopName: string) {
+function orderNewData(
+  order: Pick<
+    OrderRow,
+    | 'reference_number'
+    | 'shop_id'
+    | 'status'
+    | 'items'
+    | 'total_amount'
+    | 'customer_phone'
+    | 'customer_name'
+    | 'created_at'
+  >,
+  shopName: string,
+) {
   return {
     referenceNumber: order.reference_number,
     shopId: order.shop_id,
@@ -203,7 +230,12 @@ function orderNewData(order: OrderRow, shopName: string) {
   };
 }
 
-function orderEvent(event: string, order: OrderRow, data: Record<string, unknown>, at: Date): EventRecord {
+function orderEvent(
+  event: string,
+  order: Pick<OrderRow, 'business_id' | 'environment' | 'reference_number'>,
+  data: Record<string, unknown>,
+  at: Date,
+): EventRecord {
   return storeEvent(
     event,
     { businessId: order.business_id, environment: order.environment },
@@ -246,7 +278,7 @@ export async function placeOrder(
 ): Promise<OrderRow> {
   const caller = { businessId: shop.businessId, environment: shop.environment };
   const items = await priceItems(trx, caller, shop.id, input.items);
-  await moveStock(trx, shop.id, items, -1);
+  const stockEvents = await moveStock(trx, shop.id, items, -1);
   const total = orderTotal(items);
   if (total < 1 || total > limits.maxAmount) {
     throw new ApiError('AMOUNT_OUT_OF_RANGE', `An order total must be between 1 and ${limits.maxAmount} centimes.`);
@@ -288,32 +320,39 @@ export async function placeOrder(
     returned: 0,
     providerReturned: 0,
   };
-  const order = await trx
-    .insertInto('orders')
-    .values({
-      reference_number: referenceNumber,
-      customer_ref: randomBase62(32),
-      shop_id: shop.id,
-      business_id: shop.businessId,
-      environment: shop.environment,
-      status: 'NEW',
-      items: JSON.stringify(items),
-      total_amount: total,
-      customer_name: input.customerName,
-      customer_phone: payer.wallet.phone,
-      paid: true,
-      payer_wallet_id: payer.wallet.id,
-      amount_paid: total,
-      payment: JSON.stringify(payment),
-      fees: JSON.stringify(fees),
-      cancellation_reason: null,
-      history: JSON.stringify([{ status: 'NEW', previousStatus: null, at: now.toISOString() }]),
-      created_at: now,
-      updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await recordEvents(trx, [orderEvent('order.new', order, orderNewData(order, shop.name), now)]);
+  const row = {
+    reference_number: referenceNumber,
+    customer_ref: randomBase62(32),
+    shop_id: shop.id,
+    business_id: shop.businessId,
+    environment: shop.environment,
+    status: 'NEW' as const,
+    total_amount: total,
+    customer_name: input.customerName,
+    customer_phone: payer.wallet.phone,
+    created_at: now,
+  };
+  // The order, its `order.new` and the stock events, in one statement.
+  const [order] = await changeWithEvents(
+    trx,
+    trx
+      .insertInto('orders')
+      .values({
+        ...row,
+        items: JSON.stringify(items),
+        paid: true,
+        payer_wallet_id: payer.wallet.id,
+        amount_paid: total,
+        payment: JSON.stringify(payment),
+        fees: JSON.stringify(fees),
+        cancellation_reason: null,
+        history: JSON.stringify([{ status: 'NEW', previousStatus: null, at: now.toISOString() }]),
+        updated_at: now,
+      })
+      .returningAll(),
+    [...stockEvents, orderEvent('order.new', row, orderNewData({ ...row, items }, shop.name), now)],
+  );
+  if (!order) throw new Error(`order ${referenceNumber} was not inserted`);
   return order;
 }
 
@@ -414,6 +453,7 @@ export async function transitionOrder(
   }
   const now = new Date();
   let money: { refund: OrderRefund; fees: OrderFees } | undefined;
+  let stockEvents: EventRecord[] = [];
   if (action === 'cancel') {
     // Money before stock: the lock order is merchant account, wallet, then products.
     const left = refundableAmount(order);
@@ -431,7 +471,7 @@ export async function transitionOrder(
         fees: returned.fees,
       };
     }
-    await moveStock(trx, order.shop_id, order.items, 1);
+    stockEvents = await moveStock(trx, order.shop_id, order.items, 1);
   }
   const updated = await trx
     .updateTable('orders')
@@ -464,7 +504,9 @@ export async function transitionOrder(
       data.cancellationReason = reason ?? '';
       data.amountRefunded = money?.refund.amount ?? 0;
     }
-    await recordEvents(trx, [orderEvent(step.event, updated, data, now)]);
+    await recordEvents(trx, [...stockEvents, orderEvent(step.event, updated, data, now)]);
+  } else {
+    await recordEvents(trx, stockEvents);
   }
   return updated;
 }
@@ -641,8 +683,10 @@ export async function acceptModification(
     };
   }
   const locked = await lockProducts(trx, [...order.items, ...proposal.items]);
-  await moveStock(trx, order.shop_id, order.items, 1, locked);
-  await moveStock(trx, order.shop_id, proposal.items, -1, locked);
+  const stockEvents = [
+    ...(await moveStock(trx, order.shop_id, order.items, 1, locked)),
+    ...(await moveStock(trx, order.shop_id, proposal.items, -1, locked)),
+  ];
   const updated = await trx
     .updateTable('orders')
     .set({
@@ -662,6 +706,7 @@ export async function acceptModification(
     .returningAll()
     .executeTakeFirstOrThrow();
   await recordEvents(trx, [
+    ...stockEvents,
     orderEvent(
       'order.modified',
       updated,

@@ -5,7 +5,7 @@ import type { Executor } from '../../db/transaction.js';
 import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
-import { recordEvents } from '../events/outbox.js';
+import { recordEvents, type EventRecord } from '../events/outbox.js';
 import { columnsFor, fieldsOf, searchQuery, withDefaults, type ProductFields, type ProductRow } from './model.js';
 import { stockEvents, stockEventsBetween } from './stock.js';
 
@@ -392,6 +392,42 @@ function nextStock(current: number | null, change: StockChange, field: string): 
 }
 
 /**
+ * One stock change on a locked product (or one of its variants), worked out in memory: the row it
+ * leaves and its stock events. `writeStock` then writes the rows of any number of such changes.
+ */
+export function stockChangeOf(
+  product: ProductRow,
+  change: StockChange,
+  field = 'body',
+  now = new Date(),
+): { product: ProductRow; events: EventRecord[] } {
+  const variant = targetVariant(product, change, field);
+  if (variant) {
+    const quantity = nextStock(variant.quantity, change, field);
+    const variants = product.variants.map((v) => (v._id === variant._id ? { ...v, quantity } : v));
+    const updated = { ...product, variants, updated_at: now };
+    return { product: updated, events: stockEvents(updated, variant.quantity, quantity, variant, now) };
+  }
+  const quantity = nextStock(product.quantity, change, field);
+  const updated = { ...product, quantity, updated_at: now };
+  return { product: updated, events: stockEvents(updated, product.quantity, quantity, undefined, now) };
+}
+
+/** The stock (quantity and variants) of locked products, as `stockChangeOf` left them, in one statement. */
+export async function writeStock(trx: Executor, products: readonly ProductRow[]): Promise<void> {
+  if (products.length === 0) return;
+  const rows = products.map(
+    (product) =>
+      sql`(${product.id}::text, ${product.quantity}::int, ${JSON.stringify(product.variants)}::jsonb,
+        ${product.updated_at}::timestamptz)`,
+  );
+  await sql`
+    UPDATE products AS p SET quantity = v.quantity, variants = v.variants, updated_at = v.updated_at
+    FROM (VALUES ${sql.join(rows)}) AS v(id, quantity, variants, updated_at)
+    WHERE p.id = v.id`.execute(trx);
+}
+
+/**
  * One stock change on a locked product (or one of its variants), with its stock events, in the
  * caller's transaction. Concurrent changes wait on the row lock, so none is lost.
  */
@@ -402,27 +438,9 @@ export async function applyStockChange(
   field = 'body',
   now = new Date(),
 ): Promise<ProductRow> {
-  const variant = targetVariant(product, change, field);
-  if (variant) {
-    const quantity = nextStock(variant.quantity, change, field);
-    const variants = product.variants.map((v) => (v._id === variant._id ? { ...v, quantity } : v));
-    const updated = await trx
-      .updateTable('products')
-      .set({ variants: JSON.stringify(variants), updated_at: now })
-      .where('id', '=', product.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await recordEvents(trx, stockEvents(updated, variant.quantity, quantity, variant, now));
-    return updated;
-  }
-  const quantity = nextStock(product.quantity, change, field);
-  const updated = await trx
-    .updateTable('products')
-    .set({ quantity, updated_at: now })
-    .where('id', '=', product.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await recordEvents(trx, stockEvents(updated, product.quantity, quantity, undefined, now));
+  const { product: updated, events } = stockChangeOf(product, change, field, now);
+  await writeStock(trx, [updated]);
+  await recordEvents(trx, events);
   return updated;
 }
 
