@@ -6,6 +6,8 @@ import { checkLedger } from '../../src/modules/ledger/ledger.js';
 import { createTestDatabase, testDatabaseKind } from '../support/database.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { act, createIntent } from './support.js';
+import { orderAction, simulate } from '../orders/support.js';
+import { createProduct } from '../products/support.js';
 
 /**
  * The money path in few statements (issue: "a payment and a refund each run in at most 10 SQL
@@ -107,6 +109,40 @@ describe('statements per payment and refund', () => {
       assert.equal(await cost(wallet.phone, 'INVALID_PIN'), await cost(unknown, 'INVALID_PIN'));
     assert.equal(await cost(wallet.phone, 'WALLET_LOCKED'), await cost(unknown, 'WALLET_LOCKED'));
     assert.equal(await cost(wallet.phone, 'WALLET_LOCKED'), await cost(unknown, 'WALLET_LOCKED'));
+  });
+
+  test("an order's statements do not grow with its lines: placed, simulated or cancelled", async (context) => {
+    const sk = business.keys.secretTest;
+    const products: { id: string }[] = [];
+    for (const [name, price] of [
+      ['Tea', 2_000],
+      ['Mint', 500],
+      ['Sugar', 300],
+      ['Bread', 150],
+    ] as const) {
+      products.push(await createProduct(t, sk, { name, price, quantity: 1_000, status: 'ACTIVE' }));
+    }
+    const lines = (n: number) => products.slice(0, n).map((product) => ({ productId: product.id, quantity: 2 }));
+    const cost = async (n: number) => {
+      const placed = await counted(() =>
+        t.request('POST', `/storefront/shops/${business.shopId}/orders`, {
+          body: { items: lines(n), customerName: 'Aicha', phone: '+22220000001', pin: '1234' },
+          idempotencyKey: true,
+        }),
+      );
+      expectStatus(placed.result, 201);
+      const simulated = await counted(() => simulate(t, sk, lines(n), '+22220000001'));
+      expectStatus(simulated.result, 201);
+      const reference = simulated.result.body.data.referenceNumber;
+      const cancelled = await counted(() => orderAction(t, sk, `/${reference}/cancel`, { reason: 'Closed today' }));
+      expectStatus(cancelled.result, 200);
+      return [placed.statements.length, simulated.statements.length, cancelled.statements.length];
+    };
+    const one = await cost(1);
+    const four = await cost(4);
+    context.diagnostic(`storefront order, sandbox order, paid cancel: ${one.join(', ')} statements`);
+    assert.deepEqual(four, one);
+    assert.ok((await checkLedger(t.runtime.db)).ok);
   });
 
   // PostgreSQL plans a prepared statement for its first five calls, then keeps a generic plan
