@@ -187,13 +187,15 @@ export async function authenticateWallet(
   }
   const { id, pin_hash: pinHash, status, created_at: createdAt } = attempt;
   if (id === null || pinHash === null || status === null || createdAt === null) {
+    // Locked by an operator, or by wrong PINs until a time; a lock the statement found without
+    // seeing it in its snapshot was taken meanwhile by a concurrent attempt: it ends in 15 minutes.
     const until =
       attempt.current_status === 'locked'
-        ? null
+        ? new Date(8.64e15)
         : attempt.current_locked_until && attempt.current_locked_until > new Date()
           ? attempt.current_locked_until
-          : null;
-    throw lockedError(until ?? new Date(8.64e15));
+          : new Date(Date.now() + PIN_LOCK_MINUTES * 60_000);
+    throw lockedError(until);
   }
   const wallet: WalletRow = {
     id,
