@@ -255,6 +255,41 @@ describe('a ledger without hot rows', () => {
     },
   );
 
+  test('an account that cannot be folded does not stop the others; the run fails naming it', async () => {
+    const paid = await t.createBusiness({ name: 'Folded anyway' });
+    const intent = await createIntent(t, paid.keys.secretTest, { amount: 5_000 });
+    expectStatus(await act(t, paid.keys.secretTest, intent.referenceNumber, 'simulate', {}), 200);
+    // A movement that would take another merchant's row below zero (no path of the API makes one).
+    const poisoned = await t.createBusiness({ name: 'Cannot fold' });
+    const account = await t.runtime.db
+      .selectFrom('ledger_accounts')
+      .select('id')
+      .where('environment', '=', 'test')
+      .where('kind', '=', 'merchant')
+      .where('owner_id', '=', poisoned.id)
+      .executeTakeFirstOrThrow();
+    await t.runtime.db
+      .insertInto('ledger_pending_movements')
+      .values({ account_id: account.id, amount: -100 })
+      .execute();
+    try {
+      await assert.rejects(
+        foldPendingMovements(t.runtime.db),
+        new RegExp(`could not fold 1 account\\(s\\): ${account.id}`),
+      );
+      const left = await t.runtime.db.selectFrom('ledger_pending_movements').select('account_id').distinct().execute();
+      assert.deepEqual(
+        left.map((row) => row.account_id),
+        [account.id],
+        'every other account was folded',
+      );
+    } finally {
+      await t.runtime.db.deleteFrom('ledger_pending_movements').where('account_id', '=', account.id).execute();
+    }
+    assert.equal(await accountBalance(t.runtime.db, 'test', { kind: 'merchant', ownerId: paid.id }), 4_950);
+    assert.deepEqual((await checkLedger(t.runtime.db)).problems, []);
+  });
+
   test('payments racing refunds and folds of one merchant stay exact', async () => {
     const sk = business.keys.secretTest;
     const paid = [];

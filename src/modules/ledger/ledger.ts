@@ -141,7 +141,9 @@ export async function accountBalance(db: Executor, environment: Environment, acc
  * Worker task: folds pending movements into their accounts' rows, one account per statement.
  * The account row is locked first (as a debit does), then its committed movements are deleted
  * and added: movements committed later stay for the next run, so nothing is counted twice or
- * lost. Accounts another transaction holds are skipped this time.
+ * lost. Accounts another transaction holds are skipped this time. An account that cannot be
+ * folded (its row would go below zero) does not stop the others: the run folds them and then
+ * fails, naming it, so the worker records and logs it every run until someone looks.
  */
 export async function foldPendingMovements(db: Kysely<DB>, maxAccounts = 100): Promise<number> {
   const accounts = await db
@@ -151,6 +153,7 @@ export async function foldPendingMovements(db: Kysely<DB>, maxAccounts = 100): P
     .limit(maxAccounts)
     .execute();
   let folded = 0;
+  const failed: string[] = [];
   for (const { account_id: accountId } of accounts) {
     const result = await sql<{ folded: number }>`
       WITH account AS (SELECT id FROM ledger_accounts WHERE id = ${accountId} FOR NO KEY UPDATE SKIP LOCKED),
@@ -160,8 +163,17 @@ export async function foldPendingMovements(db: Kysely<DB>, maxAccounts = 100): P
       total AS (SELECT count(*)::int AS n, coalesce(sum(amount), 0)::bigint AS amount FROM moved)
       UPDATE ledger_accounts a SET balance = a.balance + total.amount
       FROM total, account WHERE a.id = account.id
-      RETURNING total.n AS folded`.execute(db);
-    folded += result.rows[0]?.folded ?? 0;
+      RETURNING total.n AS folded`
+      .execute(db)
+      .catch((error: unknown) => {
+        failed.push(`${accountId} (${error instanceof Error ? error.message : String(error)})`);
+        return undefined;
+      });
+    folded += result?.rows[0]?.folded ?? 0;
+  }
+  if (failed.length > 0) {
+    const named = failed.slice(0, 5).join(', ') + (failed.length > 5 ? ', ...' : '');
+    throw new Error(`ledger fold: folded ${folded} movements; could not fold ${failed.length} account(s): ${named}`);
   }
   return folded;
 }
