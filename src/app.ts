@@ -50,6 +50,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   app.setValidatorCompiler(strictValidatorCompiler);
   app.decorate('services', services);
   app.decorateRequest('auth', undefined);
+  app.decorateRequest('operator', false);
   app.decorateRequest('uploadFingerprint', undefined);
 
   // An empty body with a JSON content type (common on bodiless POST/DELETE) means "no body".

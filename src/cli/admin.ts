@@ -26,6 +26,9 @@ const usage = `Usage: npm run --silent admin -- <command> [options] [--json]
   user disable USER_ID              signs the user out everywhere
   user reset-password USER_ID --password P
 
+Every write takes --idempotency-key KEY: the same command run again with the same key (after a
+timeout, say) answers the first run's result instead of doing it twice.
+
 Environment: ADMIN_URL (default http://localhost:$PORT), ADMIN_TOKEN (default: DATA_DIR/admin-token).`;
 
 class UsageError extends Error {}
@@ -63,6 +66,7 @@ type Call = {
   body?: Record<string, unknown>;
   /** For checks: whether the answer means success (the exit code follows it). */
   succeeded?: (data: unknown) => boolean;
+  idempotencyKey?: string;
 };
 
 function toCall(args: string[]): Call {
@@ -91,118 +95,128 @@ function toCall(args: string[]): Call {
       password: { type: 'string' },
       role: { type: 'string' },
       json: { type: 'boolean' },
+      'idempotency-key': { type: 'string' },
     },
   });
   const [group, action, id] = positionals;
   const command = `${group ?? ''} ${action ?? ''}`.trim();
-  switch (command) {
-    case 'business create':
-      return {
-        method: 'POST',
-        path: '/businesses',
-        body: {
-          name: required(values.name, '--name'),
-          approveLive: values['approve-live'] ?? false,
-          withShop: !values['no-shop'],
-        },
-      };
-    case 'business approve-live':
-      return { method: 'POST', path: `/businesses/${encodeURIComponent(required(id, 'BUSINESS_ID'))}/approve-live` };
-    case 'key create':
-      return {
-        method: 'POST',
-        path: '/keys',
-        body: {
-          businessId: required(values.business, '--business'),
-          kind: required(values.kind, '--kind'),
-          environment: required(values.env, '--env'),
-          ...(values.scopes !== undefined ? { scopes: list(values.scopes) } : {}),
-          ...(values['ip-allow'] !== undefined ? { ipAllowlist: list(values['ip-allow']) } : {}),
-        },
-      };
-    case 'key suspend':
-    case 'key revoke':
-    case 'key rotate':
-      return { method: 'POST', path: `/keys/${encodeURIComponent(required(id, 'KEY_ID'))}/${action}` };
-    case 'key list':
-      return { method: 'GET', path: `/keys?businessId=${encodeURIComponent(required(values.business, '--business'))}` };
-    case 'api disable':
-    case 'api enable':
-      return { method: 'POST', path: `/api/${action}`, body: values.business ? { businessId: values.business } : {} };
-    case 'fees set': {
-      const body: Record<string, unknown> = {};
-      const fields = {
-        providerBps: 'provider-bps',
-        payerFee: 'payer-fee',
-        tofBps: 'tof-bps',
-        tteBps: 'tte-bps',
-      } as const;
-      for (const [field, option] of Object.entries(fields)) {
-        const value = integer(values[option], option);
-        if (value !== undefined) body[field] = value;
+  const call = ((): Call => {
+    switch (command) {
+      case 'business create':
+        return {
+          method: 'POST',
+          path: '/businesses',
+          body: {
+            name: required(values.name, '--name'),
+            approveLive: values['approve-live'] ?? false,
+            withShop: !values['no-shop'],
+          },
+        };
+      case 'business approve-live':
+        return { method: 'POST', path: `/businesses/${encodeURIComponent(required(id, 'BUSINESS_ID'))}/approve-live` };
+      case 'key create':
+        return {
+          method: 'POST',
+          path: '/keys',
+          body: {
+            businessId: required(values.business, '--business'),
+            kind: required(values.kind, '--kind'),
+            environment: required(values.env, '--env'),
+            ...(values.scopes !== undefined ? { scopes: list(values.scopes) } : {}),
+            ...(values['ip-allow'] !== undefined ? { ipAllowlist: list(values['ip-allow']) } : {}),
+          },
+        };
+      case 'key suspend':
+      case 'key revoke':
+      case 'key rotate':
+        return { method: 'POST', path: `/keys/${encodeURIComponent(required(id, 'KEY_ID'))}/${action}` };
+      case 'key list':
+        return {
+          method: 'GET',
+          path: `/keys?businessId=${encodeURIComponent(required(values.business, '--business'))}`,
+        };
+      case 'api disable':
+      case 'api enable':
+        return { method: 'POST', path: `/api/${action}`, body: values.business ? { businessId: values.business } : {} };
+      case 'fees set': {
+        const body: Record<string, unknown> = {};
+        const fields = {
+          providerBps: 'provider-bps',
+          payerFee: 'payer-fee',
+          tofBps: 'tof-bps',
+          tteBps: 'tte-bps',
+        } as const;
+        for (const [field, option] of Object.entries(fields)) {
+          const value = integer(values[option], option);
+          if (value !== undefined) body[field] = value;
+        }
+        return {
+          method: 'PUT',
+          path: `/businesses/${encodeURIComponent(required(values.business, '--business'))}/fees`,
+          body,
+        };
       }
-      return {
-        method: 'PUT',
-        path: `/businesses/${encodeURIComponent(required(values.business, '--business'))}/fees`,
-        body,
-      };
+      case 'wallet create':
+        return {
+          method: 'POST',
+          path: '/wallets',
+          body: {
+            phone: required(values.phone, '--phone'),
+            pin: required(values.pin, '--pin'),
+            balance: integer(values.balance, 'balance') ?? 0,
+            environment: required(values.env, '--env'),
+            ...(values.locked ? { locked: true } : {}),
+          },
+        };
+      case 'wallet credit':
+        return {
+          method: 'POST',
+          path: '/wallets/credit',
+          body: {
+            phone: required(values.phone, '--phone'),
+            amount: integer(required(values.amount, '--amount'), 'amount'),
+            environment: required(values.env, '--env'),
+          },
+        };
+      case 'wallet show':
+        return {
+          method: 'GET',
+          path: `/wallets?phone=${encodeURIComponent(required(values.phone, '--phone'))}&environment=${encodeURIComponent(required(values.env, '--env'))}`,
+        };
+      case 'user create':
+        return {
+          method: 'POST',
+          path: '/users',
+          body: {
+            businessId: required(values.business, '--business'),
+            email: required(values.email, '--email'),
+            password: required(values.password, '--password'),
+            ...(values.role !== undefined ? { role: values.role } : {}),
+          },
+        };
+      case 'user list':
+        return {
+          method: 'GET',
+          path: `/users?businessId=${encodeURIComponent(required(values.business, '--business'))}`,
+        };
+      case 'user disable':
+        return { method: 'POST', path: `/users/${encodeURIComponent(required(id, 'USER_ID'))}/disable` };
+      case 'user reset-password':
+        return {
+          method: 'POST',
+          path: `/users/${encodeURIComponent(required(id, 'USER_ID'))}/reset-password`,
+          body: { password: required(values.password, '--password') },
+        };
+      case 'ledger check':
+        return { method: 'GET', path: '/ledger/check', succeeded: (data) => (data as { ok: boolean }).ok };
+      default:
+        throw new UsageError(command ? `unknown command "${command}"` : 'no command');
     }
-    case 'wallet create':
-      return {
-        method: 'POST',
-        path: '/wallets',
-        body: {
-          phone: required(values.phone, '--phone'),
-          pin: required(values.pin, '--pin'),
-          balance: integer(values.balance, 'balance') ?? 0,
-          environment: required(values.env, '--env'),
-          ...(values.locked ? { locked: true } : {}),
-        },
-      };
-    case 'wallet credit':
-      return {
-        method: 'POST',
-        path: '/wallets/credit',
-        body: {
-          phone: required(values.phone, '--phone'),
-          amount: integer(required(values.amount, '--amount'), 'amount'),
-          environment: required(values.env, '--env'),
-        },
-      };
-    case 'wallet show':
-      return {
-        method: 'GET',
-        path: `/wallets?phone=${encodeURIComponent(required(values.phone, '--phone'))}&environment=${encodeURIComponent(required(values.env, '--env'))}`,
-      };
-    case 'user create':
-      return {
-        method: 'POST',
-        path: '/users',
-        body: {
-          businessId: required(values.business, '--business'),
-          email: required(values.email, '--email'),
-          password: required(values.password, '--password'),
-          ...(values.role !== undefined ? { role: values.role } : {}),
-        },
-      };
-    case 'user list':
-      return {
-        method: 'GET',
-        path: `/users?businessId=${encodeURIComponent(required(values.business, '--business'))}`,
-      };
-    case 'user disable':
-      return { method: 'POST', path: `/users/${encodeURIComponent(required(id, 'USER_ID'))}/disable` };
-    case 'user reset-password':
-      return {
-        method: 'POST',
-        path: `/users/${encodeURIComponent(required(id, 'USER_ID'))}/reset-password`,
-        body: { password: required(values.password, '--password') },
-      };
-    case 'ledger check':
-      return { method: 'GET', path: '/ledger/check', succeeded: (data) => (data as { ok: boolean }).ok };
-    default:
-      throw new UsageError(command ? `unknown command "${command}"` : 'no command');
-  }
+  })();
+  const key = values['idempotency-key'];
+  if (key === undefined) return call;
+  if (call.method === 'GET') throw new UsageError('--idempotency-key is for commands that change something');
+  return { ...call, idempotencyKey: key };
 }
 
 function describe(data: unknown): string {
@@ -248,6 +262,7 @@ export async function runAdminCli(
       headers: {
         authorization: `Bearer ${adminToken(env)}`,
         ...(call.body ? { 'content-type': 'application/json' } : {}),
+        ...(call.idempotencyKey !== undefined ? { 'x-idempotency-key': call.idempotencyKey } : {}),
       },
       ...(call.body ? { body: JSON.stringify(call.body) } : {}),
     });

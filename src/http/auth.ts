@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hashKey, isWellFormedKey } from '../modules/keys/key-text.js';
@@ -18,6 +19,20 @@ export function trustProxyOption(
 }
 
 const AUTH_HEADER = /^Bearer ([^\s]+)$/i;
+
+/** A token or secret compared in constant time; nothing expected never matches. */
+export function sameToken(given: unknown, expected: string | undefined): boolean {
+  if (typeof given !== 'string' || !expected) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The token of a `Bearer` Authorization header, or '' when there is none. */
+export function bearerToken(request: FastifyRequest): string {
+  const header = request.headers.authorization ?? '';
+  return header.startsWith('Bearer ') ? header.slice(7) : '';
+}
 
 function normalizeIp(address: string): string {
   return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
@@ -59,6 +74,11 @@ export async function authenticate(request: FastifyRequest, reply: FastifyReply)
   if (request.url.startsWith('/api/')) reply.header('Cache-Control', 'no-store');
   const mode = routeConfig.auth ?? 'none';
   if (mode === 'none') return;
+  if (mode === 'admin') {
+    if (!sameToken(bearerToken(request), request.server.services.adminToken)) throw new ApiError('ADMIN_UNAUTHORIZED');
+    request.operator = true;
+    return;
+  }
   const { keyCache, rateLimiter, config } = request.server.services;
 
   const header = request.headers.authorization;

@@ -34,13 +34,15 @@ export interface AppServices {
 
 /**
  * `secret`: secret keys only. `publishable`: secret or publishable (read endpoints).
- * `none`: no API key (health, docs, hosted pages, admin has its own token).
+ * `admin`: the operator API, behind the admin token. `none`: no API key (health, docs, pages).
  */
-export type RouteAuth = 'secret' | 'publishable' | 'none';
+export type RouteAuth = 'secret' | 'publishable' | 'admin' | 'none';
 
 declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext | undefined;
+    /** The operator API's caller showed the admin token (set by the auth hook). */
+    operator: boolean;
     /** Upload routes: the fingerprint of the bytes read, set by `fingerprintUpload`. */
     uploadFingerprint: string | undefined;
   }
@@ -53,6 +55,12 @@ declare module 'fastify' {
      * route (see `fingerprintUpload`); an error before the file is read is not stored.
      */
     idempotency?: 'body' | 'upload';
+    /**
+     * Body fields the idempotency fingerprint leaves out: a PIN or password is never kept beside
+     * a key, not even hashed (a 4-digit PIN hashed with the rest of a known body is read back in
+     * 10,000 tries). The same key with another secret is the same request.
+     */
+    secretFields?: readonly string[];
   }
   interface FastifyInstance {
     services: AppServices;

@@ -26,13 +26,26 @@ export function isWriteRequest(request: FastifyRequest): boolean {
   return WRITE_METHODS.has(request.method) && (request.routeOptions.config.auth ?? 'none') !== 'none';
 }
 
-/** Runs after authentication: every authenticated write must carry a well-formed key. */
+/**
+ * Runs after authentication: every Developer API write must carry a well-formed key. The operator
+ * API takes one when it is given one (a script crediting wallets should send it; a person at the
+ * CLI need not), and checks its form like any other.
+ */
 export function requireIdempotencyKey(request: FastifyRequest): void {
   if (!isWriteRequest(request)) return;
   const key = request.headers['x-idempotency-key'];
-  if (key === undefined || key === '') throw new ApiError('IDEMPOTENCY_KEY_REQUIRED');
+  if (key === undefined || key === '') {
+    if (request.routeOptions.config.auth === 'admin') return;
+    throw new ApiError('IDEMPOTENCY_KEY_REQUIRED');
+  }
   checkKeyFormat(key);
 }
+
+/**
+ * The scope of the operator API's keys: no business owns them. Business ids are `biz_…`, so this
+ * scope never meets a business's keys; the environment column means nothing for it.
+ */
+const OPERATOR_SCOPE = { businessId: 'operator', environment: 'live' } as const;
 
 export function checkKeyFormat(key: string | string[]): asserts key is string {
   if (typeof key !== 'string' || !KEY_FORMAT.test(key)) {
@@ -239,15 +252,29 @@ function sendStored(reply: FastifyReply, stored: { status: number; body: string 
   return reply.code(stored.status).type('application/json; charset=utf-8').send(stored.body);
 }
 
-/** The idempotency identity of a write request, or undefined when it has none (no API key). */
+/** The body a key covers: without the route's `secretFields`. */
+function withoutSecrets(request: FastifyRequest): unknown {
+  const fields = request.routeOptions.config.secretFields;
+  const body = request.body;
+  if (!fields || body === null || typeof body !== 'object') return body;
+  return Object.fromEntries(Object.entries(body).filter(([name]) => !fields.includes(name)));
+}
+
+/**
+ * The idempotency identity of a write request: scoped to the API key's business and environment,
+ * or to the operator. Undefined when it has none (no API key, or an operator write without a key).
+ */
 export function idempotencyOf(request: FastifyRequest, fingerprint?: string): IdempotencyRequest | undefined {
   const key = request.headers['x-idempotency-key'];
-  if (!request.auth || !isWriteRequest(request) || typeof key !== 'string') return undefined;
+  if (!isWriteRequest(request) || typeof key !== 'string' || key === '') return undefined;
+  // Only a caller that proved who it is has keys: a refused request stores nothing under one.
+  const scope = request.auth ?? (request.operator ? OPERATOR_SCOPE : undefined);
+  if (!scope) return undefined;
   return {
-    businessId: request.auth.businessId,
-    environment: request.auth.environment,
+    businessId: scope.businessId,
+    environment: scope.environment,
     key,
-    fingerprint: fingerprint ?? requestFingerprint(request, request.body),
+    fingerprint: fingerprint ?? requestFingerprint(request, withoutSecrets(request)),
   };
 }
 
@@ -304,16 +331,30 @@ export class CommittedRefusal {
   constructor(readonly error: ApiError) {}
 }
 
+/** What a write may add to the plain path. */
+export interface WriteOptions<T> {
+  /** The key of a customer's write (`customerIdempotency`); an API write's comes from its request. */
+  idempotency?: IdempotencyRequest | undefined;
+  /**
+   * What the key keeps of a successful answer, when that must differ from what is sent once: an
+   * API key's text is shown to its creator and never stored, so a replay answers without it.
+   */
+  kept?: (data: T) => unknown;
+  /** Runs after the commit and before the answer goes out (telling other processes of it). */
+  afterCommit?: () => Promise<void>;
+}
+
 /** Runs a write in one transaction and answers with its result (see the top of this file). */
 export async function respondInTransaction<T>(
   request: FastifyRequest,
   reply: FastifyReply,
   statusCode: number,
   work: (trx: Transaction<DB>) => Promise<T | CommittedRefusal>,
-  /** The key of a customer's write (customerIdempotency); an API write's comes from its request. */
-  idempotency: IdempotencyRequest | undefined = idempotencyOf(request, request.uploadFingerprint),
+  options: WriteOptions<T> = {},
 ): Promise<FastifyReply> {
   const db = request.server.services.db;
+  const idempotency =
+    'idempotency' in options ? options.idempotency : idempotencyOf(request, request.uploadFingerprint);
   const outcome = await inIdempotentTransaction<{ body: string; refusal: ApiError | undefined }>(
     db,
     idempotency,
@@ -325,9 +366,12 @@ export async function respondInTransaction<T>(
       }
       reply.code(statusCode);
       const body = String(reply.serialize({ success: true, data }));
-      return { value: { body, refusal: undefined }, stored: { status: statusCode, body } };
+      const kept =
+        options.kept && idempotency ? String(reply.serialize({ success: true, data: options.kept(data) })) : body;
+      return { value: { body, refusal: undefined }, stored: { status: statusCode, body: kept } };
     },
   );
+  if (outcome.kind === 'done' && options.afterCommit) await options.afterCommit();
   if (outcome.kind === 'replay') return sendStored(reply, outcome, true);
   if (outcome.value.refusal) return sendError(outcome.value.refusal, request, reply);
   return sendStored(reply, { status: statusCode, body: outcome.value.body }, false);

@@ -1,7 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { bearerToken, sameToken } from './auth.js';
 import type { AppServices } from './context.js';
 import { ApiError } from './errors.js';
 
@@ -24,13 +24,6 @@ function processMetrics(): Registry {
     collectDefaultMetrics({ register: processRegistry });
   }
   return processRegistry;
-}
-
-function sameToken(given: string, expected: string | undefined): boolean {
-  if (!expected) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 interface DeliveryState {
@@ -138,8 +131,7 @@ export async function registerMetrics(app: FastifyInstance, services: AppService
   }
 
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    const header = request.headers.authorization ?? '';
-    const token = header.startsWith('Bearer ') ? header.slice(7) : '';
+    const token = bearerToken(request);
     if (!sameToken(token, services.config.metricsToken) && !sameToken(token, services.adminToken)) {
       throw new ApiError('ADMIN_UNAUTHORIZED', 'Missing or wrong token: send "Authorization: Bearer <METRICS_TOKEN>".');
     }

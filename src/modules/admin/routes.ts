@@ -1,10 +1,10 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
+import { respondInTransaction } from '../../http/idempotency.js';
 import { Envelope } from '../../http/schemas.js';
 import { createBusiness, setFeePlan, setGlobalApiEnabled, updateBusiness } from '../businesses/service.js';
-import { issueKey, listKeys, rotateKey, setKeyStatus } from '../keys/service.js';
+import { issueKey, listKeys, rotateKey, setKeyStatus, type IssuedKey } from '../keys/service.js';
 import { validAllowlistEntry } from '../keys/allowlist.js';
 import { allScopes } from '../keys/scopes.js';
 import { userAdminRoutes } from './user-routes.js';
@@ -41,23 +41,20 @@ const FeePlan = Type.Object({
 });
 const Bps = Type.Integer({ minimum: 0, maximum: 10000 });
 
-function sameToken(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
+/** An API key's text is shown once, to the request that made it: a replay answers without it. */
+const withoutKeyText = ({ key: _key, ...view }: IssuedKey) => view;
 
 /**
- * The operator API: everything the admin CLI does. Guarded by the admin token only; it is not
- * part of the Developer API and not in its OpenAPI document.
+ * The operator API: everything the admin CLI does. Guarded by the admin token only (the auth
+ * hook's `admin` mode); it is not part of the Developer API and not in its OpenAPI document. Its
+ * writes go through the one write path and take an `X-Idempotency-Key` when given one.
  */
 export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, invalidation } = app.services;
+  const afterCommit = () => invalidation.publish();
 
-  app.addHook('onRequest', async (request) => {
-    const header = request.headers.authorization ?? '';
-    const token = header.startsWith('Bearer ') ? header.slice(7) : '';
-    if (!token || !sameToken(token, app.services.adminToken)) throw new ApiError('ADMIN_UNAUTHORIZED');
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, auth: 'admin' };
   });
   await app.register(walletAdminRoutes);
   await app.register(userAdminRoutes);
@@ -76,20 +73,23 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ),
       },
     },
-    async (request, reply) => {
-      const created = await createBusiness(db, request.body);
-      return reply.code(201).send({ success: true, data: created });
-    },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 201, (trx) => createBusiness(trx, request.body), {
+        kept: (created) => ({ ...created, keys: created.keys.map(withoutKeyText) }),
+      }),
   );
 
   app.post(
     '/businesses/:id/approve-live',
     { schema: { params: IdParams, response: { 200: Envelope(BusinessView) } } },
-    async (request) => {
-      const business = await updateBusiness(db, request.params.id, { live_approved: true });
-      await invalidation.publish();
-      return { success: true as const, data: business };
-    },
+    async (request, reply) =>
+      respondInTransaction(
+        request,
+        reply,
+        200,
+        (trx) => updateBusiness(trx, request.params.id, { live_approved: true }),
+        { afterCommit },
+      ),
   );
 
   app.put(
@@ -109,15 +109,16 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Envelope(FeePlan) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { providerBps, payerFee, tofBps, tteBps } = request.body;
-      const plan = await setFeePlan(db, request.params.id, {
-        ...(providerBps !== undefined ? { provider_bps: providerBps } : {}),
-        ...(payerFee !== undefined ? { payer_fee: payerFee } : {}),
-        ...(tofBps !== undefined ? { tof_bps: tofBps } : {}),
-        ...(tteBps !== undefined ? { tte_bps: tteBps } : {}),
-      });
-      return { success: true as const, data: plan };
+      return respondInTransaction(request, reply, 200, (trx) =>
+        setFeePlan(trx, request.params.id, {
+          ...(providerBps !== undefined ? { provider_bps: providerBps } : {}),
+          ...(payerFee !== undefined ? { payer_fee: payerFee } : {}),
+          ...(tofBps !== undefined ? { tof_bps: tofBps } : {}),
+          ...(tteBps !== undefined ? { tte_bps: tteBps } : {}),
+        }),
+      );
     },
   );
 
@@ -150,10 +151,21 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
           bad.map(() => ({ field: 'body.ipAllowlist', message: 'must be an IP address or CIDR range' })),
         );
       }
-      const business = await db.selectFrom('businesses').select('id').where('id', '=', businessId).executeTakeFirst();
-      if (!business) throw new ApiError('NOT_FOUND', `No business ${businessId}.`);
-      const key = await issueKey(db, request.body);
-      return reply.code(201).send({ success: true as const, data: key });
+      return respondInTransaction(
+        request,
+        reply,
+        201,
+        async (trx) => {
+          const business = await trx
+            .selectFrom('businesses')
+            .select('id')
+            .where('id', '=', businessId)
+            .executeTakeFirst();
+          if (!business) throw new ApiError('NOT_FOUND', `No business ${businessId}.`);
+          return issueKey(trx, request.body);
+        },
+        { kept: withoutKeyText },
+      );
     },
   );
 
@@ -172,22 +184,25 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.post(
       `/keys/:id/${action}`,
       { schema: { params: IdParams, response: { 200: Envelope(KeyView) } } },
-      async (request) => {
-        const key = await setKeyStatus(db, request.params.id, action === 'suspend' ? 'suspended' : 'revoked');
-        await invalidation.publish();
-        return { success: true as const, data: key };
-      },
+      async (request, reply) =>
+        respondInTransaction(
+          request,
+          reply,
+          200,
+          (trx) => setKeyStatus(trx, request.params.id, action === 'suspend' ? 'suspended' : 'revoked'),
+          { afterCommit },
+        ),
     );
   }
 
   app.post(
     '/keys/:id/rotate',
     { schema: { params: IdParams, response: { 201: Envelope(KeyView) } } },
-    async (request, reply) => {
-      const key = await rotateKey(db, request.params.id);
-      await invalidation.publish();
-      return reply.code(201).send({ success: true as const, data: key });
-    },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 201, (trx) => rotateKey(trx, request.params.id), {
+        kept: withoutKeyText,
+        afterCommit,
+      }),
   );
 
   for (const action of ['enable', 'disable'] as const) {
@@ -202,13 +217,20 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
           response: { 200: Envelope(Type.Object({ scope: Type.String(), apiEnabled: Type.Boolean() })) },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const enabled = action === 'enable';
         const businessId = request.body.businessId;
-        if (businessId) await updateBusiness(db, businessId, { api_enabled: enabled });
-        else await setGlobalApiEnabled(db, enabled);
-        await invalidation.publish();
-        return { success: true as const, data: { scope: businessId ?? 'global', apiEnabled: enabled } };
+        return respondInTransaction(
+          request,
+          reply,
+          200,
+          async (trx) => {
+            if (businessId) await updateBusiness(trx, businessId, { api_enabled: enabled });
+            else await setGlobalApiEnabled(trx, enabled);
+            return { scope: businessId ?? 'global', apiEnabled: enabled };
+          },
+          { afterCommit },
+        );
       },
     );
   }

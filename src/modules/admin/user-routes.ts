@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { respondInTransaction } from '../../http/idempotency.js';
 import { Envelope } from '../../http/schemas.js';
 import { PASSWORD_MAX_LENGTH } from '../dashboard/password.js';
 import { createUser, disableUser, listUsers, resetPassword } from '../dashboard/users.js';
@@ -23,6 +24,7 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/users',
     {
+      config: { secretFields: ['password'] },
       schema: {
         body: Type.Object(
           {
@@ -36,14 +38,10 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: Envelope(UserView) },
       },
     },
-    async (request, reply) => {
-      const user = await createUser(
-        db,
-        { ...request.body, role: request.body.role ?? 'owner' },
-        config.dashboard.passwordCost,
-      );
-      return reply.code(201).send({ success: true as const, data: user });
-    },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 201, (trx) =>
+        createUser(trx, { ...request.body, role: request.body.role ?? 'owner' }, config.dashboard.passwordCost),
+      ),
   );
 
   app.get(
@@ -60,26 +58,22 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/users/:id/disable',
     { schema: { params: IdParams, response: { 200: Envelope(UserView) } } },
-    async (request) => ({
-      success: true as const,
-      data: await db.transaction().execute((trx) => disableUser(trx, request.params.id)),
-    }),
+    async (request, reply) => respondInTransaction(request, reply, 200, (trx) => disableUser(trx, request.params.id)),
   );
 
   app.post(
     '/users/:id/reset-password',
     {
+      config: { secretFields: ['password'] },
       schema: {
         params: IdParams,
         body: Type.Object({ password: Password }, { additionalProperties: false }),
         response: { 200: Envelope(UserView) },
       },
     },
-    async (request) => ({
-      success: true as const,
-      data: await db
-        .transaction()
-        .execute((trx) => resetPassword(trx, request.params.id, request.body.password, config.dashboard.passwordCost)),
-    }),
+    async (request, reply) =>
+      respondInTransaction(request, reply, 200, (trx) =>
+        resetPassword(trx, request.params.id, request.body.password, config.dashboard.passwordCost),
+      ),
   );
 };

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
+import { respondInTransaction } from '../../http/idempotency.js';
 import { Envelope } from '../../http/schemas.js';
 import { E164_PATTERN } from '../../lib/phone.js';
 import { checkLedger } from '../ledger/ledger.js';
@@ -25,6 +26,7 @@ export const walletAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/wallets',
     {
+      config: { secretFields: ['pin'] },
       schema: {
         body: Type.Object(
           {
@@ -39,10 +41,10 @@ export const walletAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: Envelope(Wallet) },
       },
     },
-    async (request, reply) => {
-      const wallet = await createWallet(db, { ...request.body, balance: request.body.balance ?? 0 });
-      return reply.code(201).send({ success: true as const, data: await walletView(db, wallet) });
-    },
+    async (request, reply) =>
+      respondInTransaction(request, reply, 201, async (trx) =>
+        walletView(trx, await createWallet(trx, { ...request.body, balance: request.body.balance ?? 0 })),
+      ),
   );
 
   app.post(
@@ -56,7 +58,7 @@ export const walletAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Envelope(Wallet) },
       },
     },
-    async (request) => ({ success: true as const, data: await creditWallet(db, request.body) }),
+    async (request, reply) => respondInTransaction(request, reply, 200, (trx) => creditWallet(trx, request.body)),
   );
 
   app.get(

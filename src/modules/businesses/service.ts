@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
-import type { DB, Environment, KeyKind } from '../../db/schema.js';
+import type { Environment, KeyKind } from '../../db/schema.js';
 import { inTransaction, type Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -71,7 +70,7 @@ export async function createBusiness(
 }
 
 export async function updateBusiness(
-  db: Kysely<DB>,
+  db: Executor,
   businessId: string,
   changes: { live_approved?: boolean; api_enabled?: boolean },
 ): Promise<BusinessView> {
@@ -85,7 +84,7 @@ export async function updateBusiness(
   return { id: row.id, name: row.name, liveApproved: row.live_approved, apiEnabled: row.api_enabled };
 }
 
-export async function setGlobalApiEnabled(db: Kysely<DB>, enabled: boolean): Promise<void> {
+export async function setGlobalApiEnabled(db: Executor, enabled: boolean): Promise<void> {
   await db
     .updateTable('platform_settings')
     .set({ value: JSON.stringify(enabled), updated_at: sql<Date>`now()` })
@@ -102,7 +101,7 @@ export interface FeePlan {
 }
 
 export async function setFeePlan(
-  db: Kysely<DB>,
+  db: Executor,
   businessId: string,
   changes: { provider_bps?: number; payer_fee?: number; tof_bps?: number; tte_bps?: number },
 ): Promise<FeePlan> {

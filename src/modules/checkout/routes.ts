@@ -112,7 +112,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // A retried request with the page's key answers the first attempt again.
       const { pin: _pin, ...covered } = request.body;
       const idempotency = customerIdempotency(request, { businessId, environment, who: wallet.phone }, covered);
-      return respondInTransaction(request, reply, 200, (trx) => payIntent(trx, payable, wallet.phone), idempotency);
+      return respondInTransaction(request, reply, 200, (trx) => payIntent(trx, payable, wallet.phone), { idempotency });
     },
   );
 

@@ -3,7 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { at, DASHBOARD, langOf, requireSession, safeNext, sendPage } from './context.js';
 import { dictionaries, isLang } from './i18n.js';
-import { cookiesOf, newToken, sameToken, setCookie, type CookieNames } from './cookies.js';
+import { sameToken } from '../../http/auth.js';
+import { cookiesOf, newToken, setCookie, type CookieNames } from './cookies.js';
 import { createSession, revokeSession, setSessionPreferences } from './sessions.js';
 import { checkCredentials, normalizeEmail } from './users.js';
 

@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -31,13 +31,6 @@ export function setCookie(reply: FastifyReply, names: CookieNames, name: string,
 
 export function cookiesOf(request: FastifyRequest): Record<string, string | undefined> {
   return parseCookies(request.headers.cookie ?? '');
-}
-
-export function sameToken(given: unknown, expected: string | undefined): boolean {
-  if (typeof given !== 'string' || !expected) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 export function newToken(): string {

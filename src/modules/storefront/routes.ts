@@ -261,7 +261,7 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
           const order = await orders.placeOrder(trx, shop, request.body, payer, limits);
           return customerView(request, order, trx);
         },
-        idempotency,
+        { idempotency },
       );
     },
   );

@@ -263,8 +263,8 @@ export async function createWallet(
   });
 }
 
-export async function creditWallet(db: Kysely<DB>, input: { phone: string; amount: number; environment: Environment }) {
-  return db.transaction().execute(async (trx) => {
+export async function creditWallet(db: Executor, input: { phone: string; amount: number; environment: Environment }) {
+  return inTransaction(db, async (trx) => {
     const wallet = await findWallet(trx, input.environment, input.phone);
     if (!wallet) throw new ApiError('WALLET_NOT_FOUND');
     await fund(trx, wallet, input.amount);

@@ -1,0 +1,236 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { canonicalJson } from '../../src/http/idempotency.js';
+import { adminCli } from '../support/admin-cli.js';
+import {
+  ADMIN_TOKEN,
+  expectError,
+  expectStatus,
+  sendRequest,
+  startTestApp,
+  type TestApp,
+  type TestResponse,
+} from '../support/harness.js';
+
+/** The operator API (/api/v1/admin) takes an X-Idempotency-Key on its writes. */
+describe('operator API idempotency', () => {
+  let t: TestApp;
+  let phones = 0;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  const admin = <T = any>(
+    method: string,
+    path: string,
+    options: { body?: unknown; key?: string; token?: string } = {},
+  ): Promise<TestResponse<T>> =>
+    sendRequest<T>(t.baseUrl, method, `/api/v1/admin${path}`, {
+      headers: {
+        authorization: `Bearer ${options.token ?? ADMIN_TOKEN}`,
+        ...(options.key !== undefined ? { 'x-idempotency-key': options.key } : {}),
+      },
+      ...(options.body !== undefined ? { body: options.body } : {}),
+    });
+
+  async function newWallet(balance = 0): Promise<string> {
+    const phone = `+2224${String(++phones).padStart(7, '0')}`;
+    expectStatus(await admin('POST', '/wallets', { body: { phone, pin: '2580', balance, environment: 'test' } }), 201);
+    return phone;
+  }
+
+  const balanceOf = async (phone: string): Promise<number> => {
+    const shown = await admin('GET', `/wallets?phone=${encodeURIComponent(phone)}&environment=test`);
+    expectStatus(shown, 200);
+    return shown.body.data.balance as number;
+  };
+
+  test('a retried wallet credit with its key credits once and answers the first result again', async () => {
+    const phone = await newWallet(1000);
+    const credit = { phone, environment: 'test', amount: 2500 };
+    const first = await admin('POST', '/wallets/credit', { body: credit, key: 'credit-1' });
+    expectStatus(first, 200);
+    assert.equal(first.headers.get('idempotent-replayed'), null);
+    const again = await admin('POST', '/wallets/credit', { body: credit, key: 'credit-1' });
+    expectStatus(again, 200);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal(again.text, first.text);
+    assert.equal(await balanceOf(phone), 3500);
+
+    // Without a key an operator write simply runs: a second credit is a second credit.
+    expectStatus(await admin('POST', '/wallets/credit', { body: credit }), 200);
+    assert.equal(await balanceOf(phone), 6000);
+    const check = await admin('GET', '/ledger/check');
+    assert.equal(check.body.data.ok, true, check.body.data.problems.join('\n'));
+  });
+
+  test('credits racing with one key credit exactly once', async () => {
+    const phone = await newWallet();
+    const credit = { phone, environment: 'test', amount: 700 };
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => admin('POST', '/wallets/credit', { body: credit, key: 'race-1' })),
+    );
+    for (const answer of answers) {
+      if (answer.status !== 200) expectError(answer, 409, 'IDEMPOTENCY_KEY_IN_PROGRESS');
+    }
+    assert.ok(answers.some((answer) => answer.status === 200));
+    assert.equal(await balanceOf(phone), 700);
+  });
+
+  test('the same key with another body is refused, and a malformed key is refused before the write', async () => {
+    const phone = await newWallet();
+    expectStatus(
+      await admin('POST', '/wallets/credit', { body: { phone, environment: 'test', amount: 100 }, key: 'reuse-1' }),
+      200,
+    );
+    const other = await admin('POST', '/wallets/credit', {
+      body: { phone, environment: 'test', amount: 200 },
+      key: 'reuse-1',
+    });
+    expectError(other, 422, 'IDEMPOTENCY_KEY_REUSED');
+    const malformed = await admin('POST', '/wallets/credit', {
+      body: { phone, environment: 'test', amount: 200 },
+      key: 'tab\there',
+    });
+    expectError(malformed, 400, 'VALIDATION_ERROR');
+    assert.equal(await balanceOf(phone), 100);
+  });
+
+  test('the token is checked before the key: a wrong token with a key is 401 and stores nothing', async () => {
+    const phone = await newWallet();
+    const body = { phone, environment: 'test', amount: 100 };
+    expectError(
+      await admin('POST', '/wallets/credit', { body, key: 'token-1', token: 'wrong-token-0123456789' }),
+      401,
+      'ADMIN_UNAUTHORIZED',
+    );
+    const real = await admin('POST', '/wallets/credit', { body, key: 'token-1' });
+    expectStatus(real, 200);
+    assert.equal(real.headers.get('idempotent-replayed'), null);
+  });
+
+  test('an error answer is kept under its key like a success', async () => {
+    const phone = `+2225${String(++phones).padStart(7, '0')}`;
+    const credit = { phone, environment: 'test', amount: 100 };
+    const first = await admin('POST', '/wallets/credit', { body: credit, key: 'missing-1' });
+    expectError(first, 404, 'WALLET_NOT_FOUND');
+    expectStatus(await admin('POST', '/wallets', { body: { phone, pin: '2580', environment: 'test' } }), 201);
+    const again = await admin('POST', '/wallets/credit', { body: credit, key: 'missing-1' });
+    assert.equal(again.status, 404);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    // The first answer byte for byte: its requestId names the first request (decisions).
+    assert.equal(again.text, first.text);
+    assert.equal(await balanceOf(phone), 0);
+    expectStatus(await admin('POST', '/wallets/credit', { body: credit, key: 'missing-2' }), 200);
+    assert.equal(await balanceOf(phone), 100);
+  });
+
+  test("operator keys and a business's keys never answer for each other", async () => {
+    const business = await t.createBusiness();
+    const phone = await newWallet();
+    const key = 'shared-key-1';
+    expectStatus(
+      await admin('POST', '/wallets/credit', { body: { phone, environment: 'test', amount: 100 }, key }),
+      200,
+    );
+    const intent = await t.request('POST', '/api/v1/dev/intents', {
+      key: business.keys.secretTest,
+      idempotencyKey: key,
+      body: { amount: 5000 },
+    });
+    expectStatus(intent, 201);
+    assert.equal(intent.headers.get('idempotent-replayed'), null);
+    assert.equal(intent.body.data.amount, 5000);
+  });
+
+  test('a replayed business create makes no second business and never repeats the API keys’ text', async () => {
+    const name = `Replay business ${Date.now()}`;
+    const body = { name, approveLive: false, withShop: true };
+    const first = await admin('POST', '/businesses', { body, key: 'business-1' });
+    expectStatus(first, 201);
+    const keys = first.body.data.keys as { key?: string; hint: string; id: string }[];
+    assert.equal(keys.length, 4);
+    assert.ok(keys.every((key) => typeof key.key === 'string' && key.key.length > 20));
+
+    const again = await admin('POST', '/businesses', { body, key: 'business-1' });
+    expectStatus(again, 201);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal(again.body.data.business.id, first.body.data.business.id);
+    const replayedKeys = again.body.data.keys as { key?: string; hint: string; id: string }[];
+    assert.deepEqual(
+      replayedKeys.map((key) => [key.id, key.hint, key.key]),
+      keys.map((key) => [key.id, key.hint, undefined]),
+    );
+    const businesses = await t.testDatabase.database.db
+      .selectFrom('businesses')
+      .select('id')
+      .where('name', '=', name)
+      .execute();
+    assert.equal(businesses.length, 1);
+    const stored = await t.testDatabase.database.db
+      .selectFrom('idempotency_keys')
+      .select(['business_id', 'response_body'])
+      .where('idempotency_key', '=', 'business-1')
+      .executeTakeFirstOrThrow();
+    assert.equal(stored.business_id, 'operator');
+    for (const key of keys) assert.ok(!stored.response_body!.includes(key.key!), 'a key text was stored');
+  });
+
+  test('a replayed key rotation issues one successor, and the successor works', async () => {
+    const business = await t.createBusiness();
+    const old = business.keyRecords.find((key) => key.kind === 'secret' && key.environment === 'test')!;
+    const first = await admin('POST', `/keys/${old.id}/rotate`, { key: 'rotate-1' });
+    expectStatus(first, 201);
+    const again = await admin('POST', `/keys/${old.id}/rotate`, { key: 'rotate-1' });
+    expectStatus(again, 201);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal(again.body.data.id, first.body.data.id);
+    assert.equal(again.body.data.key, undefined);
+    const listed = await admin('GET', `/keys?businessId=${business.id}`);
+    const secretTest = (listed.body.data.items as { kind: string; environment: string; status: string }[]).filter(
+      (key) => key.kind === 'secret' && key.environment === 'test',
+    );
+    assert.deepEqual(secretTest.map((key) => key.status).sort(), ['active', 'rotated']);
+    const read = await t.request('GET', '/api/v1/dev/intents', { key: first.body.data.key });
+    expectStatus(read, 200);
+  });
+
+  test('a PIN or password is not part of what the key keeps', async () => {
+    const phone = `+2226${String(++phones).padStart(7, '0')}`;
+    const body = { phone, pin: '1357', environment: 'test' };
+    expectStatus(await admin('POST', '/wallets', { body, key: 'wallet-pin-1' }), 201);
+    // The same key with another PIN is the same request: the first answer again, no second wallet.
+    const again = await admin('POST', '/wallets', { body: { ...body, pin: '2468' }, key: 'wallet-pin-1' });
+    expectStatus(again, 201);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    const stored = await t.testDatabase.database.db
+      .selectFrom('idempotency_keys')
+      .select('fingerprint')
+      .where('business_id', '=', 'operator')
+      .where('idempotency_key', '=', 'wallet-pin-1')
+      .executeTakeFirstOrThrow();
+    const fingerprint = (covered: unknown) =>
+      createHash('sha256')
+        .update(`POST /api/v1/admin/wallets\n${canonicalJson(covered)}`)
+        .digest('hex');
+    const { pin: _pin, ...covered } = body;
+    assert.equal(stored.fingerprint, fingerprint(covered));
+    assert.notEqual(stored.fingerprint, fingerprint(body));
+  });
+
+  test('the CLI sends --idempotency-key: the same command run twice credits once', async () => {
+    const phone = await newWallet(0);
+    const args = ['wallet', 'credit', '--phone', phone, '--amount', '900', '--env', 'test', '--json'];
+    const first = await adminCli(t, ...args, '--idempotency-key', 'cli-credit-1');
+    assert.equal(first.code, 0, first.stderr);
+    const again = await adminCli(t, ...args, '--idempotency-key', 'cli-credit-1');
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stdout, first.stdout);
+    assert.equal(await balanceOf(phone), 900);
+    const onRead = await adminCli(t, 'wallet', 'show', '--phone', phone, '--env', 'test', '--idempotency-key', 'x');
+    assert.equal(onRead.code, 2);
+    assert.match(onRead.stderr, /--idempotency-key is for commands that change something/);
+  });
+});
