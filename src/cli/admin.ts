@@ -216,6 +216,7 @@ function toCall(args: string[]): Call {
   const key = values['idempotency-key'];
   if (key === undefined) return call;
   if (call.method === 'GET') throw new UsageError('--idempotency-key is for commands that change something');
+  if (key === '') throw new UsageError('--idempotency-key must not be empty');
   return { ...call, idempotencyKey: key };
 }
 
@@ -272,6 +273,12 @@ export async function runAdminCli(
   }
   const payload = (await response.json().catch(() => null)) as
     { success: true; data: unknown } | { success: false; error: { code: string; message: string } } | null;
+  if (response.headers.get('idempotent-replayed') === 'true') {
+    output.stderr(
+      'Replayed: the answer of the first run with this --idempotency-key; nothing was done again ' +
+        '(API key texts are shown once, never in a replay).\n',
+    );
+  }
   if (!payload || !payload.success) {
     const error =
       payload && !payload.success ? payload.error : { code: `HTTP_${response.status}`, message: 'unexpected answer' };

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { canonicalJson } from '../../src/http/idempotency.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { FormClient, hiddenFields, PASSWORD, signedIn } from './support.js';
 
@@ -23,7 +25,8 @@ describe('dashboard settings: business name, users and roles, fee plan', () => {
 
   test('an owner renames the business; an empty name is refused; the fee plan is shown read only', async () => {
     const business = await t.createBusiness({ approveLive: false });
-    await t.admin('PATCH', `/businesses/${business.id}/fee-plan`, { providerBps: 250, payerFee: 500 });
+    const fees = await t.admin('PUT', `/businesses/${business.id}/fees`, { providerBps: 250, payerFee: 500 });
+    assert.equal(fees.status, 200, fees.text);
     const { client } = await signedIn(t, business.id);
     const page = await client.get(SETTINGS);
     assert.equal(page.status, 200);
@@ -49,7 +52,10 @@ describe('dashboard settings: business name, users and roles, fee plan', () => {
     assert.equal(kept.name, 'Changed since', 'the repeat wrote nothing');
     const empty = await client.submit(SETTINGS, `${SETTINGS}/business`, { name: '   ' });
     assert.equal(empty.location, `${SETTINGS}?error=VALIDATION_ERROR`);
-    assert.match(after.html, /id="fee-plan"/);
+    // The plan the operator set: 2.50 % provider fee, 5.00 MRU paid by the payer.
+    const plan = /<dl id="fee-plan">([\s\S]*?)<\/dl>/.exec(after.html)?.[1] ?? '';
+    assert.match(plan, /<dd>2\.50 %<\/dd>/);
+    assert.match(plan, /<dd>5[.,]00\b[^<]*MRU|MRU[^<]*5[.,]00/);
     assert.doesNotMatch(after.html, /action="\/dashboard\/settings\/fee/, 'no form changes the fee plan');
   });
 
@@ -67,6 +73,21 @@ describe('dashboard settings: business name, users and roles, fee plan', () => {
     assert.deepEqual(answers.map((a) => a.status).sort(), [303, 303]);
     const rows = await t.runtime.db.selectFrom('dashboard_users').select('id').where('email', '=', email).execute();
     assert.equal(rows.length, 1);
+    // The form's key covers its fields but the password: a password is never kept beside a key.
+    const { _csrf: _token, password: _password, ...covered }: Record<string, string> = form;
+    const stored = await t.runtime.db
+      .selectFrom('idempotency_keys')
+      .select('fingerprint')
+      .where('business_id', '=', business.id)
+      .where('idempotency_key', 'like', 'dashboard:%')
+      .execute();
+    const fingerprint = createHash('sha256')
+      .update(`POST ${SETTINGS}/users\n${canonicalJson(covered)}`)
+      .digest('hex');
+    assert.deepEqual(
+      stored.map((row) => row.fingerprint),
+      [fingerprint],
+    );
     const invited = new FormClient(t);
     assert.equal((await invited.signIn(email, PASSWORD)).status, 303);
     const page = await invited.get(SETTINGS);

@@ -106,9 +106,60 @@ describe('operator API idempotency', () => {
       401,
       'ADMIN_UNAUTHORIZED',
     );
+    // A malformed key behind a wrong token is still a 401: the token is checked first.
+    expectError(
+      await admin('POST', '/wallets/credit', { body, key: 'tab\there', token: 'wrong-token-0123456789' }),
+      401,
+      'ADMIN_UNAUTHORIZED',
+    );
     const real = await admin('POST', '/wallets/credit', { body, key: 'token-1' });
     expectStatus(real, 200);
     assert.equal(real.headers.get('idempotent-replayed'), null);
+    assert.equal(await balanceOf(phone), 100);
+  });
+
+  test('every operator route refuses a missing token, a wrong one and an API key', async () => {
+    const business = await t.createBusiness();
+    const routes: [string, string][] = [
+      ['POST', '/businesses'],
+      ['POST', '/businesses/biz_x/approve-live'],
+      ['PUT', '/businesses/biz_x/fees'],
+      ['POST', '/keys'],
+      ['GET', '/keys?businessId=biz_x'],
+      ['POST', '/keys/key_x/suspend'],
+      ['POST', '/keys/key_x/revoke'],
+      ['POST', '/keys/key_x/rotate'],
+      ['POST', '/api/enable'],
+      ['POST', '/api/disable'],
+      ['POST', '/wallets'],
+      ['POST', '/wallets/credit'],
+      ['GET', '/wallets?phone=%2B22220000001&environment=test'],
+      ['HEAD', '/wallets?phone=%2B22220000001&environment=test'],
+      ['GET', '/ledger/check'],
+      ['POST', '/users'],
+      ['GET', '/users?businessId=biz_x'],
+      ['POST', '/users/usr_x/disable'],
+      ['POST', '/users/usr_x/reset-password'],
+    ];
+    for (const [method, path] of routes) {
+      for (const token of [undefined, 'wrong-token-0123456789', business.keys.secretLive]) {
+        const answer = await sendRequest(t.baseUrl, method, `/api/v1/admin${path}`, {
+          headers: {
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+            'x-idempotency-key': `refused-${method}-${path}`,
+          },
+          ...(method === 'GET' || method === 'HEAD' ? {} : { body: {} }),
+        });
+        assert.equal(answer.status, 401, `${method} ${path} with ${token ?? 'no token'}: ${answer.text}`);
+        if (method !== 'HEAD') expectError(answer, 401, 'ADMIN_UNAUTHORIZED');
+      }
+    }
+    const stored = await t.testDatabase.database.db
+      .selectFrom('idempotency_keys')
+      .select('idempotency_key')
+      .where('idempotency_key', 'like', 'refused-%')
+      .execute();
+    assert.deepEqual(stored, []);
   });
 
   test('an error answer is kept under its key like a success', async () => {
@@ -143,6 +194,23 @@ describe('operator API idempotency', () => {
     expectStatus(intent, 201);
     assert.equal(intent.headers.get('idempotent-replayed'), null);
     assert.equal(intent.body.data.amount, 5000);
+    // And the other way round: a key a business used first runs an operator write all the same.
+    const other = 'shared-key-2';
+    expectStatus(
+      await t.request('POST', '/api/v1/dev/intents', {
+        key: business.keys.secretTest,
+        idempotencyKey: other,
+        body: { amount: 6000 },
+      }),
+      201,
+    );
+    const credit = await admin('POST', '/wallets/credit', {
+      body: { phone, environment: 'test', amount: 50 },
+      key: other,
+    });
+    expectStatus(credit, 200);
+    assert.equal(credit.headers.get('idempotent-replayed'), null);
+    assert.equal(await balanceOf(phone), 150);
   });
 
   test('a replayed business create makes no second business and never repeats the API keys’ text', async () => {
@@ -176,6 +244,30 @@ describe('operator API idempotency', () => {
       .executeTakeFirstOrThrow();
     assert.equal(stored.business_id, 'operator');
     for (const key of keys) assert.ok(!stored.response_body!.includes(key.key!), 'a key text was stored');
+  });
+
+  test('a replayed key create answers without its text; a suspension with a key takes effect at once', async () => {
+    const business = await t.createBusiness();
+    const body = { businessId: business.id, kind: 'secret', environment: 'test' };
+    const created = await admin('POST', '/keys', { body, key: 'key-create-1' });
+    expectStatus(created, 201);
+    const text = created.body.data.key as string;
+    expectStatus(await t.request('GET', '/api/v1/dev/intents', { key: text }), 200);
+    const again = await admin('POST', '/keys', { body, key: 'key-create-1' });
+    expectStatus(again, 201);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal(again.body.data.id, created.body.data.id);
+    assert.equal(again.body.data.key, undefined);
+    assert.equal(again.body.data.hint, created.body.data.hint);
+
+    const suspended = await admin('POST', `/keys/${created.body.data.id}/suspend`, { key: 'suspend-1' });
+    expectStatus(suspended, 200);
+    assert.equal(suspended.body.data.status, 'suspended');
+    // The cache was told before the answer went out: the very next request is refused.
+    expectError(await t.request('GET', '/api/v1/dev/intents', { key: text }), 403, 'API_ACCESS_NOT_ACTIVE');
+    const replayed = await admin('POST', `/keys/${created.body.data.id}/suspend`, { key: 'suspend-1' });
+    assert.equal(replayed.headers.get('idempotent-replayed'), 'true');
+    assert.equal(replayed.text, suspended.text);
   });
 
   test('a replayed key rotation issues one successor, and the successor works', async () => {
@@ -220,17 +312,57 @@ describe('operator API idempotency', () => {
     assert.notEqual(stored.fingerprint, fingerprint(body));
   });
 
+  test('a password is not part of what the key keeps either (users, reset-password)', async () => {
+    const business = await t.createBusiness();
+    const email = `operator-${Date.now()}@example.com`;
+    const created = await admin('POST', '/users', {
+      body: { businessId: business.id, email, password: 'first long passphrase' },
+      key: 'user-1',
+    });
+    expectStatus(created, 201);
+    const reset = `/users/${created.body.data.id}/reset-password`;
+    expectStatus(await admin('POST', reset, { body: { password: 'second long passphrase' }, key: 'reset-1' }), 200);
+    const again = await admin('POST', reset, { body: { password: 'third long passphrase' }, key: 'reset-1' });
+    expectStatus(again, 200);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    const fingerprint = (path: string, covered: unknown) =>
+      createHash('sha256')
+        .update(`POST /api/v1/admin${path}\n${canonicalJson(covered)}`)
+        .digest('hex');
+    const stored = await t.testDatabase.database.db
+      .selectFrom('idempotency_keys')
+      .select(['idempotency_key', 'fingerprint', 'response_body'])
+      .where('business_id', '=', 'operator')
+      .where('idempotency_key', 'in', ['user-1', 'reset-1'])
+      .orderBy('idempotency_key', 'desc')
+      .execute();
+    assert.deepEqual(
+      stored.map((row) => [row.idempotency_key, row.fingerprint]),
+      [
+        ['user-1', fingerprint('/users', { businessId: business.id, email })],
+        ['reset-1', fingerprint(reset, {})],
+      ],
+    );
+    for (const row of stored) assert.doesNotMatch(row.response_body!, /passphrase|scrypt/);
+  });
+
   test('the CLI sends --idempotency-key: the same command run twice credits once', async () => {
     const phone = await newWallet(0);
     const args = ['wallet', 'credit', '--phone', phone, '--amount', '900', '--env', 'test', '--json'];
     const first = await adminCli(t, ...args, '--idempotency-key', 'cli-credit-1');
     assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.stderr, '');
     const again = await adminCli(t, ...args, '--idempotency-key', 'cli-credit-1');
     assert.equal(again.code, 0, again.stderr);
     assert.equal(again.stdout, first.stdout);
+    assert.match(again.stderr, /^Replayed: the answer of the first run with this --idempotency-key/);
     assert.equal(await balanceOf(phone), 900);
     const onRead = await adminCli(t, 'wallet', 'show', '--phone', phone, '--env', 'test', '--idempotency-key', 'x');
     assert.equal(onRead.code, 2);
     assert.match(onRead.stderr, /--idempotency-key is for commands that change something/);
+    const empty = await adminCli(t, ...args, '--idempotency-key', '');
+    assert.equal(empty.code, 2);
+    assert.match(empty.stderr, /--idempotency-key must not be empty/);
+    assert.equal(await balanceOf(phone), 900);
   });
 });

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { respondInTransaction } from '../../http/idempotency.js';
 import { Envelope } from '../../http/schemas.js';
 import { PASSWORD_MAX_LENGTH } from '../dashboard/password.js';
-import { createUser, disableUser, listUsers, resetPassword } from '../dashboard/users.js';
+import { createUser, disableUser, listUsers, newPasswordHash, resetPassword } from '../dashboard/users.js';
 
 const UserView = Type.Object({
   id: Type.String(),
@@ -38,10 +38,13 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: Envelope(UserView) },
       },
     },
-    async (request, reply) =>
-      respondInTransaction(request, reply, 201, (trx) =>
-        createUser(trx, { ...request.body, role: request.body.role ?? 'owner' }, config.dashboard.passwordCost),
-      ),
+    async (request, reply) => {
+      const { password, ...user } = request.body;
+      const passwordHash = await newPasswordHash(password, config.dashboard.passwordCost);
+      return respondInTransaction(request, reply, 201, (trx) =>
+        createUser(trx, { ...user, passwordHash, role: user.role ?? 'owner' }),
+      );
+    },
   );
 
   app.get(
@@ -71,9 +74,9 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Envelope(UserView) },
       },
     },
-    async (request, reply) =>
-      respondInTransaction(request, reply, 200, (trx) =>
-        resetPassword(trx, request.params.id, request.body.password, config.dashboard.passwordCost),
-      ),
+    async (request, reply) => {
+      const passwordHash = await newPasswordHash(request.body.password, config.dashboard.passwordCost);
+      return respondInTransaction(request, reply, 200, (trx) => resetPassword(trx, request.params.id, passwordHash));
+    },
   );
 };

@@ -5,7 +5,7 @@ import { respondInTransaction } from '../../http/idempotency.js';
 import { Envelope } from '../../http/schemas.js';
 import { E164_PATTERN } from '../../lib/phone.js';
 import { checkLedger } from '../ledger/ledger.js';
-import { createWallet, creditWallet, findWallet, walletView } from '../wallets/service.js';
+import { checkPinFormat, createWallet, creditWallet, findWallet, hashPin, walletView } from '../wallets/service.js';
 
 const Environment = Type.Union([Type.Literal('test'), Type.Literal('live')]);
 const Phone = Type.String({ pattern: E164_PATTERN, description: 'E.164' });
@@ -41,10 +41,13 @@ export const walletAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: Envelope(Wallet) },
       },
     },
-    async (request, reply) =>
-      respondInTransaction(request, reply, 201, async (trx) =>
-        walletView(trx, await createWallet(trx, { ...request.body, balance: request.body.balance ?? 0 })),
-      ),
+    async (request, reply) => {
+      checkPinFormat(request.body.pin);
+      const pinHash = await hashPin(request.body.pin);
+      return respondInTransaction(request, reply, 201, async (trx) =>
+        walletView(trx, await createWallet(trx, { ...request.body, balance: request.body.balance ?? 0 }, pinHash)),
+      );
+    },
   );
 
   app.post(

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { getFeePlan, renameBusiness } from '../businesses/service.js';
 import { at, DASHBOARD, requireSession, sendPage } from './context.js';
-import { changeUser, createUser, listUsers } from './users.js';
+import { changeUser, createUser, listUsers, newPasswordHash } from './users.js';
 import { dashboardWrite } from './write.js';
 
 const SETTINGS = `${DASHBOARD}/settings`;
@@ -53,13 +53,20 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${SETTINGS}/users`),
-    { config: owner, schema: { hide: true, body: InviteForm } },
-    async (request, reply) =>
-      dashboardWrite(request, reply, SETTINGS, async (trx, session) => {
-        const { email, password, role } = request.body;
-        await createUser(trx, { businessId: session.businessId, email, password, role }, config.dashboard.passwordCost);
+    { config: { ...owner, secretFields: ['password'] }, schema: { hide: true, body: InviteForm } },
+    async (request, reply) => {
+      const { email, password, role } = request.body;
+      // Hashed before the write's transaction (the hash is slow); a refused password is refused
+      // inside it, like every refusal of a form.
+      const passwordHash = await newPasswordHash(password, config.dashboard.passwordCost).catch(
+        (error: unknown) => error as Error,
+      );
+      return dashboardWrite(request, reply, SETTINGS, async (trx, session) => {
+        if (passwordHash instanceof Error) throw passwordHash;
+        await createUser(trx, { businessId: session.businessId, email, passwordHash, role });
         return { redirect: SETTINGS };
-      }),
+      });
+    },
   );
 
   app.post(

@@ -25,9 +25,11 @@ function withQuery(path: string, name: string, value: string): string {
   return `${path}${path.includes('?') ? '&' : '?'}${name}=${encodeURIComponent(value)}`;
 }
 
+/** What the form's key covers: its fields but the CSRF token and the route's secrets (a password). */
 function formFields(request: FastifyRequest): Record<string, unknown> {
   const body = (request.body ?? {}) as Record<string, unknown>;
   const { _csrf: _token, ...fields } = body;
+  for (const name of request.routeOptions.config.secretFields ?? []) delete fields[name];
   // An uploaded file (a multipart form) counts by its bytes' digest: a double submit of one upload is one change.
   for (const [name, value] of Object.entries(fields)) {
     if (Buffer.isBuffer(value)) fields[name] = `sha256:${createHash('sha256').update(value).digest('hex')}`;

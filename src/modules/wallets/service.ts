@@ -235,8 +235,11 @@ async function fund(trx: Transaction<DB>, wallet: WalletRow, amount: number): Pr
 export async function createWallet(
   db: Executor,
   input: { phone: string; pin: string; balance: number; environment: Environment; locked?: boolean },
-  /** The PIN's hash when the caller has it already (the sandbox wallets share one). */
-  hashed?: Promise<string>,
+  /**
+   * The PIN's hash when the caller has it already: the sandbox wallets share one, and a write
+   * hashes before its transaction (the hash is slow).
+   */
+  hashed?: string | Promise<string>,
 ): Promise<WalletRow> {
   checkPinFormat(input.pin);
   const pinHash = await (hashed ?? hashPin(input.pin));
