@@ -100,6 +100,8 @@ export interface PeriodicTasksTable {
 }
 
 export type IntentStatus = 'PENDING' | 'PAID' | 'REFUNDED' | 'CANCELLED' | 'FAILED';
+/** Why a payment attempt failed, as a code each channel words in its own way. */
+export type PaymentFailure = 'INSUFFICIENT_BALANCE' | 'SANDBOX_DECLINED' | 'SIMULATED_FAILURE';
 export type AmountType = 'FIXED' | 'OPEN';
 
 export interface PaymentIntentsTable {
@@ -132,7 +134,8 @@ export interface PaymentIntentsTable {
   tof_bps: Generated<number>;
   tte_bps: Generated<number>;
   total_amount_refunded: Generated<number>;
-  last_failure: string | null;
+  /** Why the last payment attempt failed (cleared when one succeeds). */
+  last_failure: PaymentFailure | null;
   /** Set with CANCELLED: by the merchant (`cancel`) or by the 24-hour timer (`expiry`). */
   cancel_reason: Generated<'cancel' | 'expiry' | null>;
   created_at: Date;

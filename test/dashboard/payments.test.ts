@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { SANDBOX_FAILING_AMOUNT } from '../../src/modules/intents/payment.js';
 import { act, createIntent } from '../intents/support.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { signedIn, type FormClient } from './support.js';
@@ -46,13 +47,44 @@ describe('a payment page offers what the intent state table allows', () => {
     expectStatus(failed, 200);
     assert.equal(failed.body.data.status, 'FAILED');
     assert.deepEqual(await offered(owner, intent.referenceNumber), payable);
-    // The page's own form pays it.
+    // The page says why, in its own words: the attempt's typed code, never the API's message.
     const path = `/dashboard/payments/${intent.referenceNumber}`;
+    const page = await owner.get(path);
+    assert.match(page.html, /<dd id="last-failure">A simulated failure<\/dd>/);
+    // The page's own form pays it.
     const paid = await owner.submit(path, `${path}/simulate`, { outcome: 'success' });
     assert.equal(paid.status, 303, paid.html.slice(0, 500));
     const after = await t.request('GET', `/api/v1/dev/intents/${intent.referenceNumber}`, { key: sk });
     assert.equal(after.body.data.status, 'PAID');
     assert.deepEqual(await offered(owner, intent.referenceNumber), { ...nothing, refund: true });
+    assert.doesNotMatch((await owner.get(path)).html, /id="last-failure"/, 'a success clears the last failure');
+  });
+
+  test('the last failure is stored as its code: a wallet too poor, then the sandbox failing amount', async () => {
+    const sk = business.keys.secretTest;
+    const poor = await createIntent(t, sk, { amount: 3_000 });
+    const wallet = '+22245000001';
+    expectStatus(
+      await t.admin('POST', '/wallets', { phone: wallet, pin: '2580', balance: 100, environment: 'test' }),
+      201,
+    );
+    const refused = await t.request('POST', `/checkout/intents/${poor.shortCode}/pay`, {
+      body: { phone: wallet, pin: '2580' },
+    });
+    assert.equal(refused.status, 402, refused.text);
+    const declined = await createIntent(t, sk, { amount: SANDBOX_FAILING_AMOUNT });
+    expectStatus(await act(t, sk, declined.referenceNumber, 'simulate', { outcome: 'success' }), 200);
+    const rows = await t.runtime.db
+      .selectFrom('payment_intents')
+      .select(['reference_number', 'last_failure'])
+      .where('reference_number', 'in', [poor.referenceNumber, declined.referenceNumber])
+      .execute();
+    assert.deepEqual(Object.fromEntries(rows.map((row) => [row.reference_number, row.last_failure])), {
+      [poor.referenceNumber]: 'INSUFFICIENT_BALANCE',
+      [declined.referenceNumber]: 'SANDBOX_DECLINED',
+    });
+    const page = await owner.get(`/dashboard/payments/${poor.referenceNumber}`);
+    assert.match(page.html, /<dd id="last-failure">The payer&#39;s balance was too low<\/dd>/);
   });
 
   test('CANCELLED: nothing to do', async () => {

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
-import type { Environment, WalletsTable } from '../../db/schema.js';
+import type { Environment, PaymentFailure, WalletsTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { changeWithEvents, type EventRecord } from '../events/outbox.js';
@@ -44,8 +44,7 @@ export function isSandboxFailure(intent: IntentRow, amount: number): boolean {
   return intent.environment === 'test' && amount === SANDBOX_FAILING_AMOUNT;
 }
 
-/** Why a payment attempt failed, as a code the channels map to their own answers. */
-export type PaymentFailure = 'INSUFFICIENT_BALANCE' | 'SANDBOX_DECLINED' | 'SIMULATED_FAILURE';
+export type { PaymentFailure };
 
 const FAILURE_TEXT: Record<PaymentFailure, (amount: number) => string> = {
   INSUFFICIENT_BALANCE: () => 'Insufficient balance.',
@@ -303,7 +302,11 @@ export async function failPayment(
   attempt: { failure: PaymentFailure; attemptedAmount: number; now: Date },
 ): Promise<PaymentOutcome & { outcome: 'failed' }> {
   const reason = FAILURE_TEXT[attempt.failure](attempt.attemptedAmount);
-  const failed = { status: assertTransition(intent.status, 'fail'), last_failure: reason, updated_at: attempt.now };
+  const failed = {
+    status: assertTransition(intent.status, 'fail'),
+    last_failure: attempt.failure,
+    updated_at: attempt.now,
+  };
   const updated = await changeIntent(trx, intent, failed, (changed) => [
     paymentEvent('payment.failed', changed, attempt.now, { attemptedAmount: attempt.attemptedAmount }),
   ]);
