@@ -150,6 +150,10 @@ describe('statements per payment and refund', () => {
     const four = await cost(4);
     context.diagnostic(`storefront order, sandbox order, paid cancel: ${one.join(', ')} statements`);
     assert.deepEqual(four, one);
+    // An order is a wallet payment too: the sandbox one within the payments' bound, the storefront
+    // one with the PIN's attempt and its reset before its transaction on top.
+    assert.ok(one[1]! <= MAX_STATEMENTS, `a sandbox order ran ${one[1]} statements`);
+    assert.ok(one[0]! <= MAX_STATEMENTS + 2, `a storefront order ran ${one[0]} statements`);
     assert.ok((await checkLedger(t.runtime.db)).ok);
   });
 

@@ -17,12 +17,12 @@ export const SANDBOX_DEFAULT_PAYER = '+22220000001';
 
 /** The fee plan read with the locked intent; the defaults of decisions.md cover a missing plan. */
 export function feePlanOf(intent: LockedIntent): FeePlan {
-  return {
-    providerBps: intent.plan_provider_bps ?? 100,
-    payerFee: intent.plan_payer_fee ?? 0,
-    tofBps: intent.plan_tof_bps ?? 500,
-    tteBps: intent.plan_tte_bps ?? 0,
-  };
+  return feePlanFromColumns({
+    provider_bps: intent.plan_provider_bps,
+    payer_fee: intent.plan_payer_fee,
+    tof_bps: intent.plan_tof_bps,
+    tte_bps: intent.plan_tte_bps,
+  });
 }
 
 /** A business's fee plan as it is now (an order's payment reads it when it is placed). */
@@ -32,11 +32,20 @@ export async function currentFeePlan(trx: Executor, businessId: string): Promise
     .select(['provider_bps', 'payer_fee', 'tof_bps', 'tte_bps'])
     .where('business_id', '=', businessId)
     .executeTakeFirst();
+  return feePlanFromColumns(plan);
+}
+
+/** A business's fee plan from its `fee_plans` columns (read with something else), or the defaults. */
+export function feePlanFromColumns(
+  row:
+    | { provider_bps: number | null; payer_fee: number | null; tof_bps: number | null; tte_bps: number | null }
+    | undefined,
+): FeePlan {
   return {
-    providerBps: plan?.provider_bps ?? 100,
-    payerFee: plan?.payer_fee ?? 0,
-    tofBps: plan?.tof_bps ?? 500,
-    tteBps: plan?.tte_bps ?? 0,
+    providerBps: row?.provider_bps ?? 100,
+    payerFee: row?.payer_fee ?? 0,
+    tofBps: row?.tof_bps ?? 500,
+    tteBps: row?.tte_bps ?? 0,
   };
 }
 

@@ -123,11 +123,12 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Orders carry customers' names and phones: secret keys only, reads included.
   const read = { auth: 'secret', scope: 'store.orders:read' } as const;
   const write = { auth: 'secret', scope: 'store.orders:write' } as const;
-  // Inside a transaction, read with its executor: PGlite runs one transaction at a time.
-  const view = async (request: FastifyRequest, order: orders.OrderRow, executor: Executor = db) =>
+  // Inside a transaction, read with its executor: PGlite runs one transaction at a time. A caller
+  // that read the shop already gives its name.
+  const view = async (request: FastifyRequest, order: orders.OrderRow, from: Executor | string = db) =>
     orders.orderView(
       order,
-      (await orders.shopNames(executor, [order.shop_id])).get(order.shop_id) ?? '',
+      typeof from === 'string' ? from : ((await orders.shopNames(from, [order.shop_id])).get(order.shop_id) ?? ''),
       payBaseUrl(request),
     );
   const at = (request: FastifyRequest & { params: { referenceNumber: string } }) => ({
@@ -153,13 +154,12 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 201, async (trx) =>
-        view(
-          request,
-          await orders.simulateOrder(trx, caller(request), request.body, { maxAmount: config.intentMaxAmount }),
-          trx,
-        ),
-      ),
+      respondInTransaction(request, reply, 201, async (trx) => {
+        const placed = await orders.simulateOrder(trx, caller(request), request.body, {
+          maxAmount: config.intentMaxAmount,
+        });
+        return view(request, placed.order, placed.shop.name);
+      }),
   );
 
   app.get(

@@ -16,11 +16,11 @@ import type { Executor } from '../../db/transaction.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
 import { changeWithEvents, recordEvents, type EventRecord } from '../events/outbox.js';
 import { storeEvent } from '../events/store-events.js';
-import { returnedCommission } from '../intents/commission.js';
-import { chargeWallet, currentFeePlan, lockPayer, refundToWallet, type Payer } from '../intents/payment.js';
+import { returnedCommission, type FeePlan } from '../intents/commission.js';
+import { chargeWallet, feePlanFromColumns, lockPayer, refundToWallet, type Payer } from '../intents/payment.js';
 import { sandboxPayer } from '../intents/service.js';
 import { lockedUntil } from '../wallets/service.js';
-import { findProducts, resolveProduct, shopOf, stockChangeOf, writeStock } from '../products/service.js';
+import { findProducts, resolveProduct, stockChangeOf, writeStock } from '../products/service.js';
 import type { ProductRow } from '../products/model.js';
 import { assertTransition, canTransition, ORDER_STATUSES, orderActions, type WorkflowAction } from './state.js';
 
@@ -87,12 +87,27 @@ export async function priceItems(
   shopId: string,
   requested: RequestedItem[],
 ): Promise<OrderItem[]> {
+  return (await pricedLines(trx, caller, shopId, requested, false)).items;
+}
+
+/**
+ * Prices the lines from their products, read (and, with `lock`, locked in id order for the stock
+ * the order takes: one statement for both) in one statement; returns the products read too.
+ */
+async function pricedLines(
+  trx: Executor,
+  caller: Caller,
+  shopId: string,
+  requested: RequestedItem[],
+  lock: boolean,
+): Promise<{ items: OrderItem[]; products: Map<string, ProductRow> }> {
   const lookup = { ...caller, publicOnly: true };
   const products = await findProducts(
     trx,
     lookup,
     shopId,
     requested.map((line) => line.productId),
+    { lock },
   );
   const items: OrderItem[] = [];
   for (const [index, line] of requested.entries()) {
@@ -121,7 +136,7 @@ export async function priceItems(
     }
     items.push(item);
   }
-  return items;
+  return { items, products: new Map(products.flatMap((product) => (product ? [[product.id, product]] : []))) };
 }
 
 /**
@@ -251,6 +266,8 @@ export interface OrderShop {
   name: string;
   businessId: string;
   environment: Environment;
+  /** The business's fee plan, read with the shop. */
+  feePlan: FeePlan;
 }
 
 export interface PlaceOrderInput {
@@ -277,15 +294,15 @@ export async function placeOrder(
   limits: { maxAmount: number },
 ): Promise<OrderRow> {
   const caller = { businessId: shop.businessId, environment: shop.environment };
-  const items = await priceItems(trx, caller, shop.id, input.items);
-  const stockEvents = await moveStock(trx, shop.id, items, -1);
+  const { items, products } = await pricedLines(trx, caller, shop.id, input.items, true);
+  const stockEvents = await moveStock(trx, shop.id, items, -1, products);
   const total = orderTotal(items);
   if (total < 1 || total > limits.maxAmount) {
     throw new ApiError('AMOUNT_OUT_OF_RANGE', `An order total must be between 1 and ${limits.maxAmount} centimes.`);
   }
   const now = new Date();
   const referenceNumber = `OR-${randomDigits(16)}`;
-  const plan = await currentFeePlan(trx, shop.businessId);
+  const plan = shop.feePlan;
   const charge = await chargeWallet(trx, {
     environment: shop.environment,
     businessId: shop.businessId,
@@ -365,11 +382,24 @@ export async function simulateOrder(
   caller: Caller,
   input: PlaceOrderInput & { customerPhone?: string | undefined },
   limits: { maxAmount: number },
-): Promise<OrderRow> {
-  const shop = await shopOf(trx, { ...caller, publicOnly: false });
+): Promise<{ order: OrderRow; shop: OrderShop }> {
+  const shop = await orderShopOf(trx, caller);
   const payer = await sandboxPayer(trx, input.customerPhone ?? SANDBOX_CUSTOMER_PHONE);
   if (lockedUntil(payer.wallet, new Date())) throw new ApiError('WALLET_LOCKED');
-  return placeOrder(trx, { ...shop, ...caller }, input, payer, limits);
+  return { order: await placeOrder(trx, shop, input, payer, limits), shop };
+}
+
+/** The caller's shop with its business's fee plan, in one statement. */
+async function orderShopOf(trx: Executor, caller: Caller): Promise<OrderShop> {
+  const shop = await trx
+    .selectFrom('shops')
+    .leftJoin('fee_plans', 'fee_plans.business_id', 'shops.business_id')
+    .select(['shops.id', 'shops.name', 'provider_bps', 'payer_fee', 'tof_bps', 'tte_bps'])
+    .where('shops.business_id', '=', caller.businessId)
+    .where('shops.environment', '=', caller.environment)
+    .executeTakeFirst();
+  if (!shop) throw new ApiError('SHOP_NOT_FOUND');
+  return { id: shop.id, name: shop.name, ...caller, feePlan: feePlanFromColumns(shop) };
 }
 
 async function lockOrder(trx: Transaction<DB> | Kysely<DB>, locator: OrderLocator, lock = true): Promise<OrderRow> {

@@ -66,6 +66,8 @@ export async function findProducts(
   caller: Caller,
   shopId: string,
   idsOrExternalIds: readonly string[],
+  /** Lock the rows found, in id order (see `lockProducts` in orders), as they are read. */
+  options: { lock?: boolean } = {},
 ): Promise<(ProductRow | undefined)[]> {
   const names = [...new Set(idsOrExternalIds)];
   if (names.length === 0) return [];
@@ -76,6 +78,7 @@ export async function findProducts(
     .where('deleted_at', 'is', null)
     .where((eb) => eb.or([eb('id', 'in', names), eb('external_id', 'in', names)]));
   if (caller.publicOnly) query = query.where('status', '=', 'ACTIVE');
+  if (options.lock) query = query.orderBy('id').forUpdate();
   const rows = await query.execute();
   return idsOrExternalIds.map((name) => rows.find((r) => r.id === name) ?? rows.find((r) => r.external_id === name));
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { hitCustomerLimit, pageWithinLimit } from '../../http/rate-limit.js';
 import { customerIdempotency, respondInTransaction } from '../../http/idempotency.js';
@@ -160,8 +161,12 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return payload;
   });
 
-  const customerView = async (request: FastifyRequest, order: orders.OrderRow, executor = db) => ({
-    ...customerOrderView(order, (await orders.shopNames(executor, [order.shop_id])).get(order.shop_id) ?? ''),
+  // A caller that read the shop already gives its name (`from`); else it is read with `from`.
+  const customerView = async (request: FastifyRequest, order: orders.OrderRow, from: Executor | string = db) => ({
+    ...customerOrderView(
+      order,
+      typeof from === 'string' ? from : ((await orders.shopNames(from, [order.shop_id])).get(order.shop_id) ?? ''),
+    ),
     orderUrl: orders.customerUrl(order, payBaseUrl(request)),
   });
 
@@ -259,7 +264,7 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
           const payer = await lockPayer(trx, shop.environment, wallet.phone);
           if (!payer) throw new ApiError('WALLET_NOT_FOUND');
           const order = await orders.placeOrder(trx, shop, request.body, payer, limits);
-          return customerView(request, order, trx);
+          return customerView(request, order, shop.name);
         },
         { idempotency },
       );

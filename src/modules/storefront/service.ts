@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB, Environment, OrderItem } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { maskPhone } from '../../lib/phone.js';
-import { currentFeePlan } from '../intents/payment.js';
+import { feePlanFromColumns } from '../intents/payment.js';
 import {
   lineTotal,
   orderTotal,
@@ -21,7 +21,6 @@ import { SANDBOX_WALLETS } from '../wallets/service.js';
 export type StoreMode = 'test' | 'live';
 
 export interface StorefrontShop extends OrderShop {
-  payerFee: number;
   sandbox: boolean;
 }
 
@@ -32,16 +31,16 @@ export interface StorefrontShop extends OrderShop {
  * Developer API is on; until then it is SHOP_NOT_FOUND, as an unknown shop is.
  */
 export async function resolveShop(db: Kysely<DB>, shopId: string, mode?: StoreMode): Promise<StorefrontShop> {
-  const named = await db
-    .selectFrom('shops')
-    .select(['business_id', 'environment'])
-    .where('id', '=', shopId)
-    .executeTakeFirst();
-  if (!named) throw new ApiError('SHOP_NOT_FOUND', 'No shop at this address.');
-  const environment: Environment = mode ?? named.environment;
-  const shop = await db
-    .selectFrom('shops')
-    .innerJoin('businesses', 'businesses.id', 'shops.business_id')
+  // One statement: the shop named, and the shop of its business in the mode asked (itself
+  // without a mode), with the business's switches and fee plan.
+  const found = await db
+    .selectFrom('shops as named')
+    .leftJoin('shops', (join) =>
+      join
+        .onRef('shops.business_id', '=', 'named.business_id')
+        .on('shops.environment', '=', mode ?? sql<Environment>`named.environment`),
+    )
+    .leftJoin('businesses', 'businesses.id', 'shops.business_id')
     .leftJoin('fee_plans', 'fee_plans.business_id', 'shops.business_id')
     .select([
       'shops.id',
@@ -50,21 +49,31 @@ export async function resolveShop(db: Kysely<DB>, shopId: string, mode?: StoreMo
       'shops.environment',
       'businesses.live_approved',
       'businesses.api_enabled',
+      'fee_plans.provider_bps',
       'fee_plans.payer_fee',
+      'fee_plans.tof_bps',
+      'fee_plans.tte_bps',
     ])
-    .where('shops.business_id', '=', named.business_id)
-    .where('shops.environment', '=', environment)
+    .where('named.id', '=', shopId)
     .executeTakeFirst();
-  if (!shop || (shop.environment === 'live' && (!shop.live_approved || !shop.api_enabled))) {
+  if (!found) throw new ApiError('SHOP_NOT_FOUND', 'No shop at this address.');
+  const { id, name, business_id: businessId, environment } = found;
+  if (
+    id === null ||
+    name === null ||
+    businessId === null ||
+    environment === null ||
+    (environment === 'live' && (!found.live_approved || !found.api_enabled))
+  ) {
     throw new ApiError('SHOP_NOT_FOUND', 'This shop does not take orders.');
   }
   return {
-    id: shop.id,
-    name: shop.name,
-    businessId: shop.business_id,
-    environment: shop.environment,
-    payerFee: shop.payer_fee ?? 0,
-    sandbox: shop.environment === 'test',
+    id,
+    name,
+    businessId,
+    environment,
+    feePlan: feePlanFromColumns(found),
+    sandbox: environment === 'test',
   };
 }
 
@@ -131,7 +140,7 @@ export async function catalogView(
     shopId: shop.id,
     shopName: shop.name,
     currency: 'MRU',
-    payerFee: shop.payerFee,
+    payerFee: shop.feePlan.payerFee,
     sandbox: shop.sandbox,
     search: query.search ?? null,
     items: result.items.map(catalogProduct),
@@ -199,7 +208,7 @@ export async function priceCart(db: Kysely<DB>, shop: StorefrontShop, requested:
   if (total < 1 || total > maxAmount) {
     throw new ApiError('AMOUNT_OUT_OF_RANGE', `An order total must be between 1 and ${maxAmount} centimes.`);
   }
-  const payerFee = (await currentFeePlan(db, shop.businessId)).payerFee;
+  const payerFee = shop.feePlan.payerFee;
   return {
     items: items.map(lineView),
     totalAmount: total,
