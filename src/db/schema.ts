@@ -134,7 +134,10 @@ export interface PaymentIntentsTable {
   tof_bps: Generated<number>;
   tte_bps: Generated<number>;
   total_amount_refunded: Generated<number>;
-  /** Why the last payment attempt failed (cleared when one succeeds). */
+  /**
+   * Why the last payment attempt failed (cleared when one succeeds). A process of a version before
+   * migration 023 may still have written its text: readers show only the codes they know.
+   */
   last_failure: PaymentFailure | null;
   /** Set with CANCELLED: by the merchant (`cancel`) or by the 24-hour timer (`expiry`). */
   cancel_reason: Generated<'cancel' | 'expiry' | null>;

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { sql } from 'kysely';
 import { after, before, describe, test } from 'node:test';
 import { SANDBOX_FAILING_AMOUNT } from '../../src/modules/intents/payment.js';
 import { act, createIntent } from '../intents/support.js';
@@ -85,6 +87,42 @@ describe('a payment page offers what the intent state table allows', () => {
     });
     const page = await owner.get(`/dashboard/payments/${poor.referenceNumber}`);
     assert.match(page.html, /<dd id="last-failure">The payer&#39;s balance was too low<\/dd>/);
+  });
+
+  test('migration 023 turns the failure texts stored before it into their codes', async () => {
+    const sk = business.keys.secretTest;
+    const texts = [
+      ['Insufficient balance.', 'INSUFFICIENT_BALANCE'],
+      ['The sandbox amount 1313 always fails.', 'SANDBOX_DECLINED'],
+      ['Simulated payment failure.', 'SIMULATED_FAILURE'],
+      ['A text no version wrote.', 'A text no version wrote.'],
+    ] as const;
+    const references: string[] = [];
+    for (const [text] of texts) {
+      const intent = await createIntent(t, sk, { amount: 3_000 });
+      await t.runtime.db
+        .updateTable('payment_intents')
+        .set({ status: 'FAILED', last_failure: text as never })
+        .where('reference_number', '=', intent.referenceNumber)
+        .execute();
+      references.push(intent.referenceNumber);
+    }
+    await sql.raw(readFileSync('src/db/migrations/023_last_failure_code.sql', 'utf8')).execute(t.runtime.db);
+    const rows = await t.runtime.db
+      .selectFrom('payment_intents')
+      .select(['reference_number', 'last_failure'])
+      .where('reference_number', 'in', references)
+      .execute();
+    assert.deepEqual(
+      references.map((reference) => rows.find((row) => row.reference_number === reference)?.last_failure),
+      texts.map(([, code]) => code),
+    );
+    const declined = await owner.get(`/dashboard/payments/${references[1]}`);
+    assert.match(declined.html, /<dd id="last-failure">The sandbox amount that always fails<\/dd>/);
+    // A text the page has no words for is not shown (nor is "undefined").
+    const unknown = await owner.get(`/dashboard/payments/${references[3]}`);
+    assert.equal(unknown.status, 200);
+    assert.doesNotMatch(unknown.html, /id="last-failure"|undefined/);
   });
 
   test('CANCELLED: nothing to do', async () => {

@@ -25,16 +25,6 @@ export function feePlanOf(intent: LockedIntent): FeePlan {
   });
 }
 
-/** A business's fee plan as it is now (an order's payment reads it when it is placed). */
-export async function currentFeePlan(trx: Executor, businessId: string): Promise<FeePlan> {
-  const plan = await trx
-    .selectFrom('fee_plans')
-    .select(['provider_bps', 'payer_fee', 'tof_bps', 'tte_bps'])
-    .where('business_id', '=', businessId)
-    .executeTakeFirst();
-  return feePlanFromColumns(plan);
-}
-
 /** A business's fee plan from its `fee_plans` columns (read with something else), or the defaults. */
 export function feePlanFromColumns(
   row:
