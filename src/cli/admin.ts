@@ -3,6 +3,7 @@
  *   npm run --silent admin -- <command> [options] [--json]
  * ADMIN_URL (default http://localhost:$PORT) and ADMIN_TOKEN (or the token saved in DATA_DIR).
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -26,8 +27,9 @@ const usage = `Usage: npm run --silent admin -- <command> [options] [--json]
   user disable USER_ID              signs the user out everywhere
   user reset-password USER_ID --password P
 
-Every write takes --idempotency-key KEY: the same command run again with the same key (after a
-timeout, say) answers the first run's result instead of doing it twice.
+Every write carries an idempotency key, so the CLI can send it again when its answer is lost
+(up to 3 attempts) without doing it twice. --idempotency-key KEY chooses the key: the same
+command run again with the same key answers the first run's result instead of doing it again.
 
 Environment: ADMIN_URL (default http://localhost:$PORT), ADMIN_TOKEN (default: DATA_DIR/admin-token).`;
 
@@ -234,6 +236,38 @@ const processOutput: CliOutput = {
   stderr: (text) => process.stderr.write(text),
 };
 
+/** Attempts of one request whose answer never came (connection refused, reset or cut). */
+const ATTEMPTS = 3;
+const RETRY_DELAY_MS = 250;
+
+/**
+ * Sends the request, and again (same headers, so the same idempotency key) when no answer came
+ * back or the API says an earlier attempt with the key is still running.
+ */
+async function sendWithRetries(url: string, init: RequestInit, output: CliOutput): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    const keyed = new Headers(init.headers).has('x-idempotency-key');
+    const again = (why: string) =>
+      output.stderr(
+        `${why}; sending it again${keyed ? ' with the same idempotency key' : ''} (attempt ${attempt + 1} of ${ATTEMPTS}).\n`,
+      );
+    try {
+      const response = await fetch(url, init);
+      if (response.status !== 409 || attempt >= ATTEMPTS) return response;
+      const body = (await response
+        .clone()
+        .json()
+        .catch(() => null)) as { error?: { code?: string } } | null;
+      if (body?.error?.code !== 'IDEMPOTENCY_KEY_IN_PROGRESS') return response;
+      again('An earlier attempt is still running');
+    } catch (error) {
+      if (attempt >= ATTEMPTS) throw error;
+      again(`No answer (${error instanceof Error ? error.message : String(error)})`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * attempt));
+  }
+}
+
 /**
  * Runs one CLI command and returns its exit code. Exported so tests can run commands in-process
  * (one real process proves the program; the rest need not pay a Node start each).
@@ -256,26 +290,37 @@ export async function runAdminCli(
     return 2;
   }
   const base = env.ADMIN_URL ?? `http://localhost:${env.PORT ?? '8080'}`;
+  // A write always carries a key, so sending it again after a lost answer cannot do it twice.
+  const key = call.idempotencyKey ?? (call.method === 'GET' ? undefined : `cli-${randomUUID()}`);
   let response: Response;
   try {
-    response = await fetch(`${base}/api/v1/admin${call.path}`, {
-      method: call.method,
-      headers: {
-        authorization: `Bearer ${adminToken(env)}`,
-        ...(call.body ? { 'content-type': 'application/json' } : {}),
-        ...(call.idempotencyKey !== undefined ? { 'x-idempotency-key': call.idempotencyKey } : {}),
+    response = await sendWithRetries(
+      `${base}/api/v1/admin${call.path}`,
+      {
+        method: call.method,
+        headers: {
+          authorization: `Bearer ${adminToken(env)}`,
+          ...(call.body ? { 'content-type': 'application/json' } : {}),
+          ...(key !== undefined ? { 'x-idempotency-key': key } : {}),
+        },
+        ...(call.body ? { body: JSON.stringify(call.body) } : {}),
       },
-      ...(call.body ? { body: JSON.stringify(call.body) } : {}),
-    });
+      output,
+    );
   } catch (error) {
     output.stderr(`Cannot reach the API at ${base}: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (key !== undefined) {
+      output.stderr(
+        `It may have been done: run the same command with --idempotency-key ${key} to find out without doing it twice.\n`,
+      );
+    }
     return 1;
   }
   const payload = (await response.json().catch(() => null)) as
     { success: true; data: unknown } | { success: false; error: { code: string; message: string } } | null;
   if (response.headers.get('idempotent-replayed') === 'true') {
     output.stderr(
-      'Replayed: the answer of the first run with this --idempotency-key; nothing was done again ' +
+      'Replayed: the answer of an earlier attempt with this idempotency key; nothing was done again ' +
         '(API key texts are shown once, never in a replay).\n',
     );
   }

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { runAdminCli } from '../../src/cli/admin.js';
 import { canonicalJson } from '../../src/http/idempotency.js';
 import { adminCli } from '../support/admin-cli.js';
 import {
@@ -344,6 +347,77 @@ describe('operator API idempotency', () => {
     for (const row of stored) assert.doesNotMatch(row.response_body!, /passphrase|scrypt/);
   });
 
+  test('the CLI sends a write again when its answer is lost, with the same key: it is done once', async () => {
+    const phone = await newWallet(0);
+    const keys: (string | undefined)[] = [];
+    // Forwards every request to the API; the first one's answer is cut off on its way back.
+    const proxy = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        keys.push(request.headers['x-idempotency-key'] as string | undefined);
+        const headers: Record<string, string> = {};
+        for (const name of ['authorization', 'content-type', 'x-idempotency-key']) {
+          const value = request.headers[name];
+          if (typeof value === 'string') headers[name] = value;
+        }
+        void fetch(`${t.baseUrl}${request.url}`, {
+          method: request.method!,
+          headers,
+          ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
+        }).then(async (answer) => {
+          const text = await answer.text();
+          if (keys.length === 1) return request.socket.destroy();
+          response.writeHead(answer.status, {
+            'content-type': answer.headers.get('content-type') ?? 'application/json',
+            ...(answer.headers.has('idempotent-replayed') ? { 'idempotent-replayed': 'true' } : {}),
+          });
+          response.end(text);
+        });
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const { port } = proxy.address() as AddressInfo;
+    let stdout = '';
+    let stderr = '';
+    try {
+      const code = await runAdminCli(
+        ['wallet', 'credit', '--phone', phone, '--amount', '900', '--env', 'test', '--json'],
+        { ADMIN_URL: `http://127.0.0.1:${port}`, ADMIN_TOKEN },
+        { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) },
+      );
+      assert.equal(code, 0, stderr);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+    assert.equal(keys.length, 2);
+    assert.match(keys[0] ?? '', /^cli-/);
+    assert.equal(keys[1], keys[0]);
+    assert.match(stderr, /No answer \(.*\); sending it again with the same idempotency key \(attempt 2 of 3\)/);
+    assert.match(stderr, /Replayed: the answer of an earlier attempt/);
+    assert.equal(JSON.parse(stdout).balance, 900);
+    assert.equal(await balanceOf(phone), 900, 'credited once');
+  });
+
+  test('a CLI write that never got an answer says which key to run it again with', async () => {
+    // A port nothing listens on: bound, then closed.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    let stderr = '';
+    const code = await runAdminCli(
+      ['wallet', 'credit', '--phone', '+22220000001', '--amount', '1', '--env', 'test', '--idempotency-key', 'gone-1'],
+      { ADMIN_URL: `http://127.0.0.1:${port}`, ADMIN_TOKEN },
+      { stdout: () => {}, stderr: (text) => (stderr += text) },
+    );
+    assert.equal(code, 1);
+    assert.equal(stderr.match(/sending it again with the same idempotency key/g)?.length, 2, stderr);
+    assert.match(stderr, /Cannot reach the API at http:\/\/127\.0\.0\.1:\d+/);
+    assert.match(stderr, /run the same command with --idempotency-key gone-1 to find out without doing it twice/);
+  });
+
   test('the CLI sends --idempotency-key: the same command run twice credits once', async () => {
     const phone = await newWallet(0);
     const args = ['wallet', 'credit', '--phone', phone, '--amount', '900', '--env', 'test', '--json'];
@@ -353,7 +427,7 @@ describe('operator API idempotency', () => {
     const again = await adminCli(t, ...args, '--idempotency-key', 'cli-credit-1');
     assert.equal(again.code, 0, again.stderr);
     assert.equal(again.stdout, first.stdout);
-    assert.match(again.stderr, /^Replayed: the answer of the first run with this --idempotency-key/);
+    assert.match(again.stderr, /^Replayed: the answer of an earlier attempt with this idempotency key/);
     assert.equal(await balanceOf(phone), 900);
     const onRead = await adminCli(t, 'wallet', 'show', '--phone', phone, '--env', 'test', '--idempotency-key', 'x');
     assert.equal(onRead.code, 2);
