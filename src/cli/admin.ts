@@ -239,33 +239,48 @@ const processOutput: CliOutput = {
 /** Attempts of one request whose answer never came (connection refused, reset or cut). */
 const ATTEMPTS = 3;
 const RETRY_DELAY_MS = 250;
+/** How long the CLI waits for an earlier attempt of its write that the API says still runs. */
+const IN_PROGRESS_WAIT_MS = 10_000;
 
 /**
  * Sends the request, and again (same headers, so the same idempotency key) when no answer came
- * back or the API says an earlier attempt with the key is still running.
+ * back, or while the API says an earlier attempt with the key still runs. `uncertain`: an earlier
+ * attempt got no answer, so it may have been done even when the last answer is an error.
  */
-async function sendWithRetries(url: string, init: RequestInit, output: CliOutput): Promise<Response> {
-  for (let attempt = 1; ; attempt++) {
-    const keyed = new Headers(init.headers).has('x-idempotency-key');
-    const again = (why: string) =>
-      output.stderr(
-        `${why}; sending it again${keyed ? ' with the same idempotency key' : ''} (attempt ${attempt + 1} of ${ATTEMPTS}).\n`,
-      );
+async function sendWithRetries(
+  url: string,
+  init: RequestInit,
+  output: CliOutput,
+): Promise<{ response: Response; uncertain: boolean }> {
+  const keyed = new Headers(init.headers).has('x-idempotency-key');
+  const waitUntil = Date.now() + IN_PROGRESS_WAIT_MS;
+  let unanswered = 0;
+  for (;;) {
+    const uncertain = unanswered > 0;
     try {
       const response = await fetch(url, init);
-      if (response.status !== 409 || attempt >= ATTEMPTS) return response;
+      if (response.status !== 409 || !keyed || Date.now() > waitUntil) return { response, uncertain };
       const body = (await response
         .clone()
         .json()
         .catch(() => null)) as { error?: { code?: string } } | null;
-      if (body?.error?.code !== 'IDEMPOTENCY_KEY_IN_PROGRESS') return response;
-      again('An earlier attempt is still running');
+      if (body?.error?.code !== 'IDEMPOTENCY_KEY_IN_PROGRESS') return { response, uncertain };
+      await response.body?.cancel();
+      output.stderr('An earlier attempt with this idempotency key is still running; waiting for its answer.\n');
     } catch (error) {
-      if (attempt >= ATTEMPTS) throw error;
-      again(`No answer (${error instanceof Error ? error.message : String(error)})`);
+      unanswered++;
+      if (unanswered >= ATTEMPTS) throw error;
+      output.stderr(
+        `No answer (${messageOf(error)}); sending it again${keyed ? ' with the same idempotency key' : ''} ` +
+          `(attempt ${unanswered + 1} of ${ATTEMPTS}).\n`,
+      );
     }
-    await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * attempt));
+    await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * Math.max(1, unanswered)));
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -290,30 +305,38 @@ export async function runAdminCli(
     return 2;
   }
   const base = env.ADMIN_URL ?? `http://localhost:${env.PORT ?? '8080'}`;
+  let token: string;
+  try {
+    token = adminToken(env);
+  } catch (error) {
+    output.stderr(`${messageOf(error)}\n`);
+    return 1;
+  }
   // A write always carries a key, so sending it again after a lost answer cannot do it twice.
   const key = call.idempotencyKey ?? (call.method === 'GET' ? undefined : `cli-${randomUUID()}`);
+  const mayHaveBeenDone = () =>
+    output.stderr(
+      `It may have been done: run the same command with --idempotency-key ${key} to find out without doing it twice.\n`,
+    );
   let response: Response;
+  let uncertain: boolean;
   try {
-    response = await sendWithRetries(
+    ({ response, uncertain } = await sendWithRetries(
       `${base}/api/v1/admin${call.path}`,
       {
         method: call.method,
         headers: {
-          authorization: `Bearer ${adminToken(env)}`,
+          authorization: `Bearer ${token}`,
           ...(call.body ? { 'content-type': 'application/json' } : {}),
           ...(key !== undefined ? { 'x-idempotency-key': key } : {}),
         },
         ...(call.body ? { body: JSON.stringify(call.body) } : {}),
       },
       output,
-    );
+    ));
   } catch (error) {
-    output.stderr(`Cannot reach the API at ${base}: ${error instanceof Error ? error.message : String(error)}\n`);
-    if (key !== undefined) {
-      output.stderr(
-        `It may have been done: run the same command with --idempotency-key ${key} to find out without doing it twice.\n`,
-      );
-    }
+    output.stderr(`Cannot reach the API at ${base}: ${messageOf(error)}\n`);
+    if (key !== undefined) mayHaveBeenDone();
     return 1;
   }
   const payload = (await response.json().catch(() => null)) as
@@ -321,13 +344,15 @@ export async function runAdminCli(
   if (response.headers.get('idempotent-replayed') === 'true') {
     output.stderr(
       'Replayed: the answer of an earlier attempt with this idempotency key; nothing was done again ' +
-        '(API key texts are shown once, never in a replay).\n',
+        '(API key texts are shown once, never in a replay: `key rotate` gives a key a new one).\n',
     );
   }
   if (!payload || !payload.success) {
     const error =
       payload && !payload.success ? payload.error : { code: `HTTP_${response.status}`, message: 'unexpected answer' };
     output.stderr(json ? `${JSON.stringify({ error })}\n` : `Error ${error.code}: ${error.message}\n`);
+    // An attempt without an answer, or one still running, may yet have done it.
+    if (key !== undefined && (uncertain || error.code === 'IDEMPOTENCY_KEY_IN_PROGRESS')) mayHaveBeenDone();
     return 1;
   }
   output.stdout(json ? `${JSON.stringify(payload.data)}\n` : `${describe(payload.data)}\n`);

@@ -347,57 +347,97 @@ describe('operator API idempotency', () => {
     for (const row of stored) assert.doesNotMatch(row.response_body!, /passphrase|scrypt/);
   });
 
-  test('the CLI sends a write again when its answer is lost, with the same key: it is done once', async () => {
-    const phone = await newWallet(0);
+  /**
+   * A proxy in front of the API that forwards every request and cuts the answers of the first
+   * `cut` on their way back (the write is done; the CLI never hears of it).
+   */
+  async function answerCuttingProxy(cut: number) {
     const keys: (string | undefined)[] = [];
-    // Forwards every request to the API; the first one's answer is cut off on its way back.
     const proxy = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         keys.push(request.headers['x-idempotency-key'] as string | undefined);
+        const seen = keys.length;
         const headers: Record<string, string> = {};
         for (const name of ['authorization', 'content-type', 'x-idempotency-key']) {
           const value = request.headers[name];
           if (typeof value === 'string') headers[name] = value;
         }
-        void fetch(`${t.baseUrl}${request.url}`, {
+        fetch(`${t.baseUrl}${request.url}`, {
           method: request.method!,
           headers,
           ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
-        }).then(async (answer) => {
-          const text = await answer.text();
-          if (keys.length === 1) return request.socket.destroy();
-          response.writeHead(answer.status, {
-            'content-type': answer.headers.get('content-type') ?? 'application/json',
-            ...(answer.headers.has('idempotent-replayed') ? { 'idempotent-replayed': 'true' } : {}),
-          });
-          response.end(text);
-        });
+        })
+          .then(async (answer) => {
+            const text = await answer.text();
+            if (seen <= cut) return request.socket.destroy();
+            response.writeHead(answer.status, {
+              'content-type': answer.headers.get('content-type') ?? 'application/json',
+              ...(answer.headers.has('idempotent-replayed') ? { 'idempotent-replayed': 'true' } : {}),
+            });
+            response.end(text);
+          })
+          .catch((error: unknown) => response.writeHead(502).end(String(error)));
       });
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     const { port } = proxy.address() as AddressInfo;
-    let stdout = '';
-    let stderr = '';
+    return {
+      keys,
+      async cli(...args: string[]) {
+        let stdout = '';
+        let stderr = '';
+        const code = await runAdminCli(
+          args,
+          { ADMIN_URL: `http://127.0.0.1:${port}`, ADMIN_TOKEN },
+          { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) },
+        );
+        return { code, stdout, stderr };
+      },
+      async close() {
+        proxy.closeAllConnections();
+        await new Promise((resolve) => proxy.close(resolve));
+      },
+    };
+  }
+
+  test('the CLI sends a write again when its answer is lost, with the same key: it is done once', async () => {
+    const phone = await newWallet(0);
+    const proxy = await answerCuttingProxy(1);
     try {
-      const code = await runAdminCli(
-        ['wallet', 'credit', '--phone', phone, '--amount', '900', '--env', 'test', '--json'],
-        { ADMIN_URL: `http://127.0.0.1:${port}`, ADMIN_TOKEN },
-        { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) },
-      );
-      assert.equal(code, 0, stderr);
+      const run = await proxy.cli('wallet', 'credit', '--phone', phone, '--amount', '900', '--env', 'test', '--json');
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(proxy.keys.length, 2);
+      assert.match(proxy.keys[0] ?? '', /^cli-/);
+      assert.equal(proxy.keys[1], proxy.keys[0]);
+      assert.match(run.stderr, /No answer \(.*\); sending it again with the same idempotency key \(attempt 2 of 3\)/);
+      assert.match(run.stderr, /Replayed: the answer of an earlier attempt/);
+      assert.equal(JSON.parse(run.stdout).balance, 900);
     } finally {
-      proxy.closeAllConnections();
-      await new Promise((resolve) => proxy.close(resolve));
+      await proxy.close();
     }
-    assert.equal(keys.length, 2);
-    assert.match(keys[0] ?? '', /^cli-/);
-    assert.equal(keys[1], keys[0]);
-    assert.match(stderr, /No answer \(.*\); sending it again with the same idempotency key \(attempt 2 of 3\)/);
-    assert.match(stderr, /Replayed: the answer of an earlier attempt/);
-    assert.equal(JSON.parse(stdout).balance, 900);
     assert.equal(await balanceOf(phone), 900, 'credited once');
+  });
+
+  test('when every answer is lost the CLI prints its key, and the command run again with it is not done twice', async () => {
+    const phone = await newWallet(0);
+    const args = ['wallet', 'credit', '--phone', phone, '--amount', '400', '--env', 'test', '--json'];
+    const proxy = await answerCuttingProxy(3);
+    try {
+      const lost = await proxy.cli(...args);
+      assert.equal(lost.code, 1);
+      assert.equal(proxy.keys.length, 3);
+      const key = /--idempotency-key (cli-\S+) to find out without doing it twice/.exec(lost.stderr)?.[1];
+      assert.equal(key, proxy.keys[0], lost.stderr);
+      const again = await proxy.cli(...args, '--idempotency-key', key!);
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stderr, /^Replayed/);
+      assert.equal(JSON.parse(again.stdout).balance, 400);
+    } finally {
+      await proxy.close();
+    }
+    assert.equal(await balanceOf(phone), 400, 'credited once over four requests');
   });
 
   test('a CLI write that never got an answer says which key to run it again with', async () => {
