@@ -351,8 +351,10 @@ export async function runAdminCli(
     const error =
       payload && !payload.success ? payload.error : { code: `HTTP_${response.status}`, message: 'unexpected answer' };
     output.stderr(json ? `${JSON.stringify({ error })}\n` : `Error ${error.code}: ${error.message}\n`);
-    // An attempt without an answer, or one still running, may yet have done it.
-    if (key !== undefined && (uncertain || error.code === 'IDEMPOTENCY_KEY_IN_PROGRESS')) mayHaveBeenDone();
+    // An attempt without an answer, one still running, or a server failure (a commit whose
+    // acknowledgement was lost) may yet have done it.
+    const unknown = uncertain || error.code === 'IDEMPOTENCY_KEY_IN_PROGRESS' || response.status >= 500;
+    if (key !== undefined && unknown) mayHaveBeenDone();
     return 1;
   }
   output.stdout(json ? `${JSON.stringify(payload.data)}\n` : `${describe(payload.data)}\n`);
