@@ -2,16 +2,19 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { after, before, describe, test } from 'node:test';
 import { runAdminCli } from '../../src/cli/admin.js';
 import { canonicalJson } from '../../src/http/idempotency.js';
 import { adminCli } from '../support/admin-cli.js';
+import { testDatabaseKind } from '../support/database.js';
 import {
   ADMIN_TOKEN,
   expectError,
   expectStatus,
   sendRequest,
   startTestApp,
+  waitUntil,
   type TestApp,
   type TestResponse,
 } from '../support/harness.js';
@@ -439,6 +442,46 @@ describe('operator API idempotency', () => {
     }
     assert.equal(await balanceOf(phone), 400, 'credited once over four requests');
   });
+
+  test(
+    'the CLI waits while an earlier attempt with its key still runs, then answers once it is done',
+    { skip: testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: on PGlite a second attempt waits, no 409' },
+    async () => {
+      const phone = await newWallet(0);
+      const key = 'held-1';
+      // Another session holds the key's lock, as an attempt still running would.
+      const holder = new pg.Client({ connectionString: t.testDatabase.url });
+      await holder.connect();
+      try {
+        await holder.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`operator:live:${key}`]);
+        let stderr = '';
+        const run = runAdminCli(
+          [
+            'wallet',
+            'credit',
+            '--phone',
+            phone,
+            '--amount',
+            '300',
+            '--env',
+            'test',
+            '--json',
+            '--idempotency-key',
+            key,
+          ],
+          { ADMIN_URL: t.baseUrl, ADMIN_TOKEN },
+          { stdout: () => {}, stderr: (text) => (stderr += text) },
+        );
+        await waitUntil(() => stderr.includes('still running; waiting for its answer'), 'the CLI to wait');
+        assert.equal(await balanceOf(phone), 0, 'nothing done while the key is held');
+        await holder.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [`operator:live:${key}`]);
+        assert.equal(await run, 0, stderr);
+      } finally {
+        await holder.end();
+      }
+      assert.equal(await balanceOf(phone), 300);
+    },
+  );
 
   test('a CLI write that never got an answer says which key to run it again with', async () => {
     // A port nothing listens on: bound, then closed.
