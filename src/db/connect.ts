@@ -8,6 +8,7 @@ import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { Mutex } from '../lib/mutex.js';
 import { PGliteDialect, queryNamed } from './pglite-dialect.js';
+import { HeldBegin, type Opening } from './with-begin.js';
 import { CommitTail, isWithCommit } from './with-commit.js';
 import type { DB } from './schema.js';
 
@@ -197,9 +198,13 @@ function statementName(text: string): string {
  * Every parameterized statement Kysely sends runs as a named prepared statement, named by a hash
  * of its text: PostgreSQL parses and plans it once per connection instead of on every call (the
  * payment path's CTEs are costly to plan). Texts that vary with their input (IN lists, multi-row
- * VALUES) could grow that set without end, hence the cap. A statement marked `withCommit` is held
- * and sent with the transaction's COMMIT (with-commit.ts).
+ * VALUES) could grow that set without end, hence the cap. A transaction's BEGIN is held until its
+ * first statement, and goes with it when that one is marked `withBegin` (with-begin.ts); a
+ * statement marked `withCommit` is held and sent with the transaction's COMMIT (with-commit.ts).
  */
+/** The answer to a statement held, not sent: no command, no rows. */
+const notRun = () => ({ rows: [] });
+
 function preparingStatements(client: pg.PoolClient): void {
   const prepared = client as pg.PoolClient & { preparedNames?: Set<string> };
   if (prepared.preparedNames) return;
@@ -209,16 +214,39 @@ function preparingStatements(client: pg.PoolClient): void {
   // Every other form (a config object, a callback: pg-pool's own query passes one) goes through
   // untouched, arguments and all.
   const tail = new CommitTail();
+  const head = new HeldBegin();
+  const send = query as (...args: unknown[]) => Promise<pg.QueryResult | pg.QueryResult[]>;
   (client as { query: unknown }).query = (...args: unknown[]) => {
     const [text, values, ...rest] = args;
+    let opening: Opening;
+    let outgoing = text;
     if (typeof text === 'string') {
+      const parameters = Array.isArray(values) ? values : [];
       if (isWithCommit(text)) {
-        tail.hold(text, Array.isArray(values) ? values : []);
-        return Promise.resolve({ rows: [] }); // not run yet: no command, no row count
+        tail.hold(text, parameters);
+        return Promise.resolve(notRun());
       }
       const withTail = tail.outgoing(text);
-      if (withTail !== undefined) return query(withTail, ...args.slice(1));
+      if (withTail !== undefined) outgoing = withTail;
+      opening = head.opening(text, parameters, withTail);
+    } else {
+      opening = head.flush();
     }
+    switch (opening.kind) {
+      case 'held':
+      case 'nothing':
+        return Promise.resolve(notRun());
+      case 'together':
+        // Several statements in one message answer with one result each: the caller's is the last.
+        return send(opening.text).then((results) => (Array.isArray(results) ? results[results.length - 1] : results));
+      case 'begin-first':
+        // The client sends its queries in order: the statement follows the BEGIN, and fails with it.
+        send(opening.begin).catch(() => {});
+        break;
+      case 'as-is':
+        break;
+    }
+    if (outgoing !== text) return query(outgoing, ...args.slice(1));
     if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return query(...args);
     const name = statementName(text);
     if (!names.has(name)) {

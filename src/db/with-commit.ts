@@ -38,17 +38,17 @@ function literal(value: unknown): string {
     if (value.includes('\0')) throw new Error('a text parameter holds a NUL character');
     return `E'${value.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
   }
-  throw new Error(`a statement sent with COMMIT takes only integers, text and null, not ${typeof value}`);
+  throw new Error(`a statement sent with BEGIN or COMMIT takes only integers, text and null, not ${typeof value}`);
 }
 
 /**
- * The statement's text with its parameters written in as literals (a simple-protocol message has
- * no parameters). Only for statements whose text we write, with no quotes of their own: a `$n`
- * inside a quoted string would be replaced too.
+ * The statement's text (without its marker) with its parameters written in as literals (a
+ * simple-protocol message has no parameters). Only for statements whose text we write, with no
+ * quotes of their own: a `$n` inside a quoted string would be replaced too.
  */
-export function inlineParameters(text: string, values: readonly unknown[]): string {
-  const statement = text.slice(MARKER.length);
-  if (statement.includes("'")) throw new Error('a statement sent with COMMIT must pass its text as parameters');
+export function inlineParameters(statement: string, values: readonly unknown[]): string {
+  if (statement.includes("'"))
+    throw new Error('a statement sent with BEGIN or COMMIT must pass its text as parameters');
   return statement.replace(/\$(\d+)/g, (_, n: string) => {
     const index = Number(n) - 1;
     if (index < 0 || index >= values.length) throw new Error(`no parameter $${n}`);
@@ -57,7 +57,7 @@ export function inlineParameters(text: string, values: readonly unknown[]): stri
 }
 
 /** The first words of a transaction-control statement, or '' for any other statement. */
-function controlOf(text: string): string {
+export function controlOf(text: string): string {
   if (text.length > 60) return '';
   return text.trimStart().slice(0, 17).toLowerCase();
 }
@@ -80,7 +80,8 @@ export class CommitTail {
   hold(text: string, values: readonly unknown[]): void {
     if (!this.open) throw new Error('a statement sent with COMMIT was run outside a transaction');
     // Written in now whichever driver sends it, so that a value that cannot be refuses on both.
-    this.held.push({ text: text.slice(MARKER.length), values, inlined: inlineParameters(text, values) });
+    const statement = text.slice(MARKER.length);
+    this.held.push({ text: statement, values, inlined: inlineParameters(statement, values) });
   }
 
   /** The held statements, for a driver that runs them itself right before its COMMIT; none stay. */

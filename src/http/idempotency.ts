@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, Environment } from '../db/schema.js';
 import type { Executor } from '../db/transaction.js';
+import { withBegin } from '../db/with-begin.js';
 import { executeWithCommit } from '../db/with-commit.js';
 import { errorBody, sendError } from './error-handler.js';
 import { ApiError } from './errors.js';
@@ -152,13 +153,16 @@ const lockId = (request: IdempotencyRequest) => `${request.businessId}:${request
  * same key never waits on the first: it is told IN_PROGRESS) and then read the key's committed
  * row, if any, with a snapshot taken after the lock (migration 021 says why that takes a
  * function). The write's transaction inserts the key with its answer at the end (`storeAnswer`).
- * Lock ids are 64-bit hashes of the scope and key.
+ * Lock ids are 64-bit hashes of the scope and key. It is the write's first statement, and carries
+ * the transaction's BEGIN (with-begin.ts).
  */
 async function lockKey(executor: Executor, request: IdempotencyRequest): Promise<KeyRow> {
-  const result = await sql<KeyRow>`
+  const result = await withBegin(
+    sql<KeyRow>`
     SELECT held, existing_id, fingerprint, response_status, response_body, expired
     FROM idempotency_claim(${lockId(request)}, ${request.businessId}, ${request.environment}, ${request.key},
-      ${RETENTION_HOURS}::int)`.execute(executor);
+      ${RETENTION_HOURS}::int)`,
+  ).execute(executor);
   return result.rows[0]!;
 }
 

@@ -2,11 +2,14 @@
  * A statement marked `withCommit` (src/db/with-commit.ts) is sent with its transaction's COMMIT,
  * its parameters written in as literals: the text comes back exactly, a failure rolls the whole
  * transaction back, a rollback drops it; outside a transaction or beside a savepoint it refuses.
+ * A transaction's BEGIN is held until its first statement, and goes with it when that statement
+ * is marked `withBegin` (src/db/with-begin.ts): the statement still runs inside the transaction.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../src/db/schema.js';
+import { HeldBegin, withBegin } from '../../src/db/with-begin.js';
 import { CommitTail, executeWithCommit } from '../../src/db/with-commit.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
@@ -73,6 +76,57 @@ describe('statements sent with COMMIT', () => {
     ]);
   });
 
+  test('a first statement carrying the BEGIN runs inside the transaction: its answer comes back, a rollback undoes it', async () => {
+    const before = await notes();
+    const text = `it's the first, \\ and 'quoted'`;
+    await assert.rejects(
+      testDatabase.database.db.transaction().execute(async (trx) => {
+        const inserted = await withBegin(
+          sql<{
+            id: number;
+            note: string;
+          }>`INSERT INTO with_commit_notes VALUES (${3}::int, ${text}::text) RETURNING id, note`,
+        ).execute(trx);
+        assert.deepEqual(inserted.rows, [{ id: 3, note: text }]);
+        throw new Error('handler failed');
+      }),
+      /handler failed/,
+    );
+    assert.deepEqual(await notes(), before);
+    await testDatabase.database.db.transaction().execute(async (trx) => {
+      await withBegin(sql`INSERT INTO with_commit_notes VALUES (${3}::int, ${text}::text)`).execute(trx);
+      await executeWithCommit(trx, sql`UPDATE with_commit_notes SET note = ${'third'}::text WHERE id = ${3}::int`);
+    });
+    assert.deepEqual((await notes()).at(-1), { id: 3, note: 'third' });
+    // Outside a transaction the mark is only a comment.
+    const read = await withBegin(
+      sql<{ note: string }>`SELECT note FROM with_commit_notes WHERE id = ${3}::int`,
+    ).execute(testDatabase.database.db);
+    assert.deepEqual(read.rows, [{ note: 'third' }]);
+    await sql`DELETE FROM with_commit_notes WHERE id = 3`.execute(testDatabase.database.db);
+  });
+
+  test('a first statement that fails with its BEGIN rolls back, and the connection serves the next transaction', async () => {
+    await assert.rejects(
+      testDatabase.database.db.transaction().execute(async (trx) => {
+        await withBegin(sql`INSERT INTO with_commit_notes VALUES (${1}::int, ${'duplicate'}::text)`).execute(trx);
+      }),
+      /duplicate key/,
+    );
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        testDatabase.database.db.transaction().execute(async (trx) => {
+          const row = await withBegin(sql<{ n: number }>`SELECT ${i}::int AS n`).execute(trx);
+          return row.rows[0]!.n;
+        }),
+      ),
+    );
+    assert.deepEqual(
+      results,
+      Array.from({ length: 12 }, (_, i) => i),
+    );
+  });
+
   test('only integers, text and null can be written in', async () => {
     await assert.rejects(
       testDatabase.database.db.transaction().execute(async (trx) => {
@@ -135,5 +189,48 @@ describe('what a connection holds for its COMMIT', () => {
     assert.throws(() => tail.outgoing('savepoint a'), /savepoint/);
     assert.throws(() => tail.outgoing('rollback to savepoint a'), /savepoint/);
     assert.equal(tail.outgoing('SELECT 1'), undefined);
+  });
+});
+
+describe('what a connection holds for its first statement', () => {
+  const marked = (text: string) => `/* with begin */ ${text}`;
+
+  test('the BEGIN is held, then sent with a marked first statement, its parameters written in', () => {
+    const head = new HeldBegin();
+    assert.deepEqual(head.opening('begin', [], undefined), { kind: 'held' });
+    assert.deepEqual(head.opening(marked('SELECT f($1, $2)'), ["it's", 24], undefined), {
+      kind: 'together',
+      text: "begin;\nSELECT f(E'it''s', '24')",
+    });
+    // Once sent, nothing is held: later statements go as they are.
+    assert.deepEqual(head.opening(marked('SELECT f($1)'), [1], undefined), { kind: 'as-is' });
+    assert.deepEqual(head.opening('commit', [], undefined), { kind: 'as-is' });
+  });
+
+  test('an unmarked first statement (or one in another form) is preceded by the BEGIN on its own', () => {
+    const head = new HeldBegin();
+    head.opening('start transaction isolation level serializable', [], undefined);
+    assert.deepEqual(head.opening('SELECT $1', [1], undefined), {
+      kind: 'begin-first',
+      begin: 'start transaction isolation level serializable',
+    });
+    head.opening('BEGIN', [], undefined);
+    assert.deepEqual(head.flush(), { kind: 'begin-first', begin: 'BEGIN' });
+    assert.deepEqual(head.flush(), { kind: 'as-is' });
+  });
+
+  test('a transaction that ran nothing sends nothing; one with only a held write sends it all at once', () => {
+    const head = new HeldBegin();
+    head.opening('begin', [], undefined);
+    assert.deepEqual(head.opening('rollback', [], undefined), { kind: 'nothing' });
+    head.opening('begin', [], undefined);
+    assert.deepEqual(head.opening('commit', [], undefined), { kind: 'nothing' });
+    head.opening('begin', [], undefined);
+    assert.deepEqual(head.opening('commit', [], "UPDATE t SET n = '1';\ncommit"), {
+      kind: 'together',
+      text: "begin;\nUPDATE t SET n = '1';\ncommit",
+    });
+    head.opening('begin', [], undefined);
+    assert.deepEqual(head.opening('savepoint a', [], undefined), { kind: 'begin-first', begin: 'begin' });
   });
 });
