@@ -21,6 +21,10 @@ export function withBegin<T>(query: RawBuilder<T>): RawBuilder<T> {
   return sql<T>`${sql.raw(MARKER)}${query}`;
 }
 
+export function isWithBegin(text: string): boolean {
+  return text.startsWith(MARKER);
+}
+
 /** What the driver sends for a statement, given the BEGIN it may hold. */
 export type Opening =
   /** Nothing is held: the statement goes as it would have. */
@@ -57,7 +61,7 @@ export class HeldBegin {
     if (control.startsWith('commit')) {
       return withTail === undefined ? { kind: 'nothing' } : { kind: 'together', text: `${begin};\n${withTail}` };
     }
-    if (text.startsWith(MARKER)) {
+    if (isWithBegin(text)) {
       return { kind: 'together', text: `${begin};\n${inlineParameters(text.slice(MARKER.length), values)}` };
     }
     return { kind: 'begin-first', begin };
