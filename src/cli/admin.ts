@@ -31,7 +31,8 @@ Every write carries an idempotency key, so the CLI can send it again when its an
 (up to 3 attempts) without doing it twice. --idempotency-key KEY chooses the key: the same
 command run again with the same key answers the first run's result instead of doing it again.
 
-Environment: ADMIN_URL (default http://localhost:$PORT), ADMIN_TOKEN (default: DATA_DIR/admin-token).`;
+Environment: ADMIN_URL (default http://localhost:$PORT), ADMIN_TOKEN (default: DATA_DIR/admin-token),
+ADMIN_TIMEOUT_MS (30000: how long one attempt waits for its answer before it counts as lost).`;
 
 class UsageError extends Error {}
 
@@ -241,6 +242,17 @@ const ATTEMPTS = 3;
 const RETRY_DELAY_MS = 250;
 /** How long the CLI waits for an earlier attempt of its write that the API says still runs. */
 const IN_PROGRESS_WAIT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** ADMIN_TIMEOUT_MS: a server that hangs must not hang the operator's shell (or a script) with it. */
+function attemptTimeout(env: NodeJS.ProcessEnv): number {
+  const setting = env.ADMIN_TIMEOUT_MS;
+  if (setting === undefined || setting === '') return DEFAULT_TIMEOUT_MS;
+  const ms = Number(setting);
+  if (!Number.isSafeInteger(ms) || ms < 1)
+    throw new UsageError('ADMIN_TIMEOUT_MS must be a whole number of milliseconds.');
+  return ms;
+}
 
 /**
  * Sends the request, and again (same headers, so the same idempotency key) when no answer came
@@ -250,6 +262,7 @@ const IN_PROGRESS_WAIT_MS = 10_000;
 async function sendWithRetries(
   url: string,
   init: RequestInit,
+  timeoutMs: number,
   output: CliOutput,
 ): Promise<{ response: Response; uncertain: boolean }> {
   const keyed = new Headers(init.headers).has('x-idempotency-key');
@@ -258,7 +271,8 @@ async function sendWithRetries(
   for (;;) {
     const uncertain = unanswered > 0;
     try {
-      const response = await fetch(url, init);
+      // The signal covers reading the body too: an answer cut after its headers is no answer.
+      const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
       if (response.status !== 409 || !keyed || Date.now() > waitUntil) return { response, uncertain };
       const body = (await response
         .clone()
@@ -271,7 +285,7 @@ async function sendWithRetries(
       unanswered++;
       if (unanswered >= ATTEMPTS) throw error;
       output.stderr(
-        `No answer (${messageOf(error)}); sending it again${keyed ? ' with the same idempotency key' : ''} ` +
+        `No answer (${noAnswer(error, timeoutMs)}); sending it again${keyed ? ' with the same idempotency key' : ''} ` +
           `(attempt ${unanswered + 1} of ${ATTEMPTS}).\n`,
       );
     }
@@ -281,6 +295,14 @@ async function sendWithRetries(
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === 'TimeoutError';
+}
+
+function noAnswer(error: unknown, timeoutMs: number): string {
+  return isTimeout(error) ? `none within ${timeoutMs / 1000} s` : messageOf(error);
 }
 
 /**
@@ -306,6 +328,13 @@ export async function runAdminCli(
   }
   const base = env.ADMIN_URL ?? `http://localhost:${env.PORT ?? '8080'}`;
   let token: string;
+  let timeoutMs: number;
+  try {
+    timeoutMs = attemptTimeout(env);
+  } catch (error) {
+    output.stderr(`${messageOf(error)}\n\n${usage}\n`);
+    return 2;
+  }
   try {
     token = adminToken(env);
   } catch (error) {
@@ -332,10 +361,15 @@ export async function runAdminCli(
         },
         ...(call.body ? { body: JSON.stringify(call.body) } : {}),
       },
+      timeoutMs,
       output,
     ));
   } catch (error) {
-    output.stderr(`Cannot reach the API at ${base}: ${messageOf(error)}\n`);
+    output.stderr(
+      isTimeout(error)
+        ? `The API at ${base} did not answer within ${timeoutMs / 1000} s (ADMIN_TIMEOUT_MS).\n`
+        : `Cannot reach the API at ${base}: ${messageOf(error)}\n`,
+    );
     if (key !== undefined) mayHaveBeenDone();
     return 1;
   }
@@ -351,9 +385,9 @@ export async function runAdminCli(
     const error =
       payload && !payload.success ? payload.error : { code: `HTTP_${response.status}`, message: 'unexpected answer' };
     output.stderr(json ? `${JSON.stringify({ error })}\n` : `Error ${error.code}: ${error.message}\n`);
-    // An attempt without an answer, one still running, or a server failure (a commit whose
-    // acknowledgement was lost) may yet have done it.
-    const unknown = uncertain || error.code === 'IDEMPOTENCY_KEY_IN_PROGRESS' || response.status >= 500;
+    // An attempt without an answer, one still running, a server failure (a commit whose
+    // acknowledgement was lost) or an answer whose body never came may yet have done it.
+    const unknown = uncertain || !payload || error.code === 'IDEMPOTENCY_KEY_IN_PROGRESS' || response.status >= 500;
     if (key !== undefined && unknown) mayHaveBeenDone();
     return 1;
   }

@@ -501,6 +501,54 @@ describe('operator API idempotency', () => {
     assert.match(stderr, /run the same command with --idempotency-key gone-1 to find out without doing it twice/);
   });
 
+  test('a CLI attempt that gets no answer within ADMIN_TIMEOUT_MS counts as lost: sent again, then the key is printed', async () => {
+    // A server that takes every request and never answers (a hung API, a stuck proxy).
+    const keys: (string | undefined)[] = [];
+    const hung = createServer((request) => keys.push(request.headers['x-idempotency-key'] as string | undefined));
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    const { port } = hung.address() as AddressInfo;
+    let stderr = '';
+    try {
+      const code = await runAdminCli(
+        [
+          'wallet',
+          'credit',
+          '--phone',
+          '+22220000001',
+          '--amount',
+          '1',
+          '--env',
+          'test',
+          '--idempotency-key',
+          'hung-1',
+        ],
+        { ADMIN_URL: `http://127.0.0.1:${port}`, ADMIN_TOKEN, ADMIN_TIMEOUT_MS: '150' },
+        { stdout: () => {}, stderr: (text) => (stderr += text) },
+      );
+      assert.equal(code, 1);
+    } finally {
+      hung.closeAllConnections();
+      await new Promise((resolve) => hung.close(resolve));
+    }
+    assert.deepEqual(keys, ['hung-1', 'hung-1', 'hung-1']);
+    assert.equal(stderr.match(/No answer \(none within 0\.15 s\); sending it again/g)?.length, 2, stderr);
+    assert.match(stderr, /The API at http:\/\/127\.0\.0\.1:\d+ did not answer within 0\.15 s \(ADMIN_TIMEOUT_MS\)/);
+    assert.match(stderr, /run the same command with --idempotency-key hung-1 to find out without doing it twice/);
+  });
+
+  test('an ADMIN_TIMEOUT_MS that is not a whole number of milliseconds is a usage error', async () => {
+    for (const setting of ['0', '-5', '1.5', 'soon']) {
+      let stderr = '';
+      const code = await runAdminCli(
+        ['ledger', 'check'],
+        { ADMIN_URL: t.baseUrl, ADMIN_TOKEN, ADMIN_TIMEOUT_MS: setting },
+        { stdout: () => {}, stderr: (text) => (stderr += text) },
+      );
+      assert.equal(code, 2, setting);
+      assert.match(stderr, /ADMIN_TIMEOUT_MS must be a whole number of milliseconds/);
+    }
+  });
+
   test('the CLI sends --idempotency-key: the same command run twice credits once', async () => {
     const phone = await newWallet(0);
     const args = ['wallet', 'credit', '--phone', phone, '--amount', '900', '--env', 'test', '--json'];
