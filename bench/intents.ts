@@ -3,10 +3,10 @@ import pg from 'pg';
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import { freeCode } from '../src/modules/intents/repo.js';
 import { randomBase62 } from '../src/lib/ids.js';
-import { printLatencies, printThroughput } from './report.js';
+import { printCpuPerRequest, printLatencies, printThroughput } from './report.js';
 import { createScratchDatabase } from './support/database.js';
 import { runLoad, timeSamples, type LoadRequest } from './support/load.js';
-import { startServer } from './support/processes.js';
+import { startServer, withCpuPerRequest } from './support/processes.js';
 
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const CODE_SPACE = 1_000_000;
@@ -82,13 +82,17 @@ export async function intentsSuite(): Promise<void> {
       runLoad(url, { concurrency: clients, durationMs, warmupMs, expectStatus: status }, next);
     const run = randomBase62(6);
 
-    const baseCreate = await load(baseline.url, 201, () => ({ method: 'POST', path: '/bare/intents', body }));
-    const ourCreate = await load(api.url, 201, (_c, n) => ({
-      method: 'POST',
-      path: '/api/v1/dev/intents',
-      headers: { authorization: live, 'x-idempotency-key': `bench-${run}-${n}` },
-      body,
-    }));
+    const baseCreate = await withCpuPerRequest([baseline.pid], () =>
+      load(baseline.url, 201, () => ({ method: 'POST', path: '/bare/intents', body })),
+    );
+    const ourCreate = await withCpuPerRequest([api.pid], () =>
+      load(api.url, 201, (_c, n) => ({
+        method: 'POST',
+        path: '/api/v1/dev/intents',
+        headers: { authorization: live, 'x-idempotency-key': `bench-${run}-${n}` },
+        body,
+      })),
+    );
 
     const { rows } = await client.query<{ reference_number: string }>(
       `SELECT reference_number FROM payment_intents WHERE business_id = $1 AND payment_code IS NOT NULL LIMIT 5000`,
@@ -96,12 +100,16 @@ export async function intentsSuite(): Promise<void> {
     );
     const refs = rows.map((row) => row.reference_number);
     const pick = () => refs[randomInt(refs.length)]!;
-    const baseGet = await load(baseline.url, 200, () => ({ method: 'GET', path: `/bare/intents/${pick()}` }));
-    const ourGet = await load(api.url, 200, () => ({
-      method: 'GET',
-      path: `/api/v1/dev/intents/${pick()}`,
-      headers: { authorization: livePublishable },
-    }));
+    const baseGet = await withCpuPerRequest([baseline.pid], () =>
+      load(baseline.url, 200, () => ({ method: 'GET', path: `/bare/intents/${pick()}` })),
+    );
+    const ourGet = await withCpuPerRequest([api.pid], () =>
+      load(api.url, 200, () => ({
+        method: 'GET',
+        path: `/api/v1/dev/intents/${pick()}`,
+        headers: { authorization: livePublishable },
+      })),
+    );
     const baseList = await load(baseline.url, 200, () => ({
       method: 'GET',
       path: `/bare/intents?business=${business.id}`,
@@ -117,9 +125,15 @@ export async function intentsSuite(): Promise<void> {
     printThroughput(`Throughput, ${concurrency} concurrent clients (baseline: bare Fastify + pg, same database)`, [
       // Issue 18's targets on PostgreSQL: the create was one statement, 1.1-1.4x, before it became
       // an ordinary handler in a transaction; the get was 0.74-0.87x.
-      { name: 'create (3-insert tx)', ours: ourCreate, baseline: baseCreate, target: 1.2 },
-      { name: 'get by reference', ours: ourGet, baseline: baseGet, target: 1.0 },
+      { name: 'create (3-insert tx)', ours: ourCreate.result, baseline: baseCreate.result, target: 1.2 },
+      { name: 'get by reference', ours: ourGet.result, baseline: baseGet.result, target: 1.0 },
       { name: `list, page 1 (${owned} intents)`, ours: ourList, baseline: baseList },
+    ]);
+    printCpuPerRequest('CPU per request', [
+      { name: 'create', cpu: ourCreate.cpu },
+      { name: 'create, baseline', cpu: baseCreate.cpu },
+      { name: 'get by reference', cpu: ourGet.cpu },
+      { name: 'get, baseline', cpu: baseGet.cpu },
     ]);
 
     // Code allocation: the allocation query alone, with the code space partly taken, beside a

@@ -11,15 +11,14 @@ import pg from 'pg';
 import { hashPin } from '../src/modules/wallets/service.js';
 import { randomBase62 } from '../src/lib/ids.js';
 import { ADMIN_TOKEN, createBusiness, keyOf } from './intents.js';
-import { printThroughput } from './report.js';
+import { printCpuPerRequest, printThroughput } from './report.js';
 import { createScratchDatabase } from './support/database.js';
 import { runLoad, type LoadResult } from './support/load.js';
 import {
-  cpuTimeMs,
   peakMemoryMb,
-  postgresCpuMs,
   resetPeakMemory,
   startServer,
+  withCpuPerRequest,
   type ServerProcess,
 } from './support/processes.js';
 
@@ -127,36 +126,22 @@ export async function paySuite(): Promise<void> {
         path: `/bare/pay/${intents[n % intents.length]!.reference}?payer=${walletAccounts[randomInt(WALLETS)]}`,
       }));
     };
-    /**
-     * A run with the CPU each side spent per payment: the server processes, PostgreSQL and this
-     * load generator. Their sum bounds what 2 cores can do whatever else the machine is doing.
-     */
-    const measured = async (servers: number[], run: () => Promise<LoadResult>) => {
-      const before = { servers: servers.map(cpuTimeMs), postgres: postgresCpuMs(), load: process.cpuUsage() };
-      const result = await run();
-      const per = (ms: number) => ms / (result.sent || 1);
-      const load = process.cpuUsage(before.load);
-      const cpu = {
-        server: per(servers.reduce((sum, pid, i) => sum + cpuTimeMs(pid) - before.servers[i]!, 0)),
-        postgres: per(postgresCpuMs() - before.postgres),
-        load: per((load.user + load.system) / 1000),
-      };
-      return { result, cpu };
-    };
 
     console.log(
       `PostgreSQL scratch database; ${MERCHANTS} merchants, ${WALLETS} wallets; ${concurrency} clients, ` +
         `${warmupMs / 1000} s warm-up then ${durationMs / 1000} s per figure; app, baseline and load share 2 cores`,
     );
     const idleMb = rssMb(api.pid);
-    const baseOne = await measured([baseline.pid], () => bare([baseline.url]));
+    const baseOne = await withCpuPerRequest([baseline.pid], () => bare([baseline.url]));
     resetPeakMemory(api.pid);
-    const ours = await measured([api.pid], () => pay([api.url]));
+    const ours = await withCpuPerRequest([api.pid], () => pay([api.url]));
     const peakMb = peakMemoryMb(api.pid);
     second = await startServer('src/server.ts', ['--api'], apiEnv(scratch.url), '/ready');
-    const oursTwo = await measured([api.pid, second.pid], () => pay([api.url, second!.url]));
+    const oursTwo = await withCpuPerRequest([api.pid, second.pid], () => pay([api.url, second!.url]));
     secondBaseline = await startServer('bench/baseline-server.ts', [], { DATABASE_URL: scratch.url }, '/ready');
-    const baseTwo = await measured([baseline.pid, secondBaseline.pid], () => bare([baseline.url, secondBaseline!.url]));
+    const baseTwo = await withCpuPerRequest([baseline.pid, secondBaseline.pid], () =>
+      bare([baseline.url, secondBaseline!.url]),
+    );
     printThroughput('Sandbox payments (simulate), baseline: bare Fastify + pg double-entry transfer', [
       { name: 'pay, 1 API process', ours: ours.result, baseline: baseOne.result, target: 0.8 },
       { name: 'pay, 2 API processes', ours: oursTwo.result, baseline: ours.result, target: 1.6 },
@@ -167,20 +152,12 @@ export async function paySuite(): Promise<void> {
         `machine, to the app and to the bare route; >= 1,000 payments/s targeted: ` +
         `${ours.result.perSecond >= 1000 ? 'met' : 'NOT MET'})`,
     );
-    const columns = (cells: string[]) => cells.map((cell) => cell.padStart(11)).join('');
-    console.log('\nCPU per payment (warm-up included), ms');
-    console.log(`  ${''.padEnd(22)}${columns(['server', 'PostgreSQL', 'load', 'total'])}`);
-    for (const [name, run] of [
-      ['pay, 1 API process', ours],
-      ['bare, 1 process', baseOne],
-      ['pay, 2 API processes', oursTwo],
-      ['bare, 2 processes', baseTwo],
-    ] as const) {
-      const { server, postgres, load } = run.cpu;
-      console.log(
-        `  ${name.padEnd(22)}${columns([server, postgres, load, server + postgres + load].map((ms) => ms.toFixed(2)))}`,
-      );
-    }
+    printCpuPerRequest('CPU per payment', [
+      { name: 'pay, 1 API process', cpu: ours.cpu },
+      { name: 'bare, 1 process', cpu: baseOne.cpu },
+      { name: 'pay, 2 API processes', cpu: oursTwo.cpu },
+      { name: 'bare, 2 processes', cpu: baseTwo.cpu },
+    ]);
     console.log(
       `\nAPI process memory: ${idleMb.toFixed(0)} MB after start, ${peakMb.toFixed(0)} MB peak under the pay load (target <= 200 MB)`,
     );

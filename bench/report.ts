@@ -1,4 +1,5 @@
 import type { LoadResult } from './support/load.js';
+import type { CpuPerRequest } from './support/processes.js';
 
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
 
@@ -65,6 +66,19 @@ export function printLatencies(
         ],
         widths,
       ),
+    );
+  }
+}
+
+/** The CPU each side spent per request (warm-up included), one line per measured load. */
+export function printCpuPerRequest(title: string, lines: { name: string; cpu: CpuPerRequest }[]): void {
+  const columns = (cells: string[]) => cells.map((cell) => cell.padStart(11)).join('');
+  console.log(`\n${title} (warm-up included), ms`);
+  console.log(`  ${''.padEnd(24)}${columns(['server', 'PostgreSQL', 'load', 'total'])}`);
+  for (const { name, cpu } of lines) {
+    const { server, postgres, load } = cpu;
+    console.log(
+      `  ${name.padEnd(24)}${columns([server, postgres, load, server + postgres + load].map((ms) => ms.toFixed(2)))}`,
     );
   }
 }

@@ -148,3 +148,34 @@ export function postgresCpuMs(): number {
   }
   return total;
 }
+
+/** CPU per request (ms) of each side of a load: the servers, PostgreSQL and the load generator. */
+export interface CpuPerRequest {
+  server: number;
+  postgres: number;
+  load: number;
+}
+
+/**
+ * Runs a load and measures the CPU each side spent per request sent: the server processes `pids`,
+ * PostgreSQL and this process (the load generator). Their sum bounds what 2 cores can do whatever
+ * else the machine is doing, and on a machine whose speed swings from run to run, per-request CPU
+ * moves less than throughput does.
+ */
+export async function withCpuPerRequest<R extends { sent: number }>(
+  pids: number[],
+  run: () => Promise<R>,
+): Promise<{ result: R; cpu: CpuPerRequest }> {
+  const before = { servers: pids.map(cpuTimeMs), postgres: postgresCpuMs(), load: process.cpuUsage() };
+  const result = await run();
+  const per = (ms: number) => ms / (result.sent || 1);
+  const load = process.cpuUsage(before.load);
+  return {
+    result,
+    cpu: {
+      server: per(pids.reduce((sum, pid, i) => sum + cpuTimeMs(pid) - before.servers[i]!, 0)),
+      postgres: per(postgresCpuMs() - before.postgres),
+      load: per((load.user + load.system) / 1000),
+    },
+  };
+}
