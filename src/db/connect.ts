@@ -203,7 +203,18 @@ function statementName(text: string): string {
  * statement marked `withCommit` is held and sent with the transaction's COMMIT (with-commit.ts).
  */
 /** The answer to a statement held, not sent: no command, no rows. */
-const notRun = () => ({ rows: [] });
+const notRun = (): pg.QueryResult => ({ command: '', rowCount: null, oid: 0, fields: [], rows: [] });
+
+/** Answers a caller of `client.query` with `result`, by its callback when it passed one. */
+function answer(args: unknown[], result: Promise<pg.QueryResult>): Promise<pg.QueryResult> | undefined {
+  const callback = args[args.length - 1];
+  if (typeof callback !== 'function') return result;
+  result.then(
+    (value) => callback(null, value),
+    (error: unknown) => callback(error),
+  );
+  return undefined;
+}
 
 function preparingStatements(client: pg.PoolClient): void {
   const prepared = client as pg.PoolClient & { preparedNames?: Set<string> };
@@ -211,20 +222,32 @@ function preparingStatements(client: pg.PoolClient): void {
   const names = new Set<string>();
   prepared.preparedNames = names;
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  // Every other form (a config object, a callback: pg-pool's own query passes one) goes through
-  // untouched, arguments and all.
+  const send = query as (text: string) => Promise<pg.QueryResult | pg.QueryResult[]>;
   const tail = new CommitTail();
   const head = new HeldBegin();
-  const send = query as (...args: unknown[]) => Promise<pg.QueryResult | pg.QueryResult[]>;
-  (client as { query: unknown }).query = (...args: unknown[]) => {
+
+  /** The statement as the caller gave it, named when it has parameters; other forms untouched. */
+  const forward = (args: unknown[], outgoing: unknown): unknown => {
     const [text, values, ...rest] = args;
+    if (outgoing !== text) return query(outgoing, ...args.slice(1));
+    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return query(...args);
+    const name = statementName(text);
+    if (!names.has(name)) {
+      if (names.size >= MAX_PREPARED_PER_CONNECTION) return query(...args);
+      names.add(name);
+    }
+    return query({ name, text, values }, ...rest);
+  };
+
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const [text, values] = args;
     let opening: Opening;
     let outgoing = text;
     if (typeof text === 'string') {
       const parameters = Array.isArray(values) ? values : [];
       if (isWithCommit(text)) {
         tail.hold(text, parameters);
-        return Promise.resolve(notRun());
+        return answer(args, Promise.resolve(notRun()));
       }
       const withTail = tail.outgoing(text);
       if (withTail !== undefined) outgoing = withTail;
@@ -235,25 +258,27 @@ function preparingStatements(client: pg.PoolClient): void {
     switch (opening.kind) {
       case 'held':
       case 'nothing':
-        return Promise.resolve(notRun());
+        return answer(args, Promise.resolve(notRun()));
       case 'together':
         // Several statements in one message answer with one result each: the caller's is the last.
-        return send(opening.text).then((results) => (Array.isArray(results) ? results[results.length - 1] : results));
-      case 'begin-first':
-        // The client sends its queries in order: the statement follows the BEGIN, and fails with it.
-        send(opening.begin).catch(() => {});
-        break;
+        return answer(
+          args,
+          send(opening.text).then((results) => (Array.isArray(results) ? results[results.length - 1]! : results)),
+        );
+      case 'begin-first': {
+        // Only once the BEGIN succeeded: after a failed one the statement would run on its own.
+        // pg sends one query at a time anyway, so waiting costs no round trip.
+        const begun = send(opening.begin);
+        if (typeof args[args.length - 1] !== 'function') return begun.then(() => forward(args, outgoing));
+        begun.then(
+          () => forward(args, outgoing),
+          (error: unknown) => (args[args.length - 1] as (error: unknown) => void)(error),
+        );
+        return undefined;
+      }
       case 'as-is':
-        break;
+        return forward(args, outgoing);
     }
-    if (outgoing !== text) return query(outgoing, ...args.slice(1));
-    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return query(...args);
-    const name = statementName(text);
-    if (!names.has(name)) {
-      if (names.size >= MAX_PREPARED_PER_CONNECTION) return query(...args);
-      names.add(name);
-    }
-    return query({ name, text, values }, ...rest);
   };
 }
 

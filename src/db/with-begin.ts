@@ -38,6 +38,14 @@ export type Opening =
   /** Send the held `begin` first, then the statement as it would have gone. */
   | { kind: 'begin-first'; begin: string };
 
+function inlineable(statement: string, values: readonly unknown[]): string | undefined {
+  try {
+    return inlineParameters(statement, values);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The BEGIN one connection holds until its transaction's first statement. */
 export class HeldBegin {
   private begin: string | undefined;
@@ -62,7 +70,10 @@ export class HeldBegin {
       return withTail === undefined ? { kind: 'nothing' } : { kind: 'together', text: `${begin};\n${withTail}` };
     }
     if (isWithBegin(text)) {
-      return { kind: 'together', text: `${begin};\n${inlineParameters(text.slice(MARKER.length), values)}` };
+      // A statement that cannot be written in (a value of another type) still runs, the slow way,
+      // so a marked statement behaves the same on both drivers, first or not.
+      const inlined = inlineable(text.slice(MARKER.length), values);
+      if (inlined !== undefined) return { kind: 'together', text: `${begin};\n${inlined}` };
     }
     return { kind: 'begin-first', begin };
   }

@@ -49,6 +49,8 @@ function literal(value: unknown): string {
 export function inlineParameters(statement: string, values: readonly unknown[]): string {
   if (statement.includes("'"))
     throw new Error('a statement sent with BEGIN or COMMIT must pass its text as parameters');
+  // One message runs every statement in it: a `;` would make this one several.
+  if (statement.includes(';')) throw new Error('a statement sent with BEGIN or COMMIT must be a single statement');
   return statement.replace(/\$(\d+)/g, (_, n: string) => {
     const index = Number(n) - 1;
     if (index < 0 || index >= values.length) throw new Error(`no parameter $${n}`);

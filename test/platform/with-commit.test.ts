@@ -8,10 +8,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import { openDatabase } from '../../src/db/connect.js';
 import type { DB } from '../../src/db/schema.js';
 import { HeldBegin, withBegin } from '../../src/db/with-begin.js';
 import { CommitTail, executeWithCommit } from '../../src/db/with-commit.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { createTestDatabase, testDatabaseKind, type TestDatabase } from '../support/database.js';
 
 describe('statements sent with COMMIT', () => {
   let testDatabase: TestDatabase;
@@ -127,6 +129,55 @@ describe('statements sent with COMMIT', () => {
     );
   });
 
+  test(
+    'on the wire: the BEGIN goes in one message with a marked first statement, before any other, and a failed BEGIN stops what follows',
+    { skip: testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite has no messages to save' },
+    async () => {
+      // Every query the pg client sends, as text: the driver wraps the client's own `query`.
+      const sent: string[] = [];
+      const original = pg.Client.prototype.query;
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const [first] = args;
+        sent.push(typeof first === 'string' ? first : ((first as { text?: string }).text ?? ''));
+        return (original as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof original;
+      const database = await openDatabase({ kind: 'postgres', url: testDatabase.url!, poolSize: 1 });
+      try {
+        const first = await database.db.transaction().execute(async (trx) => {
+          const row = await withBegin(sql<{ n: number }>`SELECT ${7}::int AS n`).execute(trx);
+          await sql`SELECT ${8}::int AS n`.execute(trx);
+          return row.rows[0]!.n;
+        });
+        assert.equal(first, 7);
+        assert.deepEqual(sent.splice(0), ["begin;\nSELECT '7'::int AS n", 'SELECT $1::int AS n', 'commit']);
+
+        await database.db.transaction().execute(async (trx) => {
+          await sql`SELECT ${9}::int AS n`.execute(trx);
+        });
+        assert.deepEqual(sent.splice(0), ['begin', 'SELECT $1::int AS n', 'commit']);
+
+        // A transaction that runs nothing sends nothing.
+        await database.db.transaction().execute(async () => {});
+        assert.deepEqual(sent.splice(0), []);
+
+        // A BEGIN the server refuses: the statement behind it is not sent, and fails with its error.
+        await database.db.connection().execute(async (connection) => {
+          await sql.raw('begin isolation level bogus').execute(connection);
+          await assert.rejects(
+            sql`INSERT INTO with_commit_notes VALUES (${9}::int, ${'autocommitted'}::text)`.execute(connection),
+            /syntax error/,
+          );
+          await sql.raw('rollback').execute(connection);
+        });
+        assert.equal(sent.filter((text) => text.startsWith('INSERT')).length, 0);
+        assert.equal((await notes()).filter((note) => note.id === 9).length, 0);
+      } finally {
+        pg.Client.prototype.query = original;
+        await database.close();
+      }
+    },
+  );
+
   test('only integers, text and null can be written in', async () => {
     await assert.rejects(
       testDatabase.database.db.transaction().execute(async (trx) => {
@@ -209,6 +260,17 @@ describe('what a connection holds for its first statement', () => {
 
   test('an unmarked first statement (or one in another form) is preceded by the BEGIN on its own', () => {
     const head = new HeldBegin();
+    // So is a marked one whose values cannot be written in: it runs as it would have unmarked.
+    head.opening('begin', [], undefined);
+    assert.deepEqual(head.opening(marked('SELECT $1'), [new Date(0)], undefined), {
+      kind: 'begin-first',
+      begin: 'begin',
+    });
+    head.opening('begin', [], undefined);
+    assert.deepEqual(head.opening(marked('SELECT 1; SELECT $1'), [1], undefined), {
+      kind: 'begin-first',
+      begin: 'begin',
+    });
     head.opening('start transaction isolation level serializable', [], undefined);
     assert.deepEqual(head.opening('SELECT $1', [1], undefined), {
       kind: 'begin-first',
