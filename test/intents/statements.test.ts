@@ -148,16 +148,33 @@ describe('statements per payment and refund', () => {
       const reference = simulated.result.body.data.referenceNumber;
       const cancelled = await counted(() => orderAction(t, sk, `/${reference}/cancel`, { reason: 'Closed today' }));
       expectStatus(cancelled.result, 200);
-      return [placed.statements.length, simulated.statements.length, cancelled.statements.length];
+      assert.equal(cancelled.result.body.data.totalAmountRefunded, simulated.result.body.data.totalAmount);
+      const another = await simulate(t, sk, lines(n), '+22220000001');
+      expectStatus(another, 201);
+      const refunded = await counted(() =>
+        orderAction(t, sk, `/${another.body.data.referenceNumber}/refund`, { amount: 100 }),
+      );
+      expectStatus(refunded.result, 200);
+      assert.equal(refunded.result.body.data.shopName, simulated.result.body.data.shopName);
+      return [
+        placed.statements.length,
+        simulated.statements.length,
+        cancelled.statements.length,
+        refunded.statements.length,
+      ];
     };
     const one = await cost(1);
     const four = await cost(4);
-    context.diagnostic(`storefront order, sandbox order, paid cancel: ${one.join(', ')} statements`);
+    context.diagnostic(`storefront order, sandbox order, paid cancel, refund: ${one.join(', ')} statements`);
     assert.deepEqual(four, one);
     // An order is a wallet payment too: the sandbox one within the payments' bound, the storefront
-    // one with the PIN's attempt and its reset before its transaction on top.
+    // one with the PIN's attempt and its reset before its transaction on top. A refund of an order
+    // is within the refunds' bound; a paid cancel is that refund with the stock it returns (a lock
+    // and a write of the products) on top.
     assert.ok(one[1]! <= MAX_STATEMENTS, `a sandbox order ran ${one[1]} statements`);
     assert.ok(one[0]! <= MAX_STATEMENTS + 2, `a storefront order ran ${one[0]} statements`);
+    assert.ok(one[3]! <= MAX_STATEMENTS, `an order refund ran ${one[3]} statements`);
+    assert.ok(one[2]! <= MAX_STATEMENTS + 2, `a paid cancel ran ${one[2]} statements`);
     assert.ok((await checkLedger(t.runtime.db)).ok);
   });
 

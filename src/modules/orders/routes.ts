@@ -131,6 +131,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       typeof from === 'string' ? from : ((await orders.shopNames(from, [order.shop_id])).get(order.shop_id) ?? ''),
       payBaseUrl(request),
     );
+  /** The answer for an order a write changed: its shop's name came back with it. */
+  const changedView = (request: FastifyRequest, order: orders.ChangedOrder) =>
+    orders.orderView(order, order.shop_name, payBaseUrl(request));
   const at = (request: FastifyRequest & { params: { referenceNumber: string } }) => ({
     caller: caller(request),
     referenceNumber: request.params.referenceNumber,
@@ -224,7 +227,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       { config: write, schema: { tags, params: Params, body: NoBody, response: { 200: Envelope(Order) } } },
       async (request, reply) =>
         respondInTransaction(request, reply, 200, async (trx) =>
-          view(request, await orders.transitionOrder(trx, at(request), action), trx),
+          changedView(request, await orders.transitionOrder(trx, at(request), action)),
         ),
     );
   }
@@ -242,7 +245,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) =>
       respondInTransaction(request, reply, 200, async (trx) =>
-        view(request, await orders.transitionOrder(trx, at(request), 'cancel', request.body.reason), trx),
+        changedView(request, await orders.transitionOrder(trx, at(request), 'cancel', request.body.reason)),
       ),
   );
 
@@ -265,7 +268,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) =>
       respondInTransaction(request, reply, 200, async (trx) =>
-        view(request, await orders.refundOrder(trx, at(request), request.body), trx),
+        changedView(request, await orders.refundOrder(trx, at(request), request.body)),
       ),
   );
 
@@ -282,12 +285,11 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) =>
       respondInTransaction(request, reply, 200, async (trx) =>
-        view(
+        changedView(
           request,
           await orders.proposeModification(trx, at(request), request.body.items, {
             maxAmount: config.intentMaxAmount,
           }),
-          trx,
         ),
       ),
   );
@@ -300,7 +302,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) =>
       respondInTransaction(request, reply, 200, async (trx) =>
-        view(request, await orders.acceptModification(trx, at(request)), trx),
+        changedView(request, await orders.acceptModification(trx, at(request))),
       ),
   );
 
@@ -312,7 +314,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) =>
       respondInTransaction(request, reply, 200, async (trx) =>
-        view(request, await orders.declineModification(trx, at(request)), trx),
+        changedView(request, await orders.declineModification(trx, at(request))),
       ),
   );
 };

@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type {
   DB,
   Environment,
@@ -25,6 +25,10 @@ import type { ProductRow } from '../products/model.js';
 import { assertTransition, canTransition, ORDER_STATUSES, orderActions, type WorkflowAction } from './state.js';
 
 export type OrderRow = Selectable<OrdersTable>;
+
+/** An order as a write left it, with its shop's name for the answer, read by the same statement. */
+export type ChangedOrder = OrderRow & { shop_name: string };
+const SHOP_NAME = sql<string>`(SELECT name FROM shops WHERE shops.id = orders.shop_id)`.as('shop_name');
 
 export interface Caller {
   businessId: string;
@@ -471,7 +475,7 @@ export async function transitionOrder(
   locator: OrderLocator,
   action: WorkflowAction,
   reason?: string,
-): Promise<OrderRow> {
+): Promise<ChangedOrder> {
   const order = await lockOrder(trx, locator);
   const step = orderActions[action];
   assertTransition(order.status, action);
@@ -523,6 +527,7 @@ export async function transitionOrder(
     })
     .where('id', '=', order.id)
     .returningAll()
+    .returning(SHOP_NAME)
     .executeTakeFirstOrThrow();
   if (step.event) {
     const data: Record<string, unknown> = {
@@ -549,7 +554,7 @@ export async function refundOrder(
   trx: Transaction<DB>,
   locator: OrderLocator,
   input: { amount?: number | undefined; reason?: string | undefined },
-): Promise<OrderRow> {
+): Promise<ChangedOrder> {
   const order = await lockOrder(trx, locator);
   const status = assertTransition(order.status, 'refund');
   if (!order.paid) throw new ApiError('ORDER_INVALID_TRANSITION', 'Only a paid order can be refunded.');
@@ -589,6 +594,7 @@ export async function refundOrder(
     })
     .where('id', '=', order.id)
     .returningAll()
+    .returning(SHOP_NAME)
     .executeTakeFirstOrThrow();
   await recordEvents(trx, [
     orderEvent(
@@ -613,7 +619,7 @@ export async function proposeModification(
   locator: OrderLocator & { caller: Caller },
   requested: RequestedItem[],
   limits: { maxAmount: number },
-): Promise<OrderRow> {
+): Promise<ChangedOrder> {
   const order = await lockOrder(trx, locator);
   assertTransition(order.status, 'modify');
   const items = await priceItems(trx, locator.caller, order.shop_id, requested);
@@ -634,6 +640,7 @@ export async function proposeModification(
     })
     .where('id', '=', order.id)
     .returningAll()
+    .returning(SHOP_NAME)
     .executeTakeFirstOrThrow();
 }
 
@@ -648,7 +655,7 @@ export async function acceptModification(
   locator: OrderLocator,
   /** The proposal the customer saw (its `proposedAt`): a proposal replaced since is not accepted. */
   seen?: { proposedAt: string },
-): Promise<OrderRow> {
+): Promise<ChangedOrder> {
   const order = await lockOrder(trx, locator);
   const proposal = order.proposed_modification;
   if (!proposal) throw new ApiError('ORDER_INVALID_TRANSITION', 'This order has no proposed modification to accept.');
@@ -734,6 +741,7 @@ export async function acceptModification(
     })
     .where('id', '=', order.id)
     .returningAll()
+    .returning(SHOP_NAME)
     .executeTakeFirstOrThrow();
   await recordEvents(trx, [
     ...stockEvents,
@@ -756,7 +764,7 @@ export async function acceptModification(
  * The customer declines the proposal: the order stays exactly as it was (lines, total, money,
  * stock), the proposal is dropped, and `order.modification_declined` tells the merchant.
  */
-export async function declineModification(trx: Transaction<DB>, locator: OrderLocator): Promise<OrderRow> {
+export async function declineModification(trx: Transaction<DB>, locator: OrderLocator): Promise<ChangedOrder> {
   const order = await lockOrder(trx, locator);
   const proposal = order.proposed_modification;
   if (!proposal) throw new ApiError('ORDER_INVALID_TRANSITION', 'This order has no proposed modification to decline.');
@@ -767,6 +775,7 @@ export async function declineModification(trx: Transaction<DB>, locator: OrderLo
     .set({ proposed_modification: null, updated_at: now })
     .where('id', '=', order.id)
     .returningAll()
+    .returning(SHOP_NAME)
     .executeTakeFirstOrThrow();
   await recordEvents(trx, [
     orderEvent(

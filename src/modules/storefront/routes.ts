@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { hitCustomerLimit, pageWithinLimit } from '../../http/rate-limit.js';
 import { customerIdempotency, respondInTransaction } from '../../http/idempotency.js';
@@ -162,10 +161,17 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   // A caller that read the shop already gives its name (`from`); else it is read with `from`.
-  const customerView = async (request: FastifyRequest, order: orders.OrderRow, from: Executor | string = db) => ({
+  /** A changed order brings its shop's name; one read as it is is named here. */
+  const customerView = async (
+    request: FastifyRequest,
+    order: orders.OrderRow | orders.ChangedOrder,
+    shopName?: string,
+  ) => ({
     ...customerOrderView(
       order,
-      typeof from === 'string' ? from : ((await orders.shopNames(from, [order.shop_id])).get(order.shop_id) ?? ''),
+      shopName ??
+        ('shop_name' in order ? order.shop_name : (await orders.shopNames(db, [order.shop_id])).get(order.shop_id)) ??
+        '',
     ),
     orderUrl: orders.customerUrl(order, payBaseUrl(request)),
   });
@@ -315,7 +321,6 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
             'cancel',
             request.body.reason ?? CUSTOMER_CANCEL_REASON,
           ),
-          trx,
         ),
       );
     },
@@ -356,7 +361,6 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
             { customerRef: request.params.orderRef },
             { proposedAt: request.body.proposedAt },
           ),
-          trx,
         ),
       );
     },
@@ -376,7 +380,7 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       await byIp(request, reply);
       return respondInTransaction(request, reply, 200, async (trx) =>
-        customerView(request, await orders.declineModification(trx, { customerRef: request.params.orderRef }), trx),
+        customerView(request, await orders.declineModification(trx, { customerRef: request.params.orderRef })),
       );
     },
   );
