@@ -194,14 +194,6 @@ function statementName(text: string): string {
   return name;
 }
 
-/**
- * Every parameterized statement Kysely sends runs as a named prepared statement, named by a hash
- * of its text: PostgreSQL parses and plans it once per connection instead of on every call (the
- * payment path's CTEs are costly to plan). Texts that vary with their input (IN lists, multi-row
- * VALUES) could grow that set without end, hence the cap. A transaction's BEGIN is held until its
- * first statement, and goes with it when that one is marked `withBegin` (with-begin.ts); a
- * statement marked `withCommit` is held and sent with the transaction's COMMIT (with-commit.ts).
- */
 /** The answer to a statement held, not sent: no command, no rows. */
 const notRun = (): pg.QueryResult => ({ command: '', rowCount: null, oid: 0, fields: [], rows: [] });
 
@@ -216,6 +208,14 @@ function answer(args: unknown[], result: Promise<pg.QueryResult>): Promise<pg.Qu
   return undefined;
 }
 
+/**
+ * Every parameterized statement Kysely sends runs as a named prepared statement, named by a hash
+ * of its text: PostgreSQL parses and plans it once per connection instead of on every call (the
+ * payment path's CTEs are costly to plan). Texts that vary with their input (IN lists, multi-row
+ * VALUES) could grow that set without end, hence the cap. A transaction's BEGIN is held until its
+ * first statement, and goes with it when that one is marked `withBegin` (with-begin.ts); a
+ * statement marked `withCommit` is held and sent with the transaction's COMMIT (with-commit.ts).
+ */
 function preparingStatements(client: pg.PoolClient): void {
   const prepared = client as pg.PoolClient & { preparedNames?: Set<string> };
   if (prepared.preparedNames) return;
