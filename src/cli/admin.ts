@@ -237,20 +237,23 @@ const processOutput: CliOutput = {
   stderr: (text) => process.stderr.write(text),
 };
 
-/** Attempts of one request whose answer never came (connection refused, reset or cut). */
+/** Attempts of one request whose answer never came (refused, reset, cut, or not within the timeout). */
 const ATTEMPTS = 3;
 const RETRY_DELAY_MS = 250;
 /** How long the CLI waits for an earlier attempt of its write that the API says still runs. */
 const IN_PROGRESS_WAIT_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** The longest delay Node's timers hold; past it a timeout fires at once. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** ADMIN_TIMEOUT_MS: a server that hangs must not hang the operator's shell (or a script) with it. */
 function attemptTimeout(env: NodeJS.ProcessEnv): number {
   const setting = env.ADMIN_TIMEOUT_MS;
   if (setting === undefined || setting === '') return DEFAULT_TIMEOUT_MS;
   const ms = Number(setting);
-  if (!Number.isSafeInteger(ms) || ms < 1)
-    throw new UsageError('ADMIN_TIMEOUT_MS must be a whole number of milliseconds.');
+  if (!Number.isSafeInteger(ms) || ms < 1 || ms > MAX_TIMEOUT_MS) {
+    throw new UsageError(`ADMIN_TIMEOUT_MS must be a whole number of milliseconds, 1 to ${MAX_TIMEOUT_MS}.`);
+  }
   return ms;
 }
 
@@ -266,19 +269,22 @@ async function sendWithRetries(
   output: CliOutput,
 ): Promise<{ response: Response; uncertain: boolean }> {
   const keyed = new Headers(init.headers).has('x-idempotency-key');
-  const waitUntil = Date.now() + IN_PROGRESS_WAIT_MS;
+  // From the first "still running" answer: an attempt that timed out may well be the one running.
+  let waitUntil: number | undefined;
   let unanswered = 0;
   for (;;) {
     const uncertain = unanswered > 0;
     try {
       // The signal covers reading the body too: an answer cut after its headers is no answer.
       const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-      if (response.status !== 409 || !keyed || Date.now() > waitUntil) return { response, uncertain };
+      if (response.status !== 409 || !keyed) return { response, uncertain };
       const body = (await response
         .clone()
         .json()
         .catch(() => null)) as { error?: { code?: string } } | null;
       if (body?.error?.code !== 'IDEMPOTENCY_KEY_IN_PROGRESS') return { response, uncertain };
+      waitUntil ??= Date.now() + IN_PROGRESS_WAIT_MS;
+      if (Date.now() > waitUntil) return { response, uncertain };
       await response.body?.cancel();
       output.stderr('An earlier attempt with this idempotency key is still running; waiting for its answer.\n');
     } catch (error) {
@@ -373,8 +379,11 @@ export async function runAdminCli(
     if (key !== undefined) mayHaveBeenDone();
     return 1;
   }
-  const payload = (await response.json().catch(() => null)) as
-    { success: true; data: unknown } | { success: false; error: { code: string; message: string } } | null;
+  let bodyError: unknown;
+  const payload = (await response.json().catch((error: unknown) => {
+    bodyError = error;
+    return null;
+  })) as { success: true; data: unknown } | { success: false; error: { code: string; message: string } } | null;
   if (response.headers.get('idempotent-replayed') === 'true') {
     output.stderr(
       'Replayed: the answer of an earlier attempt with this idempotency key; nothing was done again ' +
@@ -383,7 +392,14 @@ export async function runAdminCli(
   }
   if (!payload || !payload.success) {
     const error =
-      payload && !payload.success ? payload.error : { code: `HTTP_${response.status}`, message: 'unexpected answer' };
+      payload && !payload.success
+        ? payload.error
+        : {
+            code: `HTTP_${response.status}`,
+            message: isTimeout(bodyError)
+              ? `the answer did not arrive in full within ${timeoutMs / 1000} s (ADMIN_TIMEOUT_MS)`
+              : 'unexpected answer',
+          };
     output.stderr(json ? `${JSON.stringify({ error })}\n` : `Error ${error.code}: ${error.message}\n`);
     // An attempt without an answer, one still running, a server failure (a commit whose
     // acknowledgement was lost) or an answer whose body never came may yet have done it.

@@ -530,14 +530,46 @@ describe('operator API idempotency', () => {
       hung.closeAllConnections();
       await new Promise((resolve) => hung.close(resolve));
     }
-    assert.deepEqual(keys, ['hung-1', 'hung-1', 'hung-1']);
+    // Each attempt that reached the server carried the same key (on a loaded machine an attempt
+    // can time out before the server has read it).
+    assert.ok(keys.length >= 1 && keys.length <= 3, `${keys.length} attempts reached the server`);
+    assert.ok(
+      keys.every((key) => key === 'hung-1'),
+      String(keys),
+    );
     assert.equal(stderr.match(/No answer \(none within 0\.15 s\); sending it again/g)?.length, 2, stderr);
     assert.match(stderr, /The API at http:\/\/127\.0\.0\.1:\d+ did not answer within 0\.15 s \(ADMIN_TIMEOUT_MS\)/);
     assert.match(stderr, /run the same command with --idempotency-key hung-1 to find out without doing it twice/);
   });
 
+  test('an answer whose body stops coming counts as no answer: the CLI says so and prints its key', async () => {
+    // A server that sends the status and headers of a success, then nothing more.
+    const cut = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"success":true,"data":');
+    });
+    await new Promise<void>((resolve) => cut.listen(0, '127.0.0.1', resolve));
+    const { port } = cut.address() as AddressInfo;
+    let stdout = '';
+    let stderr = '';
+    try {
+      const code = await runAdminCli(
+        ['wallet', 'credit', '--phone', '+22220000001', '--amount', '1', '--env', 'test', '--idempotency-key', 'cut-1'],
+        { ADMIN_URL: `http://127.0.0.1:${port}`, ADMIN_TOKEN, ADMIN_TIMEOUT_MS: '150' },
+        { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) },
+      );
+      assert.equal(code, 1);
+    } finally {
+      cut.closeAllConnections();
+      await new Promise((resolve) => cut.close(resolve));
+    }
+    assert.equal(stdout, '');
+    assert.match(stderr, /Error HTTP_200: the answer did not arrive in full within 0\.15 s \(ADMIN_TIMEOUT_MS\)/);
+    assert.match(stderr, /run the same command with --idempotency-key cut-1 to find out without doing it twice/);
+  });
+
   test('an ADMIN_TIMEOUT_MS that is not a whole number of milliseconds is a usage error', async () => {
-    for (const setting of ['0', '-5', '1.5', 'soon']) {
+    for (const setting of ['0', '-5', '1.5', 'soon', '2147483648']) {
       let stderr = '';
       const code = await runAdminCli(
         ['ledger', 'check'],

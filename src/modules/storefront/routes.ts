@@ -160,21 +160,13 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return payload;
   });
 
-  // A caller that read the shop already gives its name (`from`); else it is read with `from`.
-  /** A changed order brings its shop's name; one read as it is is named here. */
-  const customerView = async (
-    request: FastifyRequest,
-    order: orders.OrderRow | orders.ChangedOrder,
-    shopName?: string,
-  ) => ({
-    ...customerOrderView(
-      order,
-      shopName ??
-        ('shop_name' in order ? order.shop_name : (await orders.shopNames(db, [order.shop_id])).get(order.shop_id)) ??
-        '',
-    ),
+  /** The customer's view of an order, with its shop's name (a changed order brings its own). */
+  const customerView = (request: FastifyRequest, order: orders.OrderRow, shopName: string) => ({
+    ...customerOrderView(order, shopName),
     orderUrl: orders.customerUrl(order, payBaseUrl(request)),
   });
+  const changedCustomerView = (request: FastifyRequest, order: orders.ChangedOrder) =>
+    customerView(request, order, order.shop_name);
 
   app.get(
     '/storefront/shops/:shopId',
@@ -290,7 +282,8 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       await byIp(request, reply);
       const order = await orders.getOrder(db, { customerRef: request.params.orderRef });
-      return { success: true as const, data: await customerView(request, order) };
+      const shopName = (await orders.shopNames(db, [order.shop_id])).get(order.shop_id) ?? '';
+      return { success: true as const, data: customerView(request, order, shopName) };
     },
   );
 
@@ -313,7 +306,7 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       await byIp(request, reply);
       return respondInTransaction(request, reply, 200, async (trx) =>
-        customerView(
+        changedCustomerView(
           request,
           await orders.transitionOrder(
             trx,
@@ -354,7 +347,7 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // Accepting may charge the wallet more: it takes the PIN, as paying does.
       await authenticateWallet(db, found.environment, found.customer_phone, request.body.pin);
       return respondInTransaction(request, reply, 200, async (trx) =>
-        customerView(
+        changedCustomerView(
           request,
           await orders.acceptModification(
             trx,
@@ -380,7 +373,7 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       await byIp(request, reply);
       return respondInTransaction(request, reply, 200, async (trx) =>
-        customerView(request, await orders.declineModification(trx, { customerRef: request.params.orderRef })),
+        changedCustomerView(request, await orders.declineModification(trx, { customerRef: request.params.orderRef })),
       );
     },
   );
