@@ -10,9 +10,9 @@ import pg from 'pg';
 import { newId, randomBase62 } from '../src/lib/ids.js';
 import { recordEvents, type EventRecord } from '../src/modules/events/outbox.js';
 import { ADMIN_TOKEN, createBusiness, keyOf } from './intents.js';
-import { printThroughput } from './report.js';
+import { printThroughput, type Throughput } from './report.js';
 import { createScratchDatabase } from './support/database.js';
-import { runLoad, type LoadResult } from './support/load.js';
+import { runLoad } from './support/load.js';
 import { startProcess, startServer, type ServerProcess } from './support/processes.js';
 import { startReceiver } from './support/receiver.js';
 
@@ -131,7 +131,7 @@ export async function clusterSuite(): Promise<void> {
       const started = Date.now();
       await receiver.waitFor(before + DELIVERIES);
       const seconds = (Date.now() - started) / 1000;
-      const deliveries: LoadResult = {
+      const deliveries: Throughput = {
         requests: DELIVERIES,
         sent: DELIVERIES,
         errors: 0,

@@ -7,6 +7,7 @@ import { printCpuPerRequest, printLatencies, printThroughput } from './report.js
 import { createScratchDatabase } from './support/database.js';
 import { runLoad, timeSamples, type LoadRequest } from './support/load.js';
 import { startServer, withCpuPerRequest } from './support/processes.js';
+import { inRounds, roundCount, roundDurationMs, roundRatios } from './support/rounds.js';
 
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const CODE_SPACE = 1_000_000;
@@ -46,6 +47,8 @@ export async function intentsSuite(): Promise<void> {
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
   const durationMs = Number(process.env.BENCH_DURATION_MS ?? 8000);
   const warmupMs = 2000;
+  const rounds = roundCount();
+  const roundMs = roundDurationMs();
   const scratch = await createScratchDatabase();
   const client = new pg.Client({ connectionString: scratch.url });
   await client.connect();
@@ -71,7 +74,8 @@ export async function intentsSuite(): Promise<void> {
   );
   console.log(
     `PostgreSQL scratch database; app and baseline each in their own process; ${concurrency} clients, ` +
-      `${warmupMs / 1000} s warm-up then ${durationMs / 1000} s per figure; LOG_LEVEL=warn for the app (the baseline has no logger)`,
+      `${warmupMs / 1000} s warm-up then ${durationMs / 1000} s per figure; create and get in ${rounds} rounds of ` +
+      `${roundMs / 1000} s each side, in turn; LOG_LEVEL=warn for the app (the baseline has no logger)`,
   );
 
   try {
@@ -80,19 +84,27 @@ export async function intentsSuite(): Promise<void> {
     const body = JSON.stringify({ amount: 12_500, label: 'Bench order', metadata: { orderId: '42' } });
     const load = (url: string, status: number, next: (c: number, n: number) => LoadRequest, clients = concurrency) =>
       runLoad(url, { concurrency: clients, durationMs, warmupMs, expectStatus: status }, next);
-    const run = randomBase62(6);
+    const round = (url: string, status: number, next: (c: number, n: number) => LoadRequest) =>
+      runLoad(url, { concurrency, durationMs: roundMs, warmupMs, expectStatus: status }, next);
 
-    const baseCreate = await withCpuPerRequest([baseline.pid], () =>
-      load(baseline.url, 201, () => ({ method: 'POST', path: '/bare/intents', body })),
-    );
-    const ourCreate = await withCpuPerRequest([api.pid], () =>
-      load(api.url, 201, (_c, n) => ({
-        method: 'POST',
-        path: '/api/v1/dev/intents',
-        headers: { authorization: live, 'x-idempotency-key': `bench-${run}-${n}` },
-        body,
-      })),
-    );
+    const create = await inRounds(rounds, {
+      baseline: () =>
+        withCpuPerRequest([baseline.pid], () =>
+          round(baseline.url, 201, () => ({ method: 'POST', path: '/bare/intents', body })),
+        ),
+      ours: () => {
+        // Each round's requests number from 0 again: a key of its own keeps them creates, not replays.
+        const batch = randomBase62(6);
+        return withCpuPerRequest([api.pid], () =>
+          round(api.url, 201, (_c, n) => ({
+            method: 'POST',
+            path: '/api/v1/dev/intents',
+            headers: { authorization: live, 'x-idempotency-key': `bench-${batch}-${n}` },
+            body,
+          })),
+        );
+      },
+    });
 
     const { rows } = await client.query<{ reference_number: string }>(
       `SELECT reference_number FROM payment_intents WHERE business_id = $1 AND payment_code IS NOT NULL LIMIT 5000`,
@@ -100,16 +112,20 @@ export async function intentsSuite(): Promise<void> {
     );
     const refs = rows.map((row) => row.reference_number);
     const pick = () => refs[randomInt(refs.length)]!;
-    const baseGet = await withCpuPerRequest([baseline.pid], () =>
-      load(baseline.url, 200, () => ({ method: 'GET', path: `/bare/intents/${pick()}` })),
-    );
-    const ourGet = await withCpuPerRequest([api.pid], () =>
-      load(api.url, 200, () => ({
-        method: 'GET',
-        path: `/api/v1/dev/intents/${pick()}`,
-        headers: { authorization: livePublishable },
-      })),
-    );
+    const get = await inRounds(rounds, {
+      baseline: () =>
+        withCpuPerRequest([baseline.pid], () =>
+          round(baseline.url, 200, () => ({ method: 'GET', path: `/bare/intents/${pick()}` })),
+        ),
+      ours: () =>
+        withCpuPerRequest([api.pid], () =>
+          round(api.url, 200, () => ({
+            method: 'GET',
+            path: `/api/v1/dev/intents/${pick()}`,
+            headers: { authorization: livePublishable },
+          })),
+        ),
+    });
     const baseList = await load(baseline.url, 200, () => ({
       method: 'GET',
       path: `/bare/intents?business=${business.id}`,
@@ -125,15 +141,27 @@ export async function intentsSuite(): Promise<void> {
     printThroughput(`Throughput, ${concurrency} concurrent clients (baseline: bare Fastify + pg, same database)`, [
       // Issue 18's targets on PostgreSQL: the create was one statement, 1.1-1.4x, before it became
       // an ordinary handler in a transaction; the get was 0.74-0.87x.
-      { name: 'create (3-insert tx)', ours: ourCreate.result, baseline: baseCreate.result, target: 1.2 },
-      { name: 'get by reference', ours: ourGet.result, baseline: baseGet.result, target: 1.0 },
+      {
+        name: 'create (3-insert tx)',
+        ours: create.ours.result,
+        baseline: create.baseline.result,
+        ratios: roundRatios(create.ours, create.baseline),
+        target: 1.2,
+      },
+      {
+        name: 'get by reference',
+        ours: get.ours.result,
+        baseline: get.baseline.result,
+        ratios: roundRatios(get.ours, get.baseline),
+        target: 1.0,
+      },
       { name: `list, page 1 (${owned} intents)`, ours: ourList, baseline: baseList },
     ]);
     printCpuPerRequest('CPU per request', [
-      { name: 'create', cpu: ourCreate.cpu },
-      { name: 'create, baseline', cpu: baseCreate.cpu },
-      { name: 'get by reference', cpu: ourGet.cpu },
-      { name: 'get, baseline', cpu: baseGet.cpu },
+      { name: 'create', cpu: create.ours.cpu! },
+      { name: 'create, baseline', cpu: create.baseline.cpu! },
+      { name: 'get by reference', cpu: get.ours.cpu! },
+      { name: 'get, baseline', cpu: get.baseline.cpu! },
     ]);
 
     // Code allocation: the allocation query alone, with the code space partly taken, beside a

@@ -3,7 +3,7 @@
  * PostgreSQL, beside a bare Fastify route doing the same double-entry transfer the plain way; then
  * the same load over two API processes, and the bare route over two processes (what a second
  * process can add on this machine at all); the CPU each side spends per payment; and the API
- * process's memory under that load.
+ * process's memory under that load. Each load runs in rounds, in turn with the others (rounds.ts).
  */
 import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -21,6 +21,7 @@ import {
   withCpuPerRequest,
   type ServerProcess,
 } from './support/processes.js';
+import { inRounds, roundCount, roundDurationMs, roundRatios } from './support/rounds.js';
 
 const MERCHANTS = 20;
 const WALLETS = 200;
@@ -44,8 +45,9 @@ function rssMb(pid: number): number {
 
 export async function paySuite(): Promise<void> {
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
-  const durationMs = Number(process.env.BENCH_DURATION_MS ?? 8000);
   const warmupMs = 2000;
+  const rounds = roundCount();
+  const durationMs = roundDurationMs();
   const scratch = await createScratchDatabase();
   const client = new pg.Client({ connectionString: scratch.url });
   await client.connect();
@@ -105,7 +107,8 @@ export async function paySuite(): Promise<void> {
       return rows.rows.map((row) => ({ reference: row.reference_number, merchant: row.m }));
     }
 
-    const pool = Number(process.env.BENCH_PAY_INTENTS ?? 60_000);
+    // Fresh intents for every run: enough for 3,000 payments/s through the warm-up and the round.
+    const pool = Number(process.env.BENCH_PAY_INTENTS ?? Math.max(20_000, Math.ceil((warmupMs + durationMs) * 3)));
     const pay = async (urls: string[]): Promise<LoadResult> => {
       const intents = await intentsFor(pool);
       const run = randomBase62(6);
@@ -128,24 +131,57 @@ export async function paySuite(): Promise<void> {
     };
 
     console.log(
-      `PostgreSQL scratch database; ${MERCHANTS} merchants, ${WALLETS} wallets; ${concurrency} clients, ` +
-        `${warmupMs / 1000} s warm-up then ${durationMs / 1000} s per figure; app, baseline and load share 2 cores`,
+      `PostgreSQL scratch database; ${MERCHANTS} merchants, ${WALLETS} wallets; ${concurrency} clients; ` +
+        `${rounds} rounds, each load in turn, of ${warmupMs / 1000} s warm-up then ${durationMs / 1000} s; ` +
+        `app, baseline and load share 2 cores`,
     );
     const idleMb = rssMb(api.pid);
-    const baseOne = await withCpuPerRequest([baseline.pid], () => bare([baseline.url]));
-    resetPeakMemory(api.pid);
-    const ours = await withCpuPerRequest([api.pid], () => pay([api.url]));
-    const peakMb = peakMemoryMb(api.pid);
     second = await startServer('src/server.ts', ['--api'], apiEnv(scratch.url), '/ready');
-    const oursTwo = await withCpuPerRequest([api.pid, second.pid], () => pay([api.url, second!.url]));
     secondBaseline = await startServer('bench/baseline-server.ts', [], { DATABASE_URL: scratch.url }, '/ready');
-    const baseTwo = await withCpuPerRequest([baseline.pid, secondBaseline.pid], () =>
-      bare([baseline.url, secondBaseline!.url]),
-    );
+    const both = { api: [api, second], baseline: [baseline, secondBaseline] };
+    // The peak of each round: how high the heap lets RSS climb before a major GC varies from one to the next.
+    const peaksMb: number[] = [];
+    const measured = await inRounds(rounds, {
+      baseOne: () => withCpuPerRequest([baseline.pid], () => bare([baseline.url])),
+      ours: async () => {
+        resetPeakMemory(api.pid);
+        const run = await withCpuPerRequest([api.pid], () => pay([api.url]));
+        peaksMb.push(peakMemoryMb(api.pid));
+        return run;
+      },
+      oursTwo: () =>
+        withCpuPerRequest(
+          both.api.map((server) => server.pid),
+          () => pay(both.api.map((server) => server.url)),
+        ),
+      baseTwo: () =>
+        withCpuPerRequest(
+          both.baseline.map((server) => server.pid),
+          () => bare(both.baseline.map((server) => server.url)),
+        ),
+    });
+    const { baseOne, ours, oursTwo, baseTwo } = measured;
     printThroughput('Sandbox payments (simulate), baseline: bare Fastify + pg double-entry transfer', [
-      { name: 'pay, 1 API process', ours: ours.result, baseline: baseOne.result, target: 0.8 },
-      { name: 'pay, 2 API processes', ours: oursTwo.result, baseline: ours.result, target: 1.6 },
-      { name: 'bare, 2 processes', ours: baseTwo.result, baseline: baseOne.result },
+      {
+        name: 'pay, 1 API process',
+        ours: ours.result,
+        baseline: baseOne.result,
+        ratios: roundRatios(ours, baseOne),
+        target: 0.8,
+      },
+      {
+        name: 'pay, 2 API processes',
+        ours: oursTwo.result,
+        baseline: ours.result,
+        ratios: roundRatios(oursTwo, ours),
+        target: 1.6,
+      },
+      {
+        name: 'bare, 2 processes',
+        ours: baseTwo.result,
+        baseline: baseOne.result,
+        ratios: roundRatios(baseTwo, baseOne),
+      },
     ]);
     console.log(
       `  (the last two lines' baseline is the same setup with 1 process: what a second process adds on this ` +
@@ -153,13 +189,14 @@ export async function paySuite(): Promise<void> {
         `${ours.result.perSecond >= 1000 ? 'met' : 'NOT MET'})`,
     );
     printCpuPerRequest('CPU per payment', [
-      { name: 'pay, 1 API process', cpu: ours.cpu },
-      { name: 'bare, 1 process', cpu: baseOne.cpu },
-      { name: 'pay, 2 API processes', cpu: oursTwo.cpu },
-      { name: 'bare, 2 processes', cpu: baseTwo.cpu },
+      { name: 'pay, 1 API process', cpu: ours.cpu! },
+      { name: 'bare, 1 process', cpu: baseOne.cpu! },
+      { name: 'pay, 2 API processes', cpu: oursTwo.cpu! },
+      { name: 'bare, 2 processes', cpu: baseTwo.cpu! },
     ]);
     console.log(
-      `\nAPI process memory: ${idleMb.toFixed(0)} MB after start, ${peakMb.toFixed(0)} MB peak under the pay load (target <= 200 MB)`,
+      `\nAPI process memory: ${idleMb.toFixed(0)} MB after start, ${Math.max(...peaksMb).toFixed(0)} MB peak under ` +
+        `the pay load (target <= 200 MB); the peak of each round: ${peaksMb.map((mb) => mb.toFixed(0)).join(', ')} MB`,
     );
     const folded = await client.query(`SELECT count(*)::int AS n FROM ledger_pending_movements`);
     console.log(`pending ledger movements left for the worker to fold: ${folded.rows[0].n}`);

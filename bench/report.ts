@@ -1,5 +1,6 @@
 import type { LoadResult } from './support/load.js';
 import type { CpuPerRequest } from './support/processes.js';
+import { median } from './support/rounds.js';
 
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
 
@@ -7,16 +8,22 @@ function row(cells: string[], widths: number[]): string {
   return cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
 }
 
-/** Throughput figures beside their same-run baseline, with the ratio and the target. */
+/** What a throughput line prints of a load (a drain timed by hand has no latencies to give). */
+export type Throughput = Omit<LoadResult, 'seconds' | 'latenciesMs'>;
+
+/**
+ * Throughput figures beside their same-run baseline, with the ratio and the target. A line run in
+ * rounds (rounds.ts) gives each round's ratio: its ratio is their median, and they are listed.
+ */
 export function printThroughput(
   title: string,
-  lines: { name: string; ours: LoadResult; baseline: LoadResult; target?: number }[],
+  lines: { name: string; ours: Throughput; baseline: Throughput; ratios?: number[]; target?: number }[],
 ): void {
   const widths = [26, 10, 9, 9, 12, 9, 9, 7, 14];
   console.log(`\n${title}`);
   console.log(row(['', 'req/s', 'p50 ms', 'p99 ms', 'base req/s', 'p50 ms', 'p99 ms', 'ratio', 'target'], widths));
   for (const line of lines) {
-    const ratio = line.ours.perSecond / line.baseline.perSecond;
+    const ratio = line.ratios ? median(line.ratios) : line.ours.perSecond / line.baseline.perSecond;
     const target = line.target === undefined ? '' : `>= ${line.target}x ${ratio >= line.target ? 'met' : 'NOT MET'}`;
     console.log(
       row(
@@ -34,6 +41,9 @@ export function printThroughput(
         widths,
       ),
     );
+    if (line.ratios && line.ratios.length > 1) {
+      console.log(`  ratio of each round: ${line.ratios.map((r) => `${fixed(r, 2)}x`).join(', ')} (median above)`);
+    }
     for (const [label, result] of [
       ['ours', line.ours],
       ['baseline', line.baseline],

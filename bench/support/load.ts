@@ -17,6 +17,9 @@ export interface LoadResult {
   p50Ms: number;
   p99Ms: number;
   firstError?: string;
+  /** Seconds measured (after the warm-up), and the latencies of the answers counted, sorted. */
+  seconds: number;
+  latenciesMs: number[];
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -104,6 +107,26 @@ export async function runLoad(
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
     ...(firstError ? { firstError } : {}),
+    seconds: elapsed,
+    latenciesMs: latencies,
+  };
+}
+
+/** Several runs of one load as one: their answers over their measured time, latencies pooled. */
+export function mergeLoads(results: LoadResult[]): LoadResult {
+  const latencies = results.flatMap((result) => result.latenciesMs).sort((a, b) => a - b);
+  const seconds = results.reduce((sum, result) => sum + result.seconds, 0);
+  const firstError = results.find((result) => result.firstError !== undefined)?.firstError;
+  return {
+    requests: latencies.length,
+    sent: results.reduce((sum, result) => sum + result.sent, 0),
+    errors: results.reduce((sum, result) => sum + result.errors, 0),
+    perSecond: latencies.length / seconds,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    ...(firstError ? { firstError } : {}),
+    seconds,
+    latenciesMs: latencies,
   };
 }
 
