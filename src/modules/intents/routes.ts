@@ -51,7 +51,7 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags, params: ReferenceParams, response: { 200: Envelope(Intent) } },
     },
     async (request) => {
-      const intent = await intents.getIntent(database, requireAuth(request.auth), request.params.referenceNumber);
+      const intent = await intents.getIntentView(database, requireAuth(request.auth), request.params.referenceNumber);
       return { success: true as const, data: intents.intentView(intent, payBaseUrl(request)) };
     },
   );

@@ -21,7 +21,7 @@ import {
   type Payer,
 } from './payment.js';
 import * as repo from './repo.js';
-import type { IntentRow, IntentWithRefunds } from './repo.js';
+import type { IntentRow, IntentViewRow, IntentWithRefunds } from './repo.js';
 import { assertTransition, isPayable, transitionRefusal } from './state.js';
 
 /** The business and environment a request acts for (from its API key). */
@@ -68,7 +68,7 @@ export function formatCode(paymentCode: number): string {
   return String(paymentCode).padStart(6, '0');
 }
 
-export function intentView(intent: IntentWithRefunds, payBase: string): IntentView {
+export function intentView(intent: IntentViewRow, payBase: string): IntentView {
   const code = intent.payment_code === null ? null : formatCode(intent.payment_code);
   return {
     referenceNumber: intent.reference_number,
@@ -226,7 +226,7 @@ export async function createIntent(
 }
 
 /** api.md 5 rule 4 and 4.1: another business's intent does not exist; the other environment's is a mismatch. */
-function visibleTo<T extends IntentRow>(intent: T | undefined, caller: Caller): T {
+function visibleTo<T extends Pick<IntentRow, 'business_id' | 'environment'>>(intent: T | undefined, caller: Caller): T {
   if (!intent || intent.business_id !== caller.businessId) throw new ApiError('INTENT_NOT_FOUND');
   if (intent.environment !== caller.environment) throw new ApiError('SANDBOX_MISMATCH');
   return intent;
@@ -234,6 +234,11 @@ function visibleTo<T extends IntentRow>(intent: T | undefined, caller: Caller): 
 
 export async function getIntent(database: Database, caller: Caller, referenceNumber: string) {
   return visibleTo(await repo.findIntentWithRefunds(database, referenceNumber), caller);
+}
+
+/** `getIntent` with only what the API's view shows. */
+export async function getIntentView(database: Database, caller: Caller, referenceNumber: string) {
+  return visibleTo(await repo.findIntentView(database, referenceNumber), caller);
 }
 
 export async function listIntents(
