@@ -50,6 +50,7 @@ export async function embeddedSuite(): Promise<void> {
     const create = await inRounds(rounds, {
       baseline: async () => ({
         result: await load(baseline.url, 201, () => ({ method: 'POST', path: '/bare/intents', body })),
+        cpu: undefined,
       }),
       ours: async () => {
         // Each round's requests number from 0 again: a key of its own keeps them creates, not replays.
@@ -61,6 +62,7 @@ export async function embeddedSuite(): Promise<void> {
             headers: { authorization: live, 'x-idempotency-key': `bench-${batch}-${n}` },
             body,
           })),
+          cpu: undefined,
         };
       },
     });
@@ -75,6 +77,7 @@ export async function embeddedSuite(): Promise<void> {
           method: 'GET',
           path: `/bare/intents/${bare[randomInt(bare.length)]}`,
         })),
+        cpu: undefined,
       }),
       ours: async () => ({
         result: await load(api.url, 200, () => ({
@@ -82,6 +85,7 @@ export async function embeddedSuite(): Promise<void> {
           path: `/api/v1/dev/intents/${ours[randomInt(ours.length)]}`,
           headers: { authorization: live },
         })),
+        cpu: undefined,
       }),
     });
     const peakMb = peakMemoryMb(api.pid);

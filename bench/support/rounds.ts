@@ -1,17 +1,16 @@
 import { mergeLoads, type LoadResult } from './load.js';
 import type { CpuPerRequest } from './processes.js';
 
-/** One run of a load, with the CPU each side spent on it when that was measured. */
-export interface Measured {
+/** One run of a load, with the CPU each side spent on it (`undefined` where that is not measured). */
+export interface Measured<Cpu extends CpuPerRequest | undefined> {
   result: LoadResult;
-  cpu?: CpuPerRequest;
+  cpu: Cpu;
 }
 
-/** A load's rounds, and all of them as one. */
-export interface InRounds {
+/** A load's rounds, and all of them as one (CPU per request sent over all rounds). */
+export interface InRounds<Cpu extends CpuPerRequest | undefined> {
   result: LoadResult;
-  /** Per request sent, over all rounds; absent when no round measured it. */
-  cpu?: CpuPerRequest;
+  cpu: Cpu;
   rounds: LoadResult[];
 }
 
@@ -30,40 +29,45 @@ export function roundDurationMs(): number {
 }
 
 /**
- * Runs each load `rounds` times, in turn (a, b, c, a, b, c...). On a machine whose speed drifts
- * by up to 2x from one minute to the next, one long run of each side compares the app on one
- * machine with its baseline on another; rounds side by side compare like with like, and the
- * ratio of each round says how much the comparison itself moves.
+ * Runs each load `rounds` times, in turn, the order reversed every other round (a b c, c b a,
+ * a b c...). On a machine whose speed drifts by up to 2x from one minute to the next, one long
+ * run of each side compares the app on one machine with its baseline on another; rounds side by
+ * side compare like with like, the reversal keeps a drift (or the tables growing) within a round
+ * from always landing on the same side, and the ratio of each round says how much the comparison
+ * itself moves.
  */
-export async function inRounds<K extends string>(
+export async function inRounds<K extends string, Cpu extends CpuPerRequest | undefined>(
   rounds: number,
-  loads: Record<K, () => Promise<Measured>>,
-): Promise<Record<K, InRounds>> {
+  loads: Record<K, () => Promise<Measured<Cpu>>>,
+): Promise<Record<K, InRounds<Cpu>>> {
   const names = Object.keys(loads) as K[];
-  const runs = new Map<K, Measured[]>(names.map((name) => [name, []]));
+  const runs = new Map<K, Measured<Cpu>[]>(names.map((name) => [name, []]));
   for (let round = 0; round < rounds; round++) {
-    for (const name of names) runs.get(name)!.push(await loads[name]());
+    for (const name of round % 2 === 0 ? names : [...names].reverse()) runs.get(name)!.push(await loads[name]());
   }
-  const combined = {} as Record<K, InRounds>;
+  const combined = {} as Record<K, InRounds<Cpu>>;
   for (const name of names) {
     const measured = runs.get(name)!;
     const results = measured.map((run) => run.result);
-    const cpu = measured.every((run) => run.cpu !== undefined) ? weighted(measured) : undefined;
-    combined[name] = { result: mergeLoads(results), rounds: results, ...(cpu ? { cpu } : {}) };
+    combined[name] = { result: mergeLoads(results), rounds: results, cpu: perRequestSent(measured) };
   }
   return combined;
 }
 
 /** CPU per request over several runs: each run weighs by the requests it sent. */
-function weighted(runs: Measured[]): CpuPerRequest {
+function perRequestSent<Cpu extends CpuPerRequest | undefined>(runs: Measured<Cpu>[]): Cpu {
+  if (runs.some((run) => run.cpu === undefined)) return undefined as Cpu;
   const sent = runs.reduce((sum, run) => sum + run.result.sent, 0) || 1;
-  const total = (side: keyof CpuPerRequest) =>
+  const mean = (side: keyof CpuPerRequest) =>
     runs.reduce((sum, run) => sum + run.cpu![side] * run.result.sent, 0) / sent;
-  return { server: total('server'), postgres: total('postgres'), load: total('load') };
+  return { server: mean('server'), postgres: mean('postgres'), load: mean('load') } as Cpu;
 }
 
 /** The throughput ratio of each round, ours over the baseline run beside it. */
-export function roundRatios(ours: InRounds, baseline: InRounds): number[] {
+export function roundRatios(
+  ours: InRounds<CpuPerRequest | undefined>,
+  baseline: InRounds<CpuPerRequest | undefined>,
+): number[] {
   return ours.rounds.map((run, i) => run.perSecond / baseline.rounds[i]!.perSecond);
 }
 
