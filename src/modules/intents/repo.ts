@@ -149,8 +149,8 @@ const GET_BY_REFERENCE: PreparedStatement = {
 };
 
 /**
- * The API's GET reads only what its view shows: the ledger and fee columns it leaves out were a
- * third of the row, each one parsed by the driver and sent by the server on every read.
+ * The API's GET reads only what its view shows: the fee, payer and failure columns it leaves out
+ * are over a third of the row, each one parsed by the driver and sent by the server on every read.
  */
 const GET_VIEW_BY_REFERENCE: PreparedStatement = {
   name: 'intents_view_by_reference',
