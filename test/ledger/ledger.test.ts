@@ -79,6 +79,36 @@ describe('a ledger without hot rows', () => {
     assert.deepEqual((await checkLedger(t.runtime.db)).problems, []);
   });
 
+  test('a transfer naming an account that does not exist fails whole: nothing is posted', async () => {
+    const postings = async () =>
+      Number(
+        (
+          await t.runtime.db
+            .selectFrom('ledger_postings')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const [postingsBefore, pendingBefore] = [await postings(), await pendingRows()];
+    await assert.rejects(
+      t.runtime.db.transaction().execute((trx) =>
+        post(trx, {
+          environment: 'test',
+          kind: 'credit',
+          reference: 'to-nobody',
+          lines: [
+            { account: { kind: 'merchant', ownerId: 'biz_does_not_exist' }, amount: 1_000 },
+            { account: { kind: 'funding' }, amount: -1_000 },
+          ],
+        }),
+      ),
+      /account_id/,
+    );
+    assert.equal(await postings(), postingsBefore);
+    assert.equal(await pendingRows(), pendingBefore);
+    assert.deepEqual((await checkLedger(t.runtime.db)).problems, []);
+  });
+
   test('a refund may spend what is still pending, never more', async () => {
     const fresh = await t.createBusiness({ name: 'Pending only' });
     const intent = await createIntent(t, fresh.keys.secretTest, { amount: 5_000 });

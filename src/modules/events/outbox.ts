@@ -125,17 +125,19 @@ export async function recordEvents(executor: Executor, events: readonly EventRec
  * A change (an UPDATE or INSERT ... RETURNING) and the events it causes, in one statement: one
  * round trip where a change and then its events took two. The events are built by the caller
  * from what the change will make of rows it holds locked; the change's rows are the answer.
+ * `alongside`: more CTEs the same statement writes, such as the ledger transfer of a payment
+ * (`ledger.transfer`), so that the money, the change and its events go in one round trip.
  */
 export async function changeWithEvents<Row>(
   executor: Executor,
   change: Compilable<Row> & OperationNodeSource,
   events: readonly EventRecord[],
+  alongside?: RawBuilder<unknown>,
 ): Promise<Row[]> {
-  const result =
-    events.length === 0
-      ? await sql<Row>`${change}`.execute(executor)
-      : await sql<Row>`WITH changed AS (${change}), ${eventCtes(events)} SELECT * FROM changed`.execute(executor);
-  return result.rows;
+  if (events.length === 0 && !alongside) return (await sql<Row>`${change}`.execute(executor)).rows;
+  const ctes = [...(alongside ? [alongside] : []), sql`changed AS (${change})`];
+  if (events.length > 0) ctes.push(eventCtes(events));
+  return (await sql<Row>`WITH ${sql.join(ctes)} SELECT * FROM changed`.execute(executor)).rows;
 }
 
 /** Writes events without the subscription fan-out: the caller chooses who gets them. */

@@ -3,7 +3,7 @@ import type { Environment, PaymentFailure, WalletsTable } from '../../db/schema.
 import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { changeWithEvents, type EventRecord } from '../events/outbox.js';
-import { balanceIn, lockAccounts, post } from '../ledger/ledger.js';
+import { balanceIn, lockAccounts, post, transfer, type LedgerTransfer } from '../ledger/ledger.js';
 import { paymentCommission, type Commission, type FeePlan } from './commission.js';
 import { paymentEvent } from './events.js';
 import type { IntentRow, LockedIntent } from './repo.js';
@@ -162,8 +162,8 @@ export async function lockIntentAndPayer(
  * the ledger moves amount + payer fee from the wallet to the merchant, the platform revenue and
  * the tax accounts, the intent becomes PAID with its commission, its code is freed, and
  * `payment.confirmed` is written. Too little balance (or the reserved sandbox amount) makes the
- * attempt fail instead: FAILED and `payment.failed`. Two statements paid (the ledger transfer, the
- * change with its event), one failed.
+ * attempt fail instead: FAILED and `payment.failed`. One statement either way: paid, it writes the
+ * ledger transfer, the change and its event together.
  */
 export async function confirmPayment(
   trx: Executor,
@@ -176,7 +176,7 @@ export async function confirmPayment(
     return failPayment(trx, intent, { failure: 'SANDBOX_DECLINED', attemptedAmount: payment.amount, now });
   }
   const plan = feePlanOf(intent);
-  const charge = await chargeWallet(trx, {
+  const charge = walletCharge({
     environment: intent.environment,
     businessId: intent.business_id,
     reference: intent.reference_number,
@@ -207,48 +207,51 @@ export async function confirmPayment(
     last_failure: null,
     updated_at: now,
   };
-  const updated = await changeIntent(trx, intent, paid, (changed) => [
-    paymentEvent('payment.confirmed', changed, now, { commission }),
-  ]);
+  const updated = await changeIntent(
+    trx,
+    intent,
+    paid,
+    (changed) => [paymentEvent('payment.confirmed', changed, now, { commission })],
+    charge.transfer,
+  );
   return { outcome: 'paid', intent: updated, commission };
 }
 
 /**
- * The money of one payment, in one ledger statement: amount + payer fee out of the payer's locked
- * wallet, the amount less the provider fee to the merchant, the fees less their taxes to the
- * platform's revenue, the taxes to their accounts. Every channel that takes a customer's money
- * (intents and orders) pays through here. Too little in the wallet: nothing is posted.
+ * The money of one payment, as a ledger transfer for the statement that records what was paid:
+ * amount + payer fee out of the payer's locked wallet, the amount less the provider fee to the
+ * merchant, the fees less their taxes to the platform's revenue, the taxes to their accounts.
+ * Every channel that takes a customer's money (intents and orders) pays through here. Too little
+ * in the wallet: no transfer.
  */
-export async function chargeWallet(
-  trx: Executor,
-  charge: {
-    environment: Environment;
-    businessId: string;
-    reference: string;
-    payer: Payer;
-    amount: number;
-    plan: FeePlan;
-    now: Date;
-  },
-): Promise<{ commission: Commission; debit: number; ledgerTransactionId: string } | 'INSUFFICIENT_BALANCE'> {
+export function walletCharge(charge: {
+  environment: Environment;
+  businessId: string;
+  reference: string;
+  payer: Payer;
+  amount: number;
+  plan: FeePlan;
+  now: Date;
+}): { commission: Commission; transfer: LedgerTransfer } | 'INSUFFICIENT_BALANCE' {
   const commission = paymentCommission(charge.amount, charge.plan);
   const debit = charge.amount + commission.payer_ttc;
   if (charge.payer.available < debit) return 'INSUFFICIENT_BALANCE';
-  const ledgerTransactionId = await post(trx, {
-    environment: charge.environment,
-    kind: 'payment',
-    reference: charge.reference,
-    at: charge.now,
-    lines: [
-      { account: { kind: 'wallet', ownerId: charge.payer.wallet.id }, amount: -debit },
-      { account: { kind: 'merchant', ownerId: charge.businessId }, amount: charge.amount - commission.provider_ttc },
-      { account: { kind: 'revenue' }, amount: commission.total_revenue },
-      { account: { kind: 'tof' }, amount: commission.tof },
-      { account: { kind: 'tte' }, amount: commission.tte },
-    ],
-  });
-  charge.payer.available -= debit;
-  return { commission, debit, ledgerTransactionId };
+  return {
+    commission,
+    transfer: transfer({
+      environment: charge.environment,
+      kind: 'payment',
+      reference: charge.reference,
+      at: charge.now,
+      lines: [
+        { account: { kind: 'wallet', ownerId: charge.payer.wallet.id }, amount: -debit },
+        { account: { kind: 'merchant', ownerId: charge.businessId }, amount: charge.amount - commission.provider_ttc },
+        { account: { kind: 'revenue' }, amount: commission.total_revenue },
+        { account: { kind: 'tof' }, amount: commission.tof },
+        { account: { kind: 'tte' }, amount: commission.tte },
+      ],
+    }),
+  };
 }
 
 /**
@@ -344,10 +347,10 @@ export async function expireIntents(trx: Executor, intents: IntentRow[], now: Da
 }
 
 /**
- * One intent's change and its events, in one statement. The caller holds the intent's row locked,
- * so the row the change leaves is the one read plus the change: the events are built from it, and
- * it is the answer (no row to read back). A change of anything a trigger or default would rewrite
- * does not belong here.
+ * One intent's change and its events, in one statement, with the ledger transfer that pays it if
+ * any. The caller holds the intent's row locked, so the row the change leaves is the one read plus
+ * the change: the events are built from it, and it is the answer (no row to read back). A change
+ * of anything a trigger or default would rewrite does not belong here.
  */
 export async function changeIntent(
   trx: Executor,
@@ -355,12 +358,14 @@ export async function changeIntent(
   // Columns whose written value is the value read back (metadata is written as JSON text).
   change: Partial<Omit<IntentRow, 'id' | 'metadata'>>,
   events: (changed: IntentRow) => EventRecord[],
+  money?: LedgerTransfer,
 ): Promise<IntentRow> {
   const changed: IntentRow = { ...intent, ...change };
   const rows = await changeWithEvents(
     trx,
     trx.updateTable('payment_intents').set(change).where('id', '=', intent.id).returning('id'),
     events(changed),
+    money?.ctes,
   );
   if (rows.length !== 1) throw new Error(`intent ${intent.id} was not changed`);
   return changed;

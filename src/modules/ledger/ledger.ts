@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB, Environment, LedgerAccountKind } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
@@ -67,26 +67,35 @@ export function balanceIn(locked: Map<string, number>, account: AccountRef): num
   return locked.get(keyOf(account)) ?? 0;
 }
 
+export interface LedgerEntry {
+  environment: Environment;
+  kind: 'payment' | 'refund' | 'credit';
+  reference: string;
+  lines: PostingLine[];
+  at?: Date;
+}
+
+/** A ledger transaction as CTEs, to be written by a statement of the caller's (or by `post`). */
+export interface LedgerTransfer {
+  transactionId: string;
+  /** CTEs for the statement's WITH, all named `ledger_*`; undefined when no line moves money. */
+  ctes: RawBuilder<unknown> | undefined;
+}
+
 /**
- * One ledger transaction in one statement: immutable postings that sum to zero, the wallet
- * balances they move (a wallet below zero fails the database check, so everything rolls back),
- * and the pending movements of shared accounts.
+ * One ledger transaction as the CTEs of one statement: immutable postings that sum to zero, the
+ * wallet balances they move (a wallet below zero fails the database check, so everything rolls
+ * back), and the pending movements of shared accounts. A payment writes them in the statement
+ * that changes what was paid, saving a round trip; `post` writes them on their own. A line whose
+ * account does not exist leaves its posting without an account id, which the NOT NULL column
+ * refuses: the statement fails rather than post an unbalanced transaction.
  */
-export async function post(
-  trx: Executor,
-  entry: {
-    environment: Environment;
-    kind: 'payment' | 'refund' | 'credit';
-    reference: string;
-    lines: PostingLine[];
-    at?: Date;
-  },
-): Promise<string> {
+export function transfer(entry: LedgerEntry): LedgerTransfer {
   const lines = entry.lines.filter((line) => line.amount !== 0);
   const sum = lines.reduce((total, line) => total + line.amount, 0);
   if (sum !== 0) throw new Error(`unbalanced ledger transaction ${entry.reference}: sums to ${sum}`);
   const transactionId = newId('ltx');
-  if (lines.length === 0) return transactionId;
+  if (lines.length === 0) return { transactionId, ctes: undefined };
   // A VALUES list, not unnest() of arrays: the planner then knows how many lines there are in the
   // prepared statement's generic plan too. With arrays it guessed 10, found the generic plan
   // dearer than a custom one, and planned the statement again on every call.
@@ -94,36 +103,44 @@ export async function post(
     (line, index) =>
       sql`(${line.account.kind}::text, ${line.account.ownerId ?? ''}::text, ${line.amount}::bigint, ${index}::int)`,
   );
-  const result = await sql<{ resolved: number }>`
-    WITH lines AS (
+  const ctes = sql`
+    ledger_lines AS (
       SELECT a.id AS account_id, l.kind, l.amount, l.line
       FROM (VALUES ${sql.join(values)}) AS l(kind, owner_id, amount, line)
       -- One unique-index lookup per line. As a plain join, the prepared statement's generic plan
       -- hashed every account of the environment (every wallet) to match a handful of lines.
-      CROSS JOIN LATERAL (
+      LEFT JOIN LATERAL (
         SELECT id FROM ledger_accounts
         WHERE environment = ${entry.environment} AND kind = l.kind AND owner_id = l.owner_id
         LIMIT 1
-      ) a
+      ) a ON true
     ),
-    postings AS (
+    ledger_posted AS (
       -- In the transfer's own order, whatever order the join's plan yields them in.
       INSERT INTO ledger_postings (transaction_id, account_id, amount, kind, reference, created_at)
       SELECT ${transactionId}, account_id, amount, ${entry.kind}, ${entry.reference}, ${entry.at ?? new Date()}::timestamptz
-      FROM lines ORDER BY line
+      FROM ledger_lines ORDER BY line
     ),
-    wallets AS (
-      UPDATE ledger_accounts a SET balance = a.balance + lines.amount
-      FROM lines WHERE a.id = lines.account_id AND lines.kind = 'wallet'
+    ledger_wallets AS (
+      UPDATE ledger_accounts a SET balance = a.balance + ledger_lines.amount
+      FROM ledger_lines WHERE a.id = ledger_lines.account_id AND ledger_lines.kind = 'wallet'
     ),
-    pending AS (
+    ledger_pending AS (
       INSERT INTO ledger_pending_movements (account_id, amount)
-      SELECT account_id, amount FROM lines WHERE kind <> 'wallet'
-    )
-    SELECT count(*)::int AS resolved FROM lines`.execute(trx);
-  if (result.rows[0]?.resolved !== lines.length) {
-    throw new Error(`ledger transaction ${entry.reference} names an account that does not exist`);
-  }
+      SELECT account_id, amount FROM ledger_lines WHERE kind <> 'wallet'
+    )`;
+  return { transactionId, ctes };
+}
+
+/** A ledger transaction in a statement of its own. */
+export function post(trx: Executor, entry: LedgerEntry): Promise<string> {
+  return postTransfer(trx, transfer(entry));
+}
+
+/** A transfer (`transfer`) in a statement of its own. */
+export async function postTransfer(trx: Executor, { transactionId, ctes }: LedgerTransfer): Promise<string> {
+  // Data-modifying CTEs run whether or not the statement reads them.
+  if (ctes) await sql`WITH ${ctes} SELECT 1`.execute(trx);
   return transactionId;
 }
 

@@ -16,8 +16,9 @@ import type { Executor } from '../../db/transaction.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
 import { changeWithEvents, recordEvents, type EventRecord } from '../events/outbox.js';
 import { storeEvent } from '../events/store-events.js';
+import { postTransfer } from '../ledger/ledger.js';
 import { returnedCommission, type FeePlan } from '../intents/commission.js';
-import { chargeWallet, feePlanFromColumns, lockPayer, refundToWallet, type Payer } from '../intents/payment.js';
+import { walletCharge, feePlanFromColumns, lockPayer, refundToWallet, type Payer } from '../intents/payment.js';
 import { sandboxPayer } from '../intents/service.js';
 import { lockedUntil } from '../wallets/service.js';
 import { findProducts, resolveProduct, stockChangeOf, writeStock } from '../products/service.js';
@@ -307,7 +308,7 @@ export async function placeOrder(
   const now = new Date();
   const referenceNumber = `OR-${randomDigits(16)}`;
   const plan = shop.feePlan;
-  const charge = await chargeWallet(trx, {
+  const charge = walletCharge({
     environment: shop.environment,
     businessId: shop.businessId,
     reference: referenceNumber,
@@ -329,7 +330,7 @@ export async function placeOrder(
     method: 'WALLET',
     payerPhone: payer.wallet.phone,
     paidAt: now.toISOString(),
-    ledgerTransactionId: charge.ledgerTransactionId,
+    ledgerTransactionId: charge.transfer.transactionId,
     adjustments: [],
   };
   const fees: OrderFees = {
@@ -353,7 +354,7 @@ export async function placeOrder(
     customer_phone: payer.wallet.phone,
     created_at: now,
   };
-  // The order, its `order.new` and the stock events, in one statement.
+  // The order, its payment's ledger transfer, its `order.new` and the stock events, in one statement.
   const [order] = await changeWithEvents(
     trx,
     trx
@@ -372,6 +373,7 @@ export async function placeOrder(
       })
       .returningAll(),
     [...stockEvents, orderEvent('order.new', row, orderNewData({ ...row, items }, shop.name), now)],
+    charge.transfer.ctes,
   );
   if (!order) throw new Error(`order ${referenceNumber} was not inserted`);
   return order;
@@ -679,7 +681,7 @@ export async function acceptModification(
     if (difference > 0) {
       const payer = await lockPayer(trx, order.environment, order.customer_phone);
       if (!payer || payer.wallet.id !== order.payer_wallet_id) throw new ApiError('WALLET_NOT_FOUND');
-      const charge = await chargeWallet(trx, {
+      const charge = walletCharge({
         environment: order.environment,
         businessId: order.business_id,
         reference: id,
@@ -694,7 +696,7 @@ export async function acceptModification(
           `The wallet balance cannot cover the difference (${difference} centimes). The order is unchanged.`,
         );
       }
-      ledgerTransactionId = charge.ledgerTransactionId;
+      ledgerTransactionId = await postTransfer(trx, charge.transfer);
       nextFees = {
         ...fees,
         charged: fees.charged + difference,
