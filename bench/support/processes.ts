@@ -20,13 +20,19 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+/** The Node flags `npm start` gives the server (package.json), so the benchmarks run it the same way. */
+function startFlags(): string[] {
+  const scripts = JSON.parse(readFileSync('package.json', 'utf8')).scripts as Record<string, string>;
+  return scripts.start!.split(/\s+/).filter((arg) => arg.startsWith('--'));
+}
+
 /**
  * How to run a script: the app's own code as production runs it (compiled, `npm run bench` builds
- * first), the benchmark's own TypeScript through tsx.
+ * first, with `npm start`'s flags), the benchmark's own TypeScript through tsx.
  */
 function runnable(script: string): string[] {
   return script.startsWith('src/')
-    ? [script.replace(/^src\//, 'dist/').replace(/\.ts$/, '.js')]
+    ? [...startFlags(), script.replace(/^src\//, 'dist/').replace(/\.ts$/, '.js')]
     : ['--import', 'tsx', script];
 }
 
