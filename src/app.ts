@@ -1,11 +1,10 @@
-import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { sql } from 'kysely';
 import { authenticate, trustProxyOption } from './http/auth.js';
-import { publishableKeyCors } from './http/cors.js';
+import { registerCors } from './http/cors.js';
 import type { AppServices } from './http/context.js';
 import { errorBody, handleClientError, handleFrameworkError, sendError, toApiError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
@@ -102,7 +101,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
     reply.header('X-Request-Id', String(request.id));
     done();
   });
-  await app.register(cors, publishableKeyCors(API_BASE));
+  registerCors(app, API_BASE);
   app.addHook('onRequest', async (request, reply) => {
     await authenticate(request, reply);
     requireIdempotencyKey(request);

@@ -134,6 +134,9 @@ describe('HTTP conventions', () => {
     expectStatus(preflight, 204);
     assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
     assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /Authorization/);
+    assert.equal(preflight.headers.get('access-control-allow-methods'), 'GET, OPTIONS');
+    assert.equal(preflight.headers.get('access-control-max-age'), '600');
+    assert.equal(preflight.text, '');
 
     const read = await t.request('GET', '/api/v1/dev/probe/read', {
       key: business.keys.publishableTest,

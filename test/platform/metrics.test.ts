@@ -160,7 +160,7 @@ describe('GET /metrics (Prometheus)', () => {
       assert.notEqual(sample(text, name), undefined, `${name} is missing`);
   });
 
-  test('CORS through @fastify/cors: a refused publishable call still carries the headers; none outside the API', async () => {
+  test('CORS: a refused publishable call still carries the headers; none outside the API', async () => {
     const refused = await t.request('GET', INTENTS, {
       key: 'pk_test_' + 'x'.repeat(40),
       headers: { origin: 'https://shop.example' },
