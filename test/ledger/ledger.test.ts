@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { accountBalance, checkLedger, foldPendingMovements, post } from '../../src/modules/ledger/ledger.js';
 import { testDatabaseKind } from '../support/database.js';
-import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { act, createIntent } from '../intents/support.js';
 
 const MERCHANT_PAID = (amount: number) => amount - Math.round(amount / 100); // the default 1 % provider fee
@@ -107,6 +107,53 @@ describe('a ledger without hot rows', () => {
     assert.equal(await postings(), postingsBefore);
     assert.equal(await pendingRows(), pendingBefore);
     assert.deepEqual((await checkLedger(t.runtime.db)).problems, []);
+  });
+
+  test('a payment whose transfer cannot be written fails whole: intent, event and wallet stay as they were', async () => {
+    const fresh = await t.createBusiness({ name: 'No merchant account' });
+    const sk = fresh.keys.secretTest;
+    const intent = await createIntent(t, sk, { amount: 3_000 });
+    // Accounts are never deleted; this one is, so that the transfer written with the intent's
+    // change names an account that does not exist.
+    await t.runtime.db
+      .deleteFrom('ledger_accounts')
+      .where('environment', '=', 'test')
+      .where('kind', '=', 'merchant')
+      .where('owner_id', '=', fresh.id)
+      .execute();
+    const payer = await t.runtime.db
+      .selectFrom('wallets')
+      .select('id')
+      .where('environment', '=', 'test')
+      .where('phone', '=', '+22246100001')
+      .executeTakeFirst();
+    assert.equal(payer, undefined, 'the payer is new: the failed payment must not leave its wallet either');
+    const failed = await act(t, sk, intent.referenceNumber, 'simulate', { payerPhone: '+22246100001' });
+    expectError(failed, 500, 'INTERNAL_ERROR');
+    const after = await t.request('GET', `/api/v1/dev/intents/${intent.referenceNumber}`, { key: sk });
+    assert.equal(after.body.data.status, 'PENDING');
+    const events = await t.runtime.db
+      .selectFrom('events')
+      .select('event')
+      .where('subject', '=', intent.referenceNumber)
+      .execute();
+    assert.deepEqual(
+      events.map((row) => row.event),
+      ['payment.created'],
+    );
+    const postings = await t.runtime.db
+      .selectFrom('ledger_postings')
+      .select('id')
+      .where('reference', '=', intent.referenceNumber)
+      .execute();
+    assert.deepEqual(postings, []);
+    const wallet = await t.runtime.db
+      .selectFrom('wallets')
+      .select('id')
+      .where('environment', '=', 'test')
+      .where('phone', '=', '+22246100001')
+      .executeTakeFirst();
+    assert.equal(wallet, undefined, 'the sandbox wallet made for the payer rolled back too');
   });
 
   test('a refund may spend what is still pending, never more', async () => {

@@ -58,7 +58,7 @@ export type PaymentOutcome =
 /** A payer's wallet with its account row, both locked (`lockPayer`, `lockIntentAndPayer`). */
 export interface Payer {
   wallet: Selectable<WalletsTable>;
-  /** What the wallet holds, read under its lock. */
+  /** What the wallet held when it was locked (a charge built since does not lower it). */
   available: number;
 }
 

@@ -56,7 +56,7 @@ export async function lockAccounts(
     FOR NO KEY UPDATE OF a`.execute(trx);
   if (locked.rows.length === 0) return new Map();
   // A list, not an array: the prepared statement's generic plan then knows how many ids there are
-  // (see `post`).
+  // (see `transfer`).
   const rows = await sql<{ kind: LedgerAccountKind; owner_id: string; available: number }>`
     SELECT a.kind, a.owner_id, ${AVAILABLE} AS available
     FROM ledger_accounts a WHERE a.id IN (${sql.join(locked.rows.map((row) => row.id))})`.execute(trx);
