@@ -28,12 +28,13 @@ function startFlags(): string[] {
 
 /**
  * How to run a script: the app's own code as production runs it (compiled, `npm run bench` builds
- * first, with `npm start`'s flags), the benchmark's own TypeScript through tsx.
+ * first), the benchmark's own TypeScript (the baselines) through tsx. Both with `npm start`'s
+ * flags, so that their memory compares like for like.
  */
 function runnable(script: string): string[] {
   return script.startsWith('src/')
     ? [...startFlags(), script.replace(/^src\//, 'dist/').replace(/\.ts$/, '.js')]
-    : ['--import', 'tsx', script];
+    : [...startFlags(), '--import', 'tsx', script];
 }
 
 /** BENCH_LOG_DIR: each process's log (stdout) goes to a file there, to read what went wrong. */
