@@ -18,15 +18,23 @@ describe('a ledger without hot rows', () => {
   after(() => t.close());
 
   const merchant = () => ({ kind: 'merchant' as const, ownerId: business.id });
-  const pendingRows = async () =>
+  const rowsIn = async (table: 'ledger_pending_movements' | 'ledger_postings') =>
     Number(
       (
         await t.runtime.db
-          .selectFrom('ledger_pending_movements')
+          .selectFrom(table)
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .executeTakeFirstOrThrow()
       ).n,
     );
+  const pendingRows = () => rowsIn('ledger_pending_movements');
+  const sandboxWallet = (phone: string) =>
+    t.runtime.db
+      .selectFrom('wallets')
+      .select('id')
+      .where('environment', '=', 'test')
+      .where('phone', '=', phone)
+      .executeTakeFirst();
 
   test('every account exists before its first movement: platform, merchant and wallet accounts', async () => {
     const accounts = await t.runtime.db
@@ -80,16 +88,7 @@ describe('a ledger without hot rows', () => {
   });
 
   test('a transfer naming an account that does not exist fails whole: nothing is posted', async () => {
-    const postings = async () =>
-      Number(
-        (
-          await t.runtime.db
-            .selectFrom('ledger_postings')
-            .select((eb) => eb.fn.countAll<number>().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
-    const [postingsBefore, pendingBefore] = [await postings(), await pendingRows()];
+    const [postingsBefore, pendingBefore] = [await rowsIn('ledger_postings'), await pendingRows()];
     await assert.rejects(
       t.runtime.db.transaction().execute((trx) =>
         post(trx, {
@@ -104,7 +103,7 @@ describe('a ledger without hot rows', () => {
       ),
       /account_id/,
     );
-    assert.equal(await postings(), postingsBefore);
+    assert.equal(await rowsIn('ledger_postings'), postingsBefore);
     assert.equal(await pendingRows(), pendingBefore);
     assert.deepEqual((await checkLedger(t.runtime.db)).problems, []);
   });
@@ -121,13 +120,11 @@ describe('a ledger without hot rows', () => {
       .where('kind', '=', 'merchant')
       .where('owner_id', '=', fresh.id)
       .execute();
-    const payer = await t.runtime.db
-      .selectFrom('wallets')
-      .select('id')
-      .where('environment', '=', 'test')
-      .where('phone', '=', '+22246100001')
-      .executeTakeFirst();
-    assert.equal(payer, undefined, 'the payer is new: the failed payment must not leave its wallet either');
+    assert.equal(
+      await sandboxWallet('+22246100001'),
+      undefined,
+      'the payer is new: the failed payment must not leave its wallet either',
+    );
     const failed = await act(t, sk, intent.referenceNumber, 'simulate', { payerPhone: '+22246100001' });
     expectError(failed, 500, 'INTERNAL_ERROR');
     const after = await t.request('GET', `/api/v1/dev/intents/${intent.referenceNumber}`, { key: sk });
@@ -147,13 +144,11 @@ describe('a ledger without hot rows', () => {
       .where('reference', '=', intent.referenceNumber)
       .execute();
     assert.deepEqual(postings, []);
-    const wallet = await t.runtime.db
-      .selectFrom('wallets')
-      .select('id')
-      .where('environment', '=', 'test')
-      .where('phone', '=', '+22246100001')
-      .executeTakeFirst();
-    assert.equal(wallet, undefined, 'the sandbox wallet made for the payer rolled back too');
+    assert.equal(
+      await sandboxWallet('+22246100001'),
+      undefined,
+      'the sandbox wallet made for the payer rolled back too',
+    );
   });
 
   test('a refund may spend what is still pending, never more', async () => {
