@@ -77,6 +77,11 @@ describe('statements per payment and refund', () => {
     expectStatus(paid.result, 200);
     assert.equal(paid.result.body.data.status, 'PAID');
     assertFew('simulate', paid.statements, (m) => context.diagnostic(m));
+    // The money, the intent's change and its event are one statement: no round trip of its own.
+    const ledgerWrites = paid.statements.filter((s) => /insert into ledger_postings/i.test(s));
+    assert.equal(ledgerWrites.length, 1);
+    assert.match(ledgerWrites[0]!, /update "payment_intents"/i);
+    assert.match(ledgerWrites[0]!, /insert into events/i);
 
     const refunded = await counted(() => act(t, sk, intent.referenceNumber, 'refund', { amount: 2_500 }));
     expectStatus(refunded.result, 200);
