@@ -3,7 +3,7 @@ import type { Environment, PaymentFailure, WalletsTable } from '../../db/schema.
 import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { changeWithEvents, type EventRecord } from '../events/outbox.js';
-import { balanceIn, lockAccounts, post, transfer, type LedgerTransfer } from '../ledger/ledger.js';
+import { balanceIn, lockAccounts, transfer, type LedgerTransfer } from '../ledger/ledger.js';
 import { paymentCommission, type Commission, type FeePlan } from './commission.js';
 import { paymentEvent } from './events.js';
 import type { IntentRow, LockedIntent } from './repo.js';
@@ -255,13 +255,13 @@ export function walletCharge(charge: {
 }
 
 /**
- * The money of one refund, back through the ledger: from the merchant (less the provider fee
- * returned) and from the platform's share of the fees, to the payer's wallet. The merchant's
- * account is locked first, so that refunds of one merchant never overdraw it together; too
- * little in it is 402 INSUFFICIENT_BALANCE and nothing moves. Lock order everywhere: the
- * merchant's account, then the wallet's, then any product.
+ * The money of one refund, as a ledger transfer for the statement that records the refund: from
+ * the merchant (less the provider fee returned) and from the platform's share of the fees, to the
+ * payer's wallet. The merchant's account is locked first, so that refunds of one merchant never
+ * overdraw it together; too little in it is 402 INSUFFICIENT_BALANCE and nothing moves. Lock
+ * order everywhere: the merchant's account, then the wallet's, then any product.
  */
-export async function refundToWallet(
+export async function walletRefund(
   trx: Executor,
   refund: {
     environment: Environment;
@@ -272,7 +272,7 @@ export async function refundToWallet(
     commission: Commission;
     now: Date;
   },
-): Promise<string> {
+): Promise<LedgerTransfer> {
   const merchant = { kind: 'merchant', ownerId: refund.businessId } as const;
   const fromMerchant = refund.amount - refund.commission.provider_ttc;
   const locked = await lockAccounts(trx, refund.environment, [merchant]);
@@ -282,7 +282,7 @@ export async function refundToWallet(
       `The merchant balance cannot cover this refund (${fromMerchant} centimes needed).`,
     );
   }
-  return post(trx, {
+  return transfer({
     environment: refund.environment,
     kind: 'refund',
     reference: refund.reference,

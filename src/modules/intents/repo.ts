@@ -4,6 +4,7 @@ import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import type { Environment, IntentStatus, PaymentIntentsTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { eventCtes, fanOutSql, sequencedInsertSql, type EventRecord } from '../events/outbox.js';
+import type { LedgerTransfer } from '../ledger/ledger.js';
 import { intentActions } from './state.js';
 
 export type IntentRow = Selectable<PaymentIntentsTable>;
@@ -282,18 +283,19 @@ export interface NewRefund {
 }
 
 /**
- * Records a refund, the intent's new totals and the refund's events in one statement, and answers
- * the intent with all its refunds (the new one comes from the statement itself: its own insert is
- * not visible yet).
+ * Records a refund, the intent's new totals, the refund's events and the ledger transfer that
+ * pays it back (`payment.walletRefund`) in one statement, and answers the intent with all its
+ * refunds (the new one comes from the statement itself: its own insert is not visible yet).
  */
 export async function recordRefund(
   trx: Executor,
   intent: { id: number; status: IntentStatus; totalAmountRefunded: number },
   refund: NewRefund,
   events: readonly EventRecord[],
+  money: LedgerTransfer | undefined,
 ): Promise<IntentWithRefunds> {
   const result = await sql<IntentRow & { refunds: RawRefund[] }>`
-    WITH refund AS (
+    WITH ${money?.ctes ? sql`${money.ctes},` : sql``} refund AS (
       INSERT INTO refunds (id, intent_id, amount, reason, status, provider_ttc, tof, tte, created_at,
         ledger_transaction_id)
       VALUES (${refund.id}, ${intent.id}, ${refund.amount}, ${refund.reason}, 'SUCCEEDED', ${refund.providerTtc},

@@ -16,7 +16,7 @@ import {
   isPastExpiry,
   lockIntentAndPayer,
   lockPayer,
-  refundToWallet,
+  walletRefund,
   SANDBOX_DEFAULT_PAYER,
   type Payer,
 } from './payment.js';
@@ -313,8 +313,9 @@ export async function refundIntent(
     amount,
   );
   const refundId = `RF-${randomDigits(16)}`;
-  const ledgerTransactionId = intent.payer_wallet_id
-    ? await refundToWallet(trx, {
+  // Written by the statement that records the refund (none for a payment that moved no wallet money).
+  const money = intent.payer_wallet_id
+    ? await walletRefund(trx, {
         environment: intent.environment,
         businessId: intent.business_id,
         walletId: intent.payer_wallet_id,
@@ -323,7 +324,7 @@ export async function refundIntent(
         commission,
         now,
       })
-    : null;
+    : undefined;
   const totalAmountRefunded = intent.total_amount_refunded + amount;
   return repo.recordRefund(
     trx,
@@ -336,7 +337,7 @@ export async function refundIntent(
       tof: commission.tof,
       tte: commission.tte,
       createdAt: now,
-      ledgerTransactionId,
+      ledgerTransactionId: money?.transactionId ?? null,
     },
     [
       paymentEvent('payment.refunded', { ...intent, status, total_amount_refunded: totalAmountRefunded }, now, {
@@ -344,6 +345,7 @@ export async function refundIntent(
         refund: { id: refundId, amount },
       }),
     ],
+    money,
   );
 }
 

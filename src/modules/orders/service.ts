@@ -18,7 +18,7 @@ import { changeWithEvents, recordEvents, type EventRecord } from '../events/outb
 import { storeEvent } from '../events/store-events.js';
 import { postTransfer } from '../ledger/ledger.js';
 import { returnedCommission, type FeePlan } from '../intents/commission.js';
-import { walletCharge, feePlanFromColumns, lockPayer, refundToWallet, type Payer } from '../intents/payment.js';
+import { walletCharge, feePlanFromColumns, lockPayer, walletRefund, type Payer } from '../intents/payment.js';
 import { sandboxPayer } from '../intents/service.js';
 import { lockedUntil } from '../wallets/service.js';
 import { findProducts, resolveProduct, stockChangeOf, writeStock } from '../products/service.js';
@@ -449,7 +449,7 @@ async function returnMoney(
 ): Promise<{ ledgerTransactionId: string; fees: OrderFees }> {
   const fees = order.fees!;
   const commission = returnedCommission(fees, amount, final);
-  const ledgerTransactionId = await refundToWallet(trx, {
+  const money = await walletRefund(trx, {
     environment: order.environment,
     businessId: order.business_id,
     walletId: order.payer_wallet_id!,
@@ -458,6 +458,7 @@ async function returnMoney(
     commission,
     now,
   });
+  const ledgerTransactionId = await postTransfer(trx, money);
   return {
     ledgerTransactionId,
     fees: {
