@@ -12,13 +12,15 @@ import type { Executor } from './transaction.js';
  * from the same snapshot.
  */
 
-export type CountedListName = 'intents' | 'orders' | 'products' | 'deliveries';
+export type CountedListName = 'intents' | 'orders' | 'products' | 'deliveries' | 'balance';
 
 export interface CountedTable {
   list: CountedListName;
-  table: 'payment_intents' | 'orders' | 'products' | 'webhook_deliveries';
+  table: 'payment_intents' | 'orders' | 'products' | 'webhook_deliveries' | 'balance_transactions';
   /** The unique column that orders rows created in the same microsecond. */
   tiebreak: 'reference_number' | 'id';
+  /** The column counted as the status (`status` unless named). */
+  statusColumn?: 'type';
 }
 
 export interface CountedListQuery {
@@ -66,7 +68,9 @@ export async function countedPage<Row>(
     [
       sql`t.business_id = ${query.businessId}`,
       sql`t.environment = ${query.environment}`,
-      ...(query.filterRowsByStatus ? [sql`t.status IN (${sql.join([...query.statuses])})`] : []),
+      ...(query.filterRowsByStatus
+        ? [sql`${sql.ref(`t.${table.statusColumn ?? 'status'}`)} IN (${sql.join([...query.statuses])})`]
+        : []),
       ...(query.where ? [query.where] : []),
       ...(query.from ? [sql`t.created_at >= ${query.from}::timestamptz`] : []),
       ...(query.to ? [sql`t.created_at <= ${query.to}::timestamptz`] : []),

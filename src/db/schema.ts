@@ -77,8 +77,12 @@ export interface FeePlansTable {
   payer_fee: Generated<number>;
   tof_bps: Generated<number>;
   tte_bps: Generated<number>;
+  revenue_model: Generated<RevenueModel>;
+  margin_bps: Generated<number>;
   updated_at: CreatedAt;
 }
+
+export type RevenueModel = 'COMMISSION' | 'MARGIN';
 
 export interface IdempotencyKeysTable {
   id: Generated<number>;
@@ -134,6 +138,10 @@ export interface PaymentIntentsTable {
   tof_bps: Generated<number>;
   tte_bps: Generated<number>;
   total_amount_refunded: Generated<number>;
+  /** What the refunds took back of the provider fee and of the taxes (migration 024). */
+  provider_returned: Generated<number>;
+  tof_returned: Generated<number>;
+  tte_returned: Generated<number>;
   /**
    * Why the last payment attempt failed (cleared when one succeeds). A process of a version before
    * migration 023 may still have written its text: readers show only the codes they know.
@@ -360,14 +368,22 @@ export interface OrderPayment {
  * intent refunds do (decisions: Refunds, Commission): the plan at payment time, the amounts
  * charged and their provider fee, what was returned so far and of which provider fee.
  */
+/** An order's fee plan when paid and its fee state (payments/fees.ts `FeeState`). */
 export interface OrderFees {
   providerBps: number;
   tofBps: number;
   tteBps: number;
+  revenueModel?: RevenueModel;
+  marginBps?: number;
   charged: number;
   providerTtc: number;
+  payerTtc: number;
+  tof: number;
+  tte: number;
   returned: number;
   providerReturned: number;
+  tofReturned: number;
+  tteReturned: number;
 }
 export interface OrderHistoryEntry {
   status: OrderStatus;
@@ -440,6 +456,23 @@ export interface LedgerPendingMovementsTable {
   id: Generated<number>;
   account_id: string;
   amount: number;
+  balance_transaction_id: string | null;
+}
+
+export interface BalanceTransactionsTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  type: string;
+  amount: number;
+  fee: number;
+  net: number;
+  source_reference: string;
+  source_kind: 'payment_intent' | 'order';
+  description: string;
+  ledger_transaction_id: string;
+  balance_after: number | null;
+  created_at: Date;
 }
 
 export interface LedgerPostingsTable {
@@ -460,6 +493,7 @@ export interface DB {
   ledger_accounts: LedgerAccountsTable;
   ledger_postings: LedgerPostingsTable;
   ledger_pending_movements: LedgerPendingMovementsTable;
+  balance_transactions: BalanceTransactionsTable;
   orders: OrdersTable;
   products: ProductsTable;
   media_files: MediaFilesTable;

@@ -51,6 +51,7 @@ export const errorCatalogue = {
   WALLET_LOCKED: { status: 403, message: 'The wallet is locked after too many wrong PINs.' },
   WALLET_NOT_FOUND: { status: 404, message: 'No wallet for this phone number.' },
   PAYMENT_FAILED: { status: 402, message: 'The payment could not be completed. Nothing was charged.' },
+  BALANCE_TRANSACTION_NOT_FOUND: { status: 404, message: 'No balance transaction with this id.' },
 
   // Catalog
   NO_FILE: { status: 400, message: 'No file in the form field "file".' },

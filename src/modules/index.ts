@@ -3,7 +3,7 @@ import { checkoutRoutes } from './checkout/routes.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
 import { eventRoutes } from './events/routes.js';
 import { intentRoutes } from './intents/routes.js';
-import { balanceRoutes } from './ledger/routes.js';
+import { balanceRoutes } from './payments/balance-routes.js';
 import { orderRoutes } from './orders/routes.js';
 import { mediaRoutes, productRoutes } from './products/routes.js';
 import { storefrontApiRoutes } from './storefront/routes.js';

@@ -4,7 +4,7 @@ import type { Runtime } from '../bootstrap.js';
 import { foldListCounts } from '../db/counted-list.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency.js';
 import { expireDueIntents } from '../modules/intents/service.js';
-import { foldPendingMovements } from '../modules/ledger/ledger.js';
+import { foldPendingMovements } from '../modules/payments/ledger.js';
 import { startDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions } from '../modules/webhooks/engine.js';
 import { checkFailingEndpoints } from '../modules/webhooks/health.js';
 import { deleteOldRollups } from '../modules/webhooks/stats.js';

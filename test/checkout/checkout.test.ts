@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { post } from '../../src/modules/ledger/ledger.js';
+import { post } from '../../src/modules/payments/ledger.js';
 import { manualClock } from '../support/clock.js';
 import {
   expectError,
@@ -12,6 +12,7 @@ import {
 } from '../support/harness.js';
 import { act, createIntent, eventNames, eventsOf } from '../intents/support.js';
 import { LOCKED, merchantBalance, NEARLY_EMPTY, pay, RICH, walletBalance } from './support.js';
+import { testPayout } from '../support/money.js';
 
 describe('customer payments: checkout API, wallets, ledger (issue 7; decisions "Wallets and hosted checkout")', () => {
   let t: TestApp;
@@ -294,6 +295,7 @@ describe('customer payments: checkout API, wallets, ledger (issue 7; decisions "
         environment: 'test',
         kind: 'credit',
         reference: 'payout-test',
+        balance: testPayout(-(available - 10)),
         lines: [
           { account: { kind: 'merchant', ownerId: business.id }, amount: -(available - 10) },
           { account: { kind: 'funding' }, amount: available - 10 },

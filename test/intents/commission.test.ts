@@ -1,9 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { includedTax, paymentCommission, refundCommission } from '../../src/modules/intents/commission.js';
+import {
+  includedTax,
+  NO_FEES,
+  paymentCommission,
+  refundCommission,
+  withCharge,
+  withRefund,
+} from '../../src/modules/payments/fees.js';
 import { maskPhone } from '../../src/lib/phone.js';
 
-const DEFAULT_PLAN = { providerBps: 100, payerFee: 0, tofBps: 500, tteBps: 0 };
+const MODEL = { revenueModel: 'COMMISSION', marginBps: 1000 } as const;
+const DEFAULT_PLAN = { providerBps: 100, payerFee: 0, tofBps: 500, tteBps: 0, ...MODEL };
 
 describe('commission (decisions "Commission")', () => {
   test('provider fee rounds half up', () => {
@@ -23,7 +31,7 @@ describe('commission (decisions "Commission")', () => {
   });
 
   test('every part is an integer and revenue is fees minus taxes, for many amounts and plans', () => {
-    const plans = [DEFAULT_PLAN, { providerBps: 275, payerFee: 150, tofBps: 500, tteBps: 180 }];
+    const plans = [DEFAULT_PLAN, { providerBps: 275, payerFee: 150, tofBps: 500, tteBps: 180, ...MODEL }];
     for (const plan of plans) {
       for (const amount of [1, 7, 99, 100, 101, 1313, 123_457, 99_999_999, 100_000_000]) {
         const c = paymentCommission(amount, plan);
@@ -40,18 +48,18 @@ describe('commission (decisions "Commission")', () => {
       payerFee: 100_000_000,
       tofBps: 10000,
       tteBps: 10000,
+      ...MODEL,
     });
     assert.equal(c.provider_ttc, 99_990_000);
     assert.equal(c.tof, 99_995_000, '199,990,000 / 2');
   });
 
   test('refunds give the provider fee back pro rata, rounded down, and the parts add up to the whole', () => {
-    const paid = { amountPaid: 1000, providerTtc: 10, tofBps: 500, tteBps: 0 };
+    let fees = withCharge(NO_FEES, 1000, paymentCommission(1000, DEFAULT_PLAN));
     const parts = [333, 333, 334];
-    let refunded = 0;
-    const given = parts.map((amount) => {
-      const c = refundCommission(paid, refunded, amount);
-      refunded += amount;
+    const given = parts.map((amount, index) => {
+      const c = refundCommission(fees, amount, index === parts.length - 1);
+      fees = withRefund(fees, amount, c);
       return c;
     });
     assert.deepEqual(

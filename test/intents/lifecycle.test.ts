@@ -322,14 +322,18 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
       paid_at: first.body.data.payment.paidAt,
       payer_phone: '+222******01',
       metadata: {},
-      // The provider fee (1852) back pro rata, rounded down: 1852 × 50000 / 123457 = 750.06 → 750;
-      // TOF inside 750 at 5 % → 36, TTE at 1 % → 7. The payer fee is not returned.
+      // The provider fee (1852) back pro rata, rounded down: 1852 × 50000 / 123457 = 750.06 → 750.
+      // The payment credited fees of 2052 (payer fee 200 included): TOF 98, TTE 20. Their share of
+      // 750: 118 × 750 / 2052 = 43.1 → 43 taxes, of which TOF 98 × 43 / 118 = 35.7 → 36, TTE 7.
+      // The payer fee is not returned.
       commission: { provider_ttc: 750, payer_ttc: 0, tof: 36, tte: 7, total_revenue: 707 },
       refund_id: refund.id,
       amount_refunded: 50_000,
       total_amount_refunded: 50_000,
     });
     // The last refund gives back the rest of the fee, so the parts add up to the whole: 1852 − 750.
+    // Taxes on 1852 of 2052: 118 × 1852 / 2052 = 106.499 → 106, TOF 98 × 106 / 118 = 88.03 → 88,
+    // TTE 18; less what the first refund took back (36, 7).
     assert.deepEqual(events[1]!.data.commission, {
       provider_ttc: 1102,
       payer_ttc: 0,

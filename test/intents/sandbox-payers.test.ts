@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { checkLedger } from '../../src/modules/ledger/ledger.js';
-import { SANDBOX_NEW_WALLET_BALANCE } from '../../src/modules/intents/service.js';
+import { checkLedger } from '../../src/modules/payments/ledger.js';
+import { SANDBOX_NEW_WALLET_BALANCE } from '../../src/modules/payments/payers.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { act, createIntent } from './support.js';
 

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { isWithBegin } from '../../src/db/with-begin.js';
 import { isWithCommit } from '../../src/db/with-commit.js';
-import { checkLedger } from '../../src/modules/ledger/ledger.js';
+import { checkLedger } from '../../src/modules/payments/ledger.js';
 import { manualClock } from '../support/clock.js';
 import { createTestDatabase, testDatabaseKind } from '../support/database.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';

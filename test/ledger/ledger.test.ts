@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { accountBalance, checkLedger, foldPendingMovements, post } from '../../src/modules/ledger/ledger.js';
+import { accountBalance, checkLedger, foldPendingMovements, post } from '../../src/modules/payments/ledger.js';
 import { testDatabaseKind } from '../support/database.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { act, createIntent } from '../intents/support.js';
+import { testPayout } from '../support/money.js';
 
 const MERCHANT_PAID = (amount: number) => amount - Math.round(amount / 100); // the default 1 % provider fee
 
@@ -95,6 +96,7 @@ describe('a ledger without hot rows', () => {
           environment: 'test',
           kind: 'credit',
           reference: 'to-nobody',
+          balance: testPayout(1_000),
           lines: [
             { account: { kind: 'merchant', ownerId: 'biz_does_not_exist' }, amount: 1_000 },
             { account: { kind: 'funding' }, amount: -1_000 },
@@ -169,6 +171,7 @@ describe('a ledger without hot rows', () => {
         environment: 'test',
         kind: 'credit',
         reference: 'payout-pending',
+        balance: testPayout(-4_000),
         lines: [
           { account: { kind: 'merchant', ownerId: fresh.id }, amount: -4_000 },
           { account: { kind: 'funding' }, amount: 4_000 },
@@ -252,6 +255,7 @@ describe('a ledger without hot rows', () => {
         environment: 'test',
         kind: 'credit',
         reference: `payout-${merchant.id}`,
+        balance: testPayout(-payout),
         lines: [
           { account: { kind: 'merchant', ownerId: merchant.id }, amount: -payout },
           { account: { kind: 'funding' }, amount: payout },

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { checkLedger } from '../../src/modules/ledger/ledger.js';
+import { checkLedger } from '../../src/modules/payments/ledger.js';
 import { expectStatus, type TestApp, type TestResponse } from '../support/harness.js';
 
 export const ORDERS = '/api/v1/dev/store/orders';

@@ -4,7 +4,7 @@ import { ApiError } from '../../http/errors.js';
 import { respondInTransaction } from '../../http/idempotency.js';
 import { Envelope } from '../../http/schemas.js';
 import { E164_PATTERN } from '../../lib/phone.js';
-import { checkLedger } from '../ledger/ledger.js';
+import { checkLedger } from '../payments/ledger.js';
 import { checkPinFormat, createWallet, creditWallet, findWallet, hashPin, walletView } from '../wallets/service.js';
 
 const Environment = Type.Union([Type.Literal('test'), Type.Literal('live')]);

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { accountBalance } from '../ledger/ledger.js';
+import { accountBalance } from '../payments/ledger.js';
 import { barChart } from './chart.js';
 import { at, DASHBOARD, requireSession, sendPage } from './context.js';
 import { intentCountsByStatus, latestIntents, paidVolumeByDay } from './queries.js';

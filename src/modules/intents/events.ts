@@ -1,6 +1,6 @@
 import { maskPhone } from '../../lib/phone.js';
 import { newEventId, type EventRecord } from '../events/outbox.js';
-import { NO_COMMISSION, type Commission } from './commission.js';
+import { NO_COMMISSION, type Commission } from '../payments/fees.js';
 import type { IntentRow } from './repo.js';
 
 export type PaymentEventName =

@@ -4,7 +4,7 @@ import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import type { Environment, IntentStatus, PaymentIntentsTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { eventCtes, fanOutSql, sequencedInsertSql, type EventRecord } from '../events/outbox.js';
-import type { LedgerTransfer } from '../ledger/ledger.js';
+import type { LedgerTransfer } from '../payments/ledger.js';
 import { intentActions } from './state.js';
 
 export type IntentRow = Selectable<PaymentIntentsTable>;
@@ -305,6 +305,8 @@ export async function recordRefund(
     changed AS (
       UPDATE payment_intents i
       SET status = ${intent.status}, total_amount_refunded = ${intent.totalAmountRefunded},
+        provider_returned = i.provider_returned + ${refund.providerTtc},
+        tof_returned = i.tof_returned + ${refund.tof}, tte_returned = i.tte_returned + ${refund.tte},
         updated_at = ${refund.createdAt}::timestamptz
       WHERE i.id = ${intent.id}
       RETURNING i.*, (

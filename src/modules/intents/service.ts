@@ -5,24 +5,14 @@ import type { DB, Environment, IntentStatus } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
-import { createWallet, hashPin, lockedUntil } from '../wallets/service.js';
-import { refundCommission } from './commission.js';
+import { lockedUntil } from '../wallets/service.js';
 import { paymentEvent } from './events.js';
-import {
-  changeIntent,
-  confirmPayment,
-  expireIntents,
-  failPayment,
-  isPastExpiry,
-  lockIntentAndPayer,
-  lockPayer,
-  walletRefund,
-  SANDBOX_DEFAULT_PAYER,
-  type Payer,
-} from './payment.js';
+import { confirmPayment, failPayment, refundPayment } from '../payments/wallet-payments.js';
+import { lockIntentAndPayer, sandboxPayer, SANDBOX_DEFAULT_PAYER } from '../payments/payers.js';
+import { changeIntent, expireIntents, isPastExpiry } from './changes.js';
 import * as repo from './repo.js';
 import type { IntentRow, IntentViewRow, IntentWithRefunds } from './repo.js';
-import { assertTransition, isPayable, transitionRefusal } from './state.js';
+import { assertTransition, isPayable } from './state.js';
 
 /** The business and environment a request acts for (from its API key). */
 export interface Caller {
@@ -297,94 +287,13 @@ export async function refundIntent(
   referenceNumber: string,
   input: { amount?: number; reason?: string },
 ): Promise<IntentWithRefunds> {
-  const intent = visibleTo(await repo.lockIntent(trx, { referenceNumber }), caller);
-  const paid = intent.amount_paid ?? 0;
-  const left = paid - intent.total_amount_refunded;
-  const status = assertTransition(intent.status, 'refund');
-  if (left <= 0) throw transitionRefusal(intent.status, 'refund');
-  const amount = input.amount ?? left;
-  if (amount < 1 || amount > left) {
-    throw new ApiError('REFUND_AMOUNT_INVALID', `The refund amount must be between 1 and ${left} centimes.`);
-  }
-  const now = new Date();
-  const commission = refundCommission(
-    { amountPaid: paid, providerTtc: intent.provider_ttc, tofBps: intent.tof_bps, tteBps: intent.tte_bps },
-    intent.total_amount_refunded,
-    amount,
-  );
-  const refundId = `RF-${randomDigits(16)}`;
-  // Written by the statement that records the refund (none for a payment that moved no wallet money).
-  const money = intent.payer_wallet_id
-    ? await walletRefund(trx, {
-        environment: intent.environment,
-        businessId: intent.business_id,
-        walletId: intent.payer_wallet_id,
-        reference: refundId,
-        amount,
-        commission,
-        now,
-      })
-    : undefined;
-  const totalAmountRefunded = intent.total_amount_refunded + amount;
-  return repo.recordRefund(
-    trx,
-    { id: intent.id, status, totalAmountRefunded },
-    {
-      id: refundId,
-      amount,
-      reason: input.reason ?? null,
-      providerTtc: commission.provider_ttc,
-      tof: commission.tof,
-      tte: commission.tte,
-      createdAt: now,
-      ledgerTransactionId: money?.transactionId ?? null,
-    },
-    [
-      paymentEvent('payment.refunded', { ...intent, status, total_amount_refunded: totalAmountRefunded }, now, {
-        commission,
-        refund: { id: refundId, amount },
-      }),
-    ],
-    money,
-  );
+  return refundPayment(trx, visibleTo(await repo.lockIntent(trx, { referenceNumber }), caller), input);
 }
 
 export interface SimulateInput {
   outcome?: 'success' | 'failure';
   amount?: number;
   payerPhone?: string;
-}
-
-/** decisions.md: any E.164 phone may pay in the sandbox; one without a wallet gets a funded one. */
-export const SANDBOX_NEW_WALLET_BALANCE = 100_000_000;
-export const SANDBOX_NEW_WALLET_PIN = '1234';
-
-// Every new sandbox wallet has the same documented PIN, so a salt of its own would hide nothing:
-// one hash per process. Only a process's first new phone still pays for the slow scrypt inside its
-// payment's transaction, its intent locked; every later one reuses that hash.
-let sandboxPinHash: Promise<string> | undefined;
-
-/** The sandbox wallet of a phone, locked; a phone with none gets a funded one first. */
-export async function sandboxPayer(trx: Transaction<DB>, phone: string): Promise<Payer> {
-  const payer = await lockPayer(trx, 'test', phone);
-  if (payer) return payer;
-  sandboxPinHash ??= hashPin(SANDBOX_NEW_WALLET_PIN).catch((error: unknown) => {
-    sandboxPinHash = undefined;
-    throw error;
-  });
-  try {
-    await createWallet(
-      trx,
-      { phone, pin: SANDBOX_NEW_WALLET_PIN, balance: SANDBOX_NEW_WALLET_BALANCE, environment: 'test' },
-      sandboxPinHash,
-    );
-  } catch (error) {
-    // A concurrent payment from the same new phone made the wallet first: pay from that one.
-    if (!(error instanceof ApiError)) throw error;
-  }
-  const created = await lockPayer(trx, 'test', phone);
-  if (!created) throw new Error(`sandbox wallet ${phone} was not created`);
-  return created;
 }
 
 /** Sandbox payment: the same confirm or fail operation a wallet payment goes through. */

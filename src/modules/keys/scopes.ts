@@ -1,6 +1,7 @@
 export const allScopes = [
   'intents:read',
   'intents:write',
+  'balance:read',
   'store.products:read',
   'store.products:write',
   'store.orders:read',

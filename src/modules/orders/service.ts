@@ -16,10 +16,9 @@ import type { Executor } from '../../db/transaction.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
 import { changeWithEvents, recordEvents, type EventRecord } from '../events/outbox.js';
 import { storeEvent } from '../events/store-events.js';
-import { postTransfer } from '../ledger/ledger.js';
-import { returnedCommission, type FeePlan } from '../intents/commission.js';
-import { walletCharge, feePlanFromColumns, lockPayer, walletRefund, type Payer } from '../intents/payment.js';
-import { sandboxPayer } from '../intents/service.js';
+import { feePlanFromColumns, type FeePlan, type MarginLine } from '../payments/fees.js';
+import { chargeOrder, chargeOrderDifference, returnOrderMoney } from '../payments/order-payments.js';
+import { lockPayer, sandboxPayer, type Payer } from '../payments/payers.js';
 import { lockedUntil } from '../wallets/service.js';
 import { findProducts, resolveProduct, stockChangeOf, writeStock } from '../products/service.js';
 import type { ProductRow } from '../products/model.js';
@@ -308,15 +307,10 @@ export async function placeOrder(
   const now = new Date();
   const referenceNumber = `OR-${randomDigits(16)}`;
   const plan = shop.feePlan;
-  const charge = walletCharge({
-    environment: shop.environment,
-    businessId: shop.businessId,
-    reference: referenceNumber,
-    payer,
-    amount: total,
-    plan,
-    now,
-  });
+  const charge = chargeOrder(
+    { environment: shop.environment, businessId: shop.businessId, orderReference: referenceNumber },
+    { payer, amount: total, lines: marginLines(items, products), plan, now },
+  );
   if (charge === 'INSUFFICIENT_BALANCE') {
     throw refused(
       'INSUFFICIENT_BALANCE',
@@ -333,15 +327,7 @@ export async function placeOrder(
     ledgerTransactionId: charge.transfer.transactionId,
     adjustments: [],
   };
-  const fees: OrderFees = {
-    providerBps: plan.providerBps,
-    tofBps: plan.tofBps,
-    tteBps: plan.tteBps,
-    charged: total,
-    providerTtc: charge.commission.provider_ttc,
-    returned: 0,
-    providerReturned: 0,
-  };
+  const { fees } = charge;
   const row = {
     reference_number: referenceNumber,
     customer_ref: randomBase62(32),
@@ -395,12 +381,31 @@ export async function simulateOrder(
   return { order: await placeOrder(trx, shop, input, payer, limits), shop };
 }
 
+/** The cost basis of the products of some order lines, as the catalog has them now. */
+async function costBases(
+  trx: Executor,
+  items: readonly OrderItem[],
+): Promise<Map<string, { cost_basis: number | null }>> {
+  const ids = [...new Set(items.map((item) => item.productId))];
+  const rows = await trx.selectFrom('products').select(['id', 'cost_basis']).where('id', 'in', ids).execute();
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
 /** The caller's shop with its business's fee plan, in one statement. */
 async function orderShopOf(trx: Executor, caller: Caller): Promise<OrderShop> {
   const shop = await trx
     .selectFrom('shops')
     .leftJoin('fee_plans', 'fee_plans.business_id', 'shops.business_id')
-    .select(['shops.id', 'shops.name', 'provider_bps', 'payer_fee', 'tof_bps', 'tte_bps'])
+    .select([
+      'shops.id',
+      'shops.name',
+      'provider_bps',
+      'payer_fee',
+      'tof_bps',
+      'tte_bps',
+      'revenue_model',
+      'margin_bps',
+    ])
     .where('shops.business_id', '=', caller.businessId)
     .where('shops.environment', '=', caller.environment)
     .executeTakeFirst();
@@ -435,38 +440,26 @@ export function refundableAmount(order: OrderRow): number {
   return order.paid ? order.amount_paid - order.total_amount_refunded : 0;
 }
 
-/**
- * Gives `amount` of a paid order back to the wallet that paid, with the fees returned in
- * proportion (as intent refunds do), and says where the order's fee state goes next.
- */
-async function returnMoney(
+/** Gives `amount` of a paid order back to the wallet that paid (payments' `returnOrderMoney`). */
+function returnMoney(
   trx: Transaction<DB>,
   order: OrderRow,
-  amount: number,
-  reference: string,
-  now: Date,
-  final: boolean,
+  money: { amount: number; reference: string; as: 'order_refund' | 'order_adjustment'; final: boolean; now: Date },
 ): Promise<{ ledgerTransactionId: string; fees: OrderFees }> {
-  const fees = order.fees!;
-  const commission = returnedCommission(fees, amount, final);
-  const money = await walletRefund(trx, {
-    environment: order.environment,
-    businessId: order.business_id,
-    walletId: order.payer_wallet_id!,
-    reference,
-    amount,
-    commission,
-    now,
-  });
-  const ledgerTransactionId = await postTransfer(trx, money);
-  return {
-    ledgerTransactionId,
-    fees: {
-      ...fees,
-      returned: fees.returned + amount,
-      providerReturned: fees.providerReturned + commission.provider_ttc,
-    },
-  };
+  return returnOrderMoney(trx, { ...moneyRefOf(order), fees: order.fees!, walletId: order.payer_wallet_id! }, money);
+}
+
+function moneyRefOf(order: OrderRow) {
+  return { environment: order.environment, businessId: order.business_id, orderReference: order.reference_number };
+}
+
+/** An order's lines as the MARGIN revenue model sees them, with their products' cost basis. */
+function marginLines(items: readonly OrderItem[], costs: Map<string, { cost_basis: number | null }>): MarginLine[] {
+  return items.map((item) => ({
+    amount: lineTotal(item),
+    quantity: item.quantity,
+    costBasis: costs.get(item.productId)?.cost_basis ?? null,
+  }));
 }
 
 /**
@@ -496,7 +489,13 @@ export async function transitionOrder(
     const left = refundableAmount(order);
     if (left > 0) {
       const id = `RF-${randomDigits(16)}`;
-      const returned = await returnMoney(trx, order, left, id, now, true);
+      const returned = await returnMoney(trx, order, {
+        amount: left,
+        reference: id,
+        as: 'order_refund',
+        final: true,
+        now,
+      });
       money = {
         refund: {
           id,
@@ -569,7 +568,13 @@ export async function refundOrder(
   }
   const now = new Date();
   const id = `RF-${randomDigits(16)}`;
-  const returned = await returnMoney(trx, order, amount, id, now, amount === left);
+  const returned = await returnMoney(trx, order, {
+    amount,
+    reference: id,
+    as: 'order_refund',
+    final: amount === left,
+    now,
+  });
   const totalRefunded = order.total_amount_refunded + amount;
   const refund: OrderRefund = {
     id,
@@ -682,29 +687,34 @@ export async function acceptModification(
     if (difference > 0) {
       const payer = await lockPayer(trx, order.environment, order.customer_phone);
       if (!payer || payer.wallet.id !== order.payer_wallet_id) throw new ApiError('WALLET_NOT_FOUND');
-      const charge = walletCharge({
-        environment: order.environment,
-        businessId: order.business_id,
-        reference: id,
-        payer,
-        amount: difference,
-        plan: { providerBps: fees.providerBps, payerFee: 0, tofBps: fees.tofBps, tteBps: fees.tteBps },
-        now,
-      });
-      if (charge === 'INSUFFICIENT_BALANCE') {
+      const costs = await costBases(trx, [...order.items, ...proposal.items]);
+      const charged = await chargeOrderDifference(
+        trx,
+        { ...moneyRefOf(order), fees },
+        {
+          reference: id,
+          payer,
+          amount: difference,
+          lines: { before: marginLines(order.items, costs), after: marginLines(proposal.items, costs) },
+          now,
+        },
+      );
+      if (charged === 'INSUFFICIENT_BALANCE') {
         throw refused(
           'INSUFFICIENT_BALANCE',
           `The wallet balance cannot cover the difference (${difference} centimes). The order is unchanged.`,
         );
       }
-      ledgerTransactionId = await postTransfer(trx, charge.transfer);
-      nextFees = {
-        ...fees,
-        charged: fees.charged + difference,
-        providerTtc: fees.providerTtc + charge.commission.provider_ttc,
-      };
+      ledgerTransactionId = charged.ledgerTransactionId;
+      nextFees = charged.fees;
     } else if (difference < 0) {
-      const returned = await returnMoney(trx, order, -difference, id, now, proposal.totalAmount === 0);
+      const returned = await returnMoney(trx, order, {
+        amount: -difference,
+        reference: id,
+        as: 'order_adjustment',
+        final: proposal.totalAmount === order.total_amount_refunded,
+        now,
+      });
       ledgerTransactionId = returned.ledgerTransactionId;
       nextFees = returned.fees;
     }

@@ -8,6 +8,7 @@ import { recordEvents, type EventRecord } from '../events/outbox.js';
 import { fold, type ProductRow } from './model.js';
 import { lowestPrice, shopOf, type Caller } from './service.js';
 import { stockEvents } from './stock.js';
+import { neutraliseCell, restoreCell } from '../../lib/csv.js';
 
 /** decisions.md: the CSV columns, in this order on export. */
 export const CSV_COLUMNS = [
@@ -57,22 +58,6 @@ function rowError(row: number, message: string): ImportError {
 }
 
 const INTEGER = /^[0-9]+$/;
-
-/**
- * CSV injection (OWASP): a spreadsheet runs a cell starting with = + - @, a tab or a carriage
- * return as a formula. Export prefixes such text cells with an apostrophe, and also any cell
- * already starting with one, so that import can always strip exactly one leading apostrophe and
- * the round trip stays lossless.
- */
-const NEEDS_QUOTE = /^[=+\-@\t\r']/;
-
-export function neutraliseCell(text: string): string {
-  return NEEDS_QUOTE.test(text) ? `'${text}` : text;
-}
-
-export function restoreCell(text: string): string {
-  return text.startsWith("'") ? text.slice(1) : text;
-}
 
 /** One data row to a product, or the reason it cannot be one. `row` counts the header as row 1. */
 function readRow(record: Record<string, string>, row: number, columns: Set<Column>): CsvProduct | ImportError {

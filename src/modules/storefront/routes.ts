@@ -7,7 +7,7 @@ import { hitCustomerLimit, pageWithinLimit } from '../../http/rate-limit.js';
 import { customerIdempotency, respondInTransaction } from '../../http/idempotency.js';
 import { Envelope, Nullable, Timestamp } from '../../http/schemas.js';
 import { E164_PATTERN } from '../../lib/phone.js';
-import { lockPayer } from '../intents/payment.js';
+import { lockPayer } from '../payments/payers.js';
 import { payBaseUrl } from '../intents/routes.js';
 import { RequestedItems } from '../orders/routes.js';
 import * as orders from '../orders/service.js';

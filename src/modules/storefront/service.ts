@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB, Environment, OrderItem } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { maskPhone } from '../../lib/phone.js';
-import { feePlanFromColumns } from '../intents/payment.js';
+import { feePlanFromColumns } from '../payments/fees.js';
 import {
   lineTotal,
   orderTotal,
@@ -53,6 +53,8 @@ export async function resolveShop(db: Kysely<DB>, shopId: string, mode?: StoreMo
       'fee_plans.payer_fee',
       'fee_plans.tof_bps',
       'fee_plans.tte_bps',
+      'fee_plans.revenue_model',
+      'fee_plans.margin_bps',
     ])
     .where('named.id', '=', shopId)
     .executeTakeFirst();

@@ -4,7 +4,7 @@ import type { DB, Environment, WalletsTable } from '../../db/schema.js';
 import { inTransaction, type Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
-import { accountBalance, post } from '../ledger/ledger.js';
+import { accountBalance, post } from '../payments/ledger.js';
 
 export type WalletRow = Selectable<WalletsTable>;
 

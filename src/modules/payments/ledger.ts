@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB, Environment, LedgerAccountKind } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
+import type { BalanceTransactionType } from './balance-transactions.js';
 
 /**
  * The double-entry ledger. Every account exists before its first movement (platform accounts by
@@ -73,6 +74,17 @@ export interface LedgerEntry {
   reference: string;
   lines: PostingLine[];
   at?: Date;
+  /** What the merchant's balance transaction says of its line (`net`): required when one moves it. */
+  balance?: BalanceEntry;
+}
+
+/** A merchant's view of a movement of its account: what it came from and the gross behind it. */
+export interface BalanceEntry {
+  type: BalanceTransactionType;
+  /** The gross, signed as the movement is: `fee` is what the platform kept of it (gross - net). */
+  amount: number;
+  source: { reference: string; kind: 'payment_intent' | 'order' };
+  description: string;
 }
 
 /** A ledger transaction as CTEs, to be written by a statement of the caller's (or by `post`). */
@@ -95,10 +107,16 @@ export function transfer(entry: LedgerEntry): LedgerTransfer {
   const sum = lines.reduce((total, line) => total + line.amount, 0);
   if (sum !== 0) throw new Error(`unbalanced ledger transaction ${entry.reference}: sums to ${sum}`);
   const transactionId = newId('ltx');
+  const merchantLines = entry.lines.filter((line) => line.account.kind === 'merchant');
+  if (merchantLines.length > 1) throw new Error(`ledger transaction ${entry.reference} moves two merchant accounts`);
+  const merchant = merchantLines[0];
+  if (merchant && !entry.balance) throw new Error(`ledger transaction ${entry.reference} names no balance entry`);
+  const balanceId = merchant && entry.balance ? newId('txn') : undefined;
   if (lines.length === 0) return { transactionId, ctes: undefined };
   // A VALUES list, not unnest() of arrays: the planner then knows how many lines there are in the
   // prepared statement's generic plan too. With arrays it guessed 10, found the generic plan
   // dearer than a custom one, and planned the statement again on every call.
+  const at = entry.at ?? new Date();
   const values = lines.map(
     (line, index) =>
       sql`(${line.account.kind}::text, ${line.account.ownerId ?? ''}::text, ${line.amount}::bigint, ${index}::int)`,
@@ -118,7 +136,7 @@ export function transfer(entry: LedgerEntry): LedgerTransfer {
     ledger_posted AS (
       -- In the transfer's own order, whatever order the join's plan yields them in.
       INSERT INTO ledger_postings (transaction_id, account_id, amount, kind, reference, created_at)
-      SELECT ${transactionId}, account_id, amount, ${entry.kind}, ${entry.reference}, ${entry.at ?? new Date()}::timestamptz
+      SELECT ${transactionId}, account_id, amount, ${entry.kind}, ${entry.reference}, ${at}::timestamptz
       FROM ledger_lines ORDER BY line
     ),
     ledger_wallets AS (
@@ -126,9 +144,22 @@ export function transfer(entry: LedgerEntry): LedgerTransfer {
       FROM ledger_lines WHERE a.id = ledger_lines.account_id AND ledger_lines.kind = 'wallet'
     ),
     ledger_pending AS (
-      INSERT INTO ledger_pending_movements (account_id, amount)
-      SELECT account_id, amount FROM ledger_lines WHERE kind <> 'wallet'
-    )`;
+      INSERT INTO ledger_pending_movements (account_id, amount, balance_transaction_id)
+      SELECT account_id, amount, CASE WHEN kind = 'merchant' THEN ${balanceId ?? null}::text END
+      FROM ledger_lines WHERE kind <> 'wallet'
+    )${
+      merchant && entry.balance && balanceId
+        ? sql`,
+    ledger_balance AS (
+      INSERT INTO balance_transactions (id, business_id, environment, type, amount, fee, net, source_reference,
+        source_kind, description, ledger_transaction_id, created_at)
+      VALUES (${balanceId}, ${merchant.account.ownerId ?? ''}, ${entry.environment}, ${entry.balance.type},
+        ${entry.balance.amount}, ${entry.balance.amount - merchant.amount}, ${merchant.amount},
+        ${entry.balance.source.reference}, ${entry.balance.source.kind}, ${entry.balance.description},
+        ${transactionId}, ${at}::timestamptz)
+    )`
+        : sql``
+    }`;
   return { transactionId, ctes };
 }
 
@@ -173,9 +204,21 @@ export async function foldPendingMovements(db: Kysely<DB>, maxAccounts = 100): P
   const failed: string[] = [];
   for (const { account_id: accountId } of accounts) {
     const result = await sql<{ folded: number }>`
-      WITH account AS (SELECT id FROM ledger_accounts WHERE id = ${accountId} FOR NO KEY UPDATE SKIP LOCKED),
+      WITH account AS (
+        SELECT id, balance FROM ledger_accounts WHERE id = ${accountId} FOR NO KEY UPDATE SKIP LOCKED
+      ),
       moved AS (
-        DELETE FROM ledger_pending_movements m USING account WHERE m.account_id = account.id RETURNING m.amount
+        DELETE FROM ledger_pending_movements m USING account WHERE m.account_id = account.id
+        RETURNING m.id, m.amount, m.balance_transaction_id
+      ),
+      -- A merchant's balance transactions learn the balance they left, in the order they are folded.
+      settled AS (
+        UPDATE balance_transactions b SET balance_after = running.after
+        FROM (
+          SELECT balance_transaction_id, account.balance + sum(moved.amount) OVER (ORDER BY moved.id) AS after
+          FROM moved, account
+        ) running
+        WHERE b.id = running.balance_transaction_id
       ),
       total AS (SELECT count(*)::int AS n, coalesce(sum(amount), 0)::bigint AS amount FROM moved)
       UPDATE ledger_accounts a SET balance = a.balance + total.amount

@@ -1,0 +1,67 @@
+import type { Executor } from '../../db/transaction.js';
+import { changeWithEvents, type EventRecord } from '../events/outbox.js';
+import type { LedgerTransfer } from '../payments/ledger.js';
+import { paymentEvent } from './events.js';
+import type { IntentRow } from './repo.js';
+import { canTransition, intentActions } from './state.js';
+
+/**
+ * Expiry, by the timer or by `simulate-expiry`, of intents locked by the caller: CANCELLED with
+ * its reason stored, code freed, `payment.expired`.
+ */
+export async function expireIntents(trx: Executor, intents: IntentRow[], now: Date): Promise<IntentRow[]> {
+  const due = intents.filter((intent) => canTransition(intent.status, 'expire'));
+  if (due.length === 0) return [];
+  const change = {
+    status: intentActions.expire.to,
+    cancel_reason: 'expiry',
+    payment_code: null,
+    updated_at: now,
+  } as const;
+  const expired = await changeWithEvents(
+    trx,
+    trx
+      .updateTable('payment_intents')
+      .set(change)
+      .where(
+        'id',
+        'in',
+        due.map((intent) => intent.id),
+      )
+      .returningAll(),
+    due.map((intent) => paymentEvent('payment.expired', { ...intent, ...change }, now)),
+  );
+  // The events were built for every due intent: the caller's locks make each of them change.
+  if (expired.length !== due.length) throw new Error(`${due.length - expired.length} due intents were not expired`);
+  return expired;
+}
+
+/**
+ * One intent's change and its events, in one statement, with the ledger transfer that pays it if
+ * any. The caller holds the intent's row locked, so the row the change leaves is the one read plus
+ * the change: the events are built from it, and it is the answer (no row to read back). A change
+ * of anything a trigger or default would rewrite does not belong here.
+ */
+export async function changeIntent(
+  trx: Executor,
+  intent: IntentRow,
+  // Columns whose written value is the value read back (metadata is written as JSON text).
+  change: Partial<Omit<IntentRow, 'id' | 'metadata'>>,
+  events: (changed: IntentRow) => EventRecord[],
+  money?: LedgerTransfer,
+): Promise<IntentRow> {
+  const changed: IntentRow = { ...intent, ...change };
+  const rows = await changeWithEvents(
+    trx,
+    trx.updateTable('payment_intents').set(change).where('id', '=', intent.id).returning('id'),
+    events(changed),
+    money?.ctes,
+  );
+  if (rows.length !== 1) throw new Error(`intent ${intent.id} was not changed`);
+  return changed;
+}
+
+/** Whether a payable intent's time is up (the expiry job may not have run yet). */
+export function isPastExpiry(intent: IntentRow, now: Date): boolean {
+  return intent.expires_at.getTime() <= now.getTime();
+}

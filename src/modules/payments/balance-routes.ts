@@ -1,0 +1,164 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { requireAuth } from '../../http/context.js';
+import {
+  DateFilter,
+  Envelope,
+  Nullable,
+  Paginated,
+  Pagination,
+  pageWindow,
+  parseDateFilter,
+  Timestamp,
+} from '../../http/schemas.js';
+import { accountBalance } from './ledger.js';
+import {
+  BALANCE_TRANSACTION_TYPES,
+  balanceTransactionView,
+  EXPORT_COLUMNS,
+  exportBalanceTransactions,
+  getBalanceTransaction,
+  listBalanceTransactions,
+} from './balance-transactions.js';
+
+const tags = ['Balance'];
+
+const TransactionType = Type.Enum(BALANCE_TRANSACTION_TYPES, { description: 'What moved the balance' });
+
+const SourceReference = Type.String({
+  pattern: '^(PI|OR)-[0-9]{16}$',
+  description: 'The payment intent (PI-...) or order (OR-...) the movement belongs to',
+});
+
+const BalanceTransaction = Type.Object({
+  id: Type.String({ description: 'txn_...' }),
+  type: TransactionType,
+  amount: Type.Integer({ description: 'Gross, in centimes: positive into the balance, negative out of it' }),
+  fee: Type.Integer({ description: 'What the platform kept of the gross (negative when a refund returns it)' }),
+  net: Type.Integer({ description: 'amount - fee: what the balance moved by' }),
+  currency: Type.Literal('MRU'),
+  source: Type.Object({
+    reference: Type.String(),
+    kind: Type.Union([Type.Literal('payment_intent'), Type.Literal('order')]),
+  }),
+  description: Type.String(),
+  balanceAfter: Nullable(
+    Type.Integer({ description: 'The balance once this movement settled; null until it has (about a second)' }),
+  ),
+  sandbox: Type.Boolean(),
+  createdAt: Timestamp,
+});
+
+const ListQuery = Type.Object(
+  {
+    type: Type.Optional(TransactionType),
+    source: Type.Optional(SourceReference),
+    from: Type.Optional(DateFilter),
+    to: Type.Optional(DateFilter),
+    ...Pagination,
+  },
+  { additionalProperties: false },
+);
+
+const ExportQuery = Type.Object(
+  { from: Type.Optional(DateFilter), to: Type.Optional(DateFilter) },
+  { additionalProperties: false },
+);
+
+const IdParams = Type.Object({ id: Type.String({ pattern: '^txn_[0-9A-Za-z]{1,40}$' }) });
+
+/**
+ * `GET /dev/balance`: the merchant's available balance in the key's environment, and the balance
+ * transactions behind it (`/balance/transactions`: list, one, CSV export).
+ */
+export const balanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.services;
+  app.get(
+    '/balance',
+    {
+      config: { auth: 'secret', scope: 'intents:read' },
+      schema: {
+        tags,
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: {
+          200: Envelope(
+            Type.Object({
+              available: Type.Integer({ description: 'centimes' }),
+              currency: Type.Literal('MRU'),
+              sandbox: Type.Boolean(),
+            }),
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request.auth);
+      const available = await accountBalance(db, auth.environment, { kind: 'merchant', ownerId: auth.businessId });
+      return { success: true as const, data: { available, currency: 'MRU' as const, sandbox: auth.sandbox } };
+    },
+  );
+
+  app.get(
+    '/balance/transactions',
+    {
+      config: { auth: 'secret', scope: 'balance:read' },
+      schema: { tags, querystring: ListQuery, response: { 200: Envelope(Paginated(BalanceTransaction)) } },
+    },
+    async (request) => {
+      const { page, limit, offset } = pageWindow(request.query);
+      const result = await listBalanceTransactions(db, requireAuth(request.auth), {
+        type: request.query.type,
+        source: request.query.source,
+        from: parseDateFilter(request.query.from, 'from'),
+        to: parseDateFilter(request.query.to, 'to'),
+        limit,
+        offset,
+      });
+      return {
+        success: true as const,
+        data: {
+          items: result.items.map(balanceTransactionView),
+          page,
+          limit,
+          total: result.total,
+          hasMore: offset + result.items.length < result.total,
+        },
+      };
+    },
+  );
+
+  app.get(
+    '/balance/transactions/export',
+    {
+      config: { auth: 'secret', scope: 'balance:read' },
+      schema: {
+        tags,
+        querystring: ExportQuery,
+        produces: ['text/csv'],
+        description: `CSV with a header row: ${EXPORT_COLUMNS.join(', ')}. Newest first.`,
+      },
+    },
+    async (request, reply) => {
+      const stream = exportBalanceTransactions(db, requireAuth(request.auth), {
+        from: parseDateFilter(request.query.from, 'from'),
+        to: parseDateFilter(request.query.to, 'to'),
+      });
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('Content-Disposition', 'attachment; filename="balance-transactions.csv"')
+        .send(stream);
+    },
+  );
+
+  app.get(
+    '/balance/transactions/:id',
+    {
+      config: { auth: 'secret', scope: 'balance:read' },
+      schema: { tags, params: IdParams, response: { 200: Envelope(BalanceTransaction) } },
+    },
+    async (request) => ({
+      success: true as const,
+      data: balanceTransactionView(await getBalanceTransaction(db, requireAuth(request.auth), request.params.id)),
+    }),
+  );
+};

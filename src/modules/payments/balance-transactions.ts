@@ -1,0 +1,200 @@
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { countedPage, type CountedTable } from '../../db/counted-list.js';
+import type { BalanceTransactionsTable, DB, Environment } from '../../db/schema.js';
+import { inOtherEnvironment } from '../../http/environments.js';
+import { ApiError } from '../../http/errors.js';
+import { neutraliseCell } from '../../lib/csv.js';
+
+/**
+ * A merchant's balance transactions: one per movement of its account, written by the statement
+ * that posts the movement (ledger.ts `transfer`), so the sum of their `net` is the balance.
+ */
+export const BALANCE_TRANSACTION_TYPES = [
+  'payment',
+  'refund',
+  'order_payment',
+  'order_refund',
+  'order_adjustment',
+] as const;
+
+export type BalanceTransactionType = (typeof BALANCE_TRANSACTION_TYPES)[number];
+
+export type BalanceTransactionRow = Selectable<BalanceTransactionsTable>;
+
+export interface Caller {
+  businessId: string;
+  environment: Environment;
+}
+
+export function balanceTransactionView(row: BalanceTransactionRow) {
+  return {
+    id: row.id,
+    type: row.type as BalanceTransactionType,
+    amount: row.amount,
+    fee: row.fee,
+    net: row.net,
+    currency: 'MRU' as const,
+    source: { reference: row.source_reference, kind: row.source_kind },
+    description: row.description,
+    balanceAfter: row.balance_after,
+    sandbox: row.environment === 'test',
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+export interface BalanceFilters {
+  type?: BalanceTransactionType | undefined;
+  source?: string | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+}
+
+const BALANCE: CountedTable = {
+  list: 'balance',
+  table: 'balance_transactions',
+  tiebreak: 'id',
+  statusColumn: 'type',
+};
+
+/**
+ * A page of the caller's balance transactions, newest first, with the exact number that match.
+ * Without a source the total comes from the list counts (counted-list.ts); a source has a handful
+ * of transactions, counted from its index.
+ */
+export async function listBalanceTransactions(
+  db: Kysely<DB>,
+  caller: Caller,
+  query: BalanceFilters & { limit: number; offset: number },
+): Promise<{ items: BalanceTransactionRow[]; total: number }> {
+  if (query.from && query.to && query.from > query.to) {
+    throw new ApiError('VALIDATION_ERROR', 'query.from is after query.to.', [
+      { field: 'query.from', message: 'is after query.to' },
+    ]);
+  }
+  if (query.source === undefined) {
+    return countedPage<BalanceTransactionRow>(db, BALANCE, {
+      businessId: caller.businessId,
+      environment: caller.environment,
+      statuses: query.type ? [query.type] : BALANCE_TRANSACTION_TYPES,
+      filterRowsByStatus: query.type !== undefined,
+      from: query.from,
+      to: query.to,
+      order: 'newest',
+      limit: query.limit,
+      offset: query.offset,
+    });
+  }
+  let rows = db
+    .selectFrom('balance_transactions')
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .where('source_reference', '=', query.source);
+  if (query.type) rows = rows.where('type', '=', query.type);
+  if (query.from) rows = rows.where('created_at', '>=', query.from);
+  if (query.to) rows = rows.where('created_at', '<=', query.to);
+  const [items, count] = await Promise.all([
+    rows
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(query.limit)
+      .offset(query.offset)
+      .execute(),
+    rows.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items, total: Number(count.n) };
+}
+
+export async function getBalanceTransaction(
+  db: Kysely<DB>,
+  caller: Caller,
+  id: string,
+): Promise<BalanceTransactionRow> {
+  const row = await db
+    .selectFrom('balance_transactions')
+    .selectAll()
+    .where('id', '=', id)
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .executeTakeFirst();
+  if (row) return row;
+  const elsewhere = await inOtherEnvironment(db, 'balance_transactions', { column: 'id', value: id }, caller);
+  throw new ApiError(
+    elsewhere ? 'SANDBOX_MISMATCH' : 'BALANCE_TRANSACTION_NOT_FOUND',
+    elsewhere ? undefined : `No balance transaction ${id}.`,
+  );
+}
+
+export const EXPORT_COLUMNS = [
+  'id',
+  'type',
+  'amount',
+  'fee',
+  'net',
+  'currency',
+  'sourceReference',
+  'sourceKind',
+  'description',
+  'balanceAfter',
+  'createdAt',
+] as const;
+
+const EXPORT_BATCH = 5_000;
+
+/** The caller's balance transactions in `from`..`to`, newest first, read in batches by keyset. */
+async function* exportRows(db: Kysely<DB>, caller: Caller, range: { from?: Date; to?: Date }) {
+  let after: { created_at: Date; id: string } | undefined;
+  for (;;) {
+    let query = db
+      .selectFrom('balance_transactions')
+      .selectAll()
+      .where('business_id', '=', caller.businessId)
+      .where('environment', '=', caller.environment);
+    if (range.from) query = query.where('created_at', '>=', range.from);
+    if (range.to) query = query.where('created_at', '<=', range.to);
+    if (after) {
+      const cursor = after;
+      query = query.where(sql<boolean>`(created_at, id) < (${cursor.created_at}::timestamptz, ${cursor.id})`);
+    }
+    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(EXPORT_BATCH).execute();
+    for (const row of rows) {
+      const view = balanceTransactionView(row);
+      yield [
+        view.id,
+        view.type,
+        view.amount,
+        view.fee,
+        view.net,
+        view.currency,
+        neutraliseCell(view.source.reference),
+        view.source.kind,
+        neutraliseCell(view.description),
+        view.balanceAfter ?? '',
+        view.createdAt,
+      ];
+    }
+    if (rows.length < EXPORT_BATCH) return;
+    const last = rows[rows.length - 1]!;
+    after = { created_at: last.created_at, id: last.id };
+  }
+}
+
+/**
+ * The export as a CSV stream: a header row, then every transaction of the range. Streamed in
+ * batches, so a million lines take the memory of one batch.
+ */
+export function exportBalanceTransactions(
+  db: Kysely<DB>,
+  caller: Caller,
+  range: { from?: Date | undefined; to?: Date | undefined },
+): Readable {
+  if (range.from && range.to && range.from > range.to) {
+    throw new ApiError('VALIDATION_ERROR', 'query.from is after query.to.', [
+      { field: 'query.from', message: 'is after query.to' },
+    ]);
+  }
+  const clean = { ...(range.from ? { from: range.from } : {}), ...(range.to ? { to: range.to } : {}) };
+  return Readable.from(exportRows(db, caller, clean)).pipe(stringify({ header: true, columns: [...EXPORT_COLUMNS] }));
+}

@@ -1,0 +1,156 @@
+import type { Environment, OrderFees } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
+import {
+  chargeCommission,
+  linesProviderFee,
+  NO_FEES,
+  refundCommission,
+  withCharge,
+  withRefund,
+  type Commission,
+  type FeePlan,
+  type MarginLine,
+} from './fees.js';
+import { postTransfer, type LedgerTransfer } from './ledger.js';
+import type { Payer } from './payers.js';
+import { walletCharge, walletRefund } from './wallet-payments.js';
+
+/**
+ * The money of orders: the charge that pays an order, the charge of a modification's higher
+ * total, and every return (refund, cancel, lower total). An order may be charged several times,
+ * so its fee state (`OrderFees`: its plan when paid and `FeeState`) travels with the order.
+ */
+
+export interface OrderMoneyRef {
+  environment: Environment;
+  businessId: string;
+  /** The order's reference: the source of its balance transactions. */
+  orderReference: string;
+}
+
+/** The plan an order was paid under, as its fee state keeps it. */
+export function orderPlan(fees: OrderFees): FeePlan {
+  return {
+    providerBps: fees.providerBps,
+    payerFee: 0,
+    tofBps: fees.tofBps,
+    tteBps: fees.tteBps,
+    revenueModel: fees.revenueModel ?? 'COMMISSION',
+    marginBps: fees.marginBps ?? 0,
+  };
+}
+
+/**
+ * The payment of a new order: its lines' commission (`linesProviderFee`, so the MARGIN model
+ * applies) plus the payer fee, out of the payer's locked wallet. Returns the fee state the order
+ * keeps, or INSUFFICIENT_BALANCE with nothing built.
+ */
+export function chargeOrder(
+  order: OrderMoneyRef,
+  charge: { payer: Payer; amount: number; lines: readonly MarginLine[]; plan: FeePlan; now: Date },
+): { commission: Commission; transfer: LedgerTransfer; fees: OrderFees } | 'INSUFFICIENT_BALANCE' {
+  const { plan } = charge;
+  const commission = chargeCommission(linesProviderFee(charge.lines, plan), plan.payerFee, plan);
+  const paid = walletCharge({
+    environment: order.environment,
+    businessId: order.businessId,
+    reference: order.orderReference,
+    payer: charge.payer,
+    amount: charge.amount,
+    commission,
+    balance: {
+      type: 'order_payment',
+      source: { reference: order.orderReference, kind: 'order' },
+      description: `Order ${order.orderReference}`,
+    },
+    now: charge.now,
+  });
+  if (paid === 'INSUFFICIENT_BALANCE') return paid;
+  const fees: OrderFees = {
+    providerBps: plan.providerBps,
+    tofBps: plan.tofBps,
+    tteBps: plan.tteBps,
+    revenueModel: plan.revenueModel,
+    marginBps: plan.marginBps,
+    ...withCharge(NO_FEES, charge.amount, commission),
+  };
+  return { ...paid, fees };
+}
+
+/**
+ * A modification's higher total, charged to the wallet that paid without a second payer fee. Its
+ * provider fee is what the new lines cost less what the old lines cost (never below zero), so
+ * under MARGIN a change of lines pays on the margin it adds.
+ */
+export async function chargeOrderDifference(
+  trx: Executor,
+  order: OrderMoneyRef & { fees: OrderFees },
+  charge: {
+    reference: string;
+    payer: Payer;
+    amount: number;
+    lines: { before: readonly MarginLine[]; after: readonly MarginLine[] };
+    now: Date;
+  },
+): Promise<{ ledgerTransactionId: string; fees: OrderFees } | 'INSUFFICIENT_BALANCE'> {
+  const plan = orderPlan(order.fees);
+  const providerTtc = Math.max(
+    0,
+    linesProviderFee(charge.lines.after, plan) - linesProviderFee(charge.lines.before, plan),
+  );
+  const commission = chargeCommission(providerTtc, 0, plan);
+  const paid = walletCharge({
+    environment: order.environment,
+    businessId: order.businessId,
+    reference: charge.reference,
+    payer: charge.payer,
+    amount: charge.amount,
+    commission,
+    balance: {
+      type: 'order_adjustment',
+      source: { reference: order.orderReference, kind: 'order' },
+      description: `Modification ${charge.reference} of order ${order.orderReference}`,
+    },
+    now: charge.now,
+  });
+  if (paid === 'INSUFFICIENT_BALANCE') return paid;
+  return {
+    ledgerTransactionId: await postTransfer(trx, paid.transfer),
+    fees: { ...order.fees, ...withCharge(order.fees, charge.amount, commission) },
+  };
+}
+
+/**
+ * Gives `amount` of a paid order back to the wallet that paid, with the fees returned as
+ * `refundCommission` says (`final` when nothing is left to return after it), and says where the
+ * order's fee state goes next. A lower total after a modification is an adjustment; a refund or
+ * a cancel is a refund.
+ */
+export async function returnOrderMoney(
+  trx: Executor,
+  order: OrderMoneyRef & { fees: OrderFees; walletId: string },
+  money: { amount: number; reference: string; as: 'order_refund' | 'order_adjustment'; final: boolean; now: Date },
+): Promise<{ ledgerTransactionId: string; fees: OrderFees }> {
+  const commission = refundCommission(order.fees, money.amount, money.final);
+  const transfer = await walletRefund(trx, {
+    environment: order.environment,
+    businessId: order.businessId,
+    walletId: order.walletId,
+    reference: money.reference,
+    amount: money.amount,
+    commission,
+    balance: {
+      type: money.as,
+      source: { reference: order.orderReference, kind: 'order' },
+      description:
+        money.as === 'order_refund'
+          ? `Refund ${money.reference} of order ${order.orderReference}`
+          : `Modification ${money.reference} of order ${order.orderReference}`,
+    },
+    now: money.now,
+  });
+  return {
+    ledgerTransactionId: await postTransfer(trx, transfer),
+    fees: { ...order.fees, ...withRefund(order.fees, money.amount, commission) },
+  };
+}
