@@ -18,6 +18,7 @@ const usage = `Usage: npm run --silent admin -- <command> [options] [--json]
   key list --business ID
   api disable [--business ID] | api enable [--business ID]
   fees set --business ID [--provider-bps N] [--payer-fee N] [--tof-bps N] [--tte-bps N]
+           [--revenue-model COMMISSION|MARGIN] [--margin-bps N]
   wallet create --phone P --pin N --balance C --env test|live [--locked]
   wallet credit --phone P --amount C --env test|live
   wallet show --phone P --env test|live
@@ -89,6 +90,8 @@ function toCall(args: string[]): Call {
       'payer-fee': { type: 'string' },
       'tof-bps': { type: 'string' },
       'tte-bps': { type: 'string' },
+      'margin-bps': { type: 'string' },
+      'revenue-model': { type: 'string' },
       phone: { type: 'string' },
       pin: { type: 'string' },
       balance: { type: 'string' },
@@ -148,11 +151,13 @@ function toCall(args: string[]): Call {
           payerFee: 'payer-fee',
           tofBps: 'tof-bps',
           tteBps: 'tte-bps',
+          marginBps: 'margin-bps',
         } as const;
         for (const [field, option] of Object.entries(fields)) {
           const value = integer(values[option], option);
           if (value !== undefined) body[field] = value;
         }
+        if (values['revenue-model'] !== undefined) body.revenueModel = values['revenue-model'];
         return {
           method: 'PUT',
           path: `/businesses/${encodeURIComponent(required(values.business, '--business'))}/fees`,

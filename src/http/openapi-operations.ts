@@ -318,7 +318,27 @@ export const operationDocs: Record<string, OperationDoc> = {
   'GET /balance': {
     operationId: 'retrieveBalance',
     summary: 'Retrieve the merchant balance',
-    description: "The available balance of the key's environment, in centimes.",
+    description:
+      "The available balance of the key's environment, in centimes: the sum of the `net` of its balance transactions.",
+  },
+  'GET /balance/transactions': {
+    operationId: 'listBalanceTransactions',
+    summary: 'List balance transactions',
+    description:
+      "Every movement of the merchant balance in the key's environment, newest first: payments, refunds, order payments, order refunds and modification adjustments, each with its gross `amount`, the `fee` the platform kept and the `net` that moved the balance. Filters: `type`, `source` (a PI-/OR- reference), `from`, `to`. Needs the `balance:read` scope.",
+  },
+  'GET /balance/transactions/export': {
+    operationId: 'exportBalanceTransactions',
+    summary: 'Export balance transactions as CSV',
+    description:
+      'The balance transactions of `from`..`to` (all when absent) as CSV, streamed, newest first, with a header row; text cells that a spreadsheet would run as a formula start with an apostrophe.',
+    csv: true,
+  },
+  'GET /balance/transactions/{id}': {
+    operationId: 'retrieveBalanceTransaction',
+    summary: 'Retrieve a balance transaction',
+    description: 'One balance transaction by its `txn_` id.',
+    codes: ['BALANCE_TRANSACTION_NOT_FOUND', 'SANDBOX_MISMATCH'],
   },
 
   // The storefront's customer API (no key; outside the API base)

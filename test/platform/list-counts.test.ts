@@ -44,6 +44,8 @@ async function countedFromRows(t: TestApp): Promise<{ lists: Counts; volume: Cou
         CASE WHEN deleted_at IS NULL THEN status ELSE 'DELETED' END, count(*) FROM products GROUP BY 2, 3, 4, 5
       UNION ALL
       SELECT 'deliveries', business_id, environment, ${day}, status, count(*) FROM webhook_deliveries GROUP BY 2, 3, 4, 5
+      UNION ALL
+      SELECT 'balance', business_id, environment, ${day}, type, count(*) FROM balance_transactions GROUP BY 2, 3, 4, 5
     ) AS counted`.execute(t.runtime.db);
   const volume = await sql<{ key: string; n: string }>`
     SELECT concat_ws('|', business_id, environment, (paid_at AT TIME ZONE 'UTC')::date::text, count(*)::text) AS key,

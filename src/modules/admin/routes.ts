@@ -3,7 +3,8 @@ import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
 import { respondInTransaction } from '../../http/idempotency.js';
 import { Envelope } from '../../http/schemas.js';
-import { createBusiness, setFeePlan, setGlobalApiEnabled, updateBusiness } from '../businesses/service.js';
+import { createBusiness, setGlobalApiEnabled, updateBusiness } from '../businesses/service.js';
+import { setFeePlan } from '../payments/fee-plans.js';
 import { issueKey, listKeys, rotateKey, setKeyStatus, type IssuedKey } from '../keys/service.js';
 import { validAllowlistEntry } from '../keys/allowlist.js';
 import { allScopes } from '../keys/scopes.js';
@@ -38,8 +39,13 @@ const FeePlan = Type.Object({
   payerFee: Type.Integer(),
   tofBps: Type.Integer(),
   tteBps: Type.Integer(),
+  revenueModel: Type.Union([Type.Literal('COMMISSION'), Type.Literal('MARGIN')]),
+  marginBps: Type.Integer(),
 });
 const Bps = Type.Integer({ minimum: 0, maximum: 10000 });
+const RevenueModel = Type.Union([Type.Literal('COMMISSION'), Type.Literal('MARGIN')], {
+  description: 'COMMISSION: providerBps on the amount; MARGIN: marginBps on price less cost basis',
+});
 
 /** An API key's text is shown once, to the request that made it: a replay answers without it. */
 const withoutKeyText = ({ key: _key, ...view }: IssuedKey) => view;
@@ -103,6 +109,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
             payerFee: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000 })),
             tofBps: Type.Optional(Bps),
             tteBps: Type.Optional(Bps),
+            revenueModel: Type.Optional(RevenueModel),
+            marginBps: Type.Optional(Bps),
           },
           { additionalProperties: false },
         ),
@@ -110,13 +118,15 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { providerBps, payerFee, tofBps, tteBps } = request.body;
+      const { providerBps, payerFee, tofBps, tteBps, revenueModel, marginBps } = request.body;
       return respondInTransaction(request, reply, 200, (trx) =>
         setFeePlan(trx, request.params.id, {
           ...(providerBps !== undefined ? { provider_bps: providerBps } : {}),
           ...(payerFee !== undefined ? { payer_fee: payerFee } : {}),
           ...(tofBps !== undefined ? { tof_bps: tofBps } : {}),
           ...(tteBps !== undefined ? { tte_bps: tteBps } : {}),
+          ...(revenueModel !== undefined ? { revenue_model: revenueModel } : {}),
+          ...(marginBps !== undefined ? { margin_bps: marginBps } : {}),
         }),
       );
     },

@@ -92,36 +92,6 @@ export async function setGlobalApiEnabled(db: Executor, enabled: boolean): Promi
     .execute();
 }
 
-export interface FeePlan {
-  businessId: string;
-  providerBps: number;
-  payerFee: number;
-  tofBps: number;
-  tteBps: number;
-}
-
-export async function setFeePlan(
-  db: Executor,
-  businessId: string,
-  changes: { provider_bps?: number; payer_fee?: number; tof_bps?: number; tte_bps?: number },
-): Promise<FeePlan> {
-  const exists = await db.selectFrom('businesses').select('id').where('id', '=', businessId).executeTakeFirst();
-  if (!exists) throw new ApiError('NOT_FOUND', `No business ${businessId}.`);
-  const row = await db
-    .insertInto('fee_plans')
-    .values({ business_id: businessId, ...changes })
-    .onConflict((conflict) => conflict.column('business_id').doUpdateSet({ ...changes, updated_at: sql<Date>`now()` }))
-    .returning(['business_id', 'provider_bps', 'payer_fee', 'tof_bps', 'tte_bps'])
-    .executeTakeFirstOrThrow();
-  return {
-    businessId: row.business_id,
-    providerBps: row.provider_bps,
-    payerFee: row.payer_fee,
-    tofBps: row.tof_bps,
-    tteBps: row.tte_bps,
-  };
-}
-
 /** The business's name, as its dashboard, checkout pages and receipts show it. */
 export async function renameBusiness(db: Executor, businessId: string, name: string): Promise<void> {
   const trimmed = name.trim();
@@ -137,20 +107,4 @@ export async function renameBusiness(db: Executor, businessId: string, name: str
     .returning('id')
     .executeTakeFirst();
   if (!row) throw new ApiError('NOT_FOUND', `No business ${businessId}.`);
-}
-
-export async function getFeePlan(db: Executor, businessId: string): Promise<FeePlan> {
-  const row = await db
-    .selectFrom('fee_plans')
-    .select(['business_id', 'provider_bps', 'payer_fee', 'tof_bps', 'tte_bps'])
-    .where('business_id', '=', businessId)
-    .executeTakeFirst();
-  if (!row) throw new ApiError('NOT_FOUND', `No fee plan for business ${businessId}.`);
-  return {
-    businessId: row.business_id,
-    providerBps: row.provider_bps,
-    payerFee: row.payer_fee,
-    tofBps: row.tof_bps,
-    tteBps: row.tte_bps,
-  };
 }

@@ -5,10 +5,9 @@ import { CommittedRefusal } from '../../http/idempotency.js';
 import { maskPhone } from '../../lib/phone.js';
 import { confirmPayment } from '../payments/wallet-payments.js';
 import { lockIntentAndPayer } from '../payments/payers.js';
-import { isPastExpiry } from '../intents/changes.js';
 import { checkAmount } from '../intents/service.js';
 import type { IntentRow } from '../intents/repo.js';
-import { isPayable } from '../intents/state.js';
+import { isAllowed } from '../intents/state.js';
 import { SANDBOX_WALLETS } from '../wallets/service.js';
 
 /** What a customer sees of an intent: what to pay, to whom, and its state; nothing else. */
@@ -66,11 +65,10 @@ export function checkoutView(intent: IntentRow, payee: Payee): CheckoutView {
       ? 'PAID'
       : intent.status === 'REFUNDED'
         ? 'REFUNDED'
-        : isPayable(intent.status)
-          ? isPastExpiry(intent, now)
-            ? 'EXPIRED'
-            : 'PAYABLE'
-          : intent.cancel_reason === 'expiry'
+        : isAllowed(intent, 'pay', now)
+          ? 'PAYABLE'
+          : // Still able to expire: payable but for its time, which is up.
+            isAllowed(intent, 'expire', now) || intent.cancel_reason === 'expiry'
             ? 'EXPIRED'
             : 'CANCELLED';
   const sandbox = intent.environment === 'test';
@@ -147,7 +145,7 @@ export async function payableIntent(
   } else {
     amount = intent.amount!;
   }
-  if (!options.keyed && (!isPayable(intent.status) || isPastExpiry(intent, new Date())))
+  if (!options.keyed && !isAllowed(intent, 'pay', new Date()))
     throw new ApiError('INTENT_NOT_PENDING', 'This payment can no longer be paid.');
   return { intent, payee, amount };
 }
@@ -166,7 +164,7 @@ export async function payIntent(
 ): Promise<CheckoutView | CommittedRefusal> {
   const { intent, payer } = (await lockIntentAndPayer(trx, { id: payable.intent.id }, { phone })) ?? {};
   const now = new Date();
-  if (!intent || !isPayable(intent.status) || isPastExpiry(intent, now))
+  if (!intent || !isAllowed(intent, 'pay', now))
     throw new ApiError('INTENT_NOT_PENDING', 'This payment can no longer be paid.');
   if (!payer) throw new ApiError('WALLET_NOT_FOUND');
   const result = await confirmPayment(trx, intent, { amount: payable.amount, payer, method: 'WALLET', now });

@@ -5,7 +5,7 @@ import type { OrderStatus } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { payBaseUrl } from '../intents/routes.js';
 import * as orders from '../orders/service.js';
-import { canTransition, type OrderAction } from '../orders/state.js';
+import { isOrderActionAllowed, type OrderAction } from '../orders/state.js';
 import { at, DASHBOARD, requireSession, sendPage } from './context.js';
 import { parseMru } from './i18n.js';
 import type { DashboardSession } from './sessions.js';
@@ -72,15 +72,14 @@ function callerOf(session: DashboardSession): orders.Caller {
 
 /** The workflow buttons an order's page draws, from the one state table the API asks too. */
 function allowedActions(order: orders.OrderRow): Record<Exclude<OrderAction, 'customerCancel'>, boolean> {
-  const left = orders.refundableAmount(order);
   return {
-    accept: canTransition(order.status, 'accept'),
-    ready: canTransition(order.status, 'ready'),
-    pickup: canTransition(order.status, 'pickup'),
-    deliver: canTransition(order.status, 'deliver'),
-    cancel: canTransition(order.status, 'cancel'),
-    refund: canTransition(order.status, 'refund') && left > 0,
-    modify: canTransition(order.status, 'modify'),
+    accept: isOrderActionAllowed(order, 'accept'),
+    ready: isOrderActionAllowed(order, 'ready'),
+    pickup: isOrderActionAllowed(order, 'pickup'),
+    deliver: isOrderActionAllowed(order, 'deliver'),
+    cancel: isOrderActionAllowed(order, 'cancel'),
+    refund: isOrderActionAllowed(order, 'refund'),
+    modify: isOrderActionAllowed(order, 'modify'),
   };
 }
 

@@ -6,7 +6,7 @@ import { ApiError } from '../../http/errors.js';
 import { parseDateFilter } from '../../http/schemas.js';
 import { payBaseUrl } from '../intents/routes.js';
 import * as intents from '../intents/service.js';
-import { canTransition, isPayable } from '../intents/state.js';
+import { isAllowed } from '../intents/state.js';
 import { at, DASHBOARD, requireSession, sendPage } from './context.js';
 import { parseMru } from './i18n.js';
 import { intentTimeline, searchIntents } from './queries.js';
@@ -165,18 +165,19 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
       const intent = await intents.getIntent(database, session, request.params.ref);
       const view = intents.intentView(intent, payBaseUrl(request));
       const timeline = await intentTimeline(database, session, intent.reference_number);
+      const now = new Date();
       return sendPage(request, reply, 'payment', {
         intent,
         view,
         timeline,
         // A FAILED intent is still payable: it keeps its code and can still be paid or expire.
-        qr: isPayable(intent.status) ? renderSVG(view.payUrl, { border: 2 }) : null,
+        qr: isAllowed(intent, 'pay', now) ? renderSVG(view.payUrl, { border: 2 }) : null,
         refundable: (intent.amount_paid ?? 0) - intent.total_amount_refunded,
         can: {
-          cancel: canTransition(intent.status, 'cancel'),
-          pay: canTransition(intent.status, 'pay'),
-          expire: canTransition(intent.status, 'expire'),
-          refund: canTransition(intent.status, 'refund'),
+          cancel: isAllowed(intent, 'cancel', now),
+          pay: isAllowed(intent, 'pay', now),
+          expire: isAllowed(intent, 'expire', now),
+          refund: isAllowed(intent, 'refund', now),
         },
       });
     },

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { getFeePlan, renameBusiness } from '../businesses/service.js';
+import { renameBusiness } from '../businesses/service.js';
+import { getFeePlan } from '../payments/fee-plans.js';
 import { at, DASHBOARD, requireSession, sendPage } from './context.js';
 import { changeUser, createUser, listUsers, newPasswordHash } from './users.js';
 import { dashboardWrite } from './write.js';

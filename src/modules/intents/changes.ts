@@ -3,14 +3,14 @@ import { changeWithEvents, type EventRecord } from '../events/outbox.js';
 import type { LedgerTransfer } from '../payments/ledger.js';
 import { paymentEvent } from './events.js';
 import type { IntentRow } from './repo.js';
-import { canTransition, intentActions } from './state.js';
+import { intentActions, isAllowed } from './state.js';
 
 /**
  * Expiry, by the timer or by `simulate-expiry`, of intents locked by the caller: CANCELLED with
  * its reason stored, code freed, `payment.expired`.
  */
 export async function expireIntents(trx: Executor, intents: IntentRow[], now: Date): Promise<IntentRow[]> {
-  const due = intents.filter((intent) => canTransition(intent.status, 'expire'));
+  const due = intents.filter((intent) => isAllowed(intent, 'expire', now));
   if (due.length === 0) return [];
   const change = {
     status: intentActions.expire.to,
@@ -59,9 +59,4 @@ export async function changeIntent(
   );
   if (rows.length !== 1) throw new Error(`intent ${intent.id} was not changed`);
   return changed;
-}
-
-/** Whether a payable intent's time is up (the expiry job may not have run yet). */
-export function isPastExpiry(intent: IntentRow, now: Date): boolean {
-  return intent.expires_at.getTime() <= now.getTime();
 }

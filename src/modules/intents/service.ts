@@ -9,10 +9,10 @@ import { lockedUntil } from '../wallets/service.js';
 import { paymentEvent } from './events.js';
 import { confirmPayment, failPayment, refundPayment } from '../payments/wallet-payments.js';
 import { lockIntentAndPayer, sandboxPayer, SANDBOX_DEFAULT_PAYER } from '../payments/payers.js';
-import { changeIntent, expireIntents, isPastExpiry } from './changes.js';
+import { changeIntent, expireIntents } from './changes.js';
 import * as repo from './repo.js';
 import type { IntentRow, IntentViewRow, IntentWithRefunds } from './repo.js';
-import { assertTransition, isPayable } from './state.js';
+import { assertAllowed } from './state.js';
 
 /** The business and environment a request acts for (from its API key). */
 export interface Caller {
@@ -270,7 +270,7 @@ export async function cancelIntent(trx: Executor, caller: Caller, referenceNumbe
   const intent = visibleTo(locked, caller);
   const now = new Date();
   const change = {
-    status: assertTransition(intent.status, 'cancel'),
+    status: assertAllowed(intent, 'cancel', now),
     cancel_reason: 'cancel',
     payment_code: null,
     updated_at: now,
@@ -312,9 +312,7 @@ export async function simulatePayment(
       : await lockIntentAndPayer(trx, { referenceNumber }, { phone, owner: caller });
   const intent = visibleTo(locked?.intent, caller);
   const now = new Date();
-  if (!isPayable(intent.status) || isPastExpiry(intent, now)) {
-    throw new ApiError('INTENT_NOT_PENDING', `The intent is ${isPayable(intent.status) ? 'expired' : intent.status}.`);
-  }
+  assertAllowed(intent, 'pay', now);
   let amount: number;
   if (intent.amount_type === 'OPEN') {
     if (input.amount === undefined) throw invalid('body.amount', 'is required for an OPEN intent');
@@ -343,8 +341,9 @@ export async function simulateExpiry(
   referenceNumber: string,
 ): Promise<IntentWithRefunds> {
   const intent = visibleTo(await repo.lockIntent(trx, { referenceNumber }), caller);
-  assertTransition(intent.status, 'expire');
-  const [expired] = await expireIntents(trx, [intent], new Date());
+  const now = new Date();
+  assertAllowed(intent, 'expire', now);
+  const [expired] = await expireIntents(trx, [intent], now);
   return withRefunds(trx, expired!);
 }
 

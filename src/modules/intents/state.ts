@@ -20,19 +20,48 @@ export type IntentAction = keyof typeof intentActions;
 /** Why a CANCELLED intent is cancelled: stored with the status, shown by the hosted pages. */
 export type CancelReason = 'cancel' | 'expiry';
 
-/** Statuses in which a customer can still pay, and the intent holds its 6-digit code. */
-export const PAYABLE_STATUSES: readonly IntentStatus[] = intentActions.pay.from;
-
-export function isPayable(status: IntentStatus): boolean {
-  return PAYABLE_STATUSES.includes(status);
+/** What the guards read of an intent. */
+export interface IntentFacts {
+  status: IntentStatus;
+  expires_at: Date;
+  amount_paid: number | null;
+  total_amount_refunded: number;
 }
 
-export function canTransition(status: IntentStatus, action: IntentAction): boolean {
-  return (intentActions[action].from as readonly IntentStatus[]).includes(status);
+export type IntentDecision = { allowed: true; to: IntentStatus } | { allowed: false; refusal: ApiError };
+
+/**
+ * Whether `action` may happen to `intent` at `now`, and where it leads: the status the table
+ * allows, and each action's guard: a payment needs the intent unexpired (the expiry job may not
+ * have run yet), a refund something left to refund. Every route, page, job and dashboard button
+ * asks here; nothing else reads a status list or an expiry.
+ */
+export function decide(intent: IntentFacts, action: IntentAction, now: Date): IntentDecision {
+  if (!(intentActions[action].from as readonly IntentStatus[]).includes(intent.status)) {
+    return { allowed: false, refusal: transitionRefusal(intent.status, action) };
+  }
+  if ((action === 'pay' || action === 'fail') && intent.expires_at.getTime() <= now.getTime()) {
+    return { allowed: false, refusal: new ApiError('INTENT_NOT_PENDING', 'The intent is expired.') };
+  }
+  if (action === 'refund' && (intent.amount_paid ?? 0) - intent.total_amount_refunded <= 0) {
+    return { allowed: false, refusal: transitionRefusal(intent.status, action) };
+  }
+  return { allowed: true, to: intentActions[action].to };
+}
+
+export function isAllowed(intent: IntentFacts, action: IntentAction, now: Date): boolean {
+  return decide(intent, action, now).allowed;
+}
+
+/** The status `action` leads to, or the catalogue's refusal of it. */
+export function assertAllowed(intent: IntentFacts, action: IntentAction, now: Date): IntentStatus {
+  const decision = decide(intent, action, now);
+  if (!decision.allowed) throw decision.refusal;
+  return decision.to;
 }
 
 /** The catalogue's refusal of `action` on an intent in `status`. */
-export function transitionRefusal(status: IntentStatus, action: IntentAction): ApiError {
+function transitionRefusal(status: IntentStatus, action: IntentAction): ApiError {
   const code: ErrorCode =
     action === 'cancel'
       ? 'INTENT_CANCEL_INVALID_STATUS'
@@ -57,10 +86,4 @@ export function transitionRefusal(status: IntentStatus, action: IntentAction): A
       throw new Error(`unknown intent action ${String(never)}`);
     }
   }
-}
-
-/** The status `action` leads to from `status`, or the catalogue's refusal for that action. */
-export function assertTransition(status: IntentStatus, action: IntentAction): IntentStatus {
-  if (!canTransition(status, action)) throw transitionRefusal(status, action);
-  return intentActions[action].to;
 }

@@ -22,7 +22,7 @@ import { lockPayer, sandboxPayer, type Payer } from '../payments/payers.js';
 import { lockedUntil } from '../wallets/service.js';
 import { findProducts, resolveProduct, stockChangeOf, writeStock } from '../products/service.js';
 import type { ProductRow } from '../products/model.js';
-import { assertTransition, canTransition, ORDER_STATUSES, orderActions, type WorkflowAction } from './state.js';
+import { assertOrderAction, ORDER_STATUSES, orderActions, type WorkflowAction } from './state.js';
 
 export type OrderRow = Selectable<OrdersTable>;
 
@@ -474,13 +474,8 @@ export async function transitionOrder(
 ): Promise<ChangedOrder> {
   const order = await lockOrder(trx, locator);
   const step = orderActions[action];
-  assertTransition(order.status, action);
-  if ('customerRef' in locator && !canTransition(order.status, 'customerCancel')) {
-    throw new ApiError(
-      'ORDER_INVALID_TRANSITION',
-      `The shop has accepted this order (${order.status}); ask the shop to cancel it.`,
-    );
-  }
+  assertOrderAction(order, action);
+  if ('customerRef' in locator) assertOrderAction(order, 'customerCancel');
   const now = new Date();
   let money: { refund: OrderRefund; fees: OrderFees } | undefined;
   let stockEvents: EventRecord[] = [];
@@ -558,10 +553,8 @@ export async function refundOrder(
   input: { amount?: number | undefined; reason?: string | undefined },
 ): Promise<ChangedOrder> {
   const order = await lockOrder(trx, locator);
-  const status = assertTransition(order.status, 'refund');
-  if (!order.paid) throw new ApiError('ORDER_INVALID_TRANSITION', 'Only a paid order can be refunded.');
+  const status = assertOrderAction(order, 'refund');
   const left = refundableAmount(order);
-  if (left <= 0) throw new ApiError('ORDER_INVALID_TRANSITION', 'Nothing is left to refund on this order.');
   const amount = input.amount ?? left;
   if (amount < 1 || amount > left) {
     throw new ApiError('REFUND_AMOUNT_INVALID', `The refund amount must be between 1 and ${left} centimes.`);
@@ -629,7 +622,7 @@ export async function proposeModification(
   limits: { maxAmount: number },
 ): Promise<ChangedOrder> {
   const order = await lockOrder(trx, locator);
-  assertTransition(order.status, 'modify');
+  assertOrderAction(order, 'modify');
   const items = await priceItems(trx, locator.caller, order.shop_id, requested);
   const total = orderTotal(items);
   // The same bounds as placing an order: the customer would be charged (or refunded) up to it.
@@ -673,7 +666,7 @@ export async function acceptModification(
       'The proposed modification changed since it was shown: read the order again before accepting.',
     );
   }
-  assertTransition(order.status, 'modify');
+  assertOrderAction(order, 'modify');
   if (order.total_amount_refunded > proposal.totalAmount)
     throw new ApiError('ORDER_INVALID_TRANSITION', 'The new total would be below what was already refunded.');
   const now = new Date();
@@ -781,7 +774,7 @@ export async function declineModification(trx: Transaction<DB>, locator: OrderLo
   const order = await lockOrder(trx, locator);
   const proposal = order.proposed_modification;
   if (!proposal) throw new ApiError('ORDER_INVALID_TRANSITION', 'This order has no proposed modification to decline.');
-  assertTransition(order.status, 'modify');
+  assertOrderAction(order, 'modify');
   const now = new Date();
   const updated = await trx
     .updateTable('orders')

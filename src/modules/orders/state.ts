@@ -29,14 +29,47 @@ export type OrderAction = keyof typeof orderActions;
 /** The workflow steps a merchant takes by name (`POST .../{action}`). */
 export type WorkflowAction = 'accept' | 'ready' | 'pickup' | 'deliver' | 'cancel';
 
-export function canTransition(status: OrderStatus, action: OrderAction): boolean {
-  return (orderActions[action].from as readonly OrderStatus[]).includes(status);
+/** What the guards read of an order. */
+export interface OrderFacts {
+  status: OrderStatus;
+  paid: boolean;
+  amount_paid: number;
+  total_amount_refunded: number;
 }
 
-/** The status `action` leads to from `status`, or ORDER_INVALID_TRANSITION. */
-export function assertTransition(status: OrderStatus, action: OrderAction): OrderStatus {
-  if (!canTransition(status, action)) {
-    throw new ApiError('ORDER_INVALID_TRANSITION', `Cannot ${action} an order that is ${status}.`);
+export type OrderDecision = { allowed: true; to: OrderStatus } | { allowed: false; refusal: ApiError };
+
+/**
+ * Whether `action` may happen to `order`, and the status it leads to: the table's statuses, and
+ * a refund's guard (a paid order with something left to refund). Every route, page and button
+ * asks here.
+ */
+export function decideOrder(order: OrderFacts, action: OrderAction): OrderDecision {
+  const refuse = (message: string) => ({
+    allowed: false as const,
+    refusal: new ApiError('ORDER_INVALID_TRANSITION', message),
+  });
+  if (!(orderActions[action].from as readonly OrderStatus[]).includes(order.status)) {
+    return refuse(
+      action === 'customerCancel'
+        ? `The shop has accepted this order (${order.status}); ask the shop to cancel it.`
+        : `Cannot ${action} an order that is ${order.status}.`,
+    );
   }
-  return orderActions[action].to ?? status;
+  if (action === 'refund') {
+    if (!order.paid) return refuse('Only a paid order can be refunded.');
+    if (order.amount_paid - order.total_amount_refunded <= 0) return refuse('Nothing is left to refund on this order.');
+  }
+  return { allowed: true, to: orderActions[action].to ?? order.status };
+}
+
+export function isOrderActionAllowed(order: OrderFacts, action: OrderAction): boolean {
+  return decideOrder(order, action).allowed;
+}
+
+/** The status `action` leads to, or ORDER_INVALID_TRANSITION with the guard's reason. */
+export function assertOrderAction(order: OrderFacts, action: OrderAction): OrderStatus {
+  const decision = decideOrder(order, action);
+  if (!decision.allowed) throw decision.refusal;
+  return decision.to;
 }

@@ -8,7 +8,7 @@ import type { Payer } from './payers.js';
 import { changeIntent } from '../intents/changes.js';
 import { paymentEvent } from '../intents/events.js';
 import { recordRefund, type IntentRow, type IntentWithRefunds, type LockedIntent } from '../intents/repo.js';
-import { assertTransition, transitionRefusal } from '../intents/state.js';
+import { assertAllowed } from '../intents/state.js';
 
 /** decisions.md: in the sandbox, an intent of exactly this many centimes always fails when paid. */
 export const SANDBOX_FAILING_AMOUNT = 1313;
@@ -44,7 +44,7 @@ export async function confirmPayment(
   payment: { amount: number; payer: Payer; method: 'WALLET'; now: Date },
 ): Promise<PaymentOutcome> {
   const { now, payer } = payment;
-  assertTransition(intent.status, 'pay');
+  const status = assertAllowed(intent, 'pay', now);
   if (isSandboxFailure(intent, payment.amount)) {
     return failPayment(trx, intent, { failure: 'SANDBOX_DECLINED', attemptedAmount: payment.amount, now });
   }
@@ -70,7 +70,7 @@ export async function confirmPayment(
   }
   const { commission } = charge;
   const paid = {
-    status: assertTransition(intent.status, 'pay'),
+    status,
     payment_code: null,
     amount_paid: payment.amount,
     paid_at: now,
@@ -209,9 +209,8 @@ export async function refundPayment(
   input: { amount?: number | undefined; reason?: string | undefined },
 ): Promise<IntentWithRefunds> {
   const now = new Date();
-  const status = assertTransition(intent.status, 'refund');
+  const status = assertAllowed(intent, 'refund', now);
   const left = refundableLeft(intent);
-  if (left <= 0) throw transitionRefusal(intent.status, 'refund');
   const amount = input.amount ?? left;
   if (amount < 1 || amount > left) {
     throw new ApiError('REFUND_AMOUNT_INVALID', `The refund amount must be between 1 and ${left} centimes.`);
@@ -273,7 +272,7 @@ export async function failPayment(
 ): Promise<PaymentOutcome & { outcome: 'failed' }> {
   const reason = FAILURE_TEXT[attempt.failure](attempt.attemptedAmount);
   const failed = {
-    status: assertTransition(intent.status, 'fail'),
+    status: assertAllowed(intent, 'fail', attempt.now),
     last_failure: attempt.failure,
     updated_at: attempt.now,
   };

@@ -12,7 +12,7 @@ import {
   type OrderShop,
   type RequestedItem,
 } from '../orders/service.js';
-import { canTransition } from '../orders/state.js';
+import { isOrderActionAllowed } from '../orders/state.js';
 import type { ProductRow } from '../products/model.js';
 import { listProducts } from '../products/service.js';
 import { SANDBOX_WALLETS } from '../wallets/service.js';
@@ -224,7 +224,7 @@ export async function priceCart(db: Kysely<DB>, shop: StorefrontShop, requested:
 /** What the customer sees of their order, by its link: never the merchant's own fields. */
 export function customerOrderView(order: OrderRow, shopName: string) {
   const proposal = order.proposed_modification;
-  const modifiable = canTransition(order.status, 'modify');
+  const modifiable = isOrderActionAllowed(order, 'modify');
   return {
     orderRef: order.customer_ref,
     referenceNumber: order.reference_number,
@@ -252,7 +252,7 @@ export function customerOrderView(order: OrderRow, shopName: string) {
             proposedAt: proposal.proposedAt,
           }
         : null,
-    canCancel: canTransition(order.status, 'customerCancel'),
+    canCancel: isOrderActionAllowed(order, 'customerCancel'),
     sandbox: order.environment === 'test',
     createdAt: order.created_at.toISOString(),
     updatedAt: order.updated_at.toISOString(),
