@@ -1,10 +1,11 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { DB, Environment, WalletsTable } from '../../db/schema.js';
 import { inTransaction, type Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
-import { accountBalance, post } from '../payments/ledger.js';
+import { fundWallet } from '../payments/funding.js';
+import { accountBalance } from '../payments/ledger.js';
 
 export type WalletRow = Selectable<WalletsTable>;
 
@@ -219,19 +220,6 @@ export async function authenticateWallet(
   throw wrongPhoneOrPin();
 }
 
-/** Money entering a wallet from outside: from the `funding` account, so the ledger still sums to zero. */
-async function fund(trx: Transaction<DB>, wallet: WalletRow, amount: number): Promise<void> {
-  await post(trx, {
-    environment: wallet.environment,
-    kind: 'credit',
-    reference: wallet.id,
-    lines: [
-      { account: { kind: 'funding' }, amount: -amount },
-      { account: { kind: 'wallet', ownerId: wallet.id }, amount },
-    ],
-  });
-}
-
 export async function createWallet(
   db: Executor,
   input: { phone: string; pin: string; balance: number; environment: Environment; locked?: boolean },
@@ -261,7 +249,7 @@ export async function createWallet(
       throw new ApiError('VALIDATION_ERROR', `A ${input.environment} wallet for ${input.phone} already exists.`, [
         { field: 'body.phone', message: 'already has a wallet in this environment' },
       ]);
-    if (input.balance > 0) await fund(trx, wallet, input.balance);
+    if (input.balance > 0) await fundWallet(trx, wallet, input.balance);
     return wallet;
   });
 }
@@ -270,7 +258,7 @@ export async function creditWallet(db: Executor, input: { phone: string; amount:
   return inTransaction(db, async (trx) => {
     const wallet = await findWallet(trx, input.environment, input.phone);
     if (!wallet) throw new ApiError('WALLET_NOT_FOUND');
-    await fund(trx, wallet, input.amount);
+    await fundWallet(trx, wallet, input.amount);
     return walletView(trx, wallet);
   });
 }
