@@ -83,6 +83,19 @@ export const OrderRefundSchema = Type.Object({
   createdAt: Timestamp,
   ledgerTransactionId: Nullable(Type.String()),
 });
+const OrderCommission = Type.Object(
+  {
+    provider_ttc: Type.Integer({ description: 'the provider fee the merchant pays, net of returns' }),
+    payer_ttc: Type.Integer({ description: 'the payer fee (never returned)' }),
+    tof: Type.Integer(),
+    tte: Type.Integer(),
+    total_revenue: Type.Integer(),
+    revenue_model: Type.Union([Type.Literal('COMMISSION'), Type.Literal('MARGIN')], {
+      description: 'MARGIN: the provider fee is the margin rate on price less cost basis, for products that have one',
+    }),
+  },
+  { title: 'OrderCommission', description: 'What the platform holds of the fees of the order, in centimes' },
+);
 const Order = Type.Object(
   {
     referenceNumber: Type.String(),
@@ -96,6 +109,7 @@ const Order = Type.Object(
     customerPhone: Type.String(),
     paid: Type.Boolean(),
     payment: Nullable(OrderPaymentSchema),
+    commission: Nullable(OrderCommission),
     totalAmountRefunded: Type.Integer(),
     refunds: Type.Array(OrderRefundSchema),
     customerUrl: Type.String({ description: "the customer's order page, an unguessable link" }),

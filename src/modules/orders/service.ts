@@ -17,7 +17,7 @@ import { randomBase62, randomDigits } from '../../lib/ids.js';
 import { changeWithEvents, recordEvents, type EventRecord } from '../events/outbox.js';
 import { storeEvent } from '../events/store-events.js';
 import { feePlanFromColumns, type FeePlan, type MarginLine } from '../payments/fees.js';
-import { chargeOrder, chargeOrderDifference, returnOrderMoney } from '../payments/order-payments.js';
+import { chargeOrder, chargeOrderDifference, heldCommission, returnOrderMoney } from '../payments/order-payments.js';
 import { lockPayer, sandboxPayer, type Payer } from '../payments/payers.js';
 import { lockedUntil } from '../wallets/service.js';
 import { findProducts, resolveProduct, stockChangeOf, writeStock } from '../products/service.js';
@@ -858,6 +858,7 @@ export function orderView(order: OrderRow, shopName: string, payBase: string) {
     customerPhone: order.customer_phone,
     paid: order.paid,
     payment: order.payment,
+    commission: order.fees ? heldCommission(order.fees) : null,
     totalAmountRefunded: order.total_amount_refunded,
     refunds: order.refunds.map((refund) => ({
       id: refund.id,

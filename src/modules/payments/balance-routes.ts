@@ -15,7 +15,6 @@ import { accountBalance } from './ledger.js';
 import {
   BALANCE_TRANSACTION_TYPES,
   balanceTransactionView,
-  EXPORT_COLUMNS,
   exportBalanceTransactions,
   getBalanceTransaction,
   listBalanceTransactions,
@@ -135,7 +134,6 @@ export const balanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         querystring: ExportQuery,
         produces: ['text/csv'],
-        description: `CSV with a header row: ${EXPORT_COLUMNS.join(', ')}. Newest first.`,
       },
     },
     async (request, reply) => {

@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { countedPage, type CountedTable } from '../../db/counted-list.js';
@@ -196,5 +196,8 @@ export function exportBalanceTransactions(
     ]);
   }
   const clean = { ...(range.from ? { from: range.from } : {}), ...(range.to ? { to: range.to } : {}) };
-  return Readable.from(exportRows(db, caller, clean)).pipe(stringify({ header: true, columns: [...EXPORT_COLUMNS] }));
+  // pipeline, not pipe: a failed read destroys the CSV stream (the response ends with the error)
+  // instead of escaping as an uncaught exception.
+  const csv = stringify({ header: true, columns: [...EXPORT_COLUMNS] });
+  return pipeline(Readable.from(exportRows(db, caller, clean)), csv, () => {});
 }

@@ -1,4 +1,4 @@
-import type { Environment, OrderFees } from '../../db/schema.js';
+import type { Environment, OrderFees, RevenueModel } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import {
   chargeCommission,
@@ -152,5 +152,23 @@ export async function returnOrderMoney(
   return {
     ledgerTransactionId: await postTransfer(trx, transfer),
     fees: { ...order.fees, ...withRefund(order.fees, money.amount, commission) },
+  };
+}
+
+/**
+ * What the platform holds of an order's fees now: what its charges took less what its returns
+ * gave back, with the revenue model it was charged under (the order's `commission`).
+ */
+export function heldCommission(fees: OrderFees): Commission & { revenue_model: RevenueModel } {
+  const tof = fees.tof - fees.tofReturned;
+  const tte = fees.tte - fees.tteReturned;
+  const providerTtc = fees.providerTtc - fees.providerReturned;
+  return {
+    provider_ttc: providerTtc,
+    payer_ttc: fees.payerTtc,
+    tof,
+    tte,
+    total_revenue: providerTtc + fees.payerTtc - tof - tte,
+    revenue_model: fees.revenueModel ?? 'COMMISSION',
   };
 }
