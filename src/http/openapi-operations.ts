@@ -331,7 +331,7 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'exportBalanceTransactions',
     summary: 'Export balance transactions as CSV',
     description:
-      'The balance transactions of `from`..`to` (all when absent) as CSV, streamed, newest first, with a header row; text cells that a spreadsheet would run as a formula start with an apostrophe.',
+      'The balance transactions of `from`..`to` (all when absent) as CSV, streamed, newest first, with a header row naming the same fields as the list (id, type, amount, fee, net, currency, sourceReference, sourceKind, description, balanceAfter, createdAt); text cells that a spreadsheet would run as a formula start with an apostrophe.',
     csv: true,
   },
   'GET /balance/transactions/{id}': {

@@ -23,6 +23,7 @@ export type WebhookDelivery = ItemOf<'listWebhookDeliveries'>;
 export type WebhookDeliveryDetail = ResponseData<'retrieveWebhookDelivery'>;
 export type Event = ResponseData<'retrieveEvent'>;
 export type Balance = ResponseData<'retrieveBalance'>;
+export type BalanceTransaction = ResponseData<'retrieveBalanceTransaction'>;
 
 const path = (value: string) => encodeURIComponent(value);
 
@@ -269,7 +270,27 @@ export class Events extends Resource {
   }
 }
 
+/** The movements behind the balance, newest first (secret key, scope `balance:read`). */
+export class BalanceTransactions extends Resource {
+  list(query?: QueryOf<'listBalanceTransactions'>, options?: RequestOptions) {
+    return this.paginate<'listBalanceTransactions'>('/balance/transactions', query, options);
+  }
+  /** By its `txn_` id. */
+  retrieve(id: string, options?: RequestOptions) {
+    return this.http.request<BalanceTransaction>({ method: 'GET', path: `/balance/transactions/${path(id)}` }, options);
+  }
+  /** CSV text with a header row, newest first. */
+  export(query?: QueryOf<'exportBalanceTransactions'>, options?: RequestOptions) {
+    return this.http.request<string>(
+      { method: 'GET', path: '/balance/transactions/export', query, text: true },
+      options,
+    );
+  }
+}
+
 export class BalanceResource extends Resource {
+  readonly transactions = new BalanceTransactions(this.http);
+
   retrieve(options?: RequestOptions) {
     return this.http.request<Balance>({ method: 'GET', path: '/balance' }, options);
   }

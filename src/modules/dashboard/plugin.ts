@@ -7,6 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Eta } from 'eta';
 import { toApiError } from '../../http/error-handler.js';
 import { authRoutes } from './auth-routes.js';
+import { balancePages } from './balance-routes.js';
 import { DASHBOARD, langOf, sendPage } from './context.js';
 import { sameToken } from '../../http/auth.js';
 import { cookieNames, cookiesOf, setCookie } from './cookies.js';
@@ -87,6 +88,7 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(homePages);
   await app.register(paymentPages);
   await app.register(orderPages);
+  await app.register(balancePages);
   await app.register(productPages);
   await app.register(developerPages);
   await app.register(settingsPages);

@@ -831,11 +831,75 @@ export interface paths {
         };
         /**
          * Retrieve the merchant balance
-         * @description The available balance of the key's environment, in centimes.
+         * @description The available balance of the key's environment, in centimes: the sum of the `net` of its balance transactions.
          *
          *     Key: secret (sk_), scope `intents:read`.
          */
         get: operations["retrieveBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/balance/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List balance transactions
+         * @description Every movement of the merchant balance in the key's environment, newest first: payments, refunds, order payments, order refunds and modification adjustments, each with its gross `amount`, the `fee` the platform kept and the `net` that moved the balance. Filters: `type`, `source` (a PI-/OR- reference), `from`, `to`. Needs the `balance:read` scope.
+         *
+         *     Key: secret (sk_), scope `balance:read`.
+         */
+        get: operations["listBalanceTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/balance/transactions/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export balance transactions as CSV
+         * @description CSV with a header row: id, type, amount, fee, net, currency, sourceReference, sourceKind, description, balanceAfter, createdAt. Newest first.
+         */
+        get: operations["exportBalanceTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/balance/transactions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a balance transaction
+         * @description One balance transaction by its `txn_` id.
+         *
+         *     Key: secret (sk_), scope `balance:read`.
+         */
+        get: operations["retrieveBalanceTransaction"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1411,7 +1475,7 @@ export interface components {
          * @description Every error code of the API. Branch on it; messages may change.
          * @enum {string}
          */
-        ErrorCode: "MISSING_CREDENTIALS" | "INVALID_AUTH_HEADER" | "INVALID_API_KEY" | "API_ACCESS_NOT_ACTIVE" | "LIVE_ACCESS_NOT_APPROVED" | "SECRET_KEY_REQUIRED" | "SCOPE_REQUIRED" | "IP_NOT_ALLOWED" | "FEATURE_DISABLED" | "SANDBOX_ONLY" | "SANDBOX_MISMATCH" | "RATE_LIMITED" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "ENDPOINT_NOT_FOUND" | "INTENT_NOT_FOUND" | "INTENT_NOT_PENDING" | "INTENT_CANCEL_INVALID_STATUS" | "INTENT_CANCEL_CONFLICT" | "INTENT_REFUND_INVALID_STATUS" | "AMOUNT_OUT_OF_RANGE" | "METADATA_TOO_MANY_KEYS" | "METADATA_VALUE_TOO_LONG" | "REFUND_AMOUNT_INVALID" | "CODE_SPACE_EXHAUSTED" | "INSUFFICIENT_BALANCE" | "INVALID_PIN" | "WALLET_LOCKED" | "WALLET_NOT_FOUND" | "PAYMENT_FAILED" | "NO_FILE" | "INVALID_FILE_TYPE" | "FILE_TOO_LARGE" | "PRODUCT_NOT_FOUND" | "SHOP_NOT_FOUND" | "VARIANT_NOT_FOUND" | "VARIANT_LABEL_AMBIGUOUS" | "EXTERNAL_ID_TAKEN" | "INSUFFICIENT_STOCK" | "CSV_INVALID" | "ORDER_NOT_FOUND" | "ORDER_INVALID_TRANSITION" | "MAX_ENDPOINTS_REACHED" | "EVENTS_NOT_PERMITTED" | "INVALID_WEBHOOK_EVENT" | "INVALID_WEBHOOK_URL" | "EVENT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "ENDPOINT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "NOT_FOUND" | "LAST_OWNER" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "MISSING_CREDENTIALS" | "INVALID_AUTH_HEADER" | "INVALID_API_KEY" | "API_ACCESS_NOT_ACTIVE" | "LIVE_ACCESS_NOT_APPROVED" | "SECRET_KEY_REQUIRED" | "SCOPE_REQUIRED" | "IP_NOT_ALLOWED" | "FEATURE_DISABLED" | "SANDBOX_ONLY" | "SANDBOX_MISMATCH" | "RATE_LIMITED" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "ENDPOINT_NOT_FOUND" | "INTENT_NOT_FOUND" | "INTENT_NOT_PENDING" | "INTENT_CANCEL_INVALID_STATUS" | "INTENT_CANCEL_CONFLICT" | "INTENT_REFUND_INVALID_STATUS" | "AMOUNT_OUT_OF_RANGE" | "METADATA_TOO_MANY_KEYS" | "METADATA_VALUE_TOO_LONG" | "REFUND_AMOUNT_INVALID" | "CODE_SPACE_EXHAUSTED" | "INSUFFICIENT_BALANCE" | "INVALID_PIN" | "WALLET_LOCKED" | "WALLET_NOT_FOUND" | "PAYMENT_FAILED" | "BALANCE_TRANSACTION_NOT_FOUND" | "NO_FILE" | "INVALID_FILE_TYPE" | "FILE_TOO_LARGE" | "PRODUCT_NOT_FOUND" | "SHOP_NOT_FOUND" | "VARIANT_NOT_FOUND" | "VARIANT_LABEL_AMBIGUOUS" | "EXTERNAL_ID_TAKEN" | "INSUFFICIENT_STOCK" | "CSV_INVALID" | "ORDER_NOT_FOUND" | "ORDER_INVALID_TRANSITION" | "MAX_ENDPOINTS_REACHED" | "EVENTS_NOT_PERMITTED" | "INVALID_WEBHOOK_EVENT" | "INVALID_WEBHOOK_URL" | "EVENT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "ENDPOINT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "NOT_FOUND" | "LAST_OWNER" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR";
         /** CreatedIntent */
         CreatedIntent: {
             referenceNumber: string;
@@ -13684,6 +13748,598 @@ export interface operations {
             };
             /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: RATE_LIMITED. */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: FEATURE_DISABLED, DATABASE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listBalanceTransactions: {
+        parameters: {
+            query?: {
+                /** @description What moved the balance */
+                type?: "payment" | "refund" | "order_payment" | "order_refund" | "order_adjustment";
+                /** @description The payment intent (PI-...) or order (OR-...) the movement belongs to */
+                source?: string;
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                from?: string;
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                to?: string;
+                page?: number;
+                /** @description max 100; larger values are capped */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            items: {
+                                /** @description txn_... */
+                                id: string;
+                                /**
+                                 * @description What moved the balance
+                                 * @enum {unknown}
+                                 */
+                                type: "payment" | "refund" | "order_payment" | "order_refund" | "order_adjustment";
+                                /** @description Gross, in centimes: positive into the balance, negative out of it */
+                                amount: number;
+                                /** @description What the platform kept of the gross (negative when a refund returns it) */
+                                fee: number;
+                                /** @description amount - fee: what the balance moved by */
+                                net: number;
+                                /** @enum {string} */
+                                currency: "MRU";
+                                source: {
+                                    reference: string;
+                                    kind: "payment_intent" | "order";
+                                };
+                                description: string;
+                                balanceAfter: number | null;
+                                sandbox: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                            }[];
+                            page: number;
+                            limit: number;
+                            total: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: MISSING_CREDENTIALS, INVALID_AUTH_HEADER, INVALID_API_KEY. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: RATE_LIMITED. */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: FEATURE_DISABLED, DATABASE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    exportBalanceTransactions: {
+        parameters: {
+            query?: {
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                from?: string;
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Error. Codes: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: MISSING_CREDENTIALS, INVALID_AUTH_HEADER, INVALID_API_KEY. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: RATE_LIMITED. */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: FEATURE_DISABLED, DATABASE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    retrieveBalanceTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description txn_... */
+                            id: string;
+                            /**
+                             * @description What moved the balance
+                             * @enum {unknown}
+                             */
+                            type: "payment" | "refund" | "order_payment" | "order_refund" | "order_adjustment";
+                            /** @description Gross, in centimes: positive into the balance, negative out of it */
+                            amount: number;
+                            /** @description What the platform kept of the gross (negative when a refund returns it) */
+                            fee: number;
+                            /** @description amount - fee: what the balance moved by */
+                            net: number;
+                            /** @enum {string} */
+                            currency: "MRU";
+                            source: {
+                                reference: string;
+                                kind: "payment_intent" | "order";
+                            };
+                            description: string;
+                            balanceAfter: number | null;
+                            sandbox: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: MISSING_CREDENTIALS, INVALID_AUTH_HEADER, INVALID_API_KEY. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: BALANCE_TRANSACTION_NOT_FOUND. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

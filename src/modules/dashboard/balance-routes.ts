@@ -1,0 +1,168 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ApiError } from '../../http/errors.js';
+import { parseDateFilter } from '../../http/schemas.js';
+import {
+  BALANCE_TRANSACTION_TYPES,
+  balanceTransactionView,
+  exportBalanceTransactions,
+  listBalanceTransactions,
+  type BalanceTransactionType,
+} from '../payments/balance-transactions.js';
+import { accountBalance } from '../payments/ledger.js';
+import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
+import { dictionaries, type Dictionary } from './i18n.js';
+
+const BALANCE = `${DASHBOARD}/balance`;
+const PAGE_SIZE = 20;
+/** What the API's `source` filter takes: a payment intent's or an order's reference. */
+const SOURCE = /^(PI|OR)-[0-9]{16}$/;
+/** What a date field of the filter form sends. */
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+const Flash = {
+  notice: Type.Optional(Type.String({ maxLength: 20 })),
+  error: Type.Optional(Type.String({ maxLength: 64 })),
+};
+// Loose on purpose: a filter the page cannot read is shown on the page with what is wrong with it.
+const ListQuery = Type.Object(
+  {
+    ...Flash,
+    type: Type.Optional(Type.String({ maxLength: 40 })),
+    source: Type.Optional(Type.String({ maxLength: 64 })),
+    from: Type.Optional(Type.String({ maxLength: 40 })),
+    to: Type.Optional(Type.String({ maxLength: 40 })),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+  },
+  { additionalProperties: false },
+);
+const ExportQuery = Type.Object(
+  { from: Type.Optional(Type.String({ maxLength: 40 })), to: Type.Optional(Type.String({ maxLength: 40 })) },
+  { additionalProperties: false },
+);
+
+function isType(value: string): value is BalanceTransactionType {
+  return (BALANCE_TRANSACTION_TYPES as readonly string[]).includes(value);
+}
+
+/** A date field of the form (YYYY-MM-DD, start of day for `from`, end of day for `to`); empty is no bound. */
+function dateField(value: string | undefined, bound: 'from' | 'to'): Date | undefined {
+  if (!value) return undefined;
+  if (!DAY.test(value)) {
+    throw new ApiError('VALIDATION_ERROR', `query.${bound} is not a valid date.`, [
+      { field: `query.${bound}`, message: 'is not a valid date' },
+    ]);
+  }
+  return parseDateFilter(value, bound);
+}
+
+/** A date field read, or `invalid` when it is not a date (a 2024-02-30 included). */
+function tryDate(value: string | undefined, bound: 'from' | 'to'): Date | undefined | 'invalid' {
+  try {
+    return dateField(value, bound);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'VALIDATION_ERROR') return 'invalid';
+    throw error;
+  }
+}
+
+interface ReadFilters {
+  type?: BalanceTransactionType;
+  source?: string;
+  from?: Date;
+  to?: Date;
+}
+
+/** The form's filters as the list reads them, or the message saying which of them it cannot read. */
+function readFilters(
+  t: Dictionary,
+  text: { type: string; source: string; from: string; to: string },
+): { filters: ReadFilters; error?: string } {
+  const filters: ReadFilters = {};
+  const bad: string[] = [];
+  if (text.type) {
+    if (isType(text.type)) filters.type = text.type;
+    else bad.push(t.type);
+  }
+  if (text.source) {
+    if (SOURCE.test(text.source)) filters.source = text.source;
+    else bad.push(t.source);
+  }
+  const from = tryDate(text.from, 'from');
+  const to = tryDate(text.to, 'to');
+  if (from === 'invalid') bad.push(t.from);
+  else if (from) filters.from = from;
+  if (to === 'invalid') bad.push(t.to);
+  else if (to) filters.to = to;
+  if (bad.length > 0) return { filters, error: t.badFilters.replace('{fields}', bad.join(', ')) };
+  if (filters.from && filters.to && filters.from > filters.to) return { filters, error: t.fromAfterTo };
+  return { filters };
+}
+
+/**
+ * The Balance page: the available balance, and the balance transactions behind it (what moved the
+ * merchant's account, fee and net of each) newest first, with their CSV export.
+ */
+export const balancePages: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.services;
+
+  app.get(at(BALANCE), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
+    const session = requireSession(request);
+    const caller = callerOf(session);
+    const t = dictionaries[langOf(request)];
+    // What the form shows back, as typed (a reference in capitals, without the spaces of a paste).
+    const text = {
+      type: request.query.type ?? '',
+      source: (request.query.source ?? '').trim().toUpperCase(),
+      from: (request.query.from ?? '').trim(),
+      to: (request.query.to ?? '').trim(),
+    };
+    const page = request.query.page ?? 1;
+    const { filters, error } = readFilters(t, text);
+    const [available, result] = await Promise.all([
+      accountBalance(db, caller.environment, { kind: 'merchant', ownerId: caller.businessId }),
+      error
+        ? { items: [], total: 0 }
+        : listBalanceTransactions(db, caller, { ...filters, limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
+    ]);
+    const filterQuery = new URLSearchParams();
+    for (const [name, value] of Object.entries(text)) if (value) filterQuery.set(name, value);
+    const exportQuery = new URLSearchParams();
+    if (text.from) exportQuery.set('from', text.from);
+    if (text.to) exportQuery.set('to', text.to);
+    const exportQueryText = exportQuery.toString();
+    return sendPage(
+      request,
+      reply,
+      'balance',
+      {
+        available,
+        types: BALANCE_TRANSACTION_TYPES,
+        filters: text,
+        filterQuery: filterQuery.toString(),
+        exportUrl: `${BALANCE}/export.csv${exportQueryText ? `?${exportQueryText}` : ''}`,
+        items: result.items.map(balanceTransactionView),
+        total: result.total,
+        page,
+        pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
+        ...(error ? { error } : {}),
+      },
+      error ? 400 : 200,
+    );
+  });
+
+  app.get(at(`${BALANCE}/export.csv`), { schema: { hide: true, querystring: ExportQuery } }, async (request, reply) => {
+    const session = requireSession(request);
+    // Read before the first byte is sent: a bad date is the dashboard's 400 page, not a broken file.
+    const stream = exportBalanceTransactions(db, callerOf(session), {
+      from: dateField(request.query.from?.trim(), 'from'),
+      to: dateField(request.query.to?.trim(), 'to'),
+    });
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('Cache-Control', 'no-store')
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Content-Disposition', `attachment; filename="balance-transactions-${session.environment}.csv"`)
+      .send(stream);
+  });
+};

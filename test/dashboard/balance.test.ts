@@ -1,0 +1,212 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { formatMru } from '../../src/modules/dashboard/i18n.js';
+import { EXPORT_COLUMNS } from '../../src/modules/payments/balance-transactions.js';
+import { foldPendingMovements } from '../../src/modules/payments/ledger.js';
+import { act, createIntent } from '../intents/support.js';
+import { simulate } from '../orders/support.js';
+import { createProduct } from '../products/support.js';
+import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { FormClient, signedIn } from './support.js';
+
+const BALANCE = '/dashboard/balance';
+const mru = (centimes: number) => formatMru(centimes, 'en');
+
+interface Txn {
+  id: string;
+  type: string;
+  amount: number;
+  fee: number;
+  net: number;
+  source: { reference: string; kind: string };
+  balanceAfter: number | null;
+}
+
+/** The ids of the transaction rows a balance page lists, in its order. */
+function rowIds(html: string): string[] {
+  return [...html.matchAll(/<tr id="(txn_[^"]+)"/g)].map((match) => match[1]!);
+}
+
+/** The HTML of one transaction's row. */
+function rowOf(html: string, id: string): string {
+  const start = html.indexOf(`<tr id="${id}"`);
+  assert(start >= 0, `no row ${id}`);
+  return html.slice(start, html.indexOf('</tr>', start));
+}
+
+describe('the Balance page: balance transactions of the session business, filtered, exported', () => {
+  let t: TestApp;
+  let business: TestBusiness;
+  let client: FormClient;
+  let paidRef: string;
+  let otherRef: string;
+  /** From the API, newest first: the refund, the payment, the other payment. */
+  let txns: Txn[];
+  const today = new Date().toISOString().slice(0, 10);
+
+  before(async () => {
+    t = await startTestApp();
+    business = await t.createBusiness();
+    client = (await signedIn(t, business.id)).client;
+    const sk = business.keys.secretTest;
+    const other = await createIntent(t, sk, { amount: 4_000 });
+    expectStatus(await act(t, sk, other.referenceNumber, 'simulate', { outcome: 'success' }), 200);
+    const paid = await createIntent(t, sk, { amount: 10_000, label: 'Panier <b>' });
+    expectStatus(await act(t, sk, paid.referenceNumber, 'simulate', { outcome: 'success' }), 200);
+    expectStatus(await act(t, sk, paid.referenceNumber, 'refund', { amount: 2_500 }), 200);
+    paidRef = paid.referenceNumber;
+    otherRef = other.referenceNumber;
+    const listed = await t.request('GET', '/api/v1/dev/balance/transactions', { key: sk });
+    expectStatus(listed, 200);
+    txns = listed.body.data.items;
+    assert.deepEqual(
+      txns.map((txn) => [txn.type, txn.source.reference]),
+      [
+        ['refund', paidRef],
+        ['payment', paidRef],
+        ['payment', otherRef],
+      ],
+    );
+    // A business of its own: none of its transactions may show.
+    const stranger = await t.createBusiness();
+    const theirs = await createIntent(t, stranger.keys.secretTest, { amount: 7_000 });
+    expectStatus(await act(t, stranger.keys.secretTest, theirs.referenceNumber, 'simulate', {}), 200);
+  });
+  after(() => t.close());
+
+  test('the page lists every transaction newest first, with its amounts, net and source link', async () => {
+    const page = await client.get(BALANCE);
+    assert.equal(page.status, 200, page.html.slice(0, 500));
+    assert.deepEqual(
+      rowIds(page.html),
+      txns.map((txn) => txn.id),
+    );
+    const available = txns.reduce((sum, txn) => sum + txn.net, 0);
+    assert.match(page.html, new RegExp(`<p class="figure" id="available">${mru(available)}</p>`));
+    const [refund, payment] = txns;
+    assert.equal(refund!.amount, -2_500);
+    assert.equal(payment!.amount, 10_000);
+    assert.ok(payment!.net < payment!.amount, 'the platform keeps a fee of the payment');
+    for (const txn of txns) {
+      const row = rowOf(page.html, txn.id);
+      assert.ok(row.includes(`<td class="num net">${mru(txn.net)}</td>`), row);
+      assert.ok(row.includes(`<td class="num">${mru(txn.fee)}</td>`), row);
+      assert.ok(row.includes(`href="/dashboard/payments/${txn.source.reference}"`), row);
+      assert.ok(row.includes('<span title="'), 'not folded yet: no balance after');
+    }
+    assert.match(rowOf(page.html, refund!.id), /<td>Refund<\/td>/);
+    assert.match(rowOf(page.html, payment!.id), /<td>Payment<\/td>/);
+    assert.ok(rowOf(page.html, payment!.id).includes('Panier &lt;b&gt;'), 'the description, escaped');
+    assert.match(page.html, /<a href="\/dashboard\/balance" aria-current="page">Balance<\/a>/);
+
+    // Once the worker folds the movements, each row shows the balance it left.
+    await foldPendingMovements(t.runtime.db);
+    const folded = await client.get(BALANCE);
+    assert.ok(rowOf(folded.html, txns[0]!.id).includes(`<td class="num">${mru(available)}</td>`));
+    assert.ok(rowOf(folded.html, txns[2]!.id).includes(`<td class="num">${mru(txns[2]!.net)}</td>`));
+  });
+
+  test('the type and source filters narrow the list and are kept in the form', async () => {
+    const refunds = await client.get(`${BALANCE}?type=refund`);
+    assert.equal(refunds.status, 200);
+    assert.deepEqual(rowIds(refunds.html), [txns[0]!.id]);
+    assert.match(refunds.html, /<option value="refund" selected>Refund<\/option>/);
+
+    const payments = await client.get(`${BALANCE}?type=payment&source=`);
+    assert.deepEqual(rowIds(payments.html), [txns[1]!.id, txns[2]!.id]);
+
+    // A pasted reference, in lower case with spaces, is read as the reference.
+    const one = await client.get(`${BALANCE}?source=${encodeURIComponent(` ${paidRef.toLowerCase()} `)}`);
+    assert.equal(one.status, 200);
+    assert.deepEqual(rowIds(one.html), [txns[0]!.id, txns[1]!.id]);
+    assert.ok(one.html.includes(`name="source" value="${paidRef}"`));
+    assert.ok(!one.html.includes(otherRef));
+
+    const both = await client.get(`${BALANCE}?type=payment&source=${otherRef}&from=${today}&to=${today}`);
+    assert.deepEqual(rowIds(both.html), [txns[2]!.id]);
+    const before = await client.get(`${BALANCE}?from=2020-01-01&to=2020-01-31`);
+    assert.deepEqual(rowIds(before.html), []);
+    assert.match(before.html, /No balance transactions\./);
+  });
+
+  test('a filter the page cannot read shows the page with what is wrong, never a 500', async () => {
+    for (const [query, words] of [
+      ['from=2024-13-45', 'From'],
+      ['to=2024-02-30', 'To'],
+      ['from=yesterday', 'From'],
+      ['type=payout', 'Type'],
+      ['source=PI-123', 'Source'],
+      ['type=payout&from=nope', 'Type, From'],
+    ] as const) {
+      const page = await client.get(`${BALANCE}?${query}`);
+      assert.equal(page.status, 400, `${query}: ${page.html.slice(0, 300)}`);
+      assert.ok(
+        page.html.includes(`<p class="error" role="alert">These filters are not valid: ${words}.</p>`),
+        `${query}: ${page.html.slice(0, 2000)}`,
+      );
+      assert.match(page.html, /<form class="card filters" method="get" action="\/dashboard\/balance"/);
+      assert.deepEqual(rowIds(page.html), []);
+      assert.ok(!page.html.includes('id="export-csv"'));
+    }
+    const reversed = await client.get(`${BALANCE}?from=2024-02-02&to=2024-02-01`);
+    assert.equal(reversed.status, 400);
+    assert.match(reversed.html, /The start date is after the end date\./);
+    // A value no form sends is the dashboard's 400 page, as on the other lists.
+    assert.equal((await client.get(`${BALANCE}?page=0`)).status, 400);
+  });
+
+  test('the CSV export streams the rows of the dates chosen; the page links to it with them', async () => {
+    const page = await client.get(`${BALANCE}?type=refund&from=${today}&to=${today}`);
+    const href = `${BALANCE}/export.csv?from=${today}&amp;to=${today}`;
+    assert.ok(page.html.includes(`<a id="export-csv" href="${href}"`), page.html);
+    const csv = await client.get(href.replace('&amp;', '&'));
+    assert.equal(csv.status, 200, csv.html.slice(0, 500));
+    assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
+    assert.match(
+      csv.headers.get('content-disposition') ?? '',
+      /^attachment; filename="balance-transactions-test\.csv"$/,
+    );
+    const lines = csv.html.trim().split('\n');
+    assert.equal(lines[0], EXPORT_COLUMNS.join(','));
+    assert.deepEqual(
+      lines.slice(1).map((line) => line.split(',')[0]),
+      txns.map((txn) => txn.id),
+    );
+    const refundLine = lines.find((line) => line.startsWith(`${txns[0]!.id},`))!;
+    assert.ok(refundLine.startsWith(`${txns[0]!.id},refund,-2500,${txns[0]!.fee},${txns[0]!.net},MRU,${paidRef},`));
+
+    const none = await client.get(`${BALANCE}/export.csv?from=2020-01-01&to=2020-01-31`);
+    assert.equal(none.html.trim(), EXPORT_COLUMNS.join(','));
+    assert.equal((await client.get(`${BALANCE}/export.csv?from=2024-02-30`)).status, 400);
+    assert.equal((await client.get(`${BALANCE}/export.csv?from=2024-02-02&to=2024-02-01`)).status, 400);
+    // Signed out: the sign-in page, never the file.
+    const stranger = await new FormClient(t).get(`${BALANCE}/export.csv`);
+    assert.equal(stranger.status, 303);
+  });
+
+  test('a paid payment page links to its balance transactions; an unpaid one does not', async () => {
+    const page = await client.get(`/dashboard/payments/${paidRef}`);
+    assert.equal(page.status, 200);
+    assert.ok(page.html.includes(`<a id="balance-transactions" href="${BALANCE}?source=${paidRef}">`));
+    const pending = await createIntent(t, business.keys.secretTest, { amount: 3_000 });
+    const unpaid = await client.get(`/dashboard/payments/${pending.referenceNumber}`);
+    assert.ok(!unpaid.html.includes('id="balance-transactions"'));
+  });
+
+  test("an order's payment links to the order page, and the order page links back", async () => {
+    const sk = business.keys.secretTest;
+    const product = await createProduct(t, sk, { name: 'Thé', price: 1_500, status: 'ACTIVE', quantity: 10 });
+    const ordered = await simulate(t, sk, [{ productId: product.id, quantity: 2 }]);
+    expectStatus(ordered, 201);
+    const ref = ordered.body.data.referenceNumber as string;
+    const page = await client.get(`${BALANCE}?source=${ref}`);
+    assert.equal(page.status, 200, page.html.slice(0, 500));
+    const [id] = rowIds(page.html);
+    assert.ok(id && rowIds(page.html).length === 1, page.html);
+    const row = rowOf(page.html, id);
+    assert.match(row, /<td>Order payment<\/td>/);
+    assert.ok(row.includes(`href="/dashboard/orders/${ref}"`), row);
+    const order = await client.get(`/dashboard/orders/${ref}`);
+    assert.ok(order.html.includes(`<a id="balance-transactions" href="${BALANCE}?source=${ref}">`));
+  });
+});
