@@ -4,6 +4,7 @@ import { expectError, expectStatus, startTestApp, type TestApp } from '../suppor
 import { createProduct } from '../products/support.js';
 import { act, createIntent } from '../intents/support.js';
 import { freshPhone, orderAction, simulate } from '../orders/support.js';
+import { adminCli } from '../support/admin-cli.js';
 import { allBalanceTransactions, assertBalanceExplained, assertLedgerSound, setPlan } from './support.js';
 
 /**
@@ -35,6 +36,20 @@ describe('the MARGIN revenue model (issue 33)', () => {
       400,
       'VALIDATION_ERROR',
     );
+    const cli = await adminCli(
+      t,
+      'fees',
+      'set',
+      '--business',
+      business.id,
+      '--revenue-model',
+      'COMMISSION',
+      '--margin-bps',
+      '1500',
+    );
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.match(cli.stdout, /COMMISSION/);
+    assert.match(cli.stdout, /1500/);
   });
 
   test('an order pays the margin rate on its margin, the commission rate on lines without cost basis', async () => {

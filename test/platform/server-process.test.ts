@@ -223,6 +223,8 @@ describe('the server process and the admin CLI', () => {
       payerFee: 20,
       tofBps: 500,
       tteBps: 0,
+      revenueModel: 'COMMISSION',
+      marginBps: 1000,
     });
 
     assert.deepEqual(await adminJson(cliEnv, 'api', 'disable', '--business', business.business.id), {

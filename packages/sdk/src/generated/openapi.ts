@@ -875,7 +875,9 @@ export interface paths {
         };
         /**
          * Export balance transactions as CSV
-         * @description CSV with a header row: id, type, amount, fee, net, currency, sourceReference, sourceKind, description, balanceAfter, createdAt. Newest first.
+         * @description The balance transactions of `from`..`to` (all when absent) as CSV, streamed, newest first, with a header row naming the same fields as the list (id, type, amount, fee, net, currency, sourceReference, sourceKind, description, balanceAfter, createdAt); text cells that a spreadsheet would run as a formula start with an apostrophe.
+         *
+         *     Key: secret (sk_), scope `balance:read`.
          */
         get: operations["exportBalanceTransactions"];
         put?: never;
@@ -1840,6 +1842,21 @@ export interface components {
                 ledgerTransactionId: string;
             }[];
         };
+        /**
+         * OrderCommission
+         * @description What the platform holds of the fees of the order, in centimes
+         */
+        OrderCommission: {
+            /** @description the provider fee the merchant pays, net of returns */
+            provider_ttc: number;
+            /** @description the payer fee (never returned) */
+            payer_ttc: number;
+            tof: number;
+            tte: number;
+            total_revenue: number;
+            /** @description MARGIN: the provider fee is the margin rate on price less cost basis, for products that have one */
+            revenue_model: "COMMISSION" | "MARGIN";
+        };
         /** Order */
         Order: {
             referenceNumber: string;
@@ -1870,6 +1887,7 @@ export interface components {
             customerPhone: string;
             paid: boolean;
             payment: components["schemas"]["OrderPayment"] | null;
+            commission: components["schemas"]["OrderCommission"] | null;
             totalAmountRefunded: number;
             refunds: {
                 id: string;
