@@ -4,6 +4,7 @@
  * figure beside a baseline measured in the same run. Benchmarks are not tests: nothing here fails
  * on a slow figure; targets are printed as met or not met.
  */
+import { balanceSuite } from './balance.js';
 import { catalogSuite } from './catalog.js';
 import { clusterSuite } from './cluster.js';
 import { dashboardSuite } from './dashboard.js';
@@ -26,6 +27,7 @@ const suites: Record<string, (args: string[]) => Promise<void>> = {
   fuzz: fuzzSuite,
   cluster: clusterSuite,
   soak: soakSuite,
+  balance: balanceSuite,
 };
 
 // Arguments that are not suite names go to the suite before them: `npm run bench -- soak 2`.
@@ -34,12 +36,14 @@ for (const arg of process.argv.slice(2)) {
   if (arg in suites || requested.length === 0) requested.push({ name: arg, args: [] });
   else requested[requested.length - 1]!.args.push(arg);
 }
-// The fuzz run (200,000 requests) and the soak (30 minutes) only when asked for.
+// The fuzz run (200,000 requests), the soak (30 minutes) and the balance suite (1,750,000 rows to
+// write first, 2 to 4 minutes in all) only when asked for.
+const askedOnly = new Set(['fuzz', 'soak', 'balance']);
 const runs =
   requested.length > 0
     ? requested
     : Object.keys(suites)
-        .filter((name) => name !== 'fuzz' && name !== 'soak')
+        .filter((name) => !askedOnly.has(name))
         .map((name) => ({ name, args: [] }));
 for (const { name, args } of runs) {
   const suite = suites[name];
