@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { after, before, describe, test } from 'node:test';
 import { SANDBOX_FAILING_AMOUNT } from '../../src/modules/payments/wallet-payments.js';
-import { act, createIntent } from '../intents/support.js';
+import { act, ageIntent, createIntent } from '../intents/support.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { signedIn, type FormClient } from './support.js';
 
@@ -40,6 +40,22 @@ describe('a payment page offers what the intent state table allows', () => {
   test('PENDING: the QR code, cancel, and every simulation', async () => {
     const intent = await createIntent(t, business.keys.secretTest, { amount: 3_000 });
     assert.deepEqual(await offered(owner, intent.referenceNumber), { ...payable, cancel: true });
+  });
+
+  test('past its expiry, before the job ran: no payment is offered or taken (issue 33 guards)', async () => {
+    const sk = business.keys.secretTest;
+    const intent = await createIntent(t, sk, { amount: 3_000 });
+    await ageIntent(t, intent.referenceNumber);
+    assert.deepEqual(await offered(owner, intent.referenceNumber), { ...nothing, cancel: true, expire: true });
+    const path = `/dashboard/payments/${intent.referenceNumber}`;
+    const posted = await owner.submit(path, `${path}/simulate`, { outcome: 'success' });
+    assert.notEqual(posted.status, 500, posted.html.slice(0, 500));
+    const refused = await act(t, sk, intent.referenceNumber, 'simulate');
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(refused.body.error.code, 'INTENT_NOT_PENDING');
+    assert.match(refused.body.error.message, /expired/);
+    const stored = await t.request('GET', `/api/v1/dev/intents/${intent.referenceNumber}`, { key: sk });
+    assert.equal(stored.body.data.status, 'PENDING', 'nothing was paid');
   });
 
   test('FAILED is still payable: the QR code and the simulations stay, cancel does not apply', async () => {

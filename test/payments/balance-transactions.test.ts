@@ -27,7 +27,7 @@ describe('balance transactions (issue 33)', () => {
     sk = business.keys.secretTest;
     await setPlan(t, business.id, { providerBps: 250, payerFee: 100, tofBps: 500, tteBps: 0 });
     // A payment of 100.00 MRU refunded in part, an order of 2 × 20.00 MRU lowered to 1 and refunded.
-    const intent = await createIntent(t, sk, { amount: 10_000, label: 'Thé vert' });
+    const intent = await createIntent(t, sk, { amount: 10_000, label: 'Thé vert, "bio"' });
     intentRef = intent.referenceNumber;
     expectStatus(await act(t, sk, intentRef, 'simulate'), 200);
     expectStatus(await act(t, sk, intentRef, 'refund', { amount: 2_500 }), 200);
@@ -63,7 +63,7 @@ describe('balance transactions (issue 33)', () => {
     assert.equal(latest.currency, 'MRU');
     assert.equal(latest.sandbox, true);
     assert.match(latest.description, new RegExp(orderRef));
-    assert.equal(items.at(-1).description, `Payment ${intentRef}: Thé vert`);
+    assert.equal(items.at(-1).description, `Payment ${intentRef}: Thé vert, "bio"`);
     const page = await list('?limit=2');
     expectStatus(page, 200);
     assert.deepEqual(
@@ -174,8 +174,26 @@ describe('balance transactions (issue 33)', () => {
     const rows = parse(response.text, { columns: true }) as Record<string, string>[];
     const items = await allBalanceTransactions(t, sk);
     assert.deepEqual(
-      rows.map((row) => [row.id, row.type, Number(row.amount), Number(row.fee), Number(row.net), row.sourceReference]),
-      items.map((item) => [item.id, item.type, item.amount, item.fee, item.net, item.source.reference]),
+      rows.map((row) => [
+        row.id,
+        row.type,
+        Number(row.amount),
+        Number(row.fee),
+        Number(row.net),
+        row.sourceReference,
+        row.description,
+        row.createdAt,
+      ]),
+      items.map((item) => [
+        item.id,
+        item.type,
+        item.amount,
+        item.fee,
+        item.net,
+        item.source.reference,
+        item.description,
+        item.createdAt,
+      ]),
     );
     assert.deepEqual(Object.keys(rows[0]!), [
       'id',
