@@ -123,6 +123,33 @@ describe('the MARGIN revenue model (issue 33)', () => {
     await assertBalanceExplained(t, sk);
   });
 
+  test('a modification never charges a fee above the difference it charges', async () => {
+    const business = await t.createBusiness({ name: 'Swap shop' });
+    const sk = business.keys.secretTest;
+    await setPlan(t, business.id, { providerBps: 100, payerFee: 0, revenueModel: 'MARGIN', marginBps: 10_000 });
+    const plain = await createProduct(t, sk, { name: 'No cost known', price: 1000, quantity: 10, status: 'ACTIVE' });
+    const free = await createProduct(t, sk, {
+      name: 'Costs nothing',
+      price: 1001,
+      costBasis: 0,
+      quantity: 10,
+      status: 'ACTIVE',
+    });
+    const placed = await simulate(t, sk, [{ productId: plain.id, quantity: 1 }], freshPhone());
+    expectStatus(placed, 201);
+    const ref = placed.body.data.referenceNumber;
+    expectStatus(
+      await orderAction(t, sk, `/${ref}/propose-modification`, { items: [{ productId: free.id, quantity: 1 }] }),
+      200,
+    );
+    expectStatus(await orderAction(t, sk, `/${ref}/modification/accept`), 200);
+    // The new line's margin is 1001 at 100 %, the old line paid 10: the 1 centime charged is the cap.
+    const [adjustment] = await allBalanceTransactions(t, sk, '&type=order_adjustment');
+    assert.deepEqual([adjustment.amount, adjustment.fee, adjustment.net], [1, 1, 0]);
+    await assertLedgerSound(t);
+    await assertBalanceExplained(t, sk);
+  });
+
   test('a sale below cost pays no margin commission; an intent pays the commission plan', async () => {
     const business = await t.createBusiness({ name: 'Clearance' });
     const sk = business.keys.secretTest;

@@ -24,7 +24,7 @@ type Operation =
   | { kind: 'intent'; amount: number; outcome: 'pay' | 'fail' | 'expire' | 'cancel' }
   | { kind: 'order'; quantity: number; costed: boolean }
   | { kind: 'refund'; target: number; share: number }
-  | { kind: 'modify'; target: number; quantity: number; accept: boolean }
+  | { kind: 'modify'; target: number; quantity: number; lines: 'costed' | 'plain' | 'both'; accept: boolean }
   | { kind: 'cancelOrder'; target: number };
 
 const operation: fc.Arbitrary<Operation> = fc.oneof(
@@ -43,6 +43,7 @@ const operation: fc.Arbitrary<Operation> = fc.oneof(
     kind: fc.constant('modify' as const),
     target: fc.nat(),
     quantity: fc.integer({ min: 1, max: 8 }),
+    lines: fc.constantFrom('costed' as const, 'plain' as const, 'both' as const),
     accept: fc.boolean(),
   }),
   fc.record({ kind: fc.constant('cancelOrder' as const), target: fc.nat() }),
@@ -67,7 +68,7 @@ test('money in comes out exactly: ledger sound, platform shares never negative, 
   let run = 0;
   await fc.assert(
     fc.asyncProperty(
-      fc.array(operation, { minLength: 1, maxLength: 10 }),
+      fc.array(operation, { minLength: 1, maxLength: 14 }),
       plan,
       fc.integer({ min: 1, max: 30_000 }),
       fc.integer({ min: 0, max: 40_000 }),
@@ -132,8 +133,10 @@ test('money in comes out exactly: ledger sound, platform shares never negative, 
               if (target?.kind !== 'order') break;
               await orderAction(t, key, `/${target.ref}/propose-modification`, {
                 items: [
-                  { productId: costed.id, quantity: op.quantity },
-                  { productId: plain.id, quantity: 1 },
+                  ...(op.lines !== 'plain' ? [{ productId: costed.id, quantity: op.quantity }] : []),
+                  ...(op.lines !== 'costed'
+                    ? [{ productId: plain.id, quantity: op.lines === 'plain' ? op.quantity : 1 }]
+                    : []),
                 ],
               });
               await orderAction(t, key, `/${target.ref}/modification/${op.accept ? 'accept' : 'decline'}`);
@@ -162,6 +165,6 @@ test('money in comes out exactly: ledger sound, platform shares never negative, 
         await assertLedgerSound(t);
       },
     ),
-    { numRuns: 12, seed: Number(process.env.PROPERTY_SEED ?? 20261127) },
+    { numRuns: 16, seed: Number(process.env.PROPERTY_SEED ?? 20261127) },
   );
 });

@@ -34,6 +34,17 @@ WHERE o.id = o2.id AND o.fees IS NOT NULL;
 -- the balance after it the account's postings up to it (they are older than any fold to come).
 INSERT INTO balance_transactions (id, business_id, environment, type, amount, fee, net, source_reference,
   source_kind, description, ledger_transaction_id, balance_after, created_at)
+-- Every ledger transaction an order names, found once (one hash join, not a search per posting).
+WITH order_transactions AS (
+  SELECT o.reference_number, o.payment, o.payment->>'ledgerTransactionId' AS transaction_id
+  FROM orders o WHERE o.payment IS NOT NULL
+  UNION ALL
+  SELECT o.reference_number, o.payment, adjustment->>'ledgerTransactionId'
+  FROM orders o, jsonb_array_elements(coalesce(o.payment->'adjustments', '[]')) adjustment
+  UNION ALL
+  SELECT o.reference_number, o.payment, refund->>'ledgerTransactionId'
+  FROM orders o, jsonb_array_elements(o.refunds) refund WHERE refund->>'ledgerTransactionId' IS NOT NULL
+)
 SELECT 'txn_' || lpad(to_hex(p.id), 10, '0') || substr(md5(p.transaction_id || p.id::text), 1, 14),
   a.owner_id, a.environment, s.type, s.gross, s.gross - p.amount, p.amount, s.reference, s.kind,
   CASE s.type
@@ -53,14 +64,7 @@ CROSS JOIN LATERAL (
 LEFT JOIN payment_intents paid ON p.kind = 'payment' AND paid.reference_number = p.reference
 LEFT JOIN refunds r ON p.kind = 'refund' AND r.ledger_transaction_id = p.transaction_id
 LEFT JOIN payment_intents refunded ON refunded.id = r.intent_id
-LEFT JOIN LATERAL (
-  SELECT o.reference_number, o.payment FROM orders o
-  WHERE o.business_id = a.owner_id AND o.environment = a.environment AND (
-    o.reference_number = p.reference
-    OR o.payment->'adjustments' @> jsonb_build_array(jsonb_build_object('ledgerTransactionId', p.transaction_id))
-    OR o.refunds @> jsonb_build_array(jsonb_build_object('ledgerTransactionId', p.transaction_id)))
-  LIMIT 1
-) o ON paid.id IS NULL AND refunded.id IS NULL
+LEFT JOIN order_transactions o ON paid.id IS NULL AND refunded.id IS NULL AND o.transaction_id = p.transaction_id
 CROSS JOIN LATERAL (
   SELECT
     CASE

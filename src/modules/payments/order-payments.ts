@@ -79,8 +79,8 @@ export function chargeOrder(
 
 /**
  * A modification's higher total, charged to the wallet that paid without a second payer fee. Its
- * provider fee is what the new lines cost less what the old lines cost (never below zero), so
- * under MARGIN a change of lines pays on the margin it adds.
+ * provider fee is what the new lines cost less what the old lines cost, between zero and the
+ * difference charged, so under MARGIN a change of lines pays on the margin it adds.
  */
 export async function chargeOrderDifference(
   trx: Executor,
@@ -94,9 +94,12 @@ export async function chargeOrderDifference(
   },
 ): Promise<{ ledgerTransactionId: string; fees: OrderFees } | 'INSUFFICIENT_BALANCE'> {
   const plan = orderPlan(order.fees);
-  const providerTtc = Math.max(
-    0,
-    linesProviderFee(charge.lines.after, plan) - linesProviderFee(charge.lines.before, plan),
+  // Never more than the difference itself: a change of lines can add more margin than money (a
+  // product without cost basis swapped for one that costs nothing), and the merchant must never
+  // pay out of its balance for a customer's payment.
+  const providerTtc = Math.min(
+    charge.amount,
+    Math.max(0, linesProviderFee(charge.lines.after, plan) - linesProviderFee(charge.lines.before, plan)),
   );
   const commission = chargeCommission(providerTtc, 0, plan);
   const paid = walletCharge({
