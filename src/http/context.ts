@@ -8,6 +8,12 @@ import type { CacheInvalidationBus } from '../modules/keys/invalidation.js';
 import type { Scope } from '../modules/keys/scopes.js';
 import type { RateLimiter } from './rate-limit.js';
 
+/** The business and environment a request acts for (from its API key or dashboard session). */
+export interface Caller {
+  businessId: string;
+  environment: Environment;
+}
+
 /** Who is calling, as established by the auth hook. */
 export interface AuthContext {
   keyId: string;

@@ -117,3 +117,8 @@ export class ApiError extends Error {
     this.status = errorCatalogue[code].status;
   }
 }
+
+/** A VALIDATION_ERROR about one field, its message naming the field. */
+export function invalid(field: string, message: string): ApiError {
+  return new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
+}

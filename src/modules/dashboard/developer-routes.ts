@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Transaction } from 'kysely';
 import { Type } from 'typebox';
 import type { DB, DeliveryStatus } from '../../db/schema.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError, invalid } from '../../http/errors.js';
 import { parseDateFilter } from '../../http/schemas.js';
 import { eventCatalog } from '../events/catalog.js';
 import { validAllowlistEntry } from '../keys/allowlist.js';
@@ -68,10 +68,6 @@ const EventsQuery = Type.Object(
 
 function many(value: string | string[] | undefined): string[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
-}
-
-function invalid(field: string, message: string): ApiError {
-  return new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
 }
 
 /** A key of the session's business and mode, or KEY not found (another business's key does not exist here). */

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { OrderStatus } from '../../db/schema.js';
-import { ApiError } from '../../http/errors.js';
+import { invalid } from '../../http/errors.js';
 import { payBaseUrl } from '../intents/routes.js';
 import * as orders from '../orders/service.js';
 import { isOrderActionAllowed, type OrderAction } from '../orders/state.js';
@@ -57,10 +57,6 @@ const ModificationForm = Type.Object(
   },
   { additionalProperties: false },
 );
-
-function invalid(field: string, message: string): ApiError {
-  return new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
-}
 
 function rows(value: string | string[] | undefined): string[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value];

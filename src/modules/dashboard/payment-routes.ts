@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { renderSVG } from 'uqr';
 import type { IntentStatus } from '../../db/schema.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError, invalid } from '../../http/errors.js';
 import { parseDateFilter } from '../../http/schemas.js';
 import { payBaseUrl } from '../intents/routes.js';
 import * as intents from '../intents/service.js';
@@ -63,10 +63,6 @@ const SimulateForm = Type.Object(
   { additionalProperties: false },
 );
 const TokenForm = Type.Object(Token, { additionalProperties: false });
-
-function invalid(field: string, message: string): ApiError {
-  return new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
-}
 
 /** A form amount in MRU ("250" or "250,50") as centimes; empty is `undefined` when `optional`. */
 function amountField(text: string | undefined, optional: boolean): number | undefined {

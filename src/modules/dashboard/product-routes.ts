@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { ApiError } from '../../http/errors.js';
+import { ApiError, invalid } from '../../http/errors.js';
 import { exportProducts, importProducts, MAX_IMPORT_ROWS } from '../products/csv.js';
 import { MAX_IMAGE_BYTES, prepareImage, storeImage } from '../products/images.js';
 import { fieldsOf, productView, type OptionInput, type ProductFields, type VariantInput } from '../products/model.js';
@@ -74,10 +74,6 @@ const ProductForm = Type.Object(
   },
   { additionalProperties: false },
 );
-
-function invalid(field: string, message: string): ApiError {
-  return new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
-}
 
 function rows(value: string | string[] | undefined): string[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value];

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { DashboardRole } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError, invalid } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { decoyHash, hashPassword, passwordProblem, verifyPassword } from './password.js';
 
@@ -40,10 +40,6 @@ const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{1,63}$/;
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
-}
-
-function invalid(field: string, message: string): ApiError {
-  return new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
 }
 
 function checkPassword(password: string): void {

@@ -1,9 +1,9 @@
 import { randomInt } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/connect.js';
-import type { DB, Environment, IntentStatus } from '../../db/schema.js';
+import type { DB, IntentStatus } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError, invalid } from '../../http/errors.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
 import { lockedUntil } from '../wallets/service.js';
 import { paymentEvent } from './events.js';
@@ -13,12 +13,9 @@ import { changeIntent, expireIntents } from './changes.js';
 import * as repo from './repo.js';
 import type { IntentRow, IntentViewRow, IntentWithRefunds } from './repo.js';
 import { assertAllowed } from './state.js';
+import type { Caller } from '../../http/context.js';
 
-/** The business and environment a request acts for (from its API key). */
-export interface Caller {
-  businessId: string;
-  environment: Environment;
-}
+export type { Caller };
 
 export const INTENT_LIFETIME_MS = 24 * 60 * 60 * 1000;
 export const METADATA_MAX_KEYS = 50;
@@ -97,10 +94,6 @@ export function intentView(intent: IntentViewRow, payBase: string): IntentView {
     createdAt: intent.created_at.toISOString(),
     updatedAt: intent.updated_at.toISOString(),
   };
-}
-
-function invalid(field: string, message: string): ApiError {
-  return new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
 }
 
 export function checkAmount(amount: number, maxAmount: number): void {

@@ -10,7 +10,7 @@ import type {
   OrdersTable,
 } from '../../db/schema.js';
 import { inOtherEnvironment } from '../../http/environments.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError, invalid } from '../../http/errors.js';
 import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import type { Executor } from '../../db/transaction.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
@@ -23,6 +23,7 @@ import { lockedUntil } from '../wallets/service.js';
 import { findProducts, resolveProduct, stockChangeOf, writeStock } from '../products/service.js';
 import type { ProductRow } from '../products/model.js';
 import { assertOrderAction, ORDER_STATUSES, orderActions, type WorkflowAction } from './state.js';
+import type { Caller } from '../../http/context.js';
 
 export type OrderRow = Selectable<OrdersTable>;
 
@@ -30,10 +31,7 @@ export type OrderRow = Selectable<OrdersTable>;
 export type ChangedOrder = OrderRow & { shop_name: string };
 const SHOP_NAME = sql<string>`(SELECT name FROM shops WHERE shops.id = orders.shop_id)`.as('shop_name');
 
-export interface Caller {
-  businessId: string;
-  environment: Environment;
-}
+export type { Caller };
 
 /** The sandbox customer when a simulation names none (the rich test wallet of the README). */
 export const SANDBOX_CUSTOMER_PHONE = '+22220000001';
@@ -49,10 +47,6 @@ export interface RequestedItem {
 
 /** Where an order is found: by the merchant (its key's business and environment) or by its customer link. */
 export type OrderLocator = { caller: Caller; referenceNumber: string } | { customerRef: string };
-
-function invalid(field: string, message: string): ApiError {
-  return new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
-}
 
 export function lineTotal(item: OrderItem): number {
   const options = (item.options ?? []).reduce((sum, option) => sum + option.priceAdjustment, 0);

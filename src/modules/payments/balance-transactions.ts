@@ -1,10 +1,11 @@
 import { Readable } from 'node:stream';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { countedPage, type CountedTable } from '../../db/counted-list.js';
-import type { BalanceTransactionsTable, DB, Environment } from '../../db/schema.js';
+import type { BalanceTransactionsTable, DB } from '../../db/schema.js';
 import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
 import { neutraliseCell } from '../../lib/csv.js';
+import type { Caller } from '../../http/context.js';
 
 /**
  * A merchant's balance transactions: one per movement of its account, written by the statement
@@ -22,10 +23,7 @@ export type BalanceTransactionType = (typeof BALANCE_TRANSACTION_TYPES)[number];
 
 export type BalanceTransactionRow = Selectable<BalanceTransactionsTable>;
 
-export interface Caller {
-  businessId: string;
-  environment: Environment;
-}
+export type { Caller };
 
 export function balanceTransactionView(row: BalanceTransactionRow) {
   return {

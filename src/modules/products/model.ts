@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { PreparationTime, ProductsTable, StoredImage, StoredOption, StoredVariant } from '../../db/schema.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError, invalid } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 
 export type ProductRow = Selectable<ProductsTable>;
@@ -14,10 +14,6 @@ export function fold(text: string): string {
 export function searchQuery(search: string): string | null {
   const words = fold(search).match(/[\p{L}\p{N}]+/gu) ?? [];
   return words.length === 0 ? null : words.map((word) => `${word}:*`).join(' & ');
-}
-
-function invalid(field: string, message: string): ApiError {
-  return new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
 }
 
 export interface ImageInput {

@@ -1,17 +1,16 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { DB, Environment, StoredVariant } from '../../db/schema.js';
+import type { DB, StoredVariant } from '../../db/schema.js';
 import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import type { Executor } from '../../db/transaction.js';
 import { inOtherEnvironment } from '../../http/environments.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError, invalid } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { recordEvents, type EventRecord } from '../events/outbox.js';
 import { columnsFor, fieldsOf, searchQuery, withDefaults, type ProductFields, type ProductRow } from './model.js';
 import { stockEvents, stockEventsBetween } from './stock.js';
+import type { Caller as RequestCaller } from '../../http/context.js';
 
-export interface Caller {
-  businessId: string;
-  environment: Environment;
+export interface Caller extends RequestCaller {
   /** Publishable keys (browsers) see ACTIVE products only. */
   publicOnly: boolean;
 }
@@ -349,10 +348,6 @@ export interface StockChange {
 
 /** The stock schema's maximum: a delta may not carry the stock past it. */
 const MAX_STOCK = 1_000_000_000;
-
-function invalid(field: string, message: string): ApiError {
-  return new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
-}
 
 /** The variant a change names, by `_id` or by label (VARIANT_LABEL_AMBIGUOUS when several share it). */
 export function targetVariant(product: ProductRow, change: StockChange, field = 'body'): StoredVariant | undefined {

@@ -9,14 +9,13 @@ import { endWaitingDeliveries } from './deliveries.js';
 import { newEndpointSecret, type SignatureScheme } from './signing.js';
 import { isPublicAddress, resolveAll } from './ssrf.js';
 import { wakeWorkers } from './wake.js';
+import type { Caller as RequestCaller } from '../../http/context.js';
 
 export const MAX_ENDPOINTS = 5;
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
-export interface Caller {
-  businessId: string;
-  environment: Environment;
+export interface Caller extends RequestCaller {
   scopes: readonly string[];
 }
 
