@@ -103,7 +103,8 @@ export interface PeriodicTasksTable {
   last_error: string | null;
 }
 
-export type IntentStatus = 'PENDING' | 'PAID' | 'REFUNDED' | 'CANCELLED' | 'FAILED';
+import type { IntentStatus } from '../modules/intents/state.js';
+export type { IntentStatus };
 /** Why a payment attempt failed, as a code each channel words in its own way. */
 export type PaymentFailure = 'INSUFFICIENT_BALANCE' | 'SANDBOX_DECLINED' | 'SIMULATED_FAILURE';
 export type AmountType = 'FIXED' | 'OPEN';
@@ -189,7 +190,8 @@ export interface EventSequencesTable {
   last_sequence: number;
 }
 
-export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED' | 'DEAD';
+import type { DeliveryStatus } from '../modules/webhooks/delivery-state.js';
+export type { DeliveryStatus };
 export type SignatureScheme = 'commerce' | 'standard';
 export type EndpointDisabledReason = 'FAILING' | 'MANUAL';
 
@@ -324,7 +326,8 @@ export interface MediaFilesTable {
   created_at: CreatedAt;
 }
 
-export type OrderStatus = 'NEW' | 'PREPARING' | 'READY' | 'PICKED_UP' | 'DELIVERED' | 'CANCELLED' | 'REFUNDED';
+import type { OrderStatus } from '../modules/orders/state.js';
+export type { OrderStatus };
 
 /** An order line as bought: the product's name and prices at order time. */
 export interface OrderItem {

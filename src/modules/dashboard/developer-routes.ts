@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Transaction } from 'kysely';
 import { Type } from 'typebox';
-import type { DB, DeliveryStatus } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
 import { ApiError, invalid } from '../../http/errors.js';
 import { parseDateFilter } from '../../http/schemas.js';
 import { eventCatalog } from '../events/catalog.js';
@@ -13,9 +13,9 @@ import * as endpoints from '../webhooks/endpoints.js';
 import { at, callerOf, DASHBOARD, requireSession, sendPage } from './context.js';
 import type { DashboardSession } from './sessions.js';
 import { dashboardWrite } from './write.js';
+import { DELIVERY_STATUSES } from '../webhooks/delivery-state.js';
 
 const PAGE_SIZE = 25;
-const DELIVERY_STATUSES: DeliveryStatus[] = ['PENDING', 'SUCCEEDED', 'FAILED', 'DEAD'];
 const EVENT_NAMES = Object.keys(eventCatalog);
 
 const Token = {

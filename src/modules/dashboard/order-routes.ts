@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { OrderStatus } from '../../db/schema.js';
 import { invalid } from '../../http/errors.js';
 import { payBaseUrl } from '../intents/routes.js';
 import * as orders from '../orders/service.js';
-import { isOrderActionAllowed, type OrderAction } from '../orders/state.js';
+import { isOrderActionAllowed, ORDER_STATUSES, type OrderAction } from '../orders/state.js';
 import { at, DASHBOARD, requireSession, sendPage } from './context.js';
 import { parseMru } from './i18n.js';
 import type { DashboardSession } from './sessions.js';
@@ -13,7 +12,7 @@ import { dashboardWrite } from './write.js';
 
 const ORDERS = `${DASHBOARD}/orders`;
 const PAGE_SIZE = 20;
-const STATUSES: OrderStatus[] = ['NEW', 'PREPARING', 'READY', 'PICKED_UP', 'DELIVERED', 'CANCELLED', 'REFUNDED'];
+const STATUSES = ORDER_STATUSES;
 /** Blank rows under an order's lines in the modification form, to add products without JavaScript. */
 const BLANK_ROWS = 2;
 

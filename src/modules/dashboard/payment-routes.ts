@@ -1,18 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { renderSVG } from 'uqr';
-import type { IntentStatus } from '../../db/schema.js';
 import { ApiError, invalid } from '../../http/errors.js';
 import { parseDateFilter } from '../../http/schemas.js';
 import { payBaseUrl } from '../intents/routes.js';
 import * as intents from '../intents/service.js';
-import { isAllowed } from '../intents/state.js';
+import { INTENT_STATUSES, isAllowed } from '../intents/state.js';
 import { at, DASHBOARD, requireSession, sendPage } from './context.js';
 import { parseMru } from './i18n.js';
 import { intentTimeline, searchIntents } from './queries.js';
 import { dashboardWrite } from './write.js';
 
-const STATUSES: IntentStatus[] = ['PENDING', 'PAID', 'REFUNDED', 'CANCELLED', 'FAILED'];
+const STATUSES = INTENT_STATUSES;
 const PAGE_SIZE = 20;
 
 const Token = {

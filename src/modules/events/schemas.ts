@@ -1,6 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { Nullable, Pagination, Timestamp } from '../../http/schemas.js';
 import type { EventName } from './catalog.js';
+import { INTENT_STATUSES } from '../intents/state.js';
 
 /**
  * The payloads of every event, as delivered (api.md 6.2 and 6.4, decisions "Events and
@@ -28,7 +29,7 @@ export const PaymentEventData = Type.Object(
     short_code: Type.String(),
     amount: Nullable(Centimes),
     currency: Type.Literal('MRU'),
-    status: Type.Union(['PENDING', 'PAID', 'REFUNDED', 'CANCELLED', 'FAILED'].map((s) => Type.Literal(s))),
+    status: Type.Union(INTENT_STATUSES.map((s) => Type.Literal(s))),
     paid_at: Nullable(Timestamp),
     payer_phone: Nullable(Type.String({ description: 'masked: +222******78' })),
     metadata: Type.Record(Type.String(), Type.String()),

@@ -5,7 +5,7 @@ import type { Environment, IntentStatus, PaymentIntentsTable } from '../../db/sc
 import type { Executor } from '../../db/transaction.js';
 import { eventCtes, fanOutSql, sequencedInsertSql, type EventRecord } from '../events/outbox.js';
 import type { LedgerTransfer } from '../payments/ledger.js';
-import { intentActions } from './state.js';
+import { INTENT_STATUSES, intentActions } from './state.js';
 
 export type IntentRow = Selectable<PaymentIntentsTable>;
 
@@ -187,7 +187,6 @@ export async function findIntentWithRefunds(
 }
 
 const INTENTS: CountedTable = { list: 'intents', table: 'payment_intents', tiebreak: 'reference_number' };
-const INTENT_STATUSES: readonly IntentStatus[] = ['PENDING', 'PAID', 'REFUNDED', 'CANCELLED', 'FAILED'];
 const PAGE_REFUNDS = sql`coalesce((
     SELECT json_agg(json_build_object('id', r.id, 'amount', r.amount, 'reason', r.reason, 'status', r.status,
                                       'createdAt', r.created_at) ORDER BY r.created_at, r.id)

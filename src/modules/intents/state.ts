@@ -1,5 +1,9 @@
-import type { IntentStatus } from '../../db/schema.js';
 import { ApiError, type ErrorCode } from '../../http/errors.js';
+
+/** Every status of a payment intent: the one list the table type, schemas and filters derive from. */
+export const INTENT_STATUSES = ['PENDING', 'PAID', 'REFUNDED', 'CANCELLED', 'FAILED'] as const;
+
+export type IntentStatus = (typeof INTENT_STATUSES)[number];
 
 /**
  * The intent state machine of api.md 3.1 with decisions' FAILED rule, as the one table every

@@ -1,7 +1,9 @@
-import type { OrderStatus } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 
+/** Every status of an order: the one list the table type, schemas and filters derive from. */
 export const ORDER_STATUSES = ['NEW', 'PREPARING', 'READY', 'PICKED_UP', 'DELIVERED', 'CANCELLED', 'REFUNDED'] as const;
+
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 /**
  * The order state machine (decisions "Orders"), as the one table every route asks: each action,

@@ -6,6 +6,7 @@ import { ApiError } from '../../http/errors.js';
 import type { Caller } from './endpoints.js';
 import type { ErrorClass } from './sender.js';
 import { wakeWorkers } from './wake.js';
+import { DELIVERY_STATUSES } from './delivery-state.js';
 
 export interface DeliveryView {
   id: string;
@@ -130,7 +131,6 @@ export interface DeliveryFilters {
 }
 
 const DELIVERIES: CountedTable = { list: 'deliveries', table: 'webhook_deliveries', tiebreak: 'id' };
-const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['PENDING', 'SUCCEEDED', 'FAILED', 'DEAD'];
 const PAGE_COLUMNS = sql`t.id, t.event_id, t.event, t.endpoint_id,
   (SELECT e.url FROM webhook_endpoints e WHERE e.id = t.endpoint_id) AS url, t.status, t.attempt_count,
   t.next_attempt_at, t.last_status_code, t.last_error, t.environment, t.created_at, t.updated_at, t.completed_at`;
