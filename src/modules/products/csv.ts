@@ -6,7 +6,8 @@ import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { recordEvents, type EventRecord } from '../events/outbox.js';
 import { fold, type ProductRow } from './model.js';
-import { lowestPrice, shopOf, type Caller } from './service.js';
+import { shopOf, type Caller } from './reads.js';
+import { lowestPrice } from './writes.js';
 import { stockEvents } from './stock.js';
 import { neutraliseCell, restoreCell } from '../../lib/csv.js';
 

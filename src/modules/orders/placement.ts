@@ -1,0 +1,152 @@
+import type { Transaction } from 'kysely';
+import type { DB, Environment, OrderPayment } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
+import { ApiError } from '../../http/errors.js';
+import { randomBase62, randomDigits } from '../../lib/ids.js';
+import { changeWithEvents } from '../events/outbox.js';
+import { feePlanFromColumns, type FeePlan } from '../payments/fees.js';
+import { chargeOrder } from '../payments/order-payments.js';
+import { sandboxPayer, type Payer } from '../payments/payers.js';
+import { moveStock } from '../products/stock.js';
+import { lockedUntil } from '../wallets/service.js';
+import { orderEvent, orderNewData } from './events.js';
+import type { Caller, OrderRow } from './model.js';
+import { marginLines, orderTotal, priceAndLockItems, type RequestedItem } from './pricing.js';
+
+/** The sandbox customer when a simulation names none (the rich test wallet of the README). */
+export const SANDBOX_CUSTOMER_PHONE = '+22220000001';
+
+/** The shop an order is placed in: its environment decides which products and wallets count. */
+export interface OrderShop {
+  id: string;
+  name: string;
+  businessId: string;
+  environment: Environment;
+  /** The business's fee plan, read with the shop. */
+  feePlan: FeePlan;
+}
+
+export interface PlaceOrderInput {
+  items: RequestedItem[];
+  customerName: string;
+}
+
+/**
+ * A customer places and pays an order, in the caller's transaction with the payer's wallet
+ * locked: the server prices every line, takes the stock, debits amount + payer fee from the
+ * wallet and credits the merchant through the one charge every payment uses, creates the order
+ * (paid, linked to its payment) and writes `order.new` with its deliveries. Any refusal (stock,
+ * product, balance) throws, so the transaction takes nothing.
+ */
+export async function placeOrder(
+  trx: Transaction<DB>,
+  shop: OrderShop,
+  input: PlaceOrderInput,
+  payer: Payer,
+  limits: { maxAmount: number },
+): Promise<OrderRow> {
+  const caller = { businessId: shop.businessId, environment: shop.environment };
+  const { items, products } = await priceAndLockItems(trx, caller, shop.id, input.items);
+  const stockEvents = await moveStock(trx, shop.id, items, -1, products);
+  const total = orderTotal(items);
+  if (total < 1 || total > limits.maxAmount) {
+    throw new ApiError('AMOUNT_OUT_OF_RANGE', `An order total must be between 1 and ${limits.maxAmount} centimes.`);
+  }
+  const now = new Date();
+  const referenceNumber = `OR-${randomDigits(16)}`;
+  const plan = shop.feePlan;
+  const charge = chargeOrder(
+    { environment: shop.environment, businessId: shop.businessId, orderReference: referenceNumber },
+    { payer, amount: total, lines: marginLines(items, products), plan, now },
+  );
+  if (charge === 'INSUFFICIENT_BALANCE') {
+    throw new ApiError(
+      'INSUFFICIENT_BALANCE',
+      `The wallet balance cannot cover this order (${total + plan.payerFee} centimes with the fee). Nothing was charged.`,
+    );
+  }
+  const payment: OrderPayment = {
+    id: `OP-${randomDigits(16)}`,
+    amountPaid: total,
+    payerFee: charge.commission.payer_ttc,
+    method: 'WALLET',
+    payerPhone: payer.wallet.phone,
+    paidAt: now.toISOString(),
+    ledgerTransactionId: charge.transfer.transactionId,
+    adjustments: [],
+  };
+  const { fees } = charge;
+  const row = {
+    reference_number: referenceNumber,
+    customer_ref: randomBase62(32),
+    shop_id: shop.id,
+    business_id: shop.businessId,
+    environment: shop.environment,
+    status: 'NEW' as const,
+    total_amount: total,
+    customer_name: input.customerName,
+    customer_phone: payer.wallet.phone,
+    created_at: now,
+  };
+  // The order, its payment's ledger transfer, its `order.new` and the stock events, in one statement.
+  const [order] = await changeWithEvents(
+    trx,
+    trx
+      .insertInto('orders')
+      .values({
+        ...row,
+        items: JSON.stringify(items),
+        paid: true,
+        payer_wallet_id: payer.wallet.id,
+        amount_paid: total,
+        payment: JSON.stringify(payment),
+        fees: JSON.stringify(fees),
+        cancellation_reason: null,
+        history: JSON.stringify([{ status: 'NEW', previousStatus: null, at: now.toISOString() }]),
+        updated_at: now,
+      })
+      .returningAll(),
+    [...stockEvents, orderEvent('order.new', row, orderNewData({ ...row, items }, shop.name), now)],
+    charge.transfer.ctes,
+  );
+  if (!order) throw new Error(`order ${referenceNumber} was not inserted`);
+  return order;
+}
+
+/**
+ * Sandbox: a customer places and pays an order, through the same path as the storefront, paying
+ * from the sandbox wallet of `customerPhone` (a phone without one gets a funded one).
+ */
+export async function simulateOrder(
+  trx: Transaction<DB>,
+  caller: Caller,
+  input: PlaceOrderInput & { customerPhone?: string | undefined },
+  limits: { maxAmount: number },
+): Promise<{ order: OrderRow; shop: OrderShop }> {
+  const shop = await orderShopOf(trx, caller);
+  const payer = await sandboxPayer(trx, input.customerPhone ?? SANDBOX_CUSTOMER_PHONE);
+  if (lockedUntil(payer.wallet, new Date())) throw new ApiError('WALLET_LOCKED');
+  return { order: await placeOrder(trx, shop, input, payer, limits), shop };
+}
+
+/** The caller's shop with its business's fee plan, in one statement. */
+async function orderShopOf(trx: Executor, caller: Caller): Promise<OrderShop> {
+  const shop = await trx
+    .selectFrom('shops')
+    .leftJoin('fee_plans', 'fee_plans.business_id', 'shops.business_id')
+    .select([
+      'shops.id',
+      'shops.name',
+      'provider_bps',
+      'payer_fee',
+      'tof_bps',
+      'tte_bps',
+      'revenue_model',
+      'margin_bps',
+    ])
+    .where('shops.business_id', '=', caller.businessId)
+    .where('shops.environment', '=', caller.environment)
+    .executeTakeFirst();
+  if (!shop) throw new ApiError('SHOP_NOT_FOUND');
+  return { id: shop.id, name: shop.name, ...caller, feePlan: feePlanFromColumns(shop) };
+}
