@@ -1,4 +1,5 @@
-import type { Executor } from '../../db/transaction.js';
+import type { Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
 import { changeWithEvents, type EventRecord } from '../events/outbox.js';
 import type { LedgerTransfer } from '../payments/ledger.js';
 import { paymentEvent } from './events.js';
@@ -9,7 +10,7 @@ import { intentActions, isAllowed } from './state.js';
  * Expiry, by the timer or by `simulate-expiry`, of intents locked by the caller: CANCELLED with
  * its reason stored, code freed, `payment.expired`.
  */
-export async function expireIntents(trx: Executor, intents: IntentRow[], now: Date): Promise<IntentRow[]> {
+export async function expireIntents(trx: Transaction<DB>, intents: IntentRow[], now: Date): Promise<IntentRow[]> {
   const due = intents.filter((intent) => isAllowed(intent, 'expire', now));
   if (due.length === 0) return [];
   const change = {
@@ -43,7 +44,7 @@ export async function expireIntents(trx: Executor, intents: IntentRow[], now: Da
  * of anything a trigger or default would rewrite does not belong here.
  */
 export async function changeIntent(
-  trx: Executor,
+  trx: Transaction<DB>,
   intent: IntentRow,
   // Columns whose written value is the value read back (metadata is written as JSON text).
   change: Partial<Omit<IntentRow, 'id' | 'metadata'>>,

@@ -1,7 +1,7 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Database, PreparedStatement } from '../../db/connect.js';
 import { countedPage, type CountedTable } from '../../db/counted-list.js';
-import type { Environment, IntentStatus, PaymentIntentsTable } from '../../db/schema.js';
+import type { DB, Environment, IntentStatus, PaymentIntentsTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { eventCtes, fanOutSql, sequencedInsertSql, type EventRecord } from '../events/outbox.js';
 import type { LedgerTransfer } from '../payments/ledger.js';
@@ -239,7 +239,7 @@ export type LockedIntent = IntentRow & {
  * one statement. `nowait`: fail at once with a lock error when another transaction holds it.
  */
 export async function lockIntent(
-  trx: Executor,
+  trx: Transaction<DB>,
   where: { referenceNumber: string } | { id: number },
   options: { nowait?: boolean } = {},
 ): Promise<LockedIntent | undefined> {
@@ -338,7 +338,7 @@ export async function refundsOf(trx: Executor, intentId: number): Promise<Refund
 }
 
 /** Intents whose time is up and that may expire, locked for the caller's transaction; other workers skip them. */
-export async function lockExpiredIntents(trx: Executor, limit: number): Promise<IntentRow[]> {
+export async function lockExpiredIntents(trx: Transaction<DB>, limit: number): Promise<IntentRow[]> {
   return trx
     .selectFrom('payment_intents')
     .selectAll()

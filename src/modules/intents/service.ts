@@ -252,7 +252,11 @@ const LOCK_NOT_AVAILABLE = '55P03';
  * transaction holds the row (a payment committing), the status is changing under us, and the
  * answer is INTENT_CANCEL_CONFLICT (api.md 3.1 rule 2) rather than a wait.
  */
-export async function cancelIntent(trx: Executor, caller: Caller, referenceNumber: string): Promise<IntentWithRefunds> {
+export async function cancelIntent(
+  trx: Transaction<DB>,
+  caller: Caller,
+  referenceNumber: string,
+): Promise<IntentWithRefunds> {
   let locked;
   try {
     locked = await repo.lockIntent(trx, { referenceNumber }, { nowait: true });
@@ -275,7 +279,7 @@ export async function cancelIntent(trx: Executor, caller: Caller, referenceNumbe
 }
 
 export async function refundIntent(
-  trx: Executor,
+  trx: Transaction<DB>,
   caller: Caller,
   referenceNumber: string,
   input: { amount?: number; reason?: string },

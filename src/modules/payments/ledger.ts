@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB, Environment, LedgerAccountKind } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
@@ -45,7 +45,7 @@ const AVAILABLE = sql<number>`(a.balance + coalesce((SELECT sum(m.amount) FROM l
  * those a fold moved into the row meanwhile.
  */
 export async function lockAccounts(
-  trx: Executor,
+  trx: Transaction<DB>,
   environment: Environment,
   accounts: AccountRef[],
 ): Promise<Map<string, number>> {

@@ -1,5 +1,5 @@
-import type { Environment, OrderFees, RevenueModel } from '../../db/schema.js';
-import type { Executor } from '../../db/transaction.js';
+import type { Transaction } from 'kysely';
+import type { DB, Environment, OrderFees, RevenueModel } from '../../db/schema.js';
 import {
   chargeCommission,
   linesProviderFee,
@@ -83,7 +83,7 @@ export function chargeOrder(
  * difference charged, so under MARGIN a change of lines pays on the margin it adds.
  */
 export async function chargeOrderDifference(
-  trx: Executor,
+  trx: Transaction<DB>,
   order: OrderMoneyRef & { fees: OrderFees },
   charge: {
     reference: string;
@@ -130,7 +130,7 @@ export async function chargeOrderDifference(
  * a cancel is a refund.
  */
 export async function returnOrderMoney(
-  trx: Executor,
+  trx: Transaction<DB>,
   order: OrderMoneyRef & { fees: OrderFees; walletId: string },
   money: { amount: number; reference: string; as: 'order_refund' | 'order_adjustment'; final: boolean; now: Date },
 ): Promise<{ ledgerTransactionId: string; fees: OrderFees }> {

@@ -1,6 +1,5 @@
 import { sql, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import type { DB, Environment, WalletsTable } from '../../db/schema.js';
-import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import type { LockedIntent } from '../intents/repo.js';
 import { createWallet, hashPin } from '../wallets/service.js';
@@ -33,7 +32,11 @@ const LOCKED_PAYER = (environment: RawBuilder<unknown>, phone: string, condition
  * The payer's wallet and its ledger account, locked in one statement: the PIN counters and the
  * balance are then read and changed by one transaction at a time.
  */
-export async function lockPayer(trx: Executor, environment: Environment, phone: string): Promise<Payer | undefined> {
+export async function lockPayer(
+  trx: Transaction<DB>,
+  environment: Environment,
+  phone: string,
+): Promise<Payer | undefined> {
   const result = await sql<Selectable<WalletsTable> & { available: number }>`${LOCKED_PAYER(
     sql`${environment}`,
     phone,
@@ -55,7 +58,7 @@ type IntentAndPayerRow = LockedIntent & {
  * given). `payer` is undefined when the phone has no wallet there.
  */
 export async function lockIntentAndPayer(
-  trx: Executor,
+  trx: Transaction<DB>,
   where: { referenceNumber: string } | { id: number },
   payer: { phone: string; owner?: { businessId: string; environment: Environment } },
 ): Promise<{ intent: LockedIntent; payer: Payer | undefined } | undefined> {

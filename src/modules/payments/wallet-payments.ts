@@ -1,5 +1,5 @@
-import type { Environment, PaymentFailure } from '../../db/schema.js';
-import type { Executor } from '../../db/transaction.js';
+import type { Transaction } from 'kysely';
+import type { DB, Environment, PaymentFailure } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { randomDigits } from '../../lib/ids.js';
 import { balanceIn, lockAccounts, transfer, type BalanceEntry, type LedgerTransfer } from './ledger.js';
@@ -39,7 +39,7 @@ export type PaymentOutcome =
  * ledger transfer, the change and its event together.
  */
 export async function confirmPayment(
-  trx: Executor,
+  trx: Transaction<DB>,
   intent: LockedIntent,
   payment: { amount: number; payer: Payer; method: 'WALLET'; now: Date },
 ): Promise<PaymentOutcome> {
@@ -146,7 +146,7 @@ export function walletCharge(charge: {
  * wallet's, then any product.
  */
 export async function walletRefund(
-  trx: Executor,
+  trx: Transaction<DB>,
   refund: {
     environment: Environment;
     businessId: string;
@@ -204,7 +204,7 @@ export function intentFees(intent: IntentRow): FeeState {
  * `payment.refunded` in one statement.
  */
 export async function refundPayment(
-  trx: Executor,
+  trx: Transaction<DB>,
   intent: IntentRow,
   input: { amount?: number | undefined; reason?: string | undefined },
 ): Promise<IntentWithRefunds> {
@@ -266,7 +266,7 @@ export function refundableLeft(intent: IntentRow): number {
 
 /** A payment attempt that ended in an unrecoverable error: FAILED, still payable until expiry. */
 export async function failPayment(
-  trx: Executor,
+  trx: Transaction<DB>,
   intent: IntentRow,
   attempt: { failure: PaymentFailure; attemptedAmount: number; now: Date },
 ): Promise<PaymentOutcome & { outcome: 'failed' }> {
