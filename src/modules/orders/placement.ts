@@ -130,8 +130,8 @@ export async function simulateOrder(
 }
 
 /** The caller's shop with its business's fee plan, in one statement. */
-async function orderShopOf(trx: Executor, caller: Caller): Promise<OrderShop> {
-  const shop = await trx
+async function orderShopOf(db: Executor, caller: Caller): Promise<OrderShop> {
+  const shop = await db
     .selectFrom('shops')
     .leftJoin('fee_plans', 'fee_plans.business_id', 'shops.business_id')
     .select([
