@@ -5,7 +5,7 @@ import { newId } from '../../lib/ids.js';
 import { claimDeliveries, type ClaimedDelivery } from './delivery/claim.js';
 import { OutcomeWriter } from './delivery/outcome-writer.js';
 import { releaseDeliveries } from './delivery/release.js';
-import { renewLeases } from './delivery/renew-leases.js';
+import { keepLeases } from './delivery/renew-leases.js';
 import { DeliveryScheduler } from './delivery/scheduler.js';
 import { sendDelivery } from './delivery/send.js';
 
@@ -158,18 +158,12 @@ export function startDeliveryEngine(
     }
   }
 
-  // One at a time: a renewal waiting on a locked delivery must not be joined by another every
-  // tick until they hold every pooled connection.
-  let renewing = false;
-  const heartbeats = setInterval(
-    () => {
-      if (renewing) return;
-      renewing = true;
-      renewLeases(db, workerId, scheduler.heldIds(), leaseSeconds)
-        .catch((error: unknown) => logger.warn({ err: error }, 'webhook lease heartbeat failed'))
-        .finally(() => (renewing = false));
-    },
-    Math.max(500, (leaseSeconds * 1000) / 4),
+  const stopRenewing = keepLeases(
+    db,
+    workerId,
+    () => scheduler.heldIds(),
+    leaseSeconds,
+    (error) => logger.warn({ err: error }, 'webhook lease heartbeat failed'),
   );
   const running = loop();
 
@@ -190,7 +184,7 @@ export function startDeliveryEngine(
         await Promise.all([...sends]);
         await outcomes.drain();
       }
-      clearInterval(heartbeats);
+      stopRenewing();
     },
   };
 }

@@ -21,3 +21,29 @@ export async function renewLeases(
       FOR NO KEY UPDATE SKIP LOCKED
     )`.execute(db);
 }
+
+/**
+ * Renews the leases of what `held()` lists every quarter lease (at least 500 ms apart), one
+ * renewal at a time: a renewal waiting on a locked delivery must not be joined by another every
+ * tick until they hold every pooled connection. Returns the function that stops it.
+ */
+export function keepLeases(
+  db: Kysely<DB>,
+  workerId: string,
+  held: () => readonly string[],
+  leaseSeconds: number,
+  onError: (error: unknown) => void,
+): () => void {
+  let renewing = false;
+  const timer = setInterval(
+    () => {
+      if (renewing) return;
+      renewing = true;
+      renewLeases(db, workerId, held(), leaseSeconds)
+        .catch(onError)
+        .finally(() => (renewing = false));
+    },
+    Math.max(500, (leaseSeconds * 1000) / 4),
+  );
+  return () => clearInterval(timer);
+}
