@@ -6,7 +6,7 @@ import { ApiError } from '../../http/errors.js';
 import type { Caller } from '../../http/context.js';
 import type { ErrorClass } from './sender.js';
 import { wakeWorkers } from './wake.js';
-import { DELIVERY_STATUSES, deliveryActions, fromStatuses, toStatus } from './delivery-state.js';
+import { assertDeliveryAction, DELIVERY_STATUSES, deliveryActions, fromStatuses, toStatus } from './delivery-state.js';
 
 export interface DeliveryView {
   id: string;
@@ -228,7 +228,7 @@ export async function retryDelivery(trx: Transaction<DB>, caller: Caller, id: st
   await trx
     .updateTable('webhook_deliveries')
     .set({
-      status: deliveryActions.retry.to,
+      status: assertDeliveryAction(row.status, 'retry'),
       next_attempt_at: sql<Date>`now()`,
       ...(row.status === 'PENDING' ? {} : { attempt_count: 0, completed_at: null }),
       updated_at: sql<Date>`now()`,
