@@ -50,7 +50,7 @@ export interface Worker {
 /** What a caller may set of the delivery engine beyond the config (tests: a very long fallback poll). */
 export type DeliveryTuning = Pick<
   DeliveryEngineOptions,
-  'pollMs' | 'concurrency' | 'perEndpoint' | 'prefetch' | 'leaseSeconds'
+  'pollMs' | 'concurrency' | 'perEndpoint' | 'perBusiness' | 'prefetch' | 'leaseSeconds'
 >;
 
 export function startWorker(

@@ -119,3 +119,63 @@ describe('webhook receivers that hang, reset or crawl do not hold back the other
     expectStatus(await t.request('GET', '/health'), 200);
   });
 });
+
+/**
+ * Issue 36, item 1: four businesses whose five endpoints each accept the connection and never
+ * answer want 80 attempts in flight, more than the worker's 64 slots. They get their share, and
+ * another merchant's delivery still goes out at once, not when their attempts time out (30 s).
+ */
+describe('silent endpoints of a few businesses do not delay the others (issue 36, item 1)', () => {
+  const SILENT_BUSINESSES = 4;
+  const ENDPOINTS_EACH = 5;
+  let t: TestApp;
+  let worker: Worker;
+  const receivers: Receiver[] = [];
+  before(async () => {
+    t = await startTestApp({ config: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
+    worker = startWorker(t.runtime, pino({ level: 'silent' }), [], 60_000);
+  });
+  after(async () => {
+    // The receivers first: the worker waits for its attempts in flight when it stops.
+    for (const receiver of receivers) await receiver.close();
+    await worker.stop();
+    await t.close();
+  });
+
+  async function businessWithEndpoints(receiver: Receiver, count: number) {
+    const business = await t.createBusiness();
+    const key = business.keys.secretTest;
+    for (let i = 0; i < count; i++) {
+      const response = await t.request('POST', ENDPOINTS, {
+        key,
+        idempotencyKey: true,
+        body: { url: `${receiver.url}?endpoint=${i}`, events: ['payment.created'] },
+      });
+      expectStatus(response, 201);
+    }
+    return key;
+  }
+
+  test("another merchant's first attempt comes within a second or two of its commit", async () => {
+    const silent = await startReceiver();
+    silent.answer = () => 'hang';
+    const healthy = await startReceiver();
+    receivers.push(silent, healthy);
+    const silentKeys: string[] = [];
+    for (let i = 0; i < SILENT_BUSINESSES; i++) silentKeys.push(await businessWithEndpoints(silent, ENDPOINTS_EACH));
+    const otherKey = await businessWithEndpoints(healthy, 1);
+
+    // Four payments each: four deliveries to each of their endpoints, 80 in all.
+    for (let round = 0; round < 4; round++) {
+      for (const key of silentKeys) await createIntent(t, key, { amount: 100 + round });
+    }
+    await waitUntil(async () => silent.inFlight() >= 40, 'the silent endpoints to hold most slots', 20_000);
+
+    const committed = Date.now();
+    await createIntent(t, otherKey, { amount: 500 });
+    const [received] = await healthy.waitFor(1, 10_000);
+    const delayMs = received!.at - committed;
+    assert.ok(delayMs < 2000, `the other merchant's delivery took ${delayMs} ms`);
+    assert.ok(silent.inFlight() >= 40, `the silent endpoints still hold ${silent.inFlight()} attempts`);
+  });
+});

@@ -3,7 +3,11 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { LISTENER_APPLICATION_NAME } from '../../src/db/connect.js';
-import { RETRY_GAPS_SECONDS, RETRY_JITTER, retryDelaySeconds } from '../../src/modules/webhooks/engine.js';
+import {
+  RETRY_GAPS_SECONDS,
+  RETRY_JITTER,
+  retryDelaySeconds,
+} from '../../src/modules/webhooks/delivery/retry-schedule.js';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import { testDatabaseKind } from '../support/database.js';
 import { startTestApp, waitUntil, type TestApp } from '../support/harness.js';

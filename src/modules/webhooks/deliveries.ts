@@ -3,10 +3,10 @@ import type { DB, DeliveryStatus, WebhookAttemptsTable } from '../../db/schema.j
 import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
-import type { Caller } from './endpoints.js';
+import type { Caller } from '../../http/context.js';
 import type { ErrorClass } from './sender.js';
 import { wakeWorkers } from './wake.js';
-import { DELIVERY_STATUSES } from './delivery-state.js';
+import { assertDeliveryAction, DELIVERY_STATUSES, deliveryActions, fromStatuses, toStatus } from './delivery-state.js';
 
 export interface DeliveryView {
   id: string;
@@ -228,7 +228,7 @@ export async function retryDelivery(trx: Transaction<DB>, caller: Caller, id: st
   await trx
     .updateTable('webhook_deliveries')
     .set({
-      status: 'PENDING',
+      status: assertDeliveryAction(row.status, 'retry'),
       next_attempt_at: sql<Date>`now()`,
       ...(row.status === 'PENDING' ? {} : { attempt_count: 0, completed_at: null }),
       updated_at: sql<Date>`now()`,
@@ -237,40 +237,6 @@ export async function retryDelivery(trx: Transaction<DB>, caller: Caller, id: st
     .execute();
   await wakeWorkers(trx);
   return getDelivery(trx, caller, id);
-}
-
-/**
- * Ends every waiting delivery of an endpoint (disabled: FAILED, deleted: DEAD), the caller holding
- * the endpoint's lock. The rows are locked in id order, the order an attempt's outcomes take
- * theirs in, so a batch of outcomes being written meanwhile waits or is waited for, never both.
- * Clearing the lease keeps an attempt in flight from writing its outcome over the end.
- */
-export async function endWaitingDeliveries(
-  trx: Transaction<DB>,
-  endpointId: string,
-  end: { status: 'FAILED' | 'DEAD'; lastError: string },
-): Promise<void> {
-  await trx
-    .updateTable('webhook_deliveries')
-    .set({
-      status: end.status,
-      last_error: end.lastError,
-      locked_by: null,
-      locked_until: null,
-      completed_at: sql<Date>`now()`,
-      updated_at: sql<Date>`now()`,
-    })
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('webhook_deliveries')
-        .select('id')
-        .where('endpoint_id', '=', endpointId)
-        .where('status', '=', 'PENDING')
-        .orderBy('id')
-        .forNoKeyUpdate(),
-    )
-    .where('status', '=', 'PENDING')
-    .execute();
 }
 
 /** How many deliveries one recover call queues at most; the answer says how many are left. */
@@ -294,24 +260,24 @@ export async function recoverDeliveries(
       SELECT id, row_number() OVER (ORDER BY created_at, id) - 1 AS position
       FROM (
         SELECT id, created_at FROM webhook_deliveries
-        WHERE endpoint_id = ${endpoint.id} AND status IN ('FAILED', 'DEAD')
+        WHERE endpoint_id = ${endpoint.id} AND status IN (${fromStatuses('recover')})
           AND created_at >= ${window.since} AND created_at <= ${window.until}
         ORDER BY created_at, id
         LIMIT ${RECOVER_BATCH}
       ) oldest
     )
     UPDATE webhook_deliveries d
-    SET status = 'PENDING', attempt_count = 0, completed_at = NULL, locked_by = NULL, locked_until = NULL,
+    SET status = ${toStatus('recover')}, attempt_count = 0, completed_at = NULL, locked_by = NULL, locked_until = NULL,
         next_attempt_at = now() + make_interval(secs => picked.position * ${spacing}::float8), updated_at = now()
     FROM picked
-    WHERE d.id = picked.id AND d.status IN ('FAILED', 'DEAD')
+    WHERE d.id = picked.id AND d.status IN (${fromStatuses('recover')})
     RETURNING d.id`.execute(trx);
   if (recovered.rows.length > 0) await wakeWorkers(trx);
   const left = await trx
     .selectFrom('webhook_deliveries')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('endpoint_id', '=', endpoint.id)
-    .where('status', 'in', ['FAILED', 'DEAD'])
+    .where('status', 'in', deliveryActions.recover.from)
     .where('created_at', '>=', window.since)
     .where('created_at', '<=', window.until)
     .executeTakeFirstOrThrow();

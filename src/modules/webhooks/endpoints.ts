@@ -5,7 +5,7 @@ import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { eventCatalog, isEventName } from '../events/catalog.js';
 import { recordEvents, newEventId } from '../events/outbox.js';
-import { endWaitingDeliveries } from './deliveries.js';
+import { endWaitingDeliveries } from './delivery/end-waiting.js';
 import { newEndpointSecret, type SignatureScheme } from './signing.js';
 import { isPublicAddress, resolveAll } from './ssrf.js';
 import { wakeWorkers } from './wake.js';
@@ -239,7 +239,7 @@ export async function deleteEndpoint(trx: Transaction<DB>, caller: Caller, id: s
     .set({ deleted_at: sql<Date>`now()`, active: false, updated_at: sql<Date>`now()` })
     .where('id', '=', id)
     .execute();
-  await endWaitingDeliveries(trx, id, { status: 'DEAD', lastError: 'endpoint deleted' });
+  await endWaitingDeliveries(trx, id, { cause: 'endpointDeleted', lastError: 'endpoint deleted' });
   return { deleted: true };
 }
 

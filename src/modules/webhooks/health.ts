@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { insertEvents } from '../events/outbox.js';
 import { storeEvent } from '../events/store-events.js';
-import { endWaitingDeliveries } from './deliveries.js';
+import { endWaitingDeliveries } from './delivery/end-waiting.js';
 
 /** Sent to the business's endpoints (no subscription needed, like `ping`) about one of them. */
 export const ENDPOINT_DISABLED_EVENT = 'endpoint.disabled';
@@ -110,7 +110,7 @@ async function checkEndpoint(
       .execute();
     await recordEndpointEvent(trx, { ...endpoint, active: false }, { disabled: true, disableAt: endpoint.db_now });
     await endWaitingDeliveries(trx, id, {
-      status: 'FAILED',
+      cause: 'endpointDisabled',
       lastError: `endpoint disabled: every attempt failed since ${endpoint.failing_since.toISOString()}`,
     });
     return result ? 'warned+disabled' : 'disabled';

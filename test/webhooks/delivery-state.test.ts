@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { MAX_ATTEMPTS } from '../../src/modules/webhooks/delivery/retry-schedule.js';
+import {
+  assertDeliveryAction,
+  DELIVERY_STATUSES,
+  deliveryActions,
+  isDeliveryActionAllowed,
+  outcomeAction,
+  type DeliveryAction,
+  type DeliveryStatus,
+} from '../../src/modules/webhooks/delivery-state.js';
+
+describe('the delivery transition table', () => {
+  test('each action from each status: allowed, and where it leads', () => {
+    const expected: Record<DeliveryAction, Partial<Record<DeliveryStatus, DeliveryStatus>>> = {
+      attempt: { PENDING: 'PENDING' },
+      release: { PENDING: 'PENDING' },
+      succeed: { PENDING: 'SUCCEEDED' },
+      fail: { PENDING: 'PENDING' },
+      exhaust: { PENDING: 'DEAD' },
+      retry: { PENDING: 'PENDING', SUCCEEDED: 'PENDING', FAILED: 'PENDING', DEAD: 'PENDING' },
+      recover: { FAILED: 'PENDING', DEAD: 'PENDING' },
+      endpointDisabled: { PENDING: 'FAILED' },
+      endpointDeleted: { PENDING: 'DEAD' },
+    };
+    assert.deepEqual(Object.keys(deliveryActions).sort(), Object.keys(expected).sort());
+    for (const action of Object.keys(expected) as DeliveryAction[]) {
+      for (const status of DELIVERY_STATUSES) {
+        const to = expected[action][status];
+        assert.equal(isDeliveryActionAllowed(status, action), to !== undefined, `${action} from ${status}`);
+        if (to) assert.equal(assertDeliveryAction(status, action), to, `${action} from ${status}`);
+        else assert.throws(() => assertDeliveryAction(status, action), new RegExp(`cannot ${action} from ${status}`));
+      }
+    }
+  });
+
+  test('finished deliveries change only by a retry or a recover', () => {
+    for (const status of ['SUCCEEDED', 'FAILED', 'DEAD'] as const) {
+      const allowed = (Object.keys(deliveryActions) as DeliveryAction[]).filter((action) =>
+        isDeliveryActionAllowed(status, action),
+      );
+      assert.deepEqual(allowed, status === 'SUCCEEDED' ? ['retry'] : ['retry', 'recover']);
+    }
+  });
+
+  test("an attempt's outcome: success, a failure with attempts left, the last failure", () => {
+    assert.equal(outcomeAction(true, 1), 'succeed');
+    assert.equal(outcomeAction(true, MAX_ATTEMPTS), 'succeed');
+    assert.equal(outcomeAction(false, 1), 'fail');
+    assert.equal(outcomeAction(false, MAX_ATTEMPTS - 1), 'fail');
+    assert.equal(outcomeAction(false, MAX_ATTEMPTS), 'exhaust');
+    assert.equal(deliveryActions[outcomeAction(false, MAX_ATTEMPTS)].to, 'DEAD');
+  });
+});
