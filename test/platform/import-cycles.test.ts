@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+
+const SRC = path.resolve(import.meta.dirname, '../../src');
+
+function sourceFiles(directory: string): string[] {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(directory, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+/** The modules of src/ a file imports, types included: a type-only cycle still ties two files. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const found: string[] = [];
+  for (const match of text.matchAll(/^(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?'(\.[^']+)'/gm)) {
+    found.push(path.resolve(path.dirname(file), match[1]!.replace(/\.js$/, '.ts')));
+  }
+  return found;
+}
+
+/**
+ * Issue 34: the house reads top to bottom. A cycle between modules means neither can be read, or
+ * loaded, without the other; each one found is printed as the chain of files that closes it.
+ */
+test('no import cycle in src/', () => {
+  const graph = new Map(sourceFiles(SRC).map((file) => [file, importsOf(file)]));
+  const cycles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (file: string): void => {
+    state.set(file, 'open');
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!graph.has(next)) continue;
+      if (state.get(next) === 'open') {
+        const chain = stack.slice(stack.indexOf(next)).concat(next);
+        cycles.push(chain.map((step) => path.relative(SRC, step)).join(' -> '));
+      } else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, 'done');
+  };
+  for (const file of graph.keys()) if (!state.has(file)) visit(file);
+  assert.deepEqual(cycles, []);
+});
