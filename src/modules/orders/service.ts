@@ -14,6 +14,7 @@ import { ApiError, invalid } from '../../http/errors.js';
 import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import type { Executor } from '../../db/transaction.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
+import type { EventNameOf } from '../events/catalog.js';
 import { changeWithEvents, recordEvents, type EventRecord } from '../events/outbox.js';
 import { storeEvent } from '../events/store-events.js';
 import { feePlanFromColumns, type FeePlan, type MarginLine } from '../payments/fees.js';
@@ -244,7 +245,7 @@ function orderNewData(
 }
 
 function orderEvent(
-  event: string,
+  event: EventNameOf<'order'>,
   order: Pick<OrderRow, 'business_id' | 'environment' | 'reference_number'>,
   data: Record<string, unknown>,
   at: Date,
