@@ -1,6 +1,11 @@
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  type RateLimiterAbstract,
+  type RateLimiterRes,
+} from 'rate-limiter-flexible';
 import { ApiError } from './errors.js';
 
 export interface RateLimitDecision {
@@ -34,63 +39,44 @@ const KEPT_SECONDS = WINDOW_MS / 1000 + 5;
 const KEY_PREFIX = 'ratelimit';
 
 /**
- * rate-limiter-flexible fixes the limit (`points`) per limiter, so there is one per limit in use
- * (the keys' limits, the customer pages' and the sign-in's: a handful of settings).
+ * The library counts and the limit is decided here: the limit depends on the subject (a key's
+ * environment, the customer pages, the sign-in) while the library fixes one (`points`) per
+ * limiter. One limiter per store gives a subject one counter whatever limit it is counted under,
+ * as one Redis key does; with these points the library never refuses a hit itself.
  */
-function perLimit(create: (points: number) => RateLimiterAbstract): (points: number) => RateLimiterAbstract {
-  const limiters = new Map<number, RateLimiterAbstract>();
-  return (points) => {
-    let limiter = limiters.get(points);
-    if (!limiter) {
-      limiter = create(points);
-      limiters.set(points, limiter);
-    }
-    return limiter;
-  };
-}
+const COUNTER = { points: Number.MAX_SAFE_INTEGER, duration: KEPT_SECONDS, keyPrefix: KEY_PREFIX };
 
 /**
  * Counts one hit in the fixed one-minute window of `now` (the documented contract, and what
  * X-RateLimit-Reset counts down). The window's start is part of the counter's key, so a new minute
  * is a new counter: the library's own window, which starts at a key's first hit, never decides.
- * `marker` is passed through to whichever limiter counts the hit (see InsuranceLimiter).
+ * `marker` is handed to whichever limiter counts the hit (see InsuranceCounter).
  */
 async function hitWindow(
-  limiter: RateLimiterAbstract,
+  counter: RateLimiterAbstract,
   subject: string,
   limit: number,
   now: number,
   marker: object = {},
 ): Promise<RateLimitDecision> {
   const windowStart = now - (now % WINDOW_MS);
-  let counted: RateLimiterRes;
-  let allowed = true;
-  try {
-    counted = await limiter.consume(`${subject}:${windowStart}`, 1, marker);
-  } catch (refusal) {
-    // Over the limit, the library rejects with the count; anything else is a failure.
-    if (!(refusal instanceof RateLimiterRes)) throw refusal;
-    counted = refusal;
-    allowed = false;
-  }
+  const { consumedPoints } = await counter.consume(`${subject}:${windowStart}`, 1, marker);
   return {
-    allowed,
+    allowed: consumedPoints <= limit,
     limit,
-    remaining: counted.remainingPoints,
+    remaining: Math.max(0, limit - consumedPoints),
     resetSeconds: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)),
   };
 }
 
 /** Counted in this process's memory: right for a single API process. */
 export class MemoryRateLimiter implements RateLimiter {
-  private readonly limiterFor = perLimit(
-    (points) => new RateLimiterMemory({ points, duration: KEPT_SECONDS, keyPrefix: KEY_PREFIX }),
-  );
+  private readonly counter = new RateLimiterMemory(COUNTER);
 
   constructor(private readonly now: Clock = Date.now) {}
 
   hit(subject: string, limit: number): Promise<RateLimitDecision> {
-    return hitWindow(this.limiterFor(limit), subject, limit, this.now());
+    return hitWindow(this.counter, subject, limit, this.now());
   }
 }
 
@@ -98,12 +84,9 @@ export class MemoryRateLimiter implements RateLimiter {
  * The memory limiter RateLimiterRedis turns to when Redis fails a hit. The library hands it the
  * hit's own options object, which it notes: that is how a hit learns who counted it.
  */
-class InsuranceLimiter extends RateLimiterMemory {
-  constructor(
-    points: number,
-    private readonly countedHere: WeakSet<object>,
-  ) {
-    super({ points, duration: KEPT_SECONDS, keyPrefix: KEY_PREFIX });
+class InsuranceCounter extends RateLimiterMemory {
+  constructor(private readonly countedHere: WeakSet<object>) {
+    super(COUNTER);
   }
 
   override consume(key: string | number, points?: number, options: object = {}): Promise<RateLimiterRes> {
@@ -122,32 +105,29 @@ class InsuranceLimiter extends RateLimiterMemory {
  */
 export class RedisRateLimiter implements RateLimiter {
   private readonly countedHere = new WeakSet<object>();
-  private readonly limiterFor = perLimit(
-    (points) =>
-      new RateLimiterRedis({
-        storeClient: this.redis,
-        rejectIfRedisNotReady: true,
-        points,
-        duration: KEPT_SECONDS,
-        keyPrefix: KEY_PREFIX,
-        insuranceLimiter: new InsuranceLimiter(points, this.countedHere),
-      }),
-  );
+  private readonly counter: RateLimiterRedis;
   private degraded = false;
   /** Hits are numbered as they are sent; an answer to one sent before the outage began proves nothing. */
   private sent = 0;
   private degradedAt = 0;
 
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly now: Clock = Date.now,
     private readonly log: LimiterLog = { warn: () => {}, info: () => {} },
-  ) {}
+  ) {
+    this.counter = new RateLimiterRedis({
+      ...COUNTER,
+      storeClient: redis,
+      rejectIfRedisNotReady: true,
+      insuranceLimiter: new InsuranceCounter(this.countedHere),
+    });
+  }
 
   async hit(subject: string, limit: number): Promise<RateLimitDecision> {
     const sequence = ++this.sent;
     const marker = {};
-    const decision = await hitWindow(this.limiterFor(limit), subject, limit, this.now(), marker);
+    const decision = await hitWindow(this.counter, subject, limit, this.now(), marker);
     if (this.countedHere.has(marker)) {
       if (!this.degraded) {
         this.degraded = true;
