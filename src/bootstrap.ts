@@ -98,7 +98,6 @@ export async function createRuntime(
     adminToken: options.adminToken ?? resolveAdminToken(config).token,
     async close() {
       await invalidation.close();
-      await rateLimiter.close();
       redis?.disconnect();
       await database.close();
     },

@@ -1,3 +1,4 @@
+import { orderActions, type WorkflowAction } from '../modules/orders/state.js';
 import type { ErrorCode } from './errors.js';
 
 /**
@@ -24,12 +25,16 @@ const ORDER_CODES = ['ORDER_NOT_FOUND', 'ORDER_INVALID_TRANSITION'] as const;
 const PRODUCT_CODES = ['PRODUCT_NOT_FOUND', 'SHOP_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
 const ENDPOINT_CODES = ['ENDPOINT_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
 
-const orderAction = (action: string, from: string, to: string, event: string | null): OperationDoc => ({
-  operationId: `${action}Order`,
-  summary: `${action[0]!.toUpperCase()}${action.slice(1)} an order`,
-  description: `Moves the order from ${from} to ${to}${event ? ` and sends \`${event}\`` : ' (no event)'}. Any other status answers ORDER_INVALID_TRANSITION.`,
-  codes: ORDER_CODES,
-});
+/** A workflow step's operation, told from the order state table (where it starts, leads and what it sends). */
+const orderAction = (action: WorkflowAction): OperationDoc => {
+  const { from, to, event } = orderActions[action];
+  return {
+    operationId: `${action}Order`,
+    summary: `${action[0]!.toUpperCase()}${action.slice(1)} an order`,
+    description: `Moves the order from ${from.join(' or ')} to ${to}${event ? ` and sends \`${event}\`` : ' (no event)'}. Any other status answers ORDER_INVALID_TRANSITION.`,
+    codes: ORDER_CODES,
+  };
+};
 
 export const operationDocs: Record<string, OperationDoc> = {
   // Payment intents
@@ -276,10 +281,10 @@ export const operationDocs: Record<string, OperationDoc> = {
     description: 'The order with its items, history and refunds.',
     codes: ['ORDER_NOT_FOUND'],
   },
-  'POST /store/orders/{referenceNumber}/accept': orderAction('accept', 'NEW', 'PREPARING', 'order.accepted'),
-  'POST /store/orders/{referenceNumber}/ready': orderAction('ready', 'PREPARING', 'READY', 'order.ready'),
-  'POST /store/orders/{referenceNumber}/pickup': orderAction('pickup', 'READY', 'PICKED_UP', null),
-  'POST /store/orders/{referenceNumber}/deliver': orderAction('deliver', 'PICKED_UP', 'DELIVERED', 'order.delivered'),
+  'POST /store/orders/{referenceNumber}/accept': orderAction('accept'),
+  'POST /store/orders/{referenceNumber}/ready': orderAction('ready'),
+  'POST /store/orders/{referenceNumber}/pickup': orderAction('pickup'),
+  'POST /store/orders/{referenceNumber}/deliver': orderAction('deliver'),
   'POST /store/orders/{referenceNumber}/cancel': {
     operationId: 'cancelOrder',
     summary: 'Cancel an order',

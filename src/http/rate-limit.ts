@@ -1,5 +1,11 @@
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  type RateLimiterAbstract,
+  type RateLimiterRes,
+} from 'rate-limiter-flexible';
 import { ApiError } from './errors.js';
 
 export interface RateLimitDecision {
@@ -12,107 +18,130 @@ export interface RateLimitDecision {
 
 export interface RateLimiter {
   hit(subject: string, limitPerMinute: number): Promise<RateLimitDecision>;
-  close(): Promise<void>;
-}
-
-const WINDOW_MS = 60_000;
-
-function decide(count: number, limit: number, windowStart: number, now: number): RateLimitDecision {
-  return {
-    allowed: count <= limit,
-    limit,
-    remaining: Math.max(0, limit - count),
-    resetSeconds: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)),
-  };
 }
 
 /** Milliseconds since the epoch. Tests pass a clock they move, to cross a window without waiting. */
 export type Clock = () => number;
 
-/** Fixed one-minute windows counted in this process: right for a single API process. */
-export class MemoryRateLimiter implements RateLimiter {
-  private readonly counts = new Map<string, { windowStart: number; count: number }>();
-
-  constructor(private readonly now: Clock = Date.now) {}
-
-  async hit(subject: string, limit: number): Promise<RateLimitDecision> {
-    const now = this.now();
-    const windowStart = now - (now % WINDOW_MS);
-    let entry = this.counts.get(subject);
-    if (!entry || entry.windowStart !== windowStart) {
-      if (this.counts.size > 50_000) this.counts.clear();
-      entry = { windowStart, count: 0 };
-      this.counts.set(subject, entry);
-    }
-    entry.count += 1;
-    return decide(entry.count, limit, windowStart, now);
-  }
-
-  async close(): Promise<void> {}
-}
-
-const INCREMENT_SCRIPT = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return count`;
-
-/** Where the limiters say that they changed how they count (the server's logger). */
+/** Where the limiter says that it changed how it counts (the server's logger). */
 export interface LimiterLog {
   warn(message: string): void;
   info(message: string): void;
 }
 
+const WINDOW_MS = 60_000;
+/**
+ * A counter outlives its window by a few seconds, so processes whose clocks differ a little still
+ * share it; then its store drops it (a timer in memory, a TTL in Redis), one counter at a time.
+ */
+const KEPT_SECONDS = WINDOW_MS / 1000 + 5;
+/** Counters are `ratelimit:{subject}:{windowStart}`, the keys the hand-written limiter used. */
+const KEY_PREFIX = 'ratelimit';
+
+/**
+ * The library counts and the limit is decided here: the limit depends on the subject (a key's
+ * environment, the customer pages, the sign-in) while the library fixes one (`points`) per
+ * limiter. One limiter per store gives a subject one counter whatever limit it is counted under,
+ * as one Redis key does; with these points the library never refuses a hit itself.
+ */
+const COUNTER = { points: Number.MAX_SAFE_INTEGER, duration: KEPT_SECONDS, keyPrefix: KEY_PREFIX };
+
+/**
+ * Counts one hit in the fixed one-minute window of `now` (the documented contract, and what
+ * X-RateLimit-Reset counts down). The window's start is part of the counter's key, so a new minute
+ * is a new counter: the library's own window, which starts at a key's first hit, never decides.
+ * `marker` is handed to whichever limiter counts the hit (see InsuranceCounter).
+ */
+async function hitWindow(
+  counter: RateLimiterAbstract,
+  subject: string,
+  limit: number,
+  now: number,
+  marker: object = {},
+): Promise<RateLimitDecision> {
+  const windowStart = now - (now % WINDOW_MS);
+  const { consumedPoints } = await counter.consume(`${subject}:${windowStart}`, 1, marker);
+  return {
+    allowed: consumedPoints <= limit,
+    limit,
+    remaining: Math.max(0, limit - consumedPoints),
+    resetSeconds: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)),
+  };
+}
+
+/** Counted in this process's memory: right for a single API process. */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly counter = new RateLimiterMemory(COUNTER);
+
+  constructor(private readonly now: Clock = Date.now) {}
+
+  hit(subject: string, limit: number): Promise<RateLimitDecision> {
+    return hitWindow(this.counter, subject, limit, this.now());
+  }
+}
+
+/**
+ * The memory limiter RateLimiterRedis turns to when Redis fails a hit. The library hands it the
+ * hit's own options object, which it notes: that is how a hit learns who counted it.
+ */
+class InsuranceCounter extends RateLimiterMemory {
+  constructor(private readonly countedHere: WeakSet<object>) {
+    super(COUNTER);
+  }
+
+  override consume(key: string | number, points?: number, options: object = {}): Promise<RateLimiterRes> {
+    this.countedHere.add(options);
+    return super.consume(key, points, options);
+  }
+}
+
 /**
  * The same windows counted in Redis, so every API process enforces one limit per key. While Redis
- * is away, each process counts on its own (a limit per process instead of one for all; a cache
- * outage must not take the payment API down with it) and says so once in the log; with Redis
- * back, counting goes back to Redis and that is logged once too. Commands are not queued while
- * disconnected (see connectRedis), so an outage costs no waiting.
+ * is away, each process counts on its own in the insurance limiter (a limit per process instead
+ * of one for all; a cache outage must not take the payment API down with it) and says so once in
+ * the log; with Redis back, counting goes back to Redis and that is logged once too. A hit is not
+ * sent while the client is not ready, and commands are not queued while disconnected (see
+ * connectRedis), so an outage costs no waiting.
  */
 export class RedisRateLimiter implements RateLimiter {
-  private readonly local: MemoryRateLimiter;
+  private readonly countedHere = new WeakSet<object>();
+  private readonly counter: RateLimiterRedis;
   private degraded = false;
   /** Hits are numbered as they are sent; an answer to one sent before the outage began proves nothing. */
   private sent = 0;
   private degradedAt = 0;
 
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly now: Clock = Date.now,
     private readonly log: LimiterLog = { warn: () => {}, info: () => {} },
   ) {
-    this.local = new MemoryRateLimiter(now);
+    this.counter = new RateLimiterRedis({
+      ...COUNTER,
+      storeClient: redis,
+      rejectIfRedisNotReady: true,
+      insuranceLimiter: new InsuranceCounter(this.countedHere),
+    });
   }
 
   async hit(subject: string, limit: number): Promise<RateLimitDecision> {
-    const now = this.now();
-    const windowStart = now - (now % WINDOW_MS);
     const sequence = ++this.sent;
-    if (this.redis.status === 'ready') {
-      try {
-        const count = Number(
-          await this.redis.eval(INCREMENT_SCRIPT, 1, `ratelimit:${subject}:${windowStart}`, String(WINDOW_MS + 5000)),
-        );
-        // Only an answer to a hit sent after the outage began says Redis is back: one in flight
-        // when it went away can still come in late.
-        if (this.degraded && sequence > this.degradedAt) {
-          this.degraded = false;
-          this.log.info('Redis answers again: rate limits are shared by every API process again');
-        }
-        return decide(count, limit, windowStart, now);
-      } catch {
-        // Counted below, in this process.
+    const marker = {};
+    const decision = await hitWindow(this.counter, subject, limit, this.now(), marker);
+    if (this.countedHere.has(marker)) {
+      if (!this.degraded) {
+        this.degraded = true;
+        this.degradedAt = this.sent;
+        this.log.warn('Redis is unavailable: rate limits are counted per API process until it is back');
       }
+    } else if (this.degraded && sequence > this.degradedAt) {
+      // Only an answer from Redis to a hit sent after the outage began says Redis is back: one in
+      // flight when it went away can still come in late.
+      this.degraded = false;
+      this.log.info('Redis answers again: rate limits are shared by every API process again');
     }
-    if (!this.degraded) {
-      this.degraded = true;
-      this.degradedAt = this.sent;
-      this.log.warn('Redis is unavailable: rate limits are counted per API process until it is back');
-    }
-    return this.local.hit(subject, limit);
+    return decision;
   }
-
-  async close(): Promise<void> {}
 }
 
 /**

@@ -1,5 +1,20 @@
-import { Type, type TSchema } from 'typebox';
+import { Type, type TLiteral, type TSchema, type TSchemaOptions, type TUnion } from 'typebox';
 import { ApiError } from './errors.js';
+
+/** The literal schemas of a vocabulary's tuple, position by position. */
+type Literals<Values extends readonly string[]> = { -readonly [Index in keyof Values]: TLiteral<Values[Index]> };
+
+/**
+ * One of a vocabulary's values (INTENT_STATUSES, ORDER_STATUSES...), from its `as const` tuple:
+ * `anyOf` of `const`s in the JSON Schema, as a union of Type.Literal gives. The tuple is mapped as
+ * a type because `Type.Union(values.map(Type.Literal))` is typed by an array, whose Static is never.
+ */
+export function literalUnion<const Values extends readonly string[]>(
+  values: Values,
+  options?: TSchemaOptions,
+): TUnion<Literals<Values>> {
+  return Type.Union<Literals<Values>>(values.map((value) => Type.Literal(value)) as [...Literals<Values>], options);
+}
 
 /** A field that may also be null. */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -3,8 +3,8 @@ import type { Transaction } from 'kysely';
 import { Type } from 'typebox';
 import type { DB } from '../../db/schema.js';
 import { ApiError, invalid } from '../../http/errors.js';
-import { parseDateFilter } from '../../http/schemas.js';
-import { eventCatalog } from '../events/catalog.js';
+import { literalUnion, parseDateFilter } from '../../http/schemas.js';
+import { EVENT_NAMES } from '../events/catalog.js';
 import { validAllowlistEntry } from '../keys/allowlist.js';
 import { allScopes } from '../keys/scopes.js';
 import { issueKey, listKeys, rotateKey, setKeyStatus } from '../keys/service.js';
@@ -16,7 +16,6 @@ import { dashboardWrite } from './write.js';
 import { DELIVERY_STATUSES } from '../webhooks/delivery-state.js';
 
 const PAGE_SIZE = 25;
-const EVENT_NAMES = Object.keys(eventCatalog);
 
 const Token = {
   _csrf: Type.Optional(Type.String({ maxLength: 200 })),
@@ -51,7 +50,7 @@ const DeliveriesQuery = Type.Object(
     ...Flash,
     from: Type.Optional(Type.String({ maxLength: 40 })),
     to: Type.Optional(Type.String({ maxLength: 40 })),
-    status: Type.Optional(Type.Union([Type.Literal(''), ...DELIVERY_STATUSES.map((s) => Type.Literal(s))])),
+    status: Type.Optional(literalUnion(['', ...DELIVERY_STATUSES])),
     event: Type.Optional(Type.String({ maxLength: 60 })),
     endpoint: Type.Optional(Type.String({ maxLength: 64 })),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),

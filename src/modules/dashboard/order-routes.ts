@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { invalid } from '../../http/errors.js';
+import { literalUnion } from '../../http/schemas.js';
 import { payBaseUrl } from '../intents/routes.js';
 import * as orders from '../orders/service.js';
 import { isOrderActionAllowed, ORDER_STATUSES, type OrderAction } from '../orders/state.js';
@@ -12,7 +13,6 @@ import { dashboardWrite } from './write.js';
 
 const ORDERS = `${DASHBOARD}/orders`;
 const PAGE_SIZE = 20;
-const STATUSES = ORDER_STATUSES;
 /** Blank rows under an order's lines in the modification form, to add products without JavaScript. */
 const BLANK_ROWS = 2;
 
@@ -28,7 +28,7 @@ const FlashQuery = Type.Object(Flash, { additionalProperties: false });
 const ListQuery = Type.Object(
   {
     ...Flash,
-    status: Type.Optional(Type.Union([Type.Literal(''), ...STATUSES.map((s) => Type.Literal(s))])),
+    status: Type.Optional(literalUnion(['', ...ORDER_STATUSES])),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
   },
   { additionalProperties: false },
@@ -106,7 +106,7 @@ export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
       pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
       status: status ?? '',
       filterQuery: status ? `status=${status}` : '',
-      statuses: STATUSES,
+      statuses: ORDER_STATUSES,
     });
   });
 

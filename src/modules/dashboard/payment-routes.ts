@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { renderSVG } from 'uqr';
 import { ApiError, invalid } from '../../http/errors.js';
-import { parseDateFilter } from '../../http/schemas.js';
+import { literalUnion, parseDateFilter } from '../../http/schemas.js';
 import { payBaseUrl } from '../intents/routes.js';
 import * as intents from '../intents/service.js';
 import { INTENT_STATUSES, isAllowed } from '../intents/state.js';
@@ -11,7 +11,6 @@ import { parseMru } from './i18n.js';
 import { intentTimeline, searchIntents } from './queries.js';
 import { dashboardWrite } from './write.js';
 
-const STATUSES = INTENT_STATUSES;
 const PAGE_SIZE = 20;
 
 const Token = {
@@ -20,7 +19,7 @@ const Token = {
 };
 const ListQuery = Type.Object(
   {
-    status: Type.Optional(Type.Union([Type.Literal(''), ...STATUSES.map((s) => Type.Literal(s))])),
+    status: Type.Optional(literalUnion(['', ...INTENT_STATUSES])),
     from: Type.Optional(Type.String({ maxLength: 10 })),
     to: Type.Optional(Type.String({ maxLength: 10 })),
     q: Type.Optional(Type.String({ maxLength: 500 })),
@@ -114,7 +113,7 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
     const filters = new URLSearchParams();
     for (const [name, value] of Object.entries({ status, from, to, q })) if (value) filters.set(name, value);
     return sendPage(request, reply, 'payments', {
-      statuses: STATUSES,
+      statuses: INTENT_STATUSES,
       filters: { status: status ?? '', from: from ?? '', to: to ?? '', q: q ?? '' },
       filterQuery: filters.toString(),
       items: result.items,

@@ -3,6 +3,7 @@ import type { Database } from '../../db/connect.js';
 import { countsByStatus } from '../../db/counted-list.js';
 import type { Environment, IntentStatus } from '../../db/schema.js';
 import { listIntents } from '../intents/service.js';
+import { INTENT_STATUSES } from '../intents/state.js';
 import { findIntentWithRefunds, type IntentWithRefunds } from '../intents/repo.js';
 import { lastDays } from './chart.js';
 
@@ -30,13 +31,8 @@ export async function paidVolumeByDay(database: Database, scope: Scope, days: nu
 /** Intents by status, from the counts the writes keep (migration 018). */
 export async function intentCountsByStatus(database: Database, scope: Scope): Promise<Record<IntentStatus, number>> {
   const byStatus = await countsByStatus(database.db, 'intents', scope.businessId, scope.environment);
-  return {
-    PENDING: byStatus.get('PENDING') ?? 0,
-    PAID: byStatus.get('PAID') ?? 0,
-    REFUNDED: byStatus.get('REFUNDED') ?? 0,
-    CANCELLED: byStatus.get('CANCELLED') ?? 0,
-    FAILED: byStatus.get('FAILED') ?? 0,
-  };
+  const counts = INTENT_STATUSES.map((status) => [status, byStatus.get(status) ?? 0]);
+  return Object.fromEntries(counts) as Record<IntentStatus, number>;
 }
 
 /**

@@ -2,8 +2,8 @@ import type { Scope } from '../keys/scopes.js';
 
 /**
  * Every event an endpoint can subscribe to (api.md 6.4), with the scope a key needs to subscribe
- * to it (decisions "Events and deliveries"). `ping` is not subscribable: it goes to one endpoint
- * when asked for.
+ * to it (decisions "Events and deliveries"): the one place event names are written. Emitters,
+ * subscriptions, the Events API, the dashboard and the OpenAPI document derive from it.
  */
 export const eventCatalog = {
   'payment.created': 'intents:read',
@@ -27,6 +27,24 @@ export const eventCatalog = {
 
 export type EventName = keyof typeof eventCatalog;
 
+/** The subscribable names, in the catalogue's order. */
+export const EVENT_NAMES = Object.keys(eventCatalog) as readonly EventName[];
+
 export function isEventName(name: string): name is EventName {
   return Object.hasOwn(eventCatalog, name);
 }
+
+/**
+ * Events about the webhook setup itself, which no endpoint subscribes to: `ping` goes to the
+ * endpoint it tests, `endpoint.disabled` to every active endpoint of the business. Any key that
+ * may read webhooks reads them in the Events API.
+ */
+export const WEBHOOK_NOTICES = ['ping', 'endpoint.disabled'] as const;
+
+export type WebhookNotice = (typeof WEBHOOK_NOTICES)[number];
+
+/** Every name the outbox writes. */
+export type OutboxEventName = EventName | WebhookNotice;
+
+/** Subscribable names of one family (`payment`, `order`, `product`). */
+export type EventNameOf<Family extends string> = Extract<EventName, `${Family}.${string}`>;

@@ -2,6 +2,7 @@ import { sql, type Compilable, type OperationNodeSource, type RawBuilder } from 
 import type { Environment } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
+import type { OutboxEventName } from './catalog.js';
 
 /**
  * The transactional outbox. A state change and the event it causes are written by the same
@@ -11,7 +12,7 @@ export interface EventRecord {
   id: string;
   businessId: string;
   environment: Environment;
-  event: string;
+  event: OutboxEventName;
   /** What the event is about (an intent reference, a product id...), for lookups and tests. */
   subject: string;
   /** The exact JSON text receivers get: deliveries sign these bytes. */

@@ -1,7 +1,9 @@
 import { Type, type TSchema } from 'typebox';
-import { Nullable, Pagination, Timestamp } from '../../http/schemas.js';
-import type { EventName } from './catalog.js';
+import { literalUnion, Nullable, Pagination, Timestamp } from '../../http/schemas.js';
+import type { PaymentEventName } from '../intents/events.js';
 import { INTENT_STATUSES } from '../intents/state.js';
+import { EVENT_NAMES, WEBHOOK_NOTICES, type OutboxEventName } from './catalog.js';
+import type { StoreEventName } from './store-events.js';
 
 /**
  * The payloads of every event, as delivered (api.md 6.2 and 6.4, decisions "Events and
@@ -29,7 +31,7 @@ export const PaymentEventData = Type.Object(
     short_code: Type.String(),
     amount: Nullable(Centimes),
     currency: Type.Literal('MRU'),
-    status: Type.Union(INTENT_STATUSES.map((s) => Type.Literal(s))),
+    status: literalUnion(INTENT_STATUSES),
     paid_at: Nullable(Timestamp),
     payer_phone: Nullable(Type.String({ description: 'masked: +222******78' })),
     metadata: Type.Record(Type.String(), Type.String()),
@@ -141,7 +143,7 @@ const EndpointDisabledData = Type.Object(
   { title: 'EndpointDisabledData' },
 );
 
-function paymentEnvelope(event: string) {
+function paymentEnvelope(event: PaymentEventName) {
   return Type.Object({
     id: Type.String({ description: 'evt_...: deduplicate by it' }),
     event: Type.Literal(event),
@@ -152,7 +154,7 @@ function paymentEnvelope(event: string) {
   });
 }
 
-function storeEnvelope(event: string, data: TSchema) {
+function storeEnvelope(event: StoreEventName, data: TSchema) {
   return Type.Object({
     id: Type.String({ description: 'evt_...: deduplicate by it' }),
     event: Type.Literal(event),
@@ -164,7 +166,7 @@ function storeEnvelope(event: string, data: TSchema) {
 }
 
 /** Every event a receiver can get: the catalogue plus `ping` and `endpoint.disabled`. */
-export const eventPayloads: Record<EventName | 'ping' | 'endpoint.disabled', { when: string; schema: TSchema }> = {
+export const eventPayloads: Record<OutboxEventName, { when: string; schema: TSchema }> = {
   'payment.created': { when: 'An intent was created (status PENDING).', schema: paymentEnvelope('payment.created') },
   'payment.confirmed': {
     when: 'The payer confirmed with the wallet PIN (status PAID, commission filled).',
@@ -236,7 +238,7 @@ export const EventsQuery = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 100,
-        description: 'an event name, or a prefix ending in `.*` (payment.*)',
+        description: `an event name (${[...EVENT_NAMES, ...WEBHOOK_NOTICES].join(', ')}), or a prefix ending in \`.*\` (payment.*)`,
       }),
     ),
     object: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),

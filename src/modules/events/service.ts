@@ -1,10 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB, Environment } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
-import { eventCatalog } from './catalog.js';
-
-/** Events that are about the webhook setup itself: any key that may read webhooks sees them. */
-const WEBHOOK_EVENTS = ['ping', 'endpoint.disabled'];
+import { eventCatalog, EVENT_NAMES, WEBHOOK_NOTICES, type OutboxEventName } from './catalog.js';
 
 export interface EventsCaller {
   businessId: string;
@@ -28,12 +25,9 @@ export interface EventFilters {
   after?: string;
 }
 
-/** The event names a key may read: those it could subscribe an endpoint to, and the webhook ones. */
-export function readableEvents(scopes: readonly string[]): string[] {
-  const names = Object.entries(eventCatalog)
-    .filter(([, scope]) => scopes.includes(scope))
-    .map(([name]) => name);
-  return [...names, ...WEBHOOK_EVENTS];
+/** The event names a key may read: those it could subscribe an endpoint to, and the webhook notices. */
+export function readableEvents(scopes: readonly string[]): OutboxEventName[] {
+  return [...EVENT_NAMES.filter((name) => scopes.includes(eventCatalog[name])), ...WEBHOOK_NOTICES];
 }
 
 interface EventRow {

@@ -1,12 +1,16 @@
 import type { Environment } from '../../db/schema.js';
+import type { EventNameOf, OutboxEventName } from './catalog.js';
 import { newEventId, type EventRecord } from './outbox.js';
+
+/** What a store event may be called: the catalogue's order and product events, and the webhook notices. */
+export type StoreEventName = Exclude<OutboxEventName, EventNameOf<'payment'>>;
 
 /**
  * A store event (orders, products): `{ id, event, timestamp, sandbox, data }` with camelCase data
  * (api.md 6.2, decisions "Events and deliveries"). The body text is built once, here.
  */
 export function storeEvent(
-  event: string,
+  event: StoreEventName,
   scope: { businessId: string; environment: Environment },
   subject: string,
   data: Record<string, unknown>,

@@ -1,24 +1,10 @@
 import { maskPhone } from '../../lib/phone.js';
+import type { EventNameOf } from '../events/catalog.js';
 import { newEventId, type EventRecord } from '../events/outbox.js';
 import { NO_COMMISSION, type Commission } from '../payments/fees.js';
 import type { IntentRow } from './repo.js';
 
-export type PaymentEventName =
-  | 'payment.created'
-  | 'payment.confirmed'
-  | 'payment.cancelled'
-  | 'payment.expired'
-  | 'payment.refunded'
-  | 'payment.failed';
-
-export const PAYMENT_EVENTS: readonly PaymentEventName[] = [
-  'payment.created',
-  'payment.confirmed',
-  'payment.cancelled',
-  'payment.expired',
-  'payment.refunded',
-  'payment.failed',
-];
+export type PaymentEventName = EventNameOf<'payment'>;
 
 /** Extra facts some events carry beyond the payment data of api.md 6.2. */
 export interface PaymentEventExtras {

@@ -1,3 +1,4 @@
+import type { EventNameOf } from '../events/catalog.js';
 import type { EventRecord } from '../events/outbox.js';
 import { storeEvent } from '../events/store-events.js';
 import type { OrderRow } from './model.js';
@@ -38,7 +39,7 @@ export function orderNewData(
 }
 
 export function orderEvent(
-  event: string,
+  event: EventNameOf<'order'>,
   order: Pick<OrderRow, 'business_id' | 'environment' | 'reference_number'>,
   data: Record<string, unknown>,
   at: Date,

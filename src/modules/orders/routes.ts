@@ -7,6 +7,7 @@ import { respondInTransaction } from '../../http/idempotency.js';
 import {
   DateFilter,
   Envelope,
+  literalUnion,
   Paginated,
   Pagination,
   pageWindow,
@@ -17,17 +18,10 @@ import {
 import { E164_PATTERN } from '../../lib/phone.js';
 import { payBaseUrl } from '../intents/routes.js';
 import * as orders from './service.js';
+import { ORDER_STATUSES } from './state.js';
 
 const tags = ['Orders'];
-const Status = Type.Union([
-  Type.Literal('NEW'),
-  Type.Literal('PREPARING'),
-  Type.Literal('READY'),
-  Type.Literal('PICKED_UP'),
-  Type.Literal('DELIVERED'),
-  Type.Literal('CANCELLED'),
-  Type.Literal('REFUNDED'),
-]);
+const Status = literalUnion(ORDER_STATUSES);
 export const RequestedItems = Type.Array(
   Type.Object(
     {

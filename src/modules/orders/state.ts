@@ -1,4 +1,5 @@
 import { ApiError } from '../../http/errors.js';
+import type { EventNameOf } from '../events/catalog.js';
 
 /** Every status of an order: the one list the table type, schemas and filters derive from. */
 export const ORDER_STATUSES = ['NEW', 'PREPARING', 'READY', 'PICKED_UP', 'DELIVERED', 'CANCELLED', 'REFUNDED'] as const;
@@ -23,7 +24,7 @@ export const orderActions = {
   modify: { from: ['NEW', 'PREPARING'], to: null, event: 'order.modified' },
 } as const satisfies Record<
   string,
-  { from: readonly OrderStatus[]; to: OrderStatus | null; event: `order.${string}` | null }
+  { from: readonly OrderStatus[]; to: OrderStatus | null; event: EventNameOf<'order'> | null }
 >;
 
 export type OrderAction = keyof typeof orderActions;

@@ -5,12 +5,13 @@ import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
 import { hitCustomerLimit, pageWithinLimit } from '../../http/rate-limit.js';
 import { customerIdempotency, respondInTransaction } from '../../http/idempotency.js';
-import { Envelope, Nullable, Timestamp } from '../../http/schemas.js';
+import { Envelope, literalUnion, Nullable, Timestamp } from '../../http/schemas.js';
 import { E164_PATTERN } from '../../lib/phone.js';
 import { lockPayer } from '../payments/payers.js';
 import { payBaseUrl } from '../intents/routes.js';
 import { RequestedItems } from '../orders/routes.js';
 import * as orders from '../orders/service.js';
+import { ORDER_STATUSES } from '../orders/state.js';
 import { authenticateWallet } from '../wallets/service.js';
 import { negotiateLang } from '../../lib/i18n.js';
 import { CUSTOMER_CANCEL_REASON, orderPage, storefrontCsp, storefrontPage } from './pages.js';
@@ -91,15 +92,7 @@ const Quote = Type.Object(
   },
   { title: 'StorefrontQuote' },
 );
-const Status = Type.Union([
-  Type.Literal('NEW'),
-  Type.Literal('PREPARING'),
-  Type.Literal('READY'),
-  Type.Literal('PICKED_UP'),
-  Type.Literal('DELIVERED'),
-  Type.Literal('CANCELLED'),
-  Type.Literal('REFUNDED'),
-]);
+const Status = literalUnion(ORDER_STATUSES);
 const CustomerOrder = Type.Object(
   {
     orderRef: Type.String({ description: 'the unguessable reference of the customer link /o/{orderRef}' }),

@@ -3,7 +3,7 @@ import type { DB, EndpointDisabledReason, Environment, WebhookEndpointsTable } f
 import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
-import { eventCatalog, isEventName } from '../events/catalog.js';
+import { eventCatalog, isEventName, type EventName } from '../events/catalog.js';
 import { recordEvents, newEventId } from '../events/outbox.js';
 import { endWaitingDeliveries } from './delivery/end-waiting.js';
 import { newEndpointSecret, type SignatureScheme } from './signing.js';
@@ -96,20 +96,21 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promi
 }
 
 /** INVALID_WEBHOOK_EVENT for unknown names, then EVENTS_NOT_PERMITTED for names the key may not read. */
-export function checkEvents(events: readonly string[], scopes: readonly string[]): string[] {
+export function checkEvents(events: readonly string[], scopes: readonly string[]): EventName[] {
   const unknown = events.filter((name) => !isEventName(name));
   if (unknown.length > 0) {
     throw new ApiError('INVALID_WEBHOOK_EVENT', `Unknown event name(s): ${unknown.join(', ')}.`);
   }
-  const refused = events.filter((name) => isEventName(name) && !scopes.includes(eventCatalog[name]));
+  const known = events.filter(isEventName);
+  const refused = known.filter((name) => !scopes.includes(eventCatalog[name]));
   if (refused.length > 0) {
-    const needed = [...new Set(refused.map((name) => eventCatalog[name as keyof typeof eventCatalog]))];
+    const needed = [...new Set(refused.map((name) => eventCatalog[name]))];
     throw new ApiError(
       'EVENTS_NOT_PERMITTED',
       `This key may not subscribe to ${refused.join(', ')}: it needs the scope(s) ${needed.join(', ')}.`,
     );
   }
-  return [...events];
+  return known;
 }
 
 export async function findEndpoint(db: Kysely<DB> | Transaction<DB>, caller: Caller, id: string, lock = false) {

@@ -1,18 +1,20 @@
 import { Type } from 'typebox';
-import { DateFilter, Pagination, Timestamp, Nullable } from '../../http/schemas.js';
+import { DateFilter, literalUnion, Pagination, Timestamp, Nullable } from '../../http/schemas.js';
+import { EVENT_NAMES } from '../events/catalog.js';
+import { DELIVERY_STATUSES } from './delivery-state.js';
 import { errorClasses } from './sender.js';
+import { outcomes } from './stats.js';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https URL of a public host' });
 const EventNames = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   minItems: 1,
   maxItems: 50,
   uniqueItems: true,
-  description: 'Event names of api.md 6.4',
+  description: `Event names of api.md 6.4: ${EVENT_NAMES.join(', ')}`,
 });
-const DeliveryStatus = Type.Union(
-  [Type.Literal('PENDING'), Type.Literal('SUCCEEDED'), Type.Literal('FAILED'), Type.Literal('DEAD')],
-  { description: 'FAILED: stopped before its 8 attempts because the endpoint was disabled (recoverable)' },
-);
+const DeliveryStatus = literalUnion(DELIVERY_STATUSES, {
+  description: 'FAILED: stopped before its 8 attempts because the endpoint was disabled (recoverable)',
+});
 const SignatureScheme = Type.Union([Type.Literal('commerce'), Type.Literal('standard')], {
   description:
     'commerce (default): X-Commerce-Signature of api.md 6.3, 64-hex secret; standard: Standard Webhooks ' +
@@ -80,7 +82,7 @@ const WindowStats = Type.Object({
       { description: 'estimated from latency buckets (within one bucket width)' },
     ),
   ),
-  byOutcome: Type.Object(Object.fromEntries(['SUCCEEDED', ...errorClasses].map((name) => [name, Type.Integer()]))),
+  byOutcome: Type.Object(Object.fromEntries(outcomes.map((name) => [name, Type.Integer()]))),
 });
 
 export const EndpointStats = Type.Object(

@@ -4393,7 +4393,7 @@ export interface operations {
                 "application/json": {
                     /** @description https URL of a public host */
                     url: string;
-                    /** @description Event names of api.md 6.4 */
+                    /** @description Event names of api.md 6.4: payment.created, payment.confirmed, payment.cancelled, payment.expired, payment.refunded, payment.failed, order.new, order.accepted, order.ready, order.delivered, order.cancelled, order.refunded, order.modified, order.modification_declined, product.stock_low, product.stock_out */
                     events: string[];
                     /** @description commerce (default): X-Commerce-Signature of api.md 6.3, 64-hex secret; standard: Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature, whsec_ secret. Set at creation. */
                     signatureScheme?: "commerce" | "standard";
@@ -5281,7 +5281,7 @@ export interface operations {
                 "application/json": {
                     /** @description https URL of a public host */
                     url?: string;
-                    /** @description Event names of api.md 6.4 */
+                    /** @description Event names of api.md 6.4: payment.created, payment.confirmed, payment.cancelled, payment.expired, payment.refunded, payment.failed, order.new, order.accepted, order.ready, order.delivered, order.cancelled, order.refunded, order.modified, order.modification_declined, product.stock_low, product.stock_out */
                     events?: string[];
                     /** @description true re-enables a disabled endpoint: new events only (recover the rest) */
                     active?: boolean;
@@ -14455,7 +14455,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description an event name, or a prefix ending in `.*` (payment.*) */
+                /** @description an event name (payment.created, payment.confirmed, payment.cancelled, payment.expired, payment.refunded, payment.failed, order.new, order.accepted, order.ready, order.delivered, order.cancelled, order.refunded, order.modified, order.modification_declined, product.stock_low, product.stock_out, ping, endpoint.disabled), or a prefix ending in `.*` (payment.*) */
                 type?: string;
                 object?: string;
                 /** @description an event id: the events that follow it, oldest first (`page` must then be 1) */
