@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { deleteExpiredIdempotencyKeys } from '../../src/http/idempotency.js';
+import { deleteExpiredIdempotencyKeys } from '../../src/http/idempotency/store.js';
 import { testDatabaseKind } from '../support/database.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { probeExecutions, probeRoutes } from '../support/probe-routes.js';

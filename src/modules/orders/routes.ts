@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Executor } from '../../db/transaction.js';
 import { requireAuth } from '../../http/context.js';
-import { respondInTransaction } from '../../http/idempotency.js';
+import { API_WRITE, write } from '../../http/idempotency/plugin.js';
 import {
   DateFilter,
   Envelope,
@@ -136,7 +136,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config } = app.services;
   // Orders carry customers' names and phones: secret keys only, reads included.
   const read = { auth: 'secret', scope: 'store.orders:read' } as const;
-  const write = { auth: 'secret', scope: 'store.orders:write' } as const;
+  const writeRoute = { auth: 'secret', scope: 'store.orders:write', write: API_WRITE } as const;
   // Inside a transaction, read with its executor: PGlite runs one transaction at a time. A caller
   // that read the shop already gives its name.
   const view = async (request: FastifyRequest, order: orders.OrderRow, from: Executor | string = db) =>
@@ -156,7 +156,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/orders/simulate',
     {
-      config: { ...write, sandboxOnly: true },
+      config: { ...writeRoute, sandboxOnly: true },
       schema: {
         tags,
         body: Type.Object(
@@ -171,7 +171,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 201, async (trx) => {
+      write(request, reply, 201, async (trx) => {
         const placed = await orders.simulateOrder(trx, caller(request), request.body, {
           maxAmount: config.intentMaxAmount,
         });
@@ -238,9 +238,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   for (const action of ['accept', 'ready', 'pickup', 'deliver'] as const) {
     app.post(
       `/store/orders/:referenceNumber/${action}`,
-      { config: write, schema: { tags, params: Params, body: NoBody, response: { 200: Envelope(Order) } } },
+      { config: writeRoute, schema: { tags, params: Params, body: NoBody, response: { 200: Envelope(Order) } } },
       async (request, reply) =>
-        respondInTransaction(request, reply, 200, async (trx) =>
+        write(request, reply, 200, async (trx) =>
           changedView(request, await orders.transitionOrder(trx, at(request), action)),
         ),
     );
@@ -249,7 +249,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/orders/:referenceNumber/cancel',
     {
-      config: write,
+      config: writeRoute,
       schema: {
         tags,
         params: Params,
@@ -258,7 +258,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, async (trx) =>
+      write(request, reply, 200, async (trx) =>
         changedView(request, await orders.transitionOrder(trx, at(request), 'cancel', request.body.reason)),
       ),
   );
@@ -266,7 +266,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/orders/:referenceNumber/refund',
     {
-      config: write,
+      config: writeRoute,
       schema: {
         tags,
         params: Params,
@@ -281,7 +281,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, async (trx) =>
+      write(request, reply, 200, async (trx) =>
         changedView(request, await orders.refundOrder(trx, at(request), request.body)),
       ),
   );
@@ -289,7 +289,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/orders/:referenceNumber/propose-modification',
     {
-      config: write,
+      config: writeRoute,
       schema: {
         tags,
         params: Params,
@@ -298,7 +298,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, async (trx) =>
+      write(request, reply, 200, async (trx) =>
         changedView(
           request,
           await orders.proposeModification(trx, at(request), request.body.items, {
@@ -311,11 +311,11 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/orders/:referenceNumber/modification/accept',
     {
-      config: { ...write, sandboxOnly: true },
+      config: { ...writeRoute, sandboxOnly: true },
       schema: { tags, params: Params, body: NoBody, response: { 200: Envelope(Order) } },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, async (trx) =>
+      write(request, reply, 200, async (trx) =>
         changedView(request, await orders.acceptModification(trx, at(request))),
       ),
   );
@@ -323,11 +323,11 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/orders/:referenceNumber/modification/decline',
     {
-      config: { ...write, sandboxOnly: true },
+      config: { ...writeRoute, sandboxOnly: true },
       schema: { tags, params: Params, body: NoBody, response: { 200: Envelope(Order) } },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, async (trx) =>
+      write(request, reply, 200, async (trx) =>
         changedView(request, await orders.declineModification(trx, at(request))),
       ),
   );
