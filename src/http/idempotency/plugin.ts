@@ -174,9 +174,11 @@ function keyOf(request: FastifyRequest, policy: WritePolicy, scope: KeyScope | u
     case 'customer':
     case 'dashboard': {
       if (policy.key === 'none') return undefined;
+      if (!scope)
+        throw new Error(`${request.method} ${request.routeOptions.url}: a ${policy.serves} write gives its scope`);
       const given = policy.key === 'form' ? formToken(request) : headerKey(request);
       owner = scope;
-      key = scope && given !== undefined ? `${policy.serves}:${scope.who}:${given}` : undefined;
+      key = given !== undefined ? `${policy.serves}:${scope.who}:${given}` : undefined;
       break;
     }
   }
