@@ -2,8 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { storefrontApiRoutes } from './api-routes.js';
 import { storefrontPageRoutes } from './page-routes.js';
 
-export { STOREFRONT_PER_IP_PER_MINUTE, STOREFRONT_PER_WALLET_PER_MINUTE } from './limits.js';
-
 /** The storefront: its customer JSON API and its hosted pages, which call that API. */
 export const storefrontRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Customer answers (an order, a receipt) are never stored by a browser or a proxy.
