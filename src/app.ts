@@ -6,9 +6,9 @@ import { sql } from 'kysely';
 import { authenticate, trustProxyOption } from './http/auth.js';
 import { registerCors } from './http/cors.js';
 import type { AppServices } from './http/context.js';
-import { errorBody, handleClientError, handleFrameworkError, sendError, toApiError } from './http/error-handler.js';
+import { handleClientError, handleFrameworkError, sendError, toApiError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
-import { requireIdempotencyKey, storeErrorAnswer } from './http/idempotency.js';
+import { answerError, checkIdempotencyKey, registerWritePath } from './http/idempotency/plugin.js';
 import { registerMetrics } from './http/metrics.js';
 import { completeDocument, RouteConfigs } from './http/openapi.js';
 import { ErrorEnvelope } from './http/schemas.js';
@@ -50,7 +50,6 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   app.decorate('services', services);
   app.decorateRequest('auth', undefined);
   app.decorateRequest('operator', false);
-  app.decorateRequest('uploadFingerprint', undefined);
 
   // An empty body with a JSON content type (common on bodiless POST/DELETE) means "no body".
   const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
@@ -67,6 +66,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   app.addSchema(ErrorEnvelope);
   const routeConfigs = new RouteConfigs();
   app.addHook('onRoute', (route) => routeConfigs.record(route));
+  registerWritePath(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -104,7 +104,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   registerCors(app, API_BASE);
   app.addHook('onRequest', async (request, reply) => {
     await authenticate(request, reply);
-    requireIdempotencyKey(request);
+    checkIdempotencyKey(request);
   });
 
   app.addHook('preValidation', (request, _reply, done) => {
@@ -134,7 +134,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
     // A body the parser refused never reached the route: nothing to store under its key.
     if (!(error as { code?: string }).code?.startsWith('FST_ERR_CTP')) {
       try {
-        const answered = await storeErrorAnswer(request, reply, apiError, () => errorBody(apiError, request));
+        const answered = await answerError(request, reply, apiError);
         if (answered) return answered;
       } catch (claimError) {
         return sendError(toApiError(claimError as Error, request), request, reply);

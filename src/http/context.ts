@@ -49,24 +49,11 @@ declare module 'fastify' {
     auth: AuthContext | undefined;
     /** The operator API's caller showed the admin token (set by the auth hook). */
     operator: boolean;
-    /** Upload routes: the fingerprint of the bytes read, set by `fingerprintUpload`. */
-    uploadFingerprint: string | undefined;
   }
   interface FastifyContextConfig {
     auth?: RouteAuth;
     scope?: Scope;
     sandboxOnly?: boolean;
-    /**
-     * `body` (the default): the key covers the JSON body. `upload`: it covers the file read by the
-     * route (see `fingerprintUpload`); an error before the file is read is not stored.
-     */
-    idempotency?: 'body' | 'upload';
-    /**
-     * Body fields the idempotency fingerprint leaves out: a PIN or password is never kept beside
-     * a key, not even hashed (a 4-digit PIN hashed with the rest of a known body is read back in
-     * 10,000 tries). The same key with another secret is the same request.
-     */
-    secretFields?: readonly string[];
   }
   interface FastifyInstance {
     services: AppServices;

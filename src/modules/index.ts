@@ -6,7 +6,7 @@ import { intentRoutes } from './intents/routes.js';
 import { balanceRoutes } from './payments/balance-routes.js';
 import { orderRoutes } from './orders/routes.js';
 import { mediaRoutes, productRoutes } from './products/routes.js';
-import { storefrontApiRoutes } from './storefront/routes.js';
+import { storefrontRoutes } from './storefront/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 
 /** Every feature module of the Developer API, mounted under /api/v1/dev. */
@@ -20,4 +20,4 @@ export const developerModules: FastifyPluginAsync[] = [
 ];
 
 /** Routes outside the API base: uploaded media, the hosted checkout and storefront pages and their APIs, the merchant dashboard. */
-export const rootModules: FastifyPluginAsync[] = [mediaRoutes, checkoutRoutes, storefrontApiRoutes, dashboardRoutes];
+export const rootModules: FastifyPluginAsync[] = [mediaRoutes, checkoutRoutes, storefrontRoutes, dashboardRoutes];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { canonicalJson } from '../../src/http/idempotency.js';
+import { canonicalJson } from '../../src/http/idempotency/fingerprint.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { FormClient, hiddenFields, PASSWORD, signedIn } from './support.js';
 

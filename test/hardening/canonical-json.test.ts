@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { FastifyRequest } from 'fastify';
 import fc from 'fast-check';
-import { requestFingerprint } from '../../src/http/idempotency.js';
+import { requestFingerprint } from '../../src/http/idempotency/fingerprint.js';
 import { findNul } from '../../src/http/validation.js';
 
 /** The recursive definition the iterative fingerprint must keep matching. */

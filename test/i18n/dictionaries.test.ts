@@ -15,7 +15,7 @@ const SETS: DictionarySetUnderTest[] = [
   {
     name: 'storefront and customer order page',
     dictionaries: storefrontDictionaries,
-    sources: ['src/modules/storefront/pages.ts', 'src/modules/storefront/routes.ts'],
+    sources: ['src/modules/storefront/pages.ts', 'src/modules/storefront/page-routes.ts'],
   },
 ];
 

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { after, before, describe, test } from 'node:test';
 import { runAdminCli } from '../../src/cli/admin.js';
-import { canonicalJson } from '../../src/http/idempotency.js';
+import { canonicalJson } from '../../src/http/idempotency/fingerprint.js';
 import { adminCli } from '../support/admin-cli.js';
 import { testDatabaseKind } from '../support/database.js';
 import {
@@ -19,7 +19,7 @@ import {
   type TestResponse,
 } from '../support/harness.js';
 
-/** What an operator POST's key is stored with (src/http/idempotency.ts, `requestFingerprint`). */
+/** What an operator POST's key is stored with (src/http/idempotency/fingerprint.ts, `requestFingerprint`). */
 const fingerprint = (path: string, covered: unknown) =>
   createHash('sha256')
     .update(`POST /api/v1/admin${path}\n${canonicalJson(covered)}`)

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { deleteExpiredIdempotencyKeys } from '../../src/http/idempotency.js';
+import Fastify from 'fastify';
+import { registerWritePath } from '../../src/http/idempotency/plugin.js';
+import { deleteExpiredIdempotencyKeys } from '../../src/http/idempotency/store.js';
 import { testDatabaseKind } from '../support/database.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { probeExecutions, probeRoutes } from '../support/probe-routes.js';
@@ -204,5 +206,17 @@ describe('idempotency (api.md 4, decisions "Idempotency")', () => {
     expectStatus(fresh, 201);
     assert.equal(fresh.headers.get('idempotent-replayed'), null);
     assert.equal(await probeExecutions(db, 'expiring'), 2);
+  });
+
+  test('a route an API key writes through without its write policy keeps the app from starting', async () => {
+    const app = Fastify();
+    registerWritePath(app);
+    await assert.rejects(async () => {
+      await app.register(async (routes) => {
+        routes.post('/forgotten', { config: { auth: 'secret', scope: 'intents:write' } }, async () => ({}));
+      });
+      await app.ready();
+    }, /POST \/forgotten: a write route declares its config.write policy/);
+    await app.close().catch(() => {});
   });
 });

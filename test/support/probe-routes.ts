@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.js';
 import { Type } from 'typebox';
-import { idempotencyOf, respondInTransaction } from '../../src/http/idempotency.js';
+import { requestFingerprint } from '../../src/http/idempotency/fingerprint.js';
+import { API_WRITE, write } from '../../src/http/idempotency/plugin.js';
 import { Envelope } from '../../src/http/schemas.js';
 
 /**
@@ -26,7 +27,7 @@ export const probeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/probe/counter',
     {
-      config: { auth: 'secret', scope: 'intents:write' },
+      config: { auth: 'secret', scope: 'intents:write', write: API_WRITE },
       schema: {
         body: Type.Object(
           {
@@ -41,7 +42,7 @@ export const probeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       if (request.headers['x-probe-fail'] === '1') throw new Error('probe failure on purpose');
       const { name, delayMs } = request.body;
-      return respondInTransaction(request, reply, 201, async (trx) => {
+      return write(request, reply, 201, async (trx) => {
         const row = await trx
           .insertInto('platform_settings')
           .values({ name: `probe:${name}`, value: '1' })
@@ -54,14 +55,13 @@ export const probeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (request.headers['x-probe-key-taken'] === '1') {
           // Another request with the same key and body commits its answer while this one runs
           // (PostgreSQL only: it needs a second session).
-          const other = idempotencyOf(request)!;
           await request.server.services.db
             .insertInto('idempotency_keys')
             .values({
-              business_id: other.businessId,
-              environment: other.environment,
-              idempotency_key: other.key,
-              fingerprint: other.fingerprint,
+              business_id: request.auth!.businessId,
+              environment: request.auth!.environment,
+              idempotency_key: String(request.headers['x-idempotency-key']),
+              fingerprint: requestFingerprint(request, request.body),
               state: 'done',
               response_status: 201,
               response_body: JSON.stringify({ success: true, data: { name, executions: 0 } }),
@@ -75,9 +75,8 @@ export const probeRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/probe/sandbox-only',
-    { config: { auth: 'secret', scope: 'intents:write', sandboxOnly: true } },
-    async (request, reply) =>
-      respondInTransaction(request, reply, 200, async () => ({ environment: request.auth!.environment })),
+    { config: { auth: 'secret', scope: 'intents:write', sandboxOnly: true, write: API_WRITE } },
+    async (request, reply) => write(request, reply, 200, async () => ({ environment: request.auth!.environment })),
   );
 };
 

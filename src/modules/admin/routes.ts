@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
-import { respondInTransaction } from '../../http/idempotency.js';
+import { OPERATOR_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope } from '../../http/schemas.js';
 import { createBusiness, setGlobalApiEnabled, updateBusiness } from '../businesses/service.js';
 import { setFeePlan } from '../payments/fee-plans.js';
@@ -59,8 +59,14 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, invalidation } = app.services;
   const afterCommit = () => invalidation.publish();
 
+  // Every operator route is behind the admin token, and every write takes the operator's key.
   app.addHook('onRoute', (route) => {
-    route.config = { ...route.config, auth: 'admin' };
+    const writes = [route.method].flat().some((method) => method !== 'GET' && method !== 'HEAD');
+    route.config = {
+      ...route.config,
+      auth: 'admin',
+      ...(writes ? { write: route.config?.write ?? OPERATOR_WRITE } : {}),
+    };
   });
   await app.register(walletAdminRoutes);
   await app.register(userAdminRoutes);
@@ -80,7 +86,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 201, (trx) => createBusiness(trx, request.body), {
+      write(request, reply, 201, (trx) => createBusiness(trx, request.body), {
         kept: (created) => ({ ...created, keys: created.keys.map(withoutKeyText) }),
       }),
   );
@@ -89,13 +95,9 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/businesses/:id/approve-live',
     { schema: { params: IdParams, response: { 200: Envelope(BusinessView) } } },
     async (request, reply) =>
-      respondInTransaction(
-        request,
-        reply,
-        200,
-        (trx) => updateBusiness(trx, request.params.id, { live_approved: true }),
-        { afterCommit },
-      ),
+      write(request, reply, 200, (trx) => updateBusiness(trx, request.params.id, { live_approved: true }), {
+        afterCommit,
+      }),
   );
 
   app.put(
@@ -119,7 +121,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { providerBps, payerFee, tofBps, tteBps, revenueModel, marginBps } = request.body;
-      return respondInTransaction(request, reply, 200, (trx) =>
+      return write(request, reply, 200, (trx) =>
         setFeePlan(trx, request.params.id, {
           ...(providerBps !== undefined ? { provider_bps: providerBps } : {}),
           ...(payerFee !== undefined ? { payer_fee: payerFee } : {}),
@@ -161,7 +163,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
           bad.map(() => ({ field: 'body.ipAllowlist', message: 'must be an IP address or CIDR range' })),
         );
       }
-      return respondInTransaction(
+      return write(
         request,
         reply,
         201,
@@ -195,7 +197,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       `/keys/:id/${action}`,
       { schema: { params: IdParams, response: { 200: Envelope(KeyView) } } },
       async (request, reply) =>
-        respondInTransaction(
+        write(
           request,
           reply,
           200,
@@ -209,7 +211,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/keys/:id/rotate',
     { schema: { params: IdParams, response: { 201: Envelope(KeyView) } } },
     async (request, reply) =>
-      respondInTransaction(request, reply, 201, (trx) => rotateKey(trx, request.params.id), {
+      write(request, reply, 201, (trx) => rotateKey(trx, request.params.id), {
         kept: withoutKeyText,
         afterCommit,
       }),
@@ -230,7 +232,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       async (request, reply) => {
         const enabled = action === 'enable';
         const businessId = request.body.businessId;
-        return respondInTransaction(
+        return write(
           request,
           reply,
           200,

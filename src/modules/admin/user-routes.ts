@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { respondInTransaction } from '../../http/idempotency.js';
+import { OPERATOR_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope } from '../../http/schemas.js';
 import { PASSWORD_MAX_LENGTH } from '../dashboard/password.js';
 import { createUser, disableUser, listUsers, newPasswordHash, resetPassword } from '../dashboard/users.js';
@@ -24,7 +24,7 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/users',
     {
-      config: { secretFields: ['password'] },
+      config: { write: { ...OPERATOR_WRITE, secretFields: ['password'] } },
       schema: {
         body: Type.Object(
           {
@@ -41,7 +41,7 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { password, ...user } = request.body;
       const passwordHash = await newPasswordHash(password, config.dashboard.passwordCost);
-      return respondInTransaction(request, reply, 201, (trx) =>
+      return write(request, reply, 201, (trx) =>
         createUser(trx, { ...user, passwordHash, role: user.role ?? 'owner' }),
       );
     },
@@ -61,13 +61,13 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/users/:id/disable',
     { schema: { params: IdParams, response: { 200: Envelope(UserView) } } },
-    async (request, reply) => respondInTransaction(request, reply, 200, (trx) => disableUser(trx, request.params.id)),
+    async (request, reply) => write(request, reply, 200, (trx) => disableUser(trx, request.params.id)),
   );
 
   app.post(
     '/users/:id/reset-password',
     {
-      config: { secretFields: ['password'] },
+      config: { write: { ...OPERATOR_WRITE, secretFields: ['password'] } },
       schema: {
         params: IdParams,
         body: Type.Object({ password: Password }, { additionalProperties: false }),
@@ -76,7 +76,7 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const passwordHash = await newPasswordHash(request.body.password, config.dashboard.passwordCost);
-      return respondInTransaction(request, reply, 200, (trx) => resetPassword(trx, request.params.id, passwordHash));
+      return write(request, reply, 200, (trx) => resetPassword(trx, request.params.id, passwordHash));
     },
   );
 };

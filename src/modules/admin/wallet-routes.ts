@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
-import { respondInTransaction } from '../../http/idempotency.js';
+import { OPERATOR_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope } from '../../http/schemas.js';
 import { E164_PATTERN } from '../../lib/phone.js';
 import { checkLedger } from '../payments/ledger.js';
@@ -26,7 +26,7 @@ export const walletAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/wallets',
     {
-      config: { secretFields: ['pin'] },
+      config: { write: { ...OPERATOR_WRITE, secretFields: ['pin'] } },
       schema: {
         body: Type.Object(
           {
@@ -44,7 +44,7 @@ export const walletAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       checkPinFormat(request.body.pin);
       const pinHash = await hashPin(request.body.pin);
-      return respondInTransaction(request, reply, 201, async (trx) =>
+      return write(request, reply, 201, async (trx) =>
         walletView(trx, await createWallet(trx, { ...request.body, balance: request.body.balance ?? 0 }, pinHash)),
       );
     },
@@ -61,7 +61,7 @@ export const walletAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Envelope(Wallet) },
       },
     },
-    async (request, reply) => respondInTransaction(request, reply, 200, (trx) => creditWallet(trx, request.body)),
+    async (request, reply) => write(request, reply, 200, (trx) => creditWallet(trx, request.body)),
   );
 
   app.get(

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
-import { checkKeyFormat, customerIdempotency, respondInTransaction } from '../../http/idempotency.js';
+import { CUSTOMER_WRITE, hasIdempotencyKey, write } from '../../http/idempotency/plugin.js';
 import { hitCustomerLimit, pageWithinLimit } from '../../http/rate-limit.js';
 import { E164_PATTERN } from '../../lib/phone.js';
 import { keepLang, negotiateLang } from '../../lib/i18n.js';
@@ -83,6 +83,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/checkout/intents/:shortCode/pay',
     {
+      config: { write: CUSTOMER_WRITE },
       schema: {
         hide: true,
         params: ShortCode,
@@ -99,20 +100,17 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       await byIp(request, reply);
       await limit(reply, `checkout-wallet:${request.body.phone}`, PER_WALLET_PER_MINUTE);
-      // A malformed key is refused before it can cost a PIN attempt.
-      const key = request.headers['x-idempotency-key'];
-      if (key !== undefined && key !== '') checkKeyFormat(key);
       const payable = await payableIntent(db, request.params.shortCode, request.body, {
         maxAmount: config.intentMaxAmount,
-        keyed: key !== undefined && key !== '',
+        keyed: hasIdempotencyKey(request),
       });
       // The PIN first, outside any transaction: its hash is slow, and a wrong one locks nothing.
       const { environment, business_id: businessId } = payable.intent;
       const wallet = await authenticateWallet(db, environment, request.body.phone, request.body.pin);
       // A retried request with the page's key answers the first attempt again.
-      const { pin: _pin, ...covered } = request.body;
-      const idempotency = customerIdempotency(request, { businessId, environment, who: wallet.phone }, covered);
-      return respondInTransaction(request, reply, 200, (trx) => payIntent(trx, payable, wallet.phone), { idempotency });
+      return write(request, reply, 200, (trx) => payIntent(trx, payable, wallet.phone), {
+        scope: { businessId, environment, who: wallet.phone },
+      });
     },
   );
 

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB, Environment } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
-import { CommittedRefusal } from '../../http/idempotency.js';
+import { CommittedRefusal } from '../../http/idempotency/plugin.js';
 import { maskPhone } from '../../lib/phone.js';
 import { confirmPayment } from '../payments/wallet-payments.js';
 import { lockIntentAndPayer } from '../payments/payers.js';

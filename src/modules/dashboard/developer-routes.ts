@@ -13,6 +13,7 @@ import * as endpoints from '../webhooks/endpoints.js';
 import { at, callerOf, DASHBOARD, requireSession, sendPage } from './context.js';
 import type { DashboardSession } from './sessions.js';
 import { dashboardWrite } from './write.js';
+import { FORM_WRITE } from '../../http/idempotency/plugin.js';
 import { DELIVERY_STATUSES } from '../webhooks/delivery-state.js';
 
 const PAGE_SIZE = 25;
@@ -88,7 +89,7 @@ const DELIVERIES = `${DASHBOARD}/developers/deliveries`;
 
 export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, invalidation } = app.services;
-  const owner = { dashboard: 'owner' } as const;
+  const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
   const publish = () => invalidation.publish();
 
   app.get(at(KEYS), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {

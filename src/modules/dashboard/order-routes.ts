@@ -10,6 +10,7 @@ import { at, DASHBOARD, requireSession, sendPage } from './context.js';
 import { parseMru } from './i18n.js';
 import type { DashboardSession } from './sessions.js';
 import { dashboardWrite } from './write.js';
+import { FORM_WRITE } from '../../http/idempotency/plugin.js';
 
 const ORDERS = `${DASHBOARD}/orders`;
 const PAGE_SIZE = 20;
@@ -80,7 +81,7 @@ function allowedActions(order: orders.OrderRow): Record<Exclude<OrderAction, 'cu
 
 export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config } = app.services;
-  const owner = { dashboard: 'owner' } as const;
+  const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
   const orderPath = (ref: string) => `${ORDERS}/${encodeURIComponent(ref)}`;
   const locator = (session: DashboardSession, ref: string) => ({ caller: callerOf(session), referenceNumber: ref });
   const view = async (request: FastifyRequest, order: orders.OrderRow) =>

@@ -10,6 +10,7 @@ import { at, DASHBOARD, requireSession, sendPage } from './context.js';
 import { parseMru } from './i18n.js';
 import { intentTimeline, searchIntents } from './queries.js';
 import { dashboardWrite } from './write.js';
+import { FORM_WRITE } from '../../http/idempotency/plugin.js';
 
 const PAGE_SIZE = 20;
 
@@ -95,7 +96,7 @@ const detail = (ref: string) => `${DASHBOARD}/payments/${encodeURIComponent(ref)
 
 export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
   const { database, config } = app.services;
-  const owner = { dashboard: 'owner' } as const;
+  const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
 
   app.get(at(`${DASHBOARD}/payments`), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
     const session = requireSession(request);

@@ -10,6 +10,7 @@ import { at, DASHBOARD, requireSession, sendPage } from './context.js';
 import { parseMru } from './i18n.js';
 import type { DashboardSession } from './sessions.js';
 import { dashboardWrite } from './write.js';
+import { FORM_WRITE } from '../../http/idempotency/plugin.js';
 
 const PAGE_SIZE = 20;
 /** The API's own cap on a CSV upload. */
@@ -18,10 +19,12 @@ const FORM_LIMITS = { fields: 20, fieldSize: 64 * 1024, parts: 21 };
 /** One file per upload form; an image is cut one byte past its cap so the route can name the refusal. */
 const imageUpload = {
   dashboard: 'owner',
+  write: FORM_WRITE,
   multipartOptions: { limits: { ...FORM_LIMITS, files: 1, fileSize: MAX_IMAGE_BYTES + 1 }, throwFileSizeLimit: false },
 } as const;
 const csvUpload = {
   dashboard: 'owner',
+  write: FORM_WRITE,
   multipartOptions: { limits: { ...FORM_LIMITS, files: 1, fileSize: MAX_CSV_BYTES } },
 } as const;
 const PRODUCTS = `${DASHBOARD}/products`;
@@ -173,7 +176,7 @@ function uploadedFile(request: FastifyRequest): Buffer {
 
 export const productPages: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, media } = app.services;
-  const owner = { dashboard: 'owner' } as const;
+  const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
   const productPath = (id: string) => `${PRODUCTS}/${encodeURIComponent(id)}`;
 
   app.get(at(PRODUCTS), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {

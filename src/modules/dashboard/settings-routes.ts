@@ -5,6 +5,7 @@ import { getFeePlan } from '../payments/fee-plans.js';
 import { at, DASHBOARD, requireSession, sendPage } from './context.js';
 import { changeUser, createUser, listUsers, newPasswordHash } from './users.js';
 import { dashboardWrite } from './write.js';
+import { FORM_WRITE } from '../../http/idempotency/plugin.js';
 
 const SETTINGS = `${DASHBOARD}/settings`;
 
@@ -34,7 +35,7 @@ const RoleForm = Type.Object({ ...Token, role: Role }, { additionalProperties: f
 /** Settings: the business's name, its dashboard users and their roles (owners change them), its fee plan (read only). */
 export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config } = app.services;
-  const owner = { dashboard: 'owner' } as const;
+  const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
 
   app.get(at(SETTINGS), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {
     const session = requireSession(request);
@@ -54,7 +55,10 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${SETTINGS}/users`),
-    { config: { ...owner, secretFields: ['password'] }, schema: { hide: true, body: InviteForm } },
+    {
+      config: { ...owner, write: { ...FORM_WRITE, secretFields: [...FORM_WRITE.secretFields, 'password'] } },
+      schema: { hide: true, body: InviteForm },
+    },
     async (request, reply) => {
       const { email, password, role } = request.body;
       // Hashed before the write's transaction (the hash is slow); a refused password is refused

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { requireAuth } from '../../http/context.js';
-import { respondInTransaction } from '../../http/idempotency.js';
+import { API_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope, Paginated, pageWindow, parseDateFilter } from '../../http/schemas.js';
 import {
   CreateIntentBody,
@@ -29,11 +29,11 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/intents',
     {
-      config: { auth: 'secret', scope: 'intents:write' },
+      config: { auth: 'secret', scope: 'intents:write', write: API_WRITE },
       schema: { tags, body: CreateIntentBody, response: { 201: Envelope(CreatedIntent) } },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 201, async (trx) =>
+      write(request, reply, 201, async (trx) =>
         intents.intentView(
           await intents.createIntent(trx, requireAuth(request.auth), request.body, {
             maxAmount: config.intentMaxAmount,
@@ -90,11 +90,11 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/intents/:referenceNumber/cancel',
     {
-      config: { auth: 'secret', scope: 'intents:write' },
+      config: { auth: 'secret', scope: 'intents:write', write: API_WRITE },
       schema: { tags, params: ReferenceParams, body: NoBody, response: { 200: Envelope(Intent) } },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, async (trx) =>
+      write(request, reply, 200, async (trx) =>
         intents.intentView(
           await intents.cancelIntent(trx, requireAuth(request.auth), request.params.referenceNumber),
           payBaseUrl(request),
@@ -105,11 +105,11 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/intents/:referenceNumber/refund',
     {
-      config: { auth: 'secret', scope: 'intents:write' },
+      config: { auth: 'secret', scope: 'intents:write', write: API_WRITE },
       schema: { tags, params: ReferenceParams, body: RefundBody, response: { 200: Envelope(Intent) } },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, async (trx) =>
+      write(request, reply, 200, async (trx) =>
         intents.intentView(
           await intents.refundIntent(trx, requireAuth(request.auth), request.params.referenceNumber, request.body),
           payBaseUrl(request),
@@ -120,11 +120,11 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/intents/:referenceNumber/simulate',
     {
-      config: { auth: 'secret', scope: 'intents:write', sandboxOnly: true },
+      config: { auth: 'secret', scope: 'intents:write', sandboxOnly: true, write: API_WRITE },
       schema: { tags, params: ReferenceParams, body: SimulateBody, response: { 200: Envelope(Intent) } },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, async (trx) =>
+      write(request, reply, 200, async (trx) =>
         intents.intentView(
           await intents.simulatePayment(
             trx,
@@ -141,11 +141,11 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/intents/:referenceNumber/simulate-expiry',
     {
-      config: { auth: 'secret', scope: 'intents:write', sandboxOnly: true },
+      config: { auth: 'secret', scope: 'intents:write', sandboxOnly: true, write: API_WRITE },
       schema: { tags, params: ReferenceParams, body: NoBody, response: { 200: Envelope(Intent) } },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, async (trx) =>
+      write(request, reply, 200, async (trx) =>
         intents.intentView(
           await intents.simulateExpiry(trx, requireAuth(request.auth), request.params.referenceNumber),
           payBaseUrl(request),

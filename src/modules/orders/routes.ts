@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Executor } from '../../db/transaction.js';
 import { requireAuth } from '../../http/context.js';
-import { respondInTransaction } from '../../http/idempotency.js';
+import { API_WRITE, write } from '../../http/idempotency/plugin.js';
 import {
   DateFilter,
   Envelope,
@@ -130,7 +130,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config } = app.services;
   // Orders carry customers' names and phones: secret keys only, reads included.
   const read = { auth: 'secret', scope: 'store.orders:read' } as const;
-  const write = { auth: 'secret', scope: 'store.orders:write' } as const;
+  const writeRoute = { auth: 'secret', scope: 'store.orders:write', write: API_WRITE } as const;
   // Inside a transaction, read with its executor: PGlite runs one transaction at a time. A caller
   // that read the shop already gives its name.
   const view = async (request: FastifyRequest, order: orders.OrderRow, from: Executor | string = db) =>
@@ -150,7 +150,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/orders/simulate',
     {
-      config: { ...write, sandboxOnly: true },
+      config: { ...writeRoute, sandboxOnly: true },
       schema: {
         tags,
         body: Type.Object(
@@ -165,7 +165,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 201, async (trx) => {
+      write(request, reply, 201, async (trx) => {
         const placed = await orders.simulateOrder(trx, caller(request), request.body, {
           maxAmount: config.intentMaxAmount,
         });
@@ -232,9 +232,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   for (const action of ['accept', 'ready', 'pickup', 'deliver'] as const) {
     app.post(
       `/store/orders/:referenceNumber/${action}`,
-      { config: write, schema: { tags, params: Params, body: NoBody, response: { 200: Envelope(Order) } } },
+      { config: writeRoute, schema: { tags, params: Params, body: NoBody, response: { 200: Envelope(Order) } } },
       async (request, reply) =>
-        respondInTransaction(request, reply, 200, async (trx) =>
+        write(request, reply, 200, async (trx) =>
           changedView(request, await orders.transitionOrder(trx, at(request), action)),
         ),
     );
@@ -243,7 +243,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/orders/:referenceNumber/cancel',
     {
-      config: write,
+      config: writeRoute,
       schema: {
         tags,
         params: Params,
@@ -252,7 +252,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, async (trx) =>
+      write(request, reply, 200, async (trx) =>
         changedView(request, await orders.transitionOrder(trx, at(request), 'cancel', request.body.reason)),
       ),
   );
@@ -260,7 +260,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/orders/:referenceNumber/refund',
     {
-      config: write,
+      config: writeRoute,
       schema: {
         tags,
         params: Params,
@@ -275,7 +275,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, async (trx) =>
+      write(request, reply, 200, async (trx) =>
         changedView(request, await orders.refundOrder(trx, at(request), request.body)),
       ),
   );
@@ -283,7 +283,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/orders/:referenceNumber/propose-modification',
     {
-      config: write,
+      config: writeRoute,
       schema: {
         tags,
         params: Params,
@@ -292,7 +292,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, async (trx) =>
+      write(request, reply, 200, async (trx) =>
         changedView(
           request,
           await orders.proposeModification(trx, at(request), request.body.items, {
@@ -305,11 +305,11 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/orders/:referenceNumber/modification/accept',
     {
-      config: { ...write, sandboxOnly: true },
+      config: { ...writeRoute, sandboxOnly: true },
       schema: { tags, params: Params, body: NoBody, response: { 200: Envelope(Order) } },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, async (trx) =>
+      write(request, reply, 200, async (trx) =>
         changedView(request, await orders.acceptModification(trx, at(request))),
       ),
   );
@@ -317,11 +317,11 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/orders/:referenceNumber/modification/decline',
     {
-      config: { ...write, sandboxOnly: true },
+      config: { ...writeRoute, sandboxOnly: true },
       schema: { tags, params: Params, body: NoBody, response: { 200: Envelope(Order) } },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, async (trx) =>
+      write(request, reply, 200, async (trx) =>
         changedView(request, await orders.declineModification(trx, at(request))),
       ),
   );

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/context.js';
 import { ApiError } from '../../http/errors.js';
-import { fingerprintUpload, respondInTransaction } from '../../http/idempotency.js';
+import { API_UPLOAD, API_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope, Paginated, pageWindow } from '../../http/schemas.js';
 import { exportProducts, importProducts } from './csv.js';
 import { MAX_IMAGE_BYTES, prepareImage, storeImage } from './images.js';
@@ -48,6 +48,35 @@ async function readUpload(request: FastifyRequest, limit: number, tooLarge: stri
   }
 }
 
+/**
+ * An upload route's multipart hook: the file is read whole into the body before the handler, so
+ * the write path's key covers its bytes. What it refuses (no file, too large, not text) comes
+ * before the key covers anything, and is not stored under it.
+ */
+function fileAsBody(read: (request: FastifyRequest) => Promise<Buffer>) {
+  return async (request: FastifyRequest) => {
+    request.body = await read(request);
+  };
+}
+
+/** The bytes `fileAsBody` read. */
+function uploaded(body: unknown): Buffer {
+  if (!Buffer.isBuffer(body)) throw new Error('upload route reached without its file: check its preHandler');
+  return body;
+}
+
+async function readCsv(request: FastifyRequest): Promise<Buffer> {
+  const bytes = request.isMultipart()
+    ? await readUpload(request, MAX_CSV_BYTES, 'The CSV file is larger than 20 MB.')
+    : typeof request.body === 'string'
+      ? Buffer.from(request.body)
+      : undefined;
+  if (!bytes)
+    throw new ApiError('NO_FILE', 'Send the CSV as multipart/form-data in the field "file", or as a text/csv body.');
+  if (bytes.includes(0)) throw new ApiError('CSV_INVALID', 'The CSV file contains NUL bytes; it is not a text file.');
+  return bytes;
+}
+
 export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, media } = app.services;
   await app.register(multipart);
@@ -55,15 +84,15 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
     done(null, body),
   );
   const read = { auth: 'publishable', scope: 'store.products:read' } as const;
-  const write = { auth: 'secret', scope: 'store.products:write' } as const;
+  const writeRoute = { auth: 'secret', scope: 'store.products:write', write: API_WRITE } as const;
   const publicView = (request: FastifyRequest) => requireAuth(request.auth).kind === 'publishable';
   /** Runs a write that may release uploaded images, and deletes their files once it committed. */
   async function releasingImages(
     request: FastifyRequest,
-    write: (released: string[]) => Promise<FastifyReply>,
+    run: (released: string[]) => Promise<FastifyReply>,
   ): Promise<FastifyReply> {
     const released: string[] = [];
-    const reply = await write(released);
+    const reply = await run(released);
     for (const key of released) {
       // The row is gone, so the file is no longer served; a leftover file is only disk space.
       await media
@@ -75,9 +104,9 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/store/products',
-    { config: write, schema: { tags, body: ProductBody, response: { 201: Envelope(Product) } } },
+    { config: writeRoute, schema: { tags, body: ProductBody, response: { 201: Envelope(Product) } } },
     async (request, reply) =>
-      respondInTransaction(request, reply, 201, async (trx) =>
+      write(request, reply, 201, async (trx) =>
         productView(await products.createProduct(trx, caller(request), request.body)),
       ),
   );
@@ -120,10 +149,13 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put(
     '/store/products/:id',
-    { config: write, schema: { tags, params: ProductParams, body: ProductBody, response: { 200: Envelope(Product) } } },
+    {
+      config: writeRoute,
+      schema: { tags, params: ProductParams, body: ProductBody, response: { 200: Envelope(Product) } },
+    },
     async (request, reply) =>
       releasingImages(request, (released) =>
-        respondInTransaction(request, reply, 200, async (trx) =>
+        write(request, reply, 200, async (trx) =>
           productView(await products.replaceProduct(trx, caller(request), request.params.id, request.body, released)),
         ),
       ),
@@ -132,12 +164,12 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/store/products/:id',
     {
-      config: write,
+      config: writeRoute,
       schema: { tags, params: ProductParams, body: ProductPatchBody, response: { 200: Envelope(Product) } },
     },
     async (request, reply) =>
       releasingImages(request, (released) =>
-        respondInTransaction(request, reply, 200, async (trx) =>
+        write(request, reply, 200, async (trx) =>
           productView(await products.patchProduct(trx, caller(request), request.params.id, request.body, released)),
         ),
       ),
@@ -146,7 +178,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/store/products/:id',
     {
-      config: write,
+      config: writeRoute,
       schema: {
         tags,
         params: ProductParams,
@@ -155,16 +187,15 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) =>
       releasingImages(request, (released) =>
-        respondInTransaction(request, reply, 200, (trx) =>
-          products.deleteProduct(trx, caller(request), request.params.id, released),
-        ),
+        write(request, reply, 200, (trx) => products.deleteProduct(trx, caller(request), request.params.id, released)),
       ),
   );
 
   app.post(
     '/store/products/:id/images',
     {
-      config: { ...write, idempotency: 'upload' },
+      config: { ...writeRoute, write: API_UPLOAD },
+      preHandler: fileAsBody((request) => readUpload(request, MAX_IMAGE_BYTES, 'The file is larger than 5 MB.')),
       schema: {
         tags,
         params: ProductParams,
@@ -173,9 +204,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const bytes = await readUpload(request, MAX_IMAGE_BYTES, 'The file is larger than 5 MB.');
-      // The key covers the file's bytes: the same key with another file is a different request.
-      fingerprintUpload(request, bytes);
+      const bytes = uploaded(request.body);
       const who = caller(request);
       const shop = await products.shopOf(db, who);
       await products.resolveProduct(db, who, shop.id, request.params.id);
@@ -184,7 +213,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // image), inside the transaction that records it; if that transaction fails, it goes.
       const written = { file: false };
       try {
-        return await respondInTransaction(request, reply, 201, async (trx) => {
+        return await write(request, reply, 201, async (trx) => {
           const product = await products.resolveProduct(trx, who, shop.id, request.params.id, true);
           await storeImage(trx, media, product, image, bytes, written);
           return { url: image.url, imageId: image.id };
@@ -199,11 +228,11 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/store/products/:id/inventory',
     {
-      config: write,
+      config: writeRoute,
       schema: { tags, params: ProductParams, body: InventoryBody, response: { 200: Envelope(Product) } },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, async (trx) =>
+      write(request, reply, 200, async (trx) =>
         productView(await products.changeInventory(trx, caller(request), request.params.id, request.body)),
       ),
   );
@@ -211,7 +240,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/inventory',
     {
-      config: write,
+      config: writeRoute,
       schema: {
         tags,
         body: BulkInventoryBody,
@@ -219,7 +248,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, async (trx) => ({
+      write(request, reply, 200, async (trx) => ({
         items: (await products.changeInventoryBulk(trx, caller(request), request.body.items)).map((row) =>
           productView(row),
         ),
@@ -229,7 +258,8 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/products/import',
     {
-      config: { ...write, idempotency: 'upload' },
+      config: { ...writeRoute, write: API_UPLOAD },
+      preHandler: fileAsBody(readCsv),
       schema: {
         tags,
         consumes: ['multipart/form-data', 'text/csv'],
@@ -252,25 +282,10 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const bytes = request.isMultipart()
-        ? await readUpload(request, MAX_CSV_BYTES, 'The CSV file is larger than 20 MB.')
-        : typeof request.body === 'string'
-          ? Buffer.from(request.body)
-          : undefined;
-      if (!bytes)
-        throw new ApiError(
-          'NO_FILE',
-          'Send the CSV as multipart/form-data in the field "file", or as a text/csv body.',
-        );
-      if (bytes.includes(0))
-        throw new ApiError('CSV_INVALID', 'The CSV file contains NUL bytes; it is not a text file.');
-      fingerprintUpload(request, bytes);
+      const text = uploaded(request.body).toString('utf8');
       const dryRun = request.query.dryRun ?? false;
       const who = caller(request);
-      const text = bytes.toString('utf8');
-      return respondInTransaction(request, reply, 200, (trx) =>
-        importProducts(db, who, text, dryRun, (run) => run(trx)),
-      );
+      return write(request, reply, 200, (trx) => importProducts(db, who, text, dryRun, (run) => run(trx)));
     },
   );
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { requireAuth } from '../../http/context.js';
 import { ApiError } from '../../http/errors.js';
-import { respondInTransaction } from '../../http/idempotency.js';
+import { API_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope, Paginated, pageWindow, parseDateFilter } from '../../http/schemas.js';
 import { getDelivery, listDeliveries, recoverDeliveries, retryDelivery } from './deliveries.js';
 import * as endpoints from './endpoints.js';
@@ -47,17 +47,17 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const allowPrivate = (request: FastifyRequest) =>
     endpoints.allowsPrivate(requireAuth(request.auth).environment, config.webhookAllowPrivate);
   const read = { auth: 'secret', scope: 'webhooks:read' } as const;
-  const write = { auth: 'secret', scope: 'webhooks:write' } as const;
+  const writeRoute = { auth: 'secret', scope: 'webhooks:write', write: API_WRITE } as const;
 
   app.post(
     '/webhooks/endpoints',
-    { config: write, schema: { tags, body: CreateEndpointBody, response: { 201: Envelope(Endpoint) } } },
+    { config: writeRoute, schema: { tags, body: CreateEndpointBody, response: { 201: Envelope(Endpoint) } } },
     async (request, reply) => {
       const events = endpoints.checkEvents(request.body.events, caller(request).scopes);
       // DNS is asked before the transaction opens: no network call inside one.
       const url = await endpoints.checkWebhookUrl(request.body.url, allowPrivate(request));
       const { signatureScheme, maxPerSecond } = request.body;
-      return respondInTransaction(request, reply, 201, (trx) =>
+      return write(request, reply, 201, (trx) =>
         endpoints.createEndpoint(trx, caller(request), {
           url,
           events,
@@ -95,7 +95,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/webhooks/endpoints/:id',
     {
-      config: write,
+      config: writeRoute,
       schema: { tags, params: EndpointParams, body: UpdateEndpointBody, response: { 200: Envelope(Endpoint) } },
     },
     async (request, reply) => {
@@ -108,38 +108,35 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...(active !== undefined ? { active } : {}),
         ...(maxPerSecond !== undefined ? { maxPerSecond } : {}),
       };
-      return respondInTransaction(request, reply, 200, (trx) =>
-        endpoints.updateEndpoint(trx, who, request.params.id, checked),
-      );
+      return write(request, reply, 200, (trx) => endpoints.updateEndpoint(trx, who, request.params.id, checked));
     },
   );
 
   app.delete(
     '/webhooks/endpoints/:id',
-    { config: write, schema: { tags, params: EndpointParams, response: { 200: Envelope(Deleted) } } },
+    { config: writeRoute, schema: { tags, params: EndpointParams, response: { 200: Envelope(Deleted) } } },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, (trx) =>
-        endpoints.deleteEndpoint(trx, caller(request), request.params.id),
-      ),
+      write(request, reply, 200, (trx) => endpoints.deleteEndpoint(trx, caller(request), request.params.id)),
   );
 
   app.post(
     '/webhooks/endpoints/:id/rotate-secret',
-    { config: write, schema: { tags, params: EndpointParams, body: NoBody, response: { 200: Envelope(Endpoint) } } },
+    {
+      config: writeRoute,
+      schema: { tags, params: EndpointParams, body: NoBody, response: { 200: Envelope(Endpoint) } },
+    },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, (trx) =>
-        endpoints.rotateSecret(trx, caller(request), request.params.id),
-      ),
+      write(request, reply, 200, (trx) => endpoints.rotateSecret(trx, caller(request), request.params.id)),
   );
 
   app.post(
     '/webhooks/endpoints/:id/test',
     {
-      config: write,
+      config: writeRoute,
       schema: { tags, params: EndpointParams, body: NoBody, response: { 200: Envelope(DeliveryDetail) } },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, async (trx) => {
+      write(request, reply, 200, async (trx) => {
         const deliveryId = await endpoints.sendPing(trx, caller(request), request.params.id);
         return getDelivery(trx, caller(request), deliveryId);
       }),
@@ -148,7 +145,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/webhooks/endpoints/:id/recover',
     {
-      config: write,
+      config: writeRoute,
       schema: { tags, params: EndpointParams, body: RecoverBody, response: { 200: Envelope(Recovered) } },
     },
     async (request, reply) => {
@@ -159,7 +156,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
           { field: 'body.until', message: 'is before since' },
         ]);
       }
-      return respondInTransaction(request, reply, 200, async (trx) => {
+      return write(request, reply, 200, async (trx) => {
         const endpoint = await endpoints.findEndpoint(trx, caller(request), request.params.id, true);
         if (!endpoint.active) {
           throw new ApiError(
@@ -219,10 +216,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/webhooks/events/:id/retry',
     {
-      config: write,
+      config: writeRoute,
       schema: { tags, params: EndpointParams, body: NoBody, response: { 200: Envelope(DeliveryDetail) } },
     },
     async (request, reply) =>
-      respondInTransaction(request, reply, 200, (trx) => retryDelivery(trx, caller(request), request.params.id)),
+      write(request, reply, 200, (trx) => retryDelivery(trx, caller(request), request.params.id)),
   );
 };

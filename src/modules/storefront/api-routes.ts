@@ -1,0 +1,245 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { ApiError } from '../../http/errors.js';
+import { CUSTOMER_LINK_WRITE, CUSTOMER_WRITE, write } from '../../http/idempotency/plugin.js';
+import { Envelope } from '../../http/schemas.js';
+import { E164_PATTERN } from '../../lib/phone.js';
+import { lockPayer } from '../payments/payers.js';
+import { payBaseUrl } from '../intents/routes.js';
+import { RequestedItems } from '../orders/routes.js';
+import * as orders from '../orders/service.js';
+import { authenticateWallet } from '../wallets/service.js';
+import { CUSTOMER_CANCEL_REASON } from './pages.js';
+import { storefrontLimits } from './limits.js';
+import { Catalog, CustomerOrder, Mode, ModeQuery, OrderParams, Pin, Quote, ShopParams, tags } from './schemas.js';
+import { catalogView, customerOrderView, priceCart, resolveShop, type StoreMode } from './service.js';
+
+/**
+ * The storefront's public JSON API: no API key (customers identify with their wallet phone and
+ * PIN, and reach their order by its unguessable link), rate limited per address and per wallet
+ * like `/checkout/...`. The hosted storefront page calls it; a merchant's own front end may too.
+ * Its answers are never stored by a browser or a proxy (the module's `Cache-Control`).
+ */
+export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, rateLimiter, config } = app.services;
+  const limits = { maxAmount: config.intentMaxAmount };
+
+  const { byIp, byWallet } = storefrontLimits(rateLimiter);
+
+  /** The customer's view of an order, with its shop's name (a changed order brings its own). */
+  const customerView = (request: FastifyRequest, order: orders.OrderRow, shopName: string) => ({
+    ...customerOrderView(order, shopName),
+    orderUrl: orders.customerUrl(order, payBaseUrl(request)),
+  });
+  const changedCustomerView = (request: FastifyRequest, order: orders.ChangedOrder) =>
+    customerView(request, order, order.shop_name);
+
+  app.get(
+    '/storefront/shops/:shopId',
+    {
+      schema: {
+        tags,
+        summary: "A shop's catalog: its ACTIVE products",
+        params: ShopParams,
+        querystring: Type.Object(
+          {
+            mode: Mode,
+            search: Type.Optional(Type.String({ maxLength: 200 })),
+            page: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Envelope(Catalog) },
+      },
+    },
+    async (request, reply) => {
+      await byIp(request, reply);
+      const shop = await resolveShop(db, request.params.shopId, request.query.mode as StoreMode | undefined);
+      return { success: true as const, data: await catalogView(db, shop, request.query) };
+    },
+  );
+
+  app.post(
+    '/storefront/shops/:shopId/quote',
+    {
+      schema: {
+        tags,
+        summary: 'Price a cart as an order of it would be priced now (nothing is taken)',
+        params: ShopParams,
+        querystring: ModeQuery,
+        body: Type.Object({ items: RequestedItems }, { additionalProperties: false }),
+        response: { 200: Envelope(Quote) },
+      },
+    },
+    async (request, reply) => {
+      await byIp(request, reply);
+      const shop = await resolveShop(db, request.params.shopId, request.query.mode);
+      return { success: true as const, data: await priceCart(db, shop, request.body.items, limits.maxAmount) };
+    },
+  );
+
+  app.post(
+    '/storefront/shops/:shopId/orders',
+    {
+      config: { write: CUSTOMER_WRITE },
+      schema: {
+        tags,
+        summary: 'Place and pay an order with a wallet (phone + PIN)',
+        params: ShopParams,
+        querystring: ModeQuery,
+        headers: Type.Object({
+          'x-idempotency-key': Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 255,
+              description: 'optional: the same key again (same wallet and cart) answers the first order',
+            }),
+          ),
+        }),
+        body: Type.Object(
+          {
+            items: RequestedItems,
+            customerName: Type.String({ minLength: 1, maxLength: 200 }),
+            phone: Type.String({ pattern: E164_PATTERN, description: 'the wallet phone, E.164' }),
+            pin: Pin,
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Envelope(CustomerOrder) },
+      },
+    },
+    async (request, reply) => {
+      await byIp(request, reply);
+      await byWallet(reply, request.body.phone);
+      const shop = await resolveShop(db, request.params.shopId, request.query.mode);
+      // The PIN first, outside any transaction: its hash is slow, and a wrong one locks nothing.
+      const wallet = await authenticateWallet(db, shop.environment, request.body.phone, request.body.pin);
+      // A double click or a retried request with the page's key answers the first order again.
+      return write(
+        request,
+        reply,
+        201,
+        async (trx, input) => {
+          const payer = await lockPayer(trx, shop.environment, wallet.phone);
+          if (!payer) throw new ApiError('WALLET_NOT_FOUND');
+          const order = await orders.placeOrder(trx, shop, input, payer, limits);
+          return customerView(request, order, shop.name);
+        },
+        { scope: { businessId: shop.businessId, environment: shop.environment, who: wallet.phone } },
+      );
+    },
+  );
+
+  app.get(
+    '/storefront/orders/:orderRef',
+    {
+      schema: {
+        tags,
+        summary: "The customer's order, by its link",
+        params: OrderParams,
+        response: { 200: Envelope(CustomerOrder) },
+      },
+    },
+    async (request, reply) => {
+      await byIp(request, reply);
+      const order = await orders.getOrder(db, { customerRef: request.params.orderRef });
+      const shopName = (await orders.shopNames(db, [order.shop_id])).get(order.shop_id) ?? '';
+      return { success: true as const, data: customerView(request, order, shopName) };
+    },
+  );
+
+  app.post(
+    '/storefront/orders/:orderRef/cancel',
+    {
+      config: { write: CUSTOMER_LINK_WRITE },
+      schema: {
+        tags,
+        summary: 'The customer cancels a NEW order: refunded in full, stock returned',
+        params: OrderParams,
+        body: Type.Object(
+          { reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) },
+          {
+            additionalProperties: false,
+          },
+        ),
+        response: { 200: Envelope(CustomerOrder) },
+      },
+    },
+    async (request, reply) => {
+      await byIp(request, reply);
+      return write(request, reply, 200, async (trx) =>
+        changedCustomerView(
+          request,
+          await orders.transitionOrder(
+            trx,
+            { customerRef: request.params.orderRef },
+            'cancel',
+            request.body.reason ?? CUSTOMER_CANCEL_REASON,
+          ),
+        ),
+      );
+    },
+  );
+
+  app.post(
+    '/storefront/orders/:orderRef/modification/accept',
+    {
+      config: { write: CUSTOMER_LINK_WRITE },
+      schema: {
+        tags,
+        summary: "Accept the shop's proposed modification: the difference is charged or refunded",
+        params: OrderParams,
+        body: Type.Object(
+          {
+            pin: Pin,
+            proposedAt: Type.String({
+              minLength: 1,
+              maxLength: 64,
+              description: "the proposal's `proposedAt` as shown: a proposal replaced since is refused",
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Envelope(CustomerOrder) },
+      },
+    },
+    async (request, reply) => {
+      await byIp(request, reply);
+      const found = await orders.getOrder(db, { customerRef: request.params.orderRef });
+      await byWallet(reply, found.customer_phone);
+      // Accepting may charge the wallet more: it takes the PIN, as paying does.
+      await authenticateWallet(db, found.environment, found.customer_phone, request.body.pin);
+      return write(request, reply, 200, async (trx) =>
+        changedCustomerView(
+          request,
+          await orders.acceptModification(
+            trx,
+            { customerRef: request.params.orderRef },
+            { proposedAt: request.body.proposedAt },
+          ),
+        ),
+      );
+    },
+  );
+
+  app.post(
+    '/storefront/orders/:orderRef/modification/decline',
+    {
+      config: { write: CUSTOMER_LINK_WRITE },
+      schema: {
+        tags,
+        summary: "Decline the shop's proposed modification: the order stays as it was",
+        params: OrderParams,
+        body: Type.Object({}, { additionalProperties: false }),
+        response: { 200: Envelope(CustomerOrder) },
+      },
+    },
+    async (request, reply) => {
+      await byIp(request, reply);
+      return write(request, reply, 200, async (trx) =>
+        changedCustomerView(request, await orders.declineModification(trx, { customerRef: request.params.orderRef })),
+      );
+    },
+  );
+};
