@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { DashboardRole } from '../../db/schema.js';
+import { sql, type Transaction } from 'kysely';
+import type { DashboardRole, DB } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { ApiError, invalid } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -127,12 +127,12 @@ export async function resetPassword(db: Executor, userId: string, passwordHash: 
  * cannot leave it without an active owner.
  */
 export async function changeUser(
-  db: Executor,
+  trx: Transaction<DB>,
   businessId: string,
   userId: string,
   change: { role: DashboardRole } | { disable: true },
 ): Promise<UserView> {
-  const users = await db
+  const users = await trx
     .selectFrom('dashboard_users')
     .select(['id', 'role', 'disabled_at'])
     .where('business_id', '=', businessId)
@@ -147,8 +147,8 @@ export async function changeUser(
       (user.id === userId ? 'role' in change && change.role === 'owner' : user.role === 'owner'),
   );
   if (ownersLeft.length === 0) throw new ApiError('LAST_OWNER');
-  if ('disable' in change) return disableUser(db, userId);
-  const row = await db
+  if ('disable' in change) return disableUser(trx, userId);
+  const row = await trx
     .updateTable('dashboard_users')
     .set({ role: change.role, updated_at: sql<Date>`now()` })
     .where('id', '=', userId)
