@@ -113,7 +113,16 @@ export function checkEvents(events: readonly string[], scopes: readonly string[]
   return known;
 }
 
-export async function findEndpoint(db: Kysely<DB> | Transaction<DB>, caller: Caller, id: string, lock = false) {
+export function findEndpoint(db: Kysely<DB> | Transaction<DB>, caller: Caller, id: string) {
+  return selectEndpoint(db, caller, id, false);
+}
+
+/** The endpoint, locked until the transaction ends: before an edit, a delete or a rotation. */
+export function lockEndpoint(trx: Transaction<DB>, caller: Caller, id: string) {
+  return selectEndpoint(trx, caller, id, true);
+}
+
+async function selectEndpoint(db: Kysely<DB> | Transaction<DB>, caller: Caller, id: string, lock: boolean) {
   let query = db
     .selectFrom('webhook_endpoints')
     .selectAll()
@@ -213,7 +222,7 @@ export async function updateEndpoint(
   id: string,
   changes: { url?: string; events?: string[]; active?: boolean; maxPerSecond?: number | null },
 ): Promise<EndpointView> {
-  const current = await findEndpoint(trx, caller, id, true);
+  const current = await lockEndpoint(trx, caller, id);
   const { url, events, maxPerSecond } = changes;
   const row = await trx
     .updateTable('webhook_endpoints')
@@ -234,7 +243,7 @@ export async function updateEndpoint(
 
 /** Soft delete; its waiting deliveries end DEAD, since there is nowhere left to send them. */
 export async function deleteEndpoint(trx: Transaction<DB>, caller: Caller, id: string): Promise<{ deleted: true }> {
-  await findEndpoint(trx, caller, id, true);
+  await lockEndpoint(trx, caller, id);
   await trx
     .updateTable('webhook_endpoints')
     .set({ deleted_at: sql<Date>`now()`, active: false, updated_at: sql<Date>`now()` })
@@ -245,7 +254,7 @@ export async function deleteEndpoint(trx: Transaction<DB>, caller: Caller, id: s
 }
 
 export async function rotateSecret(trx: Transaction<DB>, caller: Caller, id: string): Promise<EndpointView> {
-  const current = await findEndpoint(trx, caller, id, true);
+  const current = await lockEndpoint(trx, caller, id);
   const row = await trx
     .updateTable('webhook_endpoints')
     .set({

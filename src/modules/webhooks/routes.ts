@@ -157,7 +157,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ]);
       }
       return write(request, reply, 200, async (trx) => {
-        const endpoint = await endpoints.findEndpoint(trx, caller(request), request.params.id, true);
+        const endpoint = await endpoints.lockEndpoint(trx, caller(request), request.params.id);
         if (!endpoint.active) {
           throw new ApiError(
             'ENDPOINT_INACTIVE',
