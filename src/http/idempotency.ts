@@ -3,8 +3,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, Environment } from '../db/schema.js';
 import type { Executor } from '../db/transaction.js';
-import { withBegin } from '../db/with-begin.js';
-import { executeWithCommit } from '../db/with-commit.js';
 import { errorBody, sendError } from './error-handler.js';
 import { ApiError } from './errors.js';
 
@@ -153,21 +151,18 @@ const lockId = (request: IdempotencyRequest) => `${request.businessId}:${request
  * same key never waits on the first: it is told IN_PROGRESS) and then read the key's committed
  * row, if any, with a snapshot taken after the lock (migration 021 says why that takes a
  * function). The write's transaction inserts the key with its answer at the end (`storeAnswer`).
- * Lock ids are 64-bit hashes of the scope and key. It is the write's first statement, and carries
- * the transaction's BEGIN (with-begin.ts).
+ * Lock ids are 64-bit hashes of the scope and key. It is the write's first statement.
  */
 async function lockKey(executor: Executor, request: IdempotencyRequest): Promise<KeyRow> {
-  const result = await withBegin(
-    sql<KeyRow>`
+  const result = await sql<KeyRow>`
     SELECT held, existing_id, fingerprint, response_status, response_body, expired
     FROM idempotency_claim(${lockId(request)}, ${request.businessId}, ${request.environment}, ${request.key},
-      ${RETENTION_HOURS}::int)`,
-  ).execute(executor);
+      ${RETENTION_HOURS}::int)`.execute(executor);
   return result.rows[0]!;
 }
 
 /**
- * The key and its answer, inserted as the transaction's last write, sent with its COMMIT. Should
+ * The key and its answer, inserted as the transaction's last write. Should
  * another writer have committed the key meanwhile without its lock, this insert fails on the
  * unique key: the whole transaction rolls back, and the next attempt replays that answer.
  */
@@ -176,13 +171,10 @@ async function storeAnswer(
   request: IdempotencyRequest,
   stored: { status: number; body: string },
 ): Promise<void> {
-  await executeWithCommit(
-    trx,
-    sql`INSERT INTO idempotency_keys (business_id, environment, idempotency_key, fingerprint, state,
-        response_status, response_body)
-      VALUES (${request.businessId}, ${request.environment}, ${request.key}, ${request.fingerprint}, ${'done'},
-        ${stored.status}::int, ${stored.body}::text)`,
-  );
+  await sql`INSERT INTO idempotency_keys (business_id, environment, idempotency_key, fingerprint, state,
+      response_status, response_body)
+    VALUES (${request.businessId}, ${request.environment}, ${request.key}, ${request.fingerprint}, ${'done'},
+      ${stored.status}::int, ${stored.body}::text)`.execute(trx);
 }
 
 /** The error of a key another request committed first (see `storeAnswer`). */
