@@ -67,6 +67,17 @@ interface Build {
   stop(): Promise<void>;
 }
 
+/** AB_ENV_A, AB_ENV_B: settings for one side only (`KEY=value KEY=value`), to compare one build with itself. */
+function sideSettings(label: 'A' | 'B'): Record<string, string> {
+  const settings = process.env[`AB_ENV_${label}`] ?? '';
+  return Object.fromEntries(
+    settings
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+}
+
 /** A fresh database, and the build's API (`--api`, as `npm run start:api` runs it) on it; it migrates on start. */
 async function startBuild(label: 'A' | 'B', dir: string, admin: pg.Client): Promise<Build> {
   const database = `devapi_ab_${label.toLowerCase()}_${randomBase62(8).toLowerCase()}`;
@@ -88,6 +99,7 @@ async function startBuild(label: 'A' | 'B', dir: string, admin: pg.Client): Prom
       RATE_LIMIT_TEST_PER_MINUTE: '1000000000',
       PORT: String(port),
       HOST: '127.0.0.1',
+      ...sideSettings(label),
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -250,7 +262,8 @@ export async function abSuite(args: string[]): Promise<void> {
     builds.push(await startBuild('B', process.cwd(), admin));
     console.log(
       `A = ${ref} (${spawnSync('git', ['rev-parse', '--short', ref], { encoding: 'utf8' }).stdout.trim()}), ` +
-        `B = this tree; ${rounds} rounds of ${count} creates, GETs and payments per build, ${concurrency} at a ` +
+        `B = this tree${process.env.AB_ENV_A ? `; A with ${process.env.AB_ENV_A}` : ''}` +
+        `${process.env.AB_ENV_B ? `; B with ${process.env.AB_ENV_B}` : ''}; ${rounds} rounds of ${count} creates, GETs and payments per build, ${concurrency} at a ` +
         `time, after a warm-up of ${Math.ceil(count / 5)}; CPU from /proc (10 ms ticks)`,
     );
     // Unmeasured: JIT, connections, prepared statements and the sandbox wallets' creation.
