@@ -17,8 +17,9 @@ import type pg from 'pg';
  * Kysely dialect for PostgreSQL through a `pg` pool, whose driver names its statements: with
  * `namedStatements`, every parameterized statement is sent with a name derived from its text, so
  * a connection parses and plans it once (the payment path's CTEs are costly to plan) where
- * Kysely's own driver sends every statement unnamed. graphile-worker names its hot statements the
- * same way, behind its `noPreparedStatements` setting; names by hash need no list to keep.
+ * Kysely's own driver sends every statement unnamed. graphile-worker gives its hot statements a
+ * fixed name each and drops the names under its `noPreparedStatements` setting; Kysely builds
+ * ours, so their names come from their text.
  */
 export class NamedStatementsDialect implements Dialect {
   constructor(
