@@ -257,6 +257,16 @@ export async function abSuite(args: string[]): Promise<void> {
   await admin.connect();
   const base = buildBase(ref);
   const builds: Build[] = [];
+  let cleaned: Promise<void> | undefined;
+  // The servers, their databases and the worktree go on every way out, Ctrl-C included.
+  const cleanUp = () =>
+    (cleaned ??= (async () => {
+      for (const build of builds) await build.stop().catch((error: unknown) => console.error(error));
+      await admin.end();
+      base.remove();
+    })());
+  const interrupted = () => void cleanUp().finally(() => process.exit(130));
+  process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
   try {
     builds.push(await startBuild('A', base.dir, admin));
     builds.push(await startBuild('B', process.cwd(), admin));
@@ -299,8 +309,7 @@ export async function abSuite(args: string[]): Promise<void> {
     }
     console.log(`B/A of each round: ${perRound.join('; ')}`);
   } finally {
-    for (const build of builds) await build.stop().catch((error: unknown) => console.error(error));
-    await admin.end();
-    base.remove();
+    process.off('SIGINT', interrupted).off('SIGTERM', interrupted);
+    await cleanUp();
   }
 }
