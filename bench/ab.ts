@@ -2,8 +2,9 @@
  * `npm run bench -- ab BASE_REF`: the same payment-intent creates, GETs and sandbox payments sent
  * to two builds of the API in turn, A (BASE_REF, built in a temporary git worktree) and B (this
  * tree), each reading the CPU its API process and its PostgreSQL backends spent per request. CPU
- * per request moves far less than throughput on a machine whose speed drifts, so a change of a few
- * percent shows; the rounds alternate (A B, B A, ...) so a drift does not always land on one side.
+ * per request moves far less than throughput on a machine whose speed drifts; the builds take
+ * turns operation by operation, the order flipping each time (A B, B A, ...), so a drift does not
+ * always land on one side.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -196,13 +197,11 @@ interface RoundCpu {
   postgres: number;
 }
 
-/** One round on one build: `count` creates, then GETs of them, then a payment of each. */
-async function round(
-  build: Build,
-  admin: pg.Client,
-  count: number,
-  concurrency: number,
-): Promise<Record<Operation, RoundCpu>> {
+/**
+ * One round's work on one build, an operation at a time: `count` creates, then GETs of them, then
+ * a payment of each. Each call runs the next operation and answers the CPU it cost per request.
+ */
+function roundOn(build: Build, admin: pg.Client, count: number, concurrency: number) {
   const batch = randomBase62(6);
   const headers = { authorization: build.secretKey };
   let references: string[] = [];
@@ -232,15 +231,35 @@ async function round(
       }));
     },
   };
-  const cpu = {} as Record<Operation, RoundCpu>;
-  for (const operation of OPERATIONS) {
+  return async (operation: Operation): Promise<RoundCpu> => {
     const api = cpuTimeMs(build.pid);
     const backends = await backendCpu(admin, build.database);
     await operations[operation]();
-    cpu[operation] = {
+    return {
       api: (cpuTimeMs(build.pid) - api) / count,
       postgres: spentBetween(backends, await backendCpu(admin, build.database)) / count,
     };
+  };
+}
+
+/**
+ * One round on both builds, interleaved by operation (A's creates, B's creates, B's GETs, A's
+ * GETs...): the two figures of a pair are taken seconds apart, so a machine whose load changes
+ * by the minute weighs on both alike. `flip` starts with B.
+ */
+async function round(
+  builds: Build[],
+  admin: pg.Client,
+  count: number,
+  concurrency: number,
+  flip: boolean,
+): Promise<Record<'A' | 'B', Record<Operation, RoundCpu>>> {
+  const next = new Map(builds.map((build) => [build, roundOn(build, admin, count, concurrency)]));
+  const cpu = { A: {}, B: {} } as Record<'A' | 'B', Record<Operation, RoundCpu>>;
+  for (const [i, operation] of OPERATIONS.entries()) {
+    for (const build of (i % 2 === 1) !== flip ? [...builds].reverse() : builds) {
+      cpu[build.label][operation] = await next.get(build)!(operation);
+    }
   }
   return cpu;
 }
@@ -277,12 +296,12 @@ export async function abSuite(args: string[]): Promise<void> {
         `time, after a warm-up of ${Math.ceil(count / 5)}; CPU from /proc (10 ms ticks)`,
     );
     // Unmeasured: JIT, connections, prepared statements and the sandbox wallets' creation.
-    for (const build of builds) await round(build, admin, Math.ceil(count / 5), concurrency);
+    await round(builds, admin, Math.ceil(count / 5), concurrency, false);
     const measured: Record<'A' | 'B', Record<Operation, RoundCpu>[]> = { A: [], B: [] };
     for (let i = 0; i < rounds; i++) {
-      for (const build of i % 2 === 0 ? builds : [...builds].reverse()) {
-        measured[build.label].push(await round(build, admin, count, concurrency));
-      }
+      const cpu = await round(builds, admin, count, concurrency, i % 2 === 1);
+      measured.A.push(cpu.A);
+      measured.B.push(cpu.B);
     }
     console.log('\nCPU ms per request, median over rounds; B/A is the ratio of the medians');
     const perRound: string[] = [];
