@@ -4,6 +4,7 @@
  * figure beside a baseline measured in the same run. Benchmarks are not tests: nothing here fails
  * on a slow figure; targets are printed as met or not met.
  */
+import { abSuite } from './ab.js';
 import { balanceSuite } from './balance.js';
 import { catalogSuite } from './catalog.js';
 import { clusterSuite } from './cluster.js';
@@ -28,6 +29,7 @@ const suites: Record<string, (args: string[]) => Promise<void>> = {
   cluster: clusterSuite,
   soak: soakSuite,
   balance: balanceSuite,
+  ab: abSuite,
 };
 
 // Arguments that are not suite names go to the suite before them: `npm run bench -- soak 2`.
@@ -36,9 +38,9 @@ for (const arg of process.argv.slice(2)) {
   if (arg in suites || requested.length === 0) requested.push({ name: arg, args: [] });
   else requested[requested.length - 1]!.args.push(arg);
 }
-// The fuzz run (200,000 requests), the soak (30 minutes) and the balance suite (1,750,000 rows to
-// write first, 2 to 4 minutes in all) only when asked for.
-const askedOnly = new Set(['fuzz', 'soak', 'balance']);
+// The fuzz run (200,000 requests), the soak (30 minutes), the balance suite (1,750,000 rows to
+// write first, 2 to 4 minutes in all) and the A/B comparison (it needs a base) only when asked for.
+const askedOnly = new Set(['fuzz', 'soak', 'balance', 'ab']);
 const runs =
   requested.length > 0
     ? requested

@@ -22,7 +22,12 @@ export interface Runtime extends AppServices {
 
 export function databaseOptionsFor(config: Config) {
   return config.databaseUrl
-    ? ({ kind: 'postgres', url: config.databaseUrl, poolSize: config.dbPoolSize } as const)
+    ? ({
+        kind: 'postgres',
+        url: config.databaseUrl,
+        poolSize: config.dbPoolSize,
+        namedStatements: config.dbPreparedStatements,
+      } as const)
     : ({ kind: 'pglite', dataDir: path.join(config.dataDir, 'pglite') } as const);
 }
 

@@ -33,6 +33,8 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_LIVE_PER_MINUTE: Type.Integer({ minimum: 1, default: 1000 }),
   KEY_CACHE_TTL_MS: Type.Integer({ minimum: 0, maximum: 5000, default: 3000 }),
   DB_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 500, default: 20 }),
+  /** `false` behind a pooler in transaction mode (PgBouncer): see db/database.ts, `namedStatements`. */
+  DB_PREPARED_STATEMENTS: BooleanText,
   INTENT_MAX_AMOUNT: Type.Integer({ minimum: 1, default: 100_000_000 }),
   SEED_DEMO: BooleanText,
   DASHBOARD_SESSION_IDLE_MINUTES: Type.Integer({ minimum: 1, maximum: 10_080, default: 60 }),
@@ -49,6 +51,7 @@ const booleanDefaults: Record<string, string> = {
   TRUST_PROXY: 'false',
   WEBHOOK_ALLOW_PRIVATE: 'false',
   SEED_DEMO: 'true',
+  DB_PREPARED_STATEMENTS: 'true',
 };
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -120,6 +123,7 @@ function toConfig(raw: Static<typeof ConfigSchema>) {
     rateLimitPerMinute: { test: raw.RATE_LIMIT_TEST_PER_MINUTE, live: raw.RATE_LIMIT_LIVE_PER_MINUTE },
     keyCacheTtlMs: raw.KEY_CACHE_TTL_MS,
     dbPoolSize: raw.DB_POOL_SIZE,
+    dbPreparedStatements: flag(raw.DB_PREPARED_STATEMENTS),
     intentMaxAmount: raw.INTENT_MAX_AMOUNT,
     metricsToken: raw.METRICS_TOKEN,
     /**

@@ -12,7 +12,6 @@ import {
   type QueryResult,
 } from 'kysely';
 import { Mutex } from '../lib/mutex.js';
-import { CommitTail, isWithCommit } from './with-commit.js';
 
 /**
  * Kysely dialect for PGlite. PGlite is one Postgres session, so every Kysely connection is the
@@ -23,13 +22,15 @@ export class PGliteDialect implements Dialect {
   constructor(
     private readonly pglite: PGlite,
     readonly mutex: Mutex = new Mutex(),
+    /** Parameterized statements as named prepared statements of the session (`queryNamed`). */
+    private readonly namedStatements = true,
   ) {}
 
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite, this.mutex);
+    return new PGliteDriver(this.pglite, this.mutex, this.namedStatements);
   }
   createQueryCompiler() {
     return new PostgresQueryCompiler();
@@ -110,30 +111,22 @@ export async function queryNamed<R>(pglite: PGlite, text: string, values: readon
 const TRANSACTION_CONTROL = new Set(['BEGIN', 'COMMIT', 'ROLLBACK']);
 
 class PGliteConnection implements DatabaseConnection {
-  private readonly tail = new CommitTail();
-
-  constructor(private readonly session: PGlite) {}
+  constructor(
+    private readonly session: PGlite,
+    private readonly namedStatements: boolean,
+  ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    if (isWithCommit(compiled.sql)) {
-      this.tail.hold(compiled.sql, compiled.parameters);
-      return { rows: [] };
-    }
     if (TRANSACTION_CONTROL.has(compiled.sql)) {
-      if (compiled.sql === 'COMMIT') {
-        for (const held of this.tail.takeForCommit()) await queryNamed(this.session, held.text, held.values);
-      } else {
-        this.tail.outgoing(compiled.sql);
-      }
       // One simple-protocol message: `PGlite.query` would parse, describe, bind and execute it in
       // round trips of their own, twice per transaction.
       await this.session.execProtocol(protocol.serialize.query(compiled.sql));
       return { rows: [] };
     }
     const result =
-      compiled.parameters.length > 0
+      this.namedStatements && compiled.parameters.length > 0
         ? await queryNamed<R>(this.session, compiled.sql, compiled.parameters)
-        : await this.session.query<R>(compiled.sql);
+        : await this.session.query<R>(compiled.sql, [...compiled.parameters]);
     return {
       rows: result.rows,
       numAffectedRows: result.affectedRows === undefined ? undefined : BigInt(result.affectedRows),
@@ -152,13 +145,14 @@ class PGliteDriver implements Driver {
   constructor(
     private readonly pglite: PGlite,
     private readonly mutex: Mutex,
+    private readonly namedStatements: boolean,
   ) {}
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
     const release = await this.mutex.lock();
-    const connection = new PGliteConnection(this.pglite);
+    const connection = new PGliteConnection(this.pglite, this.namedStatements);
     this.releases.set(connection, release);
     return connection;
   }

@@ -1,16 +1,19 @@
 /**
- * On PGlite, parameterized statements run as named prepared statements of the session
- * (src/db/pglite-dialect.ts, `queryNamed`): the same rows and types as PGlite's own `query`, one
- * prepared statement per text, and errors that name their statement and leave the session usable.
+ * Parameterized statements run as named prepared statements, one per text, unless turned off
+ * (`namedStatements`, DB_PREPARED_STATEMENTS: a pooler in transaction mode). On PGlite they are
+ * statements of the session (src/db/pglite-dialect.ts, `queryNamed`): the same rows and types as
+ * PGlite's own `query`, and errors that name their statement and leave the session usable. On
+ * PostgreSQL the driver names them for `pg` (src/db/postgres-dialect.ts), per connection.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { PGlite } from '@electric-sql/pglite';
 import { sql } from 'kysely';
+import { openDatabase } from '../../src/db/connect.js';
 import { queryNamed } from '../../src/db/pglite-dialect.js';
 import { createTestDatabase, testDatabaseKind, type TestDatabase } from '../support/database.js';
 
-const skip = testDatabaseKind === 'pglite' ? false : 'PGlite only (on PostgreSQL, pg names the statements)';
+const skip = testDatabaseKind === 'pglite' ? false : 'PGlite only';
 
 describe('named statements on PGlite', { skip }, () => {
   let testDatabase: TestDatabase;
@@ -74,4 +77,47 @@ describe('named statements on PGlite', { skip }, () => {
     assert.equal(await preparedCount(broken), 0);
     assert.deepEqual((await queryNamed(pglite, 'SELECT $1::text AS ok', ['yes'])).rows, [{ ok: 'yes' }]);
   });
+
+  test('turned off, statements go unnamed, with the same rows', async () => {
+    // The same session, through a database opened without names (left open: the test's own closes it).
+    const unnamed = await openDatabase({ kind: 'pglite', instance: pglite, namedStatements: false });
+    const text = 'SELECT $1::int + 1 AS next';
+    const { rows } = await sql<{ next: number }>`SELECT ${41}::int + 1 AS next`.execute(unnamed.db);
+    assert.deepEqual(rows, [{ next: 42 }]);
+    assert.deepEqual(await unnamed.query({ name: 'unnamed_next', text }, [1]), [{ next: 2 }]);
+    assert.equal(await preparedCount(text), 0);
+  });
 });
+
+describe(
+  'named statements on PostgreSQL',
+  { skip: testDatabaseKind === 'postgres' ? false : 'PostgreSQL only' },
+  () => {
+    let testDatabase: TestDatabase;
+    before(async () => {
+      testDatabase = await createTestDatabase();
+    });
+    after(() => testDatabase?.drop());
+
+    /** Runs a parameterized statement, then counts the prepared statements of its text on the same connection. */
+    async function preparedOnConnection(namedStatements: boolean): Promise<number> {
+      const database = await openDatabase({ kind: 'postgres', url: testDatabase.url!, poolSize: 1, namedStatements });
+      try {
+        return await database.db.transaction().execute(async (trx) => {
+          const { rows } = await sql<{ one: number }>`SELECT ${1}::int AS one`.execute(trx);
+          assert.deepEqual(rows, [{ one: 1 }]);
+          const counted = await sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = 'SELECT $1::int AS one'`.execute(trx);
+          return counted.rows[0]!.n;
+        });
+      } finally {
+        await database.close();
+      }
+    }
+
+    test('each text prepared once per connection; none when turned off', async () => {
+      assert.equal(await preparedOnConnection(true), 1);
+      assert.equal(await preparedOnConnection(false), 0);
+    });
+  },
+);
