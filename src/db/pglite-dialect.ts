@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite';
 import {
   CompiledQuery,
@@ -12,6 +11,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import { Mutex } from '../lib/mutex.js';
+import { statementName } from './statement-names.js';
 
 /**
  * Kysely dialect for PGlite. PGlite is one Postgres session, so every Kysely connection is the
@@ -69,7 +69,7 @@ export async function queryNamed<R>(pglite: PGlite, text: string, values: readon
   try {
     let statement = statements.get(text);
     if (!statement) {
-      const name = `k_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+      const name = statementName(text);
       const { messages } = await pglite.execProtocol(
         Buffer.concat([
           protocol.serialize.parse({ name, text }),

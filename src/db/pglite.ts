@@ -138,6 +138,15 @@ export async function openPGlite(options: PGliteSettings & DriverOptions): Promi
         },
       };
     },
-    close: () => db.destroy(),
+    async close() {
+      await db.destroy();
+      // Kysely closes the driver only if it used it; migrations alone go around Kysely.
+      const release = await mutex.lock();
+      try {
+        if (!pglite.closed) await pglite.close();
+      } finally {
+        release();
+      }
+    },
   };
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -12,6 +11,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type pg from 'pg';
+import { statementName } from './statement-names.js';
 
 /**
  * Kysely dialect for PostgreSQL through a `pg` pool, whose driver names its statements: with
@@ -43,24 +43,6 @@ export class NamedStatementsDialect implements Dialect {
 
 /** Named statements one connection keeps at most; texts past that run unnamed. */
 const MAX_NAMED_PER_CONNECTION = 500;
-
-/**
- * Statement names by text, for every connection of the process: a Map lookup hashes a text once
- * per string, where a SHA-1 per call cost some 4 % of the API's JavaScript in a payment.
- */
-const statementNames = new Map<string, string>();
-const MAX_REMEMBERED_NAMES = 2_000;
-
-export function statementName(text: string): string {
-  let name = statementNames.get(text);
-  if (name === undefined) {
-    name = `k_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-    // Texts that vary with their input (IN lists, VALUES rows) must not grow the map without end.
-    if (statementNames.size >= MAX_REMEMBERED_NAMES) statementNames.clear();
-    statementNames.set(text, name);
-  }
-  return name;
-}
 
 class NamedStatementsConnection implements DatabaseConnection {
   /** The names this connection has prepared: the cap keeps texts that vary from growing it. */

@@ -103,11 +103,10 @@ export interface PeriodicTasksTable {
   last_error: string | null;
 }
 
-import type { IntentStatus } from '../modules/intents/state.js';
-export type { IntentStatus };
+import type { AmountType, IntentStatus } from '../modules/intents/state.js';
+export type { AmountType, IntentStatus };
 /** Why a payment attempt failed, as a code each channel words in its own way. */
 export type PaymentFailure = 'INSUFFICIENT_BALANCE' | 'SANDBOX_DECLINED' | 'SIMULATED_FAILURE';
-export type AmountType = 'FIXED' | 'OPEN';
 
 export interface PaymentIntentsTable {
   id: Generated<number>;

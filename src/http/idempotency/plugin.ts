@@ -231,7 +231,14 @@ async function inKeyedTransaction<T>(
       }
     }
     if (outcome.kind !== 'retry') return outcome;
-    if (++attempts >= MAX_CLAIM_ATTEMPTS) throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');
+    if (++attempts >= MAX_CLAIM_ATTEMPTS) throw new KeyKeptChanging();
+  }
+}
+
+/** The key was taken and freed again under each of our attempts: answered as a key in use. */
+class KeyKeptChanging extends ApiError {
+  constructor() {
+    super('IDEMPOTENCY_KEY_IN_PROGRESS');
   }
 }
 
@@ -329,9 +336,15 @@ export async function answerError(
   const identity = keyOf(request, policy, undefined);
   if (!identity) return undefined;
   const stored = { status: error.status, body: errorBody(error, request) };
-  const outcome = await inKeyedTransaction(request.server.services.db, identity, 0, async () => ({
-    value: undefined,
-    stored,
-  }));
-  return outcome.kind === 'replay' ? sendStored(reply, outcome, true) : undefined;
+  try {
+    const outcome = await inKeyedTransaction(request.server.services.db, identity, 0, async () => ({
+      value: undefined,
+      stored,
+    }));
+    return outcome.kind === 'replay' ? sendStored(reply, outcome, true) : undefined;
+  } catch (claimError) {
+    // A refusal that could not be kept is still the answer: sent as it is, unstored.
+    if (claimError instanceof KeyKeptChanging) return undefined;
+    throw claimError;
+  }
 }

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DB, Environment } from '../../db/schema.js';
+import type { AmountType, DB, Environment, IntentStatus } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { CommittedRefusal } from '../../http/idempotency/plugin.js';
 import { maskPhone } from '../../lib/phone.js';
@@ -10,17 +10,20 @@ import type { IntentRow } from '../intents/repo.js';
 import { isAllowed } from '../intents/state.js';
 import { SANDBOX_WALLETS } from '../wallets/service.js';
 
+/** What the hosted page shows of an intent's status: payable until it expires, whatever failed before. */
+export type CheckoutState = 'PAYABLE' | Exclude<IntentStatus, 'PENDING' | 'FAILED'> | 'EXPIRED';
+
 /** What a customer sees of an intent: what to pay, to whom, and its state; nothing else. */
 export interface CheckoutView {
   shortCode: string;
   merchantName: string;
   label: string;
-  amountType: 'FIXED' | 'OPEN';
+  amountType: AmountType;
   amount: number | null;
   suggestedAmount: number | null;
   payerFee: number;
   currency: 'MRU';
-  state: 'PAYABLE' | 'PAID' | 'EXPIRED' | 'CANCELLED' | 'REFUNDED';
+  state: CheckoutState;
   sandbox: boolean;
   expiresAt: string;
   successUrl: string | null;

@@ -5,7 +5,7 @@ import { invalid } from '../../http/errors.js';
 import { literalUnion } from '../../http/schemas.js';
 import { payBaseUrl } from '../intents/routes.js';
 import * as orders from '../orders/service.js';
-import { isOrderActionAllowed, ORDER_STATUSES, type OrderAction } from '../orders/state.js';
+import { FORWARD_ACTIONS, isOrderActionAllowed, ORDER_STATUSES, type OrderAction } from '../orders/state.js';
 import { at, DASHBOARD, requireSession, sendPage } from './context.js';
 import { parseMru } from './i18n.js';
 import type { DashboardSession } from './sessions.js';
@@ -126,7 +126,7 @@ export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  for (const action of ['accept', 'ready', 'pickup', 'deliver'] as const) {
+  for (const action of FORWARD_ACTIONS) {
     app.post(
       at(`${ORDERS}/:ref/${action}`),
       { config: owner, schema: { hide: true, params: RefParams, body: TokenForm } },

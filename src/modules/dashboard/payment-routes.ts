@@ -5,7 +5,7 @@ import { ApiError, invalid } from '../../http/errors.js';
 import { literalUnion, parseDateFilter } from '../../http/schemas.js';
 import { payBaseUrl } from '../intents/routes.js';
 import * as intents from '../intents/service.js';
-import { INTENT_STATUSES, isAllowed } from '../intents/state.js';
+import { AMOUNT_TYPES, INTENT_STATUSES, isAllowed } from '../intents/state.js';
 import { at, DASHBOARD, requireSession, sendPage } from './context.js';
 import { parseMru } from './i18n.js';
 import { intentTimeline, searchIntents } from './queries.js';
@@ -38,7 +38,7 @@ const RefParams = Type.Object({ ref: Type.String({ minLength: 1, maxLength: 64 }
 const CreateForm = Type.Object(
   {
     ...Token,
-    amountType: Type.Union([Type.Literal('FIXED'), Type.Literal('OPEN')]),
+    amountType: literalUnion(AMOUNT_TYPES),
     amount: Type.String({ maxLength: 20 }),
     label: Type.Optional(Type.String({ maxLength: 200 })),
     metadata: Type.Optional(Type.String({ maxLength: 30_000 })),

@@ -153,7 +153,7 @@ function fieldsFromForm(
   };
 }
 
-function callerOf(session: DashboardSession): products.Caller {
+function callerOf(session: DashboardSession): products.CatalogCaller {
   return { businessId: session.businessId, environment: session.environment, publicOnly: false };
 }
 

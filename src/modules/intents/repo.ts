@@ -1,7 +1,7 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Database, PreparedStatement } from '../../db/connect.js';
 import { countedPage, type CountedTable } from '../../db/counted-list.js';
-import type { DB, Environment, IntentStatus, PaymentIntentsTable } from '../../db/schema.js';
+import type { AmountType, DB, Environment, IntentStatus, PaymentIntentsTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { eventCtes, fanOutSql, sequencedInsertSql, type EventRecord } from '../events/outbox.js';
 import type { LedgerTransfer } from '../payments/ledger.js';
@@ -89,7 +89,7 @@ export interface NewIntent {
   referenceNumber: string;
   shortCode: string;
   businessId: string;
-  amountType: 'FIXED' | 'OPEN';
+  amountType: AmountType;
   amount: number | null;
   suggestedAmount: number | null;
   label: string;

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import { E164_PATTERN } from '../../lib/phone.js';
 import { DateFilter, literalUnion, Pagination, Timestamp, Nullable } from '../../http/schemas.js';
-import { INTENT_STATUSES } from './state.js';
+import { AMOUNT_TYPES, INTENT_STATUSES } from './state.js';
 
 const Status = literalUnion(INTENT_STATUSES);
-const AmountType = Type.Union([Type.Literal('FIXED'), Type.Literal('OPEN')]);
+const AmountType = literalUnion(AMOUNT_TYPES);
 const Metadata = Type.Record(Type.String(), Type.String(), {
   description: 'String values only; at most 50 keys of 1 to 40 characters, values up to 500 characters',
 });

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/connect.js';
-import type { DB, IntentStatus } from '../../db/schema.js';
+import type { AmountType, DB, IntentStatus } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { ApiError, invalid } from '../../http/errors.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
@@ -35,7 +35,7 @@ export interface IntentView {
   type: 'API';
   amount: number | null;
   suggestedAmount: number | null;
-  amountType: 'FIXED' | 'OPEN';
+  amountType: AmountType;
   currency: 'MRU';
   label: string;
   status: IntentStatus;
@@ -116,7 +116,7 @@ function checkRedirectUrl(field: string, value: string | undefined): string | nu
 
 export interface CreateIntentInput {
   amount?: number;
-  amountType?: 'FIXED' | 'OPEN';
+  amountType?: AmountType;
   label?: string;
   metadata?: Record<string, string>;
   success_url?: string;

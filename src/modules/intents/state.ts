@@ -5,6 +5,11 @@ export const INTENT_STATUSES = ['PENDING', 'PAID', 'REFUNDED', 'CANCELLED', 'FAI
 
 export type IntentStatus = (typeof INTENT_STATUSES)[number];
 
+/** A fixed amount set by the merchant, or an open one the payer enters. */
+export const AMOUNT_TYPES = ['FIXED', 'OPEN'] as const;
+
+export type AmountType = (typeof AMOUNT_TYPES)[number];
+
 /**
  * The intent state machine of api.md 3.1 with decisions' FAILED rule, as the one table every
  * route, job and checkout path asks: what each action may start from and where it leads. A FAILED

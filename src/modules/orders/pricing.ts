@@ -4,7 +4,7 @@ import type { Executor } from '../../db/transaction.js';
 import { ApiError, invalid } from '../../http/errors.js';
 import type { MarginLine } from '../payments/fees.js';
 import type { ProductRow } from '../products/model.js';
-import { findProducts, resolveProduct, type Caller as ProductCaller } from '../products/reads.js';
+import { findProducts, resolveProduct, type CatalogCaller } from '../products/reads.js';
 import type { Caller } from './model.js';
 
 export interface RequestedItem {
@@ -87,7 +87,7 @@ export async function priceAndLockItems(
 /** Prices the lines from the products `findProducts` found for them (in the lines' order). */
 async function pricedLines(
   db: Executor,
-  lookup: ProductCaller,
+  lookup: CatalogCaller,
   shopId: string,
   requested: RequestedItem[],
   found: (ProductRow | undefined)[],

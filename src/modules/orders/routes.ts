@@ -18,7 +18,7 @@ import {
 import { E164_PATTERN } from '../../lib/phone.js';
 import { payBaseUrl } from '../intents/routes.js';
 import * as orders from './service.js';
-import { ORDER_STATUSES } from './state.js';
+import { FORWARD_ACTIONS, ORDER_STATUSES } from './state.js';
 
 const tags = ['Orders'];
 const Status = literalUnion(ORDER_STATUSES);
@@ -229,7 +229,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }),
   );
 
-  for (const action of ['accept', 'ready', 'pickup', 'deliver'] as const) {
+  for (const action of FORWARD_ACTIONS) {
     app.post(
       `/store/orders/:referenceNumber/${action}`,
       { config: writeRoute, schema: { tags, params: Params, body: NoBody, response: { 200: Envelope(Order) } } },

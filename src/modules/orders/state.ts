@@ -29,8 +29,11 @@ export const orderActions = {
 
 export type OrderAction = keyof typeof orderActions;
 
-/** The workflow steps a merchant takes by name (`POST .../{action}`). */
-export type WorkflowAction = 'accept' | 'ready' | 'pickup' | 'deliver' | 'cancel';
+/** The steps forward a merchant takes by name (`POST .../{action}`), with no body. */
+export const FORWARD_ACTIONS = ['accept', 'ready', 'pickup', 'deliver'] as const;
+
+/** The workflow steps a merchant takes by name: forward, or `cancel` with a reason. */
+export type WorkflowAction = (typeof FORWARD_ACTIONS)[number] | 'cancel';
 
 /** What the guards read of an order. */
 export interface OrderFacts {

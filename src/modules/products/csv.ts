@@ -6,7 +6,7 @@ import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { recordEvents, type EventRecord } from '../events/outbox.js';
 import { fold, type ProductRow } from './model.js';
-import { shopOf, type Caller } from './reads.js';
+import { shopOf, type CatalogCaller } from './reads.js';
 import { lowestPrice } from './writes.js';
 import { stockEvents } from './stock.js';
 import { neutraliseCell, restoreCell } from '../../lib/csv.js';
@@ -166,7 +166,7 @@ function changesFor(product: ProductRow, row: CsvProduct) {
  */
 export async function importProducts(
   db: Kysely<DB>,
-  caller: Caller,
+  caller: CatalogCaller,
   text: string,
   dryRun: boolean,
   work: <T>(run: (trx: Transaction<DB>) => Promise<T>) => Promise<T>,
@@ -289,7 +289,7 @@ export async function importProducts(
 }
 
 /** Every product of the shop as CSV, oldest first; importing it again changes nothing. */
-export async function exportProducts(db: Kysely<DB>, caller: Caller): Promise<string> {
+export async function exportProducts(db: Kysely<DB>, caller: CatalogCaller): Promise<string> {
   const shop = await shopOf(db, caller);
   const rows = await db
     .selectFrom('products')

@@ -5,14 +5,14 @@ import type { Executor } from '../../db/transaction.js';
 import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
 import { searchQuery, type ProductRow } from './model.js';
-import type { Caller as RequestCaller } from '../../http/context.js';
+import type { Caller } from '../../http/context.js';
 
-export interface Caller extends RequestCaller {
+export interface CatalogCaller extends Caller {
   /** Publishable keys (browsers) see ACTIVE products only. */
   publicOnly: boolean;
 }
 
-export async function shopOf(db: Executor, caller: Caller): Promise<{ id: string; name: string }> {
+export async function shopOf(db: Executor, caller: CatalogCaller): Promise<{ id: string; name: string }> {
   const shop = await db
     .selectFrom('shops')
     .select(['id', 'name'])
@@ -30,21 +30,21 @@ export async function shopOf(db: Executor, caller: Caller): Promise<{ id: string
  */
 export function resolveProduct(
   trx: Transaction<DB>,
-  caller: Caller,
+  caller: CatalogCaller,
   shopId: string,
   idOrExternalId: string,
   lock: true,
 ): Promise<ProductRow>;
 export function resolveProduct(
   db: Executor,
-  caller: Caller,
+  caller: CatalogCaller,
   shopId: string,
   idOrExternalId: string,
   lock?: false,
 ): Promise<ProductRow>;
 export async function resolveProduct(
   db: Executor,
-  caller: Caller,
+  caller: CatalogCaller,
   shopId: string,
   idOrExternalId: string,
   lock = false,
@@ -77,7 +77,7 @@ export async function resolveProduct(
  */
 export function findProducts(
   trx: Transaction<DB>,
-  caller: Caller,
+  caller: CatalogCaller,
   shopId: string,
   idsOrExternalIds: readonly string[],
   /** Lock the rows found, in id order (see `lockProducts` in stock.ts), as they are read. */
@@ -85,14 +85,14 @@ export function findProducts(
 ): Promise<(ProductRow | undefined)[]>;
 export function findProducts(
   db: Executor,
-  caller: Caller,
+  caller: CatalogCaller,
   shopId: string,
   idsOrExternalIds: readonly string[],
   options?: { lock?: false },
 ): Promise<(ProductRow | undefined)[]>;
 export async function findProducts(
   db: Executor,
-  caller: Caller,
+  caller: CatalogCaller,
   shopId: string,
   idsOrExternalIds: readonly string[],
   options: { lock?: boolean } = {},
@@ -111,7 +111,7 @@ export async function findProducts(
   return idsOrExternalIds.map((name) => rows.find((r) => r.id === name) ?? rows.find((r) => r.external_id === name));
 }
 
-export async function getProduct(db: Kysely<DB>, caller: Caller, id: string): Promise<ProductRow> {
+export async function getProduct(db: Kysely<DB>, caller: CatalogCaller, id: string): Promise<ProductRow> {
   const shop = await shopOf(db, caller);
   return resolveProduct(db, caller, shop.id, id);
 }
@@ -133,7 +133,7 @@ const PRODUCTS: CountedTable = { list: 'products', table: 'products', tiebreak: 
  */
 export async function listProducts(
   db: Kysely<DB>,
-  caller: Caller,
+  caller: CatalogCaller,
   query: ProductListQuery,
 ): Promise<{ items: ProductRow[]; total: number }> {
   const shop = await shopOf(db, caller);

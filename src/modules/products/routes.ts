@@ -23,7 +23,7 @@ import * as products from './service.js';
 const tags = ['Products'];
 const MAX_CSV_BYTES = 20 * 1024 * 1024;
 
-function caller(request: FastifyRequest): products.Caller {
+function caller(request: FastifyRequest): products.CatalogCaller {
   const auth = requireAuth(request.auth);
   return { businessId: auth.businessId, environment: auth.environment, publicOnly: auth.kind === 'publishable' };
 }

@@ -4,7 +4,7 @@ import { ApiError, invalid } from '../../http/errors.js';
 import { recordEvents, type EventRecord } from '../events/outbox.js';
 import { storeEvent } from '../events/store-events.js';
 import type { ProductRow } from './model.js';
-import { resolveProduct, shopOf, type Caller } from './reads.js';
+import { resolveProduct, shopOf, type CatalogCaller } from './reads.js';
 
 /*
  * A product's stock rules: the events a change sends, a change worked out in memory and written,
@@ -202,7 +202,7 @@ export async function applyStockChange(
 
 export async function changeInventory(
   trx: Transaction<DB>,
-  caller: Caller,
+  caller: CatalogCaller,
   id: string,
   change: StockChange,
 ): Promise<ProductRow> {
@@ -214,7 +214,7 @@ export async function changeInventory(
 /** Bulk inventory: all or nothing; items naming the same product apply in order. */
 export async function changeInventoryBulk(
   trx: Transaction<DB>,
-  caller: Caller,
+  caller: CatalogCaller,
   items: (StockChange & { id?: string | undefined; externalId?: string | undefined })[],
 ): Promise<ProductRow[]> {
   const shop = await shopOf(trx, caller);

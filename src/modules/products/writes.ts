@@ -4,7 +4,7 @@ import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { recordEvents } from '../events/outbox.js';
 import { columnsFor, fieldsOf, withDefaults, type ProductFields, type ProductRow } from './model.js';
-import { resolveProduct, shopOf, type Caller } from './reads.js';
+import { resolveProduct, shopOf, type CatalogCaller } from './reads.js';
 import { stockEventsBetween } from './stock.js';
 
 function serializeColumns(columns: ReturnType<typeof columnsFor>) {
@@ -62,7 +62,7 @@ function checkLowestPrice(fields: Pick<ProductFields, 'price' | 'variants' | 'op
 
 export async function createProduct(
   trx: Transaction<DB>,
-  caller: Caller,
+  caller: CatalogCaller,
   input: Partial<ProductFields> & { name: string; price: number },
 ): Promise<ProductRow> {
   const shop = await shopOf(trx, caller);
@@ -141,7 +141,7 @@ export async function writeProduct(
 /** PUT: a full replace; every field not sent goes back to its default. */
 export async function replaceProduct(
   trx: Transaction<DB>,
-  caller: Caller,
+  caller: CatalogCaller,
   id: string,
   input: Partial<ProductFields> & { name: string; price: number },
   released: string[] = [],
@@ -154,7 +154,7 @@ export async function replaceProduct(
 /** PATCH: only the fields sent change; `null` clears a nullable field. */
 export async function patchProduct(
   trx: Transaction<DB>,
-  caller: Caller,
+  caller: CatalogCaller,
   id: string,
   patch: Partial<ProductFields>,
   released: string[] = [],
@@ -168,7 +168,7 @@ export async function patchProduct(
 /** Soft delete: gone from every read; its externalId is free again, its uploaded images released. */
 export async function deleteProduct(
   trx: Transaction<DB>,
-  caller: Caller,
+  caller: CatalogCaller,
   id: string,
   released: string[] = [],
 ): Promise<{ deleted: true }> {
