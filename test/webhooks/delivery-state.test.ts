@@ -1,12 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
 import { MAX_ATTEMPTS } from '../../src/modules/webhooks/delivery/retry-schedule.js';
 import {
   assertDeliveryAction,
   DELIVERY_STATUSES,
   deliveryActions,
+  fromStatuses,
+  fromStatusesOf,
   isDeliveryActionAllowed,
+  OUTCOME_ACTIONS,
   outcomeAction,
+  toStatus,
+  WAITING_STATUS,
   type DeliveryAction,
   type DeliveryStatus,
 } from '../../src/modules/webhooks/delivery-state.js';
@@ -51,5 +57,33 @@ describe('the delivery transition table', () => {
     assert.equal(outcomeAction(false, MAX_ATTEMPTS - 1), 'fail');
     assert.equal(outcomeAction(false, MAX_ATTEMPTS), 'exhaust');
     assert.equal(deliveryActions[outcomeAction(false, MAX_ATTEMPTS)].to, 'DEAD');
+  });
+
+  test('the waiting status, the outcome actions and the SQL the statements take from the table', () => {
+    // What a claim takes is what a delivery is created with, the status the partial indexes cover.
+    assert.deepEqual(deliveryActions.attempt.from, [WAITING_STATUS]);
+    const outcomes = new Set([true, false].flatMap((ok) => [1, MAX_ATTEMPTS].map((n) => outcomeAction(ok, n))));
+    assert.deepEqual([...outcomes].sort(), [...OUTCOME_ACTIONS].sort());
+
+    const db = new Kysely<unknown>({
+      dialect: {
+        createAdapter: () => new PostgresAdapter(),
+        createDriver: () => new DummyDriver(),
+        createIntrospector: (kysely) => new PostgresIntrospector(kysely),
+        createQueryCompiler: () => new PostgresQueryCompiler(),
+      },
+    });
+    const text = (query: ReturnType<typeof sql>) => {
+      const compiled = query.compile(db);
+      assert.deepEqual(compiled.parameters, [], 'literals, not parameters');
+      return compiled.sql;
+    };
+    assert.equal(text(sql`status IN (${fromStatuses('recover')})`), `status IN ('FAILED', 'DEAD')`);
+    assert.equal(text(sql`status = ${toStatus('exhaust')}`), `status = 'DEAD'`);
+    assert.equal(
+      text(fromStatusesOf(sql.ref('d.status'), sql.ref('x.action'), OUTCOME_ACTIONS)),
+      `CASE "x"."action" WHEN 'succeed' THEN "d"."status" IN ('PENDING') WHEN 'fail' THEN "d"."status" IN ('PENDING') ` +
+        `WHEN 'exhaust' THEN "d"."status" IN ('PENDING') END`,
+    );
   });
 });

@@ -6,7 +6,7 @@ import { ApiError } from '../../http/errors.js';
 import type { Caller } from '../../http/context.js';
 import type { ErrorClass } from './sender.js';
 import { wakeWorkers } from './wake.js';
-import { assertDeliveryAction, DELIVERY_STATUSES, deliveryActions, fromStatuses, toStatus } from './delivery-state.js';
+import { assertDeliveryAction, DELIVERY_STATUSES, fromStatuses, toStatus, WAITING_STATUS } from './delivery-state.js';
 
 export interface DeliveryView {
   id: string;
@@ -111,7 +111,7 @@ function view(row: DeliveryRow): DeliveryView {
     url: row.url,
     status: row.status,
     attemptCount: row.attempt_count,
-    nextAttemptAt: row.status === 'PENDING' ? row.next_attempt_at.toISOString() : null,
+    nextAttemptAt: row.status === WAITING_STATUS ? row.next_attempt_at.toISOString() : null,
     lastStatusCode: row.last_status_code,
     lastError: row.last_error,
     sandbox: row.environment === 'test',
@@ -230,10 +230,11 @@ export async function retryDelivery(trx: Transaction<DB>, caller: Caller, id: st
     .set({
       status: assertDeliveryAction(row.status, 'retry'),
       next_attempt_at: sql<Date>`now()`,
-      ...(row.status === 'PENDING' ? {} : { attempt_count: 0, completed_at: null }),
+      ...(row.status === WAITING_STATUS ? {} : { attempt_count: 0, completed_at: null }),
       updated_at: sql<Date>`now()`,
     })
     .where('id', '=', id)
+    .where(sql<boolean>`status IN (${fromStatuses('retry')})`)
     .execute();
   await wakeWorkers(trx);
   return getDelivery(trx, caller, id);
@@ -277,7 +278,7 @@ export async function recoverDeliveries(
     .selectFrom('webhook_deliveries')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('endpoint_id', '=', endpoint.id)
-    .where('status', 'in', deliveryActions.recover.from)
+    .where(sql<boolean>`status IN (${fromStatuses('recover')})`)
     .where('created_at', '>=', window.since)
     .where('created_at', '<=', window.until)
     .executeTakeFirstOrThrow();

@@ -6,6 +6,7 @@ import { newId } from '../../lib/ids.js';
 import { eventCatalog, isEventName, type EventName } from '../events/catalog.js';
 import { recordEvents, newEventId } from '../events/outbox.js';
 import { endWaitingDeliveries } from './delivery/end-waiting.js';
+import { WAITING_STATUS } from './delivery-state.js';
 import { newEndpointSecret, type SignatureScheme } from './signing.js';
 import { isPublicAddress, resolveAll } from './ssrf.js';
 import { wakeWorkers } from './wake.js';
@@ -302,7 +303,7 @@ export async function sendPing(trx: Transaction<DB>, caller: Caller, id: string)
       business_id: caller.businessId,
       environment: caller.environment,
       event: 'ping',
-      status: 'PENDING',
+      status: WAITING_STATUS,
       next_attempt_at: now,
       locked_by: null,
       locked_until: null,

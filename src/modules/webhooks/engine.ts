@@ -171,7 +171,6 @@ export function startDeliveryEngine(
     poke,
     async stop() {
       stopped = true;
-      outcomes.stopping = true;
       wake?.();
       await running;
       try {
@@ -180,6 +179,11 @@ export function startDeliveryEngine(
         // Their leases lapse and another worker takes them (each with one more attempt counted).
         logger.warn({ err: error }, 'could not give back unsent webhook deliveries');
       }
+      // Until the attempts in flight end (each within the send timeout; nothing new starts once
+      // stopped), an outcome that meets a lost database waits for it as while running: given up
+      // sooner, its delivery would be sent again. Only then does the writer give up on it.
+      while (sends.size > 0) await Promise.all([...sends]);
+      outcomes.stopping = true;
       while (sends.size > 0 || outcomes.busy) {
         await Promise.all([...sends]);
         await outcomes.drain();

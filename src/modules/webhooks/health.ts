@@ -1,11 +1,16 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import type { WebhookNotice } from '../events/catalog.js';
 import { insertEvents } from '../events/outbox.js';
 import { storeEvent } from '../events/store-events.js';
 import { endWaitingDeliveries } from './delivery/end-waiting.js';
+import { WAITING_STATUS } from './delivery-state.js';
 
-/** Sent to the business's endpoints (no subscription needed, like `ping`) about one of them. */
-export const ENDPOINT_DISABLED_EVENT = 'endpoint.disabled';
+/**
+ * Sent to the business's endpoints (no subscription needed, like `ping`) about one of them: the
+ * entry of the catalogue's WEBHOOK_NOTICES (a name not in it does not compile).
+ */
+export const ENDPOINT_DISABLED_EVENT = 'endpoint.disabled' satisfies WebhookNotice;
 
 export interface AutoDisableSettings {
   /** Every attempt failed for this long: the endpoint is disabled. */
@@ -44,7 +49,7 @@ async function recordEndpointEvent(
     INSERT INTO webhook_deliveries (id, event_id, endpoint_id, business_id, environment, event, status,
       next_attempt_at, created_at, updated_at)
     SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ${record.id}, e.id, e.business_id, e.environment,
-      ${record.event}, 'PENDING', ${record.createdAt}, ${record.createdAt}, ${record.createdAt}
+      ${record.event}, ${sql.lit(WAITING_STATUS)}, ${record.createdAt}, ${record.createdAt}, ${record.createdAt}
     FROM webhook_endpoints e
     WHERE e.business_id = ${endpoint.business_id} AND e.environment = ${endpoint.environment}
       AND e.deleted_at IS NULL AND (e.active OR e.id = ${endpoint.id})`.execute(trx);

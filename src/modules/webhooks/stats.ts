@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { WAITING_STATUS } from './delivery-state.js';
 import { errorClasses, type ErrorClass } from './sender.js';
 
 /**
@@ -112,7 +113,7 @@ export async function endpointStats(
       .selectFrom('webhook_deliveries')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('endpoint_id', '=', endpoint.id)
-      .where('status', '=', 'PENDING')
+      .where('status', '=', WAITING_STATUS)
       .executeTakeFirstOrThrow(),
   ]);
   const byWindow = (pick: 'day' | 'week') =>

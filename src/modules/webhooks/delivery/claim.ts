@@ -43,6 +43,9 @@ export interface ClaimRequest {
  */
 const SKIPPED_RETRY_MS = 5;
 
+/** What a claim may take, and what every read here counts as waiting: `attempt`'s from-statuses. */
+const waitingStatuses = fromStatuses('attempt');
+
 /**
  * Claims due deliveries (`attempt`), in one transaction of two statements, and says when to look
  * again if nothing came (`waitMs`, null: no hint). The endpoints with PENDING deliveries are
@@ -69,10 +72,10 @@ export async function claimDeliveries(
       WITH RECURSIVE waiting AS (
         -- The endpoints with PENDING deliveries, one index probe each (a skip scan), however long
         -- their backlogs: a claim costs the same with 10 or 100,000 deliveries waiting.
-        (SELECT endpoint_id FROM webhook_deliveries WHERE status = 'PENDING' ORDER BY endpoint_id LIMIT 1)
+        (SELECT endpoint_id FROM webhook_deliveries WHERE status IN (${waitingStatuses}) ORDER BY endpoint_id LIMIT 1)
         UNION ALL
         SELECT (SELECT d.endpoint_id FROM webhook_deliveries d
-                WHERE d.status = 'PENDING' AND d.endpoint_id > w.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
+                WHERE d.status IN (${waitingStatuses}) AND d.endpoint_id > w.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
         FROM waiting w WHERE w.endpoint_id IS NOT NULL
       ),
       candidates AS (
@@ -96,7 +99,7 @@ export async function claimDeliveries(
           count(*) FILTER (WHERE locked_by = ${workerId}) AS mine,
           count(*) FILTER (WHERE locked_by <> ${workerId} AND locked_until > now()) AS others
         FROM webhook_deliveries
-        WHERE locked_until IS NOT NULL AND status = 'PENDING' AND endpoint_id = ANY(${ids}::text[])
+        WHERE locked_until IS NOT NULL AND status IN (${waitingStatuses}) AND endpoint_id = ANY(${ids}::text[])
         GROUP BY endpoint_id
       ),
       room AS (
@@ -121,7 +124,7 @@ export async function claimDeliveries(
         FROM open o
         CROSS JOIN LATERAL (
           SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
-          WHERE d.endpoint_id = o.id AND d.status = 'PENDING' AND d.next_attempt_at <= now()
+          WHERE d.endpoint_id = o.id AND d.status IN (${waitingStatuses}) AND d.next_attempt_at <= now()
             AND (d.locked_until IS NULL OR d.locked_until <= now()) AND (o.active OR d.event = 'ping')
             AND NOT (d.id = ANY(${[...request.held]}::text[]))
           ORDER BY d.next_attempt_at
@@ -153,7 +156,7 @@ export async function claimDeliveries(
         SET attempt_count = w.attempt_count + 1, attempts_total = w.attempts_total + 1, locked_by = ${workerId},
             locked_until = now() + make_interval(secs => ${leaseSeconds}), updated_at = now()
         FROM picked
-        WHERE w.id = picked.id AND w.status IN (${fromStatuses('attempt')})
+        WHERE w.id = picked.id AND w.status IN (${waitingStatuses})
           AND (w.locked_until IS NULL OR w.locked_until <= now())
         RETURNING w.id, w.attempt_count, w.attempts_total, w.endpoint_id, w.business_id, w.event_id, w.event,
           w.environment, w.next_attempt_at
@@ -192,11 +195,11 @@ async function nextDueInMs(db: Kysely<DB>): Promise<number | null> {
   const next = await sql<{ ms: number | null }>`
     SELECT least(
       (SELECT extract(epoch FROM min(next_attempt_at) - now()) * 1000 FROM webhook_deliveries
-       WHERE status = 'PENDING' AND next_attempt_at > now()),
+       WHERE status IN (${waitingStatuses}) AND next_attempt_at > now()),
       (SELECT 1000 - extract(milliseconds FROM now())::numeric % 1000 FROM webhook_endpoints e
        WHERE e.max_per_second IS NOT NULL AND e.rate_window_at = date_trunc('second', now())
          AND e.rate_window_count >= e.max_per_second AND e.deleted_at IS NULL AND e.active
-         AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'PENDING'
+         AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status IN (${waitingStatuses})
                      AND d.next_attempt_at <= now())
        LIMIT 1)
     )::float8 AS ms`.execute(db);

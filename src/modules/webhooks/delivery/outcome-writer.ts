@@ -14,7 +14,10 @@ const RECORD_BATCH = 500;
 export class OutcomeWriter {
   private readonly pending: Outcome[] = [];
   private writing: Promise<void> | undefined;
-  /** A stopping worker gives up on a lost database instead of waiting for it. */
+  /**
+   * A stopping worker gives up on a lost database instead of waiting for it: set once its
+   * attempts in flight have ended (engine.ts), so what they bring back still waits for it.
+   */
   stopping = false;
 
   constructor(
@@ -68,8 +71,8 @@ export class OutcomeWriter {
    * The receiver already has the request when its outcome is written. If the database is out of
    * reach then, the outcome waits here and is written once it is back: the delivery stays held
    * (the claim skips it, the heartbeat renews its lease when it can) rather than being sent again
-   * when its lease lapses. Only a stopping worker gives up; its delivery is then sent again by
-   * whoever claims it (at least once, as always).
+   * when its lease lapses. Only a stopping worker gives up, once its last attempt has ended; its
+   * delivery is then sent again by whoever claims it (at least once, as always).
    */
   private async untilRecorded(batch: readonly Outcome[]): Promise<void> {
     for (let waitMs = 100; ; waitMs = Math.min(waitMs * 2, 2000)) {

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.js';
-import { deliveryActions, outcomeAction } from '../delivery-state.js';
+import { deliveryActions, fromStatusesOf, OUTCOME_ACTIONS, outcomeAction, WAITING_STATUS } from '../delivery-state.js';
 import type { PostOutcome } from '../sender.js';
 import { latencyBucket } from '../stats.js';
 import type { ClaimedDelivery } from './claim.js';
@@ -16,10 +16,11 @@ export interface Outcome {
 /**
  * One statement records a batch of attempts (what was sent and what came back), bumps the
  * hourly rollups the stats read, starts or ends each endpoint's failing run (in the order the
- * answers came), and moves each delivery on (`succeed`, `fail` or `exhaust`), the last only while
- * the claim is still ours (a lapsed lease means another worker owns the delivery now). Rows other
- * workers may write too (rollups, endpoints) are taken in key order, so two batches wait for each
- * other rather than deadlock; endpoints are locked before deliveries, like everywhere else.
+ * answers came), and moves each delivery on (`succeed`, `fail` or `exhaust`), the last only from
+ * a status its action starts from and while the claim is still ours (a lapsed lease means another
+ * worker owns the delivery now). Rows other workers may write too (rollups, endpoints) are taken
+ * in key order, so two batches wait for each other rather than deadlock; endpoints are locked
+ * before deliveries, like everywhere else.
  */
 export async function recordOutcomes(
   db: Kysely<DB>,
@@ -43,6 +44,7 @@ export async function recordOutcomes(
       response_headers: result.responseHeaders,
       response_body: result.responseBody,
       bucket: latencyBucket(durationMs),
+      action,
       next,
       delay: action === 'fail' ? retryDelaySeconds(delivery.attempt_count, retryScale) : 0,
     };
@@ -52,7 +54,7 @@ export async function recordOutcomes(
       SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::json) AS x(
         id text, attempt int, endpoint_id text, ord int, status_code int, duration_ms int, error text,
         error_class text, request_headers jsonb, response_headers jsonb, response_body text, bucket int,
-        next text, delay float8)
+        action text, next text, delay float8)
     ),
     logged AS (
       UPDATE webhook_attempts a
@@ -117,9 +119,10 @@ export async function recordOutcomes(
     UPDATE webhook_deliveries d
     SET status = x.next, next_attempt_at = now() + make_interval(secs => x.delay),
         locked_by = NULL, locked_until = NULL, last_status_code = x.status_code, last_error = x.error,
-        completed_at = CASE WHEN x.next = 'PENDING' THEN NULL ELSE now() END, updated_at = now()
+        completed_at = CASE WHEN x.next = ${sql.lit(WAITING_STATUS)} THEN NULL ELSE now() END, updated_at = now()
     FROM input x
     WHERE d.id = x.id AND d.locked_by = ${workerId} AND d.attempts_total = x.attempt
+      AND ${fromStatusesOf(sql.ref('d.status'), sql.ref('x.action'), OUTCOME_ACTIONS)}
       -- Endpoints before deliveries, the order of everything else that writes both (claims,
       -- auto-disable, edits and deletes): these constant conditions run "health" (which locks
       -- them), then "ordered", once, before the first delivery is read. An unreferenced CTE
