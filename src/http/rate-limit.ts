@@ -35,7 +35,7 @@ const WINDOW_MS = 60_000;
  * share it; then its store drops it (a timer in memory, a TTL in Redis), one counter at a time.
  */
 const KEPT_SECONDS = WINDOW_MS / 1000 + 5;
-/** Counters are `ratelimit:{subject}:{windowStart}`, the keys the hand-written limiter used. */
+/** Counters are `ratelimit:{subject}:{windowStart}`: a fixed wall-clock minute per key. */
 const KEY_PREFIX = 'ratelimit';
 
 /**

@@ -57,7 +57,7 @@ export function coveredBody(body: unknown, secretFields: readonly string[] | und
   if (!secretFields) return body;
   const covered: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(body)) {
-    if (secretFields?.includes(name)) continue;
+    if (secretFields.includes(name)) continue;
     covered[name] = Buffer.isBuffer(value) ? `sha256:${createHash('sha256').update(value).digest('hex')}` : value;
   }
   return covered;

@@ -236,7 +236,7 @@ export const productPages: FastifyPluginAsyncTypebox = async (app) => {
     }
     const dryRun = body.dryRun === 'on' || body.dryRun === 'true';
     return dashboardWrite(request, reply, PRODUCTS, async (trx, session) => {
-      const report = await importProducts(db, callerOf(session), text, dryRun, (run) => run(trx));
+      const report = await importProducts(trx, callerOf(session), text, dryRun);
       return { redirect: PRODUCTS, page: { template: 'import-report', data: { report } } };
     });
   });

@@ -165,11 +165,10 @@ function changesFor(product: ProductRow, row: CsvProduct) {
  * skipped; every other row is written in one transaction. `dryRun` reports without writing.
  */
 export async function importProducts(
-  db: Kysely<DB>,
+  trx: Transaction<DB>,
   caller: CatalogCaller,
   text: string,
   dryRun: boolean,
-  work: <T>(run: (trx: Transaction<DB>) => Promise<T>) => Promise<T>,
 ): Promise<ImportResult> {
   const { records, columns } = parseCsv(text);
   const errors: ImportError[] = [];
@@ -186,106 +185,102 @@ export async function importProducts(
     rows.push({ row, product: read });
   });
 
-  return work(async (trx) => {
-    const shop = await shopOf(trx, caller);
-    // Found first, then locked in one statement in id order, like an order's or a bulk update's
-    // products: an import and an order naming the same products queue rather than deadlock.
-    const found: string[] = [];
-    for (let start = 0; start < rows.length; start += CHUNK) {
-      const externalIds = rows.slice(start, start + CHUNK).map((r) => r.product.externalId);
-      const chunk = await trx
-        .selectFrom('products')
-        .select('id')
-        .where('shop_id', '=', shop.id)
-        .where('deleted_at', 'is', null)
-        .where('external_id', 'in', externalIds)
-        .execute();
-      found.push(...chunk.map((product) => product.id));
+  const shop = await shopOf(trx, caller);
+  // Found first, then locked in one statement in id order, like an order's or a bulk update's
+  // products: an import and an order naming the same products queue rather than deadlock.
+  const found: string[] = [];
+  for (let start = 0; start < rows.length; start += CHUNK) {
+    const externalIds = rows.slice(start, start + CHUNK).map((r) => r.product.externalId);
+    const chunk = await trx
+      .selectFrom('products')
+      .select('id')
+      .where('shop_id', '=', shop.id)
+      .where('deleted_at', 'is', null)
+      .where('external_id', 'in', externalIds)
+      .execute();
+    found.push(...chunk.map((product) => product.id));
+  }
+  const existing = new Map<string, ProductRow>();
+  if (found.length > 0) {
+    const locked = await trx
+      .selectFrom('products')
+      .selectAll()
+      .where('id', '=', sql<string>`any(${found}::text[])`)
+      .where('deleted_at', 'is', null)
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+    for (const product of locked) {
+      if (product.external_id !== null && seen.has(product.external_id)) existing.set(product.external_id, product);
     }
-    const existing = new Map<string, ProductRow>();
-    if (found.length > 0) {
-      const locked = await trx
-        .selectFrom('products')
-        .selectAll()
-        .where('id', '=', sql<string>`any(${found}::text[])`)
-        .where('deleted_at', 'is', null)
-        .orderBy('id')
-        .forUpdate()
-        .execute();
-      for (const product of locked) {
-        if (product.external_id !== null && seen.has(product.external_id)) existing.set(product.external_id, product);
-      }
+  }
+  const now = new Date();
+  const inserts = [];
+  const updates = [];
+  const events: EventRecord[] = [];
+  let unchanged = 0;
+  for (const { row: rowNumber, product: row } of rows) {
+    const current = existing.get(row.externalId);
+    if (!current) {
+      inserts.push({
+        id: newId('prod'),
+        shop_id: shop.id,
+        business_id: caller.businessId,
+        environment: caller.environment,
+        external_id: row.externalId,
+        name: row.name,
+        search_name: fold(row.name),
+        price: row.price,
+        description: row.description,
+        quantity: row.quantity,
+        status: row.status ?? 'DISABLED',
+        category_id: row.categoryId,
+        cost_basis: row.costBasis,
+        created_at: now,
+        updated_at: now,
+      });
+      continue;
     }
-    const now = new Date();
-    const inserts = [];
-    const updates = [];
-    const events: EventRecord[] = [];
-    let unchanged = 0;
-    for (const { row: rowNumber, product: row } of rows) {
-      const current = existing.get(row.externalId);
-      if (!current) {
-        inserts.push({
-          id: newId('prod'),
-          shop_id: shop.id,
-          business_id: caller.businessId,
-          environment: caller.environment,
-          external_id: row.externalId,
-          name: row.name,
-          search_name: fold(row.name),
-          price: row.price,
-          description: row.description,
-          quantity: row.quantity,
-          status: row.status ?? 'DISABLED',
-          category_id: row.categoryId,
-          cost_basis: row.costBasis,
-          created_at: now,
-          updated_at: now,
-        });
-        continue;
-      }
-      const next = changesFor(current, row);
-      if (next && lowestPrice({ price: next.price, variants: current.variants, options: current.options }) < 0) {
-        errors.push(
-          rowError(rowNumber, `price ${next.price} is below what the variant and option adjustments take off`),
-        );
-        continue;
-      }
-      if (!next) {
-        unchanged += 1;
-        continue;
-      }
-      updates.push({ id: current.id, ...next, search_name: fold(next.name) });
-      events.push(...stockEvents({ ...current, name: next.name }, current.quantity, next.quantity, undefined, now));
+    const next = changesFor(current, row);
+    if (next && lowestPrice({ price: next.price, variants: current.variants, options: current.options }) < 0) {
+      errors.push(rowError(rowNumber, `price ${next.price} is below what the variant and option adjustments take off`));
+      continue;
     }
-    const result: ImportResult = {
-      dryRun,
-      created: inserts.length,
-      updated: updates.length,
-      unchanged,
-      failed: errors.length,
-      errors,
-    };
-    if (dryRun) return result;
-    for (let start = 0; start < inserts.length; start += CHUNK) {
-      await trx
-        .insertInto('products')
-        .values(inserts.slice(start, start + CHUNK))
-        .execute();
+    if (!next) {
+      unchanged += 1;
+      continue;
     }
-    for (let start = 0; start < updates.length; start += CHUNK) {
-      const chunk = JSON.stringify(updates.slice(start, start + CHUNK));
-      await sql`
-        UPDATE products AS p
-        SET name = v.name, search_name = v.search_name, price = v.price, description = v.description,
-            quantity = v.quantity, status = v.status, category_id = v.category_id, cost_basis = v.cost_basis,
-            updated_at = ${now}
-        FROM jsonb_to_recordset(${chunk}::jsonb) AS v(id text, name text, search_name text, price bigint,
-          description text, quantity integer, status text, category_id text, cost_basis bigint)
-        WHERE p.id = v.id`.execute(trx);
-    }
-    await recordEvents(trx, events);
-    return result;
-  });
+    updates.push({ id: current.id, ...next, search_name: fold(next.name) });
+    events.push(...stockEvents({ ...current, name: next.name }, current.quantity, next.quantity, undefined, now));
+  }
+  const result: ImportResult = {
+    dryRun,
+    created: inserts.length,
+    updated: updates.length,
+    unchanged,
+    failed: errors.length,
+    errors,
+  };
+  if (dryRun) return result;
+  for (let start = 0; start < inserts.length; start += CHUNK) {
+    await trx
+      .insertInto('products')
+      .values(inserts.slice(start, start + CHUNK))
+      .execute();
+  }
+  for (let start = 0; start < updates.length; start += CHUNK) {
+    const chunk = JSON.stringify(updates.slice(start, start + CHUNK));
+    await sql`
+      UPDATE products AS p
+      SET name = v.name, search_name = v.search_name, price = v.price, description = v.description,
+          quantity = v.quantity, status = v.status, category_id = v.category_id, cost_basis = v.cost_basis,
+          updated_at = ${now}
+      FROM jsonb_to_recordset(${chunk}::jsonb) AS v(id text, name text, search_name text, price bigint,
+        description text, quantity integer, status text, category_id text, cost_basis bigint)
+      WHERE p.id = v.id`.execute(trx);
+  }
+  await recordEvents(trx, events);
+  return result;
 }
 
 /** Every product of the shop as CSV, oldest first; importing it again changes nothing. */

@@ -285,7 +285,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const text = uploaded(request.body).toString('utf8');
       const dryRun = request.query.dryRun ?? false;
       const who = caller(request);
-      return write(request, reply, 200, (trx) => importProducts(db, who, text, dryRun, (run) => run(trx)));
+      return write(request, reply, 200, (trx) => importProducts(trx, who, text, dryRun));
     },
   );
 

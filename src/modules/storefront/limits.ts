@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { hitCustomerLimit } from '../../http/rate-limit.js';
-import type { RateLimiter } from '../../http/rate-limit.js';
+import { hitCustomerLimit, type RateLimiter } from '../../http/rate-limit.js';
 
 /** Per minute: what one address may ask of the storefront API, and how often one wallet may try a PIN. */
 export const STOREFRONT_PER_IP_PER_MINUTE = 120;
