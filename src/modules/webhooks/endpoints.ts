@@ -10,13 +10,13 @@ import { WAITING_STATUS } from './delivery-state.js';
 import { newEndpointSecret, type SignatureScheme } from './signing.js';
 import { isPublicAddress, resolveAll } from './ssrf.js';
 import { wakeWorkers } from './wake.js';
-import type { Caller as RequestCaller } from '../../http/context.js';
+import type { Caller } from '../../http/context.js';
 
 export const MAX_ENDPOINTS = 5;
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
-export interface Caller extends RequestCaller {
+export interface ScopedCaller extends Caller {
   scopes: readonly string[];
 }
 
@@ -114,16 +114,16 @@ export function checkEvents(events: readonly string[], scopes: readonly string[]
   return known;
 }
 
-export function findEndpoint(db: Kysely<DB> | Transaction<DB>, caller: Caller, id: string) {
+export function findEndpoint(db: Kysely<DB> | Transaction<DB>, caller: ScopedCaller, id: string) {
   return selectEndpoint(db, caller, id, false);
 }
 
 /** The endpoint, locked until the transaction ends: before an edit, a delete or a rotation. */
-export function lockEndpoint(trx: Transaction<DB>, caller: Caller, id: string) {
+export function lockEndpoint(trx: Transaction<DB>, caller: ScopedCaller, id: string) {
   return selectEndpoint(trx, caller, id, true);
 }
 
-async function selectEndpoint(db: Kysely<DB> | Transaction<DB>, caller: Caller, id: string, lock: boolean) {
+async function selectEndpoint(db: Kysely<DB> | Transaction<DB>, caller: ScopedCaller, id: string, lock: boolean) {
   let query = db
     .selectFrom('webhook_endpoints')
     .selectAll()
@@ -147,7 +147,7 @@ async function selectEndpoint(db: Kysely<DB> | Transaction<DB>, caller: Caller, 
 /** `input` has been through checkEvents and checkWebhookUrl (DNS stays out of transactions). */
 export async function createEndpoint(
   trx: Transaction<DB>,
-  caller: Caller,
+  caller: ScopedCaller,
   input: { url: string; events: string[]; signatureScheme?: SignatureScheme; maxPerSecond?: number | null },
 ): Promise<EndpointView> {
   // Creates for one business wait for each other here, so five is five even under a race. No key
@@ -186,7 +186,7 @@ export async function createEndpoint(
   return endpointView(row, { withSecret: true });
 }
 
-export async function listEndpoints(db: Kysely<DB>, caller: Caller, window: { limit: number; offset: number }) {
+export async function listEndpoints(db: Kysely<DB>, caller: ScopedCaller, window: { limit: number; offset: number }) {
   const base = db
     .selectFrom('webhook_endpoints')
     .where('business_id', '=', caller.businessId)
@@ -219,7 +219,7 @@ function activation(current: EndpointRow, active: boolean | undefined) {
 /** `changes` have been checked like a create's input. */
 export async function updateEndpoint(
   trx: Transaction<DB>,
-  caller: Caller,
+  caller: ScopedCaller,
   id: string,
   changes: { url?: string; events?: string[]; active?: boolean; maxPerSecond?: number | null },
 ): Promise<EndpointView> {
@@ -243,7 +243,11 @@ export async function updateEndpoint(
 }
 
 /** Soft delete; its waiting deliveries end DEAD, since there is nowhere left to send them. */
-export async function deleteEndpoint(trx: Transaction<DB>, caller: Caller, id: string): Promise<{ deleted: true }> {
+export async function deleteEndpoint(
+  trx: Transaction<DB>,
+  caller: ScopedCaller,
+  id: string,
+): Promise<{ deleted: true }> {
   await lockEndpoint(trx, caller, id);
   await trx
     .updateTable('webhook_endpoints')
@@ -254,7 +258,7 @@ export async function deleteEndpoint(trx: Transaction<DB>, caller: Caller, id: s
   return { deleted: true };
 }
 
-export async function rotateSecret(trx: Transaction<DB>, caller: Caller, id: string): Promise<EndpointView> {
+export async function rotateSecret(trx: Transaction<DB>, caller: ScopedCaller, id: string): Promise<EndpointView> {
   const current = await lockEndpoint(trx, caller, id);
   const row = await trx
     .updateTable('webhook_endpoints')
@@ -271,7 +275,7 @@ export async function rotateSecret(trx: Transaction<DB>, caller: Caller, id: str
 }
 
 /** A `ping` event to this endpoint only (it bypasses subscriptions and the fan-out). */
-export async function sendPing(trx: Transaction<DB>, caller: Caller, id: string): Promise<string> {
+export async function sendPing(trx: Transaction<DB>, caller: ScopedCaller, id: string): Promise<string> {
   const endpoint = await findEndpoint(trx, caller, id);
   const now = new Date();
   const eventId = newEventId();

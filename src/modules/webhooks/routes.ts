@@ -37,7 +37,7 @@ function bodyDate(value: string, field: string, bound: 'from' | 'to'): Date {
   return date;
 }
 
-function caller(request: FastifyRequest): endpoints.Caller {
+function caller(request: FastifyRequest): endpoints.ScopedCaller {
   const auth = requireAuth(request.auth);
   return { businessId: auth.businessId, environment: auth.environment, scopes: auth.scopes };
 }
