@@ -14,6 +14,11 @@ export interface Caller {
   environment: Environment;
 }
 
+/** A caller whose key's scopes decide what it may see or subscribe to (events, webhooks). */
+export interface ScopedCaller extends Caller {
+  scopes: readonly string[];
+}
+
 /** Who is calling, as established by the auth hook. */
 export interface AuthContext {
   keyId: string;

@@ -5,13 +5,14 @@ import { requireAuth } from '../../http/context.js';
 import { ApiError } from '../../http/errors.js';
 import { Envelope, Paginated, pageWindow } from '../../http/schemas.js';
 import { EventParams, EventResource, EventsQuery } from './schemas.js';
-import { getEvent, listEvents, type EventsCaller } from './service.js';
+import type { ScopedCaller } from '../../http/context.js';
+import { getEvent, listEvents } from './service.js';
 
 const tags = ['Events'];
 /** How often a long-polling request looks for a new event. */
 const LONG_POLL_CHECK_MS = 200;
 
-function caller(request: FastifyRequest): EventsCaller {
+function caller(request: FastifyRequest): ScopedCaller {
   const auth = requireAuth(request.auth);
   return { businessId: auth.businessId, environment: auth.environment, scopes: auth.scopes };
 }

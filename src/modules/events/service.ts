@@ -1,13 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB, Environment } from '../../db/schema.js';
+import type { ScopedCaller } from '../../http/context.js';
 import { ApiError } from '../../http/errors.js';
 import { eventCatalog, EVENT_NAMES, WEBHOOK_NOTICES, type OutboxEventName } from './catalog.js';
-
-export interface EventsCaller {
-  businessId: string;
-  environment: Environment;
-  scopes: readonly string[];
-}
 
 export interface EventView {
   id: string;
@@ -63,7 +58,7 @@ const SETTLED = sql`e.txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigi
  */
 export async function listEvents(
   db: Kysely<DB>,
-  caller: EventsCaller,
+  caller: ScopedCaller,
   filters: EventFilters,
   window: { limit: number; offset: number },
 ): Promise<{ items: EventView[]; total: number }> {
@@ -106,7 +101,7 @@ export async function listEvents(
   return { items: rows.rows.map(view), total: count.rows[0]?.total ?? 0 };
 }
 
-export async function getEvent(db: Kysely<DB>, caller: EventsCaller, id: string): Promise<EventView> {
+export async function getEvent(db: Kysely<DB>, caller: ScopedCaller, id: string): Promise<EventView> {
   const row = await db
     .selectFrom('events')
     .select(['id', 'event', 'subject', 'sequence', 'environment', 'body', 'created_at'])

@@ -10,15 +10,11 @@ import { WAITING_STATUS } from './delivery-state.js';
 import { newEndpointSecret, type SignatureScheme } from './signing.js';
 import { isPublicAddress, resolveAll } from './ssrf.js';
 import { wakeWorkers } from './wake.js';
-import type { Caller } from '../../http/context.js';
+import type { ScopedCaller } from '../../http/context.js';
 
 export const MAX_ENDPOINTS = 5;
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
-
-export interface ScopedCaller extends Caller {
-  scopes: readonly string[];
-}
 
 type EndpointRow = Selectable<WebhookEndpointsTable>;
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { requireAuth } from '../../http/context.js';
+import { requireAuth, type ScopedCaller } from '../../http/context.js';
 import { ApiError } from '../../http/errors.js';
 import { API_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope, Paginated, pageWindow, parseDateFilter } from '../../http/schemas.js';
@@ -37,7 +37,7 @@ function bodyDate(value: string, field: string, bound: 'from' | 'to'): Date {
   return date;
 }
 
-function caller(request: FastifyRequest): endpoints.ScopedCaller {
+function caller(request: FastifyRequest): ScopedCaller {
   const auth = requireAuth(request.auth);
   return { businessId: auth.businessId, environment: auth.environment, scopes: auth.scopes };
 }
