@@ -9,9 +9,11 @@ import {
   type Driver,
   type Kysely,
   type QueryResult,
+  type TransactionSettings,
 } from 'kysely';
 import { Mutex } from '../lib/mutex.js';
 import { statementName } from './statement-names.js';
+import { beginCommand, savepointCommand } from './transaction-commands.js';
 
 /**
  * Kysely dialect for PGlite. PGlite is one Postgres session, so every Kysely connection is the
@@ -157,8 +159,20 @@ class PGliteDriver implements Driver {
     return connection;
   }
 
-  async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('BEGIN'));
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    await connection.executeQuery(beginCommand(settings));
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(savepointCommand('savepoint', name));
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(savepointCommand('rollback to', name));
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(savepointCommand('release', name));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {

@@ -12,6 +12,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 import { statementName } from './statement-names.js';
+import { beginCommand, savepointCommand } from './transaction-commands.js';
 
 /**
  * Kysely dialect for PostgreSQL through a `pg` pool, whose driver names its statements: with
@@ -102,11 +103,19 @@ class NamedStatementsDriver implements Driver {
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    const isolation = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : '';
-    const access = settings.accessMode ? ` ${settings.accessMode}` : '';
-    await connection.executeQuery(
-      CompiledQuery.raw(isolation || access ? `start transaction${isolation}${access}` : 'begin'),
-    );
+    await connection.executeQuery(beginCommand(settings));
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(savepointCommand('savepoint', name));
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(savepointCommand('rollback to', name));
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(savepointCommand('release', name));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
