@@ -79,6 +79,8 @@ export interface FeePlansTable {
   tte_bps: Generated<number>;
   revenue_model: Generated<RevenueModel>;
   margin_bps: Generated<number>;
+  payout_fee_flat: Generated<number>;
+  payout_fee_bps: Generated<number>;
   updated_at: CreatedAt;
 }
 
@@ -443,7 +445,7 @@ export interface UnknownPhonePinAttemptsTable {
   locked_until: Date | null;
 }
 
-export type LedgerAccountKind = 'wallet' | 'merchant' | 'revenue' | 'tof' | 'tte' | 'funding';
+export type LedgerAccountKind = 'wallet' | 'merchant' | 'revenue' | 'tof' | 'tte' | 'funding' | 'payouts';
 
 export interface LedgerAccountsTable {
   id: string;
@@ -470,11 +472,52 @@ export interface BalanceTransactionsTable {
   fee: number;
   net: number;
   source_reference: string;
-  source_kind: 'payment_intent' | 'order';
+  source_kind: BalanceSourceKind;
   description: string;
   ledger_transaction_id: string;
   balance_after: number | null;
+  /** The payout (PO-...) or payout batch that settles this transaction; null until one does. */
+  settled_by: Generated<string | null>;
   created_at: Date;
+}
+
+import type { BalanceSourceKind } from '../modules/payments/balance-types.js';
+export type { BalanceSourceKind };
+
+import type { PayoutFailureCode, PayoutStatus } from '../modules/payouts/state.js';
+export type { PayoutStatus, PayoutFailureCode };
+
+export interface PayoutBatchesTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  item_count: number;
+  total_amount: number;
+  total_fee: number;
+  created_at: Date;
+}
+
+export interface PayoutsTable {
+  reference: string;
+  business_id: string;
+  environment: Environment;
+  batch_id: string | null;
+  batch_index: number | null;
+  amount: number;
+  fee: number;
+  destination_type: 'WALLET';
+  destination_phone: string;
+  description: string;
+  metadata: ColumnType<Record<string, string>, string, string>;
+  status: PayoutStatus;
+  failure_code: PayoutFailureCode | null;
+  failure_message: string | null;
+  wallet_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  paid_at: Date | null;
+  failed_at: Date | null;
+  cancelled_at: Date | null;
 }
 
 export interface LedgerPostingsTable {
@@ -496,6 +539,8 @@ export interface DB {
   ledger_postings: LedgerPostingsTable;
   ledger_pending_movements: LedgerPendingMovementsTable;
   balance_transactions: BalanceTransactionsTable;
+  payouts: PayoutsTable;
+  payout_batches: PayoutBatchesTable;
   orders: OrdersTable;
   products: ProductsTable;
   media_files: MediaFilesTable;

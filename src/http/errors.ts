@@ -53,6 +53,16 @@ export const errorCatalogue = {
   PAYMENT_FAILED: { status: 402, message: 'The payment could not be completed. Nothing was charged.' },
   BALANCE_TRANSACTION_NOT_FOUND: { status: 404, message: 'No balance transaction with this id.' },
 
+  // Payouts
+  INSUFFICIENT_FUNDS: {
+    status: 402,
+    message: 'The available balance cannot cover the payout amount and its fee. Nothing was reserved.',
+  },
+  PAYOUT_NOT_FOUND: { status: 404, message: 'No payout with this reference.' },
+  PAYOUT_BATCH_NOT_FOUND: { status: 404, message: 'No payout batch with this id.' },
+  PAYOUT_NOT_PENDING: { status: 400, message: 'Only a PENDING payout can be cancelled.' },
+  STATEMENT_PERIOD_INVALID: { status: 400, message: 'The statement period is not a valid month or date range.' },
+
   // Catalog
   NO_FILE: { status: 400, message: 'No file in the form field "file".' },
   INVALID_FILE_TYPE: { status: 400, message: 'The file must be a JPEG, PNG or WebP image.' },

@@ -5,6 +5,7 @@ import { eventRoutes } from './events/routes.js';
 import { intentRoutes } from './intents/routes.js';
 import { balanceRoutes } from './payments/balance-routes.js';
 import { orderRoutes } from './orders/routes.js';
+import { payoutRoutes } from './payouts/routes.js';
 import { mediaRoutes, productRoutes } from './products/routes.js';
 import { storefrontRoutes } from './storefront/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -16,6 +17,7 @@ export const developerModules: FastifyPluginAsync[] = [
   productRoutes,
   orderRoutes,
   balanceRoutes,
+  payoutRoutes,
   eventRoutes,
 ];
 

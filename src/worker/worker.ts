@@ -5,6 +5,7 @@ import { foldListCounts } from '../db/counted-list.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency/store.js';
 import { expireDueIntents } from '../modules/intents/service.js';
 import { foldPendingMovements } from '../modules/payments/ledger.js';
+import { sendDuePayouts } from '../modules/payouts/send.js';
 import { startDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions } from '../modules/webhooks/engine.js';
 import { checkFailingEndpoints } from '../modules/webhooks/health.js';
 import { deleteOldRollups } from '../modules/webhooks/stats.js';
@@ -33,6 +34,8 @@ export const periodicTasks: PeriodicTask[] = [
   // Shared ledger accounts take their pending movements into their balance row (ledger.ts).
   { name: 'ledger-fold', everySeconds: 1, run: (runtime) => foldPendingMovements(runtime.db, 1000) },
   // Writers count list rows under their own slot (counted-list.ts); this sums them per day.
+  // Payouts are sent by the worker, each in its own transaction (payouts/send.ts).
+  { name: 'payout-send', everySeconds: 1, run: (runtime) => sendDuePayouts(runtime.db) },
   { name: 'list-count-fold', everySeconds: 5, run: (runtime) => foldListCounts(runtime.db) },
   { name: 'webhook-auto-disable', everySeconds: 60, run: webhookAutoDisable },
   { name: 'webhook-rollup-cleanup', everySeconds: 3600, run: (runtime) => deleteOldRollups(runtime.db) },

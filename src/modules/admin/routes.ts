@@ -41,6 +41,8 @@ const FeePlan = Type.Object({
   tteBps: Type.Integer(),
   revenueModel: Type.Union([Type.Literal('COMMISSION'), Type.Literal('MARGIN')]),
   marginBps: Type.Integer(),
+  payoutFeeFlat: Type.Integer({ description: 'centimes charged on every payout, tax included' }),
+  payoutFeeBps: Type.Integer({ description: 'rate on the payout amount, added to the flat part' }),
 });
 const Bps = Type.Integer({ minimum: 0, maximum: 10000 });
 const RevenueModel = Type.Union([Type.Literal('COMMISSION'), Type.Literal('MARGIN')], {
@@ -113,6 +115,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
             tteBps: Type.Optional(Bps),
             revenueModel: Type.Optional(RevenueModel),
             marginBps: Type.Optional(Bps),
+            payoutFeeFlat: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000 })),
+            payoutFeeBps: Type.Optional(Bps),
           },
           { additionalProperties: false },
         ),
@@ -120,7 +124,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { providerBps, payerFee, tofBps, tteBps, revenueModel, marginBps } = request.body;
+      const { providerBps, payerFee, tofBps, tteBps, revenueModel, marginBps, payoutFeeFlat, payoutFeeBps } =
+        request.body;
       return write(request, reply, 200, (trx) =>
         setFeePlan(trx, request.params.id, {
           ...(providerBps !== undefined ? { provider_bps: providerBps } : {}),
@@ -129,6 +134,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...(tteBps !== undefined ? { tte_bps: tteBps } : {}),
           ...(revenueModel !== undefined ? { revenue_model: revenueModel } : {}),
           ...(marginBps !== undefined ? { margin_bps: marginBps } : {}),
+          ...(payoutFeeFlat !== undefined ? { payout_fee_flat: payoutFeeFlat } : {}),
+          ...(payoutFeeBps !== undefined ? { payout_fee_bps: payoutFeeBps } : {}),
         }),
       );
     },

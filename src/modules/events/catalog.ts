@@ -23,6 +23,10 @@ export const eventCatalog = {
   'order.modification_declined': 'store.orders:read',
   'product.stock_low': 'store.products:read',
   'product.stock_out': 'store.products:read',
+  'payout.created': 'payouts:read',
+  'payout.paid': 'payouts:read',
+  'payout.failed': 'payouts:read',
+  'payout.cancelled': 'payouts:read',
 } as const satisfies Record<string, Scope>;
 
 export type EventName = keyof typeof eventCatalog;
@@ -46,5 +50,5 @@ export type WebhookNotice = (typeof WEBHOOK_NOTICES)[number];
 /** Every name the outbox writes. */
 export type OutboxEventName = EventName | WebhookNotice;
 
-/** Subscribable names of one family (`payment`, `order`, `product`). */
+/** Subscribable names of one family (`payment`, `order`, `product`, `payout`). */
 export type EventNameOf<Family extends string> = Extract<EventName, `${Family}.${string}`>;

@@ -2,6 +2,8 @@ import { Type, type TSchema } from 'typebox';
 import { literalUnion, Nullable, Pagination, Timestamp } from '../../http/schemas.js';
 import type { PaymentEventName } from '../intents/events.js';
 import { INTENT_STATUSES } from '../intents/state.js';
+import type { PayoutEventName } from '../payouts/events.js';
+import { PAYOUT_FAILURE_CODES, PAYOUT_STATUSES } from '../payouts/state.js';
 import { EVENT_NAMES, WEBHOOK_NOTICES, type OutboxEventName } from './catalog.js';
 import type { StoreEventName } from './store-events.js';
 
@@ -143,6 +145,38 @@ const EndpointDisabledData = Type.Object(
   { title: 'EndpointDisabledData' },
 );
 
+const PayoutEventData = Type.Object(
+  {
+    reference_number: Type.String({ description: 'PO-...' }),
+    batch_id: Nullable(Type.String()),
+    amount: Centimes,
+    fee: Centimes,
+    currency: Type.Literal('MRU'),
+    status: literalUnion(PAYOUT_STATUSES),
+    destination: Type.Object({
+      type: Type.Literal('WALLET'),
+      phone: Type.String({ description: 'masked: +222******78' }),
+    }),
+    description: Type.String(),
+    metadata: Type.Record(Type.String(), Type.String()),
+    failure_code: Nullable(literalUnion(PAYOUT_FAILURE_CODES)),
+    failure_message: Nullable(Type.String()),
+    created_at: Timestamp,
+  },
+  { title: 'PayoutEventData' },
+);
+
+function payoutEnvelope(event: PayoutEventName) {
+  return Type.Object({
+    id: Type.String({ description: 'evt_...: deduplicate by it' }),
+    event: Type.Literal(event),
+    created_at: Timestamp,
+    sandbox: Type.Boolean(),
+    data: PayoutEventData,
+    sequence: Sequence,
+  });
+}
+
 function paymentEnvelope(event: PaymentEventName) {
   return Type.Object({
     id: Type.String({ description: 'evt_...: deduplicate by it' }),
@@ -185,6 +219,19 @@ export const eventPayloads: Record<OutboxEventName, { when: string; schema: TSch
     schema: paymentEnvelope('payment.refunded'),
   },
   'payment.failed': { when: 'A payment attempt failed for good.', schema: paymentEnvelope('payment.failed') },
+  'payout.created': {
+    when: 'A payout was created and its amount and fee reserved (status PENDING).',
+    schema: payoutEnvelope('payout.created'),
+  },
+  'payout.paid': { when: 'The payout reached its wallet (status PAID).', schema: payoutEnvelope('payout.paid') },
+  'payout.failed': {
+    when: 'The payout could not be paid (status FAILED, failure_code set); its amount and fee are back in the balance.',
+    schema: payoutEnvelope('payout.failed'),
+  },
+  'payout.cancelled': {
+    when: 'The merchant cancelled the payout while PENDING; its amount and fee are back in the balance.',
+    schema: payoutEnvelope('payout.cancelled'),
+  },
   'order.new': { when: 'A customer placed an order.', schema: storeEnvelope('order.new', OrderNewData) },
   'order.accepted': {
     when: 'The merchant accepted the order.',

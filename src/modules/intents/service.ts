@@ -4,6 +4,7 @@ import type { Database } from '../../db/connect.js';
 import type { AmountType, DB, IntentStatus } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { ApiError, invalid } from '../../http/errors.js';
+import { checkMetadata } from '../../http/metadata.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
 import { lockedUntil } from '../wallets/service.js';
 import { paymentEvent } from './events.js';
@@ -18,10 +19,6 @@ import type { Caller } from '../../http/context.js';
 export type { Caller };
 
 export const INTENT_LIFETIME_MS = 24 * 60 * 60 * 1000;
-export const METADATA_MAX_KEYS = 50;
-export const METADATA_MAX_VALUE_LENGTH = 500;
-/** Not in the contract: Stripe's key limit, so a key stays a key and not a second value. */
-export const METADATA_MAX_KEY_LENGTH = 40;
 const MAX_CREATE_ATTEMPTS = 8;
 /** Random codes a create tries before walking for one: at 90 % taken all 32 are taken 3 % of the time. */
 const CODE_CANDIDATES = 32;
@@ -142,21 +139,7 @@ export async function createIntent(
   if (amountType === 'FIXED' && input.amount === undefined) throw invalid('body.amount', 'is required');
   if (input.amount !== undefined) checkAmount(input.amount, options.maxAmount);
   const metadata = input.metadata ?? {};
-  const keys = Object.keys(metadata);
-  const badKey = keys.find((key) => key.length < 1 || key.length > METADATA_MAX_KEY_LENGTH);
-  if (badKey !== undefined) {
-    throw invalid(`body.metadata.${badKey}`, `key must be 1 to ${METADATA_MAX_KEY_LENGTH} characters`);
-  }
-  if (keys.length > METADATA_MAX_KEYS) {
-    throw new ApiError('METADATA_TOO_MANY_KEYS', `metadata may have at most ${METADATA_MAX_KEYS} keys.`);
-  }
-  const tooLong = keys.find((key) => [...(metadata[key] ?? '')].length > METADATA_MAX_VALUE_LENGTH);
-  if (tooLong !== undefined) {
-    throw new ApiError(
-      'METADATA_VALUE_TOO_LONG',
-      `metadata.${tooLong} is longer than ${METADATA_MAX_VALUE_LENGTH} characters.`,
-    );
-  }
+  checkMetadata(metadata);
   const successUrl = checkRedirectUrl('body.success_url', input.success_url);
   const cancelUrl = checkRedirectUrl('body.cancel_url', input.cancel_url);
   const amount = amountType === 'FIXED' ? input.amount! : null;

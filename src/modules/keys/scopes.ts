@@ -2,6 +2,8 @@ export const allScopes = [
   'intents:read',
   'intents:write',
   'balance:read',
+  'payouts:read',
+  'payouts:write',
   'store.products:read',
   'store.products:write',
   'store.orders:read',

@@ -4,6 +4,7 @@ import { requireAuth } from '../../http/context.js';
 import {
   DateFilter,
   Envelope,
+  literalUnion,
   Nullable,
   Paginated,
   Pagination,
@@ -13,6 +14,7 @@ import {
 } from '../../http/schemas.js';
 import { accountBalance } from './ledger.js';
 import {
+  BALANCE_SOURCE_KINDS,
   BALANCE_TRANSACTION_TYPES,
   balanceTransactionView,
   exportBalanceTransactions,
@@ -25,11 +27,11 @@ const tags = ['Balance'];
 const TransactionType = Type.Enum(BALANCE_TRANSACTION_TYPES, { description: 'What moved the balance' });
 
 const SourceReference = Type.String({
-  pattern: '^(PI|OR)-[0-9]{16}$',
-  description: 'The payment intent (PI-...) or order (OR-...) the movement belongs to',
+  pattern: '^(PI|OR|PO)-[0-9]{16}$',
+  description: 'The payment intent (PI-...), order (OR-...) or payout (PO-...) the movement belongs to',
 });
 
-const BalanceTransaction = Type.Object({
+export const BalanceTransaction = Type.Object({
   id: Type.String({ description: 'txn_...' }),
   type: TransactionType,
   amount: Type.Integer({ description: 'Gross, in centimes: positive into the balance, negative out of it' }),
@@ -38,7 +40,7 @@ const BalanceTransaction = Type.Object({
   currency: Type.Literal('MRU'),
   source: Type.Object({
     reference: Type.String(),
-    kind: Type.Union([Type.Literal('payment_intent'), Type.Literal('order')]),
+    kind: literalUnion(BALANCE_SOURCE_KINDS),
   }),
   description: Type.String(),
   balanceAfter: Nullable(

@@ -5,21 +5,10 @@ import type { BalanceTransactionsTable, DB } from '../../db/schema.js';
 import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
 import { neutraliseCell } from '../../lib/csv.js';
+import { BALANCE_TRANSACTION_TYPES, type BalanceTransactionType } from './balance-types.js';
 import type { Caller } from '../../http/context.js';
 
-/**
- * A merchant's balance transactions: one per movement of its account, written by the statement
- * that posts the movement (ledger.ts `transfer`), so the sum of their `net` is the balance.
- */
-export const BALANCE_TRANSACTION_TYPES = [
-  'payment',
-  'refund',
-  'order_payment',
-  'order_refund',
-  'order_adjustment',
-] as const;
-
-export type BalanceTransactionType = (typeof BALANCE_TRANSACTION_TYPES)[number];
+export { BALANCE_SOURCE_KINDS, BALANCE_TRANSACTION_TYPES, type BalanceTransactionType } from './balance-types.js';
 
 export type BalanceTransactionRow = Selectable<BalanceTransactionsTable>;
 

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { RevenueModel } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
+import { feePlanFromColumns, type PayoutFeePlan } from './fees.js';
 
 /** A business's fee plan as the operator sets it (`PUT /admin/businesses/{id}/fees`). */
 export interface FeePlanView {
@@ -12,6 +13,8 @@ export interface FeePlanView {
   tteBps: number;
   revenueModel: RevenueModel;
   marginBps: number;
+  payoutFeeFlat: number;
+  payoutFeeBps: number;
 }
 
 export interface FeePlanChanges {
@@ -21,6 +24,8 @@ export interface FeePlanChanges {
   tte_bps?: number;
   revenue_model?: RevenueModel;
   margin_bps?: number;
+  payout_fee_flat?: number;
+  payout_fee_bps?: number;
 }
 
 const COLUMNS = [
@@ -31,6 +36,8 @@ const COLUMNS = [
   'tte_bps',
   'revenue_model',
   'margin_bps',
+  'payout_fee_flat',
+  'payout_fee_bps',
 ] as const;
 
 function view(row: {
@@ -41,6 +48,8 @@ function view(row: {
   tte_bps: number;
   revenue_model: RevenueModel;
   margin_bps: number;
+  payout_fee_flat: number;
+  payout_fee_bps: number;
 }): FeePlanView {
   return {
     businessId: row.business_id,
@@ -50,6 +59,8 @@ function view(row: {
     tteBps: row.tte_bps,
     revenueModel: row.revenue_model,
     marginBps: row.margin_bps,
+    payoutFeeFlat: row.payout_fee_flat,
+    payoutFeeBps: row.payout_fee_bps,
   };
 }
 
@@ -74,4 +85,20 @@ export async function getFeePlan(db: Executor, businessId: string): Promise<FeeP
     .executeTakeFirst();
   if (!row) throw new ApiError('NOT_FOUND', `No fee plan for business ${businessId}.`);
   return view(row);
+}
+
+/** The part of a business's fee plan a payout needs (the defaults when it has no plan row). */
+export async function payoutFeePlan(db: Executor, businessId: string): Promise<PayoutFeePlan> {
+  const row = await db
+    .selectFrom('fee_plans')
+    .select(['payout_fee_flat', 'payout_fee_bps', 'tof_bps', 'tte_bps'])
+    .where('business_id', '=', businessId)
+    .executeTakeFirst();
+  const taxes = feePlanFromColumns(undefined);
+  return {
+    payoutFeeFlat: row?.payout_fee_flat ?? 0,
+    payoutFeeBps: row?.payout_fee_bps ?? 0,
+    tofBps: row?.tof_bps ?? taxes.tofBps,
+    tteBps: row?.tte_bps ?? taxes.tteBps,
+  };
 }

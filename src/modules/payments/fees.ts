@@ -56,6 +56,24 @@ export function paymentCommission(amount: number, plan: FeePlan, payerFee = plan
   return assemble(providerTtc, payerFee, plan.tofBps, plan.tteBps);
 }
 
+/** A business's payout fee as the operator sets it: a flat part plus a rate, tax included. */
+export interface PayoutFeePlan {
+  payoutFeeFlat: number;
+  payoutFeeBps: number;
+  tofBps: number;
+  tteBps: number;
+}
+
+/** The fee of a payout of `amount`: the flat part plus the rate on the amount, rounded half up. */
+export function payoutFee(amount: number, plan: PayoutFeePlan): number {
+  return plan.payoutFeeFlat + divideRoundHalfUp(BigInt(amount) * BigInt(plan.payoutFeeBps), 10_000n);
+}
+
+/** What a payout's fee splits into: the taxes it includes and the platform's revenue. */
+export function payoutFeeCommission(fee: number, plan: PayoutFeePlan): Commission {
+  return assemble(0, fee, plan.tofBps, plan.tteBps);
+}
+
 /** An order line as the MARGIN revenue model sees it: what it costs the customer and the shop. */
 export interface MarginLine {
   /** The line's total (unit price with variant and options, times quantity). */

@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB, Environment, LedgerAccountKind } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
-import type { BalanceTransactionType } from './balance-transactions.js';
+import type { BalanceSourceKind, BalanceTransactionType } from './balance-types.js';
 
 /**
  * The double-entry ledger. Every account exists before its first movement (platform accounts by
@@ -70,7 +70,7 @@ export function balanceIn(locked: Map<string, number>, account: AccountRef): num
 
 export interface LedgerEntry {
   environment: Environment;
-  kind: 'payment' | 'refund' | 'credit';
+  kind: 'payment' | 'refund' | 'credit' | 'payout';
   reference: string;
   lines: PostingLine[];
   at?: Date;
@@ -83,14 +83,22 @@ export interface BalanceEntry {
   type: BalanceTransactionType;
   /** The gross, signed as the movement is: `fee` is what the platform kept of it (gross - net). */
   amount: number;
-  source: { reference: string; kind: 'payment_intent' | 'order' };
+  source: { reference: string; kind: BalanceSourceKind };
   description: string;
+  /** The payout (or batch) that settles it, when it is known as it is written. */
+  settledBy?: string;
 }
 
 /** A ledger transaction as CTEs, to be written by a statement of the caller's (or by `post`). */
 export interface LedgerTransfer {
   transactionId: string;
   /** CTEs for the statement's WITH, all named `ledger_*`; undefined when no line moves money. */
+  ctes: RawBuilder<unknown> | undefined;
+}
+
+/** Several ledger transactions as the CTEs of one statement (`transfers`). */
+export interface LedgerTransfers {
+  transactionIds: string[];
   ctes: RawBuilder<unknown> | undefined;
 }
 
@@ -103,64 +111,100 @@ export interface LedgerTransfer {
  * refuses: the statement fails rather than post an unbalanced transaction.
  */
 export function transfer(entry: LedgerEntry): LedgerTransfer {
-  const lines = entry.lines.filter((line) => line.amount !== 0);
-  const sum = lines.reduce((total, line) => total + line.amount, 0);
-  if (sum !== 0) throw new Error(`unbalanced ledger transaction ${entry.reference}: sums to ${sum}`);
-  const transactionId = newId('ltx');
-  const merchantLines = entry.lines.filter((line) => line.account.kind === 'merchant');
-  if (merchantLines.length > 1) throw new Error(`ledger transaction ${entry.reference} moves two merchant accounts`);
-  const merchant = merchantLines[0];
-  if (merchant && !entry.balance) throw new Error(`ledger transaction ${entry.reference} names no balance entry`);
-  const balanceId = merchant && entry.balance ? newId('txn') : undefined;
-  if (lines.length === 0) return { transactionId, ctes: undefined };
-  // A VALUES list, not unnest() of arrays: the planner then knows how many lines there are in the
-  // prepared statement's generic plan too. With arrays it guessed 10, found the generic plan
-  // dearer than a custom one, and planned the statement again on every call.
-  const at = entry.at ?? new Date();
-  const values = lines.map(
-    (line, index) =>
-      sql`(${line.account.kind}::text, ${line.account.ownerId ?? ''}::text, ${line.amount}::bigint, ${index}::int)`,
-  );
+  const { transactionIds, ctes } = transfers([entry]);
+  return { transactionId: transactionIds[0]!, ctes };
+}
+
+/**
+ * Ledger transactions of one environment as the CTEs of one statement (`transfer` of each, set
+ * based): a batch of payouts reserves its money in a few statements rather than thousands.
+ */
+export function transfers(entries: readonly LedgerEntry[]): LedgerTransfers {
+  const environment = entries[0]?.environment;
+  const lineValues: RawBuilder<unknown>[] = [];
+  const balanceValues: RawBuilder<unknown>[] = [];
+  const transactionIds: string[] = [];
+  const wallets = new Set<string>();
+  let walletTwice = false;
+  for (const entry of entries) {
+    if (entry.environment !== environment) throw new Error('ledger transfers of one statement span two environments');
+    const lines = entry.lines.filter((line) => line.amount !== 0);
+    const sum = lines.reduce((total, line) => total + line.amount, 0);
+    if (sum !== 0) throw new Error(`unbalanced ledger transaction ${entry.reference}: sums to ${sum}`);
+    const transactionId = newId('ltx');
+    transactionIds.push(transactionId);
+    const merchantLines = entry.lines.filter((line) => line.account.kind === 'merchant');
+    if (merchantLines.length > 1) throw new Error(`ledger transaction ${entry.reference} moves two merchant accounts`);
+    const merchant = merchantLines[0];
+    if (merchant && !entry.balance) throw new Error(`ledger transaction ${entry.reference} names no balance entry`);
+    const balanceId = merchant && entry.balance ? newId('txn') : undefined;
+    // A VALUES list, not unnest() of arrays: the planner then knows how many lines there are in
+    // the prepared statement's generic plan too. With arrays it guessed 10, found the generic plan
+    // dearer than a custom one, and planned the statement again on every call.
+    const at = entry.at ?? new Date();
+    for (const line of lines) {
+      if (line.account.kind === 'wallet') {
+        walletTwice ||= wallets.has(line.account.ownerId ?? '');
+        wallets.add(line.account.ownerId ?? '');
+      }
+      lineValues.push(
+        sql`(${transactionId}::text, ${line.account.kind}::text, ${line.account.ownerId ?? ''}::text, ${line.amount}::bigint, ${lineValues.length}::int, ${entry.kind}::text, ${entry.reference}::text, ${at}::timestamptz, ${line.account.kind === 'merchant' ? (balanceId ?? null) : null}::text)`,
+      );
+    }
+    if (merchant && entry.balance && balanceId) {
+      const balance = entry.balance;
+      balanceValues.push(
+        sql`(${balanceId}::text, ${merchant.account.ownerId ?? ''}::text, ${balance.type}::text, ${balance.amount}::bigint, ${balance.amount - merchant.amount}::bigint, ${merchant.amount}::bigint, ${balance.source.reference}::text, ${balance.source.kind}::text, ${balance.description}::text, ${transactionId}::text, ${at}::timestamptz, ${balance.settledBy ?? null}::text)`,
+      );
+    }
+  }
+  if (lineValues.length === 0) return { transactionIds, ctes: undefined };
+  // Two lines of one wallet in one statement must add up before they update its row (an UPDATE
+  // meets each row once); a payment's single line needs no grouping.
+  const walletMoves = walletTwice
+    ? sql`(SELECT account_id, sum(amount)::bigint AS amount FROM ledger_lines WHERE kind = 'wallet' GROUP BY account_id)`
+    : sql`(SELECT account_id, amount FROM ledger_lines WHERE kind = 'wallet')`;
   const ctes = sql`
     ledger_lines AS (
-      SELECT a.id AS account_id, l.kind, l.amount, l.line
-      FROM (VALUES ${sql.join(values)}) AS l(kind, owner_id, amount, line)
+      SELECT a.id AS account_id, l.transaction_id, l.kind, l.amount, l.line, l.posting_kind, l.reference, l.at,
+        l.balance_id
+      FROM (VALUES ${sql.join(lineValues)})
+        AS l(transaction_id, kind, owner_id, amount, line, posting_kind, reference, at, balance_id)
       -- One unique-index lookup per line. As a plain join, the prepared statement's generic plan
       -- hashed every account of the environment (every wallet) to match a handful of lines.
       LEFT JOIN LATERAL (
         SELECT id FROM ledger_accounts
-        WHERE environment = ${entry.environment} AND kind = l.kind AND owner_id = l.owner_id
+        WHERE environment = ${environment} AND kind = l.kind AND owner_id = l.owner_id
         LIMIT 1
       ) a ON true
     ),
     ledger_posted AS (
       -- In the transfer's own order, whatever order the join's plan yields them in.
       INSERT INTO ledger_postings (transaction_id, account_id, amount, kind, reference, created_at)
-      SELECT ${transactionId}, account_id, amount, ${entry.kind}, ${entry.reference}, ${at}::timestamptz
+      SELECT transaction_id, account_id, amount, posting_kind, reference, at
       FROM ledger_lines ORDER BY line
     ),
     ledger_wallets AS (
-      UPDATE ledger_accounts a SET balance = a.balance + ledger_lines.amount
-      FROM ledger_lines WHERE a.id = ledger_lines.account_id AND ledger_lines.kind = 'wallet'
+      UPDATE ledger_accounts a SET balance = a.balance + moves.amount
+      FROM ${walletMoves} AS moves WHERE a.id = moves.account_id
     ),
     ledger_pending AS (
       INSERT INTO ledger_pending_movements (account_id, amount, balance_transaction_id)
-      SELECT account_id, amount, CASE WHEN kind = 'merchant' THEN ${balanceId ?? null}::text END
-      FROM ledger_lines WHERE kind <> 'wallet'
+      SELECT account_id, amount, balance_id FROM ledger_lines WHERE kind <> 'wallet' ORDER BY line
     )${
-      merchant && entry.balance && balanceId
+      balanceValues.length > 0
         ? sql`,
     ledger_balance AS (
       INSERT INTO balance_transactions (id, business_id, environment, type, amount, fee, net, source_reference,
-        source_kind, description, ledger_transaction_id, created_at)
-      VALUES (${balanceId}, ${merchant.account.ownerId ?? ''}, ${entry.environment}, ${entry.balance.type},
-        ${entry.balance.amount}, ${entry.balance.amount - merchant.amount}, ${merchant.amount},
-        ${entry.balance.source.reference}, ${entry.balance.source.kind}, ${entry.balance.description},
-        ${transactionId}, ${at}::timestamptz)
+        source_kind, description, ledger_transaction_id, created_at, settled_by)
+      SELECT id, business_id, ${environment}, type, amount, fee, net, source_reference, source_kind, description,
+        ledger_transaction_id, created_at, settled_by
+      FROM (VALUES ${sql.join(balanceValues)}) AS b(id, business_id, type, amount, fee, net, source_reference,
+        source_kind, description, ledger_transaction_id, created_at, settled_by)
     )`
         : sql``
     }`;
-  return { transactionId, ctes };
+  return { transactionIds, ctes };
 }
 
 /** A ledger transaction in a statement of its own. */
@@ -173,6 +217,13 @@ export async function postTransfer(trx: Executor, { transactionId, ctes }: Ledge
   // Data-modifying CTEs run whether or not the statement reads them.
   if (ctes) await sql`WITH ${ctes} SELECT 1`.execute(trx);
   return transactionId;
+}
+
+/** Several ledger transactions (`transfers`) in a statement of their own. */
+export async function postTransfers(trx: Executor, entries: readonly LedgerEntry[]): Promise<string[]> {
+  const { transactionIds, ctes } = transfers(entries);
+  if (ctes) await sql`WITH ${ctes} SELECT 1`.execute(trx);
+  return transactionIds;
 }
 
 /** What an account holds: its balance and its pending movements. */

@@ -15,11 +15,14 @@ const PIN_PATTERN = /^[0-9]{4,6}$/;
 // scrypt with N = 2^14: tens of milliseconds per guess, so a stolen table resists brute force.
 const SCRYPT = { N: 16_384, r: 8, p: 1, keyLength: 32 };
 
+/** The PIN of every sandbox wallet the platform opens (the README's, and a sandbox payout's). */
+export const SANDBOX_WALLET_PIN = '1234';
+
 /** decisions.md: sandbox wallets ready to pay with, listed in the README. */
 export const SANDBOX_WALLETS = [
-  { phone: '+22220000001', pin: '1234', balance: 5_000_000_000, locked: false, note: 'rich: 50,000,000.00 MRU' },
-  { phone: '+22220000002', pin: '1234', balance: 100, locked: false, note: 'nearly empty: 1.00 MRU' },
-  { phone: '+22220000003', pin: '1234', balance: 1_000_000, locked: true, note: 'locked' },
+  { phone: '+22220000001', pin: SANDBOX_WALLET_PIN, balance: 5_000_000_000, locked: false, note: 'rich: 50,000,000.00 MRU' },
+  { phone: '+22220000002', pin: SANDBOX_WALLET_PIN, balance: 100, locked: false, note: 'nearly empty: 1.00 MRU' },
+  { phone: '+22220000003', pin: SANDBOX_WALLET_PIN, balance: 1_000_000, locked: true, note: 'locked' },
 ] as const;
 
 function scrypt(pin: string, salt: Buffer, options: ScryptOptions, keyLength: number): Promise<Buffer> {

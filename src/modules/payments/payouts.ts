@@ -1,0 +1,160 @@
+import { sql, type Transaction } from 'kysely';
+import type { DB, Environment } from '../../db/schema.js';
+import { ApiError } from '../../http/errors.js';
+import { balanceIn, lockAccounts, postTransfers, transfer, type LedgerEntry, type LedgerTransfer } from './ledger.js';
+import { payoutFeeCommission, type PayoutFeePlan } from './fees.js';
+
+/**
+ * The money of payouts. A payout moves money in two steps, each one ledger transaction:
+ * - reserved when it is created: the amount (`payout`) and the fee (`payout_fee`) leave the
+ *   merchant's account for the platform's `payouts` account, where they wait;
+ * - then either paid: the amount goes on to the destination wallet and the fee to the platform's
+ *   revenue and tax accounts; or returned, when the payout fails or is cancelled: the amount and
+ *   the fee go back to the merchant (`payout_reversal`).
+ * Whatever happens between the steps, the money is in exactly one place.
+ */
+
+export interface PayoutMoney {
+  reference: string;
+  amount: number;
+  fee: number;
+  description: string;
+}
+
+const PAYOUTS = { kind: 'payouts' } as const;
+
+/** Ledger transactions per statement when a batch reserves its money (two per payout). */
+const ENTRIES_PER_STATEMENT = 500;
+
+function reservationEntries(environment: Environment, businessId: string, payout: PayoutMoney, at: Date) {
+  const merchant = { kind: 'merchant', ownerId: businessId } as const;
+  const source = { reference: payout.reference, kind: 'payout' } as const;
+  const entries: LedgerEntry[] = [
+    {
+      environment,
+      kind: 'payout',
+      reference: payout.reference,
+      at,
+      balance: { type: 'payout', amount: -payout.amount, source, description: payout.description },
+      lines: [
+        { account: merchant, amount: -payout.amount },
+        { account: PAYOUTS, amount: payout.amount },
+      ],
+    },
+  ];
+  if (payout.fee > 0) {
+    entries.push({
+      environment,
+      kind: 'payout',
+      reference: payout.reference,
+      at,
+      balance: { type: 'payout_fee', amount: -payout.fee, source, description: `Fee of payout ${payout.reference}` },
+      lines: [
+        { account: merchant, amount: -payout.fee },
+        { account: PAYOUTS, amount: payout.fee },
+      ],
+    });
+  }
+  return entries;
+}
+
+/**
+ * Reserves the money of one payout or of a whole batch, in the caller's transaction: the
+ * merchant's account is locked (so that payouts and refunds of one merchant never overdraw it
+ * together), and if what it holds cannot cover every amount and fee, 402 INSUFFICIENT_FUNDS and
+ * nothing moves. Then every transaction of the merchant that no payout settles yet is marked as
+ * settled by this one (`settledBy`: the payout's reference, or the batch's id).
+ */
+export async function reservePayouts(
+  trx: Transaction<DB>,
+  owner: { businessId: string; environment: Environment },
+  payouts: readonly PayoutMoney[],
+  settledBy: string,
+  at: Date,
+): Promise<void> {
+  const merchant = { kind: 'merchant', ownerId: owner.businessId } as const;
+  const needed = payouts.reduce((total, payout) => total + payout.amount + payout.fee, 0);
+  const locked = await lockAccounts(trx, owner.environment, [merchant]);
+  const available = balanceIn(locked, merchant);
+  if (available < needed) {
+    throw new ApiError(
+      'INSUFFICIENT_FUNDS',
+      `The available balance (${available} centimes) cannot cover ${needed} centimes of payouts and fees. Nothing was reserved.`,
+    );
+  }
+  await settle(trx, owner, settledBy);
+  const entries = payouts.flatMap((payout) => reservationEntries(owner.environment, owner.businessId, payout, at));
+  for (let start = 0; start < entries.length; start += ENTRIES_PER_STATEMENT) {
+    await postTransfers(trx, entries.slice(start, start + ENTRIES_PER_STATEMENT));
+  }
+}
+
+/** Marks the merchant's unsettled transactions (payments, refunds, orders) as settled by a payout. */
+async function settle(
+  trx: Transaction<DB>,
+  owner: { businessId: string; environment: Environment },
+  settledBy: string,
+): Promise<void> {
+  await sql`
+    UPDATE balance_transactions SET settled_by = ${settledBy}
+    WHERE business_id = ${owner.businessId} AND environment = ${owner.environment}
+      AND settled_by IS NULL AND source_kind <> 'payout'`.execute(trx);
+}
+
+/** A failed or cancelled single payout settles nothing: the next payout takes its transactions. */
+export async function releaseSettled(trx: Transaction<DB>, settledBy: string): Promise<void> {
+  await sql`UPDATE balance_transactions SET settled_by = NULL WHERE settled_by = ${settledBy}`.execute(trx);
+}
+
+export interface ReservedPayout {
+  environment: Environment;
+  businessId: string;
+  reference: string;
+  amount: number;
+  fee: number;
+}
+
+/**
+ * The second step of a paid payout, as a transfer for the statement that marks it PAID: the
+ * reserved amount to the destination wallet, the fee to the platform's revenue and its taxes.
+ */
+export function payoutPaid(payout: ReservedPayout, walletId: string, plan: PayoutFeePlan, at: Date): LedgerTransfer {
+  const commission = payoutFeeCommission(payout.fee, plan);
+  return transfer({
+    environment: payout.environment,
+    kind: 'payout',
+    reference: payout.reference,
+    at,
+    lines: [
+      { account: PAYOUTS, amount: -(payout.amount + payout.fee) },
+      { account: { kind: 'wallet', ownerId: walletId }, amount: payout.amount },
+      { account: { kind: 'revenue' }, amount: commission.total_revenue },
+      { account: { kind: 'tof' }, amount: commission.tof },
+      { account: { kind: 'tte' }, amount: commission.tte },
+    ],
+  });
+}
+
+/**
+ * The second step of a payout that failed or was cancelled, as a transfer for the statement
+ * that records it: the reserved amount and fee back to the merchant (`payout_reversal`).
+ */
+export function payoutReturned(payout: ReservedPayout, why: string, at: Date): LedgerTransfer {
+  const total = payout.amount + payout.fee;
+  return transfer({
+    environment: payout.environment,
+    kind: 'payout',
+    reference: payout.reference,
+    at,
+    balance: {
+      type: 'payout_reversal',
+      amount: total,
+      source: { reference: payout.reference, kind: 'payout' },
+      description: `Payout ${payout.reference} ${why}: amount and fee returned`,
+    },
+    lines: [
+      { account: PAYOUTS, amount: -total },
+      { account: { kind: 'merchant', ownerId: payout.businessId }, amount: total },
+    ],
+  });
+}

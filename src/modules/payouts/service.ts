@@ -1,0 +1,320 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
+import type { Caller } from '../../http/context.js';
+import { ApiError, type ErrorDetail } from '../../http/errors.js';
+import { checkMetadata } from '../../http/metadata.js';
+import { newId, randomDigits } from '../../lib/ids.js';
+import { changeWithEvents } from '../events/outbox.js';
+import { payoutFeePlan } from '../payments/fee-plans.js';
+import { payoutFee } from '../payments/fees.js';
+import { payoutReturned, releaseSettled, reservePayouts } from '../payments/payouts.js';
+import { payoutEvent } from './events.js';
+import { PAYOUT_OPEN_STATUS, payoutSteps, type PayoutStatus } from './state.js';
+import type { PayoutBatchRow, PayoutRow } from './views.js';
+
+export interface PayoutInput {
+  amount: number;
+  destination: { type: 'WALLET'; phone: string };
+  description?: string | undefined;
+  metadata?: Record<string, string> | undefined;
+}
+
+/** Payouts written per statement of a batch (each row about a dozen parameters, its event eight). */
+const ROWS_PER_STATEMENT = 250;
+
+/**
+ * The problems of one payout's input, each naming its field under `prefix` (`body`, or
+ * `body.items.3` in a batch): the schema has checked the shape, this checks the limits.
+ */
+function problemsOf(input: PayoutInput, prefix: string, maxAmount: number): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  if (input.amount < 1 || input.amount > maxAmount) {
+    problems.push({ field: `${prefix}.amount`, message: `must be between 1 and ${maxAmount} centimes` });
+  }
+  try {
+    checkMetadata(input.metadata ?? {}, `${prefix}.metadata`);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    problems.push(...(error.details ?? [{ field: `${prefix}.metadata`, message: error.message }]));
+  }
+  return problems;
+}
+
+function newPayoutRow(
+  caller: Caller,
+  input: PayoutInput,
+  fee: number,
+  at: Date,
+  batch?: { id: string; index: number },
+) {
+  const reference = `PO-${randomDigits(16)}`;
+  return {
+    reference,
+    business_id: caller.businessId,
+    environment: caller.environment,
+    batch_id: batch?.id ?? null,
+    batch_index: batch?.index ?? null,
+    amount: input.amount,
+    fee,
+    destination_type: input.destination.type,
+    destination_phone: input.destination.phone,
+    description: input.description ?? '',
+    metadata: input.metadata ?? {},
+    status: PAYOUT_OPEN_STATUS as PayoutStatus,
+    failure_code: null,
+    failure_message: null,
+    wallet_id: null,
+    created_at: at,
+    updated_at: at,
+    paid_at: null,
+    failed_at: null,
+    cancelled_at: null,
+  } satisfies PayoutRow;
+}
+
+const describe = (row: PayoutRow) =>
+  row.description ? `Payout ${row.reference}: ${row.description}` : `Payout ${row.reference}`;
+
+/** Inserts payouts and their `payout.created` events, a few hundred rows per statement. */
+async function insertPayouts(trx: Transaction<DB>, rows: readonly PayoutRow[]): Promise<PayoutRow[]> {
+  const inserted: PayoutRow[] = [];
+  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
+    const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
+    const change = trx
+      .insertInto('payouts')
+      .values(chunk.map((row) => ({ ...row, metadata: JSON.stringify(row.metadata) })))
+      .returningAll();
+    inserted.push(
+      ...(await changeWithEvents(
+        trx,
+        change,
+        chunk.map((row) => payoutEvent('payout.created', row, row.created_at)),
+      )),
+    );
+  }
+  return inserted;
+}
+
+/**
+ * Creates a payout in the caller's transaction: its amount and fee reserved from the merchant's
+ * balance (or 402 INSUFFICIENT_FUNDS, nothing written), the payout PENDING and `payout.created`.
+ * The worker sends it (`send.ts`).
+ */
+export async function createPayout(
+  trx: Transaction<DB>,
+  caller: Caller,
+  input: PayoutInput,
+  options: { maxAmount: number },
+): Promise<PayoutRow> {
+  if (input.amount < 1 || input.amount > options.maxAmount) {
+    throw new ApiError('AMOUNT_OUT_OF_RANGE', `amount must be between 1 and ${options.maxAmount} centimes.`);
+  }
+  checkMetadata(input.metadata ?? {});
+  const plan = await payoutFeePlan(trx, caller.businessId);
+  const now = new Date();
+  const row = newPayoutRow(caller, input, payoutFee(input.amount, plan), now);
+  await reservePayouts(
+    trx,
+    caller,
+    [{ reference: row.reference, amount: row.amount, fee: row.fee, description: describe(row) }],
+    row.reference,
+    now,
+  );
+  const [inserted] = await insertPayouts(trx, [row]);
+  return inserted!;
+}
+
+/**
+ * A batch of payouts, all or nothing: every item is checked first (400 naming each bad item,
+ * nothing written), then the total of amounts and fees is reserved at once (or 402), then each
+ * item becomes its own PENDING payout with its own `payout.created`. The batch as a whole settles
+ * the merchant's unsettled transactions.
+ */
+export async function createPayoutBatch(
+  trx: Transaction<DB>,
+  caller: Caller,
+  items: readonly PayoutInput[],
+  options: { maxAmount: number },
+): Promise<{ batch: PayoutBatchRow; payouts: PayoutRow[] }> {
+  const problems = items.flatMap((item, index) => problemsOf(item, `body.items.${index}`, options.maxAmount));
+  if (problems.length > 0) {
+    const items = [...new Set(problems.map((problem) => problem.field.split('.')[2]))];
+    throw new ApiError(
+      'VALIDATION_ERROR',
+      `${items.length} item(s) are invalid: ${items.map((index) => `items[${index}]`).join(', ')}. Nothing was created.`,
+      problems,
+    );
+  }
+  const plan = await payoutFeePlan(trx, caller.businessId);
+  const now = new Date();
+  const id = newId('pob');
+  const rows = items.map((item, index) => newPayoutRow(caller, item, payoutFee(item.amount, plan), now, { id, index }));
+  const batch: PayoutBatchRow = {
+    id,
+    business_id: caller.businessId,
+    environment: caller.environment,
+    item_count: rows.length,
+    total_amount: rows.reduce((total, row) => total + row.amount, 0),
+    total_fee: rows.reduce((total, row) => total + row.fee, 0),
+    created_at: now,
+  };
+  await reservePayouts(
+    trx,
+    caller,
+    rows.map((row) => ({ reference: row.reference, amount: row.amount, fee: row.fee, description: describe(row) })),
+    id,
+    now,
+  );
+  await trx.insertInto('payout_batches').values(batch).execute();
+  return { batch, payouts: await insertPayouts(trx, rows) };
+}
+
+/** A payout of the caller's, or PAYOUT_NOT_FOUND (SANDBOX_MISMATCH when it is the other environment's). */
+async function findPayout(db: Executor, caller: Caller, reference: string, lock: boolean): Promise<PayoutRow> {
+  let query = db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('reference', '=', reference)
+    .where('business_id', '=', caller.businessId);
+  if (lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  if (row && row.environment === caller.environment) return row;
+  if (row) throw new ApiError('SANDBOX_MISMATCH');
+  throw new ApiError('PAYOUT_NOT_FOUND', `No payout ${reference}.`);
+}
+
+export function getPayout(db: Kysely<DB>, caller: Caller, reference: string): Promise<PayoutRow> {
+  return findPayout(db, caller, reference, false);
+}
+
+/**
+ * Cancels a PENDING payout: its money back to the merchant (`payout_reversal`), CANCELLED and
+ * `payout.cancelled` in one statement. The row lock makes it wait for a worker sending it, which
+ * then leaves it PAID or FAILED: PAYOUT_NOT_PENDING.
+ */
+export async function cancelPayout(trx: Transaction<DB>, caller: Caller, reference: string): Promise<PayoutRow> {
+  const payout = await findPayout(trx, caller, reference, true);
+  if (payout.status !== PAYOUT_OPEN_STATUS) {
+    throw new ApiError(
+      'PAYOUT_NOT_PENDING',
+      `Payout ${reference} is ${payout.status}: only a PENDING payout can be cancelled.`,
+    );
+  }
+  const now = new Date();
+  const { to, event } = payoutSteps.cancel;
+  const changed: PayoutRow = { ...payout, status: to, cancelled_at: now, updated_at: now };
+  const money = payoutReturned(
+    {
+      environment: payout.environment,
+      businessId: payout.business_id,
+      reference,
+      amount: payout.amount,
+      fee: payout.fee,
+    },
+    'cancelled',
+    now,
+  );
+  const [row] = await changeWithEvents(
+    trx,
+    trx
+      .updateTable('payouts')
+      .set({ status: to, cancelled_at: now, updated_at: now })
+      .where('reference', '=', reference)
+      .returningAll(),
+    [payoutEvent(event, changed, now)],
+    money.ctes,
+  );
+  if (!payout.batch_id) await releaseSettled(trx, reference);
+  return row!;
+}
+
+export interface PayoutFilters {
+  status?: PayoutStatus | undefined;
+  batch?: string | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+}
+
+/** A page of the caller's payouts, newest first (a batch's in their item order), with the total. */
+export async function listPayouts(
+  db: Kysely<DB>,
+  caller: Caller,
+  query: PayoutFilters & { limit: number; offset: number },
+): Promise<{ items: PayoutRow[]; total: number }> {
+  if (query.from && query.to && query.from > query.to) {
+    throw new ApiError('VALIDATION_ERROR', 'query.from is after query.to.', [
+      { field: 'query.from', message: 'is after query.to' },
+    ]);
+  }
+  let rows = db
+    .selectFrom('payouts')
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment);
+  if (query.status) rows = rows.where('status', '=', query.status);
+  if (query.batch) rows = rows.where('batch_id', '=', query.batch);
+  if (query.from) rows = rows.where('created_at', '>=', query.from);
+  if (query.to) rows = rows.where('created_at', '<=', query.to);
+  const ordered = query.batch
+    ? rows.selectAll().orderBy('batch_index', 'asc')
+    : rows.selectAll().orderBy('created_at', 'desc').orderBy('reference', 'desc');
+  const [items, count] = await Promise.all([
+    ordered.limit(query.limit).offset(query.offset).execute(),
+    rows.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items, total: Number(count.n) };
+}
+
+/** A batch of the caller's with its payouts counted by status. */
+export async function getPayoutBatch(
+  db: Kysely<DB>,
+  caller: Caller,
+  id: string,
+): Promise<{ batch: PayoutBatchRow; counts: Partial<Record<PayoutStatus, number>> }> {
+  const batch = await db
+    .selectFrom('payout_batches')
+    .selectAll()
+    .where('id', '=', id)
+    .where('business_id', '=', caller.businessId)
+    .executeTakeFirst();
+  if (!batch) throw new ApiError('PAYOUT_BATCH_NOT_FOUND', `No payout batch ${id}.`);
+  if (batch.environment !== caller.environment) throw new ApiError('SANDBOX_MISMATCH');
+  const counted = await db
+    .selectFrom('payouts')
+    .select(['status', sql<number>`count(*)`.as('n')])
+    .where('batch_id', '=', id)
+    .groupBy('status')
+    .execute();
+  return { batch, counts: Object.fromEntries(counted.map((row) => [row.status, Number(row.n)])) };
+}
+
+/**
+ * The balance transactions a payout settles (decisions "Payouts"): those that no payout settled
+ * yet when it was created, set aside for it then (for an item of a batch, the batch's), newest
+ * first. A failed or cancelled single payout gives them back to the next payout.
+ */
+export async function payoutTransactions(
+  db: Kysely<DB>,
+  caller: Caller,
+  reference: string,
+  page: { limit: number; offset: number },
+) {
+  const payout = await getPayout(db, caller, reference);
+  const settledBy = payout.batch_id ?? payout.reference;
+  const rows = db
+    .selectFrom('balance_transactions')
+    .where('settled_by', '=', settledBy)
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment);
+  const [items, count] = await Promise.all([
+    rows
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    rows.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { payout, items, total: Number(count.n) };
+}
