@@ -16,13 +16,14 @@ export function checkMetadata(metadata: Record<string, string>, field = 'body.me
     throw invalid(`${field}.${badKey}`, `key must be 1 to ${METADATA_MAX_KEY_LENGTH} characters`);
   }
   if (keys.length > METADATA_MAX_KEYS) {
-    throw new ApiError('METADATA_TOO_MANY_KEYS', `${field} may have at most ${METADATA_MAX_KEYS} keys.`);
+    const message = `may have at most ${METADATA_MAX_KEYS} keys`;
+    throw new ApiError('METADATA_TOO_MANY_KEYS', `${field} ${message}.`, [{ field, message }]);
   }
   const tooLong = keys.find((key) => [...(metadata[key] ?? '')].length > METADATA_MAX_VALUE_LENGTH);
   if (tooLong !== undefined) {
-    throw new ApiError(
-      'METADATA_VALUE_TOO_LONG',
-      `${field}.${tooLong} is longer than ${METADATA_MAX_VALUE_LENGTH} characters.`,
-    );
+    const message = `is longer than ${METADATA_MAX_VALUE_LENGTH} characters`;
+    throw new ApiError('METADATA_VALUE_TOO_LONG', `${field}.${tooLong} ${message}.`, [
+      { field: `${field}.${tooLong}`, message },
+    ]);
   }
 }

@@ -70,7 +70,7 @@ export function payoutFee(amount: number, plan: PayoutFeePlan): number {
 }
 
 /** What a payout's fee splits into: the taxes it includes and the platform's revenue. */
-export function payoutFeeCommission(fee: number, plan: PayoutFeePlan): Commission {
+export function payoutFeeCommission(fee: number, plan: Pick<FeePlan, 'tofBps' | 'tteBps'>): Commission {
   return assemble(0, fee, plan.tofBps, plan.tteBps);
 }
 

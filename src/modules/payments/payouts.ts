@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { DB, Environment } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { balanceIn, lockAccounts, postTransfers, transfer, type LedgerEntry, type LedgerTransfer } from './ledger.js';
-import { payoutFeeCommission, type PayoutFeePlan } from './fees.js';
+import { payoutFeeCommission, type FeePlan } from './fees.js';
 
 /**
  * The money of payouts. A payout moves money in two steps, each one ledger transaction:
@@ -118,8 +118,13 @@ export interface ReservedPayout {
  * The second step of a paid payout, as a transfer for the statement that marks it PAID: the
  * reserved amount to the destination wallet, the fee to the platform's revenue and its taxes.
  */
-export function payoutPaid(payout: ReservedPayout, walletId: string, plan: PayoutFeePlan, at: Date): LedgerTransfer {
-  const commission = payoutFeeCommission(payout.fee, plan);
+export function payoutPaid(
+  payout: ReservedPayout,
+  walletId: string,
+  taxes: Pick<FeePlan, 'tofBps' | 'tteBps'>,
+  at: Date,
+): LedgerTransfer {
+  const commission = payoutFeeCommission(payout.fee, taxes);
   return transfer({
     environment: payout.environment,
     kind: 'payout',

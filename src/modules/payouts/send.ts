@@ -3,11 +3,11 @@ import type { DB } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
 import { changeWithEvents } from '../events/outbox.js';
-import { payoutFeePlan } from '../payments/fee-plans.js';
+import { feePlanFromColumns } from '../payments/fees.js';
 import { payoutPaid, payoutReturned, releaseSettled } from '../payments/payouts.js';
 import { findWallet, hashPin, SANDBOX_WALLET_PIN, type WalletRow } from '../wallets/service.js';
 import { payoutEvent } from './events.js';
-import { PAYOUT_OPEN_STATUS, payoutSteps, type PayoutFailureCode } from './state.js';
+import { PAYOUT_FAILURE_CODES, PAYOUT_OPEN_STATUS, payoutSteps, type PayoutFailureCode } from './state.js';
 import type { PayoutRow } from './views.js';
 
 /**
@@ -24,25 +24,41 @@ const FAILURE_TEXT: Record<PayoutFailureCode, string> = {
 /** One hash of the sandbox PIN per process: the wallets a sandbox payout opens share it. */
 let sandboxPinHash: Promise<string> | undefined;
 
+/** A PENDING payout locked for sending, with its destination wallet (if any) and its fee's taxes. */
+type PayoutToSend = PayoutRow & {
+  destination_wallet_id: string | null;
+  destination_wallet_status: WalletRow['status'] | null;
+  tof_bps: number | null;
+  tte_bps: number | null;
+};
+
 /**
  * The wallet a payout goes to, or why it cannot: a live payout needs an active wallet; in the
  * sandbox a phone without one gets a wallet (PIN 1234, empty), except the reserved failing phone.
  */
-async function destinationOf(trx: Transaction<DB>, payout: PayoutRow): Promise<WalletRow | PayoutFailureCode> {
-  const phone = payout.destination_phone;
-  let wallet = await findWallet(trx, payout.environment, phone);
-  if (!wallet && payout.environment === 'test' && phone !== SANDBOX_FAILING_PAYOUT_PHONE) {
-    sandboxPinHash ??= hashPin(SANDBOX_WALLET_PIN);
-    await trx
-      .insertInto('wallets')
-      .values({ id: newId('wal'), environment: 'test', phone, pin_hash: await sandboxPinHash, status: 'active' })
-      .onConflict((conflict) => conflict.columns(['environment', 'phone']).doNothing())
-      .execute();
-    wallet = await findWallet(trx, payout.environment, phone);
+async function destinationOf(trx: Transaction<DB>, payout: PayoutToSend): Promise<string | PayoutFailureCode> {
+  if (payout.destination_wallet_id) {
+    return payout.destination_wallet_status === 'active' ? payout.destination_wallet_id : 'WALLET_LOCKED';
   }
-  if (!wallet) return 'WALLET_NOT_FOUND';
-  if (wallet.status !== 'active') return 'WALLET_LOCKED';
-  return wallet;
+  if (payout.environment !== 'test' || payout.destination_phone === SANDBOX_FAILING_PAYOUT_PHONE) {
+    return 'WALLET_NOT_FOUND';
+  }
+  sandboxPinHash ??= hashPin(SANDBOX_WALLET_PIN);
+  const opened = await trx
+    .insertInto('wallets')
+    .values({
+      id: newId('wal'),
+      environment: 'test',
+      phone: payout.destination_phone,
+      pin_hash: await sandboxPinHash,
+      status: 'active',
+    })
+    .onConflict((conflict) => conflict.columns(['environment', 'phone']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  // Opened meanwhile by another transaction (a payment's sandbox payer): that one.
+  const wallet = opened ?? (await findWallet(trx, 'test', payout.destination_phone));
+  return wallet ? wallet.id : 'WALLET_NOT_FOUND';
 }
 
 /**
@@ -54,11 +70,16 @@ async function destinationOf(trx: Transaction<DB>, payout: PayoutRow): Promise<W
 async function sendPayout(db: Kysely<DB>, reference: string): Promise<boolean> {
   return inTransaction(db, async (trx) => {
     const payout = await trx
-      .selectFrom('payouts')
-      .selectAll()
-      .where('reference', '=', reference)
-      .where('status', '=', PAYOUT_OPEN_STATUS)
-      .forUpdate()
+      .selectFrom('payouts as p')
+      .leftJoin('wallets as w', (join) =>
+        join.onRef('w.environment', '=', 'p.environment').onRef('w.phone', '=', 'p.destination_phone'),
+      )
+      .leftJoin('fee_plans as f', 'f.business_id', 'p.business_id')
+      .selectAll('p')
+      .select(['w.id as destination_wallet_id', 'w.status as destination_wallet_status', 'f.tof_bps', 'f.tte_bps'])
+      .where('p.reference', '=', reference)
+      .where('p.status', '=', PAYOUT_OPEN_STATUS)
+      .forUpdate('p')
       .skipLocked()
       .executeTakeFirst();
     if (!payout) return false;
@@ -71,8 +92,9 @@ async function sendPayout(db: Kysely<DB>, reference: string): Promise<boolean> {
       amount: payout.amount,
       fee: payout.fee,
     };
+    const { destination_wallet_id: _, destination_wallet_status: __, tof_bps, tte_bps, ...row } = payout;
     const update = trx.updateTable('payouts').where('reference', '=', reference).returningAll();
-    if (typeof destination === 'string') {
+    if (isFailure(destination)) {
       const { to, event } = payoutSteps.fail;
       const failed = {
         status: to,
@@ -84,24 +106,28 @@ async function sendPayout(db: Kysely<DB>, reference: string): Promise<boolean> {
       await changeWithEvents(
         trx,
         update.set(failed),
-        [payoutEvent(event, { ...payout, ...failed }, now)],
+        [payoutEvent(event, { ...row, ...failed }, now)],
         payoutReturned(reserved, 'failed', now).ctes,
       );
       if (!payout.batch_id) await releaseSettled(trx, reference);
       return true;
     }
-    const plan = await payoutFeePlan(trx, payout.business_id);
+    const defaults = feePlanFromColumns(undefined);
+    const taxes = { tofBps: tof_bps ?? defaults.tofBps, tteBps: tte_bps ?? defaults.tteBps };
     const { to, event } = payoutSteps.pay;
-    const paid = { status: to, wallet_id: destination.id, paid_at: now, updated_at: now };
+    const paid = { status: to, wallet_id: destination, paid_at: now, updated_at: now };
     await changeWithEvents(
       trx,
       update.set(paid),
-      [payoutEvent(event, { ...payout, ...paid }, now)],
-      payoutPaid(reserved, destination.id, plan, now).ctes,
+      [payoutEvent(event, { ...row, ...paid }, now)],
+      payoutPaid(reserved, destination, taxes, now).ctes,
     );
     return true;
   });
 }
+
+const isFailure = (destination: string): destination is PayoutFailureCode =>
+  (PAYOUT_FAILURE_CODES as readonly string[]).includes(destination);
 
 /**
  * Worker task: sends the oldest PENDING payouts, each in its own transaction, up to `max` a run.

@@ -36,7 +36,7 @@ function problemsOf(input: PayoutInput, prefix: string, maxAmount: number): Erro
     checkMetadata(input.metadata ?? {}, `${prefix}.metadata`);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    problems.push(...(error.details ?? [{ field: `${prefix}.metadata`, message: error.message }]));
+    problems.push(...(error.details ?? []));
   }
   return problems;
 }
