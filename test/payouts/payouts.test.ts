@@ -302,4 +302,47 @@ describe('payouts', () => {
     await fold(t);
     await assertLedgerSound(t);
   });
+
+  test('payout events go to endpoints subscribed with payouts:read, and only to keys that may read them', async () => {
+    const endpoint = await t.request('POST', '/api/v1/dev/webhooks/endpoints', {
+      key: sk,
+      idempotencyKey: true,
+      body: { url: 'https://93.184.216.34/hooks', events: ['payout.created', 'payout.paid'] },
+    });
+    expectStatus(endpoint, 201);
+    const payout = (await createPayout(t, sk, payoutTo(RICH.phone, 300))).body.data;
+    await sendPayouts(t);
+    const deliveries = await t.runtime.db
+      .selectFrom('webhook_deliveries')
+      .select('event')
+      .where('endpoint_id', '=', endpoint.body.data.id)
+      .orderBy('created_at')
+      .execute();
+    assert.deepEqual(
+      deliveries.map((delivery) => delivery.event),
+      ['payout.created', 'payout.paid'],
+    );
+    const intentsOnly = await t.admin('POST', '/keys', {
+      businessId: business.id,
+      kind: 'secret',
+      environment: 'test',
+      scopes: ['intents:read', 'webhooks:read', 'webhooks:write'],
+    });
+    const narrow = intentsOnly.body.data.key;
+    expectError(
+      await t.request('POST', '/api/v1/dev/webhooks/endpoints', {
+        key: narrow,
+        idempotencyKey: true,
+        body: { url: 'https://93.184.216.34/hooks', events: ['payout.paid'] },
+      }),
+      403,
+      'EVENTS_NOT_PERMITTED',
+    );
+    const seen = async (key: string) =>
+      (await t.request('GET', '/api/v1/dev/events?limit=100', { key })).body.data.items
+        .filter((event: { type: string }) => event.type.startsWith('payout.'))
+        .map((event: { object: string }) => event.object);
+    assert.ok((await seen(sk)).includes(payout.referenceNumber));
+    assert.deepEqual(await seen(narrow), []);
+  });
 });
