@@ -18,7 +18,7 @@ const usage = `Usage: npm run --silent admin -- <command> [options] [--json]
   key list --business ID
   api disable [--business ID] | api enable [--business ID]
   fees set --business ID [--provider-bps N] [--payer-fee N] [--tof-bps N] [--tte-bps N]
-           [--revenue-model COMMISSION|MARGIN] [--margin-bps N]
+           [--revenue-model COMMISSION|MARGIN] [--margin-bps N] [--payout-fee-flat C] [--payout-fee-bps N]
   wallet create --phone P --pin N --balance C --env test|live [--locked]
   wallet credit --phone P --amount C --env test|live
   wallet show --phone P --env test|live
@@ -91,6 +91,8 @@ function toCall(args: string[]): Call {
       'tof-bps': { type: 'string' },
       'tte-bps': { type: 'string' },
       'margin-bps': { type: 'string' },
+      'payout-fee-flat': { type: 'string' },
+      'payout-fee-bps': { type: 'string' },
       'revenue-model': { type: 'string' },
       phone: { type: 'string' },
       pin: { type: 'string' },
@@ -152,6 +154,8 @@ function toCall(args: string[]): Call {
           tofBps: 'tof-bps',
           tteBps: 'tte-bps',
           marginBps: 'margin-bps',
+          payoutFeeFlat: 'payout-fee-flat',
+          payoutFeeBps: 'payout-fee-bps',
         } as const;
         for (const [field, option] of Object.entries(fields)) {
           const value = integer(values[option], option);
