@@ -15,6 +15,7 @@ import { developerPages } from './developer-routes.js';
 import { dictionaries } from './i18n.js';
 import { homePages } from './home-routes.js';
 import { paymentPages } from './payment-routes.js';
+import { payoutPages } from './payout-routes.js';
 import { orderPages } from './order-routes.js';
 import { productPages } from './product-routes.js';
 import { settingsPages } from './settings-routes.js';
@@ -89,6 +90,7 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(paymentPages);
   await app.register(orderPages);
   await app.register(balancePages);
+  await app.register(payoutPages);
   await app.register(productPages);
   await app.register(developerPages);
   await app.register(settingsPages);

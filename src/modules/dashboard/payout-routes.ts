@@ -1,0 +1,470 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
+import type { DB } from '../../db/schema.js';
+import type { Caller } from '../../http/context.js';
+import { ApiError } from '../../http/errors.js';
+import { FORM_WRITE } from '../../http/idempotency/plugin.js';
+import { literalUnion } from '../../http/schemas.js';
+import { balanceTransactionView } from '../payments/balance-transactions.js';
+import { payoutFeePlan } from '../payments/fee-plans.js';
+import { payoutFee } from '../payments/fees.js';
+import { accountBalance } from '../payments/ledger.js';
+import { MAX_BATCH_ITEMS } from '../payouts/schemas.js';
+import * as payouts from '../payouts/service.js';
+import {
+  PAYOUT_FAILURE_CODES,
+  PAYOUT_OPEN_STATUS,
+  PAYOUT_STATUSES,
+  type PayoutFailureCode,
+  type PayoutStatus,
+} from '../payouts/state.js';
+import { batchView, payoutView } from '../payouts/views.js';
+import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
+import { dictionaries, formatMru, type Dictionary } from './i18n.js';
+import {
+  MAX_DESCRIPTION,
+  mruText,
+  openBatch,
+  readBatchCsv,
+  readPayoutForm,
+  sealBatch,
+  type BatchOwner,
+  type FileProblem,
+  type LineError,
+  type LineProblem,
+  type PayoutField,
+  type Problem,
+} from './payout-input.js';
+import type { DashboardSession } from './sessions.js';
+import { dashboardWrite } from './write.js';
+
+const PAYOUTS = `${DASHBOARD}/payouts`;
+const BATCH = `${PAYOUTS}/batch`;
+const PAGE_SIZE = 20;
+/** A batch of MAX_BATCH_ITEMS lines with long descriptions stays far below this. */
+const MAX_CSV_BYTES = 1024 * 1024;
+/** The confirm form's sealed batch: base64 of at most MAX_BATCH_ITEMS compact items. */
+const MAX_SEALED_CHARS = 1024 * 1024;
+
+const Token = {
+  _csrf: Type.Optional(Type.String({ maxLength: 200 })),
+  _idem: Type.Optional(Type.String({ maxLength: 64 })),
+};
+const Flash = {
+  notice: Type.Optional(Type.String({ maxLength: 20 })),
+  error: Type.Optional(Type.String({ maxLength: 64 })),
+};
+const Page = { page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })) };
+const BatchId = Type.String({ pattern: '^pob_[0-9A-Za-z]{1,40}$' });
+const ListQuery = Type.Object(
+  { ...Flash, ...Page, status: Type.Optional(literalUnion(['', ...PAYOUT_STATUSES])), batch: Type.Optional(BatchId) },
+  { additionalProperties: false },
+);
+const DetailQuery = Type.Object({ ...Flash, ...Page }, { additionalProperties: false });
+const FlashQuery = Type.Object(Flash, { additionalProperties: false });
+const RefParams = Type.Object({ ref: Type.String({ minLength: 1, maxLength: 64 }) });
+// Loose lengths on purpose: a value the payout refuses is shown back on the form with why.
+const FormFields = {
+  amount: Type.String({ maxLength: 40 }),
+  phone: Type.String({ maxLength: 40 }),
+  description: Type.Optional(Type.String({ maxLength: 1000 })),
+};
+const PayoutForm = Type.Object({ ...Token, ...FormFields }, { additionalProperties: false });
+const NewQuery = Type.Object(
+  {
+    ...Flash,
+    amount: Type.Optional(FormFields.amount),
+    phone: Type.Optional(FormFields.phone),
+    description: Type.Optional(FormFields.description),
+  },
+  { additionalProperties: false },
+);
+const TokenForm = Type.Object(Token, { additionalProperties: false });
+const BatchConfirmForm = Type.Object(
+  { ...Token, batch: Type.String({ maxLength: MAX_SEALED_CHARS }), signature: Type.String({ maxLength: 100 }) },
+  { additionalProperties: false },
+);
+
+/** The dashboard's form limits (plugin.ts), raised for one file, cut one byte past the cap to name it. */
+const csvUpload = {
+  dashboard: 'owner',
+  multipartOptions: {
+    limits: { fields: 20, fieldSize: 64 * 1024, parts: 21, files: 1, fileSize: MAX_CSV_BYTES + 1 },
+    throwFileSizeLimit: false,
+  },
+} as const;
+/** The batch's confirm form is multipart too: its sealed batch is larger than a urlencoded form may be. */
+const sealedBatchForm = {
+  dashboard: 'owner',
+  write: FORM_WRITE,
+  multipartOptions: { limits: { fields: 10, fieldSize: MAX_SEALED_CHARS, parts: 10, files: 0 } },
+} as const;
+
+// Words: every status and failure code has its own, checked against the lists at compile time.
+
+const STATUS_WORDS = {
+  PENDING: 'payoutStatusPending',
+  PAID: 'payoutStatusPaid',
+  FAILED: 'payoutStatusFailed',
+  CANCELLED: 'payoutStatusCancelled',
+} as const satisfies Record<PayoutStatus, keyof Dictionary>;
+const FAILURE_WORDS = {
+  WALLET_NOT_FOUND: 'payoutFailureWalletNotFound',
+  WALLET_LOCKED: 'payoutFailureWalletLocked',
+} as const satisfies Record<PayoutFailureCode, keyof Dictionary>;
+const PROBLEM_WORDS = {
+  phone: 'payoutPhoneInvalid',
+  amount: 'payoutAmountInvalid',
+  amountRange: 'payoutAmountRange',
+  description: 'payoutDescriptionTooLong',
+} as const satisfies Record<Problem, keyof Dictionary>;
+const LINE_WORDS = {
+  phone: 'lineBadPhone',
+  amount: 'lineBadAmount',
+  amountRange: 'lineAmountRange',
+  description: 'lineDescriptionTooLong',
+  columns: 'lineColumns',
+  tooMany: 'lineTooMany',
+} as const satisfies Record<LineProblem, keyof Dictionary>;
+const FILE_WORDS = {
+  unreadable: 'batchFileUnreadable',
+  header: 'batchFileHeader',
+  empty: 'batchFileEmpty',
+  notText: 'batchFileNotText',
+} as const satisfies Record<FileProblem['kind'], keyof Dictionary>;
+const FIELD_WORDS = {
+  amount: 'amountMru',
+  phone: 'destinationPhone',
+  description: 'description',
+} as const satisfies Record<PayoutField, keyof Dictionary>;
+/** The refusals a write sends back with `?error=` that these pages word themselves. */
+const REFUSAL_WORDS: Partial<Record<string, keyof Dictionary>> = {
+  INSUFFICIENT_FUNDS: 'payoutInsufficientFundsLater',
+  PAYOUT_NOT_PENDING: 'payoutNotPending',
+  AMOUNT_OUT_OF_RANGE: 'payoutAmountRefused',
+};
+
+/** `{name}` placeholders filled in one pass: a value holding braces is not read again. */
+function fill(text: string, values: Record<string, string | number>): string {
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    Object.hasOwn(values, name) ? String(values[name]) : whole,
+  );
+}
+
+function wordsOf(request: FastifyRequest) {
+  const lang = langOf(request);
+  return { t: dictionaries[lang], mru: (centimes: number) => formatMru(centimes, lang) };
+}
+
+/** How the pages name statuses and failures, in the page's language. */
+function payoutWords(t: Dictionary) {
+  return {
+    status: Object.fromEntries(PAYOUT_STATUSES.map((status) => [status, t[STATUS_WORDS[status]]])) as Record<
+      PayoutStatus,
+      string
+    >,
+    failure: Object.fromEntries(PAYOUT_FAILURE_CODES.map((code) => [code, t[FAILURE_WORDS[code]]])) as Record<
+      PayoutFailureCode,
+      string
+    >,
+  };
+}
+
+/** The page's own words for a refusal sent back by a write, or nothing (then the catalogue's are shown). */
+function refusal(t: Dictionary, code: string | undefined): { error?: string } {
+  // The code comes from the query: only the table's own entries are looked up.
+  const word = code !== undefined && Object.hasOwn(REFUSAL_WORDS, code) ? REFUSAL_WORDS[code] : undefined;
+  return word ? { error: t[word] } : {};
+}
+
+// Money: what a payout (or a batch) takes from the balance, as the review pages show it.
+
+interface Money {
+  count: number;
+  amount: number;
+  fee: number;
+  total: number;
+  available: number;
+  after: number;
+}
+
+/**
+ * The fees of these amounts on the business's plan and the balance they leave, read without a
+ * lock: a preview. The write reserves under the lock and refuses if the balance moved meanwhile.
+ */
+async function previewMoney(db: Kysely<DB>, caller: Caller, amounts: readonly number[]): Promise<Money> {
+  const [plan, available] = await Promise.all([
+    payoutFeePlan(db, caller.businessId),
+    accountBalance(db, caller.environment, { kind: 'merchant', ownerId: caller.businessId }),
+  ]);
+  const amount = amounts.reduce((total, each) => total + each, 0);
+  const fee = amounts.reduce((total, each) => total + payoutFee(each, plan), 0);
+  return { count: amounts.length, amount, fee, total: amount + fee, available, after: available - amount - fee };
+}
+
+function shortOfFunds(request: FastifyRequest, money: Money): string {
+  const { t, mru } = wordsOf(request);
+  return fill(t.payoutInsufficientFunds, { available: mru(money.available), needed: mru(money.total) });
+}
+
+// The single payout's form.
+
+interface FormValues {
+  amount: string;
+  phone: string;
+  description: string;
+}
+
+function formValues(source: { amount?: string; phone?: string; description?: string | undefined }): FormValues {
+  return { amount: source.amount ?? '', phone: source.phone ?? '', description: source.description ?? '' };
+}
+
+/** The form again with what was typed; a refused write comes back here, its values in the query. */
+function newPayoutUrl(values: FormValues): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(values)) if (value) query.set(name, value);
+  const text = query.toString();
+  return `${PAYOUTS}/new${text ? `?${text}` : ''}`;
+}
+
+/** The new-payout form with the values as typed, each refused field saying why, and a summary. */
+function drawForm(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  values: FormValues,
+  problems: Partial<Record<PayoutField, Problem>> = {},
+  status = 200,
+  error?: string,
+): Promise<FastifyReply> {
+  const { t, mru } = wordsOf(request);
+  const maxAmount = mru(request.server.services.config.intentMaxAmount);
+  const texts: Partial<Record<PayoutField, string>> = {};
+  for (const [field, problem] of Object.entries(problems) as [PayoutField, Problem][]) {
+    texts[field] = fill(t[PROBLEM_WORDS[problem]], { max: problem === 'description' ? MAX_DESCRIPTION : maxAmount });
+  }
+  const named = (Object.keys(texts) as PayoutField[]).map((field) => t[FIELD_WORDS[field]]);
+  const summary = named.length > 0 ? fill(t.fixFields, { fields: named.join(', ') }) : error;
+  return sendPage(
+    request,
+    reply,
+    'payout-new',
+    { values, problems: texts, ...(summary ? { error: summary } : {}) },
+    status,
+  );
+}
+
+/** A viewer sees payouts but is never drawn a form that changes them. */
+function ownersOnly(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
+  if (requireSession(request).role === 'owner') return undefined;
+  const { t } = wordsOf(request);
+  return sendPage(request, reply, 'message', { title: t.ownersOnly, kind: 'role' }, 403);
+}
+
+// The batch.
+
+function batchOwner(session: DashboardSession): BatchOwner {
+  return { secret: session.tokenHash, businessId: session.businessId, environment: session.environment };
+}
+
+function lineText(t: Dictionary, error: LineError, maxAmount: string): string {
+  return fill(t[LINE_WORDS[error.problem]], {
+    value: error.value,
+    max: error.problem === 'tooMany' ? MAX_BATCH_ITEMS : error.problem === 'description' ? MAX_DESCRIPTION : maxAmount,
+  });
+}
+
+function fileText(t: Dictionary, problem: FileProblem): string {
+  return fill(t[FILE_WORDS[problem.kind]], problem.kind === 'unreadable' ? { line: problem.line } : {});
+}
+
+function drawBatch(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  data: { report?: Record<string, unknown>; error?: string },
+  status = 200,
+): Promise<FastifyReply> {
+  return sendPage(request, reply, 'payout-batch', { maxLines: MAX_BATCH_ITEMS, report: null, ...data }, status);
+}
+
+/** The uploaded file, or the words for why there is none to read. */
+function uploadedCsv(request: FastifyRequest, t: Dictionary): Buffer | string {
+  const file = (request.body as Record<string, unknown> | undefined)?.file;
+  if (!Buffer.isBuffer(file) || file.length === 0) return t.batchFileMissing;
+  if (file.length > MAX_CSV_BYTES) return t.batchFileTooLarge;
+  return file;
+}
+
+const detail = (reference: string) => `${PAYOUTS}/${encodeURIComponent(reference)}`;
+
+/**
+ * The Payouts pages (issue 35): the list of the session mode's payouts, a payout sent in two
+ * steps (the form, then a review of its fee and the balance it leaves), a batch from a CSV file
+ * (a dry run naming every bad line, then a confirmation), and a payout's page with the balance
+ * transactions it settles and its cancellation. Every change goes through payouts/service.ts.
+ */
+export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, config } = app.services;
+  const limits = { maxAmount: config.intentMaxAmount };
+  const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
+
+  app.get(at(PAYOUTS), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
+    const caller = callerOf(requireSession(request));
+    const { status, batch } = request.query;
+    const page = request.query.page ?? 1;
+    const [result, found] = await Promise.all([
+      payouts.listPayouts(db, caller, {
+        status: status || undefined,
+        batch,
+        limit: PAGE_SIZE,
+        offset: (page - 1) * PAGE_SIZE,
+      }),
+      batch ? payouts.getPayoutBatch(db, caller, batch) : undefined,
+    ]);
+    const filters = new URLSearchParams();
+    if (status) filters.set('status', status);
+    if (batch) filters.set('batch', batch);
+    return sendPage(request, reply, 'payouts', {
+      statuses: PAYOUT_STATUSES,
+      words: payoutWords(wordsOf(request).t),
+      filters: { status: status ?? '', batch: batch ?? '' },
+      filterQuery: filters.toString(),
+      batch: found ? batchView(found.batch, found.counts) : null,
+      items: result.items.map(payoutView),
+      total: result.total,
+      page,
+      pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
+    });
+  });
+
+  app.get(at(`${PAYOUTS}/new`), { schema: { hide: true, querystring: NewQuery } }, async (request, reply) => {
+    const refused = ownersOnly(request, reply);
+    if (refused) return refused;
+    return drawForm(
+      request,
+      reply,
+      formValues(request.query),
+      {},
+      200,
+      refusal(wordsOf(request).t, request.query.error).error,
+    );
+  });
+
+  // The review reads and previews only: no key, nothing written; the Confirm it draws is the write.
+  app.post(
+    at(`${PAYOUTS}/review`),
+    { config: { dashboard: 'owner' }, schema: { hide: true, body: PayoutForm } },
+    async (request, reply) => {
+      const values = formValues(request.body);
+      const reading = readPayoutForm(values, limits.maxAmount);
+      if ('problems' in reading) return drawForm(request, reply, values, reading.problems, 400);
+      const money = await previewMoney(db, callerOf(requireSession(request)), [reading.input.amount]);
+      if (money.after < 0) return drawForm(request, reply, values, {}, 402, shortOfFunds(request, money));
+      return sendPage(request, reply, 'payout-review', {
+        payout: reading.input,
+        amountText: mruText(reading.input.amount),
+        money,
+        editUrl: newPayoutUrl(values),
+      });
+    },
+  );
+
+  app.post(at(PAYOUTS), { config: owner, schema: { hide: true, body: PayoutForm } }, async (request, reply) => {
+    // Read again, never trusted from the review page: the same rules, the fee recomputed by the service.
+    const values = formValues(request.body);
+    const reading = readPayoutForm(values, limits.maxAmount);
+    if ('problems' in reading) return drawForm(request, reply, values, reading.problems, 400);
+    return dashboardWrite(request, reply, newPayoutUrl(values), async (trx, _session, caller) => {
+      const payout = await payouts.createPayout(trx, caller, reading.input, limits);
+      return { redirect: detail(payout.reference) };
+    });
+  });
+
+  app.get(at(BATCH), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {
+    const refused = ownersOnly(request, reply);
+    if (refused) return refused;
+    const { t } = wordsOf(request);
+    const error =
+      request.query.error === 'VALIDATION_ERROR' ? t.batchSealBroken : refusal(t, request.query.error).error;
+    return drawBatch(request, reply, error ? { error } : {});
+  });
+
+  // The dry run: every line checked, the totals previewed, nothing written.
+  app.post(at(`${BATCH}/review`), { config: csvUpload, schema: { hide: true } }, async (request, reply) => {
+    const session = requireSession(request);
+    const { t, mru } = wordsOf(request);
+    const file = uploadedCsv(request, t);
+    if (typeof file === 'string') return drawBatch(request, reply, { error: file }, 400);
+    const reading = readBatchCsv(file, limits.maxAmount);
+    if (reading.kind === 'file') return drawBatch(request, reply, { error: fileText(t, reading.problem) }, 400);
+    const money = await previewMoney(
+      db,
+      callerOf(session),
+      reading.items.map((item) => item.amount),
+    );
+    const short = money.after < 0;
+    const ready = reading.errors.length === 0 && !short;
+    const maxAmount = mru(limits.maxAmount);
+    return drawBatch(request, reply, {
+      report: {
+        lineCount: reading.lineCount,
+        errors: reading.errors.map((error) => ({ line: error.line, text: lineText(t, error, maxAmount) })),
+        money,
+        sealed: ready ? sealBatch(reading.items, batchOwner(session)) : null,
+      },
+      ...(short ? { error: shortOfFunds(request, money) } : {}),
+    });
+  });
+
+  app.post(
+    at(BATCH),
+    { config: sealedBatchForm, schema: { hide: true, body: BatchConfirmForm } },
+    async (request, reply) =>
+      dashboardWrite(request, reply, BATCH, async (trx, session, caller) => {
+        // The items come back sealed; their totals and fees are computed again by the service.
+        const items = openBatch(request.body, batchOwner(session), limits.maxAmount);
+        if (!items)
+          throw new ApiError(
+            'VALIDATION_ERROR',
+            'The checked batch does not match this session; check the file again.',
+          );
+        const created = await payouts.createPayoutBatch(trx, caller, items, limits);
+        return { redirect: `${PAYOUTS}?batch=${encodeURIComponent(created.batch.id)}` };
+      }),
+  );
+
+  app.get(
+    at(`${PAYOUTS}/:ref`),
+    { schema: { hide: true, params: RefParams, querystring: DetailQuery } },
+    async (request, reply) => {
+      const caller = callerOf(requireSession(request));
+      const page = request.query.page ?? 1;
+      const result = await payouts.payoutTransactions(db, caller, request.params.ref, {
+        limit: PAGE_SIZE,
+        offset: (page - 1) * PAGE_SIZE,
+      });
+      const { t } = wordsOf(request);
+      return sendPage(request, reply, 'payout', {
+        payout: payoutView(result.payout),
+        words: payoutWords(t),
+        cancellable: result.payout.status === PAYOUT_OPEN_STATUS,
+        transactions: result.items.map(balanceTransactionView),
+        total: result.total,
+        page,
+        pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
+        ...refusal(t, request.query.error),
+      });
+    },
+  );
+
+  app.post(
+    at(`${PAYOUTS}/:ref/cancel`),
+    { config: owner, schema: { hide: true, params: RefParams, body: TokenForm } },
+    async (request, reply) =>
+      dashboardWrite(request, reply, detail(request.params.ref), async (trx, _session, caller) => {
+        await payouts.cancelPayout(trx, caller, request.params.ref);
+        return { redirect: detail(request.params.ref) };
+      }),
+  );
+};
