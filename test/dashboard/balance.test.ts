@@ -134,9 +134,9 @@ describe('the Balance page: balance transactions of the session business, filter
       ['from=2024-13-45', 'From'],
       ['to=2024-02-30', 'To'],
       ['from=yesterday', 'From'],
-      ['type=payout', 'Type'],
+      ['type=payout_to_mars', 'Type'],
       ['source=PI-123', 'Source'],
-      ['type=payout&from=nope', 'Type, From'],
+      ['type=payout_to_mars&from=nope', 'Type, From'],
     ] as const) {
       const page = await client.get(`${BALANCE}?${query}`);
       assert.equal(page.status, 400, `${query}: ${page.html.slice(0, 300)}`);
