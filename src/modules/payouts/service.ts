@@ -73,7 +73,7 @@ function newPayoutRow(
   } satisfies PayoutRow;
 }
 
-const describe = (row: PayoutRow) =>
+const balanceDescription = (row: PayoutRow) =>
   row.description ? `Payout ${row.reference}: ${row.description}` : `Payout ${row.reference}`;
 
 /** Inserts payouts and their `payout.created` events, a few hundred rows per statement. */
@@ -117,7 +117,7 @@ export async function createPayout(
   await reservePayouts(
     trx,
     caller,
-    [{ reference: row.reference, amount: row.amount, fee: row.fee, description: describe(row) }],
+    [{ reference: row.reference, amount: row.amount, fee: row.fee, description: balanceDescription(row) }],
     row.reference,
     now,
   );
@@ -162,7 +162,12 @@ export async function createPayoutBatch(
   await reservePayouts(
     trx,
     caller,
-    rows.map((row) => ({ reference: row.reference, amount: row.amount, fee: row.fee, description: describe(row) })),
+    rows.map((row) => ({
+      reference: row.reference,
+      amount: row.amount,
+      fee: row.fee,
+      description: balanceDescription(row),
+    })),
     id,
     now,
   );
