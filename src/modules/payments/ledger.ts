@@ -219,12 +219,6 @@ export async function postTransfer(trx: Executor, { transactionId, ctes }: Ledge
   return transactionId;
 }
 
-/** Several ledger transactions (`transfers`) in a statement of their own. */
-export async function postTransfers(trx: Executor, entries: readonly LedgerEntry[]): Promise<string[]> {
-  const { transactionIds, ctes } = transfers(entries);
-  if (ctes) await sql`WITH ${ctes} SELECT 1`.execute(trx);
-  return transactionIds;
-}
 
 /** What an account holds: its balance and its pending movements. */
 export async function accountBalance(db: Executor, environment: Environment, account: AccountRef): Promise<number> {

@@ -1,7 +1,7 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { DB, Environment } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
-import { balanceIn, lockAccounts, postTransfers, transfer, type LedgerEntry, type LedgerTransfer } from './ledger.js';
+import { balanceIn, lockAccounts, transfer, transfers, type LedgerEntry, type LedgerTransfer } from './ledger.js';
 import { payoutFeeCommission, type FeePlan } from './fees.js';
 
 /**
@@ -23,8 +23,8 @@ export interface PayoutMoney {
 
 const PAYOUTS = { kind: 'payouts' } as const;
 
-/** Ledger transactions per statement when a batch reserves its money (two per payout). */
-const ENTRIES_PER_STATEMENT = 500;
+/** Payouts one statement reserves: two ledger transactions and about 30 parameters each. */
+export const MAX_PAYOUTS_PER_STATEMENT = 250;
 
 function reservationEntries(environment: Environment, businessId: string, payout: PayoutMoney, at: Date) {
   const merchant = { kind: 'merchant', ownerId: businessId } as const;
@@ -59,21 +59,17 @@ function reservationEntries(environment: Environment, businessId: string, payout
 }
 
 /**
- * Reserves the money of one payout or of a whole batch, in the caller's transaction: the
- * merchant's account is locked (so that payouts and refunds of one merchant never overdraw it
- * together), and if what it holds cannot cover every amount and fee, 402 INSUFFICIENT_FUNDS and
- * nothing moves. Then every transaction of the merchant that no payout settles yet is marked as
- * settled by this one (`settledBy`: the payout's reference, or the batch's id).
+ * The first half of reserving payouts, in the caller's transaction: the merchant's account is
+ * locked (so that payouts and refunds of one merchant never overdraw it together), and if what it
+ * holds cannot cover `needed` (every amount and fee), 402 INSUFFICIENT_FUNDS and nothing moves.
+ * The lock is held until the transaction ends, so the reservation that follows cannot be outrun.
  */
-export async function reservePayouts(
+export async function lockForPayouts(
   trx: Transaction<DB>,
   owner: { businessId: string; environment: Environment },
-  payouts: readonly PayoutMoney[],
-  settledBy: string,
-  at: Date,
+  needed: number,
 ): Promise<void> {
   const merchant = { kind: 'merchant', ownerId: owner.businessId } as const;
-  const needed = payouts.reduce((total, payout) => total + payout.amount + payout.fee, 0);
   const locked = await lockAccounts(trx, owner.environment, [merchant]);
   const available = balanceIn(locked, merchant);
   if (available < needed) {
@@ -82,23 +78,32 @@ export async function reservePayouts(
       `The available balance (${available} centimes) cannot cover ${needed} centimes of payouts and fees. Nothing was reserved.`,
     );
   }
-  await settle(trx, owner, settledBy);
-  const entries = payouts.flatMap((payout) => reservationEntries(owner.environment, owner.businessId, payout, at));
-  for (let start = 0; start < entries.length; start += ENTRIES_PER_STATEMENT) {
-    await postTransfers(trx, entries.slice(start, start + ENTRIES_PER_STATEMENT));
-  }
 }
 
-/** Marks the merchant's unsettled transactions (payments, refunds, orders) as settled by a payout. */
-async function settle(
-  trx: Transaction<DB>,
+/**
+ * The second half, as CTEs for the statement that inserts the payouts (a batch writes a few
+ * hundred a statement, `MAX_PAYOUTS_PER_STATEMENT`): each payout's amount and fee to the
+ * `payouts` account, and, when `settledBy` is given, every transaction of the merchant that no
+ * payout settles yet marked as settled by it (the payout's reference, or the batch's id). The
+ * statement's snapshot does not see the rows it inserts, so its own movements are never among them.
+ */
+export function payoutReservation(
   owner: { businessId: string; environment: Environment },
-  settledBy: string,
-): Promise<void> {
-  await sql`
-    UPDATE balance_transactions SET settled_by = ${settledBy}
-    WHERE business_id = ${owner.businessId} AND environment = ${owner.environment}
-      AND settled_by IS NULL AND source_kind <> 'payout'`.execute(trx);
+  payouts: readonly PayoutMoney[],
+  settledBy: string | undefined,
+  at: Date,
+): RawBuilder<unknown> {
+  if (payouts.length > MAX_PAYOUTS_PER_STATEMENT) throw new Error('too many payouts for one statement');
+  const entries = payouts.flatMap((payout) => reservationEntries(owner.environment, owner.businessId, payout, at));
+  const { ctes } = transfers(entries);
+  const settle = settledBy
+    ? sql`payout_settled AS (
+        UPDATE balance_transactions SET settled_by = ${settledBy}
+        WHERE business_id = ${owner.businessId} AND environment = ${owner.environment}
+          AND settled_by IS NULL AND source_kind <> 'payout'
+      )`
+    : undefined;
+  return sql.join([ctes, settle].filter((cte) => cte !== undefined));
 }
 
 /** A failed or cancelled single payout settles nothing: the next payout takes its transactions. */

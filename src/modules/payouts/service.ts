@@ -8,7 +8,13 @@ import { newId, randomDigits } from '../../lib/ids.js';
 import { changeWithEvents } from '../events/outbox.js';
 import { payoutFeePlan } from '../payments/fee-plans.js';
 import { payoutFee } from '../payments/fees.js';
-import { payoutReturned, releaseSettled, reservePayouts } from '../payments/payouts.js';
+import {
+  lockForPayouts,
+  MAX_PAYOUTS_PER_STATEMENT,
+  payoutReservation,
+  payoutReturned,
+  releaseSettled,
+} from '../payments/payouts.js';
 import { payoutEvent } from './events.js';
 import { PAYOUT_OPEN_STATUS, payoutSteps, type PayoutStatus } from './state.js';
 import type { PayoutBatchRow, PayoutRow } from './views.js';
@@ -19,9 +25,6 @@ export interface PayoutInput {
   description?: string | undefined;
   metadata?: Record<string, string> | undefined;
 }
-
-/** Payouts written per statement of a batch (each row about a dozen parameters, its event eight). */
-const ROWS_PER_STATEMENT = 250;
 
 /**
  * The problems of one payout's input, each naming its field under `prefix` (`body`, or
@@ -76,11 +79,36 @@ function newPayoutRow(
 const balanceDescription = (row: PayoutRow) =>
   row.description ? `Payout ${row.reference}: ${row.description}` : `Payout ${row.reference}`;
 
-/** Inserts payouts and their `payout.created` events, a few hundred rows per statement. */
-async function insertPayouts(trx: Transaction<DB>, rows: readonly PayoutRow[]): Promise<PayoutRow[]> {
+/**
+ * Reserves the money of one payout, or of a batch's, and inserts them with their
+ * `payout.created` events, a few hundred a statement, once the merchant's account is locked and
+ * covers them all. The first statement also marks the transactions they settle: the payout's, or
+ * the batch's as a whole.
+ */
+async function reserveAndInsert(
+  trx: Transaction<DB>,
+  caller: Caller,
+  rows: readonly PayoutRow[],
+  at: Date,
+  batch?: PayoutBatchRow,
+): Promise<PayoutRow[]> {
+  await lockForPayouts(
+    trx,
+    caller,
+    rows.reduce((total, row) => total + row.amount + row.fee, 0),
+  );
+  // The batch row before its payouts, which refer to it; it settles their transactions as a whole.
+  if (batch) await trx.insertInto('payout_batches').values(batch).execute();
+  const settledBy = batch?.id ?? rows[0]!.reference;
   const inserted: PayoutRow[] = [];
-  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
-    const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
+  for (let start = 0; start < rows.length; start += MAX_PAYOUTS_PER_STATEMENT) {
+    const chunk = rows.slice(start, start + MAX_PAYOUTS_PER_STATEMENT);
+    const money = chunk.map((row) => ({
+      reference: row.reference,
+      amount: row.amount,
+      fee: row.fee,
+      description: balanceDescription(row),
+    }));
     const change = trx
       .insertInto('payouts')
       .values(chunk.map((row) => ({ ...row, metadata: JSON.stringify(row.metadata) })))
@@ -90,6 +118,7 @@ async function insertPayouts(trx: Transaction<DB>, rows: readonly PayoutRow[]): 
         trx,
         change,
         chunk.map((row) => payoutEvent('payout.created', row, row.created_at)),
+        payoutReservation(caller, money, start === 0 ? settledBy : undefined, at),
       )),
     );
   }
@@ -114,14 +143,7 @@ export async function createPayout(
   const plan = await payoutFeePlan(trx, caller.businessId);
   const now = new Date();
   const row = newPayoutRow(caller, input, payoutFee(input.amount, plan), now);
-  await reservePayouts(
-    trx,
-    caller,
-    [{ reference: row.reference, amount: row.amount, fee: row.fee, description: balanceDescription(row) }],
-    row.reference,
-    now,
-  );
-  const [inserted] = await insertPayouts(trx, [row]);
+  const [inserted] = await reserveAndInsert(trx, caller, [row], now);
   return inserted!;
 }
 
@@ -159,20 +181,7 @@ export async function createPayoutBatch(
     total_fee: rows.reduce((total, row) => total + row.fee, 0),
     created_at: now,
   };
-  await reservePayouts(
-    trx,
-    caller,
-    rows.map((row) => ({
-      reference: row.reference,
-      amount: row.amount,
-      fee: row.fee,
-      description: balanceDescription(row),
-    })),
-    id,
-    now,
-  );
-  await trx.insertInto('payout_batches').values(batch).execute();
-  return { batch, payouts: await insertPayouts(trx, rows) };
+  return { batch, payouts: await reserveAndInsert(trx, caller, rows, now, batch) };
 }
 
 /** A payout of the caller's, or PAYOUT_NOT_FOUND (SANDBOX_MISMATCH when it is the other environment's). */
