@@ -12,20 +12,12 @@ import { getDelivery, listDeliveries, retryDelivery } from '../webhooks/deliveri
 import * as endpoints from '../webhooks/endpoints.js';
 import { at, callerOf, DASHBOARD, requireSession, sendPage } from './context.js';
 import type { DashboardSession } from './sessions.js';
-import { dashboardWrite } from './write.js';
+import { dashboardWrite, Token, Flash } from './write.js';
 import { FORM_WRITE } from '../../http/idempotency/plugin.js';
 import { DELIVERY_STATUSES } from '../webhooks/delivery-state.js';
 
 const PAGE_SIZE = 25;
 
-const Token = {
-  _csrf: Type.Optional(Type.String({ maxLength: 200 })),
-  _idem: Type.Optional(Type.String({ maxLength: 64 })),
-};
-const Flash = {
-  notice: Type.Optional(Type.String({ maxLength: 20 })),
-  error: Type.Optional(Type.String({ maxLength: 64 })),
-};
 const FlashQuery = Type.Object(Flash, { additionalProperties: false });
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const TokenForm = Type.Object(Token, { additionalProperties: false });

@@ -9,7 +9,7 @@ import { FORWARD_ACTIONS, isOrderActionAllowed, ORDER_STATUSES, type OrderAction
 import { at, DASHBOARD, requireSession, sendPage } from './context.js';
 import { parseMru } from './i18n.js';
 import type { DashboardSession } from './sessions.js';
-import { dashboardWrite } from './write.js';
+import { dashboardWrite, Token, Flash } from './write.js';
 import { FORM_WRITE } from '../../http/idempotency/plugin.js';
 
 const ORDERS = `${DASHBOARD}/orders`;
@@ -17,14 +17,6 @@ const PAGE_SIZE = 20;
 /** Blank rows under an order's lines in the modification form, to add products without JavaScript. */
 const BLANK_ROWS = 2;
 
-const Token = {
-  _csrf: Type.Optional(Type.String({ maxLength: 200 })),
-  _idem: Type.Optional(Type.String({ maxLength: 64 })),
-};
-const Flash = {
-  notice: Type.Optional(Type.String({ maxLength: 20 })),
-  error: Type.Optional(Type.String({ maxLength: 64 })),
-};
 const FlashQuery = Type.Object(Flash, { additionalProperties: false });
 const ListQuery = Type.Object(
   {

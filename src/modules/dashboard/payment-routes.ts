@@ -9,15 +9,11 @@ import { AMOUNT_TYPES, INTENT_STATUSES, isAllowed } from '../intents/state.js';
 import { at, DASHBOARD, requireSession, sendPage } from './context.js';
 import { parseMru } from './i18n.js';
 import { intentTimeline, searchIntents } from './queries.js';
-import { dashboardWrite } from './write.js';
+import { dashboardWrite, Token } from './write.js';
 import { FORM_WRITE } from '../../http/idempotency/plugin.js';
 
 const PAGE_SIZE = 20;
 
-const Token = {
-  _csrf: Type.Optional(Type.String({ maxLength: 200 })),
-  _idem: Type.Optional(Type.String({ maxLength: 64 })),
-};
 const ListQuery = Type.Object(
   {
     status: Type.Optional(literalUnion(['', ...INTENT_STATUSES])),

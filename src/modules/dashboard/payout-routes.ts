@@ -38,7 +38,7 @@ import {
   type Problem,
 } from './payout-input.js';
 import type { DashboardSession } from './sessions.js';
-import { dashboardWrite } from './write.js';
+import { dashboardWrite, Token, Flash } from './write.js';
 
 const PAYOUTS = `${DASHBOARD}/payouts`;
 const BATCH = `${PAYOUTS}/batch`;
@@ -48,14 +48,6 @@ const MAX_CSV_BYTES = 1024 * 1024;
 /** The confirm form's sealed batch: base64 of at most MAX_BATCH_ITEMS compact items. */
 const MAX_SEALED_CHARS = 1024 * 1024;
 
-const Token = {
-  _csrf: Type.Optional(Type.String({ maxLength: 200 })),
-  _idem: Type.Optional(Type.String({ maxLength: 64 })),
-};
-const Flash = {
-  notice: Type.Optional(Type.String({ maxLength: 20 })),
-  error: Type.Optional(Type.String({ maxLength: 64 })),
-};
 const Page = { page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })) };
 const BatchId = Type.String({ pattern: '^pob_[0-9A-Za-z]{1,40}$' });
 const ListQuery = Type.Object(

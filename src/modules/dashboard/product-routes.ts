@@ -9,7 +9,7 @@ import * as products from '../products/service.js';
 import { at, DASHBOARD, requireSession, sendPage } from './context.js';
 import { parseMru } from './i18n.js';
 import type { DashboardSession } from './sessions.js';
-import { dashboardWrite } from './write.js';
+import { dashboardWrite, Token, Flash } from './write.js';
 import { FORM_WRITE } from '../../http/idempotency/plugin.js';
 
 const PAGE_SIZE = 20;
@@ -31,14 +31,6 @@ const PRODUCTS = `${DASHBOARD}/products`;
 /** Blank rows drawn under a product's variants and options, to add some without JavaScript. */
 const BLANK_ROWS = 2;
 
-const Token = {
-  _csrf: Type.Optional(Type.String({ maxLength: 200 })),
-  _idem: Type.Optional(Type.String({ maxLength: 64 })),
-};
-const Flash = {
-  notice: Type.Optional(Type.String({ maxLength: 20 })),
-  error: Type.Optional(Type.String({ maxLength: 64 })),
-};
 const FlashQuery = Type.Object(Flash, { additionalProperties: false });
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 256 }) });
 const ImageParams = Type.Object({

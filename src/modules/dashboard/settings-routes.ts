@@ -4,15 +4,11 @@ import { renameBusiness } from '../businesses/service.js';
 import { getFeePlan } from '../payments/fee-plans.js';
 import { at, DASHBOARD, requireSession, sendPage } from './context.js';
 import { changeUser, createUser, listUsers, newPasswordHash } from './users.js';
-import { dashboardWrite } from './write.js';
+import { dashboardWrite, Token } from './write.js';
 import { FORM_WRITE } from '../../http/idempotency/plugin.js';
 
 const SETTINGS = `${DASHBOARD}/settings`;
 
-const Token = {
-  _csrf: Type.Optional(Type.String({ maxLength: 200 })),
-  _idem: Type.Optional(Type.String({ maxLength: 64 })),
-};
 const Role = Type.Union([Type.Literal('owner'), Type.Literal('viewer')]);
 const FlashQuery = Type.Object(
   { notice: Type.Optional(Type.String({ maxLength: 20 })), error: Type.Optional(Type.String({ maxLength: 64 })) },

@@ -3,8 +3,21 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { keyedWrite } from '../../http/idempotency/plugin.js';
+import { Type } from 'typebox';
 import { callerOf, requireSession, sendPage } from './context.js';
 import type { DashboardSession } from './sessions.js';
+
+/** The fields every dashboard form posts beside its own: the CSRF token and the idempotency key. */
+export const Token = {
+  _csrf: Type.Optional(Type.String({ maxLength: 200 })),
+  _idem: Type.Optional(Type.String({ maxLength: 64 })),
+};
+
+/** The query a write's redirect leaves for the page it lands on: what happened, or what failed. */
+export const Flash = {
+  notice: Type.Optional(Type.String({ maxLength: 20 })),
+  error: Type.Optional(Type.String({ maxLength: 64 })),
+};
 
 /** What a dashboard write ends in: a page to go to, or (secrets shown once) a page drawn now. */
 export interface WriteResult {
