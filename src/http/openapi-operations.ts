@@ -24,6 +24,15 @@ const INTENT_CODES = ['INTENT_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
 const ORDER_CODES = ['ORDER_NOT_FOUND', 'ORDER_INVALID_TRANSITION'] as const;
 const PRODUCT_CODES = ['PRODUCT_NOT_FOUND', 'SHOP_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
 const ENDPOINT_CODES = ['ENDPOINT_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
+const PAYOUT_CODES = ['PAYOUT_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
+
+/** What every payout operation's description shares: how a payout is sent, fails and reconciles. */
+const PAYOUT_SENDING =
+  'The worker sends a PENDING payout within about a second: PAID (`payout.paid`) when the wallet takes it, or FAILED (`payout.failed`) with `failureCode` WALLET_NOT_FOUND (no wallet has the phone) or WALLET_LOCKED (the wallet is locked), its amount and fee then back in the balance (`payout_reversal`).';
+const PAYOUT_SANDBOX =
+  'Sandbox (test keys): any E.164 phone without a wallet gets a sandbox wallet (PIN 1234) when the payout is sent; a payout to +22220001313 always fails with WALLET_NOT_FOUND, and one to the locked sandbox wallet +22220000003 fails with WALLET_LOCKED.';
+const PAYOUT_RECONCILIATION =
+  "Reconciliation: a payout settles the merchant's balance transactions that no payout had settled yet when it was created (`GET /payouts/{referenceNumber}/transactions`). A failed or cancelled single payout releases them to the next payout; a batch settles them as a whole, and every payout of the batch lists the same transactions.";
 
 /** A workflow step's operation, told from the order state table (where it starts, leads and what it sends). */
 const orderAction = (action: WorkflowAction): OperationDoc => {
@@ -84,6 +93,78 @@ export const operationDocs: Record<string, OperationDoc> = {
     summary: 'Simulate expiry (sandbox)',
     description: 'Test keys only: expires a PENDING intent now, as 24 hours would, and sends `payment.expired`.',
     codes: [...INTENT_CODES, 'INTENT_NOT_PENDING'],
+  },
+
+  // Payouts
+  'POST /payouts': {
+    operationId: 'createPayout',
+    summary: 'Create a payout',
+    description: [
+      'Sends `amount` centimes from the merchant balance to a wallet. The payout fee is taken on top of the amount: the payout shows it as `fee`, and `totalDebited` (amount + fee) is what the balance gives, reserved at once (balance transactions `payout` and `payout_fee`). A balance that cannot cover amount + fee answers 402 INSUFFICIENT_FUNDS and reserves nothing. The payout starts PENDING and sends `payout.created`.',
+      PAYOUT_SENDING,
+      PAYOUT_SANDBOX,
+      PAYOUT_RECONCILIATION,
+    ].join('\n\n'),
+    codes: ['AMOUNT_OUT_OF_RANGE', 'METADATA_TOO_MANY_KEYS', 'METADATA_VALUE_TOO_LONG', 'INSUFFICIENT_FUNDS'],
+    requestExample: {
+      amount: 250000,
+      destination: { type: 'WALLET', phone: '+22220000001' },
+      description: 'Weekly payout',
+      metadata: { week: '48' },
+    },
+  },
+  'POST /payouts/batch': {
+    operationId: 'createPayoutBatch',
+    summary: 'Create a batch of payouts',
+    description: [
+      'Up to 1,000 payouts in one request, all or nothing. Every item is checked first: invalid items (amount out of range, metadata too large) answer 400 VALIDATION_ERROR with one entry of `details` per problem, each naming its item (`body.items.3.amount`), and nothing is created. Then the amounts and fees of every item are reserved together, or 402 INSUFFICIENT_FUNDS and nothing is reserved. Each item becomes its own PENDING payout (with its own fee, `batchId` and `payout.created`), answered in the order of the items.',
+      PAYOUT_SENDING,
+      PAYOUT_SANDBOX,
+      PAYOUT_RECONCILIATION,
+    ].join('\n\n'),
+    codes: ['INSUFFICIENT_FUNDS'],
+    requestExample: {
+      items: [
+        { amount: 120000, destination: { type: 'WALLET', phone: '+22220000001' }, description: 'Driver 1' },
+        { amount: 80000, destination: { type: 'WALLET', phone: '+22220000002' }, description: 'Driver 2' },
+      ],
+    },
+  },
+  'GET /payouts': {
+    operationId: 'listPayouts',
+    summary: 'List payouts',
+    description:
+      "The payouts of the key's environment, newest first, paginated. Filters: `status`, `batch` (a `pob_` id: that batch's payouts in the order of its items), `from`, `to` (creation date).",
+  },
+  'GET /payouts/{referenceNumber}': {
+    operationId: 'retrievePayout',
+    summary: 'Retrieve a payout',
+    description:
+      'One payout by its `PO-` reference: status, `amount`, `fee` and `totalDebited`, destination, and once it is done `paidAt`, or `failedAt` with `failureCode` and `failureMessage`, or `cancelledAt`. A reference of the other environment answers SANDBOX_MISMATCH.',
+    codes: PAYOUT_CODES,
+  },
+  'GET /payouts/{referenceNumber}/transactions': {
+    operationId: 'listPayoutTransactions',
+    summary: "List a payout's settled transactions",
+    description: [
+      'The balance transactions this payout settles, newest first, paginated, in the shape of `GET /balance/transactions`.',
+      PAYOUT_RECONCILIATION,
+    ].join('\n\n'),
+    codes: PAYOUT_CODES,
+  },
+  'POST /payouts/{referenceNumber}/cancel': {
+    operationId: 'cancelPayout',
+    summary: 'Cancel a payout',
+    description:
+      'Cancels a PENDING payout: CANCELLED, its amount and fee back in the balance (`payout_reversal`), and `payout.cancelled`. A single payout releases the transactions it settled to the next payout. A payout already PAID, FAILED or CANCELLED (the worker may have sent it a moment before) answers PAYOUT_NOT_PENDING. No body.',
+    codes: [...PAYOUT_CODES, 'PAYOUT_NOT_PENDING'],
+  },
+  'GET /payouts/batches/{id}': {
+    operationId: 'retrievePayoutBatch',
+    summary: 'Retrieve a payout batch',
+    description:
+      'A batch by its `pob_` id: item count, total amount and total fee, and how many of its payouts are in each status (`counts`). Its payouts: `GET /payouts?batch=pob_...`. A batch of the other environment answers SANDBOX_MISMATCH.',
+    codes: ['PAYOUT_BATCH_NOT_FOUND', 'SANDBOX_MISMATCH'],
   },
 
   // Events

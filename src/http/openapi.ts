@@ -55,6 +55,7 @@ const TAGS = [
   { name: 'Products', description: 'The shop catalog, images, stock and CSV import/export.' },
   { name: 'Orders', description: 'Customer orders and their workflow.' },
   { name: 'Balance', description: 'The merchant balance.' },
+  { name: 'Payouts', description: 'Money out of the balance to wallets, one at a time or in batches.' },
 ];
 
 /** The codes every operation can answer, from how its route is configured. */

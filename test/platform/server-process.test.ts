@@ -225,6 +225,8 @@ describe('the server process and the admin CLI', () => {
       tteBps: 0,
       revenueModel: 'COMMISSION',
       marginBps: 1000,
+      payoutFeeFlat: 0,
+      payoutFeeBps: 0,
     });
 
     assert.deepEqual(await adminJson(cliEnv, 'api', 'disable', '--business', business.business.id), {

@@ -5,6 +5,7 @@ import {
   Intents,
   Inventory,
   Orders,
+  Payouts,
   Products,
   WebhookDeliveries,
   WebhookEndpoints,
@@ -29,6 +30,7 @@ export class Commerce {
   readonly webhookDeliveries: WebhookDeliveries;
   readonly events: Events;
   readonly balance: BalanceResource;
+  readonly payouts: Payouts;
   readonly webhooks = {
     /** Checks a delivery's signature and timestamp and returns its typed event; throws WebhookVerificationError. */
     verify: (rawBody: string | Uint8Array, headers: HeaderBag, secret: string, options?: VerifyOptions) =>
@@ -45,6 +47,7 @@ export class Commerce {
     this.webhookDeliveries = new WebhookDeliveries(http);
     this.events = new Events(http);
     this.balance = new BalanceResource(http);
+    this.payouts = new Payouts(http);
   }
 }
 

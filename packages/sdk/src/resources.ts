@@ -24,6 +24,10 @@ export type WebhookDeliveryDetail = ResponseData<'retrieveWebhookDelivery'>;
 export type Event = ResponseData<'retrieveEvent'>;
 export type Balance = ResponseData<'retrieveBalance'>;
 export type BalanceTransaction = ResponseData<'retrieveBalanceTransaction'>;
+export type Payout = ResponseData<'retrievePayout'>;
+export type PayoutBatch = ResponseData<'retrievePayoutBatch'>;
+export type CreatedPayoutBatch = ResponseData<'createPayoutBatch'>;
+export type PayoutInput = RequestBody<'createPayout'>;
 
 const path = (value: string) => encodeURIComponent(value);
 
@@ -293,5 +297,43 @@ export class BalanceResource extends Resource {
 
   retrieve(options?: RequestOptions) {
     return this.http.request<Balance>({ method: 'GET', path: '/balance' }, options);
+  }
+}
+
+/**
+ * Money out of the balance to wallets (secret key, scopes `payouts:read` / `payouts:write`). The
+ * fee is taken on top of the amount; the worker sends a PENDING payout within about a second.
+ */
+export class Payouts extends Resource {
+  /** One payout; 402 INSUFFICIENT_FUNDS when the balance cannot cover amount + fee. */
+  create(body: PayoutInput, options?: RequestOptions) {
+    return this.http.request<Payout>({ method: 'POST', path: '/payouts', body }, options);
+  }
+  /** Up to 1,000 payouts, all or nothing: each item becomes its own payout, in the order given. */
+  createBatch(items: RequestBody<'createPayoutBatch'>['items'], options?: RequestOptions) {
+    return this.http.request<CreatedPayoutBatch>({ method: 'POST', path: '/payouts/batch', body: { items } }, options);
+  }
+  /** By its `PO-` reference. */
+  retrieve(referenceNumber: string, options?: RequestOptions) {
+    return this.http.request<Payout>({ method: 'GET', path: `/payouts/${path(referenceNumber)}` }, options);
+  }
+  /** Newest first (a batch's in item order with `batch`). */
+  list(query?: QueryOf<'listPayouts'>, options?: RequestOptions) {
+    return this.paginate<'listPayouts'>('/payouts', query, options);
+  }
+  /** A PENDING payout only; otherwise PAYOUT_NOT_PENDING. */
+  cancel(referenceNumber: string, options?: RequestOptions) {
+    return this.http.request<Payout>(
+      { method: 'POST', path: `/payouts/${path(referenceNumber)}/cancel`, body: {} },
+      options,
+    );
+  }
+  /** The balance transactions the payout settles (for an item of a batch, the batch's), newest first. */
+  transactions(referenceNumber: string, query?: QueryOf<'listPayoutTransactions'>, options?: RequestOptions) {
+    return this.paginate<'listPayoutTransactions'>(`/payouts/${path(referenceNumber)}/transactions`, query, options);
+  }
+  /** A batch by its `pob_` id, with its payouts counted by status. */
+  retrieveBatch(id: string, options?: RequestOptions) {
+    return this.http.request<PayoutBatch>({ method: 'GET', path: `/payouts/batches/${path(id)}` }, options);
   }
 }
