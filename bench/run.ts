@@ -14,6 +14,7 @@ import { fuzzSuite } from './fuzz.js';
 import { intentsSuite } from './intents.js';
 import { listsSuite } from './lists.js';
 import { paySuite } from './pay.js';
+import { payoutsSuite } from './payouts.js';
 import { soakSuite } from './soak.js';
 import { webhooksSuite } from './webhooks.js';
 
@@ -30,6 +31,7 @@ const suites: Record<string, (args: string[]) => Promise<void>> = {
   soak: soakSuite,
   balance: balanceSuite,
   ab: abSuite,
+  payouts: payoutsSuite,
 };
 
 // Arguments that are not suite names go to the suite before them: `npm run bench -- soak 2`.
@@ -39,8 +41,10 @@ for (const arg of process.argv.slice(2)) {
   else requested[requested.length - 1]!.args.push(arg);
 }
 // The fuzz run (200,000 requests), the soak (30 minutes), the balance suite (1,750,000 rows to
-// write first, 2 to 4 minutes in all) and the A/B comparison (it needs a base) only when asked for.
-const askedOnly = new Set(['fuzz', 'soak', 'balance', 'ab']);
+// write first, 2 to 4 minutes in all), the A/B comparison (it needs a base) and the payouts suite
+// (payouts beside payments, a worker draining its queue, a statement of 100,000 rows: about 3
+// minutes) only when asked for.
+const askedOnly = new Set(['fuzz', 'soak', 'balance', 'ab', 'payouts']);
 const runs =
   requested.length > 0
     ? requested
