@@ -172,7 +172,7 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'listEvents',
     summary: 'List events',
     description:
-      "The events of the key's business and environment, of the types its scopes may read. Newest first with `page`; or, with `after=evt_...`, the events that follow it oldest first (for polling consumers: pass the last id seen). Filters by `type` (a name or a `prefix.*`) and `object` (an intent or order reference, a product id). Events are kept at least 30 days.",
+      "The events of the key's business and environment, of the types its scopes may read. Newest first with `page`; or, with `after=evt_...`, the events that follow it oldest first (for polling consumers: pass the last id seen). Filters by `type` (a name or a `prefix.*`) and `object` (an intent, order or payout reference, a product id). Events are kept at least 30 days.",
     codes: ['EVENT_NOT_FOUND'],
   },
   'GET /events/{id}': {

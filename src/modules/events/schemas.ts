@@ -10,7 +10,7 @@ import type { StoreEventName } from './store-events.js';
 /**
  * The payloads of every event, as delivered (api.md 6.2 and 6.4, decisions "Events and
  * deliveries"): the OpenAPI `webhooks` section, the Events API and the SDK's event types come
- * from these. `sequence` counts the events of one object (intent, order, product, endpoint) from 1.
+ * from these. `sequence` counts the events of one object (intent, order, payout, product, endpoint) from 1.
  */
 const Sequence = Type.Integer({
   minimum: 1,
@@ -266,7 +266,9 @@ export const EventResource = Type.Object(
   {
     id: Type.String(),
     type: Type.String({ description: 'the event name' }),
-    object: Type.String({ description: 'what it is about: an intent or order reference, a product or endpoint id' }),
+    object: Type.String({
+      description: 'what it is about: an intent, order or payout reference, a product or endpoint id',
+    }),
     sequence: Nullable(
       Type.Integer({ description: "the payload's sequence; null for events written before it existed" }),
     ),

@@ -1071,7 +1071,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description The events of the key's business and environment, of the types its scopes may read. Newest first with `page`; or, with `after=evt_...`, the events that follow it oldest first (for polling consumers: pass the last id seen). Filters by `type` (a name or a `prefix.*`) and `object` (an intent or order reference, a product id). Events are kept at least 30 days.
+         * @description The events of the key's business and environment, of the types its scopes may read. Newest first with `page`; or, with `after=evt_...`, the events that follow it oldest first (for polling consumers: pass the last id seen). Filters by `type` (a name or a `prefix.*`) and `object` (an intent, order or payout reference, a product id). Events are kept at least 30 days.
          *
          *     Key: secret (sk_), scope `webhooks:read`.
          */
@@ -2280,7 +2280,7 @@ export interface components {
             id: string;
             /** @description the event name */
             type: string;
-            /** @description what it is about: an intent or order reference, a product or endpoint id */
+            /** @description what it is about: an intent, order or payout reference, a product or endpoint id */
             object: string;
             sequence: number | null;
             sandbox: boolean;
