@@ -161,10 +161,10 @@ export async function createPayoutBatch(
 ): Promise<{ batch: PayoutBatchRow; payouts: PayoutRow[] }> {
   const problems = items.flatMap((item, index) => problemsOf(item, `body.items.${index}`, options.maxAmount));
   if (problems.length > 0) {
-    const items = [...new Set(problems.map((problem) => problem.field.split('.')[2]))];
+    const bad = [...new Set(problems.map((problem) => problem.field.split('.')[2]))];
     throw new ApiError(
       'VALIDATION_ERROR',
-      `${items.length} item(s) are invalid: ${items.map((index) => `items[${index}]`).join(', ')}. Nothing was created.`,
+      `${bad.length} item(s) are invalid: ${bad.map((index) => `items[${index}]`).join(', ')}. Nothing was created.`,
       problems,
     );
   }
