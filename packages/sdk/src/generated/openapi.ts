@@ -910,6 +910,178 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/dev/balance/statements/{period}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve the balance statement of a month
+         * @description The statement of a UTC month (`YYYY-MM`): the opening balance (the sum of `net` of every balance transaction of the key's environment created before the period), the totals of the period by type (one entry per type, in a fixed order: count, gross = sum of `amount`, fees = sum of `fee`, net = sum of `net`), and the closing balance (opening + the period's net), to the centime with `GET /balance/transactions`. `period.to` is exclusive: the first instant after the period.
+         *
+         *     With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR.
+         *
+         *     Key: secret (sk_), scope `balance:read`.
+         */
+        get: operations["retrieveBalanceStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/balance/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve the balance statement of a range of days
+         * @description The statement of the UTC days `from`..`to`, both included, at most 366 days: the opening balance (the sum of `net` of every balance transaction of the key's environment created before the period), the totals of the period by type (one entry per type, in a fixed order: count, gross = sum of `amount`, fees = sum of `fee`, net = sum of `net`), and the closing balance (opening + the period's net), to the centime with `GET /balance/transactions`. `period.to` is exclusive: the first instant after the period.
+         *
+         *     With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR.
+         *
+         *     Key: secret (sk_), scope `balance:read`.
+         */
+        get: operations["retrieveBalanceStatementForRange"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /payouts
+         * @description Key: secret (sk_), scope `payouts:read`.
+         */
+        get: operations["getPayouts"];
+        put?: never;
+        /**
+         * POST /payouts
+         * @description Key: secret (sk_), scope `payouts:write`.
+         */
+        post: operations["postPayouts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/payouts/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST /payouts/batch
+         * @description Key: secret (sk_), scope `payouts:write`.
+         */
+        post: operations["postPayoutsBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/payouts/batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /payouts/batches/{id}
+         * @description Key: secret (sk_), scope `payouts:read`.
+         */
+        get: operations["getPayoutsBatchesId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/payouts/{referenceNumber}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /payouts/{referenceNumber}
+         * @description Key: secret (sk_), scope `payouts:read`.
+         */
+        get: operations["getPayoutsReferenceNumber"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/payouts/{referenceNumber}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /payouts/{referenceNumber}/transactions
+         * @description Key: secret (sk_), scope `payouts:read`.
+         */
+        get: operations["getPayoutsReferenceNumberTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/payouts/{referenceNumber}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST /payouts/{referenceNumber}/cancel
+         * @description Key: secret (sk_), scope `payouts:write`.
+         */
+        post: operations["postPayoutsReferenceNumberCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/dev/events": {
         parameters: {
             query?: never;
@@ -1230,6 +1402,86 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payout.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.created
+         * @description A payout was created and its amount and fee reserved (status PENDING). Signed with X-Commerce-Signature over "<X-Commerce-Timestamp>.<raw body>".
+         */
+        post: operations["webhook_payout_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.paid
+         * @description The payout reached its wallet (status PAID). Signed with X-Commerce-Signature over "<X-Commerce-Timestamp>.<raw body>".
+         */
+        post: operations["webhook_payout_paid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.failed
+         * @description The payout could not be paid (status FAILED, failure_code set); its amount and fee are back in the balance. Signed with X-Commerce-Signature over "<X-Commerce-Timestamp>.<raw body>".
+         */
+        post: operations["webhook_payout_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.cancelled
+         * @description The merchant cancelled the payout while PENDING; its amount and fee are back in the balance. Signed with X-Commerce-Signature over "<X-Commerce-Timestamp>.<raw body>".
+         */
+        post: operations["webhook_payout_cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "order.new": {
         parameters: {
             query?: never;
@@ -1477,7 +1729,7 @@ export interface components {
          * @description Every error code of the API. Branch on it; messages may change.
          * @enum {string}
          */
-        ErrorCode: "MISSING_CREDENTIALS" | "INVALID_AUTH_HEADER" | "INVALID_API_KEY" | "API_ACCESS_NOT_ACTIVE" | "LIVE_ACCESS_NOT_APPROVED" | "SECRET_KEY_REQUIRED" | "SCOPE_REQUIRED" | "IP_NOT_ALLOWED" | "FEATURE_DISABLED" | "SANDBOX_ONLY" | "SANDBOX_MISMATCH" | "RATE_LIMITED" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "ENDPOINT_NOT_FOUND" | "INTENT_NOT_FOUND" | "INTENT_NOT_PENDING" | "INTENT_CANCEL_INVALID_STATUS" | "INTENT_CANCEL_CONFLICT" | "INTENT_REFUND_INVALID_STATUS" | "AMOUNT_OUT_OF_RANGE" | "METADATA_TOO_MANY_KEYS" | "METADATA_VALUE_TOO_LONG" | "REFUND_AMOUNT_INVALID" | "CODE_SPACE_EXHAUSTED" | "INSUFFICIENT_BALANCE" | "INVALID_PIN" | "WALLET_LOCKED" | "WALLET_NOT_FOUND" | "PAYMENT_FAILED" | "BALANCE_TRANSACTION_NOT_FOUND" | "NO_FILE" | "INVALID_FILE_TYPE" | "FILE_TOO_LARGE" | "PRODUCT_NOT_FOUND" | "SHOP_NOT_FOUND" | "VARIANT_NOT_FOUND" | "VARIANT_LABEL_AMBIGUOUS" | "EXTERNAL_ID_TAKEN" | "INSUFFICIENT_STOCK" | "CSV_INVALID" | "ORDER_NOT_FOUND" | "ORDER_INVALID_TRANSITION" | "MAX_ENDPOINTS_REACHED" | "EVENTS_NOT_PERMITTED" | "INVALID_WEBHOOK_EVENT" | "INVALID_WEBHOOK_URL" | "EVENT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "ENDPOINT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "NOT_FOUND" | "LAST_OWNER" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "MISSING_CREDENTIALS" | "INVALID_AUTH_HEADER" | "INVALID_API_KEY" | "API_ACCESS_NOT_ACTIVE" | "LIVE_ACCESS_NOT_APPROVED" | "SECRET_KEY_REQUIRED" | "SCOPE_REQUIRED" | "IP_NOT_ALLOWED" | "FEATURE_DISABLED" | "SANDBOX_ONLY" | "SANDBOX_MISMATCH" | "RATE_LIMITED" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "ENDPOINT_NOT_FOUND" | "INTENT_NOT_FOUND" | "INTENT_NOT_PENDING" | "INTENT_CANCEL_INVALID_STATUS" | "INTENT_CANCEL_CONFLICT" | "INTENT_REFUND_INVALID_STATUS" | "AMOUNT_OUT_OF_RANGE" | "METADATA_TOO_MANY_KEYS" | "METADATA_VALUE_TOO_LONG" | "REFUND_AMOUNT_INVALID" | "CODE_SPACE_EXHAUSTED" | "INSUFFICIENT_BALANCE" | "INVALID_PIN" | "WALLET_LOCKED" | "WALLET_NOT_FOUND" | "PAYMENT_FAILED" | "BALANCE_TRANSACTION_NOT_FOUND" | "INSUFFICIENT_FUNDS" | "PAYOUT_NOT_FOUND" | "PAYOUT_BATCH_NOT_FOUND" | "PAYOUT_NOT_PENDING" | "STATEMENT_PERIOD_INVALID" | "NO_FILE" | "INVALID_FILE_TYPE" | "FILE_TOO_LARGE" | "PRODUCT_NOT_FOUND" | "SHOP_NOT_FOUND" | "VARIANT_NOT_FOUND" | "VARIANT_LABEL_AMBIGUOUS" | "EXTERNAL_ID_TAKEN" | "INSUFFICIENT_STOCK" | "CSV_INVALID" | "ORDER_NOT_FOUND" | "ORDER_INVALID_TRANSITION" | "MAX_ENDPOINTS_REACHED" | "EVENTS_NOT_PERMITTED" | "INVALID_WEBHOOK_EVENT" | "INVALID_WEBHOOK_URL" | "EVENT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "ENDPOINT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "NOT_FOUND" | "LAST_OWNER" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR";
         /** CreatedIntent */
         CreatedIntent: {
             referenceNumber: string;
@@ -1949,6 +2201,143 @@ export interface components {
              */
             updatedAt: string;
         };
+        /** BalanceStatement */
+        BalanceStatement: {
+            period: {
+                /**
+                 * Format: date-time
+                 * @description The first instant of the period: 00:00 UTC of its first day (included)
+                 */
+                from: string;
+                /**
+                 * Format: date-time
+                 * @description The first instant after the period: 00:00 UTC of the day after its last day (excluded)
+                 */
+                to: string;
+            };
+            business: {
+                id: string;
+                name: string;
+            };
+            /** @enum {string} */
+            currency: "MRU";
+            sandbox: boolean;
+            /** @description The sum of `net` of every balance transaction created before `period.from`, in centimes */
+            openingBalance: number;
+            /** @description openingBalance + the sum of `net` of the transactions of the period, in centimes */
+            closingBalance: number;
+            /** @description How many balance transactions the period has */
+            transactionCount: number;
+            /** @description One entry per balance transaction type, zeros included, always in the same order */
+            totals: {
+                /**
+                 * @description What moved the balance
+                 * @enum {unknown}
+                 */
+                type: "payment" | "refund" | "order_payment" | "order_refund" | "order_adjustment" | "payout" | "payout_fee" | "payout_reversal";
+                count: number;
+                /** @description The sum of `amount` of the type in the period, in centimes */
+                gross: number;
+                /** @description The sum of `fee`, in centimes */
+                fees: number;
+                /** @description The sum of `net`, in centimes */
+                net: number;
+            }[];
+        };
+        /** Payout */
+        Payout: {
+            /** @description PO-... */
+            referenceNumber: string;
+            /** @description Integer centimes (1/100 MRU) */
+            amount: number;
+            /** @description The payout fee, in centimes, taken from the balance on top of the amount */
+            fee: number;
+            /** @description amount + fee: what the balance gave */
+            totalDebited: number;
+            /** @enum {string} */
+            currency: "MRU";
+            status: "PENDING" | "PAID" | "FAILED" | "CANCELLED";
+            destination: {
+                /** @enum {string} */
+                type: "WALLET";
+                /** @description The wallet phone number, E.164 (+22220000001) */
+                phone: string;
+            };
+            description: string;
+            /** @description String values only; at most 50 keys of 1 to 40 characters, values up to 500 characters */
+            metadata: {
+                [key: string]: string;
+            };
+            failureCode: ("WALLET_NOT_FOUND" | "WALLET_LOCKED") | null;
+            failureMessage: string | null;
+            batchId: string | null;
+            sandbox: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updatedAt: string;
+            paidAt: string | null;
+            failedAt: string | null;
+            cancelledAt: string | null;
+        };
+        /** CreatedPayoutBatch */
+        CreatedPayoutBatch: {
+            /** @description pob_... */
+            id: string;
+            itemCount: number;
+            /** @description Integer centimes (1/100 MRU) */
+            totalAmount: number;
+            /** @description Integer centimes (1/100 MRU) */
+            totalFee: number;
+            /** @enum {string} */
+            currency: "MRU";
+            /** @description How many of its payouts are in each status */
+            counts: {
+                PENDING: number;
+                PAID: number;
+                FAILED: number;
+                CANCELLED: number;
+            };
+            sandbox: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+            /** @description In the order of the items */
+            payouts: components["schemas"]["Payout"][];
+        };
+        /** PayoutBatch */
+        PayoutBatch: {
+            /** @description pob_... */
+            id: string;
+            itemCount: number;
+            /** @description Integer centimes (1/100 MRU) */
+            totalAmount: number;
+            /** @description Integer centimes (1/100 MRU) */
+            totalFee: number;
+            /** @enum {string} */
+            currency: "MRU";
+            /** @description How many of its payouts are in each status */
+            counts: {
+                PENDING: number;
+                PAID: number;
+                FAILED: number;
+                CANCELLED: number;
+            };
+            sandbox: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+        };
         /** Event */
         Event: {
             id: string;
@@ -2160,6 +2549,36 @@ export interface components {
             amount_refunded?: number;
             /** @description payment.refunded only: every refund */
             total_amount_refunded?: number;
+        };
+        /** PayoutEventData */
+        PayoutEventData: {
+            /** @description PO-... */
+            reference_number: string;
+            batch_id: string | null;
+            /** @description integer centimes */
+            amount: number;
+            /** @description integer centimes */
+            fee: number;
+            /** @constant */
+            currency: "MRU";
+            status: "PENDING" | "PAID" | "FAILED" | "CANCELLED";
+            destination: {
+                /** @constant */
+                type: "WALLET";
+                /** @description masked: +222******78 */
+                phone: string;
+            };
+            description: string;
+            metadata: {
+                [key: string]: string;
+            };
+            failure_code: ("WALLET_NOT_FOUND" | "WALLET_LOCKED") | null;
+            failure_message: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
         };
         /** OrderNewData */
         OrderNewData: {
@@ -4393,7 +4812,7 @@ export interface operations {
                 "application/json": {
                     /** @description https URL of a public host */
                     url: string;
-                    /** @description Event names of api.md 6.4: payment.created, payment.confirmed, payment.cancelled, payment.expired, payment.refunded, payment.failed, order.new, order.accepted, order.ready, order.delivered, order.cancelled, order.refunded, order.modified, order.modification_declined, product.stock_low, product.stock_out */
+                    /** @description Event names of api.md 6.4: payment.created, payment.confirmed, payment.cancelled, payment.expired, payment.refunded, payment.failed, order.new, order.accepted, order.ready, order.delivered, order.cancelled, order.refunded, order.modified, order.modification_declined, product.stock_low, product.stock_out, payout.created, payout.paid, payout.failed, payout.cancelled */
                     events: string[];
                     /** @description commerce (default): X-Commerce-Signature of api.md 6.3, 64-hex secret; standard: Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature, whsec_ secret. Set at creation. */
                     signatureScheme?: "commerce" | "standard";
@@ -5281,7 +5700,7 @@ export interface operations {
                 "application/json": {
                     /** @description https URL of a public host */
                     url?: string;
-                    /** @description Event names of api.md 6.4: payment.created, payment.confirmed, payment.cancelled, payment.expired, payment.refunded, payment.failed, order.new, order.accepted, order.ready, order.delivered, order.cancelled, order.refunded, order.modified, order.modification_declined, product.stock_low, product.stock_out */
+                    /** @description Event names of api.md 6.4: payment.created, payment.confirmed, payment.cancelled, payment.expired, payment.refunded, payment.failed, order.new, order.accepted, order.ready, order.delivered, order.cancelled, order.refunded, order.modified, order.modification_declined, product.stock_low, product.stock_out, payout.created, payout.paid, payout.failed, payout.cancelled */
                     events?: string[];
                     /** @description true re-enables a disabled endpoint: new events only (recover the rest) */
                     active?: boolean;
@@ -13864,8 +14283,8 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description What moved the balance */
-                type?: "payment" | "refund" | "order_payment" | "order_refund" | "order_adjustment";
-                /** @description The payment intent (PI-...) or order (OR-...) the movement belongs to */
+                type?: "payment" | "refund" | "order_payment" | "order_refund" | "order_adjustment" | "payout" | "payout_fee" | "payout_reversal";
+                /** @description The payment intent (PI-...), order (OR-...) or payout (PO-...) the movement belongs to */
                 source?: string;
                 /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
                 from?: string;
@@ -13898,7 +14317,7 @@ export interface operations {
                                  * @description What moved the balance
                                  * @enum {unknown}
                                  */
-                                type: "payment" | "refund" | "order_payment" | "order_refund" | "order_adjustment";
+                                type: "payment" | "refund" | "order_payment" | "order_refund" | "order_adjustment" | "payout" | "payout_fee" | "payout_reversal";
                                 /** @description Gross, in centimes: positive into the balance, negative out of it */
                                 amount: number;
                                 /** @description What the platform kept of the gross (negative when a refund returns it) */
@@ -13909,7 +14328,7 @@ export interface operations {
                                 currency: "MRU";
                                 source: {
                                     reference: string;
-                                    kind: "payment_intent" | "order";
+                                    kind: "payment_intent" | "order" | "payout";
                                 };
                                 description: string;
                                 balanceAfter: number | null;
@@ -14262,7 +14681,7 @@ export interface operations {
                              * @description What moved the balance
                              * @enum {unknown}
                              */
-                            type: "payment" | "refund" | "order_payment" | "order_refund" | "order_adjustment";
+                            type: "payment" | "refund" | "order_payment" | "order_refund" | "order_adjustment" | "payout" | "payout_fee" | "payout_reversal";
                             /** @description Gross, in centimes: positive into the balance, negative out of it */
                             amount: number;
                             /** @description What the platform kept of the gross (negative when a refund returns it) */
@@ -14273,7 +14692,7 @@ export interface operations {
                             currency: "MRU";
                             source: {
                                 reference: string;
-                                kind: "payment_intent" | "order";
+                                kind: "payment_intent" | "order" | "payout";
                             };
                             description: string;
                             balanceAfter: number | null;
@@ -14452,10 +14871,1910 @@ export interface operations {
             };
         };
     };
+    retrieveBalanceStatement: {
+        parameters: {
+            query?: {
+                /** @description `json` (the default): the figures. `csv`: a download with the figures, then every transaction of the period, oldest first. `html`: the same as a printable page */
+                format?: "json" | "csv" | "html";
+                /** @description The language of the labels of `csv` and `html` (default `en`) */
+                lang?: "en" | "fr" | "ar";
+            };
+            header?: never;
+            path: {
+                /** @description A UTC month, YYYY-MM */
+                period: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["BalanceStatement"];
+                    };
+                    "text/csv": string;
+                    "text/html": string;
+                };
+            };
+            /** @description Error. Codes: VALIDATION_ERROR, STATEMENT_PERIOD_INVALID. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: MISSING_CREDENTIALS, INVALID_AUTH_HEADER, INVALID_API_KEY. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: RATE_LIMITED. */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: FEATURE_DISABLED, DATABASE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    retrieveBalanceStatementForRange: {
+        parameters: {
+            query: {
+                /** @description The first UTC day of the statement, YYYY-MM-DD */
+                from: string;
+                /** @description The last UTC day of the statement (included), YYYY-MM-DD; at most 366 days in all */
+                to: string;
+                /** @description `json` (the default): the figures. `csv`: a download with the figures, then every transaction of the period, oldest first. `html`: the same as a printable page */
+                format?: "json" | "csv" | "html";
+                /** @description The language of the labels of `csv` and `html` (default `en`) */
+                lang?: "en" | "fr" | "ar";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["BalanceStatement"];
+                    };
+                    "text/csv": string;
+                    "text/html": string;
+                };
+            };
+            /** @description Error. Codes: VALIDATION_ERROR, STATEMENT_PERIOD_INVALID. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: MISSING_CREDENTIALS, INVALID_AUTH_HEADER, INVALID_API_KEY. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: RATE_LIMITED. */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: FEATURE_DISABLED, DATABASE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getPayouts: {
+        parameters: {
+            query?: {
+                status?: "PENDING" | "PAID" | "FAILED" | "CANCELLED";
+                /** @description Only this batch */
+                batch?: string;
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                from?: string;
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                to?: string;
+                page?: number;
+                /** @description max 100; larger values are capped */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["Payout"][];
+                            page: number;
+                            limit: number;
+                            total: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: MISSING_CREDENTIALS, INVALID_AUTH_HEADER, INVALID_API_KEY. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: RATE_LIMITED. */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: FEATURE_DISABLED, DATABASE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postPayouts: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description A unique string per operation (a UUID). Sending it again returns the first answer without running the operation twice (kept 24 hours).
+                 * @example 5f0c3a52-8e8f-4b5e-9c7a-2d5b8f1e6a10
+                 */
+                "X-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Centimes, at least 1, sent to the wallet; the fee is taken on top */
+                    amount: number;
+                    destination: {
+                        /** @enum {string} */
+                        type: "WALLET";
+                        /** @description The wallet phone number, E.164 (+22220000001) */
+                        phone: string;
+                    };
+                    description?: string;
+                    /** @description String values only; at most 50 keys of 1 to 40 characters, values up to 500 characters */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Payout"];
+                    };
+                };
+            };
+            /** @description Error. Codes: VALIDATION_ERROR, IDEMPOTENCY_KEY_REQUIRED, INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: MISSING_CREDENTIALS, INVALID_AUTH_HEADER, INVALID_API_KEY. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: IDEMPOTENCY_KEY_IN_PROGRESS. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: UNSUPPORTED_MEDIA_TYPE. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: IDEMPOTENCY_KEY_REUSED. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: RATE_LIMITED. */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: FEATURE_DISABLED, DATABASE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postPayoutsBatch: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description A unique string per operation (a UUID). Sending it again returns the first answer without running the operation twice (kept 24 hours).
+                 * @example 5f0c3a52-8e8f-4b5e-9c7a-2d5b8f1e6a10
+                 */
+                "X-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 1000 payouts, reserved together or not at all */
+                    items: {
+                        /** @description Centimes, at least 1, sent to the wallet; the fee is taken on top */
+                        amount: number;
+                        destination: {
+                            /** @enum {string} */
+                            type: "WALLET";
+                            /** @description The wallet phone number, E.164 (+22220000001) */
+                            phone: string;
+                        };
+                        description?: string;
+                        /** @description String values only; at most 50 keys of 1 to 40 characters, values up to 500 characters */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["CreatedPayoutBatch"];
+                    };
+                };
+            };
+            /** @description Error. Codes: VALIDATION_ERROR, IDEMPOTENCY_KEY_REQUIRED, INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: MISSING_CREDENTIALS, INVALID_AUTH_HEADER, INVALID_API_KEY. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: IDEMPOTENCY_KEY_IN_PROGRESS. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: UNSUPPORTED_MEDIA_TYPE. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: IDEMPOTENCY_KEY_REUSED. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: RATE_LIMITED. */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: FEATURE_DISABLED, DATABASE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getPayoutsBatchesId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["PayoutBatch"];
+                    };
+                };
+            };
+            /** @description Error. Codes: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: MISSING_CREDENTIALS, INVALID_AUTH_HEADER, INVALID_API_KEY. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: RATE_LIMITED. */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: FEATURE_DISABLED, DATABASE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getPayoutsReferenceNumber: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description PO-... */
+                referenceNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Payout"];
+                    };
+                };
+            };
+            /** @description Error. Codes: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: MISSING_CREDENTIALS, INVALID_AUTH_HEADER, INVALID_API_KEY. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: RATE_LIMITED. */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: FEATURE_DISABLED, DATABASE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getPayoutsReferenceNumberTransactions: {
+        parameters: {
+            query?: {
+                page?: number;
+                /** @description max 100; larger values are capped */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description PO-... */
+                referenceNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            items: {
+                                /** @description txn_... */
+                                id: string;
+                                /**
+                                 * @description What moved the balance
+                                 * @enum {unknown}
+                                 */
+                                type: "payment" | "refund" | "order_payment" | "order_refund" | "order_adjustment" | "payout" | "payout_fee" | "payout_reversal";
+                                /** @description Gross, in centimes: positive into the balance, negative out of it */
+                                amount: number;
+                                /** @description What the platform kept of the gross (negative when a refund returns it) */
+                                fee: number;
+                                /** @description amount - fee: what the balance moved by */
+                                net: number;
+                                /** @enum {string} */
+                                currency: "MRU";
+                                source: {
+                                    reference: string;
+                                    kind: "payment_intent" | "order" | "payout";
+                                };
+                                description: string;
+                                balanceAfter: number | null;
+                                sandbox: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                            }[];
+                            page: number;
+                            limit: number;
+                            total: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: MISSING_CREDENTIALS, INVALID_AUTH_HEADER, INVALID_API_KEY. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: RATE_LIMITED. */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: FEATURE_DISABLED, DATABASE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postPayoutsReferenceNumberCancel: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description A unique string per operation (a UUID). Sending it again returns the first answer without running the operation twice (kept 24 hours).
+                 * @example 5f0c3a52-8e8f-4b5e-9c7a-2d5b8f1e6a10
+                 */
+                "X-Idempotency-Key": string;
+            };
+            path: {
+                /** @description PO-... */
+                referenceNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Payout"];
+                    };
+                };
+            };
+            /** @description Error. Codes: VALIDATION_ERROR, IDEMPOTENCY_KEY_REQUIRED, INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: MISSING_CREDENTIALS, INVALID_AUTH_HEADER, INVALID_API_KEY. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: IDEMPOTENCY_KEY_IN_PROGRESS. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: UNSUPPORTED_MEDIA_TYPE. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: IDEMPOTENCY_KEY_REUSED. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: RATE_LIMITED. */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: FEATURE_DISABLED, DATABASE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
-                /** @description an event name (payment.created, payment.confirmed, payment.cancelled, payment.expired, payment.refunded, payment.failed, order.new, order.accepted, order.ready, order.delivered, order.cancelled, order.refunded, order.modified, order.modification_declined, product.stock_low, product.stock_out, ping, endpoint.disabled), or a prefix ending in `.*` (payment.*) */
+                /** @description an event name (payment.created, payment.confirmed, payment.cancelled, payment.expired, payment.refunded, payment.failed, order.new, order.accepted, order.ready, order.delivered, order.cancelled, order.refunded, order.modified, order.modification_declined, product.stock_low, product.stock_out, payout.created, payout.paid, payout.failed, payout.cancelled, ping, endpoint.disabled), or a prefix ending in `.*` (payment.*) */
                 type?: string;
                 object?: string;
                 /** @description an event id: the events that follow it, oldest first (`page` must then be 1) */
@@ -16592,6 +18911,178 @@ export interface operations {
                     created_at: string;
                     sandbox: boolean;
                     data: components["schemas"]["PaymentEventData"];
+                    /** @description Increases by one for each event of the same object (data.reference_number / referenceNumber / productId): a receiver that already handled a higher sequence of that object can drop this event as stale. */
+                    sequence: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_payout_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex>[,sha256=<hex>] */
+                "X-Commerce-Signature": string;
+                /** @description Unix seconds */
+                "X-Commerce-Timestamp": string;
+                "X-Commerce-Event": string;
+                "X-Commerce-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_...: deduplicate by it */
+                    id: string;
+                    /** @constant */
+                    event: "payout.created";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC with milliseconds
+                     */
+                    created_at: string;
+                    sandbox: boolean;
+                    data: components["schemas"]["PayoutEventData"];
+                    /** @description Increases by one for each event of the same object (data.reference_number / referenceNumber / productId): a receiver that already handled a higher sequence of that object can drop this event as stale. */
+                    sequence: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_payout_paid: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex>[,sha256=<hex>] */
+                "X-Commerce-Signature": string;
+                /** @description Unix seconds */
+                "X-Commerce-Timestamp": string;
+                "X-Commerce-Event": string;
+                "X-Commerce-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_...: deduplicate by it */
+                    id: string;
+                    /** @constant */
+                    event: "payout.paid";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC with milliseconds
+                     */
+                    created_at: string;
+                    sandbox: boolean;
+                    data: components["schemas"]["PayoutEventData"];
+                    /** @description Increases by one for each event of the same object (data.reference_number / referenceNumber / productId): a receiver that already handled a higher sequence of that object can drop this event as stale. */
+                    sequence: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_payout_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex>[,sha256=<hex>] */
+                "X-Commerce-Signature": string;
+                /** @description Unix seconds */
+                "X-Commerce-Timestamp": string;
+                "X-Commerce-Event": string;
+                "X-Commerce-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_...: deduplicate by it */
+                    id: string;
+                    /** @constant */
+                    event: "payout.failed";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC with milliseconds
+                     */
+                    created_at: string;
+                    sandbox: boolean;
+                    data: components["schemas"]["PayoutEventData"];
+                    /** @description Increases by one for each event of the same object (data.reference_number / referenceNumber / productId): a receiver that already handled a higher sequence of that object can drop this event as stale. */
+                    sequence: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_payout_cancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex>[,sha256=<hex>] */
+                "X-Commerce-Signature": string;
+                /** @description Unix seconds */
+                "X-Commerce-Timestamp": string;
+                "X-Commerce-Event": string;
+                "X-Commerce-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_...: deduplicate by it */
+                    id: string;
+                    /** @constant */
+                    event: "payout.cancelled";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC with milliseconds
+                     */
+                    created_at: string;
+                    sandbox: boolean;
+                    data: components["schemas"]["PayoutEventData"];
                     /** @description Increases by one for each event of the same object (data.reference_number / referenceNumber / productId): a receiver that already handled a higher sequence of that object can drop this event as stale. */
                     sequence: number;
                 };
