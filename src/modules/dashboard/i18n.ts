@@ -240,6 +240,13 @@ const en = {
   txnOrderPayment: 'Order payment',
   txnOrderRefund: 'Order refund',
   txnOrderAdjustment: 'Order adjustment',
+  statements: 'Statements',
+  statementsHint: 'Per UTC month: the opening balance, the totals by type, the closing balance and every transaction.',
+  statementMonth: 'Month',
+  statementFiles: 'Statement',
+  statementInProgress: 'in progress',
+  statementCsv: 'CSV',
+  statementPrintable: 'Printable page',
 };
 export type Dictionary = typeof en;
 
@@ -478,6 +485,14 @@ const fr: Dictionary = {
   txnOrderPayment: 'Paiement de commande',
   txnOrderRefund: 'Remboursement de commande',
   txnOrderAdjustment: 'Ajustement de commande',
+  statements: 'Relevés',
+  statementsHint:
+    "Par mois (UTC) : le solde d'ouverture, les totaux par nature, le solde de clôture et chaque mouvement.",
+  statementMonth: 'Mois',
+  statementFiles: 'Relevé',
+  statementInProgress: 'en cours',
+  statementCsv: 'CSV',
+  statementPrintable: 'Page imprimable',
 };
 
 export const dictionaries: Record<DashboardLang, Dictionary> = { en, fr };
