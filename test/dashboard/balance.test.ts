@@ -245,6 +245,9 @@ describe('the Balance page: balance transactions of the session business, filter
       assert.ok(page.html.includes(`<a class="statement-html" href="${BALANCE}/statements/${month}.html"`));
     }
     assert.match(page.html, /\(in progress\)/);
+    // Every type of the filter has its label, payouts' included.
+    assert.match(page.html, /<option value="payout_reversal">Payout reversal<\/option>/);
+    assert.ok(!page.html.includes('>undefined<'));
 
     const csv = await own.get(`${BALANCE}/statements/${monthsAgo(3)}.csv`);
     assert.equal(csv.status, 200, csv.html.slice(0, 500));

@@ -47,6 +47,25 @@ const ExportQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** The label of each type, the compiler refusing a type of BALANCE_TRANSACTION_TYPES without one. */
+const TYPE_LABELS: Readonly<Record<BalanceTransactionType, keyof Dictionary>> = {
+  payment: 'txnPayment',
+  refund: 'txnRefund',
+  order_payment: 'txnOrderPayment',
+  order_refund: 'txnOrderRefund',
+  order_adjustment: 'txnOrderAdjustment',
+  payout: 'txnPayout',
+  payout_fee: 'txnPayoutFee',
+  payout_reversal: 'txnPayoutReversal',
+};
+
+function typeLabels(t: Dictionary): Record<BalanceTransactionType, string> {
+  return Object.fromEntries(BALANCE_TRANSACTION_TYPES.map((type) => [type, t[TYPE_LABELS[type]]])) as Record<
+    BalanceTransactionType,
+    string
+  >;
+}
+
 function isType(value: string): value is BalanceTransactionType {
   return (BALANCE_TRANSACTION_TYPES as readonly string[]).includes(value);
 }
@@ -164,6 +183,7 @@ export const balancePages: FastifyPluginAsyncTypebox = async (app) => {
         available,
         statements,
         types: BALANCE_TRANSACTION_TYPES,
+        typeLabels: typeLabels(t),
         filters: text,
         filterQuery: filterQuery.toString(),
         exportUrl: `${BALANCE}/export.csv${exportQueryText ? `?${exportQueryText}` : ''}`,
