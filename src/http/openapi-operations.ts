@@ -18,7 +18,14 @@ export interface OperationDoc {
   upload?: string;
   /** The success answer is CSV text. */
   csv?: boolean;
+  /** Other media types the success answer may take besides JSON (chosen by a query parameter). */
+  alsoAnswers?: readonly ('text/csv' | 'text/html')[];
 }
+
+const STATEMENT_FILES =
+  'With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR.';
+const STATEMENT_FIGURES =
+  "the opening balance (the sum of `net` of every balance transaction of the key's environment created before the period), the totals of the period by type (one entry per type, in a fixed order: count, gross = sum of `amount`, fees = sum of `fee`, net = sum of `net`), and the closing balance (opening + the period's net), to the centime with `GET /balance/transactions`. `period.to` is exclusive: the first instant after the period.";
 
 const INTENT_CODES = ['INTENT_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
 const ORDER_CODES = ['ORDER_NOT_FOUND', 'ORDER_INVALID_TRANSITION'] as const;
@@ -425,6 +432,20 @@ export const operationDocs: Record<string, OperationDoc> = {
     summary: 'Retrieve a balance transaction',
     description: 'One balance transaction by its `txn_` id.',
     codes: ['BALANCE_TRANSACTION_NOT_FOUND', 'SANDBOX_MISMATCH'],
+  },
+  'GET /balance/statements/{period}': {
+    operationId: 'retrieveBalanceStatement',
+    summary: 'Retrieve the balance statement of a month',
+    description: `The statement of a UTC month (\`YYYY-MM\`): ${STATEMENT_FIGURES}\n\n${STATEMENT_FILES}`,
+    codes: ['STATEMENT_PERIOD_INVALID'],
+    alsoAnswers: ['text/csv', 'text/html'],
+  },
+  'GET /balance/statements': {
+    operationId: 'retrieveBalanceStatementForRange',
+    summary: 'Retrieve the balance statement of a range of days',
+    description: `The statement of the UTC days \`from\`..\`to\`, both included, at most 366 days: ${STATEMENT_FIGURES}\n\n${STATEMENT_FILES}`,
+    codes: ['STATEMENT_PERIOD_INVALID'],
+    alsoAnswers: ['text/csv', 'text/html'],
   },
 
   // The storefront's customer API (no key; outside the API base)

@@ -238,6 +238,12 @@ export function completeDocument(document: Json, routes: RouteConfigs, apiBase: 
         const responses = operation.responses as Record<string, Json>;
         responses['200'] = { description: 'CSV', content: { 'text/csv': { schema: { type: 'string' } } } };
       }
+      if (doc?.alsoAnswers) {
+        const success = (operation.responses as Record<string, { content?: Json }>)['200'];
+        if (success?.content) {
+          for (const type of doc.alsoAnswers) success.content[type] = { schema: { type: 'string' } };
+        }
+      }
       const requestBody = operation.requestBody as { content?: Record<string, Json> } | undefined;
       const jsonBody = requestBody?.content?.['application/json'];
       if (jsonBody && doc?.requestExample) jsonBody.example = doc.requestExample;

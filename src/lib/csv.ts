@@ -13,3 +13,15 @@ export function neutraliseCell(text: string): string {
 export function restoreCell(text: string): string {
   return text.startsWith("'") ? text.slice(1) : text;
 }
+
+/** A CSV cell as RFC 4180 (and csv-stringify) writes one: quoted when it holds a quote, a comma or a line break. */
+const NEEDS_QUOTES = /[",\r\n]/;
+
+export function csvCell(text: string): string {
+  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** A cell of free text (a description, a name): safe from spreadsheets' formulas, then quoted as needed. */
+export function csvTextCell(text: string): string {
+  return csvCell(neutraliseCell(text));
+}

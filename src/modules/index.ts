@@ -4,6 +4,7 @@ import { dashboardRoutes } from './dashboard/plugin.js';
 import { eventRoutes } from './events/routes.js';
 import { intentRoutes } from './intents/routes.js';
 import { balanceRoutes } from './payments/balance-routes.js';
+import { statementRoutes } from './payments/statement-routes.js';
 import { orderRoutes } from './orders/routes.js';
 import { payoutRoutes } from './payouts/routes.js';
 import { mediaRoutes, productRoutes } from './products/routes.js';
@@ -17,6 +18,7 @@ export const developerModules: FastifyPluginAsync[] = [
   productRoutes,
   orderRoutes,
   balanceRoutes,
+  statementRoutes,
   payoutRoutes,
   eventRoutes,
 ];

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import { sql } from 'kysely';
+import { formatAmount } from '../../src/lib/i18n.js';
 import { formatMru } from '../../src/modules/dashboard/i18n.js';
 import { EXPORT_COLUMNS } from '../../src/modules/payments/balance-transactions.js';
 import { foldPendingMovements } from '../../src/modules/payments/ledger.js';
@@ -8,6 +11,12 @@ import { simulate } from '../orders/support.js';
 import { createProduct } from '../products/support.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { FormClient, signedIn } from './support.js';
+
+/** The UTC month `back` months before this one, YYYY-MM. */
+function monthsAgo(back: number): string {
+  const now = new Date();
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1)).toISOString().slice(0, 7);
+}
 
 const BALANCE = '/dashboard/balance';
 const mru = (centimes: number) => formatMru(centimes, 'en');
@@ -208,5 +217,79 @@ describe('the Balance page: balance transactions of the session business, filter
     assert.ok(row.includes(`href="/dashboard/orders/${ref}"`), row);
     const order = await client.get(`/dashboard/orders/${ref}`);
     assert.ok(order.html.includes(`<a id="balance-transactions" href="${BALANCE}?source=${ref}">`));
+  });
+
+  test('statements: this month and the months with transactions, each as CSV and a printable page, behind the session', async () => {
+    const shop = await t.createBusiness({ name: 'Statements <shop>' });
+    const sk = shop.keys.secretTest;
+    for (const amount of [5_000, 7_000]) {
+      const intent = await createIntent(t, sk, { amount });
+      expectStatus(await act(t, sk, intent.referenceNumber, 'simulate'), 200);
+    }
+    const [later, earlier] = (await t.request('GET', '/api/v1/dev/balance/transactions', { key: sk })).body.data
+      .items as Txn[];
+    // The first payment three months back: the months between saw nothing and are not offered.
+    await sql`UPDATE balance_transactions SET created_at = ${new Date(`${monthsAgo(3)}-15T10:00:00.000Z`)}::timestamptz
+      WHERE id = ${earlier!.id}`.execute(t.runtime.db);
+    const { client: own } = await signedIn(t, shop.id);
+    const page = await own.get(BALANCE);
+    assert.equal(page.status, 200, page.html.slice(0, 500));
+    assert.deepEqual(
+      [...page.html.matchAll(/<tr data-month="([^"]+)">/g)].map((match) => match[1]),
+      [monthsAgo(0), monthsAgo(3)],
+    );
+    for (const month of [monthsAgo(0), monthsAgo(3)]) {
+      assert.ok(
+        page.html.includes(`<a class="statement-csv" href="${BALANCE}/statements/${month}.csv" download>CSV</a>`),
+      );
+      assert.ok(page.html.includes(`<a class="statement-html" href="${BALANCE}/statements/${month}.html"`));
+    }
+    assert.match(page.html, /\(in progress\)/);
+    // Every type of the filter has its label, payouts' included.
+    assert.match(page.html, /<option value="payout_reversal">Payout reversal<\/option>/);
+    assert.ok(!page.html.includes('>undefined<'));
+
+    const csv = await own.get(`${BALANCE}/statements/${monthsAgo(3)}.csv`);
+    assert.equal(csv.status, 200, csv.html.slice(0, 500));
+    assert.equal(csv.headers.get('content-type'), 'text/csv; charset=utf-8');
+    assert.equal(csv.headers.get('content-disposition'), `attachment; filename="statement-${monthsAgo(3)}.csv"`);
+    const lines = parse(csv.html, { relax_column_count: true, skip_empty_lines: true }) as string[][];
+    assert.deepEqual(lines[0], ['Business', 'Statements <shop>']);
+    assert.deepEqual(
+      lines.find((line) => line[0] === 'Closing balance'),
+      ['Closing balance', String(earlier!.net)],
+    );
+    assert.deepEqual(
+      lines.filter((line) => line[0]!.startsWith('txn_')).map((line) => line[0]),
+      [earlier!.id],
+    );
+
+    const html = await own.get(`${BALANCE}/statements/${monthsAgo(0)}.html`);
+    assert.equal(html.status, 200);
+    assert.match(html.html, /^<!doctype html>\n<html lang="en" dir="ltr">/);
+    assert.ok(html.html.includes('Statements &lt;shop&gt;'));
+    assert.ok(html.html.includes(`<tr id="${later!.id}">`) && !html.html.includes(`<tr id="${earlier!.id}">`));
+    assert.ok(
+      html.html.includes(`<dd id="opening-balance"><bdi class="money">${formatAmount(earlier!.net, 'en')}</bdi></dd>`),
+    );
+    // In the dashboard's language.
+    assert.equal((await own.submit(BALANCE, '/dashboard/preferences', { lang: 'fr' })).status, 303);
+    const french = await own.get(`${BALANCE}/statements/${monthsAgo(0)}.html`);
+    assert.match(french.html, /<html lang="fr" dir="ltr">/);
+    assert.ok(french.html.includes('<h1>Relevé de solde</h1>'));
+    assert.match((await own.get(BALANCE)).html, /<h2 id="h-statements">Relevés<\/h2>/);
+
+    // A month that does not exist, or a file of no known kind, is the dashboard's 400 page.
+    assert.equal((await own.get(`${BALANCE}/statements/2026-13.csv`)).status, 400);
+    assert.equal((await own.get(`${BALANCE}/statements/${monthsAgo(0)}.pdf`)).status, 400);
+    // Signed out: the sign-in page, never the statement.
+    for (const file of [`${monthsAgo(0)}.csv`, `${monthsAgo(0)}.html`]) {
+      const stranger = await new FormClient(t).get(`${BALANCE}/statements/${file}`);
+      assert.equal(stranger.status, 303);
+      assert.match(stranger.location ?? '', /^\/dashboard\/login\?next=/);
+    }
+    // Another business's session sees its own, empty, statement.
+    const theirs = await client.get(`${BALANCE}/statements/${monthsAgo(3)}.csv`);
+    assert.ok(!theirs.html.includes(earlier!.id));
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { DictionarySet } from '../../src/lib/i18n.js';
 import { checkoutDictionaries } from '../../src/modules/checkout/i18n.js';
+import { statementDictionaries } from '../../src/modules/payments/statement-i18n.js';
 import { storefrontDictionaries } from '../../src/modules/storefront/i18n.js';
 import { dictionaryProblems, englishLeaks, readSources, type DictionarySetUnderTest } from '../support/i18n.js';
 
@@ -16,6 +17,15 @@ const SETS: DictionarySetUnderTest[] = [
     name: 'storefront and customer order page',
     dictionaries: storefrontDictionaries,
     sources: ['src/modules/storefront/pages.ts', 'src/modules/storefront/page-routes.ts'],
+  },
+  {
+    name: 'balance statements (CSV and printable page)',
+    dictionaries: statementDictionaries,
+    sources: [
+      'src/modules/payments/statements.ts',
+      'src/modules/payments/views/statement-head.eta',
+      'src/modules/payments/views/statement-foot.eta',
+    ],
   },
 ];
 

@@ -1,5 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
+import type { DashboardLang, DB } from '../../db/schema.js';
+import type { Caller } from '../../http/context.js';
 import { ApiError } from '../../http/errors.js';
 import { parseDateFilter } from '../../http/schemas.js';
 import {
@@ -10,6 +13,7 @@ import {
   type BalanceTransactionType,
 } from '../payments/balance-transactions.js';
 import { accountBalance } from '../payments/ledger.js';
+import { balanceStatement, monthPeriod, statementFile, statementMonths } from '../payments/statements.js';
 import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
 import { dictionaries, type Dictionary } from './i18n.js';
 
@@ -36,10 +40,31 @@ const ListQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+// A month's file: `2026-11.csv` or `2026-11.html`.
+const StatementParams = Type.Object({ file: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}[.](csv|html)$' }) });
 const ExportQuery = Type.Object(
   { from: Type.Optional(Type.String({ maxLength: 40 })), to: Type.Optional(Type.String({ maxLength: 40 })) },
   { additionalProperties: false },
 );
+
+/** The label of each type, the compiler refusing a type of BALANCE_TRANSACTION_TYPES without one. */
+const TYPE_LABELS: Readonly<Record<BalanceTransactionType, keyof Dictionary>> = {
+  payment: 'txnPayment',
+  refund: 'txnRefund',
+  order_payment: 'txnOrderPayment',
+  order_refund: 'txnOrderRefund',
+  order_adjustment: 'txnOrderAdjustment',
+  payout: 'txnPayout',
+  payout_fee: 'txnPayoutFee',
+  payout_reversal: 'txnPayoutReversal',
+};
+
+function typeLabels(t: Dictionary): Record<BalanceTransactionType, string> {
+  return Object.fromEntries(BALANCE_TRANSACTION_TYPES.map((type) => [type, t[TYPE_LABELS[type]]])) as Record<
+    BalanceTransactionType,
+    string
+  >;
+}
 
 function isType(value: string): value is BalanceTransactionType {
   return (BALANCE_TRANSACTION_TYPES as readonly string[]).includes(value);
@@ -99,9 +124,27 @@ function readFilters(
   return { filters };
 }
 
+/** The months offered a statement, each with its files, named in the dashboard's language. */
+async function statementLinks(db: Kysely<DB>, caller: Caller, lang: DashboardLang) {
+  const months = await statementMonths(db, caller);
+  const name = new Intl.DateTimeFormat(lang === 'fr' ? 'fr-FR' : 'en-GB', {
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+  return months.map((month, index) => ({
+    month: month.label,
+    name: name.format(month.from),
+    current: index === 0,
+    csvUrl: `${BALANCE}/statements/${month.label}.csv`,
+    htmlUrl: `${BALANCE}/statements/${month.label}.html`,
+  }));
+}
+
 /**
- * The Balance page: the available balance, and the balance transactions behind it (what moved the
- * merchant's account, fee and net of each) newest first, with their CSV export.
+ * The Balance page: the available balance, the monthly statements (CSV and printable page), and
+ * the balance transactions behind it (what moved the merchant's account, fee and net of each)
+ * newest first, with their CSV export.
  */
 export const balancePages: FastifyPluginAsyncTypebox = async (app) => {
   const { db } = app.services;
@@ -119,8 +162,9 @@ export const balancePages: FastifyPluginAsyncTypebox = async (app) => {
     };
     const page = request.query.page ?? 1;
     const { filters, error } = readFilters(t, text);
-    const [available, result] = await Promise.all([
+    const [available, statements, result] = await Promise.all([
       accountBalance(db, caller.environment, { kind: 'merchant', ownerId: caller.businessId }),
+      statementLinks(db, caller, langOf(request)),
       error
         ? { items: [], total: 0 }
         : listBalanceTransactions(db, caller, { ...filters, limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
@@ -137,7 +181,9 @@ export const balancePages: FastifyPluginAsyncTypebox = async (app) => {
       'balance',
       {
         available,
+        statements,
         types: BALANCE_TRANSACTION_TYPES,
+        typeLabels: typeLabels(t),
         filters: text,
         filterQuery: filterQuery.toString(),
         exportUrl: `${BALANCE}/export.csv${exportQueryText ? `?${exportQueryText}` : ''}`,
@@ -165,4 +211,19 @@ export const balancePages: FastifyPluginAsyncTypebox = async (app) => {
       .header('Content-Disposition', `attachment; filename="balance-transactions-${session.environment}.csv"`)
       .send(stream);
   });
+
+  // The API's statement of a month (payments/statements.ts) for the session's business and mode,
+  // labelled in the dashboard's language.
+  app.get(
+    at(`${BALANCE}/statements/:file`),
+    { schema: { hide: true, params: StatementParams } },
+    async (request, reply) => {
+      const session = requireSession(request);
+      const [month, format] = request.params.file.split('.') as [string, 'csv' | 'html'];
+      // Read before the first byte is sent: a month that does not exist is the dashboard's 400 page.
+      const statement = await balanceStatement(db, callerOf(session), monthPeriod(month, 'month'));
+      const file = statementFile(db, statement, format, langOf(request));
+      return reply.headers(file.headers).send(file.body);
+    },
+  );
 };

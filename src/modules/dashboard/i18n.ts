@@ -301,6 +301,16 @@ const en = {
   txnOrderPayment: 'Order payment',
   txnOrderRefund: 'Order refund',
   txnOrderAdjustment: 'Order adjustment',
+  txnPayout: 'Payout',
+  txnPayoutFee: 'Payout fee',
+  txnPayoutReversal: 'Payout reversal',
+  statements: 'Statements',
+  statementsHint: 'Per UTC month: the opening balance, the totals by type, the closing balance and every transaction.',
+  statementMonth: 'Month',
+  statementFiles: 'Statement',
+  statementInProgress: 'in progress',
+  statementCsv: 'CSV',
+  statementPrintable: 'Printable page',
 };
 export type Dictionary = typeof en;
 
@@ -601,6 +611,17 @@ const fr: Dictionary = {
   txnOrderPayment: 'Paiement de commande',
   txnOrderRefund: 'Remboursement de commande',
   txnOrderAdjustment: 'Ajustement de commande',
+  txnPayout: 'Versement',
+  txnPayoutFee: 'Frais de versement',
+  txnPayoutReversal: 'Annulation de versement',
+  statements: 'Relevés',
+  statementsHint:
+    "Par mois (UTC) : le solde d'ouverture, les totaux par nature, le solde de clôture et chaque mouvement.",
+  statementMonth: 'Mois',
+  statementFiles: 'Relevé',
+  statementInProgress: 'en cours',
+  statementCsv: 'CSV',
+  statementPrintable: 'Page imprimable',
 };
 
 export const dictionaries: Record<DashboardLang, Dictionary> = { en, fr };

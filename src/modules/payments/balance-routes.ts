@@ -24,7 +24,7 @@ import {
 
 const tags = ['Balance'];
 
-const TransactionType = Type.Enum(BALANCE_TRANSACTION_TYPES, { description: 'What moved the balance' });
+export const TransactionType = Type.Enum(BALANCE_TRANSACTION_TYPES, { description: 'What moved the balance' });
 
 const SourceReference = Type.String({
   pattern: '^(PI|OR|PO)-[0-9]{16}$',

@@ -4,7 +4,7 @@ import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import type { BalanceTransactionsTable, DB } from '../../db/schema.js';
 import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
-import { neutraliseCell } from '../../lib/csv.js';
+import { csvTextCell } from '../../lib/csv.js';
 import { BALANCE_TRANSACTION_TYPES, type BalanceTransactionType } from './balance-types.js';
 import type { Caller } from '../../http/context.js';
 
@@ -129,21 +129,40 @@ export const EXPORT_COLUMNS = [
 
 const EXPORT_BATCH = 5_000;
 
-/** A CSV cell as RFC 4180 (and csv-stringify) writes one: quoted when it holds a quote, a comma or a line break. */
-const NEEDS_QUOTES = /[",\r\n]/;
-function csvCell(text: string): string {
-  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+/** Where a keyset read starts and stops: `to` includes its instant, `before` stops short of it. */
+export interface BatchRange {
+  from?: Date;
+  to?: Date;
+  before?: Date;
+}
+
+/** What a file (the export, a statement) shows of a balance transaction, as the batches read it. */
+export interface ExportRow {
+  id: string;
+  type: string;
+  amount: number;
+  fee: number;
+  net: number;
+  source_reference: string;
+  source_kind: string;
+  description: string;
+  balance_after: number | null;
+  /** The time in the file's form (ISO 8601 UTC, milliseconds), written by PostgreSQL. */
+  created_iso: string;
 }
 
 /**
- * The caller's balance transactions in `from`..`to`, newest first, read in batches by keyset: one
- * CSV text per batch, the header first. The statement returns only what the file shows, the time
- * already in the file's form and PostgreSQL's own text of it as the keyset's cursor; a line is
- * one template string (only the two free-text cells can need quoting), not a row object walked by
- * a general CSV writer: that halved the server's CPU per line (docs/benchmarks.md).
+ * The caller's balance transactions in a range, in batches read by keyset (newest or oldest
+ * first). The statement returns only what the files show, the time already in the files' form and
+ * PostgreSQL's own text of it as the keyset's cursor (a Date would round its microseconds away).
  */
-async function* exportBatches(db: Kysely<DB>, caller: Caller, range: { from?: Date; to?: Date }) {
-  yield `${EXPORT_COLUMNS.join(',')}\n`;
+export async function* balanceTransactionBatches(
+  db: Kysely<DB>,
+  caller: Caller,
+  range: BatchRange,
+  order: 'newest' | 'oldest',
+): AsyncGenerator<ExportRow[]> {
+  const direction = order === 'newest' ? 'desc' : 'asc';
   let after: { at: string; id: string } | undefined;
   for (;;) {
     let query = db
@@ -155,22 +174,43 @@ async function* exportBatches(db: Kysely<DB>, caller: Caller, range: { from?: Da
       .where('environment', '=', caller.environment);
     if (range.from) query = query.where('created_at', '>=', range.from);
     if (range.to) query = query.where('created_at', '<=', range.to);
+    if (range.before) query = query.where('created_at', '<', range.before);
     if (after) {
       const cursor = after;
-      query = query.where(sql<boolean>`(created_at, id) < (${cursor.at}::timestamptz, ${cursor.id})`);
+      query = query.where(
+        order === 'newest'
+          ? sql<boolean>`(created_at, id) < (${cursor.at}::timestamptz, ${cursor.id})`
+          : sql<boolean>`(created_at, id) > (${cursor.at}::timestamptz, ${cursor.id})`,
+      );
     }
-    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(EXPORT_BATCH).execute();
-    let text = '';
-    for (const row of rows) {
-      text +=
-        `${row.id},${row.type},${row.amount},${row.fee},${row.net},MRU,` +
-        `${csvCell(neutraliseCell(row.source_reference))},${row.source_kind},${csvCell(neutraliseCell(row.description))},` +
-        `${row.balance_after ?? ''},${row.created_iso}\n`;
-    }
-    if (text) yield text;
+    const rows = await query.orderBy('created_at', direction).orderBy('id', direction).limit(EXPORT_BATCH).execute();
+    if (rows.length > 0) yield rows;
     if (rows.length < EXPORT_BATCH) return;
     const last = rows[rows.length - 1]!;
     after = { at: last.cursor_at, id: last.id };
+  }
+}
+
+/**
+ * A row as a line of the export, without its line break. One template string (only the two free-text
+ * cells can need quoting), not a row object walked by a general CSV writer: that halved the
+ * server's CPU per line (docs/benchmarks.md).
+ */
+export function exportLine(row: ExportRow): string {
+  return (
+    `${row.id},${row.type},${row.amount},${row.fee},${row.net},MRU,` +
+    `${csvTextCell(row.source_reference)},${row.source_kind},${csvTextCell(row.description)},` +
+    `${row.balance_after ?? ''},${row.created_iso}`
+  );
+}
+
+/** The export's text: the header, then one CSV text per batch, newest first. */
+async function* exportBatches(db: Kysely<DB>, caller: Caller, range: { from?: Date; to?: Date }) {
+  yield `${EXPORT_COLUMNS.join(',')}\n`;
+  for await (const rows of balanceTransactionBatches(db, caller, range, 'newest')) {
+    let text = '';
+    for (const row of rows) text += `${exportLine(row)}\n`;
+    yield text;
   }
 }
 

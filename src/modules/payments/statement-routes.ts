@@ -1,0 +1,129 @@
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { requireAuth, type AuthContext } from '../../http/context.js';
+import { Envelope, literalUnion } from '../../http/schemas.js';
+import { DEFAULT_LANG, LANGS, type Lang } from '../../lib/i18n.js';
+import { TransactionType } from './balance-routes.js';
+import {
+  balanceStatement,
+  monthPeriod,
+  rangePeriod,
+  STATEMENT_FORMATS,
+  statementFile,
+  statementView,
+  type StatementFormat,
+  type StatementPeriod,
+} from './statements.js';
+
+const tags = ['Balance'];
+
+const Instant = (description: string) => Type.String({ format: 'date-time', description });
+const Centimes = (description: string) => Type.Integer({ description: `${description}, in centimes` });
+
+export const BalanceStatement = Type.Object(
+  {
+    period: Type.Object({
+      from: Instant('The first instant of the period: 00:00 UTC of its first day (included)'),
+      to: Instant('The first instant after the period: 00:00 UTC of the day after its last day (excluded)'),
+    }),
+    business: Type.Object({ id: Type.String(), name: Type.String() }),
+    currency: Type.Literal('MRU'),
+    sandbox: Type.Boolean(),
+    openingBalance: Centimes('The sum of `net` of every balance transaction created before `period.from`'),
+    closingBalance: Centimes('openingBalance + the sum of `net` of the transactions of the period'),
+    transactionCount: Type.Integer({ description: 'How many balance transactions the period has' }),
+    totals: Type.Array(
+      Type.Object({
+        type: TransactionType,
+        count: Type.Integer(),
+        gross: Centimes('The sum of `amount` of the type in the period'),
+        fees: Centimes('The sum of `fee`'),
+        net: Centimes('The sum of `net`'),
+      }),
+      { description: 'One entry per balance transaction type, zeros included, always in the same order' },
+    ),
+  },
+  { title: 'BalanceStatement' },
+);
+
+const FileOptions = {
+  format: Type.Optional(
+    literalUnion(STATEMENT_FORMATS, {
+      description:
+        '`json` (the default): the figures. `csv`: a download with the figures, then every transaction of the period, oldest first. `html`: the same as a printable page',
+    }),
+  ),
+  lang: Type.Optional(
+    literalUnion(LANGS, { description: 'The language of the labels of `csv` and `html` (default `en`)' }),
+  ),
+};
+
+const MonthParams = Type.Object({
+  period: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}$', description: 'A UTC month, YYYY-MM' }),
+});
+
+const Day = (description: string) => Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description });
+
+const RangeQuery = Type.Object(
+  {
+    from: Day('The first UTC day of the statement, YYYY-MM-DD'),
+    to: Day('The last UTC day of the statement (included), YYYY-MM-DD; at most 366 days in all'),
+    ...FileOptions,
+  },
+  { additionalProperties: false },
+);
+
+const statementResponse = { 200: Envelope(BalanceStatement) };
+
+/**
+ * `GET /dev/balance/statements/{YYYY-MM}` and `GET /dev/balance/statements?from=&to=`: the
+ * merchant's balance statement for a UTC month or a range of UTC days, as JSON, CSV or a
+ * printable page (statements.ts).
+ */
+export const statementRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.services;
+
+  /** The statement of a period, answered in the format asked for. */
+  async function answer(
+    auth: AuthContext,
+    period: StatementPeriod,
+    options: { format?: StatementFormat | undefined; lang?: Lang | undefined },
+    reply: FastifyReply,
+  ) {
+    const statement = await balanceStatement(
+      db,
+      { businessId: auth.businessId, environment: auth.environment },
+      period,
+    );
+    const format = options.format ?? 'json';
+    if (format === 'json') return { success: true as const, data: statementView(statement) };
+    const file = statementFile(db, statement, format, options.lang ?? DEFAULT_LANG);
+    return reply.headers(file.headers).send(file.body);
+  }
+
+  app.get(
+    '/balance/statements/:period',
+    {
+      config: { auth: 'secret', scope: 'balance:read' },
+      schema: {
+        tags,
+        params: MonthParams,
+        querystring: Type.Object(FileOptions, { additionalProperties: false }),
+        response: statementResponse,
+      },
+    },
+    async (request, reply) =>
+      answer(requireAuth(request.auth), monthPeriod(request.params.period), request.query, reply),
+  );
+
+  app.get(
+    '/balance/statements',
+    {
+      config: { auth: 'secret', scope: 'balance:read' },
+      schema: { tags, querystring: RangeQuery, response: statementResponse },
+    },
+    async (request, reply) =>
+      answer(requireAuth(request.auth), rangePeriod(request.query.from, request.query.to), request.query, reply),
+  );
+};

@@ -1,0 +1,427 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { Eta } from 'eta';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { Caller } from '../../http/context.js';
+import { ApiError } from '../../http/errors.js';
+import { csvTextCell } from '../../lib/csv.js';
+import { fillText, formatAmount, INTL_LOCALES, textDirection, type Lang } from '../../lib/i18n.js';
+import { balanceTransactionBatches, EXPORT_COLUMNS, exportLine, type ExportRow } from './balance-transactions.js';
+import { BALANCE_TRANSACTION_TYPES, type BalanceTransactionType } from './balance-types.js';
+import { statementDictionaries, type StatementDictionary, type StatementKey } from './statement-i18n.js';
+
+/**
+ * Balance statements: what a merchant's balance was at the start of a period (a UTC month or a
+ * range of UTC days), what moved it during the period, by type, and what it was at the end, from
+ * the same balance transactions the API lists. As JSON, or as a CSV file or a printable page that
+ * also list every transaction of the period, streamed in batches.
+ */
+
+export const STATEMENT_FORMATS = ['json', 'csv', 'html'] as const;
+export type StatementFormat = (typeof STATEMENT_FORMATS)[number];
+
+/** The longest range of days a statement covers: a leap year. */
+export const MAX_STATEMENT_DAYS = 366;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface StatementPeriod {
+  /** The first instant of the period. */
+  from: Date;
+  /** The first instant after it: a transaction of the period was created before it. */
+  to: Date;
+  /** The first and the last UTC day of the period, YYYY-MM-DD. */
+  firstDay: string;
+  lastDay: string;
+  /** What names the period in a file name: `2026-11` or `2026-11-01_2026-11-30`. */
+  label: string;
+}
+
+function periodInvalid(field: string, message: string): ApiError {
+  return new ApiError('STATEMENT_PERIOD_INVALID', `${field} ${message}.`, [{ field, message }]);
+}
+
+/**
+ * A `YYYY-MM-DD` the schema let through, as the start of that UTC day. JavaScript rolls an
+ * impossible day over (2026-02-30 becomes March 2nd) and knows a year 0 that PostgreSQL does not:
+ * both are refused.
+ */
+function utcDay(text: string, field: string): Date {
+  const day = new Date(`${text}T00:00:00.000Z`);
+  if (Number.isNaN(day.getTime()) || day.getUTCFullYear() < 1 || day.toISOString().slice(0, 10) !== text) {
+    throw periodInvalid(field, 'is not a day of the calendar');
+  }
+  return day;
+}
+
+/** A period's end (the instant after it) keeps a four-digit year, as the API's timestamps and the drivers' do. */
+function refuseEndPastCalendar(end: Date, field: string): void {
+  if (end.getUTCFullYear() > 9999) throw periodInvalid(field, 'ends after 9999-12-30');
+}
+
+function isoDay(time: Date): string {
+  return time.toISOString().slice(0, 10);
+}
+
+/** A UTC month, `YYYY-MM` (the schema checks the shape; this, that the month exists). */
+export function monthPeriod(month: string, field = 'params.period'): StatementPeriod {
+  const from = utcDay(`${month}-01`, field);
+  const to = new Date(from);
+  to.setUTCMonth(to.getUTCMonth() + 1);
+  refuseEndPastCalendar(to, field);
+  return { from, to, firstDay: isoDay(from), lastDay: isoDay(new Date(to.getTime() - DAY_MS)), label: month };
+}
+
+/** The UTC days `first`..`last`, both included, at most MAX_STATEMENT_DAYS of them. */
+export function rangePeriod(first: string, last: string): StatementPeriod {
+  const from = utcDay(first, 'query.from');
+  const lastStart = utcDay(last, 'query.to');
+  if (lastStart < from) throw periodInvalid('query.from', 'is after query.to');
+  const to = new Date(lastStart.getTime() + DAY_MS);
+  refuseEndPastCalendar(to, 'query.to');
+  if ((to.getTime() - from.getTime()) / DAY_MS > MAX_STATEMENT_DAYS) {
+    throw periodInvalid('query.to', `is more than ${MAX_STATEMENT_DAYS} days after query.from`);
+  }
+  return { from, to, firstDay: first, lastDay: last, label: `${first}_${last}` };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The statement's figures
+
+export interface TypeTotal {
+  type: BalanceTransactionType;
+  count: number;
+  /** sum(amount), sum(fee) and sum(net) of the type's transactions in the period, in centimes. */
+  gross: number;
+  fees: number;
+  net: number;
+}
+
+export interface BalanceStatement {
+  caller: Caller;
+  period: StatementPeriod;
+  business: { id: string; name: string };
+  openingBalance: number;
+  closingBalance: number;
+  transactionCount: number;
+  /** One per type of BALANCE_TRANSACTION_TYPES, in its order, zeros included. */
+  totals: TypeTotal[];
+}
+
+interface TypeSums {
+  type: string;
+  count: number;
+  gross: number;
+  fees: number;
+  net: number;
+  before: number;
+}
+
+/**
+ * One aggregate over the caller's transactions created before the period ends: those before its
+ * start make the opening balance, the others the period's totals by type. A range scan of
+ * balance_transactions_list_idx (business, environment, created_at), or a sequential scan when the
+ * merchant's history is most of the table: the opening balance reads every transaction before the
+ * period, so its cost grows with the merchant's history.
+ */
+async function sumsByType(db: Kysely<DB>, caller: Caller, period: StatementPeriod): Promise<TypeSums[]> {
+  const inPeriod = sql`created_at >= ${period.from}::timestamptz`;
+  const result = await sql<TypeSums>`
+    SELECT type,
+      count(*) FILTER (WHERE ${inPeriod})::int AS count,
+      coalesce(sum(amount) FILTER (WHERE ${inPeriod}), 0)::bigint AS gross,
+      coalesce(sum(fee) FILTER (WHERE ${inPeriod}), 0)::bigint AS fees,
+      coalesce(sum(net) FILTER (WHERE ${inPeriod}), 0)::bigint AS net,
+      coalesce(sum(net) FILTER (WHERE NOT ${inPeriod}), 0)::bigint AS before
+    FROM balance_transactions
+    WHERE business_id = ${caller.businessId} AND environment = ${caller.environment}
+      AND created_at < ${period.to}::timestamptz
+    GROUP BY type`.execute(db);
+  return result.rows;
+}
+
+/** The caller's statement for a period: opening and closing balances, and the period's totals by type. */
+export async function balanceStatement(
+  db: Kysely<DB>,
+  caller: Caller,
+  period: StatementPeriod,
+): Promise<BalanceStatement> {
+  const business = await db
+    .selectFrom('businesses')
+    .select(['id', 'name'])
+    .where('id', '=', caller.businessId)
+    .executeTakeFirstOrThrow();
+  const sums = await sumsByType(db, caller, period);
+  const total = (pick: (row: TypeSums) => number) => sums.reduce((sum, row) => sum + Number(pick(row)), 0);
+  const openingBalance = total((row) => row.before);
+  const totals = BALANCE_TRANSACTION_TYPES.map((type): TypeTotal => {
+    const row = sums.find((sum) => sum.type === type);
+    return {
+      type,
+      count: Number(row?.count ?? 0),
+      gross: Number(row?.gross ?? 0),
+      fees: Number(row?.fees ?? 0),
+      net: Number(row?.net ?? 0),
+    };
+  });
+  return {
+    caller,
+    period,
+    business: { id: business.id, name: business.name },
+    openingBalance,
+    // From every row of the period, a type outside the list included: closing - opening is always
+    // the net of the transactions the files list.
+    closingBalance: openingBalance + total((row) => row.net),
+    transactionCount: total((row) => row.count),
+    totals,
+  };
+}
+
+/** The statement as the API answers it. */
+export function statementView(statement: BalanceStatement) {
+  return {
+    period: { from: statement.period.from.toISOString(), to: statement.period.to.toISOString() },
+    business: statement.business,
+    currency: 'MRU' as const,
+    sandbox: statement.caller.environment === 'test',
+    openingBalance: statement.openingBalance,
+    closingBalance: statement.closingBalance,
+    transactionCount: statement.transactionCount,
+    totals: statement.totals,
+  };
+}
+
+/**
+ * The months a merchant may want a statement of, newest first: the current month, and those of the
+ * `count - 1` months before it that saw a transaction.
+ */
+export async function statementMonths(
+  db: Kysely<DB>,
+  caller: Caller,
+  now: Date = new Date(),
+  count = 12,
+): Promise<StatementPeriod[]> {
+  const current = monthPeriod(now.toISOString().slice(0, 7));
+  const months = [current];
+  for (let back = 1; back < count; back++) {
+    const start = new Date(current.from);
+    start.setUTCMonth(start.getUTCMonth() - back);
+    if (start.getUTCFullYear() >= 1) months.push(monthPeriod(start.toISOString().slice(0, 7)));
+  }
+  // One probe of the list index per month, not a scan of a year of transactions.
+  const active = await sql<{ label: string }>`
+    SELECT m.label FROM (VALUES ${sql.join(
+      months.map((month) => sql`(${month.label}::text, ${month.from}::timestamptz, ${month.to}::timestamptz)`),
+    )}) AS m(label, starts, ends)
+    WHERE EXISTS (
+      SELECT 1 FROM balance_transactions b
+      WHERE b.business_id = ${caller.businessId} AND b.environment = ${caller.environment}
+        AND b.created_at >= m.starts AND b.created_at < m.ends
+    )`.execute(db);
+  const labels = new Set(active.rows.map((row) => row.label));
+  return months.filter((month) => month === current || labels.has(month.label));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Labels
+
+/** The label of each type, the compiler refusing a type of BALANCE_TRANSACTION_TYPES without one. */
+const TYPE_LABELS: Readonly<Record<BalanceTransactionType, StatementKey>> = {
+  payment: 'typePayment',
+  refund: 'typeRefund',
+  order_payment: 'typeOrderPayment',
+  order_refund: 'typeOrderRefund',
+  order_adjustment: 'typeOrderAdjustment',
+  payout: 'typePayout',
+  payout_fee: 'typePayoutFee',
+  payout_reversal: 'typePayoutReversal',
+};
+
+/** The CSV's transaction columns: the export's, each labelled, and the running balance after them. */
+const COLUMN_LABELS: Readonly<Record<(typeof EXPORT_COLUMNS)[number], StatementKey>> = {
+  id: 'transactionId',
+  type: 'typeCode',
+  amount: 'gross',
+  fee: 'fee',
+  net: 'net',
+  currency: 'currency',
+  sourceReference: 'source',
+  sourceKind: 'sourceKind',
+  description: 'description',
+  balanceAfter: 'balanceAfter',
+  createdAt: 'date',
+};
+
+function typeLabel(t: StatementDictionary, type: string): string {
+  return Object.hasOwn(TYPE_LABELS, type) ? t[TYPE_LABELS[type as BalanceTransactionType]] : type;
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV
+
+function csvLine(cells: readonly (string | number)[]): string {
+  return `${cells.map((cell) => (typeof cell === 'number' ? String(cell) : csvTextCell(cell))).join(',')}\n`;
+}
+
+/** The summary block: who, when, the opening balance, the totals by type, the closing balance and the count. */
+function csvSummary(statement: BalanceStatement, t: StatementDictionary): string {
+  const { period } = statement;
+  return [
+    csvLine([t.business, statement.business.name]),
+    csvLine([t.period, period.firstDay, period.lastDay]),
+    csvLine([t.currency, 'MRU']),
+    csvLine([t.openingBalance, statement.openingBalance]),
+    csvLine([t.type, t.count, t.gross, t.fees, t.net]),
+    ...statement.totals.map((total) =>
+      csvLine([typeLabel(t, total.type), total.count, total.gross, total.fees, total.net]),
+    ),
+    csvLine([t.closingBalance, statement.closingBalance]),
+    csvLine([t.transactionCount, statement.transactionCount]),
+    '\n',
+  ].join('');
+}
+
+/** The transactions of the statement's period, oldest first, in batches. */
+function periodBatches(db: Kysely<DB>, statement: BalanceStatement): AsyncGenerator<ExportRow[]> {
+  const { period, caller } = statement;
+  return balanceTransactionBatches(db, caller, { from: period.from, before: period.to }, 'oldest');
+}
+
+async function* csvChunks(db: Kysely<DB>, statement: BalanceStatement, lang: Lang) {
+  const t = statementDictionaries[lang];
+  yield csvSummary(statement, t);
+  yield csvLine([...EXPORT_COLUMNS.map((column) => t[COLUMN_LABELS[column]]), t.balance]);
+  let balance = statement.openingBalance;
+  for await (const rows of periodBatches(db, statement)) {
+    let text = '';
+    for (const row of rows) {
+      balance += row.net;
+      text += `${exportLine(row)},${balance}\n`;
+    }
+    yield text;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The printable page
+
+const VIEWS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'views');
+// Every value escaped: business names and descriptions are the merchant's text.
+const eta = new Eta({ views: VIEWS, autoEscape: true, autoTrim: false, cache: true });
+
+/** How the page writes amounts and times in its language (UTC: a statement's days are UTC days). */
+function formatters(lang: Lang) {
+  const time = new Intl.DateTimeFormat(INTL_LOCALES[lang], {
+    dateStyle: 'medium',
+    timeStyle: 'short',
+    timeZone: 'UTC',
+  });
+  const day = new Intl.DateTimeFormat(INTL_LOCALES[lang], { dateStyle: 'long', timeZone: 'UTC' });
+  return {
+    money: (centimes: number) => formatAmount(centimes, lang),
+    time: (iso: string) => time.format(new Date(iso)),
+    day: (isoDay: string) => day.format(new Date(`${isoDay}T00:00:00.000Z`)),
+  };
+}
+
+async function* htmlChunks(db: Kysely<DB>, statement: BalanceStatement, lang: Lang, nonce: string) {
+  const t = statementDictionaries[lang];
+  const format = formatters(lang);
+  const { period } = statement;
+  yield eta.render('statement-head', {
+    t,
+    lang,
+    dir: textDirection(lang),
+    nonce,
+    title: fillText(t.titleFor, { business: statement.business.name }),
+    business: statement.business.name,
+    sandbox: statement.caller.environment === 'test',
+    period: fillText(t.periodRange, { from: format.day(period.firstDay), to: format.day(period.lastDay) }),
+    issued: fillText(t.issuedAt, { date: format.time(new Date().toISOString()) }),
+    opening: format.money(statement.openingBalance),
+    closing: format.money(statement.closingBalance),
+    count: statement.transactionCount,
+    totals: statement.totals.map((total) => ({
+      label: typeLabel(t, total.type),
+      count: total.count,
+      gross: format.money(total.gross),
+      fees: format.money(total.fees),
+      net: format.money(total.net),
+    })),
+    net: format.money(statement.closingBalance - statement.openingBalance),
+  });
+  let balance = statement.openingBalance;
+  let shown = 0;
+  for await (const rows of periodBatches(db, statement)) {
+    shown += rows.length;
+    yield eta.render('statement-rows', {
+      rows: rows.map((row) => {
+        balance += row.net;
+        return {
+          id: row.id,
+          date: format.time(row.created_iso),
+          type: typeLabel(t, row.type),
+          description: row.description,
+          source: row.source_reference,
+          gross: format.money(row.amount),
+          fee: format.money(row.fee),
+          net: format.money(row.net),
+          balance: format.money(balance),
+        };
+      }),
+    });
+  }
+  yield eta.render('statement-foot', { t, empty: shown === 0 });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+export interface StatementFile {
+  headers: Record<string, string>;
+  body: Readable;
+}
+
+/** Read in batches as the client takes it: a month of 100,000 transactions holds one batch at a time. */
+function streamOf(chunks: AsyncGenerator<string>): Readable {
+  // A failed read destroys the stream: the response ends with the error instead of it escaping.
+  return Readable.from(chunks, { objectMode: false });
+}
+
+/**
+ * The statement as a file: a CSV download, or a printable page whose only style is its own (the
+ * nonce of its Content-Security-Policy) and which runs no script.
+ */
+export function statementFile(
+  db: Kysely<DB>,
+  statement: BalanceStatement,
+  format: Exclude<StatementFormat, 'json'>,
+  lang: Lang,
+): StatementFile {
+  const name = `statement-${statement.period.label}`;
+  const common = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
+  if (format === 'csv') {
+    return {
+      headers: {
+        ...common,
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Disposition': `attachment; filename="${name}.csv"`,
+      },
+      body: streamOf(csvChunks(db, statement, lang)),
+    };
+  }
+  const nonce = randomBytes(16).toString('base64');
+  return {
+    headers: {
+      ...common,
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Disposition': `inline; filename="${name}.html"`,
+      'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+      'Referrer-Policy': 'no-referrer',
+    },
+    body: streamOf(htmlChunks(db, statement, lang, nonce)),
+  };
+}
