@@ -16,6 +16,7 @@ import { accountBalance } from '../payments/ledger.js';
 import { balanceStatement, monthPeriod, statementFile, statementMonths } from '../payments/statements.js';
 import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
 import { dictionaries, type Dictionary } from './i18n.js';
+import { Flash } from './write.js';
 
 const BALANCE = `${DASHBOARD}/balance`;
 const PAGE_SIZE = 20;
@@ -24,10 +25,6 @@ const SOURCE = /^(PI|OR)-[0-9]{16}$/;
 /** What a date field of the filter form sends. */
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-const Flash = {
-  notice: Type.Optional(Type.String({ maxLength: 20 })),
-  error: Type.Optional(Type.String({ maxLength: 64 })),
-};
 // Loose on purpose: a filter the page cannot read is shown on the page with what is wrong with it.
 const ListQuery = Type.Object(
   {
