@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { createBusiness, keyOf, ADMIN_TOKEN } from './intents.js';
 import { printLatencies } from './report.js';
+import { fillTransactions } from './support/balance-rows.js';
 import { createScratchDatabase } from './support/database.js';
 import { timeSamples } from './support/load.js';
 import { peakMemoryMb, resetPeakMemory, startServer } from './support/processes.js';
@@ -30,52 +31,6 @@ const EXPORT_BATCH = 5_000;
 function rssMb(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) / 1024 : Number.NaN;
-}
-
-/**
- * Inserts `count` balance transactions of one business and environment, newest first as `g`
- * grows, spread over DAYS days back from now: 50% payments, 10% refunds, 25% order payments,
- * 10% order refunds, 5% order adjustments; the newest 20 not yet settled (no balance_after).
- * The insert trigger keeps list_counts exact (under this connection's slot, as a writer leaves
- * them before the worker folds them).
- */
-async function fillTransactions(
-  client: pg.Client,
-  tag: string,
-  businessId: string,
-  environment: string,
-  count: number,
-): Promise<void> {
-  // In slices, so one statement's transition table (the counting trigger's input) stays bounded.
-  const slice = 250_000;
-  for (let first = 1; first <= count; first += slice) {
-    const last = Math.min(count, first + slice - 1);
-    await client.query(
-      `INSERT INTO balance_transactions (id, business_id, environment, type, amount, fee, net, source_reference,
-         source_kind, description, ledger_transaction_id, balance_after, created_at)
-       SELECT 'txn_' || $1 || lpad(s.g::text, 10, '0'), $2, $3, s.type, a.amount, a.fee, a.amount - a.fee,
-         r.reference, r.kind, s.type || ' ' || r.reference, 'ltx_' || $1 || s.g,
-         CASE WHEN s.g > 20 THEN 1000000 + (s.g * 104729) % 50000000 END,
-         now() - ((s.g::bigint * ${DAYS * 86_400}) / $4::bigint) * interval '1 second'
-       FROM (
-         SELECT g, 100 + (g * 7919) % 100000 AS base,
-           CASE WHEN g % 20 < 10 THEN 'payment' WHEN g % 20 < 12 THEN 'refund' WHEN g % 20 < 17 THEN 'order_payment'
-             WHEN g % 20 < 19 THEN 'order_refund' ELSE 'order_adjustment' END AS type
-         FROM generate_series($5::bigint, $6::bigint) AS g
-       ) AS s
-       CROSS JOIN LATERAL (
-         SELECT CASE WHEN s.type IN ('payment', 'order_payment') THEN s.base
-           WHEN s.type IN ('refund', 'order_refund') THEN -(s.base / 2) ELSE s.base / 10 END::bigint AS amount
-       ) AS m
-       CROSS JOIN LATERAL (SELECT m.amount, m.amount * 2 / 100 AS fee) AS a
-       CROSS JOIN LATERAL (
-         SELECT CASE WHEN s.type IN ('payment', 'refund') THEN 'PI-' ELSE 'OR-' END
-             || $1 || lpad((s.g / 2)::text, 15, '0') AS reference,
-           CASE WHEN s.type IN ('payment', 'refund') THEN 'payment_intent' ELSE 'order' END AS kind
-       ) AS r`,
-      [tag, businessId, environment, count, first, last],
-    );
-  }
 }
 
 interface PageCase {
@@ -132,14 +87,15 @@ export async function balanceSuite(): Promise<void> {
     // table and its indexes, over the same days.
     const others = Math.round(ROWS / 4);
     const started = Date.now();
+    const overDays = { span: { daysBack: DAYS } };
     console.log(
       `Filling ${ROWS.toLocaleString('en')} balance transactions of one merchant (test), ` +
         `and ${(3 * others).toLocaleString('en')} of its live environment and two other merchants...`,
     );
-    await fillTransactions(client, '1', business.id, 'test', ROWS);
-    await fillTransactions(client, '2', business.id, 'live', others);
-    await fillTransactions(client, '3', neighbour.id, 'test', others);
-    await fillTransactions(client, '4', other.id, 'live', others);
+    await fillTransactions(client, '1', business.id, 'test', ROWS, overDays);
+    await fillTransactions(client, '2', business.id, 'live', others, overDays);
+    await fillTransactions(client, '3', neighbour.id, 'test', others, overDays);
+    await fillTransactions(client, '4', other.id, 'live', others, overDays);
     // What autovacuum would have done by the time a table is this big: statistics, hint bits.
     await client.query('VACUUM (ANALYZE) balance_transactions');
     await client.query('ANALYZE list_counts');

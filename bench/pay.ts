@@ -8,7 +8,6 @@
 import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { hashPin } from '../src/modules/wallets/service.js';
 import { randomBase62 } from '../src/lib/ids.js';
 import { ADMIN_TOKEN, createBusiness, keyOf } from './intents.js';
 import { printCpuPerRequest, printThroughput } from './report.js';
@@ -22,6 +21,7 @@ import {
   type ServerProcess,
 } from './support/processes.js';
 import { inRounds, roundCount, roundDurationMs, roundRatios } from './support/rounds.js';
+import { fundBenchWallets, insertPayableIntents } from './support/sandbox.js';
 
 const MERCHANTS = 20;
 const WALLETS = 200;
@@ -62,50 +62,14 @@ export async function paySuite(): Promise<void> {
       merchants.push({ id: business.id, key: `Bearer ${keyOf(business.keys, 'secret', 'test')}` });
     }
     // 200 funded sandbox wallets, one PIN hash for all (hashing is not what is measured).
-    const pinHash = await hashPin('1234');
-    const phones = Array.from({ length: WALLETS }, (_, i) => `+2225${String(i).padStart(7, '0')}`);
-    await client.query(
-      `INSERT INTO wallets (id, environment, phone, pin_hash)
-       SELECT 'wal_bench_' || i, 'test', ($1::text[])[i + 1], $2 FROM generate_series(0, $3::int - 1) i`,
-      [phones, pinHash, WALLETS],
-    );
-    await client.query(
-      `WITH funded AS (
-         SELECT a.id, 1000000000000::bigint AS amount FROM ledger_accounts a
-         JOIN wallets w ON a.kind = 'wallet' AND a.owner_id = w.id WHERE w.id LIKE 'wal_bench_%'),
-       postings AS (
-         INSERT INTO ledger_postings (transaction_id, account_id, amount, kind, reference, created_at)
-         SELECT 'ltx_fund_' || id, id, amount, 'credit', 'bench', now() FROM funded
-         UNION ALL
-         SELECT 'ltx_fund_' || id, (SELECT id FROM ledger_accounts WHERE environment = 'test' AND kind = 'funding'),
-           -amount, 'credit', 'bench', now() FROM funded),
-       pending AS (
-         INSERT INTO ledger_pending_movements (account_id, amount)
-         SELECT (SELECT id FROM ledger_accounts WHERE environment = 'test' AND kind = 'funding'), -sum(amount)
-         FROM funded)
-       UPDATE ledger_accounts a SET balance = a.balance + f.amount FROM funded f WHERE a.id = f.id`,
-    );
-    const walletAccounts = (
-      await client.query<{ id: string }>(
-        `SELECT a.id FROM ledger_accounts a JOIN wallets w ON a.kind = 'wallet' AND a.owner_id = w.id
-         WHERE w.id LIKE 'wal_bench_%'`,
-      )
-    ).rows.map((row) => row.id);
-
+    const { phones, walletAccounts } = await fundBenchWallets(client, WALLETS);
     /** Payable intents for one run, spread over the merchants, inserted straight into the table. */
-    async function intentsFor(count: number): Promise<{ reference: string; merchant: number }[]> {
-      const run = randomBase62(5);
-      const rows = await client.query<{ reference_number: string; m: number }>(
-        `INSERT INTO payment_intents (reference_number, short_code, business_id, environment, amount_type, amount,
-           status, expires_at, created_at, updated_at)
-         SELECT 'PI-7' || lpad(g::text, 12, '0') || $3, $3 || '-' || g, ($1::text[])[g % $2 + 1], 'test', 'FIXED',
-           100 + g % 1000, 'PENDING', now() + interval '1 day', now(), now()
-         FROM generate_series(0, $4::int - 1) g
-         RETURNING reference_number, (substring(reference_number from 4 for 13)::bigint % $2)::int AS m`,
-        [merchants.map((m) => m.id), MERCHANTS, run, count],
+    const intentsFor = (count: number) =>
+      insertPayableIntents(
+        client,
+        merchants.map((m) => m.id),
+        count,
       );
-      return rows.rows.map((row) => ({ reference: row.reference_number, merchant: row.m }));
-    }
 
     // Fresh intents for every run: enough for 3,000 payments/s through the warm-up and the round.
     const pool = Number(process.env.BENCH_PAY_INTENTS ?? Math.max(20_000, Math.ceil((warmupMs + durationMs) * 3)));

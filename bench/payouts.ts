@@ -21,11 +21,11 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { randomBase62 } from '../src/lib/ids.js';
 import { foldPendingMovements } from '../src/modules/payments/ledger.js';
-import { hashPin } from '../src/modules/wallets/service.js';
 import { ADMIN_TOKEN, createBusiness, keyOf } from './intents.js';
 import { printCpuPerRequest, printThroughput } from './report.js';
 import { createScratchDatabase } from './support/database.js';
-import { runLoad, mergeLoads, type LoadRequest, type LoadResult } from './support/load.js';
+import { fillTransactions } from './support/balance-rows.js';
+import { runLoad, mergeLoads, sendRequest, type LoadRequest, type LoadResult } from './support/load.js';
 import {
   cpuTimeMs,
   peakMemoryMb,
@@ -38,6 +38,7 @@ import {
   type ServerProcess,
 } from './support/processes.js';
 import { inRounds, median, roundCount, roundDurationMs, roundRatios } from './support/rounds.js';
+import { fundBenchWallets, insertPayableIntents } from './support/sandbox.js';
 
 const MERCHANTS = 20;
 const WALLETS = 200;
@@ -76,35 +77,7 @@ function rssMb(pid: number): number {
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
 /** One request over a kept-alive connection: its status and body. */
-function call(base: string, request: LoadRequest): Promise<{ status: number; text: string }> {
-  const url = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        agent,
-        host: url.hostname,
-        port: url.port,
-        method: request.method,
-        path: request.path,
-        headers: {
-          ...request.headers,
-          ...(request.body !== undefined
-            ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(request.body) }
-            : {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    if (request.body !== undefined) req.write(request.body);
-    req.end();
-  });
-}
+const call = (base: string, request: LoadRequest) => sendRequest(agent, new URL(base), request);
 
 /** `count` requests, `concurrency` at a time: the wall time, and the answers that were not `expect`. */
 async function sendAll(
@@ -124,7 +97,7 @@ async function sendAll(
         const answer = await call(base, next(client, sequence++));
         if (answer.status !== expect) {
           errors += 1;
-          firstError ??= `${answer.status} ${answer.text.slice(0, 300)}`;
+          firstError ??= `${answer.status} ${answer.body.slice(0, 300)}`;
         }
       }
     }),
@@ -163,47 +136,6 @@ function streamCounted(
   });
 }
 
-/**
- * Inserts `count` balance transactions of one business in the current month (UTC), from its
- * first second to now, the mix of bench/balance.ts (payments, refunds, order payments, refunds
- * and adjustments); the newest 20 not yet folded (no balance_after).
- */
-async function fillMonth(client: pg.Client, businessId: string, count: number): Promise<void> {
-  const slice = 50_000;
-  const tag = randomBase62(4);
-  for (let first = 1; first <= count; first += slice) {
-    const last = Math.min(count, first + slice - 1);
-    await client.query(
-      `WITH month AS (
-         SELECT date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS starts, now() AS ends
-       )
-       INSERT INTO balance_transactions (id, business_id, environment, type, amount, fee, net, source_reference,
-         source_kind, description, ledger_transaction_id, balance_after, created_at)
-       SELECT 'txn_st' || $1 || lpad(s.g::text, 10, '0'), $2, 'test', s.type, a.amount, a.fee, a.amount - a.fee,
-         r.reference, r.kind, s.type || ' ' || r.reference, 'ltx_st' || $1 || s.g,
-         CASE WHEN s.g > 20 THEN 1000000 + (s.g * 104729) % 50000000 END,
-         month.ends - (month.ends - month.starts) * (s.g::float8 / ($3::float8 + 1))
-       FROM month, (
-         SELECT g, 100 + (g * 7919) % 100000 AS base,
-           CASE WHEN g % 20 < 10 THEN 'payment' WHEN g % 20 < 12 THEN 'refund' WHEN g % 20 < 17 THEN 'order_payment'
-             WHEN g % 20 < 19 THEN 'order_refund' ELSE 'order_adjustment' END AS type
-         FROM generate_series($4::bigint, $5::bigint) AS g
-       ) AS s
-       CROSS JOIN LATERAL (
-         SELECT CASE WHEN s.type IN ('payment', 'order_payment') THEN s.base
-           WHEN s.type IN ('refund', 'order_refund') THEN -(s.base / 2) ELSE s.base / 10 END::bigint AS amount
-       ) AS m
-       CROSS JOIN LATERAL (SELECT m.amount, m.amount * 2 / 100 AS fee) AS a
-       CROSS JOIN LATERAL (
-         SELECT CASE WHEN s.type IN ('payment', 'refund') THEN 'PI-' ELSE 'OR-' END
-             || 'S' || $1 || lpad((s.g / 2)::text, 12, '0') AS reference,
-           CASE WHEN s.type IN ('payment', 'refund') THEN 'payment_intent' ELSE 'order' END AS kind
-       ) AS r`,
-      [tag, businessId, count, first, last],
-    );
-  }
-}
-
 export async function payoutsSuite(): Promise<void> {
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
   const batchConcurrency = Number(process.env.BENCH_PAYOUTS_CONCURRENCY ?? 16);
@@ -231,53 +163,19 @@ export async function payoutsSuite(): Promise<void> {
         headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
         body: JSON.stringify(PAYOUT_FEE),
       });
-      if (fees.status !== 200) throw new Error(`setting the payout fee answered ${fees.status}: ${fees.text}`);
+      if (fees.status !== 200) throw new Error(`setting the payout fee answered ${fees.status}: ${fees.body}`);
     }
-    const pinHash = await hashPin('1234');
-    const phones = Array.from({ length: WALLETS }, (_, i) => `+2225${String(i).padStart(7, '0')}`);
-    await client.query(
-      `INSERT INTO wallets (id, environment, phone, pin_hash)
-       SELECT 'wal_bench_' || i, 'test', ($1::text[])[i + 1], $2 FROM generate_series(0, $3::int - 1) i`,
-      [phones, pinHash, WALLETS],
-    );
-    await client.query(
-      `WITH funded AS (
-         SELECT a.id, 1000000000000::bigint AS amount FROM ledger_accounts a
-         JOIN wallets w ON a.kind = 'wallet' AND a.owner_id = w.id WHERE w.id LIKE 'wal_bench_%'),
-       postings AS (
-         INSERT INTO ledger_postings (transaction_id, account_id, amount, kind, reference, created_at)
-         SELECT 'ltx_fund_' || id, id, amount, 'credit', 'bench', now() FROM funded
-         UNION ALL
-         SELECT 'ltx_fund_' || id, (SELECT id FROM ledger_accounts WHERE environment = 'test' AND kind = 'funding'),
-           -amount, 'credit', 'bench', now() FROM funded),
-       pending AS (
-         INSERT INTO ledger_pending_movements (account_id, amount)
-         SELECT (SELECT id FROM ledger_accounts WHERE environment = 'test' AND kind = 'funding'), -sum(amount)
-         FROM funded)
-       UPDATE ledger_accounts a SET balance = a.balance + f.amount FROM funded f WHERE a.id = f.id`,
-    );
-    const walletAccounts = (
-      await client.query<{ id: string }>(
-        `SELECT a.id FROM ledger_accounts a JOIN wallets w ON a.kind = 'wallet' AND a.owner_id = w.id
-         WHERE w.id LIKE 'wal_bench_%'`,
-      )
-    ).rows.map((row) => row.id);
+    const { phones, walletAccounts } = await fundBenchWallets(client, WALLETS);
     const payoutPhones = Array.from({ length: PAYOUT_PHONES }, (_, i) => `+2227${String(i).padStart(7, '0')}`);
 
     /** Payable intents, spread over the merchants, inserted straight into the table (pay.ts). */
-    async function intentsFor(count: number, amount?: number): Promise<{ reference: string; merchant: number }[]> {
-      const run = randomBase62(5);
-      const rows = await client.query<{ reference_number: string; m: number }>(
-        `INSERT INTO payment_intents (reference_number, short_code, business_id, environment, amount_type, amount,
-           status, expires_at, created_at, updated_at)
-         SELECT 'PI-7' || lpad(g::text, 12, '0') || $3, $3 || '-' || g, ($1::text[])[g % $2 + 1], 'test', 'FIXED',
-           coalesce($5::bigint, 100 + g % 1000), 'PENDING', now() + interval '1 day', now(), now()
-         FROM generate_series(0, $4::int - 1) g
-         RETURNING reference_number, (substring(reference_number from 4 for 13)::bigint % $2)::int AS m`,
-        [merchants.map((m) => m.id), MERCHANTS, run, count, amount ?? null],
+    const intentsFor = (count: number, amount?: number) =>
+      insertPayableIntents(
+        client,
+        merchants.map((m) => m.id),
+        count,
+        amount,
       );
-      return rows.rows.map((row) => ({ reference: row.reference_number, merchant: row.m }));
-    }
     const simulate = (intent: { reference: string; merchant: number }, key: string): LoadRequest => ({
       method: 'POST',
       path: `${API}/intents/${intent.reference}/simulate`,
@@ -286,7 +184,7 @@ export async function payoutsSuite(): Promise<void> {
     });
     for (const intent of await intentsFor(MERCHANTS, FUNDING)) {
       const paid = await call(api.url, simulate(intent, `fund-${intent.reference}`));
-      if (paid.status !== 200) throw new Error(`funding a merchant answered ${paid.status}: ${paid.text}`);
+      if (paid.status !== 200) throw new Error(`funding a merchant answered ${paid.status}: ${paid.body}`);
     }
     /** What the worker does every second: the merchants' (and platform's) movements into their rows. */
     const fold = async () => {
@@ -418,12 +316,12 @@ export async function payoutsSuite(): Promise<void> {
           });
           const ms = Number(process.hrtime.bigint() - begun) / 1e6;
           const ok = answer.status === 201;
-          if (ok) batchIds.push((JSON.parse(answer.text) as { data: { id: string } }).data.id);
+          if (ok) batchIds.push((JSON.parse(answer.body) as { data: { id: string } }).data.id);
           return {
             ms,
             sent: BATCH,
             errors: ok ? 0 : 1,
-            ...(ok ? {} : { firstError: `${answer.status} ${answer.text.slice(0, 300)}` }),
+            ...(ok ? {} : { firstError: `${answer.status} ${answer.body.slice(0, 300)}` }),
           };
         }),
       sequential: () => {
@@ -454,7 +352,7 @@ export async function payoutsSuite(): Promise<void> {
           path: `${API}/payouts/batches/${id}`,
           headers: { authorization: merchants[0]!.key },
         });
-        const data = (JSON.parse(counts.text) as { data: { counts: Record<string, number> } }).data;
+        const data = (JSON.parse(counts.body) as { data: { counts: Record<string, number> } }).data;
         if (data.counts.PAID !== BATCH) console.log(`  ! batch ${id} counts: ${JSON.stringify(data.counts)}`);
         workerRuns.batch.push(sent);
       },
@@ -678,7 +576,14 @@ export async function payoutsSuite(): Promise<void> {
     const owner = await createBusiness(api.url, 'Statement merchant');
     const ownerKey = `Bearer ${keyOf(owner.keys, 'secret', 'test')}`;
     const filled = Date.now();
-    await fillMonth(client, owner.id, STATEMENT_ROWS);
+    // The mix of bench/balance.ts over the current month (UTC), from its first second to now.
+    await fillTransactions(client, randomBase62(4), owner.id, 'test', STATEMENT_ROWS, {
+      span: 'current month',
+      idPrefix: 'st',
+      referencePrefix: 'S',
+      referenceDigits: 12,
+      slice: 50_000,
+    });
     await client.query('VACUUM (ANALYZE) balance_transactions');
     const month = new Date().toISOString().slice(0, 7);
     console.log(

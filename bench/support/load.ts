@@ -27,7 +27,12 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-function send(agent: http.Agent, base: URL, request: LoadRequest): Promise<{ status: number; body: string }> {
+/** One request through `agent` (kept-alive connections) to the server at `base`: its status and body. */
+export function sendRequest(
+  agent: http.Agent,
+  base: URL,
+  request: LoadRequest,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -81,7 +86,7 @@ export async function runLoad(
   async function client(id: number): Promise<void> {
     while (Date.now() < ends) {
       const started = process.hrtime.bigint();
-      const response = await send(agent, bases[id % bases.length]!, next(id, sequence++));
+      const response = await sendRequest(agent, bases[id % bases.length]!, next(id, sequence++));
       const tookMs = Number(process.hrtime.bigint() - started) / 1e6;
       if (!measuring && Date.now() >= warmupEnds) {
         measuring = true;
