@@ -567,8 +567,8 @@ export async function payoutsSuite(): Promise<void> {
     console.log(
       `  the API created single payouts at ${single.payouts.result.perSecond.toFixed(0)}/s above; the worker keeps up ` +
         `with that: ${drainPerSecond >= single.payouts.result.perSecond ? 'yes' : 'NO'} ` +
-        `(${(drainPerSecond / single.payouts.result.perSecond).toFixed(2)}x; one payout at a time, at most 500 a ` +
-        `run, a run every second)`,
+        `(${(drainPerSecond / single.payouts.result.perSecond).toFixed(2)}x; four at a time, pass after pass, ` +
+        `a run every second)`,
     );
 
     // 4. A month's statement of STATEMENT_ROWS transactions, streamed by a fresh API process (its
