@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { formatMru } from '../../src/modules/dashboard/i18n.js';
 import { sendDuePayouts } from '../../src/modules/payouts/send.js';
-import { setPlan } from '../payments/support.js';
+import { assertLedgerSound, fold, setPlan } from '../payments/support.js';
 import { earn, newPhone } from '../payouts/support.js';
 import { multipartBody } from '../support/multipart.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
@@ -507,5 +507,10 @@ describe('dashboard payouts: list, a payout in two steps, a batch from CSV, a pa
     assert.match((await owner.get(PAYOUTS)).html, /aria-current="page">Versements</);
     const refused = await review(owner, { amount: 'x', phone: '1' });
     assert.match(refused.html, /Vérifiez ces champs : Montant \(MRU\), Téléphone du destinataire\./);
+  });
+
+  test('the ledger holds after every movement above', async () => {
+    await fold(t);
+    await assertLedgerSound(t);
   });
 });

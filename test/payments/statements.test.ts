@@ -9,7 +9,7 @@ import { SANDBOX_FAILING_PAYOUT_PHONE } from '../../src/modules/payouts/send.js'
 import { act, createIntent } from '../intents/support.js';
 import { createPayout, newPhone, payoutTo, sendPayouts } from '../payouts/support.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
-import { allBalanceTransactions, BALANCE, fold, setPlan } from './support.js';
+import { allBalanceTransactions, assertLedgerSound, BALANCE, fold, setPlan } from './support.js';
 
 const STATEMENTS = `${BALANCE}/statements`;
 
@@ -455,5 +455,10 @@ describe('balance statements', () => {
     const page = (await statement(`/${previous.label}?format=html`, key)).text;
     assert.equal(pageRowIds(page).length, 12_001);
     assert.ok(page.trimEnd().endsWith('</html>'));
+  });
+
+  test('the ledger holds after every movement above', async () => {
+    await fold(t);
+    await assertLedgerSound(t);
   });
 });
