@@ -234,4 +234,33 @@ describe('balance transactions through the SDK', () => {
       'id,type,amount,fee,net,currency,sourceReference,sourceKind,description,balanceAfter,createdAt',
     );
   });
+
+  test('statements: a month, a range and the files agree with the transactions', async () => {
+    const month = new Date().toISOString().slice(0, 7);
+    const listed = await commerce.balance.transactions.list({ limit: 100 });
+    const statement = await commerce.balance.statements.retrieve(month);
+    assert.equal(statement.transactionCount, listed.total);
+    assert.equal(
+      statement.closingBalance - statement.openingBalance,
+      listed.items.reduce((sum, item) => sum + item.net, 0),
+    );
+    const payments = statement.totals.find((total) => total.type === 'payment')!;
+    assert.equal(payments.count, PAYMENTS.length);
+    assert.equal(
+      payments.gross,
+      PAYMENTS.reduce((sum, amount) => sum + amount, 0),
+    );
+    const today = new Date().toISOString().slice(0, 10);
+    const ranged = await commerce.balance.statements.forRange({ from: today, to: today });
+    assert.equal(ranged.closingBalance, statement.closingBalance);
+    const csv = await commerce.balance.statements.download(month, { format: 'csv', lang: 'fr' });
+    assert.ok(listed.items.every((item) => csv.includes(item.id)));
+    const page = await commerce.balance.statements.download(month, { format: 'html', lang: 'ar' });
+    assert.match(page, /<html lang="ar" dir="rtl"/);
+    await assert.rejects(commerce.balance.statements.retrieve('2026-13'), (error: unknown) => {
+      assert.ok(error instanceof CommerceError);
+      assert.equal(error.code, 'STATEMENT_PERIOD_INVALID');
+      return true;
+    });
+  });
 });

@@ -24,6 +24,7 @@ export type WebhookDeliveryDetail = ResponseData<'retrieveWebhookDelivery'>;
 export type Event = ResponseData<'retrieveEvent'>;
 export type Balance = ResponseData<'retrieveBalance'>;
 export type BalanceTransaction = ResponseData<'retrieveBalanceTransaction'>;
+export type BalanceStatement = ResponseData<'retrieveBalanceStatement'>;
 export type Payout = ResponseData<'retrievePayout'>;
 export type PayoutBatch = ResponseData<'retrievePayoutBatch'>;
 export type CreatedPayoutBatch = ResponseData<'createPayoutBatch'>;
@@ -292,8 +293,28 @@ export class BalanceTransactions extends Resource {
   }
 }
 
+/** The balance's statements: a UTC month or any range of UTC days (scope `balance:read`). */
+export class BalanceStatements extends Resource {
+  /** A month's figures (`YYYY-MM`): opening and closing balance, totals by type, the count. */
+  retrieve(month: string, options?: RequestOptions) {
+    return this.http.request<BalanceStatement>({ method: 'GET', path: `/balance/statements/${path(month)}` }, options);
+  }
+  /** The figures of the UTC days `from` to `to`, both included (at most 366). */
+  forRange(query: { from: string; to: string }, options?: RequestOptions) {
+    return this.http.request<BalanceStatement>({ method: 'GET', path: '/balance/statements', query }, options);
+  }
+  /** A month's statement as a file: the CSV text, or the printable HTML page, in `lang`. */
+  download(month: string, query: { format: 'csv' | 'html'; lang?: 'en' | 'fr' | 'ar' }, options?: RequestOptions) {
+    return this.http.request<string>(
+      { method: 'GET', path: `/balance/statements/${path(month)}`, query, text: true },
+      options,
+    );
+  }
+}
+
 export class BalanceResource extends Resource {
   readonly transactions = new BalanceTransactions(this.http);
+  readonly statements = new BalanceStatements(this.http);
 
   retrieve(options?: RequestOptions) {
     return this.http.request<Balance>({ method: 'GET', path: '/balance' }, options);
