@@ -39,6 +39,7 @@ import {
 } from './payout-input.js';
 import type { DashboardSession } from './sessions.js';
 import { dashboardWrite, Token, Flash } from './write.js';
+import { fillText } from '../../lib/i18n.js';
 
 const PAYOUTS = `${DASHBOARD}/payouts`;
 const BATCH = `${PAYOUTS}/batch`;
@@ -138,13 +139,6 @@ const REFUSAL_WORDS: Partial<Record<string, keyof Dictionary>> = {
   AMOUNT_OUT_OF_RANGE: 'payoutAmountRefused',
 };
 
-/** `{name}` placeholders filled in one pass: a value holding braces is not read again. */
-function fill(text: string, values: Record<string, string | number>): string {
-  return text.replace(/\{(\w+)\}/g, (whole, name: string) =>
-    Object.hasOwn(values, name) ? String(values[name]) : whole,
-  );
-}
-
 function wordsOf(request: FastifyRequest) {
   const lang = langOf(request);
   return { t: dictionaries[lang], mru: (centimes: number) => formatMru(centimes, lang) };
@@ -198,7 +192,7 @@ async function previewMoney(db: Kysely<DB>, caller: Caller, amounts: readonly nu
 
 function shortOfFunds(request: FastifyRequest, money: Money): string {
   const { t, mru } = wordsOf(request);
-  return fill(t.payoutInsufficientFunds, { available: mru(money.available), needed: mru(money.total) });
+  return fillText(t.payoutInsufficientFunds, { available: mru(money.available), needed: mru(money.total) });
 }
 
 // The single payout's form.
@@ -234,10 +228,12 @@ function drawForm(
   const maxAmount = mru(request.server.services.config.intentMaxAmount);
   const texts: Partial<Record<PayoutField, string>> = {};
   for (const [field, problem] of Object.entries(problems) as [PayoutField, Problem][]) {
-    texts[field] = fill(t[PROBLEM_WORDS[problem]], { max: problem === 'description' ? MAX_DESCRIPTION : maxAmount });
+    texts[field] = fillText(t[PROBLEM_WORDS[problem]], {
+      max: problem === 'description' ? String(MAX_DESCRIPTION) : maxAmount,
+    });
   }
   const named = (Object.keys(texts) as PayoutField[]).map((field) => t[FIELD_WORDS[field]]);
-  const summary = named.length > 0 ? fill(t.fixFields, { fields: named.join(', ') }) : error;
+  const summary = named.length > 0 ? fillText(t.fixFields, { fields: named.join(', ') }) : error;
   return sendPage(
     request,
     reply,
@@ -261,14 +257,13 @@ function batchOwner(session: DashboardSession): BatchOwner {
 }
 
 function lineText(t: Dictionary, error: LineError, maxAmount: string): string {
-  return fill(t[LINE_WORDS[error.problem]], {
-    value: error.value,
-    max: error.problem === 'tooMany' ? MAX_BATCH_ITEMS : error.problem === 'description' ? MAX_DESCRIPTION : maxAmount,
-  });
+  const max =
+    error.problem === 'tooMany' ? MAX_BATCH_ITEMS : error.problem === 'description' ? MAX_DESCRIPTION : maxAmount;
+  return fillText(t[LINE_WORDS[error.problem]], { value: error.value, max: String(max) });
 }
 
 function fileText(t: Dictionary, problem: FileProblem): string {
-  return fill(t[FILE_WORDS[problem.kind]], problem.kind === 'unreadable' ? { line: problem.line } : {});
+  return fillText(t[FILE_WORDS[problem.kind]], problem.kind === 'unreadable' ? { line: String(problem.line) } : {});
 }
 
 function drawBatch(
