@@ -7,6 +7,7 @@ import type { Caller } from '../../http/context.js';
 import { ApiError } from '../../http/errors.js';
 import { FORM_WRITE } from '../../http/idempotency/plugin.js';
 import { literalUnion } from '../../http/schemas.js';
+import { fillText } from '../../lib/i18n.js';
 import { balanceTransactionView } from '../payments/balance-transactions.js';
 import { payoutFeePlan } from '../payments/fee-plans.js';
 import { payoutFee } from '../payments/fees.js';
@@ -39,7 +40,6 @@ import {
 } from './payout-input.js';
 import type { DashboardSession } from './sessions.js';
 import { dashboardWrite, Token, Flash } from './write.js';
-import { fillText } from '../../lib/i18n.js';
 
 const PAYOUTS = `${DASHBOARD}/payouts`;
 const BATCH = `${PAYOUTS}/batch`;
