@@ -218,22 +218,23 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'updateWebhookEndpoint',
     summary: 'Update a webhook endpoint',
     description:
-      'Changes the URL, the events, the rate or `active`. Re-enabling a disabled endpoint sends new events only (recover the rest).',
+      'Changes the URL, the events, the rate or `active`. Re-enabling a disabled endpoint sends new events only (recover the rest). A key whose scopes do not allow every event the endpoint is subscribed to (or every event asked for) cannot change it: EVENTS_NOT_PERMITTED.',
     codes: [...ENDPOINT_CODES, 'EVENTS_NOT_PERMITTED', 'INVALID_WEBHOOK_EVENT', 'INVALID_WEBHOOK_URL'],
     requestExample: { active: true },
   },
   'DELETE /webhooks/endpoints/{id}': {
     operationId: 'deleteWebhookEndpoint',
     summary: 'Delete a webhook endpoint',
-    description: 'Stops its deliveries. Its delivery log stays readable.',
-    codes: ENDPOINT_CODES,
+    description:
+      'Stops its deliveries. Its delivery log stays readable. EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.',
+    codes: [...ENDPOINT_CODES, 'EVENTS_NOT_PERMITTED'],
   },
   'POST /webhooks/endpoints/{id}/rotate-secret': {
     operationId: 'rotateWebhookEndpointSecret',
     summary: 'Rotate an endpoint secret',
     description:
-      'Issues a new secret (in the answer). The old one keeps signing alongside for 24 hours: deliveries then carry both signatures.',
-    codes: ENDPOINT_CODES,
+      'Issues a new secret (in the answer). The old one keeps signing alongside for 24 hours: deliveries then carry both signatures. EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.',
+    codes: [...ENDPOINT_CODES, 'EVENTS_NOT_PERMITTED'],
   },
   'POST /webhooks/endpoints/{id}/test': {
     operationId: 'testWebhookEndpoint',
@@ -245,8 +246,8 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'recoverWebhookEndpoint',
     summary: 'Recover failed deliveries',
     description:
-      'Queues again the FAILED and DEAD deliveries of the endpoint created in a window (at most 1,000 per call; `remaining` says how many are left).',
-    codes: [...ENDPOINT_CODES, 'ENDPOINT_INACTIVE'],
+      'Queues again the FAILED and DEAD deliveries of the endpoint created in a window (at most 1,000 per call; `remaining` says how many are left). EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.',
+    codes: [...ENDPOINT_CODES, 'ENDPOINT_INACTIVE', 'EVENTS_NOT_PERMITTED'],
     requestExample: { since: '2026-01-01' },
   },
   'GET /webhooks/endpoints/{id}/stats': {
@@ -259,19 +260,21 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'listWebhookDeliveries',
     summary: 'List deliveries',
     description:
-      'The delivery log, newest first. Filters by status, event name, endpoint, event id (`eventId`: the envelope `id` a receiver saw) and date.',
+      'The delivery log, newest first. Filters by status, event name, endpoint, event id (`eventId`: the envelope `id` a receiver saw) and date. Only the deliveries of events the scopes of the key may read are listed (as in `GET /events`); webhook notices (ping, endpoint.disabled) are always.',
   },
   'GET /webhooks/events/{id}': {
     operationId: 'retrieveWebhookDelivery',
     summary: 'Retrieve a delivery',
-    description: 'One delivery with every attempt (request headers, answer) and the payload as delivered.',
+    description:
+      'One delivery with every attempt (request headers, answer) and the payload as delivered. A delivery of an event the scopes of the key may not read answers DELIVERY_NOT_FOUND, as `GET /events/{id}` does.',
     codes: ['DELIVERY_NOT_FOUND', 'ENDPOINT_NOT_FOUND'],
   },
   'POST /webhooks/events/{id}/retry': {
     operationId: 'retryWebhookDelivery',
     summary: 'Retry a delivery',
-    description: 'Attempts the delivery again now, in any state; a DEAD one starts a fresh 8-attempt schedule.',
-    codes: ['DELIVERY_NOT_FOUND', 'ENDPOINT_NOT_FOUND', 'ENDPOINT_INACTIVE'],
+    description:
+      'Attempts the delivery again now, in any state; a DEAD one starts a fresh 8-attempt schedule. A delivery of an event the key may not read answers DELIVERY_NOT_FOUND; one of an endpoint subscribed to events its scopes do not allow, EVENTS_NOT_PERMITTED.',
+    codes: ['DELIVERY_NOT_FOUND', 'ENDPOINT_NOT_FOUND', 'ENDPOINT_INACTIVE', 'EVENTS_NOT_PERMITTED'],
   },
 
   // Products

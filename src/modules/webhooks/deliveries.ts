@@ -3,8 +3,9 @@ import type { DB, DeliveryStatus, WebhookAttemptsTable } from '../../db/schema.j
 import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
-import type { Caller } from '../../http/context.js';
+import type { ScopedCaller } from '../../http/context.js';
 import type { ErrorClass } from './sender.js';
+import { checkEndpointScopes, readableDeliveryEvents } from './scopes.js';
 import { wakeWorkers } from './wake.js';
 import { assertDeliveryAction, DELIVERY_STATUSES, fromStatuses, toStatus, WAITING_STATUS } from './delivery-state.js';
 
@@ -60,12 +61,16 @@ function attemptView(row: Selectable<WebhookAttemptsTable>): AttemptView {
   };
 }
 
-function deliveriesOf(db: Kysely<DB> | Transaction<DB>, caller: Caller) {
-  return db
+/** The caller's deliveries: of its business and environment, and of the events its key may read. */
+function deliveriesOf(db: Kysely<DB> | Transaction<DB>, caller: ScopedCaller) {
+  const readable = readableDeliveryEvents(caller);
+  let query = db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
     .where('d.business_id', '=', caller.businessId)
     .where('d.environment', '=', caller.environment);
+  if (readable) query = query.where('d.event', 'in', readable);
+  return query;
 }
 
 const columns = [
@@ -137,15 +142,17 @@ const PAGE_COLUMNS = sql`t.id, t.event_id, t.event, t.endpoint_id,
 
 /**
  * A page of the delivery log, newest first, with the exact number that match: from the list
- * counts (counted-list.ts) unless it is filtered by event, endpoint or event id.
+ * counts (counted-list.ts) unless it is filtered by event, endpoint or event id, or the key may
+ * not read every event (the counts count them all).
  */
 export async function listDeliveries(
   db: Kysely<DB>,
-  caller: Caller,
+  caller: ScopedCaller,
   filters: DeliveryFilters,
   window: { limit: number; offset: number },
 ): Promise<{ items: DeliveryView[]; total: number }> {
-  if (!filters.event && !filters.endpointId && !filters.eventId) {
+  const unfiltered = !filters.event && !filters.endpointId && !filters.eventId;
+  if (unfiltered && readableDeliveryEvents(caller) === undefined) {
     const page = await countedPage<DeliveryRow>(
       db,
       DELIVERIES,
@@ -184,7 +191,8 @@ export async function listDeliveries(
   return { items: rows.map(view), total: Number(total.n) };
 }
 
-async function findDelivery(db: Kysely<DB> | Transaction<DB>, caller: Caller, id: string): Promise<DeliveryRow> {
+/** DELIVERY_NOT_FOUND too for a delivery of an event the key may not read, as the Events API answers. */
+async function findDelivery(db: Kysely<DB> | Transaction<DB>, caller: ScopedCaller, id: string): Promise<DeliveryRow> {
   const row = await deliveriesOf(db, caller).select(columns).where('d.id', '=', id).executeTakeFirst();
   if (!row) {
     // api.md 5 rule 4: the business's delivery in the other environment is a mismatch, not missing.
@@ -196,7 +204,7 @@ async function findDelivery(db: Kysely<DB> | Transaction<DB>, caller: Caller, id
 
 export async function getDelivery(
   db: Kysely<DB> | Transaction<DB>,
-  caller: Caller,
+  caller: ScopedCaller,
   id: string,
 ): Promise<DeliveryView & { attempts: AttemptView[]; payload: unknown }> {
   const row = await findDelivery(db, caller, id);
@@ -215,16 +223,17 @@ export async function getDelivery(
  * Manual retry, in any state: a finished delivery (SUCCEEDED, FAILED or DEAD) starts a fresh 8-attempt
  * schedule; a waiting one is simply due now.
  */
-export async function retryDelivery(trx: Transaction<DB>, caller: Caller, id: string) {
+export async function retryDelivery(trx: Transaction<DB>, caller: ScopedCaller, id: string) {
   const row = await findDelivery(trx, caller, id);
   const endpoint = await trx
     .selectFrom('webhook_endpoints')
-    .select('deleted_at')
+    .select(['deleted_at', 'events'])
     .where('id', '=', row.endpoint_id)
     .executeTakeFirstOrThrow();
   if (endpoint.deleted_at) {
     throw new ApiError('ENDPOINT_NOT_FOUND', 'The endpoint of this delivery was deleted; it cannot be retried.');
   }
+  checkEndpointScopes(endpoint, caller, 'retry the deliveries of');
   await trx
     .updateTable('webhook_deliveries')
     .set({

@@ -3,11 +3,11 @@ import type { DB, EndpointDisabledReason, Environment, WebhookEndpointsTable } f
 import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
-import { eventCatalog, isEventName, type EventName } from '../events/catalog.js';
 import { recordEvents, newEventId } from '../events/outbox.js';
 import { endWaitingDeliveries } from './delivery/end-waiting.js';
 import { WAITING_STATUS } from './delivery-state.js';
 import { newEndpointSecret, type SignatureScheme } from './signing.js';
+import { checkEndpointScopes, type EndpointAction } from './scopes.js';
 import { isPublicAddress, resolveAll } from './ssrf.js';
 import { wakeWorkers } from './wake.js';
 import type { ScopedCaller } from '../../http/context.js';
@@ -92,31 +92,20 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promi
   return raw;
 }
 
-/** INVALID_WEBHOOK_EVENT for unknown names, then EVENTS_NOT_PERMITTED for names the key may not read. */
-export function checkEvents(events: readonly string[], scopes: readonly string[]): EventName[] {
-  const unknown = events.filter((name) => !isEventName(name));
-  if (unknown.length > 0) {
-    throw new ApiError('INVALID_WEBHOOK_EVENT', `Unknown event name(s): ${unknown.join(', ')}.`);
-  }
-  const known = events.filter(isEventName);
-  const refused = known.filter((name) => !scopes.includes(eventCatalog[name]));
-  if (refused.length > 0) {
-    const needed = [...new Set(refused.map((name) => eventCatalog[name]))];
-    throw new ApiError(
-      'EVENTS_NOT_PERMITTED',
-      `This key may not subscribe to ${refused.join(', ')}: it needs the scope(s) ${needed.join(', ')}.`,
-    );
-  }
-  return known;
-}
+export { checkEvents } from './scopes.js';
 
 export function findEndpoint(db: Kysely<DB> | Transaction<DB>, caller: ScopedCaller, id: string) {
   return selectEndpoint(db, caller, id, false);
 }
 
-/** The endpoint, locked until the transaction ends: before an edit, a delete or a rotation. */
-export function lockEndpoint(trx: Transaction<DB>, caller: ScopedCaller, id: string) {
-  return selectEndpoint(trx, caller, id, true);
+/**
+ * The endpoint, locked until the transaction ends, before `action` (an edit, a delete, a rotation,
+ * a recover): EVENTS_NOT_PERMITTED unless the key may subscribe to all of its events.
+ */
+export async function lockEndpoint(trx: Transaction<DB>, caller: ScopedCaller, id: string, action: EndpointAction) {
+  const row = await selectEndpoint(trx, caller, id, true);
+  checkEndpointScopes(row, caller, action);
+  return row;
 }
 
 async function selectEndpoint(db: Kysely<DB> | Transaction<DB>, caller: ScopedCaller, id: string, lock: boolean) {
@@ -219,7 +208,7 @@ export async function updateEndpoint(
   id: string,
   changes: { url?: string; events?: string[]; active?: boolean; maxPerSecond?: number | null },
 ): Promise<EndpointView> {
-  const current = await lockEndpoint(trx, caller, id);
+  const current = await lockEndpoint(trx, caller, id, 'change');
   const { url, events, maxPerSecond } = changes;
   const row = await trx
     .updateTable('webhook_endpoints')
@@ -244,7 +233,7 @@ export async function deleteEndpoint(
   caller: ScopedCaller,
   id: string,
 ): Promise<{ deleted: true }> {
-  await lockEndpoint(trx, caller, id);
+  await lockEndpoint(trx, caller, id, 'delete');
   await trx
     .updateTable('webhook_endpoints')
     .set({ deleted_at: sql<Date>`now()`, active: false, updated_at: sql<Date>`now()` })
@@ -255,7 +244,7 @@ export async function deleteEndpoint(
 }
 
 export async function rotateSecret(trx: Transaction<DB>, caller: ScopedCaller, id: string): Promise<EndpointView> {
-  const current = await lockEndpoint(trx, caller, id);
+  const current = await lockEndpoint(trx, caller, id, 'rotate the secret of');
   const row = await trx
     .updateTable('webhook_endpoints')
     .set({

@@ -6,6 +6,7 @@ import { API_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope, Paginated, pageWindow, parseDateFilter } from '../../http/schemas.js';
 import { getDelivery, listDeliveries, recoverDeliveries, retryDelivery } from './deliveries.js';
 import * as endpoints from './endpoints.js';
+import { checkEndpointScopes } from './scopes.js';
 import {
   CreateEndpointBody,
   Deleted,
@@ -100,7 +101,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const who = caller(request);
-      await endpoints.findEndpoint(db, who, request.params.id);
+      // Refused before DNS is asked; checked again under the lock.
+      checkEndpointScopes(await endpoints.findEndpoint(db, who, request.params.id), who, 'change');
       const { url, events, active, maxPerSecond } = request.body;
       const checked = {
         ...(events !== undefined ? { events: endpoints.checkEvents(events, who.scopes) } : {}),
@@ -157,7 +159,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ]);
       }
       return write(request, reply, 200, async (trx) => {
-        const endpoint = await endpoints.lockEndpoint(trx, caller(request), request.params.id);
+        const endpoint = await endpoints.lockEndpoint(
+          trx,
+          caller(request),
+          request.params.id,
+          'recover the deliveries of',
+        );
         if (!endpoint.active) {
           throw new ApiError(
             'ENDPOINT_INACTIVE',

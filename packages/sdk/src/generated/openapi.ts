@@ -210,7 +210,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a webhook endpoint
-         * @description Stops its deliveries. Its delivery log stays readable.
+         * @description Stops its deliveries. Its delivery log stays readable. EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.
          *
          *     Key: secret (sk_), scope `webhooks:write`.
          */
@@ -219,7 +219,7 @@ export interface paths {
         head?: never;
         /**
          * Update a webhook endpoint
-         * @description Changes the URL, the events, the rate or `active`. Re-enabling a disabled endpoint sends new events only (recover the rest).
+         * @description Changes the URL, the events, the rate or `active`. Re-enabling a disabled endpoint sends new events only (recover the rest). A key whose scopes do not allow every event the endpoint is subscribed to (or every event asked for) cannot change it: EVENTS_NOT_PERMITTED.
          *
          *     Key: secret (sk_), scope `webhooks:write`.
          */
@@ -237,7 +237,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate an endpoint secret
-         * @description Issues a new secret (in the answer). The old one keeps signing alongside for 24 hours: deliveries then carry both signatures.
+         * @description Issues a new secret (in the answer). The old one keeps signing alongside for 24 hours: deliveries then carry both signatures. EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.
          *
          *     Key: secret (sk_), scope `webhooks:write`.
          */
@@ -281,7 +281,7 @@ export interface paths {
         put?: never;
         /**
          * Recover failed deliveries
-         * @description Queues again the FAILED and DEAD deliveries of the endpoint created in a window (at most 1,000 per call; `remaining` says how many are left).
+         * @description Queues again the FAILED and DEAD deliveries of the endpoint created in a window (at most 1,000 per call; `remaining` says how many are left). EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.
          *
          *     Key: secret (sk_), scope `webhooks:write`.
          */
@@ -323,7 +323,7 @@ export interface paths {
         };
         /**
          * List deliveries
-         * @description The delivery log, newest first. Filters by status, event name, endpoint, event id (`eventId`: the envelope `id` a receiver saw) and date.
+         * @description The delivery log, newest first. Filters by status, event name, endpoint, event id (`eventId`: the envelope `id` a receiver saw) and date. Only the deliveries of events the scopes of the key may read are listed (as in `GET /events`); webhook notices (ping, endpoint.disabled) are always.
          *
          *     Key: secret (sk_), scope `webhooks:read`.
          */
@@ -345,7 +345,7 @@ export interface paths {
         };
         /**
          * Retrieve a delivery
-         * @description One delivery with every attempt (request headers, answer) and the payload as delivered.
+         * @description One delivery with every attempt (request headers, answer) and the payload as delivered. A delivery of an event the scopes of the key may not read answers DELIVERY_NOT_FOUND, as `GET /events/{id}` does.
          *
          *     Key: secret (sk_), scope `webhooks:read`.
          */
@@ -369,7 +369,7 @@ export interface paths {
         put?: never;
         /**
          * Retry a delivery
-         * @description Attempts the delivery again now, in any state; a DEAD one starts a fresh 8-attempt schedule.
+         * @description Attempts the delivery again now, in any state; a DEAD one starts a fresh 8-attempt schedule. A delivery of an event the key may not read answers DELIVERY_NOT_FOUND; one of an endpoint subscribed to events its scopes do not allow, EVENTS_NOT_PERMITTED.
          *
          *     Key: secret (sk_), scope `webhooks:write`.
          */
@@ -5538,7 +5538,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH, EVENTS_NOT_PERMITTED. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6087,7 +6087,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH, EVENTS_NOT_PERMITTED. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6679,7 +6679,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH, EVENTS_NOT_PERMITTED. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7532,7 +7532,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, EVENTS_NOT_PERMITTED. */
             403: {
                 headers: {
                     [name: string]: unknown;
