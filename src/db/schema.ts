@@ -434,6 +434,8 @@ export interface WalletsTable {
   status: ColumnType<'active' | 'locked', 'active' | 'locked' | undefined, 'active' | 'locked'>;
   failed_pin_attempts: Generated<number>;
   locked_until: Date | null;
+  /** When the last PIN attempt was taken (migration 028): older than the lock window, the count is zero. */
+  last_pin_attempt_at: Generated<Date | null>;
   created_at: CreatedAt;
 }
 
@@ -443,6 +445,8 @@ export interface UnknownPhonePinAttemptsTable {
   phone: string;
   failed_pin_attempts: number;
   locked_until: Date | null;
+  /** Migration 028: older than the lock window, the count is zero and the cleanup deletes the row. */
+  last_attempt_at: Generated<Date>;
 }
 
 export type LedgerAccountKind = 'wallet' | 'merchant' | 'revenue' | 'tof' | 'tte' | 'funding' | 'payouts';

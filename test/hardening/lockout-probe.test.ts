@@ -73,4 +73,47 @@ describe('a phone without a wallet locks after five wrong PINs like a wallet doe
     assert.equal(next.body.error.code, 'INVALID_PIN');
     expectStatus(await pay(t, shortCode, { phone: walletPhone, pin: '2468' }), 200);
   });
+
+  test('wrong PINs decay: a count whose last attempt is older than the lock window is zero, and the cleanup deletes it (issue 36 item 4)', async () => {
+    const sk = (await t.createBusiness()).keys.secretTest;
+    const shortCode = (await createIntent(t, sk, { amount: 100 })).shortCode;
+    const walletPhone = '+22241000011';
+    const unknownPhone = '+22241000012';
+    expectStatus(
+      await t.admin('POST', '/wallets', { phone: walletPhone, pin: '2468', balance: 100_000, environment: 'test' }),
+      201,
+    );
+    const wrongTries = async (phone: string) => {
+      const codes: string[] = [];
+      for (let i = 0; i < MAX_PIN_ATTEMPTS - 1; i++)
+        codes.push((await pay(t, shortCode, { phone, pin: String(1000 + i) })).body.error.code);
+      return codes;
+    };
+    const fourWrong = Array.from({ length: MAX_PIN_ATTEMPTS - 1 }, () => 'INVALID_PIN');
+    const ageAttempts = async () => {
+      await sql`UPDATE unknown_phone_pin_attempts SET last_attempt_at = now() - interval '16 minutes'
+        WHERE phone = ${unknownPhone}`.execute(t.runtime.db);
+      await sql`UPDATE wallets SET last_pin_attempt_at = now() - interval '16 minutes'
+        WHERE phone = ${walletPhone}`.execute(t.runtime.db);
+    };
+    for (const phone of [walletPhone, unknownPhone]) assert.deepEqual(await wrongTries(phone), fourWrong);
+    // A recent row under five tries is kept by the cleanup.
+    assert.equal(await deleteExpiredUnknownPhoneAttempts(t.runtime.db), 0);
+    // Sixteen minutes later the four count as zero: four more wrong PINs lock neither.
+    await ageAttempts();
+    for (const phone of [walletPhone, unknownPhone]) assert.deepEqual(await wrongTries(phone), fourWrong);
+    // Whereas a fifth within the window still locks both.
+    for (const phone of [walletPhone, unknownPhone])
+      assert.equal((await pay(t, shortCode, { phone, pin: '1111' })).body.error.code, 'WALLET_LOCKED');
+    await sql`UPDATE unknown_phone_pin_attempts SET locked_until = NULL, failed_pin_attempts = 4
+      WHERE phone = ${unknownPhone}`.execute(t.runtime.db);
+    // An old row under five tries and without a lock is deleted too.
+    await ageAttempts();
+    const count = sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM unknown_phone_pin_attempts WHERE phone = ${unknownPhone}`;
+    assert.equal((await count.execute(t.runtime.db)).rows[0]!.n, 1);
+    assert.ok((await deleteExpiredUnknownPhoneAttempts(t.runtime.db)) >= 1);
+    assert.equal((await count.execute(t.runtime.db)).rows[0]!.n, 0);
+  });
 });

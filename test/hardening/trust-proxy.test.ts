@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ConfigError, parseTrustProxy } from '../../src/config.js';
+import { addressSubject } from '../../src/http/client-address.js';
 import { manualClock } from '../support/clock.js';
 import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { probeRoutes } from '../support/probe-routes.js';
@@ -88,6 +89,51 @@ describe('TRUST_PROXY: a hop count or a list of proxies, never the client-writte
         else expectError(response, 404, 'INTENT_NOT_FOUND');
       }
       assert.ok(limited, 'the per-address checkout limit applied to 198.51.100.7');
+    });
+  });
+});
+
+describe('per-address limits count an IPv6 client by its /64 and a mapped IPv4 address as itself (issue 36 item 2)', () => {
+  test('the subject: /64 with :: expanded, IPv4-mapped folded, IPv4 unchanged', () => {
+    assert.equal(addressSubject('2001:db8::1'), addressSubject('2001:db8:0:0:ffff::2'));
+    assert.equal(addressSubject('2001:DB8:0:0:1:2:3:4'), addressSubject('2001:db8::'));
+    assert.notEqual(addressSubject('2001:db8::1'), addressSubject('2001:db8:0:1::1'));
+    assert.equal(addressSubject('::ffff:198.51.100.7'), '198.51.100.7');
+    assert.equal(addressSubject('::ffff:c633:6407'), '198.51.100.7');
+    assert.equal(addressSubject('198.51.100.7'), '198.51.100.7');
+    assert.notEqual(addressSubject('::1'), addressSubject('::ffff:0.0.0.1'));
+  });
+
+  const lookup = (t: TestApp, client: string) =>
+    t.request('GET', '/checkout/intents/nope00', { headers: { 'x-forwarded-for': client } });
+
+  test('130 lookups from 130 addresses of one /64 are refused after 120; another /64 is not', async () => {
+    await withProxySetting('1', async (t) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 130; i++) {
+        // Each a different address, written differently (:: or not), all in 2001:db8:1:2::/64.
+        const client = i % 2 ? `2001:db8:1:2::${(i + 1).toString(16)}` : `2001:db8:1:2:${i.toString(16)}:0:0:1`;
+        statuses.push((await lookup(t, client)).status);
+      }
+      assert.deepEqual(
+        statuses.slice(0, 120),
+        Array.from({ length: 120 }, () => 404),
+      );
+      assert.deepEqual(
+        statuses.slice(120),
+        Array.from({ length: 10 }, () => 429),
+      );
+      expectError(await lookup(t, '2001:db8:1:3::1'), 404, 'INTENT_NOT_FOUND');
+    });
+  });
+
+  test('an IPv4-mapped IPv6 address shares the IPv4 address counter', async () => {
+    await withProxySetting('1', async (t) => {
+      for (let i = 0; i < 60; i++) expectError(await lookup(t, '198.51.100.9'), 404, 'INTENT_NOT_FOUND');
+      for (let i = 0; i < 60; i++) expectError(await lookup(t, '::ffff:198.51.100.9'), 404, 'INTENT_NOT_FOUND');
+      expectError(await lookup(t, '::ffff:c633:6409'), 429, 'RATE_LIMITED');
+      expectError(await lookup(t, '198.51.100.9'), 429, 'RATE_LIMITED');
+      expectError(await lookup(t, '198.51.100.10'), 404, 'INTENT_NOT_FOUND');
     });
   });
 });

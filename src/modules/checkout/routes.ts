@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { addressSubject } from '../../http/client-address.js';
 import { ApiError } from '../../http/errors.js';
 import { CUSTOMER_WRITE, hasIdempotencyKey, write } from '../../http/idempotency/plugin.js';
 import { hitCustomerLimit, pageWithinLimit } from '../../http/rate-limit.js';
@@ -34,7 +35,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const limit = (reply: FastifyReply, key: string, perMinute: number) =>
     hitCustomerLimit(rateLimiter, reply, key, perMinute);
   const byIp = (request: FastifyRequest, reply: FastifyReply) =>
-    limit(reply, `checkout-ip:${request.ip}`, PER_IP_PER_MINUTE);
+    limit(reply, `checkout-ip:${addressSubject(request.ip)}`, PER_IP_PER_MINUTE);
 
   // Customer answers (a receipt, a payment state) are never stored by a browser or a proxy.
   app.addHook('onSend', async (_request, reply, payload) => {

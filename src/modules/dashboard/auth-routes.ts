@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { at, DASHBOARD, langOf, requireSession, safeNext, sendPage } from './context.js';
 import { dictionaries, isLang } from './i18n.js';
+import { addressSubject } from '../../http/client-address.js';
 import { sameToken } from '../../http/auth.js';
 import { cookiesOf, newToken, setCookie, type CookieNames } from './cookies.js';
 import { createSession, revokeSession, setSessionPreferences } from './sessions.js';
@@ -97,7 +98,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ names: CookieNames }> = asy
         return loginPage(request, reply, 403, { ...shown, error: t.formExpired });
       }
       const { ip: perIp, email: perEmail } = config.dashboard.loginPerMinute;
-      const byIp = await allowed(request, `dashboard-login-ip:${request.ip}`, perIp);
+      const byIp = await allowed(request, `dashboard-login-ip:${addressSubject(request.ip)}`, perIp);
       const byEmail = await allowed(request, `dashboard-login-email:${normalizeEmail(email)}`, perEmail);
       if (!byIp || !byEmail) {
         reply.header('Retry-After', '60');

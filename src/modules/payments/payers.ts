@@ -67,7 +67,8 @@ export async function lockIntentAndPayer(
     SELECT i.*, f.provider_bps AS plan_provider_bps, f.payer_fee AS plan_payer_fee, f.tof_bps AS plan_tof_bps,
       f.tte_bps AS plan_tte_bps, p.id AS wallet_id, p.environment AS wallet_environment, p.phone AS wallet_phone,
       p.pin_hash AS wallet_pin_hash, p.status AS wallet_status, p.failed_pin_attempts AS wallet_failed_pin_attempts,
-      p.locked_until AS wallet_locked_until, p.created_at AS wallet_created_at, p.available AS wallet_available
+      p.locked_until AS wallet_locked_until, p.last_pin_attempt_at AS wallet_last_pin_attempt_at,
+      p.created_at AS wallet_created_at, p.available AS wallet_available
     FROM (SELECT * FROM payment_intents WHERE ${found} FOR UPDATE) i
     LEFT JOIN fee_plans f ON f.business_id = i.business_id
     LEFT JOIN LATERAL (${LOCKED_PAYER(
@@ -87,6 +88,7 @@ export async function lockIntentAndPayer(
     wallet_status: status,
     wallet_failed_pin_attempts: failedPinAttempts,
     wallet_locked_until: lockedUntil,
+    wallet_last_pin_attempt_at: lastPinAttemptAt,
     wallet_created_at: createdAt,
     wallet_available: available,
     ...intent
@@ -105,6 +107,7 @@ export async function lockIntentAndPayer(
               status,
               failed_pin_attempts: Number(failedPinAttempts),
               locked_until: lockedUntil,
+              last_pin_attempt_at: lastPinAttemptAt,
               created_at: createdAt!,
             },
             available: Number(available),

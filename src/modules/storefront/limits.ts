@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { addressSubject } from '../../http/client-address.js';
 import { hitCustomerLimit, type RateLimiter } from '../../http/rate-limit.js';
 
 /** Per minute: what one address may ask of the storefront API, and how often one wallet may try a PIN. */
@@ -11,7 +12,7 @@ export function storefrontLimits(rateLimiter: RateLimiter) {
     hitCustomerLimit(rateLimiter, reply, key, perMinute);
   return {
     byIp: (request: FastifyRequest, reply: FastifyReply) =>
-      limit(reply, `storefront-ip:${request.ip}`, STOREFRONT_PER_IP_PER_MINUTE),
+      limit(reply, `storefront-ip:${addressSubject(request.ip)}`, STOREFRONT_PER_IP_PER_MINUTE),
     // One count per wallet across the checkout and the storefront: two channels never double the PIN guesses.
     byWallet: (reply: FastifyReply, phone: string) =>
       limit(reply, `checkout-wallet:${phone}`, STOREFRONT_PER_WALLET_PER_MINUTE),

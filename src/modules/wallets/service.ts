@@ -20,7 +20,13 @@ export const SANDBOX_WALLET_PIN = '1234';
 
 /** decisions.md: sandbox wallets ready to pay with, listed in the README. */
 export const SANDBOX_WALLETS = [
-  { phone: '+22220000001', pin: SANDBOX_WALLET_PIN, balance: 5_000_000_000, locked: false, note: 'rich: 50,000,000.00 MRU' },
+  {
+    phone: '+22220000001',
+    pin: SANDBOX_WALLET_PIN,
+    balance: 5_000_000_000,
+    locked: false,
+    note: 'rich: 50,000,000.00 MRU',
+  },
   { phone: '+22220000002', pin: SANDBOX_WALLET_PIN, balance: 100, locked: false, note: 'nearly empty: 1.00 MRU' },
   { phone: '+22220000003', pin: SANDBOX_WALLET_PIN, balance: 1_000_000, locked: true, note: 'locked' },
 ] as const;
@@ -96,6 +102,7 @@ interface PinAttemptRow {
   status: WalletRow['status'] | null;
   failed_pin_attempts: number | null;
   locked_until: Date | null;
+  last_pin_attempt_at: Date | null;
   created_at: Date | null;
   /** A wallet refused an attempt: its status and lock as they were. */
   current_status: WalletRow['status'] | null;
@@ -113,19 +120,23 @@ interface PinAttemptRow {
  * `unknown_phone_pin_attempts`, for 15 minutes. One already locked is refused without evaluating
  * anything. However many guesses race, in one process or many, at most five are ever evaluated
  * per lock window; no row lock is held while hashing. An expired lock starts a new window (the
- * count restarts from zero).
+ * count restarts from zero), and so does a last attempt older than the window: wrong PINs decay.
  */
 async function takePinAttempt(db: Kysely<DB>, environment: Environment, phone: string): Promise<PinAttemptRow> {
   const lockAfter = (attempts: RawBuilder<number>) => sql`CASE WHEN ${attempts} >= ${MAX_PIN_ATTEMPTS}
     THEN now() + make_interval(mins => ${PIN_LOCK_MINUTES}) ELSE NULL END`;
+  const window = sql`make_interval(mins => ${PIN_LOCK_MINUTES})`;
   const walletAttempts = sql<number>`(CASE WHEN w.locked_until IS NOT NULL AND w.locked_until <= now() THEN 0
+    WHEN w.last_pin_attempt_at IS NOT NULL AND w.last_pin_attempt_at <= now() - ${window} THEN 0
     ELSE w.failed_pin_attempts END) + 1`;
   const phoneAttempts = sql<number>`(CASE WHEN p.locked_until IS NOT NULL AND p.locked_until <= now() THEN 0
+    WHEN p.last_attempt_at <= now() - ${window} THEN 0
     ELSE p.failed_pin_attempts END) + 1`;
   const result = await sql<PinAttemptRow>`
     WITH wallet AS (SELECT * FROM wallets WHERE environment = ${environment} AND phone = ${phone}),
     taken AS (
-      UPDATE wallets w SET failed_pin_attempts = ${walletAttempts}, locked_until = ${lockAfter(walletAttempts)}
+      UPDATE wallets w SET failed_pin_attempts = ${walletAttempts}, locked_until = ${lockAfter(walletAttempts)},
+        last_pin_attempt_at = now()
       FROM wallet
       WHERE w.id = wallet.id AND w.status = 'active' AND (w.locked_until IS NULL OR w.locked_until <= now())
       RETURNING w.*
@@ -135,12 +146,12 @@ async function takePinAttempt(db: Kysely<DB>, environment: Environment, phone: s
       SELECT ${environment}, ${phone}, 1, ${lockAfter(sql<number>`1`)}
       WHERE NOT EXISTS (SELECT 1 FROM wallet)
       ON CONFLICT (environment, phone) DO UPDATE
-      SET failed_pin_attempts = ${phoneAttempts}, locked_until = ${lockAfter(phoneAttempts)}
+      SET failed_pin_attempts = ${phoneAttempts}, locked_until = ${lockAfter(phoneAttempts)}, last_attempt_at = now()
       WHERE p.locked_until IS NULL OR p.locked_until <= now()
       RETURNING p.locked_until
     )
     SELECT EXISTS (SELECT 1 FROM wallet) AS has_wallet, t.id, t.environment, t.phone, t.pin_hash, t.status,
-      t.failed_pin_attempts, t.locked_until, t.created_at,
+      t.failed_pin_attempts, t.locked_until, t.last_pin_attempt_at, t.created_at,
       (SELECT status FROM wallet) AS current_status, (SELECT locked_until FROM wallet) AS current_locked_until,
       EXISTS (SELECT 1 FROM unknown) AS unknown_taken, (SELECT locked_until FROM unknown) AS unknown_locked_until,
       (SELECT q.locked_until FROM unknown_phone_pin_attempts q
@@ -149,11 +160,19 @@ async function takePinAttempt(db: Kysely<DB>, environment: Environment, phone: s
   return result.rows[0]!;
 }
 
-/** Worker task: rows whose lock has expired count as zero attempts; forget them. */
+/**
+ * Worker task: rows whose lock has expired, or whose last attempt is older than the lock window
+ * (whatever their count), count as zero attempts; forget them.
+ */
 export async function deleteExpiredUnknownPhoneAttempts(db: Kysely<DB>): Promise<number> {
   const result = await db
     .deleteFrom('unknown_phone_pin_attempts')
-    .where('locked_until', '<=', sql<Date>`now()`)
+    .where((eb) =>
+      eb.or([
+        eb('locked_until', '<=', sql<Date>`now()`),
+        eb('last_attempt_at', '<=', sql<Date>`now() - make_interval(mins => ${PIN_LOCK_MINUTES})`),
+      ]),
+    )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
@@ -209,6 +228,7 @@ export async function authenticateWallet(
     status,
     failed_pin_attempts: Number(attempt.failed_pin_attempts),
     locked_until: attempt.locked_until,
+    last_pin_attempt_at: attempt.last_pin_attempt_at,
     created_at: createdAt,
   };
   if (await pinMatches(pin, wallet.pin_hash)) {
