@@ -103,6 +103,9 @@ export interface PeriodicTasksTable {
   next_run_at: CreatedAt;
   last_run_at: Date | null;
   last_error: string | null;
+  /** The worker running the task now, until `locked_until` (renewed while it runs). */
+  locked_by: string | null;
+  locked_until: Date | null;
 }
 
 import type { AmountType, IntentStatus } from '../modules/intents/state.js';

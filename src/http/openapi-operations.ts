@@ -185,8 +185,9 @@ export const operationDocs: Record<string, OperationDoc> = {
   'GET /events/{id}': {
     operationId: 'retrieveEvent',
     summary: 'Retrieve an event',
-    description: 'One event with its payload exactly as delivered to webhook endpoints.',
-    codes: ['EVENT_NOT_FOUND'],
+    description:
+      'One event with its payload exactly as delivered to webhook endpoints. An event of the other environment answers SANDBOX_MISMATCH.',
+    codes: ['EVENT_NOT_FOUND', 'SANDBOX_MISMATCH'],
   },
 
   // Webhooks

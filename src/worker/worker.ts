@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import type { Runtime } from '../bootstrap.js';
 import { foldListCounts } from '../db/counted-list.js';
+import { newId } from '../lib/ids.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency/store.js';
 import { expireDueIntents } from '../modules/intents/service.js';
 import { foldPendingMovements } from '../modules/payments/ledger.js';
@@ -20,7 +21,10 @@ export function webhookAutoDisable(runtime: Runtime) {
   });
 }
 
-/** A recurring task: at most one worker runs it at a time, whatever the number of workers. */
+/**
+ * A recurring task: at most one worker runs it at a time, whatever the number of workers and
+ * however long a run takes (the worker holds the task's lease while it runs).
+ */
 export interface PeriodicTask {
   name: string;
   everySeconds: number;
@@ -41,6 +45,13 @@ export const periodicTasks: PeriodicTask[] = [
   { name: 'webhook-rollup-cleanup', everySeconds: 3600, run: (runtime) => deleteOldRollups(runtime.db) },
   { name: 'pin-attempts-cleanup', everySeconds: 600, run: (runtime) => deleteExpiredUnknownPhoneAttempts(runtime.db) },
 ];
+
+/**
+ * How long a periodic task's lease lasts, renewed every quarter of it while the task runs: a run
+ * holds its task however long it takes, and the task of a worker that died mid-run is free again
+ * within this time.
+ */
+export const TASK_LEASE_SECONDS = 60;
 
 export interface Worker {
   /** The webhook delivery loop of this worker. */
@@ -68,6 +79,12 @@ export function startWorker(
   let running: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
 
+  const workerId = newId('wrk');
+
+  /**
+   * Takes the task if it is due and no live lease holds it, in one UPDATE: the next run time and
+   * the lease move together, so two workers never both take it.
+   */
   async function claim(task: PeriodicTask): Promise<boolean> {
     await db
       .insertInto('periodic_tasks')
@@ -79,31 +96,82 @@ export function startWorker(
       .set({
         next_run_at: sql<Date>`now() + make_interval(secs => ${task.everySeconds})`,
         last_run_at: sql<Date>`now()`,
+        locked_by: workerId,
+        locked_until: sql<Date>`now() + make_interval(secs => ${TASK_LEASE_SECONDS})`,
       })
       .where('name', '=', task.name)
       .where('next_run_at', '<=', sql<Date>`now()`)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', sql<Date>`now()`)]))
       .returning('name')
       .executeTakeFirst();
     return claimed !== undefined;
   }
 
+  /** Keeps the lease of a running task; a lease another worker took since (it lapsed) stays theirs. */
+  function keepLease(task: PeriodicTask): () => void {
+    let renewing = false;
+    const timer = setInterval(
+      () => {
+        if (renewing) return;
+        renewing = true;
+        db.updateTable('periodic_tasks')
+          .set({ locked_until: sql<Date>`now() + make_interval(secs => ${TASK_LEASE_SECONDS})` })
+          .where('name', '=', task.name)
+          .where('locked_by', '=', workerId)
+          .executeTakeFirst()
+          .then((result) => {
+            if (result.numUpdatedRows === 0n)
+              logger.warn({ task: task.name }, 'periodic task lease lost while running');
+          })
+          .catch((error: unknown) =>
+            logger.warn({ err: error, task: task.name }, 'could not renew a periodic task lease'),
+          )
+          .finally(() => (renewing = false));
+      },
+      (TASK_LEASE_SECONDS * 1000) / 4,
+    );
+    return () => clearInterval(timer);
+  }
+
+  /** Ends a run: its outcome, and the lease given back (if it is still this worker's). */
+  async function finish(task: PeriodicTask, error: string | null): Promise<void> {
+    await db
+      .updateTable('periodic_tasks')
+      .set((eb) => ({
+        last_error: error,
+        locked_by: eb.case().when('locked_by', '=', workerId).then(null).else(eb.ref('locked_by')).end(),
+        locked_until: eb.case().when('locked_by', '=', workerId).then(null).else(eb.ref('locked_until')).end(),
+      }))
+      .where('name', '=', task.name)
+      .execute();
+  }
+
   async function tick(): Promise<void> {
     for (const task of tasks) {
       if (stopped) return;
+      let claimed: boolean;
       try {
-        if (!(await claim(task))) continue;
+        claimed = await claim(task);
+      } catch (error) {
+        logger.error({ err: error, task: task.name }, 'could not claim a periodic task');
+        continue;
+      }
+      if (!claimed) continue;
+      const stopRenewing = keepLease(task);
+      let failure: string | null = null;
+      try {
         const result = await task.run(runtime);
-        await db.updateTable('periodic_tasks').set({ last_error: null }).where('name', '=', task.name).execute();
         logger.debug({ task: task.name, result }, 'periodic task done');
       } catch (error) {
+        failure = String(error);
         logger.error({ err: error, task: task.name }, 'periodic task failed');
-        await db
-          .updateTable('periodic_tasks')
-          .set({ last_error: String(error) })
-          .where('name', '=', task.name)
-          .execute()
-          .catch(() => {});
+      } finally {
+        stopRenewing();
       }
+      // A lease left behind (the database away) lapses on its own.
+      await finish(task, failure).catch((error: unknown) =>
+        logger.warn({ err: error, task: task.name }, 'could not record the end of a periodic task'),
+      );
     }
   }
 

@@ -156,15 +156,20 @@ describe('the Events API and per-object sequences', () => {
     expectError(await list('', business.keys.publishableTest), 403, 'SECRET_KEY_REQUIRED');
     expectError(await t.request('GET', EVENTS), 401, 'MISSING_CREDENTIALS');
 
-    // The live key sees the live environment only; a test event is not found through it.
+    // The live key lists the live environment only; a test event of its own business is a
+    // mismatch through it, as every other resource is (api.md 5 rule 4), another business's is not found.
     const live = await list('', business.keys.secretLive);
     expectStatus(live, 200);
     assert.equal(live.body.data.total, 0);
     expectError(
       await t.request('GET', `${EVENTS}/${someEvent.id}`, { key: business.keys.secretLive }),
-      404,
-      'EVENT_NOT_FOUND',
+      403,
+      'SANDBOX_MISMATCH',
     );
+    const stranger = await t.createBusiness({ name: 'Another business' });
+    for (const key of [stranger.keys.secretLive, stranger.keys.secretTest]) {
+      expectError(await t.request('GET', `${EVENTS}/${someEvent.id}`, { key }), 404, 'EVENT_NOT_FOUND');
+    }
 
     const issue = async (scopes: string[]) => {
       const response = await t.admin('POST', '/keys', {

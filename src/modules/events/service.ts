@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB, Environment } from '../../db/schema.js';
 import type { ScopedCaller } from '../../http/context.js';
+import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
 import { eventCatalog, EVENT_NAMES, WEBHOOK_NOTICES, type OutboxEventName } from './catalog.js';
 
@@ -110,6 +111,8 @@ export async function getEvent(db: Kysely<DB>, caller: ScopedCaller, id: string)
     .where('environment', '=', caller.environment)
     .where('event', 'in', readableEvents(caller.scopes))
     .executeTakeFirst();
-  if (!row) throw new ApiError('EVENT_NOT_FOUND');
-  return view(row);
+  if (row) return view(row);
+  // An event of the caller's business in the other environment is a mismatch (api.md 5 rule 4).
+  const elsewhere = await inOtherEnvironment(db, 'events', { column: 'id', value: id }, caller);
+  throw new ApiError(elsewhere ? 'SANDBOX_MISMATCH' : 'EVENT_NOT_FOUND');
 }

@@ -1141,7 +1141,7 @@ export interface paths {
         };
         /**
          * Retrieve an event
-         * @description One event with its payload exactly as delivered to webhook endpoints.
+         * @description One event with its payload exactly as delivered to webhook endpoints. An event of the other environment answers SANDBOX_MISMATCH.
          *
          *     Key: secret (sk_), scope `webhooks:read`.
          */
@@ -17246,7 +17246,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
             403: {
                 headers: {
                     [name: string]: unknown;
