@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
+import { createProduct, PRODUCTS, write } from '../products/support.js';
+
+/** Issue 36, item 6: what the contract promised and the API did not do. */
+describe('contract gaps (issue 36, item 6)', () => {
+  let t: TestApp;
+  let sk: string;
+  before(async () => {
+    t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
+    sk = (await t.createBusiness()).keys.secretTest;
+  });
+  after(() => t.close());
+
+  test('an externalId of 256 characters resolves in paths; 257 is refused with 400', async () => {
+    // Percent-encoded, the path segment is far longer than 256: the limit counts it decoded.
+    const externalId = `É/${'x'.repeat(250)}é ?%`;
+    assert.equal(externalId.length, 256);
+    const created = await createProduct(t, sk, { name: 'Long id', price: 100, externalId });
+    const path = `/${encodeURIComponent(externalId)}`;
+
+    const got = await t.request('GET', `${PRODUCTS}${path}`, { key: sk });
+    expectStatus(got, 200);
+    assert.equal(got.body.data.id, created.id);
+
+    const patched = await write(t, sk, 'PATCH', path, { price: 150 });
+    expectStatus(patched, 200);
+    assert.equal(patched.body.data.price, 150);
+
+    const replaced = await write(t, sk, 'PUT', path, { name: 'Long id 2', price: 200, externalId });
+    expectStatus(replaced, 200);
+    assert.equal(replaced.body.data.name, 'Long id 2');
+
+    const stocked = await write(t, sk, 'PATCH', `${path}/inventory`, { quantity: 5 });
+    expectStatus(stocked, 200);
+
+    // Outside the BMP a character is two UTF-16 units; 256 of them are still 256 characters.
+    const astral = '😀'.repeat(256);
+    const astralProduct = await createProduct(t, sk, { name: 'Emoji id', price: 100, externalId: astral });
+    const astralGot = await t.request('GET', `${PRODUCTS}/${encodeURIComponent(astral)}`, { key: sk });
+    expectStatus(astralGot, 200);
+    assert.equal(astralGot.body.data.id, astralProduct.id);
+
+    const tooLong = `${externalId}y`;
+    expectError(
+      await t.request('GET', `${PRODUCTS}/${encodeURIComponent(tooLong)}`, { key: sk }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expectError(await write(t, sk, 'PATCH', `/${encodeURIComponent(tooLong)}`, { price: 1 }), 400, 'VALIDATION_ERROR');
+    expectError(await write(t, sk, 'DELETE', `/${encodeURIComponent('z'.repeat(600))}`), 400, 'VALIDATION_ERROR');
+
+    const deleted = await write(t, sk, 'DELETE', path);
+    expectStatus(deleted, 200);
+    expectError(await t.request('GET', `${PRODUCTS}${path}`, { key: sk }), 404, 'PRODUCT_NOT_FOUND');
+  });
+});
