@@ -12,7 +12,7 @@ import { answerError, checkIdempotencyKey, registerWritePath } from './http/idem
 import { registerMetrics } from './http/metrics.js';
 import { completeDocument, RouteConfigs } from './http/openapi.js';
 import { ErrorEnvelope } from './http/schemas.js';
-import { strictValidatorCompiler } from './http/validation.js';
+import { strictDeveloperQueries, strictValidatorCompiler } from './http/validation.js';
 import { randomBase62 } from './lib/ids.js';
 import { adminRoutes } from './modules/admin/routes.js';
 import { rootModules } from './modules/index.js';
@@ -72,6 +72,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   const routeConfigs = new RouteConfigs();
   app.addHook('onRoute', (route) => routeConfigs.record(route));
   registerWritePath(app);
+  strictDeveloperQueries(app, API_BASE);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -55,4 +55,37 @@ describe('contract gaps (issue 36, item 6)', () => {
     expectStatus(deleted, 200);
     expectError(await t.request('GET', `${PRODUCTS}${path}`, { key: sk }), 404, 'PRODUCT_NOT_FOUND');
   });
+
+  test('every Developer API route refuses an unknown query parameter, not only the lists', async () => {
+    const product = await createProduct(t, sk, { name: 'Query probe', price: 100, externalId: 'QUERY-1' });
+    const reads = [
+      `${PRODUCTS}/${product.id}`,
+      `${PRODUCTS}/QUERY-1`,
+      `${PRODUCTS}/export`,
+      '/api/v1/dev/balance',
+      '/api/v1/dev/balance/transactions/export',
+      '/api/v1/dev/intents/PI-NOPE',
+      '/api/v1/dev/store/orders/ORD-NOPE',
+      '/api/v1/dev/events/evt_nope',
+      '/api/v1/dev/webhooks/endpoints/we_nope',
+      '/api/v1/dev/payouts/PO-0000000000000000',
+      `${PRODUCTS}`,
+    ];
+    for (const path of reads) {
+      const response = await t.request('GET', `${path}?colour=blue`, { key: sk });
+      expectError(response, 400, 'VALIDATION_ERROR');
+      assert.match(JSON.stringify(response.body.error), /querystring|colour/, path);
+    }
+    // A write too: the parameter is refused before anything is written.
+    expectError(await write(t, sk, 'PATCH', `/${product.id}?colour=blue`, { price: 1 }), 400, 'VALIDATION_ERROR');
+    const unchanged = await t.request('GET', `${PRODUCTS}/${product.id}`, { key: sk });
+    expectStatus(unchanged, 200);
+    assert.equal(unchanged.body.data.price, 100);
+    // Without it, and with the parameters a route names, they answer as before.
+    expectStatus(await t.request('GET', `${PRODUCTS}/${product.id}`, { key: sk }), 200);
+    expectStatus(await t.request('GET', '/api/v1/dev/balance', { key: sk }), 200);
+    expectStatus(await t.request('GET', `${PRODUCTS}?limit=5`, { key: sk }), 200);
+    // Outside the Developer API (pages a browser opens) other query strings still pass.
+    expectStatus(await t.request('GET', '/health?colour=blue'), 200);
+  });
 });
