@@ -338,14 +338,16 @@ export const operationDocs: Record<string, OperationDoc> = {
   'POST /store/products/import': {
     operationId: 'importProducts',
     summary: 'Import products from CSV',
-    description: 'Multipart form with a CSV file in the field `file`; rows upsert by `externalId`.',
+    description:
+      'Multipart form with a CSV file in the field `file`; rows upsert by `externalId`. A row with an `id` (the ' +
+      "export's last column) updates that product instead, so products without an `externalId` import again.",
     upload: 'a CSV file in the export format',
     codes: ['SHOP_NOT_FOUND', 'NO_FILE', 'FILE_TOO_LARGE', 'CSV_INVALID'],
   },
   'GET /store/products/export': {
     operationId: 'exportProducts',
     summary: 'Export products as CSV',
-    description: 'Every product of the shop, in the import format.',
+    description: 'Every product of the shop, in the import format, with its `id` as the last column.',
     csv: true,
     codes: ['SHOP_NOT_FOUND'],
   },

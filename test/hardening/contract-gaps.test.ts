@@ -88,4 +88,74 @@ describe('contract gaps (issue 36, item 6)', () => {
     // Outside the Developer API (pages a browser opens) other query strings still pass.
     expectStatus(await t.request('GET', '/health?colour=blue'), 200);
   });
+
+  test('an exported CSV imports again without failures: products without externalId match by id', async () => {
+    const business = await t.createBusiness();
+    const key = business.keys.secretTest;
+    const importCsv = (csv: string) =>
+      t.request('POST', `${PRODUCTS}/import`, {
+        key,
+        idempotencyKey: true,
+        rawBody: csv,
+        headers: { 'content-type': 'text/csv' },
+      });
+    await createProduct(t, key, { name: 'With id', price: 100, externalId: 'CSV-1' });
+    const bare = await createProduct(t, key, { name: 'No externalId', price: 200, quantity: 3 });
+    await createProduct(t, key, { name: 'No externalId either', price: 300 });
+
+    const exported = await t.request('GET', `${PRODUCTS}/export`, { key });
+    expectStatus(exported, 200);
+    const lines = exported.text.trim().split(/\r?\n/);
+    assert.equal(lines[0], 'externalId,name,price,description,quantity,status,categoryId,costBasis,id');
+    assert.equal(lines.length, 4);
+
+    const again = await importCsv(exported.text);
+    expectStatus(again, 200);
+    assert.deepEqual(
+      { ...again.body.data, errors: again.body.data.errors.length },
+      { dryRun: false, created: 0, updated: 0, unchanged: 3, failed: 0, errors: 0 },
+    );
+
+    // Edited, the rows without externalId update their product, by id, and create nothing.
+    const edited = exported.text.replace('No externalId,200', 'No externalId (edited),250');
+    const changed = await importCsv(edited);
+    expectStatus(changed, 200);
+    assert.deepEqual(
+      { ...changed.body.data, errors: changed.body.data.errors.length },
+      { dryRun: false, created: 0, updated: 1, unchanged: 2, failed: 0, errors: 0 },
+    );
+    const after = await t.request('GET', `${PRODUCTS}/${bare.id}`, { key });
+    assert.equal(after.body.data.name, 'No externalId (edited)');
+    assert.equal(after.body.data.price, 250);
+    assert.equal(after.body.data.externalId, null);
+    const listed = await t.request('GET', `${PRODUCTS}?status=ALL`, { key });
+    assert.equal(listed.body.data.total, 3);
+
+    // An id naming no product of the shop fails its row; a row needs an id or an externalId.
+    const unknown = await importCsv('id,name,price\nprod_nope,Ghost,100\n,Nobody,100\n');
+    expectStatus(unknown, 200);
+    assert.equal(unknown.body.data.failed, 2);
+    assert.equal(unknown.body.data.created, 0);
+    assert.deepEqual(
+      unknown.body.data.errors.map((error: { row: number; code: string }) => [error.row, error.code]).sort(),
+      [
+        [2, 'PRODUCT_NOT_FOUND'],
+        [3, 'VALIDATION_ERROR'],
+      ],
+    );
+    // Another shop's product id is not found either.
+    const other = await importCsv(`id,name,price\n${bare.id},Stolen,1\n`);
+    expectStatus(other, 200);
+    assert.equal(other.body.data.failed, 0);
+    const stranger = await t.createBusiness();
+    const foreign = await t.request('POST', `${PRODUCTS}/import`, {
+      key: stranger.keys.secretTest,
+      idempotencyKey: true,
+      rawBody: `id,name,price\n${bare.id},Stolen,1\n`,
+      headers: { 'content-type': 'text/csv' },
+    });
+    expectStatus(foreign, 200);
+    assert.equal(foreign.body.data.failed, 1);
+    assert.equal(foreign.body.data.errors[0].code, 'PRODUCT_NOT_FOUND');
+  });
 });
