@@ -291,7 +291,9 @@ export const operationDocs: Record<string, OperationDoc> = {
   'GET /store/products/{id}': {
     operationId: 'retrieveProduct',
     summary: 'Retrieve a product',
-    description: '`{id}` is the product id or its `externalId`.',
+    description:
+      '`{id}` is the product id or its `externalId` (up to 256 characters, percent-encoded). ' +
+      'ExternalIds are stored in Unicode NFC and compared in it, so both spellings of an accented letter find the product.',
     codes: PRODUCT_CODES,
   },
   'PUT /store/products/{id}': {

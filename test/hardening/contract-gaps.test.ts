@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { createProduct, PRODUCTS, write } from '../products/support.js';
 
@@ -157,5 +159,89 @@ describe('contract gaps (issue 36, item 6)', () => {
     expectStatus(foreign, 200);
     assert.equal(foreign.body.data.failed, 1);
     assert.equal(foreign.body.data.errors[0].code, 'PRODUCT_NOT_FOUND');
+  });
+
+  test('externalIds are NFC: both spellings of "THÉ-1" are one product, a second is a duplicate', async () => {
+    const business = await t.createBusiness();
+    const key = business.keys.secretTest;
+    const composed = 'TH\u00C9-1';
+    const decomposed = 'THE\u0301-1';
+    assert.notEqual(composed, decomposed);
+    const tea = await createProduct(t, key, { name: 'Thé', price: 100, externalId: composed });
+
+    const got = await t.request('GET', `${PRODUCTS}/${encodeURIComponent(decomposed)}`, { key });
+    expectStatus(got, 200);
+    assert.equal(got.body.data.id, tea.id);
+    const duplicate = await t.request('POST', PRODUCTS, {
+      key,
+      idempotencyKey: true,
+      body: { name: 'Thé bis', price: 100, externalId: decomposed },
+    });
+    expectError(duplicate, 409, 'EXTERNAL_ID_TAKEN');
+
+    // Written in NFD, stored and answered in NFC; found by either.
+    const coffee = await createProduct(t, key, { name: 'Café', price: 100, externalId: 'CAFE\u0301-2' });
+    assert.equal(coffee.externalId, 'CAF\u00C9-2');
+    const patched = await t.request('PATCH', `${PRODUCTS}/${encodeURIComponent('CAF\u00C9-2')}`, {
+      key,
+      idempotencyKey: true,
+      body: { externalId: 'CAFE\u0301-3' },
+    });
+    expectStatus(patched, 200);
+    assert.equal(patched.body.data.externalId, 'CAF\u00C9-3');
+
+    // Bulk inventory and order-less lookups by externalId, and the CSV import, normalise too.
+    const bulk = await t.request('POST', '/api/v1/dev/store/inventory', {
+      key,
+      idempotencyKey: true,
+      body: { items: [{ externalId: decomposed, quantity: 7 }] },
+    });
+    expectStatus(bulk, 200);
+    const imported = await t.request('POST', `${PRODUCTS}/import`, {
+      key,
+      idempotencyKey: true,
+      rawBody: `externalId,name,price\n${decomposed},Thé renamed,100\n`,
+      headers: { 'content-type': 'text/csv' },
+    });
+    expectStatus(imported, 200);
+    assert.equal(imported.body.data.created, 0);
+    assert.equal(imported.body.data.updated, 1);
+    const renamed = await t.request('GET', `${PRODUCTS}/${tea.id}`, { key });
+    assert.equal(renamed.body.data.name, 'Thé renamed');
+    assert.equal(renamed.body.data.quantity, 7);
+  });
+
+  test('migration 030 normalises stored externalIds unless that would make a duplicate', async () => {
+    const business = await t.createBusiness();
+    const key = business.keys.secretTest;
+    const alone = await createProduct(t, key, { name: 'Alone', price: 100, externalId: 'MIG-ALONE' });
+    const kept = await createProduct(t, key, { name: 'NFC twin', price: 100, externalId: 'MIG-\u00C9' });
+    const twin = await createProduct(t, key, { name: 'NFD twin', price: 100, externalId: 'MIG-TWIN' });
+    const gone = await createProduct(t, key, { name: 'Deleted', price: 100, externalId: 'MIG-GONE' });
+    // Stored as they were before the rule, by writing the columns directly.
+    const store = (id: string, externalId: string) =>
+      t.runtime.db.updateTable('products').set({ external_id: externalId }).where('id', '=', id).execute();
+    await store(alone.id, 'MIG-E\u0301-ALONE');
+    await store(twin.id, 'MIG-E\u0301');
+    await t.runtime.db.updateTable('products').set({ deleted_at: new Date() }).where('id', '=', gone.id).execute();
+    await store(gone.id, 'MIG-E\u0301');
+
+    const migration = readFileSync(new URL('../../src/db/migrations/030_external_id_nfc.sql', import.meta.url), 'utf8');
+    await sql.raw(migration).execute(t.runtime.db);
+    const stored = async (id: string) =>
+      (await t.runtime.db.selectFrom('products').select('external_id').where('id', '=', id).executeTakeFirstOrThrow())
+        .external_id;
+    assert.equal(await stored(alone.id), 'MIG-\u00C9-ALONE');
+    assert.equal(await stored(kept.id), 'MIG-\u00C9');
+    assert.equal(await stored(twin.id), 'MIG-E\u0301', 'left as it was: normalised, it would be its twin');
+    assert.equal(await stored(gone.id), 'MIG-\u00C9');
+
+    // The one left over is still found by its own spelling; the NFC spelling finds its twin.
+    const byNfd = await t.request('GET', `${PRODUCTS}/${encodeURIComponent('MIG-E\u0301')}`, { key });
+    assert.equal(byNfd.body.data.id, twin.id);
+    const byNfc = await t.request('GET', `${PRODUCTS}/${encodeURIComponent('MIG-\u00C9')}`, { key });
+    assert.equal(byNfc.body.data.id, kept.id);
+    const normalised = await t.request('GET', `${PRODUCTS}/${encodeURIComponent('MIG-E\u0301-ALONE')}`, { key });
+    assert.equal(normalised.body.data.id, alone.id);
   });
 });

@@ -5,7 +5,7 @@ import type { DB } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { recordEvents, type EventRecord } from '../events/outbox.js';
-import { fold, type ProductRow } from './model.js';
+import { fold, normaliseExternalId, type ProductRow } from './model.js';
 import { shopOf, type CatalogCaller } from './reads.js';
 import { lowestPrice } from './writes.js';
 import { stockEvents } from './stock.js';
@@ -68,7 +68,7 @@ function readRow(record: Record<string, string>, row: number, columns: Set<Colum
   const cell = (column: Column) => (columns.has(column) ? restoreCell((record[column] ?? '').trim()) : '');
   const id = cell('id');
   if (id.length > 256) return rowError(row, 'id is longer than 256 characters');
-  const externalId = cell('externalId');
+  const externalId = normaliseExternalId(cell('externalId'));
   if (externalId === '' && id === '') return rowError(row, 'externalId (or the id of an existing product) is required');
   if (externalId.length > 256) return rowError(row, 'externalId must be 1 to 256 characters');
   const name = cell('name');

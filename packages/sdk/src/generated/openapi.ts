@@ -417,7 +417,7 @@ export interface paths {
         };
         /**
          * Retrieve a product
-         * @description `{id}` is the product id or its `externalId`.
+         * @description `{id}` is the product id or its `externalId` (up to 256 characters, percent-encoded). ExternalIds are stored in Unicode NFC and compared in it, so both spellings of an accented letter find the product.
          *
          *     Key: secret or publishable, scope `store.products:read`.
          */
