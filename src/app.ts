@@ -12,13 +12,15 @@ import { answerError, checkIdempotencyKey, registerWritePath } from './http/idem
 import { registerMetrics } from './http/metrics.js';
 import { completeDocument, RouteConfigs } from './http/openapi.js';
 import { ErrorEnvelope } from './http/schemas.js';
-import { strictValidatorCompiler } from './http/validation.js';
+import { strictDeveloperQueries, strictValidatorCompiler } from './http/validation.js';
 import { randomBase62 } from './lib/ids.js';
 import { adminRoutes } from './modules/admin/routes.js';
 import { rootModules } from './modules/index.js';
 
 export const API_BASE = '/api/v1/dev';
 const BODY_LIMIT_BYTES = 1024 * 1024;
+/** The longest path segment the router takes, in UTF-16 units once decoded. */
+const MAX_PATH_SEGMENT = 512;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
 export interface BuildAppOptions {
@@ -43,7 +45,10 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : `req_${randomBase62(20)}`;
     },
-    routerOptions: { ignoreTrailingSlash: true },
+    // A path segment may be a product's externalId (256 characters by the contract, counted
+    // decoded; each route's params schema holds it to that). The router counts UTF-16 units of the
+    // decoded segment, so twice 256 lets an externalId of characters outside the BMP through too.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_SEGMENT },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(strictValidatorCompiler);
@@ -67,6 +72,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   const routeConfigs = new RouteConfigs();
   app.addHook('onRoute', (route) => routeConfigs.record(route));
   registerWritePath(app);
+  strictDeveloperQueries(app, API_BASE);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -295,7 +295,9 @@ export const operationDocs: Record<string, OperationDoc> = {
   'GET /store/products/{id}': {
     operationId: 'retrieveProduct',
     summary: 'Retrieve a product',
-    description: '`{id}` is the product id or its `externalId`.',
+    description:
+      '`{id}` is the product id or its `externalId` (up to 256 characters, percent-encoded). ' +
+      'ExternalIds are stored in Unicode NFC and compared in it, so both spellings of an accented letter find the product.',
     codes: PRODUCT_CODES,
   },
   'PUT /store/products/{id}': {
@@ -342,14 +344,16 @@ export const operationDocs: Record<string, OperationDoc> = {
   'POST /store/products/import': {
     operationId: 'importProducts',
     summary: 'Import products from CSV',
-    description: 'Multipart form with a CSV file in the field `file`; rows upsert by `externalId`.',
+    description:
+      'Multipart form with a CSV file in the field `file`; rows upsert by `externalId`. A row with an `id` (the ' +
+      "export's last column) updates that product instead, so products without an `externalId` import again.",
     upload: 'a CSV file in the export format',
     codes: ['SHOP_NOT_FOUND', 'NO_FILE', 'FILE_TOO_LARGE', 'CSV_INVALID'],
   },
   'GET /store/products/export': {
     operationId: 'exportProducts',
     summary: 'Export products as CSV',
-    description: 'Every product of the shop, in the import format.',
+    description: 'Every product of the shop, in the import format, with its `id` as the last column.',
     csv: true,
     codes: ['SHOP_NOT_FOUND'],
   },

@@ -43,7 +43,7 @@ const GETTING_STARTED = `Wallet payments in MRU, a shop catalog, orders and sign
 The TypeScript SDK (\`packages/sdk\`) wraps every operation below, with retries, idempotency keys and webhook verification; \`npx commerce listen\` forwards events to a local URL.
 
 ## Errors
-Every error answers \`{ success: false, error: { code, message, statusCode, requestId, details? } }\`. Branch on \`code\`; the message may change.
+Every error answers \`{ success: false, error: { code, message, statusCode, requestId, details? } }\`. Branch on \`code\`; the message may change. A query parameter or body field an operation does not name is refused (400 \`VALIDATION_ERROR\`).
 
 ## Webhooks
 Each event is POSTed to the endpoints subscribed to it, signed: \`X-Commerce-Signature: sha256=<hex HMAC-SHA256 of "<X-Commerce-Timestamp>.<raw body>">\` (two signatures, comma separated, for 24 hours after a secret rotation). Every payload carries \`sequence\`, which counts the events of one object: drop an event whose sequence is lower than one you already handled for that object.`;

@@ -1,5 +1,5 @@
-import type { FastifySchemaCompiler } from 'fastify';
-import type { TSchema } from 'typebox';
+import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import { Type, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 
 const INTEGER_TEXT = /^-?[0-9]+$/;
@@ -68,3 +68,24 @@ export const strictValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema
     return { error: check.Errors(converted) as never };
   };
 };
+
+const NO_QUERY = Type.Object({}, { additionalProperties: false });
+
+/**
+ * One rule for query strings on the Developer API (routes under `base`): a parameter the route
+ * does not name is refused (400 VALIDATION_ERROR), on a list as on a get-by-id, `GET /balance` or
+ * an export. A route without a querystring schema gets an empty strict one here, so none can
+ * forget; a route with one must make it strict, or the app refuses to start. Pages, checkout and
+ * the storefront live outside the base and keep the query strings browsers add.
+ */
+export function strictDeveloperQueries(app: FastifyInstance, base: string): void {
+  app.addHook('onRoute', (route) => {
+    if (route.url !== base && !route.url.startsWith(`${base}/`)) return;
+    const querystring = route.schema?.querystring as { additionalProperties?: unknown } | undefined;
+    if (querystring === undefined) {
+      route.schema = { ...route.schema, querystring: NO_QUERY };
+    } else if (querystring.additionalProperties !== false) {
+      throw new Error(`${String(route.method)} ${route.url}: its querystring schema refuses unknown parameters`);
+    }
+  });
+}

@@ -204,7 +204,7 @@ describe('CSV import and export (decisions "Products")', () => {
     const exported = await t.request('GET', `${PRODUCTS}/export`, { key: sk });
     expectStatus(exported, 200);
     assert.match(exported.headers.get('content-type') ?? '', /^text\/csv/);
-    assert.equal(exported.text.split(/\r?\n/)[0], HEADER);
+    assert.equal(exported.text.split(/\r?\n/)[0], `${HEADER},id`);
     const before = await t.runtime.db
       .selectFrom('products')
       .select(['id', 'updated_at', 'name', 'price', 'description', 'quantity', 'status', 'category_id', 'cost_basis'])

@@ -163,7 +163,8 @@ const en = {
   remove: 'Remove',
   exportCsv: 'Export CSV',
   importCsv: 'Import CSV',
-  importHint: 'Rows are matched by externalId (at most {rows} rows). Try a dry run first: it reports without writing.',
+  importHint:
+    'Rows are matched by id, else by externalId (at most {rows} rows). Try a dry run first: it reports without writing.',
   csvFile: 'CSV file',
   dryRun: 'Dry run (report only, write nothing)',
   dryRunReport: 'Dry run report',
@@ -475,7 +476,7 @@ const fr: Dictionary = {
   exportCsv: 'Exporter en CSV',
   importCsv: 'Importer un CSV',
   importHint:
-    "Les lignes sont rapprochées par externalId ({rows} lignes au plus). Essayez d'abord un essai à blanc : il rend compte sans rien écrire.",
+    "Les lignes sont rapprochées par id, sinon par externalId ({rows} lignes au plus). Essayez d'abord un essai à blanc : il rend compte sans rien écrire.",
   csvFile: 'Fichier CSV',
   dryRun: 'Essai à blanc (rapport seulement, rien écrit)',
   dryRunReport: "Rapport d'essai à blanc",

@@ -5,7 +5,7 @@ import type { DB } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { recordEvents, type EventRecord } from '../events/outbox.js';
-import { fold, type ProductRow } from './model.js';
+import { fold, normaliseExternalId, type ProductRow } from './model.js';
 import { shopOf, type CatalogCaller } from './reads.js';
 import { lowestPrice } from './writes.js';
 import { stockEvents } from './stock.js';
@@ -21,9 +21,10 @@ export const CSV_COLUMNS = [
   'status',
   'categoryId',
   'costBasis',
+  'id',
 ] as const;
 type Column = (typeof CSV_COLUMNS)[number];
-const REQUIRED: Column[] = ['externalId', 'name', 'price'];
+const REQUIRED: Column[] = ['name', 'price'];
 export const MAX_IMPORT_ROWS = 10_000;
 const CHUNK = 500;
 
@@ -43,7 +44,9 @@ export interface ImportResult {
 }
 
 interface CsvProduct {
-  externalId: string;
+  /** The product the row updates, from the export's `id` column; null: upsert by externalId. */
+  id: string | null;
+  externalId: string | null;
   name: string;
   price: number;
   description: string | null;
@@ -63,8 +66,11 @@ const INTEGER = /^[0-9]+$/;
 /** One data row to a product, or the reason it cannot be one. `row` counts the header as row 1. */
 function readRow(record: Record<string, string>, row: number, columns: Set<Column>): CsvProduct | ImportError {
   const cell = (column: Column) => (columns.has(column) ? restoreCell((record[column] ?? '').trim()) : '');
-  const externalId = cell('externalId');
-  if (externalId.length < 1 || externalId.length > 256) return rowError(row, 'externalId must be 1 to 256 characters');
+  const id = cell('id');
+  if (id.length > 256) return rowError(row, 'id is longer than 256 characters');
+  const externalId = normaliseExternalId(cell('externalId'));
+  if (externalId === '' && id === '') return rowError(row, 'externalId (or the id of an existing product) is required');
+  if (externalId.length > 256) return rowError(row, 'externalId must be 1 to 256 characters');
   const name = cell('name');
   if (name.length < 1 || name.length > 200) return rowError(row, 'name must be 1 to 200 characters');
   const integer = (column: Column, required: boolean): number | null | ImportError => {
@@ -93,7 +99,8 @@ function readRow(record: Record<string, string>, row: number, columns: Set<Colum
   const categoryId = cell('categoryId');
   if (categoryId.length > 100) return rowError(row, 'categoryId is longer than 100 characters');
   return {
-    externalId,
+    id: id === '' ? null : id,
+    externalId: externalId === '' ? null : externalId,
     name,
     price: price as number,
     description: description === '' ? null : description,
@@ -120,7 +127,8 @@ function parseCsv(text: string): { records: Record<string, string>[]; columns: S
             'CSV_INVALID',
             `Unknown column(s): ${unknown.join(', ')}. Columns: ${CSV_COLUMNS.join(',')}.`,
           );
-        const missing = REQUIRED.filter((name) => !names.includes(name));
+        const missing: string[] = REQUIRED.filter((name) => !names.includes(name));
+        if (!names.includes('externalId') && !names.includes('id')) missing.unshift('externalId (or id)');
         if (missing.length > 0) throw new ApiError('CSV_INVALID', `Missing column(s): ${missing.join(', ')}.`);
         if (new Set(names).size !== names.length) throw new ApiError('CSV_INVALID', 'A column appears twice.');
         columns = new Set(names as Column[]);
@@ -173,15 +181,19 @@ export async function importProducts(
   const { records, columns } = parseCsv(text);
   const errors: ImportError[] = [];
   const rows: { row: number; product: CsvProduct }[] = [];
-  const seen = new Map<string, number>();
+  // A row names its product by `id` when it has one (an exported product without an externalId
+  // comes back that way), else by `externalId`; each product once per file.
+  const seenExternal = new Map<string, number>();
+  const seenId = new Map<string, number>();
   records.forEach((record, index) => {
     const row = index + 2;
     const read = readRow(record, row, columns);
     if ('code' in read) return errors.push(read);
-    const earlier = seen.get(read.externalId);
-    if (earlier !== undefined)
-      return errors.push(rowError(row, `externalId ${read.externalId} is already on row ${earlier}`));
-    seen.set(read.externalId, row);
+    const [seen, key, label] =
+      read.id !== null ? [seenId, read.id, 'id'] : [seenExternal, read.externalId as string, 'externalId'];
+    const earlier = seen.get(key);
+    if (earlier !== undefined) return errors.push(rowError(row, `${label} ${key} is already on row ${earlier}`));
+    seen.set(key, row);
     rows.push({ row, product: read });
   });
 
@@ -189,45 +201,71 @@ export async function importProducts(
   // Found first, then locked in one statement in id order, like an order's or a bulk update's
   // products: an import and an order naming the same products queue rather than deadlock.
   const found: string[] = [];
-  for (let start = 0; start < rows.length; start += CHUNK) {
-    const externalIds = rows.slice(start, start + CHUNK).map((r) => r.product.externalId);
-    const chunk = await trx
-      .selectFrom('products')
-      .select('id')
-      .where('shop_id', '=', shop.id)
-      .where('deleted_at', 'is', null)
-      .where('external_id', 'in', externalIds)
-      .execute();
-    found.push(...chunk.map((product) => product.id));
+  const byId = [...seenId.keys()];
+  const byExternalId = [...seenExternal.keys()];
+  for (const [column, keys] of [
+    ['id', byId],
+    ['external_id', byExternalId],
+  ] as const) {
+    for (let start = 0; start < keys.length; start += CHUNK) {
+      const chunk = await trx
+        .selectFrom('products')
+        .select('id')
+        .where('shop_id', '=', shop.id)
+        .where('deleted_at', 'is', null)
+        .where(column, 'in', keys.slice(start, start + CHUNK))
+        .execute();
+      found.push(...chunk.map((product) => product.id));
+    }
   }
-  const existing = new Map<string, ProductRow>();
+  const existingById = new Map<string, ProductRow>();
+  const existingByExternalId = new Map<string, ProductRow>();
   if (found.length > 0) {
     const locked = await trx
       .selectFrom('products')
       .selectAll()
-      .where('id', '=', sql<string>`any(${found}::text[])`)
+      .where('id', '=', sql<string>`any(${[...new Set(found)]}::text[])`)
       .where('deleted_at', 'is', null)
       .orderBy('id')
       .forUpdate()
       .execute();
     for (const product of locked) {
-      if (product.external_id !== null && seen.has(product.external_id)) existing.set(product.external_id, product);
+      existingById.set(product.id, product);
+      if (product.external_id !== null) existingByExternalId.set(product.external_id, product);
     }
   }
   const now = new Date();
   const inserts = [];
   const updates = [];
   const events: EventRecord[] = [];
+  const updated = new Set<string>();
   let unchanged = 0;
   for (const { row: rowNumber, product: row } of rows) {
-    const current = existing.get(row.externalId);
+    const current = row.id !== null ? existingById.get(row.id) : existingByExternalId.get(row.externalId as string);
+    if (row.id !== null && !current) {
+      errors.push({ row: rowNumber, code: 'PRODUCT_NOT_FOUND', message: `No product of this shop has id ${row.id}` });
+      continue;
+    }
+    if (current && row.id !== null && row.externalId !== null && row.externalId !== current.external_id) {
+      errors.push(
+        rowError(rowNumber, `externalId ${row.externalId} is not product ${row.id}'s; change it through the API`),
+      );
+      continue;
+    }
+    // A row by id and another by externalId may name one product: the later one fails.
+    if (current && updated.has(current.id)) {
+      errors.push(rowError(rowNumber, `product ${current.id} is already on an earlier row`));
+      continue;
+    }
+    if (current) updated.add(current.id);
     if (!current) {
+      const externalId = row.externalId as string;
       inserts.push({
         id: newId('prod'),
         shop_id: shop.id,
         business_id: caller.businessId,
         environment: caller.environment,
-        external_id: row.externalId,
+        external_id: externalId,
         name: row.name,
         search_name: fold(row.name),
         price: row.price,
@@ -283,12 +321,15 @@ export async function importProducts(
   return result;
 }
 
-/** Every product of the shop as CSV, oldest first; importing it again changes nothing. */
+/**
+ * Every product of the shop as CSV, oldest first, with its `id` last; importing it again changes
+ * nothing (a product without an externalId is matched by that id).
+ */
 export async function exportProducts(db: Kysely<DB>, caller: CatalogCaller): Promise<string> {
   const shop = await shopOf(db, caller);
   const rows = await db
     .selectFrom('products')
-    .select(['external_id', 'name', 'price', 'description', 'quantity', 'status', 'category_id', 'cost_basis'])
+    .select(['id', 'external_id', 'name', 'price', 'description', 'quantity', 'status', 'category_id', 'cost_basis'])
     .where('shop_id', '=', shop.id)
     .where('deleted_at', 'is', null)
     .orderBy('created_at')
@@ -304,6 +345,7 @@ export async function exportProducts(db: Kysely<DB>, caller: CatalogCaller): Pro
       row.status,
       neutraliseCell(row.category_id ?? ''),
       row.cost_basis ?? '',
+      row.id,
     ]),
     { header: true, columns: [...CSV_COLUMNS] },
   );

@@ -102,6 +102,14 @@ export function buildOptions(input: OptionInput[], existing: StoredOption[]): St
   });
 }
 
+/**
+ * An externalId as stored and looked up: NFC, so "THÉ-1" typed with a composed É or with E and a
+ * combining accent is one name (decisions "Contract gaps closed").
+ */
+export function normaliseExternalId(externalId: string): string {
+  return externalId.normalize('NFC');
+}
+
 /** The full input of a create or PUT; PATCH is merged into this shape first. */
 export interface ProductFields {
   name: string;
@@ -168,7 +176,7 @@ export function columnsFor(fields: ProductFields, existing?: ProductRow) {
     price: fields.price,
     // An empty text is no text: stored as null, so a CSV round trip (empty cell) changes nothing.
     description: fields.description === '' ? null : fields.description,
-    external_id: fields.externalId,
+    external_id: fields.externalId === null ? null : normaliseExternalId(fields.externalId),
     category_id: fields.categoryId,
     quantity: fields.quantity,
     status: fields.status,

@@ -4,7 +4,7 @@ import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import type { Executor } from '../../db/transaction.js';
 import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
-import { searchQuery, type ProductRow } from './model.js';
+import { normaliseExternalId, searchQuery, type ProductRow } from './model.js';
 import type { Caller } from '../../http/context.js';
 
 export interface CatalogCaller extends Caller {
@@ -49,13 +49,16 @@ export async function resolveProduct(
   idOrExternalId: string,
   lock = false,
 ): Promise<ProductRow> {
+  // Stored externalIds are NFC; the text as given, first, still finds one stored before that rule.
+  const externalIds = [...new Set([normaliseExternalId(idOrExternalId), idOrExternalId])];
   let query = db
     .selectFrom('products')
     .selectAll()
     .where('shop_id', '=', shopId)
     .where('deleted_at', 'is', null)
-    .where((eb) => eb.or([eb('id', '=', idOrExternalId), eb('external_id', '=', idOrExternalId)]))
+    .where((eb) => eb.or([eb('id', '=', idOrExternalId), eb('external_id', 'in', externalIds)]))
     .orderBy(sql`id = ${idOrExternalId}`, 'desc')
+    .orderBy(sql`external_id = ${idOrExternalId}`, 'desc')
     .limit(1);
   if (caller.publicOnly) query = query.where('status', '=', 'ACTIVE');
   if (lock) query = query.forUpdate();
@@ -97,7 +100,7 @@ export async function findProducts(
   idsOrExternalIds: readonly string[],
   options: { lock?: boolean } = {},
 ): Promise<(ProductRow | undefined)[]> {
-  const names = [...new Set(idsOrExternalIds)];
+  const names = [...new Set(idsOrExternalIds.flatMap((name) => [name, normaliseExternalId(name)]))];
   if (names.length === 0) return [];
   let query = db
     .selectFrom('products')
@@ -108,7 +111,12 @@ export async function findProducts(
   if (caller.publicOnly) query = query.where('status', '=', 'ACTIVE');
   if (options.lock) query = query.orderBy('id').forUpdate();
   const rows = await query.execute();
-  return idsOrExternalIds.map((name) => rows.find((r) => r.id === name) ?? rows.find((r) => r.external_id === name));
+  return idsOrExternalIds.map(
+    (name) =>
+      rows.find((r) => r.id === name) ??
+      rows.find((r) => r.external_id === name) ??
+      rows.find((r) => r.external_id === normaliseExternalId(name)),
+  );
 }
 
 export async function getProduct(db: Kysely<DB>, caller: CatalogCaller, id: string): Promise<ProductRow> {

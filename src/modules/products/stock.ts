@@ -3,7 +3,7 @@ import type { DB, ProductsTable, StoredVariant } from '../../db/schema.js';
 import { ApiError, invalid } from '../../http/errors.js';
 import { recordEvents, type EventRecord } from '../events/outbox.js';
 import { storeEvent } from '../events/store-events.js';
-import type { ProductRow } from './model.js';
+import { normaliseExternalId, type ProductRow } from './model.js';
 import { resolveProduct, shopOf, type CatalogCaller } from './reads.js';
 
 /*
@@ -221,7 +221,9 @@ export async function changeInventoryBulk(
   // Every product named is locked first, in id order like an order's products, so a bulk update
   // and an order (or two bulk updates) naming the same products in other orders queue rather
   // than deadlock.
-  const keys = items.flatMap((item) => [item.id, item.externalId]).filter((key) => key !== undefined);
+  const keys = items
+    .flatMap((item) => [item.id, item.externalId, item.externalId && normaliseExternalId(item.externalId)])
+    .filter((key) => key !== undefined);
   if (keys.length > 0) {
     await trx
       .selectFrom('products')
@@ -240,7 +242,10 @@ export async function changeInventoryBulk(
       throw invalid(field, 'needs exactly one of id and externalId');
     const key = item.id ?? item.externalId!;
     const product = await resolveProduct(trx, caller, shop.id, key, true);
-    if (item.externalId !== undefined && product.external_id !== item.externalId) {
+    if (
+      item.externalId !== undefined &&
+      normaliseExternalId(product.external_id ?? '') !== normaliseExternalId(item.externalId)
+    ) {
       throw new ApiError('PRODUCT_NOT_FOUND', `No product with the externalId "${item.externalId}".`);
     }
     results.set(product.id, await applyStockChange(trx, results.get(product.id) ?? product, item, field));

@@ -417,7 +417,7 @@ export interface paths {
         };
         /**
          * Retrieve a product
-         * @description `{id}` is the product id or its `externalId`.
+         * @description `{id}` is the product id or its `externalId` (up to 256 characters, percent-encoded). ExternalIds are stored in Unicode NFC and compared in it, so both spellings of an accented letter find the product.
          *
          *     Key: secret or publishable, scope `store.products:read`.
          */
@@ -525,7 +525,7 @@ export interface paths {
         put?: never;
         /**
          * Import products from CSV
-         * @description Multipart form with a CSV file in the field `file`; rows upsert by `externalId`.
+         * @description Multipart form with a CSV file in the field `file`; rows upsert by `externalId`. A row with an `id` (the export's last column) updates that product instead, so products without an `externalId` import again.
          *
          *     Key: secret (sk_), scope `store.products:write`.
          */
@@ -545,7 +545,7 @@ export interface paths {
         };
         /**
          * Export products as CSV
-         * @description Every product of the shop, in the import format.
+         * @description Every product of the shop, in the import format, with its `id` as the last column.
          *
          *     Key: secret (sk_), scope `store.products:read`.
          */
