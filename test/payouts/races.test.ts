@@ -106,8 +106,7 @@ describe('payout races', () => {
     });
     expectStatus(created, 201);
     const sent = await Promise.all([sendPayouts(t), sendPayouts(t), sendPayouts(t)]);
-    let more = 0;
-    while ((more = await sendPayouts(t)) > 0) sent.push(more);
+    for (let more = await sendPayouts(t); more > 0; more = await sendPayouts(t)) sent.push(more);
     assert.equal(
       sent.reduce((sum, n) => sum + n, 0),
       40,

@@ -219,7 +219,6 @@ export async function postTransfer(trx: Executor, { transactionId, ctes }: Ledge
   return transactionId;
 }
 
-
 /** What an account holds: its balance and its pending movements. */
 export async function accountBalance(db: Executor, environment: Environment, account: AccountRef): Promise<number> {
   const row = await sql<{ available: number }>`
