@@ -26,6 +26,28 @@ export function newEventId(): string {
 }
 
 /**
+ * An event in the envelope of money events (payments and payouts, api.md 6.2): `{ id, event,
+ * created_at, sandbox, data }`, in that order, once: the body text is what gets signed.
+ */
+export function moneyEvent(
+  event: OutboxEventName,
+  owner: { businessId: string; environment: Environment },
+  subject: string,
+  data: Record<string, unknown>,
+  createdAt: Date,
+): EventRecord {
+  const id = newEventId();
+  const body = JSON.stringify({
+    id,
+    event,
+    created_at: createdAt.toISOString(),
+    sandbox: owner.environment === 'test',
+    data,
+  });
+  return { id, businessId: owner.businessId, environment: owner.environment, event, subject, body, createdAt };
+}
+
+/**
  * The fan-out, as SQL: one PENDING delivery, due at once, per active endpoint of the event's
  * business and environment subscribed to it. `source` is any relation with the columns id,
  * business_id, environment, event and created_at (the events table, or a CTE that just inserted

@@ -166,27 +166,20 @@ const PayoutEventData = Type.Object(
   { title: 'PayoutEventData' },
 );
 
-function payoutEnvelope(event: PayoutEventName) {
+/** The envelope of money events (payments and payouts): `created_at`, snake_case data. */
+function moneyEnvelope(event: PaymentEventName | PayoutEventName, data: TSchema) {
   return Type.Object({
     id: Type.String({ description: 'evt_...: deduplicate by it' }),
     event: Type.Literal(event),
     created_at: Timestamp,
     sandbox: Type.Boolean(),
-    data: PayoutEventData,
+    data,
     sequence: Sequence,
   });
 }
 
-function paymentEnvelope(event: PaymentEventName) {
-  return Type.Object({
-    id: Type.String({ description: 'evt_...: deduplicate by it' }),
-    event: Type.Literal(event),
-    created_at: Timestamp,
-    sandbox: Type.Boolean(),
-    data: PaymentEventData,
-    sequence: Sequence,
-  });
-}
+const payoutEnvelope = (event: PayoutEventName) => moneyEnvelope(event, PayoutEventData);
+const paymentEnvelope = (event: PaymentEventName) => moneyEnvelope(event, PaymentEventData);
 
 function storeEnvelope(event: StoreEventName, data: TSchema) {
   return Type.Object({

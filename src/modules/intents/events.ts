@@ -1,6 +1,6 @@
 import { maskPhone } from '../../lib/phone.js';
 import type { EventNameOf } from '../events/catalog.js';
-import { newEventId, type EventRecord } from '../events/outbox.js';
+import { moneyEvent, type EventRecord } from '../events/outbox.js';
 import { NO_COMMISSION, type Commission } from '../payments/fees.js';
 import type { IntentRow } from './repo.js';
 
@@ -42,7 +42,6 @@ export function paymentEvent(
   createdAt: Date,
   extras: PaymentEventExtras = {},
 ): EventRecord {
-  const id = newEventId();
   const paid = intent.paid_at !== null;
   const data: Record<string, unknown> = {
     reference_number: intent.reference_number,
@@ -60,20 +59,11 @@ export function paymentEvent(
     data.amount_refunded = extras.refund.amount;
     data.total_amount_refunded = intent.total_amount_refunded;
   }
-  const body = JSON.stringify({
-    id,
+  return moneyEvent(
     event,
-    created_at: createdAt.toISOString(),
-    sandbox: intent.environment === 'test',
+    { businessId: intent.business_id, environment: intent.environment },
+    intent.reference_number,
     data,
-  });
-  return {
-    id,
-    businessId: intent.business_id,
-    environment: intent.environment,
-    event,
-    subject: intent.reference_number,
-    body,
     createdAt,
-  };
+  );
 }

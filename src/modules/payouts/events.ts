@@ -1,6 +1,6 @@
 import { maskPhone } from '../../lib/phone.js';
 import type { EventNameOf } from '../events/catalog.js';
-import { newEventId, type EventRecord } from '../events/outbox.js';
+import { moneyEvent, type EventRecord } from '../events/outbox.js';
 import type { PayoutRow } from './views.js';
 
 export type PayoutEventName = EventNameOf<'payout'>;
@@ -11,7 +11,6 @@ export type PayoutEventName = EventNameOf<'payout'>;
  * Events API and webhook logs show events to keys that may not read payouts themselves.
  */
 export function payoutEvent(event: PayoutEventName, payout: PayoutRow, createdAt: Date): EventRecord {
-  const id = newEventId();
   const data = {
     reference_number: payout.reference,
     batch_id: payout.batch_id,
@@ -26,20 +25,11 @@ export function payoutEvent(event: PayoutEventName, payout: PayoutRow, createdAt
     failure_message: payout.failure_message,
     created_at: payout.created_at.toISOString(),
   };
-  const body = JSON.stringify({
-    id,
+  return moneyEvent(
     event,
-    created_at: createdAt.toISOString(),
-    sandbox: payout.environment === 'test',
+    { businessId: payout.business_id, environment: payout.environment },
+    payout.reference,
     data,
-  });
-  return {
-    id,
-    businessId: payout.business_id,
-    environment: payout.environment,
-    event,
-    subject: payout.reference,
-    body,
     createdAt,
-  };
+  );
 }
