@@ -1,12 +1,11 @@
 import http from 'node:http';
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { createBusiness, keyOf, ADMIN_TOKEN } from './intents.js';
 import { printLatencies } from './report.js';
 import { fillTransactions } from './support/balance-rows.js';
 import { createScratchDatabase } from './support/database.js';
 import { timeSamples } from './support/load.js';
-import { peakMemoryMb, resetPeakMemory, startServer } from './support/processes.js';
+import { peakMemoryMb, resetPeakMemory, startServer, rssMb } from './support/processes.js';
 
 /**
  * `npm run bench -- balance` (issue 33): the balance transactions of one merchant that owns
@@ -26,12 +25,6 @@ const EXPORT_TARGET_LINES_PER_SECOND = 50_000;
 const EXPORT_TARGET_RSS_GROWTH_MB = 50;
 /** The export's batch (balance-transactions.ts EXPORT_BATCH), for its baseline. */
 const EXPORT_BATCH = 5_000;
-
-/** A process's resident memory now, in MB (Linux). */
-function rssMb(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : Number.NaN;
-}
 
 interface PageCase {
   name: string;

@@ -6,7 +6,6 @@
  * process's memory under that load. Each load runs in rounds, in turn with the others (rounds.ts).
  */
 import { randomInt } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { randomBase62 } from '../src/lib/ids.js';
 import { ADMIN_TOKEN, createBusiness, keyOf } from './intents.js';
@@ -19,6 +18,7 @@ import {
   startServer,
   withCpuPerRequest,
   type ServerProcess,
+  rssMb,
 } from './support/processes.js';
 import { inRounds, roundCount, roundDurationMs, roundRatios } from './support/rounds.js';
 import { fundBenchWallets, insertPayableIntents } from './support/sandbox.js';
@@ -26,7 +26,8 @@ import { fundBenchWallets, insertPayableIntents } from './support/sandbox.js';
 const MERCHANTS = 20;
 const WALLETS = 200;
 
-function apiEnv(url: string): Record<string, string> {
+/** The API process's settings under load: no demo data, no rate limit. */
+export function apiEnv(url: string): Record<string, string> {
   return {
     DATABASE_URL: url,
     ADMIN_TOKEN,
@@ -35,12 +36,6 @@ function apiEnv(url: string): Record<string, string> {
     RATE_LIMIT_LIVE_PER_MINUTE: '1000000000',
     RATE_LIMIT_TEST_PER_MINUTE: '1000000000',
   };
-}
-
-/** A process's resident memory now, in MB (Linux). */
-function rssMb(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : Number.NaN;
 }
 
 export async function paySuite(): Promise<void> {

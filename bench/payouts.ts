@@ -17,11 +17,11 @@
  */
 import { randomInt } from 'node:crypto';
 import http from 'node:http';
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { randomBase62 } from '../src/lib/ids.js';
 import { foldPendingMovements } from '../src/modules/payments/ledger.js';
 import { ADMIN_TOKEN, createBusiness, keyOf } from './intents.js';
+import { apiEnv } from './pay.js';
 import { printCpuPerRequest, printThroughput } from './report.js';
 import { createScratchDatabase } from './support/database.js';
 import { fillTransactions } from './support/balance-rows.js';
@@ -36,6 +36,7 @@ import {
   withCpuPerRequest,
   type CpuPerRequest,
   type ServerProcess,
+  rssMb,
 } from './support/processes.js';
 import { inRounds, median, roundCount, roundDurationMs, roundRatios } from './support/rounds.js';
 import { fundBenchWallets, insertPayableIntents } from './support/sandbox.js';
@@ -56,23 +57,6 @@ const API = '/api/v1/dev';
 
 const met = (ok: boolean) => (ok ? 'met' : 'NOT MET');
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-
-function apiEnv(url: string): Record<string, string> {
-  return {
-    DATABASE_URL: url,
-    ADMIN_TOKEN,
-    SEED_DEMO: 'false',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_LIVE_PER_MINUTE: '1000000000',
-    RATE_LIMIT_TEST_PER_MINUTE: '1000000000',
-  };
-}
-
-/** A process's resident memory now, in MB (Linux). */
-function rssMb(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : Number.NaN;
-}
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 

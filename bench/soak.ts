@@ -9,7 +9,6 @@
  * endpoint and each was accepted once), no unexpected answer. Exits non-zero otherwise.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -18,7 +17,7 @@ import { eventCatalog } from '../src/modules/events/catalog.js';
 import { BENCH_REDIS_URL, clusterEnv, startWorker } from './cluster.js';
 import { ADMIN_TOKEN, createBusiness, keyOf } from './intents.js';
 import { createScratchDatabase } from './support/database.js';
-import { startServer } from './support/processes.js';
+import { startServer, rssMb } from './support/processes.js';
 import { startReceiver } from './support/receiver.js';
 
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 8);
@@ -26,11 +25,6 @@ const ENDPOINTS = 3;
 const FAIL_RATE = 0.2;
 /** Retry gaps scaled down (30 s becomes 30 ms, a day 86 s), so retries happen within the run. */
 const RETRY_SCALE = '0.001';
-
-function rssMb(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : Number.NaN;
-}
 
 function p99(samples: number[]): number {
   if (samples.length === 0) return Number.NaN;

@@ -186,3 +186,9 @@ export async function withCpuPerRequest<R extends { sent: number }>(
     },
   };
 }
+
+/** A process's resident memory now, in MB (Linux). */
+export function rssMb(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
