@@ -1,4 +1,5 @@
 import { orderActions, type WorkflowAction } from '../modules/orders/state.js';
+import { RECOVER_BATCH } from '../modules/webhooks/deliveries.js';
 import type { ErrorCode } from './errors.js';
 
 /**
@@ -246,8 +247,7 @@ export const operationDocs: Record<string, OperationDoc> = {
   'POST /webhooks/endpoints/{id}/recover': {
     operationId: 'recoverWebhookEndpoint',
     summary: 'Recover failed deliveries',
-    description:
-      'Queues again the FAILED and DEAD deliveries of the endpoint created in a window (at most 1,000 per call; `remaining` says how many are left). EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.',
+    description: `Queues again the FAILED and DEAD deliveries of the endpoint created in a window (at most ${RECOVER_BATCH.toLocaleString('en')} per call; \`remaining\` says how many are left). EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.`,
     codes: [...ENDPOINT_CODES, 'ENDPOINT_INACTIVE', 'EVENTS_NOT_PERMITTED'],
     requestExample: { since: '2026-01-01' },
   },

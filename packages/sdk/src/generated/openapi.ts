@@ -281,7 +281,7 @@ export interface paths {
         put?: never;
         /**
          * Recover failed deliveries
-         * @description Queues again the FAILED and DEAD deliveries of the endpoint created in a window (at most 1,000 per call; `remaining` says how many are left). EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.
+         * @description Queues again the FAILED and DEAD deliveries of the endpoint created in a window (at most 10,000 per call; `remaining` says how many are left). EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.
          *
          *     Key: secret (sk_), scope `webhooks:write`.
          */
