@@ -133,6 +133,8 @@ function toConfig(raw: Static<typeof ConfigSchema>) {
     paymentCodeSpace: 1_000_000,
     /** api.md 6.1: a receiver has 30 s to answer. Not from the environment; tests shorten it. */
     webhookTimeoutMs: 30_000,
+    /** Opening a receiver's connection (DNS, TCP, TLS) within the 30 s. Tests shorten it. */
+    webhookConnectTimeoutMs: 5_000,
     seedDemo: flag(raw.SEED_DEMO),
     dashboard: {
       sessionIdleMinutes: raw.DASHBOARD_SESSION_IDLE_MINUTES,

@@ -186,6 +186,7 @@ export function startWorker(
     retryScale: runtime.config.webhookRetryScale,
     webhookAllowPrivate: runtime.config.webhookAllowPrivate,
     timeoutMs: runtime.config.webhookTimeoutMs,
+    connectTimeoutMs: runtime.config.webhookConnectTimeoutMs,
     ...tuning,
   });
   // Woken by each commit that adds deliveries; the engine's own poll is the fallback.

@@ -60,6 +60,7 @@ describe('a stopping worker and a lost database (review of issue 34, item 4)', (
       retryScale: t.runtime.config.webhookRetryScale,
       webhookAllowPrivate: true,
       timeoutMs: 10_000,
+      connectTimeoutMs: 5_000,
       pollMs: 600_000,
     });
     let stopping: Promise<void> | undefined;

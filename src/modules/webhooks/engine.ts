@@ -17,11 +17,15 @@ import { sendDelivery } from './delivery/send.js';
  * its event's body (about 1 KB for a payment event) until its outcome is written.
  */
 const MAX_HELD = 2048;
+/** See SchedulerLimits: an attempt unanswered after half a second waits on its receiver alone. */
+const STALLED_AFTER_MS = 500;
+const MAX_IN_FLIGHT = 512;
 
 export interface DeliveryEngineOptions {
   retryScale: number;
   webhookAllowPrivate: boolean;
   timeoutMs: number;
+  connectTimeoutMs: number;
   /** Attempts in flight in this process, over all endpoints. */
   concurrency?: number;
   /** Attempts in flight to one endpoint, over all processes. */
@@ -77,6 +81,8 @@ export function startDeliveryEngine(
     perBusiness: options.perBusiness ?? Math.max(2 * perEndpoint, Math.floor(concurrency / 8)),
     reserved: Math.floor(concurrency / 4),
     maxHeld: MAX_HELD,
+    stalledAfterMs: STALLED_AFTER_MS,
+    maxInFlight: MAX_IN_FLIGHT,
   });
   const sends = new Set<Promise<void>>();
   const outcomes = new OutcomeWriter(db, workerId, options.retryScale, logger, (recorded) => {
@@ -86,6 +92,7 @@ export function startDeliveryEngine(
   let stopped = false;
   let wanted = true;
   let wake: (() => void) | undefined;
+  let stallTimer: NodeJS.Timeout | undefined;
 
   function poke(): void {
     wanted = true;
@@ -94,7 +101,16 @@ export function startDeliveryEngine(
 
   function pump(): void {
     if (stopped) return;
-    for (const delivery of scheduler.takeStartable()) start(delivery);
+    const now = Date.now();
+    for (const delivery of scheduler.takeStartable(now)) start(delivery);
+    // Deliveries left waiting for a slot get one when the oldest attempt stalls, if none ends first.
+    const stallInMs = scheduler.msUntilStall(now);
+    if (stallInMs !== null && !stallTimer) {
+      stallTimer = setTimeout(() => {
+        stallTimer = undefined;
+        pump();
+      }, stallInMs + 1);
+    }
   }
 
   function start(delivery: ClaimedDelivery): void {
@@ -171,6 +187,7 @@ export function startDeliveryEngine(
     poke,
     async stop() {
       stopped = true;
+      clearTimeout(stallTimer);
       wake?.();
       await running;
       try {

@@ -90,16 +90,28 @@ const agents = {
   public: { https: new https.Agent(keptOpen) },
 };
 
+export interface PostOptions {
+  /** The whole exchange, connection included. */
+  timeoutMs: number;
+  /**
+   * Opening a connection (DNS, TCP, TLS), shorter than `timeoutMs`: an address that drops
+   * packets frees its delivery slot in seconds, not at the response's limit.
+   */
+  connectTimeoutMs: number;
+  allowPrivate: boolean;
+}
+
 /**
  * One POST to a receiver: no redirects followed (a 3xx is a failed attempt), the resolved
  * address checked when a connection is opened (DNS resolved again for every new connection), a
- * hard time limit for the whole exchange, and at most 4 KB of the answer kept.
+ * time limit for opening the connection and a hard one for the whole exchange, and at most 4 KB
+ * of the answer kept.
  */
 export function postWebhook(
   url: string,
   body: string,
   headers: Record<string, string>,
-  options: { timeoutMs: number; allowPrivate: boolean },
+  options: PostOptions,
 ): Promise<PostOutcome> {
   const requestHeaders = { ...headers, 'Content-Length': String(Buffer.byteLength(body)) };
   const refused = (error: string): Promise<PostOutcome> =>
@@ -134,6 +146,7 @@ export function postWebhook(
   return new Promise((resolve) => {
     let settled = false;
     let timedOut = false;
+    let connectTimer: NodeJS.Timeout | undefined;
     let statusCode: number | null = null;
     let responseHeaders: Record<string, string> | null = null;
     const chunks: Buffer[] = [];
@@ -142,6 +155,7 @@ export function postWebhook(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(connectTimer);
       if (statusCode !== null) {
         resolve({
           statusCode,
@@ -183,9 +197,22 @@ export function postWebhook(
     );
     const timer = setTimeout(() => {
       timedOut = true;
-      request.destroy(new Error(`no answer within ${Math.round(options.timeoutMs / 100) / 10} s`));
+      request.destroy(new Error(`no answer within ${seconds(options.timeoutMs)} s`));
     }, options.timeoutMs);
+    request.on('socket', (socket) => {
+      // A kept connection is open already; a new one must be ready (TLS included) in time.
+      if (!socket.connecting) return;
+      connectTimer = setTimeout(() => {
+        timedOut = true;
+        request.destroy(new Error(`could not connect within ${seconds(options.connectTimeoutMs)} s`));
+      }, options.connectTimeoutMs);
+      socket.once(transport === https ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
+    });
     request.on('error', (error) => finish(error));
     request.end(body);
   });
+}
+
+function seconds(ms: number): number {
+  return Math.round(ms / 100) / 10;
 }

@@ -20,6 +20,18 @@ export interface SchedulerLimits {
   reserved: number;
   /** Deliveries held at most: claimed and not yet recorded (queued, in flight, or being written). */
   maxHeld: number;
+  /**
+   * After this long without an answer an attempt is stalled: it only waits on its receiver, costs
+   * no CPU, and no longer counts against `concurrency` (it still counts for its endpoint and its
+   * business). Many silent businesses, each under its share, then cannot hold every slot: another
+   * merchant's delivery waits for this at worst, not for their timeouts.
+   */
+  stalledAfterMs: number;
+  /**
+   * Attempts in flight at most, stalled ones included: each holds a socket, and a process's file
+   * descriptors (often 1,024 by default) are shared with the database pool and the API.
+   */
+  maxInFlight: number;
 }
 
 /** An endpoint whose last answer took at most this long gets deliveries claimed ahead of its free slots. */
@@ -36,7 +48,8 @@ const MAX_REMEMBERED_ANSWERS = 10_000;
  * beyond `reserved` are free. Businesses take turns, one attempt each per turn, and so do the
  * endpoints of a business: a few businesses whose endpoints are slow or silent hold at most
  * `concurrency - reserved` slots (or their shares, if more), and another business's delivery
- * starts as soon as it is claimed.
+ * starts as soon as it is claimed. Attempts that stall (`stalledAfterMs`) give their slot back,
+ * so however many businesses are silent, another's delivery waits at most that long.
  */
 export class DeliveryScheduler<D extends Schedulable> {
   private readonly held = new Map<string, D>();
@@ -44,6 +57,8 @@ export class DeliveryScheduler<D extends Schedulable> {
   private readonly queues = new Map<string, Map<string, D[]>>();
   private readonly inFlightTo = new Map<string, number>();
   private readonly inFlightFor = new Map<string, number>();
+  /** Attempts in flight and not stalled, by id, with when they started: oldest first. */
+  private readonly workingAttempts = new Map<string, number>();
   private inFlightCount = 0;
   /** When each endpoint last answered, and whether quickly. */
   private readonly answers = new Map<string, { at: number; fast: boolean }>();
@@ -60,8 +75,14 @@ export class DeliveryScheduler<D extends Schedulable> {
     return Math.max(0, this.limits.maxHeld - this.held.size);
   }
 
+  /** Attempts in flight, stalled ones included. */
   get inFlight(): number {
     return this.inFlightCount;
+  }
+
+  /** Attempts in flight that count against `concurrency`: those not stalled. */
+  get working(): number {
+    return this.workingAttempts.size;
   }
 
   inFlightForBusiness(delivery: Pick<Schedulable, 'business_id' | 'environment'>): number {
@@ -85,19 +106,21 @@ export class DeliveryScheduler<D extends Schedulable> {
     }
   }
 
-  /** The deliveries to send now, each counted in flight until `finished`. */
-  takeStartable(): D[] {
+  /** The deliveries to send now (`now`: the caller's clock), each counted in flight until `finished`. */
+  takeStartable(now: number): D[] {
+    this.markStalled(now);
     const started: D[] = [];
-    for (let progress = true; progress && this.inFlightCount < this.limits.concurrency;) {
+    for (let progress = true; progress && this.hasSlot();) {
       progress = false;
       for (const [business, endpoints] of [...this.queues]) {
-        if (this.inFlightCount >= this.limits.concurrency) break;
+        if (!this.hasSlot()) break;
         if (!this.businessMayStart(business)) continue;
         const delivery = this.nextOf(endpoints);
         if (!delivery) continue;
         this.queues.delete(business);
         if (endpoints.size > 0) this.queues.set(business, endpoints);
         this.count(delivery, +1);
+        this.workingAttempts.set(delivery.id, now);
         started.push(delivery);
         progress = true;
       }
@@ -108,6 +131,19 @@ export class DeliveryScheduler<D extends Schedulable> {
   /** An attempt ended (its outcome still to be written): its slot is free. */
   finished(delivery: D): void {
     this.count(delivery, -1);
+    this.workingAttempts.delete(delivery.id);
+  }
+
+  /**
+   * In how many ms the oldest working attempt stalls and frees a slot, when deliveries wait for
+   * one; null when nothing would start then.
+   */
+  msUntilStall(now: number): number | null {
+    if (this.queues.size === 0) return null;
+    for (const startedAt of this.workingAttempts.values()) {
+      return Math.max(0, startedAt + this.limits.stalledAfterMs - now);
+    }
+    return null;
   }
 
   /** No longer held: its outcome is written, given back, or lost. */
@@ -138,9 +174,21 @@ export class DeliveryScheduler<D extends Schedulable> {
     return fast;
   }
 
+  private hasSlot(): boolean {
+    return this.workingAttempts.size < this.limits.concurrency && this.inFlightCount < this.limits.maxInFlight;
+  }
+
   private businessMayStart(business: string): boolean {
     if ((this.inFlightFor.get(business) ?? 0) < this.limits.perBusiness) return true;
-    return this.limits.concurrency - this.inFlightCount > this.limits.reserved;
+    return this.limits.concurrency - this.workingAttempts.size > this.limits.reserved;
+  }
+
+  /** Attempts started in order, so the stalled ones are at the front. */
+  private markStalled(now: number): void {
+    for (const [id, startedAt] of this.workingAttempts) {
+      if (now - startedAt < this.limits.stalledAfterMs) break;
+      this.workingAttempts.delete(id);
+    }
   }
 
   /** The first delivery of the next endpoint in turn with a slot free; that endpoint goes to the back. */

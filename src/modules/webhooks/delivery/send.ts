@@ -49,7 +49,7 @@ function headersFor(delivery: ClaimedDelivery, secrets: string[], timestamp: num
 /** One attempt: the signed request and what came back, never a throw for the receiver's failures. */
 export async function sendDelivery(
   delivery: ClaimedDelivery,
-  options: { timeoutMs: number; webhookAllowPrivate: boolean },
+  options: { timeoutMs: number; connectTimeoutMs: number; webhookAllowPrivate: boolean },
 ): Promise<Outcome> {
   const started = Date.now();
   const timestamp = Math.floor(started / 1000);
@@ -63,6 +63,7 @@ export async function sendDelivery(
   }
   const result = await postWebhook(delivery.url, delivery.body, headersFor(delivery, secrets, timestamp), {
     timeoutMs: options.timeoutMs,
+    connectTimeoutMs: options.connectTimeoutMs,
     allowPrivate: allowsPrivate(delivery.environment, options.webhookAllowPrivate),
   });
   return { delivery, result, durationMs: Date.now() - started };
