@@ -69,11 +69,52 @@ async function hitWindow(
   };
 }
 
+/**
+ * Counters kept in one process's memory at most: twice the 50,000 subjects at which the
+ * hand-written limiter cleared them all, some 30 MB (a counter and its expiry timer each).
+ */
+export const MEMORY_COUNTERS_CAP = 100_000;
+
+/**
+ * The library's memory store, bounded: past `capacity` counters, the one hit least recently is
+ * dropped (that subject alone starts counting again), never every counter at once. A subject
+ * that keeps hitting stays counted, however many others come and go; counters the library
+ * already dropped (65 s after their first hit) leave the order as they come to its front.
+ */
+class BoundedMemoryCounter extends RateLimiterMemory {
+  /** Counter keys, least recently hit first, with when the library drops them. */
+  private readonly recent = new Map<string, number>();
+
+  constructor(private readonly capacity: number) {
+    super(COUNTER);
+  }
+
+  override consume(key: string | number, points?: number, options: object = {}): Promise<RateLimiterRes> {
+    const name = String(key);
+    const realNow = Date.now();
+    const dropsAt = this.recent.get(name) ?? realNow + KEPT_SECONDS * 1000;
+    this.recent.delete(name);
+    this.recent.set(name, dropsAt);
+    for (const [oldest, oldestDropsAt] of this.recent) {
+      const expired = oldestDropsAt <= realNow;
+      if (!expired && this.recent.size <= this.capacity) break;
+      this.recent.delete(oldest);
+      if (!expired) void this.delete(oldest);
+    }
+    return super.consume(key, points, options);
+  }
+}
+
 /** Counted in this process's memory: right for a single API process. */
 export class MemoryRateLimiter implements RateLimiter {
-  private readonly counter = new RateLimiterMemory(COUNTER);
+  private readonly counter: BoundedMemoryCounter;
 
-  constructor(private readonly now: Clock = Date.now) {}
+  constructor(
+    private readonly now: Clock = Date.now,
+    capacity = MEMORY_COUNTERS_CAP,
+  ) {
+    this.counter = new BoundedMemoryCounter(capacity);
+  }
 
   hit(subject: string, limit: number): Promise<RateLimitDecision> {
     return hitWindow(this.counter, subject, limit, this.now());
@@ -84,9 +125,9 @@ export class MemoryRateLimiter implements RateLimiter {
  * The memory limiter RateLimiterRedis turns to when Redis fails a hit. The library hands it the
  * hit's own options object, which it notes: that is how a hit learns who counted it.
  */
-class InsuranceCounter extends RateLimiterMemory {
+class InsuranceCounter extends BoundedMemoryCounter {
   constructor(private readonly countedHere: WeakSet<object>) {
-    super(COUNTER);
+    super(MEMORY_COUNTERS_CAP);
   }
 
   override consume(key: string | number, points?: number, options: object = {}): Promise<RateLimiterRes> {

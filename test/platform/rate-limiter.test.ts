@@ -21,6 +21,22 @@ describe('the rate limiter on its own (issue 34, item 6)', () => {
     assert.deepEqual(await limiter.hit('kept', 5), { allowed: true, limit: 5, remaining: 4, resetSeconds: 45 });
   });
 
+  test('in memory, past its cap the counter hit least recently is dropped, and only that one', async () => {
+    const clock = manualClock();
+    const limiter = new MemoryRateLimiter(clock, 1000);
+    for (let i = 0; i < 6; i++) await limiter.hit('abuser', 5);
+    await limiter.hit('idle', 5);
+    // 1,500 other subjects, more than the cap, while the limited subject keeps hitting.
+    for (let i = 0; i < 1500; i++) {
+      await limiter.hit(`other-${i}`, 5);
+      if (i % 100 === 0) assert.equal((await limiter.hit('abuser', 5)).allowed, false, `after ${i} others`);
+    }
+    assert.equal((await limiter.hit('abuser', 5)).allowed, false, 'a subject that keeps hitting stays counted');
+    assert.equal((await limiter.hit('other-1499', 5)).remaining, 3, 'a recent counter is kept');
+    assert.equal((await limiter.hit('idle', 5)).remaining, 4, 'the least recently hit counter was dropped');
+    assert.equal((await limiter.hit('other-0', 5)).remaining, 4, 'so was the oldest of the others');
+  });
+
   test('one count per subject, whatever limit it is counted under', async () => {
     const limiter = new MemoryRateLimiter(manualClock());
     await limiter.hit('wallet', 20);
