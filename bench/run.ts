@@ -2,7 +2,8 @@
  * `npm run bench [suite...]`: runs benchmark suites against PostgreSQL (BENCH_DATABASE_URL,
  * default postgres://postgres@127.0.0.1:5432/postgres) in a scratch database, and prints every
  * figure beside a baseline measured in the same run. Benchmarks are not tests: nothing here fails
- * on a slow figure; targets are printed as met or not met.
+ * on a slow figure; targets are printed as met or not met. Each suite's raw figures are also
+ * written to bench/results/<date>-<suite>.json (support/results.ts).
  */
 import { abSuite } from './ab.js';
 import { balanceSuite } from './balance.js';
@@ -15,6 +16,7 @@ import { intentsSuite } from './intents.js';
 import { listsSuite } from './lists.js';
 import { paySuite } from './pay.js';
 import { payoutsSuite } from './payouts.js';
+import { startRecording, writeResults } from './support/results.js';
 import { soakSuite } from './soak.js';
 import { webhooksSuite } from './webhooks.js';
 
@@ -57,7 +59,10 @@ for (const { name, args } of runs) {
     console.error(`unknown suite "${name}"; suites: ${Object.keys(suites).join(', ')}`);
     process.exit(2);
   }
+  const startedAt = new Date();
+  startRecording();
   console.log(`# suite ${name}`);
   await suite(args);
+  writeResults(name, args, startedAt);
 }
 process.exit(process.exitCode ?? 0);
