@@ -18,7 +18,7 @@ const PREFLIGHT = {
  * hook before authentication, so a refused browser call can still read its error. The policy is
  * one origin (`*`) and fixed header lists, so it is written here: in place of @fastify/cors
  * choosing its options per request (a delegator), this hook took 9.5 % off a GET's CPU, the
- * plugin with static options per route 6 % (see DECISIONS).
+ * plugin with static options per route 6 % (see docs/decisions/017-http-headers.md).
  */
 export function registerCors(app: FastifyInstance, apiBase: string): void {
   const underApi = `${apiBase}/`;
