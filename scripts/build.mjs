@@ -56,9 +56,9 @@ process.stdout.write(`build: compiled src/ to dist/ and copied ${copied} other f
 
 if (process.argv[2] === 'server') process.exit(0);
 
-// The SDK workspace (packages/sdk): plain Node imports its built ESM and declarations.
-const sdk = path.join(root, 'packages', 'sdk');
-rmSync(path.join(sdk, 'dist'), { recursive: true, force: true });
-const sdkCompiled = spawnSync(process.execPath, [tsc, '-p', path.join(sdk, 'tsconfig.json')], { stdio: 'inherit' });
+// The SDK workspace (packages/sdk): its own build (ESM and CommonJS, with declarations).
+const sdkCompiled = spawnSync(process.execPath, [path.join(root, 'packages', 'sdk', 'scripts', 'build.mjs')], {
+  stdio: 'inherit',
+});
 if (sdkCompiled.status !== 0) process.exit(sdkCompiled.status ?? 1);
-process.stdout.write('build: compiled packages/sdk/src/ to packages/sdk/dist/\n');
+process.stdout.write('build: compiled packages/sdk/src/ to packages/sdk/dist/ (esm and cjs)\n');

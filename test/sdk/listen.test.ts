@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { Commerce } from '@commerce/sdk';
+import { verifyWebhook } from '@commerce/sdk/webhooks';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import { startTestApp, waitUntil, type TestApp, type TestBusiness } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
@@ -10,13 +15,28 @@ import { webhookHelpers } from '../webhooks/support.js';
 
 const BIN = new URL('../../packages/sdk/bin/commerce.mjs', import.meta.url).pathname;
 
-function run(args: string[]): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+// The listen secrets of these tests live here, not in the user's own config directory.
+const configDir = mkdtempSync(path.join(os.tmpdir(), 'commerce-listen-config-'));
+
+function run(
+  args: string[],
+  env: Record<string, string> = { COMMERCE_CONFIG_DIR: configDir },
+): { child: ChildProcess; stdout: () => string; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, COMMERCE_CONFIG_DIR: '', ...env },
+  });
+  let stdout = '';
   let text = '';
-  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  child.stdout!.on('data', (chunk: Buffer) => ((stdout += chunk.toString()), (text += chunk.toString())));
   child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => text, exited };
+  return { child, stdout: () => stdout, output: () => text, exited };
+}
+
+async function stop(listen: ReturnType<typeof run>): Promise<void> {
+  listen.child.kill('SIGTERM');
+  await listen.exited;
 }
 
 describe('commerce listen', () => {
@@ -37,9 +57,10 @@ describe('commerce listen', () => {
     await hooks.closeAll();
     await local.close();
     await t.close();
+    rmSync(configDir, { recursive: true, force: true });
   });
 
-  test('forwards the matching events to a local URL as deliveries, signed with the printed secret', async () => {
+  test('forwards the matching events to a local URL as deliveries, signed with the secret printed at the first start', async () => {
     const commerce = new Commerce(business.keys.secretTest, { baseUrl: t.baseUrl });
     // A real endpoint too, to compare what listen forwards with what a delivery carries.
     const { receiver: real } = await hooks.receiverWithEndpoint(business.keys.secretTest, ['payment.created']);
@@ -56,9 +77,10 @@ describe('commerce listen', () => {
     ]);
     try {
       const secret = await waitUntil(
-        () => /Listen secret[^:]*: ([0-9a-f]{64})/.exec(listen.output())?.[1],
+        () => /Your listen secret is ([0-9a-f]{64}); it stays the same at every start/.exec(listen.output())?.[1],
         'the secret',
       );
+      await waitUntil(() => listen.output().includes('Ready.'), 'listen to be ready');
       const intent = await commerce.intents.create({ amount: 321 });
       const product = await commerce.products.create({ name: 'Mint', price: 100, quantity: 5, status: 'ACTIVE' });
       await commerce.orders.simulate({ items: [{ productId: product.id, quantity: 1 }], customerName: 'A' });
@@ -78,8 +100,69 @@ describe('commerce listen', () => {
       assert.doesNotMatch(listen.output(), /order\.new/, '--events payment.* leaves order.new out');
       assert.equal(local.requests.length, 2);
     } finally {
-      listen.child.kill('SIGTERM');
-      await listen.exited;
+      await stop(listen);
+    }
+  });
+
+  test('keeps one secret per key: a later start signs with it, --print-secret prints it, a receiver verifies', async () => {
+    const printed = run(['listen', '--api-key', business.keys.secretTest, '--print-secret']);
+    assert.equal(await printed.exited, 0);
+    const secret = printed.stdout().trim();
+    assert.match(secret, /^[0-9a-f]{64}$/, 'only the secret on stdout');
+
+    const file = path.join(configDir, 'listen.json');
+    if (process.platform !== 'win32') assert.equal(statSync(file).mode & 0o777, 0o600);
+    const stored = readFileSync(file, 'utf8');
+    assert.ok(!stored.includes(business.keys.secretTest), 'the file never holds the API key');
+    assert.ok(stored.includes(createHash('sha256').update(business.keys.secretTest).digest('hex')));
+
+    const before = local.requests.length;
+    const listen = run([
+      'listen',
+      '--api-key',
+      business.keys.secretTest,
+      '--forward-to',
+      local.url,
+      '--base-url',
+      t.baseUrl,
+    ]);
+    try {
+      await waitUntil(() => listen.output().includes('Ready.'), 'listen to be ready');
+      assert.doesNotMatch(listen.output(), new RegExp(secret), 'printed once, when it was created');
+      assert.match(listen.output(), /Signing with your listen secret/);
+      const commerce = new Commerce(business.keys.secretTest, { baseUrl: t.baseUrl });
+      await commerce.intents.create({ amount: 654 });
+      const [forwarded] = (await local.waitFor(before + 1)).slice(before);
+      const event = await verifyWebhook(forwarded!.body, forwarded!.headers, secret);
+      assert.equal(event.event, 'payment.created');
+    } finally {
+      await stop(listen);
+    }
+
+    const again = run(['listen', '--api-key', business.keys.secretTest, '--print-secret']);
+    assert.equal(await again.exited, 0);
+    assert.equal(again.stdout().trim(), secret, 'the same at every start');
+    const otherKey = run(['listen', '--api-key', `sk_test_${'o'.repeat(40)}`, '--print-secret']);
+    assert.equal(await otherKey.exited, 0);
+    assert.notEqual(otherKey.stdout().trim(), secret, 'one secret per key');
+  });
+
+  test('without COMMERCE_CONFIG_DIR the secrets live in $XDG_CONFIG_HOME/commerce', async () => {
+    const xdg = mkdtempSync(path.join(os.tmpdir(), 'commerce-xdg-'));
+    try {
+      const printed = run(['listen', '--api-key', business.keys.secretTest, '--print-secret'], {
+        XDG_CONFIG_HOME: xdg,
+        APPDATA: xdg,
+      });
+      assert.equal(await printed.exited, 0);
+      const file = path.join(xdg, 'commerce', 'listen.json');
+      const { secrets } = JSON.parse(readFileSync(file, 'utf8')) as { secrets: Record<string, { secret: string }> };
+      assert.deepEqual(
+        Object.values(secrets).map((entry) => entry.secret),
+        [printed.stdout().trim()],
+      );
+    } finally {
+      rmSync(xdg, { recursive: true, force: true });
     }
   });
 
@@ -95,5 +178,8 @@ describe('commerce listen', () => {
     ]);
     assert.equal(await listen.exited, 1);
     assert.match(listen.output(), /sk_test_/);
+    const printed = run(['listen', '--api-key', business.keys.secretLive, '--print-secret']);
+    assert.equal(await printed.exited, 1);
+    assert.equal(printed.stdout(), '', 'no secret made for a live key');
   });
 });

@@ -7,6 +7,7 @@ import {
   AuthenticationError,
   Commerce,
   CommerceError,
+  ConfigurationError,
   ConnectionError,
   InvalidRequestError,
   NotFoundError,
@@ -214,7 +215,17 @@ describe('the SDK against the real server', () => {
     const unreachable = await nowhere.balance.retrieve().catch((error: unknown) => error);
     assert.ok(unreachable instanceof ConnectionError);
     assert.equal(unreachable.code, 'CONNECTION_ERROR');
-    assert.throws(() => new Commerce('not-a-key'), /sk_test_/);
+    assert.throws(
+      () => new Commerce('not-a-key'),
+      (error: unknown) =>
+        error instanceof ConfigurationError &&
+        error.code === 'INVALID_API_KEY_FORMAT' &&
+        /sk_test_/.test(error.message),
+    );
+
+    const aborted = await commerce.balance.retrieve({ signal: AbortSignal.abort() }).catch((error: unknown) => error);
+    assert.ok(aborted instanceof ConnectionError);
+    assert.equal(aborted.code, 'ABORTED');
   });
 
   test('retries: dropped connections, 503, 429 and lost answers retry with the same idempotency key; a 4xx does not', async () => {
@@ -276,8 +287,10 @@ describe('the SDK against the real server', () => {
       promise.then(
         () => assert.fail('verified'),
         (error: unknown) => {
-          assert.ok(error instanceof WebhookVerificationError);
-          return error.reason;
+          // One error shape: a CommerceError with `code`; `reason` stays as a deprecated alias.
+          assert.ok(error instanceof WebhookVerificationError && error instanceof CommerceError);
+          assert.equal(error.reason, error.code);
+          return error.code;
         },
       );
     assert.equal(

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `commerce` command; its code is built into dist/ by the repository's `npm install`.
-import { main } from '../dist/cli.js';
+// The `commerce` command; its code is built into dist/esm by `npm run build` (and by `prepack`).
+import { main } from '../dist/esm/cli.js';
 
 process.exitCode = await main(process.argv.slice(2));

@@ -1,4 +1,10 @@
-import { ConnectionError, errorFromResponse, type CommerceError, type ErrorCode } from './errors.js';
+import {
+  ConfigurationError,
+  ConnectionError,
+  errorFromResponse,
+  type CommerceError,
+  type ErrorCode,
+} from './errors.js';
 
 export interface CommerceOptions {
   /** The server's origin, e.g. `http://localhost:8080`. */
@@ -33,6 +39,10 @@ export interface ApiRequest {
 const API_BASE = '/api/v1/dev';
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+function abortedError(cause: unknown): ConnectionError {
+  return new ConnectionError({ code: 'ABORTED', message: 'The request was aborted by its signal.', cause });
+}
+
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
@@ -40,7 +50,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       'abort',
       () => {
         clearTimeout(timer);
-        reject(signal.reason);
+        reject(abortedError(signal.reason));
       },
       { once: true },
     );
@@ -69,7 +79,10 @@ export class HttpClient {
     options: CommerceOptions = {},
   ) {
     if (typeof apiKey !== 'string' || !/^(sk|pk)_(test|live)_/.test(apiKey)) {
-      throw new TypeError('new Commerce(apiKey): the key must start with sk_test_, sk_live_, pk_test_ or pk_live_.');
+      throw new ConfigurationError({
+        code: 'INVALID_API_KEY_FORMAT',
+        message: 'new Commerce(apiKey): the key must start with sk_test_, sk_live_, pk_test_ or pk_live_.',
+      });
     }
     this.baseUrl = (options.baseUrl ?? 'http://localhost:8080').replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? 30_000;
@@ -85,7 +98,7 @@ export class HttpClient {
   }
 
   private static retryable(error: CommerceError): boolean {
-    if (error instanceof ConnectionError) return true;
+    if (error instanceof ConnectionError) return error.code !== 'ABORTED';
     const status = error.statusCode ?? 0;
     return status === 429 || status >= 500 || (status === 409 && error.code === 'IDEMPOTENCY_KEY_IN_PROGRESS');
   }
@@ -132,6 +145,7 @@ export class HttpClient {
       });
       text = await response.text();
     } catch (cause) {
+      if (options.signal?.aborted) throw abortedError(cause);
       const timedOut = (cause as Error).name === 'TimeoutError';
       throw new ConnectionError({
         code: timedOut ? 'TIMEOUT' : 'CONNECTION_ERROR',

@@ -1,8 +1,33 @@
 import type { components } from './generated/openapi.js';
 
-/** Every code the API answers (from the OpenAPI document), plus the client's own. */
+/** Every code the API answers (from the OpenAPI document). */
 export type ApiErrorCode = components['schemas']['ErrorCode'];
-export type ErrorCode = ApiErrorCode | 'CONNECTION_ERROR' | 'TIMEOUT' | 'UNEXPECTED_RESPONSE';
+
+/** Codes of the errors the SDK raises itself, when no answer of the API explains the failure. */
+export type ClientErrorCode =
+  | 'CONNECTION_ERROR'
+  | 'TIMEOUT'
+  | 'ABORTED'
+  | 'UNEXPECTED_RESPONSE'
+  | 'INVALID_API_KEY_FORMAT'
+  | 'TEST_KEY_REQUIRED'
+  | 'LISTEN_CONFIG_UNREADABLE';
+
+/** Why `verifyWebhook` refused a delivery. */
+export type WebhookVerificationCode =
+  | 'NO_SIGNATURE_HEADER'
+  | 'NO_TIMESTAMP_HEADER'
+  | 'MALFORMED_TIMESTAMP'
+  | 'TIMESTAMP_OUTSIDE_TOLERANCE'
+  | 'NO_MATCHING_SIGNATURE'
+  | 'INVALID_PAYLOAD'
+  | 'INVALID_SECRET';
+
+/** @deprecated Since 0.2.0: use `WebhookVerificationCode` (the error's `.code`). */
+export type WebhookVerificationReason = WebhookVerificationCode;
+
+/** The `code` of any error the SDK throws. */
+export type ErrorCode = ApiErrorCode | ClientErrorCode | WebhookVerificationCode;
 
 export interface ErrorDetail {
   field: string;
@@ -19,10 +44,10 @@ export interface CommerceErrorInit {
   cause?: unknown;
 }
 
-/** An error of the API or of reaching it. Branch on `code` or on the subclass. */
+/** Every error the SDK throws. Branch on `code` or on the subclass. */
 export class CommerceError extends Error {
   readonly code: ErrorCode;
-  /** The HTTP status; undefined when no answer came (connection errors, time-outs). */
+  /** The HTTP status; undefined when no answer came (connection errors, time-outs) or none was asked. */
   readonly statusCode: number | undefined;
   readonly requestId: string | undefined;
   readonly details: ErrorDetail[];
@@ -54,8 +79,24 @@ export class ConflictError extends CommerceError {}
 export class RateLimitError extends CommerceError {}
 /** 5xx or an answer that is not the API's. */
 export class ApiError extends CommerceError {}
-/** No answer: the connection failed or timed out. */
+/** No answer: the connection failed, timed out, or the caller's signal aborted it. */
 export class ConnectionError extends CommerceError {}
+/** The SDK was set up wrongly (a malformed API key, a live key where only test keys go); nothing was sent. */
+export class ConfigurationError extends CommerceError {}
+
+/** A webhook delivery that does not prove it came from the API; answer it 4xx. */
+export class WebhookVerificationError extends CommerceError {
+  declare readonly code: WebhookVerificationCode;
+
+  constructor(code: WebhookVerificationCode, message: string) {
+    super({ code, message });
+  }
+
+  /** @deprecated Since 0.2.0: use `code`, as on every other error of the SDK. */
+  get reason(): WebhookVerificationCode {
+    return this.code;
+  }
+}
 
 /** The error for an answer of the API. */
 export function errorFromResponse(init: CommerceErrorInit & { statusCode: number }): CommerceError {
@@ -67,24 +108,4 @@ export function errorFromResponse(init: CommerceErrorInit & { statusCode: number
   if (status === 429) return new RateLimitError(init);
   if (status >= 400 && status < 500) return new InvalidRequestError(init);
   return new ApiError(init);
-}
-
-/** Why a webhook was refused by `commerce.webhooks.verify`. */
-export type WebhookVerificationReason =
-  | 'NO_SIGNATURE_HEADER'
-  | 'NO_TIMESTAMP_HEADER'
-  | 'MALFORMED_TIMESTAMP'
-  | 'TIMESTAMP_OUTSIDE_TOLERANCE'
-  | 'NO_MATCHING_SIGNATURE'
-  | 'INVALID_PAYLOAD'
-  | 'INVALID_SECRET';
-
-export class WebhookVerificationError extends Error {
-  constructor(
-    readonly reason: WebhookVerificationReason,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'WebhookVerificationError';
-  }
 }

@@ -1,5 +1,12 @@
+/**
+ * Webhook verification on its own: `@commerce/sdk/webhooks` loads this module and the error
+ * classes only, not the HTTP client, for a receiver that never calls the API.
+ */
 import { WebhookVerificationError } from './errors.js';
 import type { webhooks } from './generated/openapi.js';
+
+export { CommerceError, WebhookVerificationError } from './errors.js';
+export type { WebhookVerificationCode, WebhookVerificationReason } from './errors.js';
 
 /** Every event a webhook endpoint can receive: a union discriminated on `event`. */
 export type WebhookEvent = {
