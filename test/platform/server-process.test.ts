@@ -162,10 +162,10 @@ describe('the server process and the admin CLI', () => {
     assert.equal(business.business.name, 'CLI Shop');
     assert.equal(business.business.liveApproved, false);
     assert.match(business.shop.id, /^shop_/);
-    assert.equal(business.keys.length, 4);
+    // Not approved for live: sandbox keys only, until approve-live.
     assert.deepEqual(
       business.keys.map((k: { kind: string; environment: string }) => `${k.kind}/${k.environment}`).sort(),
-      ['publishable/live', 'publishable/test', 'secret/live', 'secret/test'],
+      ['publishable/test', 'secret/test'],
     );
 
     const noShop = await adminJson(cliEnv, 'business', 'create', '--name', 'No shop', '--no-shop', '--approve-live');
@@ -174,6 +174,10 @@ describe('the server process and the admin CLI', () => {
 
     const approved = await adminJson(cliEnv, 'business', 'approve-live', business.business.id);
     assert.equal(approved.liveApproved, true);
+    assert.deepEqual(approved.keys.map((k: { kind: string; key: string }) => k.key.slice(0, 8)).sort(), [
+      'pk_live_',
+      'sk_live_',
+    ]);
 
     const key = await adminJson(
       cliEnv,
@@ -195,7 +199,7 @@ describe('the server process and the admin CLI', () => {
     assert.deepEqual(key.ipAllowlist, ['127.0.0.1', '10.0.0.0/8']);
 
     const listed = await adminJson(cliEnv, 'key', 'list', '--business', business.business.id);
-    assert.equal(listed.items.length, 5);
+    assert.equal(listed.items.length, 5, 'two sandbox keys, the two live ones of the approval, the new one');
     assert.ok(
       listed.items.every((k: Record<string, unknown>) => !('key' in k)),
       'key text is never listed',
