@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { adminTokenFile } from './lib/admin-token-file.js';
 import { LocalDiskStorage } from './lib/media-storage.js';
 import { ensureSandboxWallets } from './modules/wallets/service.js';
 import type { Redis } from 'ioredis';
@@ -34,7 +35,7 @@ export function databaseOptionsFor(config: Config) {
 /** The admin token: from ADMIN_TOKEN, else the one saved in the data directory, else a new one. */
 export function resolveAdminToken(config: Config): { token: string; generated: boolean } {
   if (config.adminToken) return { token: config.adminToken, generated: false };
-  const file = path.join(config.dataDir, 'admin-token');
+  const file = adminTokenFile(config.dataDir);
   if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), generated: false };
   mkdirSync(config.dataDir, { recursive: true });
   const token = `adm_${randomBytes(24).toString('hex')}`;
@@ -121,6 +122,7 @@ export async function seedDemoBusiness(runtime: Runtime): Promise<CreatedBusines
     await sql`SELECT pg_advisory_xact_lock(7243002)`.execute(trx);
     const again = await trx.selectFrom('businesses').select('id').limit(1).executeTakeFirst();
     if (again) return null;
-    return createBusiness(trx, { name: 'Demo Shop' });
+    // Sandbox keys only, like any business not approved for live (approve-live issues the rest).
+    return createBusiness(trx, { name: 'Demo Shop', liveKeys: false });
   });
 }

@@ -37,7 +37,7 @@ function firstStartBlock(
     const key = (kind: string) => demo.keys.find((k) => k.kind === kind && k.environment === 'test')?.key ?? '(none)';
     lines.push(
       '',
-      `The demo business "${demo.business.name}" has these sandbox keys. They are shown only once: copy them now.`,
+      `The demo business "${demo.business.name}" (${demo.business.id}) has these sandbox keys. They are shown only once: copy them now.`,
       '',
       `  KEY=${key('secret')}`,
       `  PUBLISHABLE_KEY=${key('publishable')}`,
@@ -50,6 +50,14 @@ function firstStartBlock(
         '',
       );
     }
+    // The dashboard needs a user, and a user needs the business id, which nothing else shows.
+    lines.push(
+      baseUrl
+        ? `To sign in at ${baseUrl}/dashboard, create your user:`
+        : 'To sign in to the dashboard, create your user:',
+      `  npm run --silent admin -- user create --business ${demo.business.id} --email you@example.com --password 'a long passphrase'`,
+      '',
+    );
   }
   if (admin) lines.push(`Admin token (saved in ${admin.file}): ${admin.token}`, '');
   return lines;

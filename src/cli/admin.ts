@@ -1,18 +1,22 @@
 /**
  * Admin CLI: a thin client of the operator API (/api/v1/admin).
  *   npm run --silent admin -- <command> [options] [--json]
- * ADMIN_URL (default http://localhost:$PORT) and ADMIN_TOKEN (or the token saved in DATA_DIR).
+ * It finds the server the way `npm start` runs it: the same PORT, HOST, DATA_DIR and ADMIN_TOKEN,
+ * with the server's defaults (connection.ts); ADMIN_URL points it elsewhere.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { businessTable, liveKeysNote, type BusinessPage, type CreatedBusinessOutput } from './business-output.js';
+import { ConnectionError, resolveConnection } from './connection.js';
 
 const usage = `Usage: npm run --silent admin -- <command> [options] [--json]
 
   business create --name NAME [--approve-live] [--no-shop]
-  business approve-live BUSINESS_ID
+                                    live keys only with --approve-live (else: at approve-live)
+  business approve-live BUSINESS_ID   issues the live keys the business lacks, shown once
+  business list [--page N] [--limit N]
   key create --business ID --kind secret|publishable --env test|live [--scopes a,b] [--ip-allow ADDR,...]
   key suspend KEY_ID | key revoke KEY_ID | key rotate KEY_ID
   key list --business ID
@@ -32,17 +36,12 @@ Every write carries an idempotency key, so the CLI can send it again when its an
 (up to 3 attempts) without doing it twice. --idempotency-key KEY chooses the key: the same
 command run again with the same key answers the first run's result instead of doing it again.
 
-Environment: ADMIN_URL (default http://localhost:$PORT), ADMIN_TOKEN (default: DATA_DIR/admin-token),
-ADMIN_TIMEOUT_MS (30000: how long one attempt waits for its answer before it counts as lost).`;
+Environment: the server's own settings, with its defaults, so nothing needs exporting after
+\`npm start\` in the same checkout: PORT (8080), HOST, DATA_DIR (./data: the token is read from
+DATA_DIR/admin-token) or ADMIN_TOKEN. ADMIN_URL (default http://127.0.0.1:$PORT) points at another
+server; ADMIN_TIMEOUT_MS (30000: how long one attempt waits for its answer before it counts as lost).`;
 
 class UsageError extends Error {}
-
-function adminToken(env: NodeJS.ProcessEnv): string {
-  if (env.ADMIN_TOKEN) return env.ADMIN_TOKEN;
-  const file = path.join(env.DATA_DIR ?? './data', 'admin-token');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  throw new UsageError('No admin token: set ADMIN_TOKEN (or run from the directory holding data/admin-token).');
-}
 
 function integer(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
@@ -70,6 +69,10 @@ type Call = {
   body?: Record<string, unknown>;
   /** For checks: whether the answer means success (the exit code follows it). */
   succeeded?: (data: unknown) => boolean;
+  /** For people (without --json): the answer as text, when JSON is not the best way to read it. */
+  render?: (data: unknown) => string;
+  /** For people (without --json): a line on stderr after a success, beside the answer. */
+  note?: (data: unknown) => string | undefined;
   idempotencyKey?: string;
 };
 
@@ -104,6 +107,8 @@ function toCall(args: string[]): Call {
       role: { type: 'string' },
       json: { type: 'boolean' },
       'idempotency-key': { type: 'string' },
+      page: { type: 'string' },
+      limit: { type: 'string' },
     },
   });
   const [group, action, id] = positionals;
@@ -118,10 +123,25 @@ function toCall(args: string[]): Call {
             name: required(values.name, '--name'),
             approveLive: values['approve-live'] ?? false,
             withShop: !values['no-shop'],
+            // Live keys belong to approved businesses: an unapproved one gets them at approve-live.
+            liveKeys: values['approve-live'] ?? false,
           },
+          note: (data) => liveKeysNote(data as CreatedBusinessOutput),
         };
       case 'business approve-live':
         return { method: 'POST', path: `/businesses/${encodeURIComponent(required(id, 'BUSINESS_ID'))}/approve-live` };
+      case 'business list': {
+        const query = new URLSearchParams();
+        const page = integer(values.page, 'page');
+        const limit = integer(values.limit, 'limit');
+        if (page !== undefined) query.set('page', String(page));
+        if (limit !== undefined) query.set('limit', String(limit));
+        return {
+          method: 'GET',
+          path: `/businesses${query.size > 0 ? `?${query}` : ''}`,
+          render: (data) => businessTable(data as BusinessPage),
+        };
+      }
       case 'key create':
         return {
           method: 'POST',
@@ -312,12 +332,20 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** fetch's own message is "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND...) is its cause. */
+function reachFailure(error: unknown): string {
+  const cause = error instanceof Error ? error.cause : undefined;
+  const code = cause && typeof cause === 'object' && 'code' in cause ? String(cause.code) : undefined;
+  if (code === 'ECONNREFUSED') return 'connection refused (nothing listens there)';
+  return code ? `${messageOf(error)} (${code})` : messageOf(error);
+}
+
 function isTimeout(error: unknown): boolean {
   return error instanceof Error && error.name === 'TimeoutError';
 }
 
 function noAnswer(error: unknown, timeoutMs: number): string {
-  return isTimeout(error) ? `none within ${timeoutMs / 1000} s` : messageOf(error);
+  return isTimeout(error) ? `none within ${timeoutMs / 1000} s` : reachFailure(error);
 }
 
 /**
@@ -341,8 +369,6 @@ export async function runAdminCli(
     output.stderr(`${error instanceof Error ? error.message : String(error)}\n\n${usage}\n`);
     return 2;
   }
-  const base = env.ADMIN_URL ?? `http://localhost:${env.PORT ?? '8080'}`;
-  let token: string;
   let timeoutMs: number;
   try {
     timeoutMs = attemptTimeout(env);
@@ -350,12 +376,15 @@ export async function runAdminCli(
     output.stderr(`${messageOf(error)}\n\n${usage}\n`);
     return 2;
   }
+  let connection: ReturnType<typeof resolveConnection>;
   try {
-    token = adminToken(env);
+    connection = resolveConnection(env);
   } catch (error) {
-    output.stderr(`${messageOf(error)}\n`);
+    if (!(error instanceof ConnectionError)) throw error;
+    output.stderr(`${error.message}\n`);
     return 1;
   }
+  const { baseUrl: base, token } = connection;
   // A write always carries a key, so sending it again after a lost answer cannot do it twice.
   const key = call.idempotencyKey ?? (call.method === 'GET' ? undefined : `cli-${randomUUID()}`);
   const mayHaveBeenDone = () =>
@@ -383,7 +412,7 @@ export async function runAdminCli(
     output.stderr(
       isTimeout(error)
         ? `The API at ${base} did not answer within ${timeoutMs / 1000} s (ADMIN_TIMEOUT_MS).\n`
-        : `Cannot reach the API at ${base}: ${messageOf(error)}\n`,
+        : `Cannot reach the API at ${base}: ${reachFailure(error)}\n${connection.startHint}\n`,
     );
     if (key !== undefined) mayHaveBeenDone();
     return 1;
@@ -416,7 +445,13 @@ export async function runAdminCli(
     if (key !== undefined && unknown) mayHaveBeenDone();
     return 1;
   }
-  output.stdout(json ? `${JSON.stringify(payload.data)}\n` : `${describe(payload.data)}\n`);
+  output.stdout(
+    json
+      ? `${JSON.stringify(payload.data)}\n`
+      : `${call.render ? call.render(payload.data) : describe(payload.data)}\n`,
+  );
+  const note = json ? undefined : call.note?.(payload.data);
+  if (note) output.stderr(`${note}\n`);
   return call.succeeded && !call.succeeded(payload.data) ? 1 : 0;
 }
 

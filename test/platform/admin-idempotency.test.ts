@@ -134,6 +134,7 @@ describe('operator API idempotency', () => {
     const business = await t.createBusiness();
     const routes: [string, string][] = [
       ['POST', '/businesses'],
+      ['GET', '/businesses'],
       ['POST', '/businesses/biz_x/approve-live'],
       ['PUT', '/businesses/biz_x/fees'],
       ['POST', '/keys'],

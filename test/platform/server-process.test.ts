@@ -153,6 +153,28 @@ describe('the server process and the admin CLI', () => {
     const demoKey = keys.find((k) => k.startsWith('sk_test_'))!;
     const response = await sendRequest(cliEnv.ADMIN_URL!, 'GET', '/api/v1/dev/nothing', { key: demoKey });
     assert.equal(response.status, 404);
+    assert.doesNotMatch(server.output(), /_live_/, 'no live key for a business not approved for live');
+  });
+
+  test("the banner's business id and user line work with the server's own settings, no ADMIN_URL", async () => {
+    const demoId = /^The demo business "Demo Shop" \((biz_[0-9A-Za-z]+)\)/m.exec(server.output())?.[1];
+    assert.ok(demoId, server.output());
+    assert.match(
+      server.output(),
+      new RegExp(`^To sign in at http://localhost:${env.PORT}/dashboard, create your user:$`, 'm'),
+    );
+    const line = /^ {2}npm run --silent admin -- (user create .*)$/m.exec(server.output())?.[1];
+    assert.ok(line, server.output());
+    const args = line.match(/'[^']*'|\S+/g)!.map((word) => word.replace(/^'(.*)'$/, '$1'));
+    assert.deepEqual(args.slice(0, 4), ['user', 'create', '--business', demoId]);
+    // What a newcomer has in the other terminal: the server's settings (here not the defaults).
+    const sameSettings = { PORT: env.PORT, HOST: env.HOST, DATA_DIR: env.DATA_DIR, ADMIN_TOKEN: '', ADMIN_URL: '' };
+    const user = adminProcess(sameSettings, ...args, '--json');
+    assert.equal(user.code, 0, user.stderr);
+    assert.equal(JSON.parse(user.stdout).businessId, demoId);
+    const listed = adminProcess(sameSettings, 'business', 'list');
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, new RegExp(`^${demoId} +Demo Shop +no +on `, 'm'));
   });
 
   test('admin CLI commands print JSON and act on the running server', async () => {
@@ -162,10 +184,10 @@ describe('the server process and the admin CLI', () => {
     assert.equal(business.business.name, 'CLI Shop');
     assert.equal(business.business.liveApproved, false);
     assert.match(business.shop.id, /^shop_/);
-    assert.equal(business.keys.length, 4);
+    // Not approved for live: sandbox keys only, until approve-live.
     assert.deepEqual(
       business.keys.map((k: { kind: string; environment: string }) => `${k.kind}/${k.environment}`).sort(),
-      ['publishable/live', 'publishable/test', 'secret/live', 'secret/test'],
+      ['publishable/test', 'secret/test'],
     );
 
     const noShop = await adminJson(cliEnv, 'business', 'create', '--name', 'No shop', '--no-shop', '--approve-live');
@@ -174,6 +196,10 @@ describe('the server process and the admin CLI', () => {
 
     const approved = await adminJson(cliEnv, 'business', 'approve-live', business.business.id);
     assert.equal(approved.liveApproved, true);
+    assert.deepEqual(approved.keys.map((k: { kind: string; key: string }) => k.key.slice(0, 8)).sort(), [
+      'pk_live_',
+      'sk_live_',
+    ]);
 
     const key = await adminJson(
       cliEnv,
@@ -195,7 +221,7 @@ describe('the server process and the admin CLI', () => {
     assert.deepEqual(key.ipAllowlist, ['127.0.0.1', '10.0.0.0/8']);
 
     const listed = await adminJson(cliEnv, 'key', 'list', '--business', business.business.id);
-    assert.equal(listed.items.length, 5);
+    assert.equal(listed.items.length, 5, 'two sandbox keys, the two live ones of the approval, the new one');
     assert.ok(
       listed.items.every((k: Record<string, unknown>) => !('key' in k)),
       'key text is never listed',

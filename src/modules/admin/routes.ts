@@ -2,8 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
 import { OPERATOR_WRITE, write } from '../../http/idempotency/plugin.js';
-import { Envelope } from '../../http/schemas.js';
-import { createBusiness, setGlobalApiEnabled, updateBusiness } from '../businesses/service.js';
+import { Envelope, Paginated, Pagination, pageWindow } from '../../http/schemas.js';
+import {
+  approveLive,
+  createBusiness,
+  listBusinesses,
+  setGlobalApiEnabled,
+  updateBusiness,
+} from '../businesses/service.js';
 import { setFeePlan } from '../payments/fee-plans.js';
 import { issueKey, listKeys, rotateKey, setKeyStatus, type IssuedKey } from '../keys/service.js';
 import { validAllowlistEntry } from '../keys/allowlist.js';
@@ -33,6 +39,7 @@ const BusinessView = Type.Object({
   liveApproved: Type.Boolean(),
   apiEnabled: Type.Boolean(),
 });
+const ListedBusiness = Type.Object({ ...BusinessView.properties, createdAt: Type.String() });
 const FeePlan = Type.Object({
   businessId: Type.String(),
   providerBps: Type.Integer(),
@@ -82,6 +89,11 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
             name: Type.String({ minLength: 1, maxLength: 200 }),
             approveLive: Type.Optional(Type.Boolean()),
             withShop: Type.Optional(Type.Boolean()),
+            liveKeys: Type.Optional(
+              Type.Boolean({
+                description: 'false: sandbox keys only; approve-live issues the live ones (default true)',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -93,11 +105,35 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }),
   );
 
+  app.get(
+    '/businesses',
+    {
+      schema: {
+        querystring: Type.Object(Pagination, { additionalProperties: false }),
+        response: { 200: Envelope(Paginated(ListedBusiness)) },
+      },
+    },
+    async (request) => {
+      const { page, limit, offset } = pageWindow(request.query);
+      const result = await listBusinesses(db, { limit, offset });
+      return {
+        success: true as const,
+        data: { ...result, page, limit, hasMore: offset + result.items.length < result.total },
+      };
+    },
+  );
+
   app.post(
     '/businesses/:id/approve-live',
-    { schema: { params: IdParams, response: { 200: Envelope(BusinessView) } } },
+    {
+      schema: {
+        params: IdParams,
+        response: { 200: Envelope(Type.Object({ ...BusinessView.properties, keys: Type.Array(KeyView) })) },
+      },
+    },
     async (request, reply) =>
-      write(request, reply, 200, (trx) => updateBusiness(trx, request.params.id, { live_approved: true }), {
+      write(request, reply, 200, (trx) => approveLive(trx, request.params.id), {
+        kept: (approved) => ({ ...approved, keys: approved.keys.map(withoutKeyText) }),
         afterCommit,
       }),
   );

@@ -20,17 +20,21 @@ export interface CreatedBusiness {
   keys: IssuedKey[];
 }
 
-const keyKinds: [KeyKind, Environment][] = [
-  ['secret', 'test'],
-  ['publishable', 'test'],
-  ['secret', 'live'],
-  ['publishable', 'live'],
-];
+export interface ListedBusiness extends BusinessView {
+  createdAt: string;
+}
 
-/** A business with its shops (one per environment) and one key of each of the four kinds. */
+const keyKinds: KeyKind[] = ['secret', 'publishable'];
+
+/**
+ * A business with its shops (one per environment), a sandbox key of each kind and, with
+ * `liveKeys`, a live key of each kind. Live keys default to issued (the operator API's answer
+ * has always carried all four); the CLI asks for them only with --approve-live, and approveLive()
+ * issues the ones a business lacks when it is approved.
+ */
 export async function createBusiness(
   db: Executor,
-  input: { name: string; approveLive?: boolean; withShop?: boolean },
+  input: { name: string; approveLive?: boolean; withShop?: boolean; liveKeys?: boolean },
 ): Promise<CreatedBusiness> {
   return inTransaction(db, async (trx) => {
     const business = await trx
@@ -50,9 +54,10 @@ export async function createBusiness(
         shops.push(shop);
       }
     }
+    const environments: Environment[] = input.liveKeys === false ? ['test'] : ['test', 'live'];
     const keys: IssuedKey[] = [];
-    for (const [kind, environment] of keyKinds) {
-      keys.push(await issueKey(trx, { businessId: business.id, kind, environment }));
+    for (const environment of environments) {
+      for (const kind of keyKinds) keys.push(await issueKey(trx, { businessId: business.id, kind, environment }));
     }
     const sandboxShop = shops.find((shop) => shop.environment === 'test');
     return {
@@ -82,6 +87,62 @@ export async function updateBusiness(
     .executeTakeFirst();
   if (!row) throw new ApiError('NOT_FOUND', `No business ${businessId}.`);
   return { id: row.id, name: row.name, liveApproved: row.live_approved, apiEnabled: row.api_enabled };
+}
+
+/**
+ * Approves the business for live mode and issues a live key of each kind it was never given (a
+ * business created without live keys gets them now, shown once). A kind it already had, even
+ * revoked or suspended, is left to the operator: approving again never hands out keys again.
+ */
+export async function approveLive(db: Executor, businessId: string): Promise<BusinessView & { keys: IssuedKey[] }> {
+  return inTransaction(db, async (trx) => {
+    // The update locks the business row: a concurrent approval waits, then sees these keys.
+    const business = await updateBusiness(trx, businessId, { live_approved: true });
+    const had = await trx
+      .selectFrom('api_keys')
+      .select('kind')
+      .distinct()
+      .where('business_id', '=', businessId)
+      .where('environment', '=', 'live')
+      .execute();
+    const keys: IssuedKey[] = [];
+    for (const kind of keyKinds) {
+      if (had.some((key) => key.kind === kind)) continue;
+      keys.push(await issueKey(trx, { businessId, kind, environment: 'live' }));
+    }
+    return { ...business, keys };
+  });
+}
+
+/** Every business, newest first, a page at a time (`admin business list`). */
+export async function listBusinesses(
+  db: Executor,
+  window: { limit: number; offset: number },
+): Promise<{ items: ListedBusiness[]; total: number }> {
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom('businesses')
+      .select(['id', 'name', 'live_approved', 'api_enabled', 'created_at'])
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(window.limit)
+      .offset(window.offset)
+      .execute(),
+    db
+      .selectFrom('businesses')
+      .select((eb) => eb.fn.countAll<string>().as('total'))
+      .executeTakeFirstOrThrow(),
+  ]);
+  return {
+    items: rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      liveApproved: row.live_approved,
+      apiEnabled: row.api_enabled,
+      createdAt: row.created_at.toISOString(),
+    })),
+    total: Number(count.total),
+  };
 }
 
 export async function setGlobalApiEnabled(db: Executor, enabled: boolean): Promise<void> {
