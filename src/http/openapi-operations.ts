@@ -369,7 +369,15 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'simulateOrder',
     summary: 'Simulate a customer order (sandbox)',
     description: 'Test keys only: places and pays a NEW order, takes stock and sends `order.new`.',
-    codes: ['SHOP_NOT_FOUND', 'PRODUCT_NOT_FOUND', 'VARIANT_NOT_FOUND', 'INSUFFICIENT_STOCK'],
+    codes: [
+      'SHOP_NOT_FOUND',
+      'PRODUCT_NOT_FOUND',
+      'VARIANT_NOT_FOUND',
+      'INSUFFICIENT_STOCK',
+      'AMOUNT_OUT_OF_RANGE',
+      'WALLET_LOCKED',
+      'INSUFFICIENT_BALANCE',
+    ],
     requestExample: { items: [{ productId: 'TEA-250', quantity: 2 }], customerName: 'Aicha' },
   },
   'GET /store/orders': {

@@ -10936,7 +10936,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: VALIDATION_ERROR, IDEMPOTENCY_KEY_REQUIRED, INVALID_JSON, INSUFFICIENT_STOCK. */
+            /** @description Error. Codes: VALIDATION_ERROR, IDEMPOTENCY_KEY_REQUIRED, INVALID_JSON, INSUFFICIENT_STOCK, AMOUNT_OUT_OF_RANGE. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10982,7 +10982,30 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SANDBOX_ONLY, SCOPE_REQUIRED. */
+            /** @description Error. Codes: INSUFFICIENT_BALANCE. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SANDBOX_ONLY, SCOPE_REQUIRED, WALLET_LOCKED. */
             403: {
                 headers: {
                     [name: string]: unknown;
