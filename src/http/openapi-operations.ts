@@ -413,7 +413,7 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'proposeOrderModification',
     summary: 'Propose a modification',
     description: 'Proposes new items to the customer (NEW or PREPARING orders).',
-    codes: [...ORDER_CODES, 'PRODUCT_NOT_FOUND', 'VARIANT_NOT_FOUND', 'INSUFFICIENT_STOCK'],
+    codes: [...ORDER_CODES, 'PRODUCT_NOT_FOUND', 'VARIANT_NOT_FOUND', 'INSUFFICIENT_STOCK', 'AMOUNT_OUT_OF_RANGE'],
   },
   'POST /store/orders/{referenceNumber}/modification/decline': {
     operationId: 'declineOrderModification',
@@ -425,8 +425,16 @@ export const operationDocs: Record<string, OperationDoc> = {
   'POST /store/orders/{referenceNumber}/modification/accept': {
     operationId: 'acceptOrderModification',
     summary: 'Accept a modification (sandbox)',
-    description: 'Test keys only: the customer accepts the proposed modification. Sends `order.modified`.',
-    codes: [...ORDER_CODES, 'INSUFFICIENT_STOCK'],
+    description:
+      'Test keys only: the customer accepts the proposed modification. Sends `order.modified`. A wallet that cannot pay the difference leaves the order as it was (INSUFFICIENT_BALANCE).',
+    codes: [
+      ...ORDER_CODES,
+      'PRODUCT_NOT_FOUND',
+      'VARIANT_NOT_FOUND',
+      'INSUFFICIENT_STOCK',
+      'WALLET_NOT_FOUND',
+      'INSUFFICIENT_BALANCE',
+    ],
   },
 
   // Balance
@@ -541,9 +549,12 @@ export const operationDocs: Record<string, OperationDoc> = {
     codes: [
       'ORDER_NOT_FOUND',
       'ORDER_INVALID_TRANSITION',
+      'PRODUCT_NOT_FOUND',
+      'VARIANT_NOT_FOUND',
       'INSUFFICIENT_STOCK',
       'INVALID_PIN',
       'WALLET_LOCKED',
+      'WALLET_NOT_FOUND',
       'INSUFFICIENT_BALANCE',
       'RATE_LIMITED',
     ],

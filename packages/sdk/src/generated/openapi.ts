@@ -789,7 +789,7 @@ export interface paths {
         put?: never;
         /**
          * Accept a modification (sandbox)
-         * @description Test keys only: the customer accepts the proposed modification. Sends `order.modified`.
+         * @description Test keys only: the customer accepts the proposed modification. Sends `order.modified`. A wallet that cannot pay the difference leaves the order as it was (INSUFFICIENT_BALANCE).
          *
          *     Key: secret (sk_), scope `store.orders:write`, test keys only.
          */
@@ -13413,7 +13413,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: VALIDATION_ERROR, IDEMPOTENCY_KEY_REQUIRED, INVALID_JSON, ORDER_INVALID_TRANSITION, INSUFFICIENT_STOCK. */
+            /** @description Error. Codes: VALIDATION_ERROR, IDEMPOTENCY_KEY_REQUIRED, INVALID_JSON, ORDER_INVALID_TRANSITION, INSUFFICIENT_STOCK, AMOUNT_OUT_OF_RANGE. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13750,6 +13750,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error. Codes: INSUFFICIENT_BALANCE. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
             /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SANDBOX_ONLY, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
             403: {
                 headers: {
@@ -13773,7 +13796,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: ORDER_NOT_FOUND. */
+            /** @description Error. Codes: ORDER_NOT_FOUND, PRODUCT_NOT_FOUND, VARIANT_NOT_FOUND, WALLET_NOT_FOUND. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18649,7 +18672,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: ORDER_NOT_FOUND. */
+            /** @description Error. Codes: ORDER_NOT_FOUND, PRODUCT_NOT_FOUND, VARIANT_NOT_FOUND, WALLET_NOT_FOUND. */
             404: {
                 headers: {
                     [name: string]: unknown;
