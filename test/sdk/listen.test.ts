@@ -5,6 +5,7 @@ import pino from 'pino';
 import { Commerce } from '@commerce/sdk';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import { startTestApp, waitUntil, type TestApp, type TestBusiness } from '../support/harness.js';
+import { checkedFetch } from '../support/openapi-check.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { webhookHelpers } from '../webhooks/support.js';
 
@@ -40,7 +41,7 @@ describe('commerce listen', () => {
   });
 
   test('forwards the matching events to a local URL as deliveries, signed with the printed secret', async () => {
-    const commerce = new Commerce(business.keys.secretTest, { baseUrl: t.baseUrl });
+    const commerce = new Commerce(business.keys.secretTest, { baseUrl: t.baseUrl, fetch: checkedFetch });
     // A real endpoint too, to compare what listen forwards with what a delivery carries.
     const { receiver: real } = await hooks.receiverWithEndpoint(business.keys.secretTest, ['payment.created']);
     const listen = run([
