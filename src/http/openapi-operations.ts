@@ -29,7 +29,7 @@ const STATEMENT_FIGURES =
   "the opening balance (the sum of `net` of every balance transaction of the key's environment created before the period), the totals of the period by type (one entry per type, in a fixed order: count, gross = sum of `amount`, fees = sum of `fee`, net = sum of `net`), and the closing balance (opening + the period's net), to the centime with `GET /balance/transactions`. `period.to` is exclusive: the first instant after the period.";
 
 const INTENT_CODES = ['INTENT_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
-const ORDER_CODES = ['ORDER_NOT_FOUND', 'ORDER_INVALID_TRANSITION'] as const;
+const ORDER_CODES = ['ORDER_NOT_FOUND', 'SANDBOX_MISMATCH', 'ORDER_INVALID_TRANSITION'] as const;
 const PRODUCT_CODES = ['PRODUCT_NOT_FOUND', 'SHOP_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
 const ENDPOINT_CODES = ['ENDPOINT_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
 const PAYOUT_CODES = ['PAYOUT_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
@@ -268,14 +268,20 @@ export const operationDocs: Record<string, OperationDoc> = {
     summary: 'Retrieve a delivery',
     description:
       'One delivery with every attempt (request headers, answer) and the payload as delivered. A delivery of an event the scopes of the key may not read answers DELIVERY_NOT_FOUND, as `GET /events/{id}` does.',
-    codes: ['DELIVERY_NOT_FOUND', 'ENDPOINT_NOT_FOUND'],
+    codes: ['DELIVERY_NOT_FOUND', 'SANDBOX_MISMATCH', 'ENDPOINT_NOT_FOUND'],
   },
   'POST /webhooks/events/{id}/retry': {
     operationId: 'retryWebhookDelivery',
     summary: 'Retry a delivery',
     description:
       'Attempts the delivery again now, in any state; a DEAD one starts a fresh 8-attempt schedule. A delivery of an event the key may not read answers DELIVERY_NOT_FOUND; one of an endpoint subscribed to events its scopes do not allow, EVENTS_NOT_PERMITTED.',
-    codes: ['DELIVERY_NOT_FOUND', 'ENDPOINT_NOT_FOUND', 'ENDPOINT_INACTIVE', 'EVENTS_NOT_PERMITTED'],
+    codes: [
+      'DELIVERY_NOT_FOUND',
+      'SANDBOX_MISMATCH',
+      'ENDPOINT_NOT_FOUND',
+      'ENDPOINT_INACTIVE',
+      'EVENTS_NOT_PERMITTED',
+    ],
   },
 
   // Products
@@ -363,7 +369,15 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'simulateOrder',
     summary: 'Simulate a customer order (sandbox)',
     description: 'Test keys only: places and pays a NEW order, takes stock and sends `order.new`.',
-    codes: ['SHOP_NOT_FOUND', 'PRODUCT_NOT_FOUND', 'VARIANT_NOT_FOUND', 'INSUFFICIENT_STOCK'],
+    codes: [
+      'SHOP_NOT_FOUND',
+      'PRODUCT_NOT_FOUND',
+      'VARIANT_NOT_FOUND',
+      'INSUFFICIENT_STOCK',
+      'AMOUNT_OUT_OF_RANGE',
+      'WALLET_LOCKED',
+      'INSUFFICIENT_BALANCE',
+    ],
     requestExample: { items: [{ productId: 'TEA-250', quantity: 2 }], customerName: 'Aicha' },
   },
   'GET /store/orders': {
@@ -375,7 +389,7 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'retrieveOrder',
     summary: 'Retrieve an order',
     description: 'The order with its items, history and refunds.',
-    codes: ['ORDER_NOT_FOUND'],
+    codes: ['ORDER_NOT_FOUND', 'SANDBOX_MISMATCH'],
   },
   'POST /store/orders/{referenceNumber}/accept': orderAction('accept'),
   'POST /store/orders/{referenceNumber}/ready': orderAction('ready'),
@@ -399,7 +413,7 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'proposeOrderModification',
     summary: 'Propose a modification',
     description: 'Proposes new items to the customer (NEW or PREPARING orders).',
-    codes: [...ORDER_CODES, 'PRODUCT_NOT_FOUND', 'VARIANT_NOT_FOUND', 'INSUFFICIENT_STOCK'],
+    codes: [...ORDER_CODES, 'PRODUCT_NOT_FOUND', 'VARIANT_NOT_FOUND', 'INSUFFICIENT_STOCK', 'AMOUNT_OUT_OF_RANGE'],
   },
   'POST /store/orders/{referenceNumber}/modification/decline': {
     operationId: 'declineOrderModification',
@@ -411,8 +425,16 @@ export const operationDocs: Record<string, OperationDoc> = {
   'POST /store/orders/{referenceNumber}/modification/accept': {
     operationId: 'acceptOrderModification',
     summary: 'Accept a modification (sandbox)',
-    description: 'Test keys only: the customer accepts the proposed modification. Sends `order.modified`.',
-    codes: [...ORDER_CODES, 'INSUFFICIENT_STOCK'],
+    description:
+      'Test keys only: the customer accepts the proposed modification. Sends `order.modified`. A wallet that cannot pay the difference leaves the order as it was (INSUFFICIENT_BALANCE).',
+    codes: [
+      ...ORDER_CODES,
+      'PRODUCT_NOT_FOUND',
+      'VARIANT_NOT_FOUND',
+      'INSUFFICIENT_STOCK',
+      'WALLET_NOT_FOUND',
+      'INSUFFICIENT_BALANCE',
+    ],
   },
 
   // Balance
@@ -527,9 +549,12 @@ export const operationDocs: Record<string, OperationDoc> = {
     codes: [
       'ORDER_NOT_FOUND',
       'ORDER_INVALID_TRANSITION',
+      'PRODUCT_NOT_FOUND',
+      'VARIANT_NOT_FOUND',
       'INSUFFICIENT_STOCK',
       'INVALID_PIN',
       'WALLET_LOCKED',
+      'WALLET_NOT_FOUND',
       'INSUFFICIENT_BALANCE',
       'RATE_LIMITED',
     ],

@@ -59,7 +59,7 @@ const TAGS = [
 ];
 
 /** The codes every operation can answer, from how its route is configured. */
-function codesOf(method: string, operation: Json, config: FastifyContextConfig): ErrorCode[] {
+function codesOf(method: string, config: FastifyContextConfig): ErrorCode[] {
   const codes: ErrorCode[] = [];
   const auth = config.auth ?? 'none';
   if (auth !== 'none') {
@@ -73,7 +73,9 @@ function codesOf(method: string, operation: Json, config: FastifyContextConfig):
   if (WRITE_METHODS.has(method) && auth !== 'none') {
     codes.push('IDEMPOTENCY_KEY_REQUIRED', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_PROGRESS');
   }
-  if (operation.requestBody) codes.push('INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
+  // Fastify reads the body of every write, whether or not the route takes one (a DELETE too); a
+  // GET's body is never read.
+  if (WRITE_METHODS.has(method)) codes.push('INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
   codes.push('DATABASE_UNAVAILABLE', 'INTERNAL_ERROR');
   return codes;
 }
@@ -255,7 +257,7 @@ export function completeDocument(document: Json, routes: RouteConfigs, apiBase: 
       }
       ordered.responses = {
         ...responses,
-        ...errorResponses([...codesOf(method, operation, config), ...(doc?.codes ?? [])], envelope),
+        ...errorResponses([...codesOf(method, config), ...(doc?.codes ?? [])], envelope),
       };
       completed[methodName] = ordered;
     }

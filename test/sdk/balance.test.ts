@@ -5,6 +5,7 @@ import { Commerce, CommerceError, InvalidRequestError, NotFoundError, Permission
 import type { BalanceTransaction, QueryOf } from '@commerce/sdk';
 import { foldPendingMovements } from '../../src/modules/payments/ledger.js';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { checkedFetch } from '../support/openapi-check.js';
 
 const PAYMENTS = [1000, 1100, 1200, 1300, 1400, 1500];
 const REFUNDED = 400;
@@ -25,7 +26,7 @@ describe('balance transactions through the SDK', () => {
       baseUrl: t.baseUrl,
       fetch: (input, init) => {
         requested.push(new URL(String(input)));
-        return fetch(input, init);
+        return checkedFetch(input, init);
       },
     });
     for (const amount of PAYMENTS) {
@@ -182,7 +183,7 @@ describe('balance transactions through the SDK', () => {
     assert.ok(malformed instanceof InvalidRequestError);
     assert.equal(malformed.code, 'VALIDATION_ERROR');
 
-    const publishable = new Commerce(business.keys.publishableTest, { baseUrl: t.baseUrl });
+    const publishable = new Commerce(business.keys.publishableTest, { baseUrl: t.baseUrl, fetch: checkedFetch });
     const denied = await publishable.balance.transactions.list().then(undefined, (error: unknown) => error);
     assert.ok(denied instanceof PermissionError);
     assert.equal(denied.code, 'SECRET_KEY_REQUIRED');

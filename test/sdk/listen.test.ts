@@ -10,6 +10,7 @@ import { Commerce } from '@commerce/sdk';
 import { verifyWebhook } from '@commerce/sdk/webhooks';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import { startTestApp, waitUntil, type TestApp, type TestBusiness } from '../support/harness.js';
+import { checkedFetch } from '../support/openapi-check.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { webhookHelpers } from '../webhooks/support.js';
 
@@ -61,7 +62,7 @@ describe('commerce listen', () => {
   });
 
   test('forwards the matching events to a local URL as deliveries, signed with the secret printed at the first start', async () => {
-    const commerce = new Commerce(business.keys.secretTest, { baseUrl: t.baseUrl });
+    const commerce = new Commerce(business.keys.secretTest, { baseUrl: t.baseUrl, fetch: checkedFetch });
     // A real endpoint too, to compare what listen forwards with what a delivery carries.
     const { receiver: real } = await hooks.receiverWithEndpoint(business.keys.secretTest, ['payment.created']);
     const listen = run([
@@ -130,7 +131,7 @@ describe('commerce listen', () => {
       await waitUntil(() => listen.output().includes('Ready.'), 'listen to be ready');
       assert.doesNotMatch(listen.output(), new RegExp(secret), 'printed once, when it was created');
       assert.match(listen.output(), /Signing with your listen secret/);
-      const commerce = new Commerce(business.keys.secretTest, { baseUrl: t.baseUrl });
+      const commerce = new Commerce(business.keys.secretTest, { baseUrl: t.baseUrl, fetch: checkedFetch });
       await commerce.intents.create({ amount: 654 });
       const [forwarded] = (await local.waitFor(before + 1)).slice(before);
       const event = await verifyWebhook(forwarded!.body, forwarded!.headers, secret);

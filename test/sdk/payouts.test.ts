@@ -8,6 +8,7 @@ import { eventNames } from '../intents/support.js';
 import { LOCKED } from '../orders/support.js';
 import { assertLedgerSound, fold } from '../payments/support.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { checkedFetch } from '../support/openapi-check.js';
 import { earn, newPhone, PAYOUTS } from '../payouts/support.js';
 
 /** A payout to a wallet, as the SDK takes it. */
@@ -48,7 +49,7 @@ describe('payouts through the SDK', () => {
       baseUrl: t.baseUrl,
       fetch: (input, init) => {
         requested.push(new URL(String(input)));
-        return fetch(input, init);
+        return checkedFetch(input, init);
       },
     });
     await earn(t, business.keys.secretTest, 500_000);
@@ -166,7 +167,7 @@ describe('payouts through the SDK', () => {
     const missing = await commerce.payouts.retrieve('PO-0000000000000000').catch((error: unknown) => error);
     assert.ok(missing instanceof NotFoundError);
     assert.equal(missing.code, 'PAYOUT_NOT_FOUND');
-    const live = new Commerce(business.keys.secretLive, { baseUrl: t.baseUrl });
+    const live = new Commerce(business.keys.secretLive, { baseUrl: t.baseUrl, fetch: checkedFetch });
     const mismatch = await live.payouts.cancel(sent.referenceNumber).catch((error: unknown) => error);
     assert.ok(mismatch instanceof PermissionError);
     assert.equal(mismatch.code, 'SANDBOX_MISMATCH');
@@ -263,7 +264,7 @@ describe('payouts through the SDK', () => {
   test('transactions: what each payout settles, page by page; a batch settles them as a whole', async () => {
     const shop = await t.createBusiness({ name: 'SDK settling shop' });
     const key = shop.keys.secretTest;
-    const client = new Commerce(key, { baseUrl: t.baseUrl });
+    const client = new Commerce(key, { baseUrl: t.baseUrl, fetch: checkedFetch });
     const settled = async (reference: string) =>
       (await client.payouts.transactions(reference, { limit: 1 }).toArray()).map((item) => item.source.reference);
 

@@ -17,6 +17,7 @@ import {
 } from '@commerce/sdk';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { checkedFetch } from '../support/openapi-check.js';
 import { webhookHelpers } from '../webhooks/support.js';
 
 // A 1x1 PNG: the image upload checks the bytes.
@@ -81,7 +82,7 @@ describe('the SDK against the real server', () => {
   before(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE: 'true' } });
     business = await t.createBusiness();
-    commerce = new Commerce(business.keys.secretTest, { baseUrl: t.baseUrl });
+    commerce = new Commerce(business.keys.secretTest, { baseUrl: t.baseUrl, fetch: checkedFetch });
     hooks = webhookHelpers(t);
     worker = startWorker(t.runtime, pino({ level: 'silent' }), [], 60_000);
   });
@@ -201,12 +202,12 @@ describe('the SDK against the real server', () => {
     assert.equal(bad.code, 'VALIDATION_ERROR');
     assert.equal(bad.details[0]?.field, 'body.unknown');
 
-    const rotated = new Commerce(`sk_test_${'x'.repeat(40)}`, { baseUrl: t.baseUrl });
+    const rotated = new Commerce(`sk_test_${'x'.repeat(40)}`, { baseUrl: t.baseUrl, fetch: checkedFetch });
     const denied = await rotated.balance.retrieve().catch((error: unknown) => error);
     assert.ok(denied instanceof AuthenticationError);
     assert.equal(denied.code, 'INVALID_API_KEY');
 
-    const publishable = new Commerce(business.keys.publishableTest, { baseUrl: t.baseUrl });
+    const publishable = new Commerce(business.keys.publishableTest, { baseUrl: t.baseUrl, fetch: checkedFetch });
     const forbidden = await publishable.intents.create({ amount: 1 }).catch((error: unknown) => error);
     assert.ok(forbidden instanceof PermissionError);
     assert.equal(forbidden.code, 'SECRET_KEY_REQUIRED');

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { expectStatus, type TestApp } from './harness.js';
+import { openApiDrift } from './openapi-check.js';
 
 type Schema = {
   type?: string | string[];
@@ -410,12 +411,19 @@ export function requestFor(route: Route, fixtures: FuzzFixtures): fc.Arbitrary<F
 export interface FuzzReport {
   sent: number;
   byStatus: Map<number, number>;
-  failures: { request: FuzzRequest; status: number; text: string }[];
+  failures: { request: FuzzRequest; status: number; text: string; drift?: string }[];
   elapsedMs: number;
 }
 
+/** An answer to a generated request; status 0 when the request failed on the way. */
+interface FuzzAnswer {
+  status: number;
+  contentType: string | null;
+  text: string;
+}
+
 /** How a generated request reaches the app: its answer, or undefined when it could not be sent. */
-type Sender = (request: FuzzRequest) => Promise<{ status: number; text: string } | undefined>;
+type Sender = (request: FuzzRequest) => Promise<FuzzAnswer | undefined>;
 
 /** Over real HTTP (undici's fetch), through Node's own HTTP parser. */
 function httpSender(baseUrl: string): Sender {
@@ -426,13 +434,17 @@ function httpSender(baseUrl: string): Sender {
         headers: request.headers,
         ...(request.body !== undefined ? { body: request.body } : {}),
       });
-      return { status: response.status, text: await response.text() };
+      return {
+        status: response.status,
+        contentType: response.headers.get('content-type'),
+        text: await response.text(),
+      };
     } catch (error) {
       // fetch refuses some header values (non-Latin-1) before sending: nothing reached the server.
       if (error instanceof TypeError && /header|ByteString/i.test(String(error.message) + String(error.cause))) {
         return undefined;
       }
-      return { status: 0, text: String(error) };
+      return { status: 0, contentType: null, text: String(error) };
     }
   };
 }
@@ -447,9 +459,14 @@ function injectSender(app: TestApp['app']): Sender {
         headers: request.headers,
         ...(request.body !== undefined ? { payload: request.body } : {}),
       });
-      return { status: response.statusCode, text: response.body };
+      const contentType = response.headers['content-type'];
+      return {
+        status: response.statusCode,
+        contentType: contentType === undefined ? null : String(contentType),
+        text: response.body,
+      };
     } catch (error) {
-      return { status: 0, text: String(error) };
+      return { status: 0, contentType: null, text: String(error) };
     }
   };
 }
@@ -500,14 +517,16 @@ export async function fuzz(
         report.sent += 1;
         report.byStatus.set(status, (report.byStatus.get(status) ?? 0) + 1);
         const envelopeBroken = status >= 400 && !text.startsWith('{"success":false');
-        if (status >= 500 || status === 0 || envelopeBroken) {
+        // Even a request the fuzzer bent out of shape gets an answer openapi.json documents.
+        const drift = status === 0 ? undefined : openApiDrift({ method: request.method, url: request.url, ...answer });
+        if (status >= 500 || status === 0 || envelopeBroken || drift) {
           if (report.failures.length < 5) {
             const shown = {
               ...request,
               url: request.url.slice(0, 300),
               body: request.body === undefined ? undefined : String(request.body).slice(0, 300),
             };
-            report.failures.push({ request: shown, status, text: text.slice(0, 300) });
+            report.failures.push({ request: shown, status, text: text.slice(0, 300), ...(drift ? { drift } : {}) });
           }
         }
       }

@@ -7,6 +7,7 @@ import type { LimiterLog } from '../../src/http/rate-limit.js';
 import { developerModules } from '../../src/modules/index.js';
 import type { IssuedKey } from '../../src/modules/keys/service.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { checkResponse, takeDrifts } from './openapi-check.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 /** log2 of scrypt's N for the dashboard passwords of test apps (production: 15). */
@@ -77,6 +78,14 @@ export async function sendRequest<T = any>(
   } catch {
     parsed = undefined;
   }
+  const drift = checkResponse(baseUrl, {
+    method,
+    url: path,
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    text,
+  });
+  if (drift) assert.fail(drift);
   return { status: response.status, headers: response.headers, body: parsed as T, text };
 }
 
@@ -163,6 +172,10 @@ export async function startTestApp(
       await closing;
       await runtime.close();
       await testDatabase.drop();
+      // A drift that a test caught and dropped (a rejected promise it did not await, an SDK call
+      // that turned it into an error) still fails the file.
+      const drifts = takeDrifts(baseUrl);
+      assert.deepEqual(drifts, [], `responses that do not match openapi.json:\n${drifts.join('\n')}`);
     },
   };
 }
