@@ -15,7 +15,8 @@ export class FormClient {
   readonly cookies = new Map<string, string>();
 
   constructor(
-    private readonly t: TestApp,
+    // Only the address: a client of a server started outside the harness takes `{ baseUrl }`.
+    private readonly t: Pick<TestApp, 'baseUrl'>,
     private readonly headers: Record<string, string> = {},
   ) {}
 

@@ -4,79 +4,16 @@
  * what it prints, then the README's own curl commands: create an intent and read it back.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { expectError, sendRequest } from '../support/harness.js';
+import { ensureBuilt, poll, start, stop, type StartedProcess } from '../support/started-server.js';
 
 const root = process.cwd();
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
-/** `npm install` builds dist/ (prepare); rebuild here only when src/ changed since. */
-function ensureBuilt(): void {
-  const built = statSync(path.join(root, 'dist', 'server.js'), { throwIfNoEntry: false });
-  if (built && built.mtimeMs >= newestMtime(path.join(root, 'src'))) return;
-  const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs'), 'server'], {
-    encoding: 'utf8',
-  });
-  assert.equal(build.status, 0, `npm run build failed:\n${build.stdout}\n${build.stderr}`);
-}
-
-/** The command `npm start` runs, as an argv for this Node. */
-function startCommand(): string[] {
-  const scripts = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts as Record<string, string>;
-  const [program, ...args] = scripts.start!.split(/\s+/);
-  assert.equal(program, 'node', 'npm start runs plain Node');
-  assert.ok(!args.some((arg) => /tsx|ts-node|--import|--loader/.test(arg)), `no TypeScript loader: ${scripts.start}`);
-  return args.map((arg) => (arg.startsWith('-') ? arg : path.join(root, arg)));
-}
-
-interface Server {
-  child: ChildProcess;
-  output: () => string;
-}
-
-/** Polls the server's output; the generous limit is for a loaded machine, where the first start's initdb is slow. */
-async function poll<T>(what: string, server: Server, probe: () => T | undefined, timeoutMs = 240_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (server.child.exitCode !== null) throw new Error(`the server exited before ${what}:\n${server.output()}`);
-    if (Date.now() > deadline) throw new Error(`no ${what} after ${timeoutMs} ms:\n${server.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-function start(cwd: string, env: NodeJS.ProcessEnv): Server {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
-  delete childEnv.NODE_OPTIONS;
-  const child = spawn(process.execPath, startCommand(), { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += String(chunk)));
-  child.stderr!.on('data', (chunk) => (output += String(chunk)));
-  return { child, output: () => output };
-}
-
-async function stop(server: Server): Promise<number | null> {
-  if (server.child.exitCode !== null) return server.child.exitCode;
-  server.child.kill('SIGTERM');
-  // 'close', not 'exit': stdout may still hold the last lines ("stopped") when the process exits.
-  const [code] = (await once(server.child, 'close')) as [number | null];
-  return code;
-}
 
 /** The quick start's commands, continuation lines joined, comments and blank lines left out. */
 function quickStartCommands(): string[] {
@@ -105,7 +42,7 @@ describe('the README quick start on a fresh data directory', () => {
   let workDir: string;
   let database: TestDatabase | undefined;
   let env: NodeJS.ProcessEnv;
-  let server: Server;
+  let server: StartedProcess;
   let baseUrl: string;
   let key: string;
 
