@@ -13,7 +13,7 @@ import type { DatabaseImageSource } from './db/pglite.js';
 import type { AppServices } from './http/context.js';
 import { MemoryRateLimiter, RedisRateLimiter, type LimiterLog } from './http/rate-limit.js';
 import { connectRedis } from './lib/redis.js';
-import { createBusiness, type CreatedBusiness } from './modules/businesses/service.js';
+import { createBusiness, DEMO_BUSINESS_NAME, type CreatedBusiness } from './modules/businesses/service.js';
 import { CacheInvalidationBus } from './modules/keys/invalidation.js';
 import { KeyCache } from './modules/keys/key-cache.js';
 
@@ -151,6 +151,6 @@ export async function seedDemoBusiness(runtime: Runtime): Promise<CreatedBusines
     await sql`SELECT pg_advisory_xact_lock(7243002)`.execute(trx);
     const again = await trx.selectFrom('businesses').select('id').limit(1).executeTakeFirst();
     if (again) return null;
-    return createBusiness(trx, { name: 'Demo Shop' });
+    return createBusiness(trx, { name: DEMO_BUSINESS_NAME });
   });
 }

@@ -27,6 +27,9 @@ const keyKinds: [KeyKind, Environment][] = [
   ['publishable', 'live'],
 ];
 
+/** The name of the business a first start seeds (SEED_DEMO), which the root page links the storefront of. */
+export const DEMO_BUSINESS_NAME = 'Demo Shop';
+
 /** A business with its shops (one per environment) and one key of each of the four kinds. */
 export async function createBusiness(
   db: Executor,
