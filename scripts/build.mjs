@@ -69,7 +69,9 @@ const image = spawnSync(process.execPath, [path.join(dist, 'db', 'build-image-cl
 });
 if (image.status !== 0) {
   rmSync(path.join(dist, IMAGE_DIR), { recursive: true, force: true });
-  const why = (image.stderr || image.error?.message || '').trim().split('\n').slice(0, 3).join('\n');
+  // The error's own line, not a crash's source excerpt.
+  const lines = (image.stderr || image.error?.message || '').trim().split('\n');
+  const why = lines.find((line) => /^\w*Error\b/.test(line.trim())) ?? lines.at(-1);
   process.stdout.write(
     `build: could not make the database image; first starts will create the database the slow way\n${why}\n`,
   );

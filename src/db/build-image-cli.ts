@@ -19,6 +19,6 @@ try {
   // PGlite can leave a handle open after close(); the work is done, so leave explicitly.
   process.exit(0);
 } catch (error) {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 }
