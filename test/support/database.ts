@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/db/connect.js';
-import { findDatabaseImage } from '../../src/db/image.js';
 import { migrate } from '../../src/db/migrate.js';
 import { randomBase62 } from '../../src/lib/ids.js';
 
@@ -29,9 +28,7 @@ async function adminQuery(text: string): Promise<void> {
 /**
  * What every PGlite database of this process starts from, read and compiled once per process
  * (a batch of npm test runs many files in one process): the migrated template, PGlite's
- * WebAssembly module and its file bundle. A file run on its own (no run's template) starts from
- * the build's database image when there is a current one, instead of an initdb per instance;
- * migrate() then applies any migration newer than the image.
+ * WebAssembly module and its file bundle.
  */
 let pgliteStart:
   Promise<{ template: Blob | undefined; pglite: { pgliteWasmModule: WebAssembly.Module; fsBundle: Blob } }> | undefined;
@@ -41,7 +38,7 @@ const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Arra
 
 function pgliteStartingPoint() {
   pgliteStart ??= (async () => {
-    const templateFile = process.env.TEST_PGLITE_TEMPLATE ?? findDatabaseImage().image?.tarball;
+    const templateFile = process.env.TEST_PGLITE_TEMPLATE;
     const dist = new URL('.', import.meta.resolve('@electric-sql/pglite'));
     return {
       template: templateFile ? new Blob([readFileSync(templateFile)]) : undefined,
@@ -63,8 +60,7 @@ export interface TestDatabase {
 
 /**
  * A database of this test file's own: a copy of the run's migrated template (see
- * scripts/run-tests.ts), or, when a file is run on its own, of the build's database image (else
- * a freshly migrated one).
+ * scripts/run-tests.ts), or a freshly migrated one when a file is run on its own.
  */
 export async function createTestDatabase(options: { onStatement?: (sql: string) => void } = {}): Promise<TestDatabase> {
   if (testDatabaseUrl) {
