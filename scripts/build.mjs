@@ -2,6 +2,8 @@
  * `npm run build` (also run by `npm install` through `prepare`): compiles src/ to dist/ with tsc
  * and copies every file of src/ that is not TypeScript (SQL migrations, templates, assets)
  * beside its compiled code, so dist/ runs on plain Node with no loader; then the SDK workspace.
+ * Then the database image (src/db/image.ts): the migrated embedded database a first start unpacks
+ * instead of running initdb and every migration; kept from the last build when still current.
  * `node scripts/build.mjs server` builds the server only (the quick-start test: the SDK's tests may
  * be importing packages/sdk/dist meanwhile).
  * Plain JavaScript on purpose: it must run before anything is compiled.
@@ -31,8 +33,14 @@ try {
   process.exit(1);
 }
 
+// The database image, kept apart: remade only when its migrations changed (its builder checks).
+const IMAGE_DIR = 'pglite-image';
+
 // A clean output: a module deleted from src/ must not live on in dist/.
-rmSync(dist, { recursive: true, force: true });
+if (existsSync(dist)) {
+  for (const entry of readdirSync(dist))
+    if (entry !== IMAGE_DIR) rmSync(path.join(dist, entry), { recursive: true, force: true });
+}
 const compiled = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], {
   stdio: 'inherit',
 });
@@ -53,6 +61,21 @@ function copyAssets(dir) {
 }
 copyAssets(src);
 process.stdout.write(`build: compiled src/ to dist/ and copied ${copied} other file(s)\n`);
+
+// Never fails the build (nor `npm install`): without an image, a first start is slower, not different.
+const image = spawnSync(process.execPath, [path.join(dist, 'db', 'build-image-cli.js')], {
+  stdio: ['ignore', 'inherit', 'pipe'],
+  encoding: 'utf8',
+});
+if (image.status !== 0) {
+  rmSync(path.join(dist, IMAGE_DIR), { recursive: true, force: true });
+  // The error's own line, not a crash's source excerpt.
+  const lines = (image.stderr || image.error?.message || '').trim().split('\n');
+  const why = lines.find((line) => /^\w*Error\b/.test(line.trim())) ?? lines.at(-1);
+  process.stdout.write(
+    `build: could not make the database image; first starts will create the database the slow way\n${why}\n`,
+  );
+}
 
 if (process.argv[2] === 'server') process.exit(0);
 

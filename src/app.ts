@@ -16,8 +16,11 @@ import { strictDeveloperQueries, strictValidatorCompiler } from './http/validati
 import { randomBase62 } from './lib/ids.js';
 import { adminRoutes } from './modules/admin/routes.js';
 import { rootModules } from './modules/index.js';
+import { welcomeRoutes } from './modules/welcome/routes.js';
 
 export const API_BASE = '/api/v1/dev';
+/** Where the Swagger UI serves the API's documentation. */
+const DOCS = '/docs';
 const BODY_LIMIT_BYTES = 1024 * 1024;
 /** The longest path segment the router takes, in UTF-16 units once decoded. */
 const MAX_PATH_SEGMENT = 512;
@@ -168,6 +171,8 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
     }
   });
 
+  await app.register(welcomeRoutes({ apiBase: API_BASE, docs: DOCS }));
+
   await app.register(
     async (dev) => {
       dev.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -177,7 +182,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   );
   await app.register(adminRoutes, { prefix: '/api/v1/admin' });
   for (const routes of rootModules) await app.register(routes);
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  await app.register(swaggerUi, { routePrefix: DOCS, uiConfig: { docExpansion: 'list' } });
 
   return app;
 }

@@ -8,11 +8,13 @@ import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/connect.js';
+import { findDatabaseImage } from './db/image.js';
 import { migrate } from './db/migrate.js';
+import type { DatabaseImageSource } from './db/pglite.js';
 import type { AppServices } from './http/context.js';
 import { MemoryRateLimiter, RedisRateLimiter, type LimiterLog } from './http/rate-limit.js';
 import { connectRedis } from './lib/redis.js';
-import { createBusiness, type CreatedBusiness } from './modules/businesses/service.js';
+import { createBusiness, DEMO_BUSINESS_NAME, type CreatedBusiness } from './modules/businesses/service.js';
 import { CacheInvalidationBus } from './modules/keys/invalidation.js';
 import { KeyCache } from './modules/keys/key-cache.js';
 
@@ -57,6 +59,30 @@ function describeDatabase(config: Config): { firstOpen: boolean; where: string }
 }
 
 /**
+ * The build's image to unpack a new embedded database from (db/image.ts), if there is a current
+ * one; says which way the database is made, since without it a first start takes longer.
+ */
+function newDatabaseImage(
+  where: string,
+  progress: (step: string) => void,
+  log: LimiterLog | undefined,
+): DatabaseImageSource | undefined {
+  const lookup = findDatabaseImage();
+  if (!lookup.image) {
+    progress(`creating the embedded database in ${where} (${lookup.missing}: a few seconds)`);
+    return undefined;
+  }
+  progress(`creating the embedded database in ${where} from the database image`);
+  return {
+    tarball: lookup.image.tarball,
+    onFailed: (error) => {
+      log?.warn(`the database image would not load (${String(error)}); running initdb instead`);
+      progress('  the database image would not load: creating the database the slow way (a few seconds)');
+    },
+  };
+}
+
+/**
  * Opens everything the API and worker share; migrations are applied before anything is served.
  * `progress` hears one line per step (the server prints them for whoever watches it start).
  */
@@ -76,10 +102,14 @@ export async function createRuntime(
   let database = options.database;
   if (!database) {
     const { firstOpen, where } = describeDatabase(config);
+    const databaseOptions = databaseOptionsFor(config);
+    let image: DatabaseImageSource | undefined;
     if (config.databaseUrl) progress(`connecting to ${where}`);
-    else if (firstOpen) progress(`creating the embedded database in ${where} (first start: a few seconds)`);
+    else if (firstOpen) image = newDatabaseImage(where, progress, options.log);
     else progress(`opening the embedded database in ${where}`);
-    database = await openDatabase(databaseOptionsFor(config));
+    database = await openDatabase(
+      databaseOptions.kind === 'pglite' && image ? { ...databaseOptions, image } : databaseOptions,
+    );
   }
   progress('applying migrations');
   const applied = await migrate(database);
@@ -123,6 +153,6 @@ export async function seedDemoBusiness(runtime: Runtime): Promise<CreatedBusines
     const again = await trx.selectFrom('businesses').select('id').limit(1).executeTakeFirst();
     if (again) return null;
     // Sandbox keys only, like any business not approved for live (approve-live issues the rest).
-    return createBusiness(trx, { name: 'Demo Shop', liveKeys: false });
+    return createBusiness(trx, { name: DEMO_BUSINESS_NAME, liveKeys: false });
   });
 }

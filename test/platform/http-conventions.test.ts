@@ -17,7 +17,7 @@ describe('HTTP conventions', () => {
       ['GET', '/api/v1/dev/nothing-here'],
       ['DELETE', '/api/v1/dev/probe/read'],
       ['GET', '/api/v2/dev/probe/read'],
-      ['GET', '/'],
+      ['GET', '/nothing-here'],
       ['POST', '/anything?x=1'],
     ] as const) {
       const response = await t.request(method, path, { key: business.keys.secretTest });

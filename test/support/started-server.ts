@@ -23,7 +23,8 @@ function newestMtime(dir: string): number {
 /** `npm install` builds dist/ (prepare); rebuild here only when src/ changed since. */
 export function ensureBuilt(): void {
   const built = statSync(path.join(root, 'dist', 'server.js'), { throwIfNoEntry: false });
-  if (built && built.mtimeMs >= newestMtime(path.join(root, 'src'))) return;
+  const image = statSync(path.join(root, 'dist', 'pglite-image', 'manifest.json'), { throwIfNoEntry: false });
+  if (built && image && built.mtimeMs >= newestMtime(path.join(root, 'src'))) return;
   const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs'), 'server'], {
     encoding: 'utf8',
   });

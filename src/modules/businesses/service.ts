@@ -26,6 +26,9 @@ export interface ListedBusiness extends BusinessView {
 
 const keyKinds: KeyKind[] = ['secret', 'publishable'];
 
+/** The name of the business a first start seeds (SEED_DEMO), which the root page links the storefront of. */
+export const DEMO_BUSINESS_NAME = 'Demo Shop';
+
 /**
  * A business with its shops (one per environment), a sandbox key of each kind and, with
  * `liveKeys`, a live key of each kind. Live keys default to issued (the operator API's answer

@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import view from '@fastify/view';
+import { Eta } from 'eta';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Kysely } from 'kysely';
+import Negotiator from 'negotiator';
+import type { DB } from '../../db/schema.js';
+import { DEMO_BUSINESS_NAME } from '../businesses/service.js';
+import { DASHBOARD } from '../dashboard/context.js';
+
+const VIEWS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'views');
+
+/** Where a newcomer goes from the server's root: every path here is one this server answers. */
+export interface WelcomeLinks {
+  dashboard: string;
+  dashboardLogin: string;
+  apiDocs: string;
+  openapi: string;
+  apiBase: string;
+  /** A shop's storefront, `{shopId}` standing for the shop's id. */
+  storefront: string;
+  /** The demo business's sandbox storefront, when the server seeded one. */
+  demoStorefront: string | null;
+  health: string;
+  ready: string;
+}
+
+/**
+ * The sandbox shop of the demo business the first start seeds (SEED_DEMO), the oldest if several
+ * carry its name: a storefront to open at once on a fresh install.
+ */
+async function demoShopId(db: Kysely<DB>): Promise<string | null> {
+  const shop = await db
+    .selectFrom('shops')
+    .innerJoin('businesses', 'businesses.id', 'shops.business_id')
+    .select('shops.id')
+    .where('businesses.name', '=', DEMO_BUSINESS_NAME)
+    .where('shops.environment', '=', 'test')
+    .orderBy('businesses.created_at')
+    .limit(1)
+    .executeTakeFirst();
+  return shop?.id ?? null;
+}
+
+/** Only this page's own style; nothing else loads, nothing may frame it. */
+function pageCsp(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `style-src 'nonce-${nonce}'`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/**
+ * `GET /`: what this server is and where to go (dashboard, API docs, storefronts, health checks),
+ * as a small HTML page, or as JSON for a client asking for it (`Accept: application/json`), so
+ * a first look at the root is not a JSON 404.
+ */
+export function welcomeRoutes(options: { apiBase: string; docs: string }): FastifyPluginAsync {
+  return async (app) => {
+    const { db, config } = app.services;
+    await app.register(view, {
+      engine: { eta: new Eta({ autoEscape: true, autoTrim: false }) },
+      templates: VIEWS,
+      production: true,
+    });
+
+    app.get('/', { schema: { hide: true } }, async (request, reply) => {
+      const links: WelcomeLinks = {
+        dashboard: DASHBOARD,
+        dashboardLogin: `${DASHBOARD}/login`,
+        apiDocs: options.docs,
+        openapi: `${options.apiBase}/openapi.json`,
+        apiBase: options.apiBase,
+        storefront: '/s/{shopId}',
+        demoStorefront: null,
+        health: '/health',
+        ready: '/ready',
+      };
+      if (config.seedDemo) {
+        const shopId = await demoShopId(db);
+        if (shopId) links.demoStorefront = `/s/${encodeURIComponent(shopId)}`;
+      }
+      reply.header('Vary', 'Accept').header('Cache-Control', 'no-store').header('X-Content-Type-Options', 'nosniff');
+      // HTML unless JSON is preferred: browsers, and curl's */*, get the page.
+      const wanted = new Negotiator({ headers: { accept: request.headers.accept ?? '*/*' } }).mediaType([
+        'text/html',
+        'application/json',
+      ]);
+      if (wanted === 'application/json') {
+        return reply
+          .type('application/json; charset=utf-8')
+          .send({ success: true, data: { name: 'Commerce Developer API', links } });
+      }
+      const nonce = randomBytes(16).toString('base64');
+      const html = await reply.viewAsync('welcome', { nonce, links, demoBusiness: DEMO_BUSINESS_NAME });
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('Content-Security-Policy', pageCsp(nonce))
+        .header('Referrer-Policy', 'same-origin')
+        .header('X-Frame-Options', 'DENY')
+        .send(html);
+    });
+  };
+}
