@@ -1,38 +1,14 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { runAdminCli } from '../../src/cli/admin.js';
 import { ConnectionError, resolveConnection } from '../../src/cli/connection.js';
 import { resolveAdminToken } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
+import { adminCliWith } from '../support/admin-cli.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/harness.js';
-
-/** The CLI in-process with exactly this environment (nothing inherited from the test's). */
-async function cli(env: NodeJS.ProcessEnv, ...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runAdminCli(args, env, {
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-  });
-  return { code, stdout, stderr };
-}
-
-/** A port nothing listens on (taken, then given back). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
+import { freePort } from '../support/started-server.js';
 
 describe('admin CLI: finds the server from the settings npm start reads', () => {
   let t: TestApp;
@@ -75,18 +51,27 @@ describe('admin CLI: finds the server from the settings npm start reads', () => 
   test('the same PORT, HOST and DATA_DIR as the server are enough: the token comes from its file', async () => {
     writeFileSync(path.join(dataDir, 'admin-token'), `${ADMIN_TOKEN}\n`);
     const port = new URL(t.baseUrl).port;
-    const listed = await cli({ PORT: port, HOST: '127.0.0.1', DATA_DIR: dataDir }, 'business', 'list', '--json');
+    const listed = await adminCliWith(
+      { PORT: port, HOST: '127.0.0.1', DATA_DIR: dataDir },
+      'business',
+      'list',
+      '--json',
+    );
     assert.equal(listed.code, 0, listed.stderr);
     assert.ok(Array.isArray(JSON.parse(listed.stdout).items));
     // HOST as the server takes it by default: every interface, reached on loopback.
-    const anyHost = await cli({ PORT: port, DATA_DIR: dataDir }, 'business', 'list', '--json');
+    const anyHost = await adminCliWith({ PORT: port, DATA_DIR: dataDir }, 'business', 'list', '--json');
     assert.equal(anyHost.code, 0, anyHost.stderr);
   });
 
   test('no server: the message names the URL tried and how to start the server', async () => {
     writeFileSync(path.join(dataDir, 'admin-token'), `${ADMIN_TOKEN}\n`);
-    const port = await closedPort();
-    const result = await cli({ PORT: String(port), DATA_DIR: dataDir, ADMIN_TIMEOUT_MS: '2000' }, 'business', 'list');
+    const port = await freePort();
+    const result = await adminCliWith(
+      { PORT: String(port), DATA_DIR: dataDir, ADMIN_TIMEOUT_MS: '2000' },
+      'business',
+      'list',
+    );
     assert.equal(result.code, 1);
     assert.match(
       result.stderr,
@@ -99,14 +84,14 @@ describe('admin CLI: finds the server from the settings npm start reads', () => 
   test('no token file: the message names the file looked for; a bad setting is named like the server names it', async () => {
     const empty = mkdtempSync(path.join(os.tmpdir(), 'devapi-cli-empty-'));
     try {
-      const result = await cli({ DATA_DIR: empty }, 'business', 'list');
+      const result = await adminCliWith({ DATA_DIR: empty }, 'business', 'list');
       assert.equal(result.code, 1);
       assert.match(result.stderr, new RegExp(`No admin token: ${path.join(empty, 'admin-token')} does not exist`));
       assert.match(result.stderr, /npm start/);
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
-    const badPort = await cli({ PORT: 'eighty', ADMIN_TOKEN }, 'business', 'list');
+    const badPort = await adminCliWith({ PORT: 'eighty', ADMIN_TOKEN }, 'business', 'list');
     assert.equal(badPort.code, 1);
     assert.match(badPort.stderr, /Invalid configuration/);
     assert.match(badPort.stderr, /PORT="eighty"/);

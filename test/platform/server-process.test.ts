@@ -6,7 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { runAdminCli } from '../../src/cli/admin.js';
+import { adminCliWith } from '../support/admin-cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { expectStatus, sendRequest } from '../support/harness.js';
 import { nodeEntry } from '../support/node-entry.js';
@@ -72,20 +72,9 @@ async function stopServer(server: ServerProcess): Promise<number | null> {
   return code;
 }
 
-/** The admin CLI in-process: the same code as the program, without a Node start per command. */
-async function admin(env: NodeJS.ProcessEnv, ...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runAdminCli(args, env, {
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-  });
-  return { code, stdout, stderr };
-}
-
 /** An in-process command with --json that must succeed: its parsed output. */
 async function adminJson(env: NodeJS.ProcessEnv, ...args: string[]) {
-  const result = await admin(env, ...args, '--json');
+  const result = await adminCliWith(env, ...args, '--json');
   assert.equal(result.code, 0, result.stderr);
   return JSON.parse(result.stdout);
 }
@@ -266,10 +255,10 @@ describe('the server process and the admin CLI', () => {
   });
 
   test('admin CLI reports errors with a non-zero exit code', async () => {
-    const unknown = await admin(cliEnv, 'key', 'suspend', 'key_missing', '--json');
+    const unknown = await adminCliWith(cliEnv, 'key', 'suspend', 'key_missing', '--json');
     assert.equal(unknown.code, 1);
     assert.equal(JSON.parse(unknown.stderr).error.code, 'NOT_FOUND');
-    const badUsage = await admin(cliEnv, 'business', 'create');
+    const badUsage = await adminCliWith(cliEnv, 'business', 'create');
     assert.equal(badUsage.code, 2);
     assert.match(badUsage.stderr, /missing --name/);
     const wrongToken = adminProcess(
