@@ -8,6 +8,7 @@ import { developerModules } from '../../src/modules/index.js';
 import type { IssuedKey } from '../../src/modules/keys/service.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { checkResponse, takeDrifts } from './openapi-check.js';
+import { patience } from './patience.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 /** log2 of scrypt's N for the dashboard passwords of test apps (production: 15). */
@@ -223,11 +224,12 @@ export async function waitUntil<T>(
   what: string,
   timeoutMs = 20_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const limitMs = patience(timeoutMs);
+  const deadline = Date.now() + limitMs;
   for (;;) {
     const value = await check();
     if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) assert.fail(`timed out after ${limitMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { patience } from './patience.js';
 
 export interface ReceivedRequest {
   method: string;
@@ -44,11 +45,12 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
     requests,
     answer: () => ({ status: 200, body: 'ok' }),
     async waitFor(count, timeoutMs = 10_000) {
+      const limitMs = patience(timeoutMs);
       if (requests.length >= count) return requests;
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(
-          () => reject(new Error(`receiver got ${requests.length} of ${count} requests in ${timeoutMs} ms`)),
-          timeoutMs,
+          () => reject(new Error(`receiver got ${requests.length} of ${count} requests in ${limitMs} ms`)),
+          limitMs,
         );
         waiters.push({
           count,

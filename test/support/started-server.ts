@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { patience } from './patience.js';
 
 const root = process.cwd();
 
@@ -75,13 +76,14 @@ export async function poll<T>(
   probe: () => T | undefined,
   timeoutMs = 240_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const limitMs = patience(timeoutMs);
+  const deadline = Date.now() + limitMs;
   for (;;) {
     const value = probe();
     if (value !== undefined) return value;
     if (started.child.exitCode !== null || started.child.signalCode !== null)
       throw new Error(`${started.name} exited before ${what}:\n${started.output()}`);
-    if (Date.now() > deadline) throw new Error(`no ${what} after ${timeoutMs} ms:\n${started.output()}`);
+    if (Date.now() > deadline) throw new Error(`no ${what} after ${limitMs} ms:\n${started.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
