@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, skipWithoutChromium } from '../support/browser.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
@@ -14,17 +14,17 @@ import { MAX_PIN_ATTEMPTS, PIN_LOCK_MINUTES } from '../../src/modules/wallets/se
 const skip = skipWithoutChromium;
 const ARTIFACTS = path.resolve('test-artifacts', 'browser');
 
-describe('hosted checkout and pay-by-code in a real browser', { skip }, () => {
+describe('hosted checkout and pay-by-code in a real browser', { skip: Boolean(skip) }, () => {
   let t: TestApp;
   let browser: Browser;
   let business: TestBusiness;
-  before(async () => {
+  beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness({ name: 'Épicerie du Port' });
     browser = await launchChromium();
   });
-  after(async () => {
+  afterAll(async () => {
     await browser?.close();
     await t?.close();
   });

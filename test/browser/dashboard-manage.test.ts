@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createUser } from '../dashboard/support.js';
 import { freshPhone, simulate } from '../orders/support.js';
@@ -17,13 +17,13 @@ const PNG = Buffer.from(
 
 describe(
   'the dashboard orders, products, webhook endpoint and settings pages in a real browser',
-  { skip: skipWithoutChromium },
+  { skip: Boolean(skipWithoutChromium) },
   () => {
     let t: TestApp;
     let browser: Browser;
     let business: TestBusiness;
     let owner: { email: string; password: string };
-    before(async () => {
+    beforeAll(async () => {
       mkdirSync(ARTIFACTS, { recursive: true });
       t = await startTestApp({
         config: {
@@ -37,7 +37,7 @@ describe(
       owner = await createUser(t, business.id, 'owner');
       browser = await launchChromium();
     });
-    after(async () => {
+    afterAll(async () => {
       await browser?.close();
       await t?.close();
     });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import pino from 'pino';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, skipWithoutChromium } from '../support/browser.js';
@@ -15,14 +15,14 @@ const skip = skipWithoutChromium;
 const ARTIFACTS = path.resolve('test-artifacts', 'dashboard');
 const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
 
-describe('the merchant dashboard in a real browser', { skip }, () => {
+describe('the merchant dashboard in a real browser', { skip: Boolean(skip) }, () => {
   let t: TestApp;
   let browser: Browser;
   let business: TestBusiness;
   let worker: Worker;
   let receiver: Receiver;
   let owner: { email: string; password: string };
-  before(async () => {
+  beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     t = await startTestApp({
       config: {
@@ -38,7 +38,7 @@ describe('the merchant dashboard in a real browser', { skip }, () => {
     owner = await createUser(t, business.id, 'owner');
     browser = await launchChromium();
   });
-  after(async () => {
+  afterAll(async () => {
     await browser?.close();
     await worker?.stop();
     await receiver?.close();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, skipWithoutChromium } from '../support/browser.js';
 import { formatAmount } from '../../src/lib/i18n.js';
@@ -15,13 +15,13 @@ const ARTIFACTS = path.resolve('test-artifacts', 'browser');
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
 
-describe('hosted storefront and order page in a real browser (issue 11)', { skip }, () => {
+describe('hosted storefront and order page in a real browser (issue 11)', { skip: Boolean(skip) }, () => {
   let t: TestApp;
   let browser: Browser;
   let business: TestBusiness;
   let tea: any;
   let sold: any;
-  before(async () => {
+  beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness({ name: 'Épicerie du Port' });
@@ -41,7 +41,7 @@ describe('hosted storefront and order page in a real browser (issue 11)', { skip
     sold = await createProduct(t, sk, { name: 'Dattes', price: 800, quantity: 0, status: 'ACTIVE' });
     browser = await launchChromium();
   });
-  after(async () => {
+  afterAll(async () => {
     await browser?.close();
     await t?.close();
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
 import { adminCli } from '../support/admin-cli.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/harness.js';
@@ -22,10 +22,10 @@ function cliProcess(t: TestApp, ...args: string[]): Promise<{ code: number; stdo
 
 describe('admin CLI: wallets and the ledger check', () => {
   let t: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp();
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('wallet create, credit and show', async () => {
     const created = await adminCli(

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { post } from '../../src/modules/payments/ledger.js';
 import { manualClock } from '../support/clock.js';
 import {
@@ -18,12 +18,12 @@ describe('customer payments: checkout API, wallets, ledger (issue 7; decisions "
   let t: TestApp;
   let business: TestBusiness;
   let sk: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness({ name: 'Boutique Nouakchott' });
     sk = business.keys.secretTest;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const newWallet = async (balance: number, pin = '4321') => {
     const phone = `+2224${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;

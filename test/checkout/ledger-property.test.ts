@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import fc from 'fast-check';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { act, createIntent } from '../intents/support.js';
@@ -9,7 +9,7 @@ const WALLET_START = 100_000;
 const WALLETS = ['+22250000000', '+22250000001', '+22250000002'];
 
 let t: TestApp;
-before(async () => {
+beforeAll(async () => {
   t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '1000000' } });
   // Three payer wallets for every run, made once: a wallet's PIN hash (scrypt) is the dearest
   // write there is, and each run starts them again from the same balance (see fundWallets).
@@ -30,7 +30,7 @@ async function fundWallets(): Promise<void> {
     assert.equal(await walletBalance(t, phone), WALLET_START);
   }
 }
-after(() => t.close());
+afterAll(() => t.close());
 
 type Operation = { kind: 'pay'; amount: number; wallet: number } | { kind: 'refund'; payment: number; share: number };
 

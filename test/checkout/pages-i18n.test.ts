@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { fillText, formatAmount, formatNumber, LANGS, type Lang } from '../../src/lib/i18n.js';
 import { checkoutDictionaries } from '../../src/modules/checkout/i18n.js';
 import { MAX_PIN_ATTEMPTS, PIN_LOCK_MINUTES } from '../../src/modules/wallets/service.js';
@@ -31,7 +31,7 @@ describe('customer pages in Arabic and French all the way through (issue 19)', (
   /** Each page in each state: its path and the HTTP status it answers with. */
   const pages: { name: string; path: string; status: number }[] = [];
 
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness({ name: 'Boutique Nouakchott' });
     sk = business.keys.secretTest;
@@ -67,7 +67,7 @@ describe('customer pages in Arabic and French all the way through (issue 19)', (
       { name: 'pay-by-code, unknown code', path: `/pay?mode=live&code=${fixed.code}`, status: 404 },
     );
   });
-  after(() => t?.close());
+  afterAll(() => t?.close());
 
   const withLang = (path: string, lang: Lang) => `${path}${path.includes('?') ? '&' : '?'}lang=${lang}`;
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { adminCli } from '../support/admin-cli.js';
 import { manualClock } from '../support/clock.js';
 import { hashKey } from '../../src/modules/keys/key-text.js';
@@ -39,11 +39,11 @@ async function refundsOf(t: TestApp, reference: string): Promise<number> {
 describe('dashboard accounts, sessions, CSRF, roles and limits', () => {
   let t: TestApp;
   let business: TestBusiness;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000', DASHBOARD_LOGIN_PER_MINUTE_IP: '1000' } });
     business = await t.createBusiness({ approveLive: false });
   });
-  after(() => t?.close());
+  afterAll(() => t?.close());
 
   test('the admin CLI creates, lists, disables and resets users; bad input is refused', async () => {
     const email = `Owner-${Date.now()}@Example.com`;
@@ -527,7 +527,7 @@ describe('dashboard accounts, sessions, CSRF, roles and limits', () => {
 describe('dashboard sign-in limits and secure cookies', () => {
   let t: TestApp;
   let business: TestBusiness;
-  before(async () => {
+  beforeAll(async () => {
     // Still limiter clocks: the attempts of a test fall in one window however long they take.
     t = await startTestApp({
       config: { DASHBOARD_LOGIN_PER_MINUTE_EMAIL: '3', DASHBOARD_LOGIN_PER_MINUTE_IP: '1000' },
@@ -535,7 +535,7 @@ describe('dashboard sign-in limits and secure cookies', () => {
     });
     business = await t.createBusiness();
   });
-  after(() => t?.close());
+  afterAll(() => t?.close());
 
   test('per email: after the limit even the right password is refused with 429', async () => {
     const user = await createUser(t, business.id);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
 import { formatAmount } from '../../src/lib/i18n.js';
@@ -53,7 +53,7 @@ describe('the Balance page: balance transactions of the session business, filter
   let txns: Txn[];
   const today = new Date().toISOString().slice(0, 10);
 
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp();
     business = await t.createBusiness();
     client = (await signedIn(t, business.id)).client;
@@ -81,7 +81,7 @@ describe('the Balance page: balance transactions of the session business, filter
     const theirs = await createIntent(t, stranger.keys.secretTest, { amount: 7_000 });
     expectStatus(await act(t, stranger.keys.secretTest, theirs.referenceNumber, 'simulate', {}), 200);
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('the page lists every transaction newest first, with its amounts, net and source link', async () => {
     const page = await client.get(BALANCE);

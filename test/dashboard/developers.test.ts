@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { hiddenFields, signedIn } from './support.js';
 
@@ -8,7 +8,7 @@ const WEBHOOKS = '/dashboard/developers/webhooks';
 describe('dashboard webhook endpoints: edit events, disable, enable, rotate, ping; delivery dates; the event log', () => {
   let t: TestApp;
   let business: TestBusiness;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({
       config: {
         RATE_LIMIT_TEST_PER_MINUTE: '100000',
@@ -18,7 +18,7 @@ describe('dashboard webhook endpoints: edit events, disable, enable, rotate, pin
     });
     business = await t.createBusiness({ approveLive: false });
   });
-  after(() => t?.close());
+  afterAll(() => t?.close());
 
   async function newEndpoint(owner: TestBusiness = business): Promise<string> {
     const created = await t.request('POST', '/api/v1/dev/webhooks/endpoints', {

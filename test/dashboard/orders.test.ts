@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { freshPhone, ledgerIsSound, simulate, walletBalance } from '../orders/support.js';
 import { createProduct } from '../products/support.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
@@ -11,7 +11,7 @@ describe('dashboard orders: list, an order page, its workflow, refunds and modif
   let t: TestApp;
   let business: TestBusiness;
   let productId: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000', DASHBOARD_LOGIN_PER_MINUTE_IP: '1000' } });
     business = await t.createBusiness({ approveLive: false });
     const product = await createProduct(t, business.keys.secretTest, {
@@ -22,7 +22,7 @@ describe('dashboard orders: list, an order page, its workflow, refunds and modif
     });
     productId = product.id;
   });
-  after(() => t?.close());
+  afterAll(() => t?.close());
 
   async function newOrder(quantity = 2, phone = freshPhone()): Promise<string> {
     const response = await simulate(t, business.keys.secretTest, [{ productId, quantity }], phone);

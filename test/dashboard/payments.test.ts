@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SANDBOX_FAILING_AMOUNT } from '../../src/modules/payments/wallet-payments.js';
 import { act, ageIntent, createIntent } from '../intents/support.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
@@ -30,12 +30,12 @@ describe('a payment page offers what the intent state table allows', () => {
   let t: TestApp;
   let business: TestBusiness;
   let owner: FormClient;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp();
     business = await t.createBusiness();
     owner = (await signedIn(t, business.id)).client;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('PENDING: the QR code, cancel, and every simulation', async () => {
     const intent = await createIntent(t, business.keys.secretTest, { amount: 3_000 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { formatMru } from '../../src/modules/dashboard/i18n.js';
 import { sendDuePayouts } from '../../src/modules/payouts/send.js';
 import { assertLedgerSound, fold, setPlan } from '../payments/support.js';
@@ -113,7 +113,7 @@ describe('dashboard payouts: list, a payout in two steps, a batch from CSV, a pa
     });
   }
 
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000', DASHBOARD_LOGIN_PER_MINUTE_IP: '1000' } });
     business = await t.createBusiness({ name: 'Payout shop' });
     sk = business.keys.secretTest;
@@ -126,7 +126,7 @@ describe('dashboard payouts: list, a payout in two steps, a batch from CSV, a pa
     owner = (await signedIn(t, business.id)).client;
     viewer = (await signedIn(t, business.id, 'viewer')).client;
   });
-  after(() => t?.close());
+  afterAll(() => t?.close());
 
   test('review shows the fee, total and balance after; confirm creates one payout, a replay none', async () => {
     const before = await balance();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { multipartBody } from '../support/multipart.js';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { FormClient, hiddenFields, signedIn } from './support.js';
@@ -38,11 +38,11 @@ async function postFile(
 describe('dashboard products: list, create, edit, images, CSV import and export', () => {
   let t: TestApp;
   let business: TestBusiness;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000', DASHBOARD_LOGIN_PER_MINUTE_IP: '1000' } });
     business = await t.createBusiness({ approveLive: false });
   });
-  after(() => t?.close());
+  afterAll(() => t?.close());
 
   const productRow = (id: string) =>
     t.runtime.db.selectFrom('products').selectAll().where('id', '=', id).executeTakeFirstOrThrow();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { canonicalJson } from '../../src/http/idempotency/fingerprint.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { FormClient, hiddenFields, PASSWORD, signedIn } from './support.js';
@@ -9,7 +9,7 @@ const SETTINGS = '/dashboard/settings';
 
 describe('dashboard settings: business name, users and roles, fee plan', () => {
   let t: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({
       config: {
         RATE_LIMIT_TEST_PER_MINUTE: '100000',
@@ -18,7 +18,7 @@ describe('dashboard settings: business name, users and roles, fee plan', () => {
       },
     });
   });
-  after(() => t?.close());
+  afterAll(() => t?.close());
 
   const userByEmail = (email: string) =>
     t.runtime.db.selectFrom('dashboard_users').selectAll().where('email', '=', email).executeTakeFirst();

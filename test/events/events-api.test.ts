@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import pino from 'pino';
 import { recordEvents } from '../../src/modules/events/outbox.js';
 import { storeEvent } from '../../src/modules/events/store-events.js';
@@ -23,7 +23,7 @@ describe('the Events API and per-object sequences', () => {
   let sk: string;
   let hooks: ReturnType<typeof webhookHelpers>;
   let worker: Worker;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({
       config: { RATE_LIMIT_TEST_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE: 'true' },
     });
@@ -32,7 +32,7 @@ describe('the Events API and per-object sequences', () => {
     hooks = webhookHelpers(t);
     worker = startWorker(t.runtime, pino({ level: 'silent' }), [], 60_000);
   });
-  after(async () => {
+  afterAll(async () => {
     await worker.stop();
     await hooks.closeAll();
     await t.close();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestResponse } from '../support/harness.js';
 import { multipartBody } from '../support/multipart.js';
 import { createProduct, PRODUCTS } from '../products/support.js';
@@ -17,11 +17,11 @@ function expectClientError(response: TestResponse, code = 'VALIDATION_ERROR', st
 describe('bad input is a 4xx in the envelope, never a 500 (issue 15 item 3)', () => {
   let t: TestApp;
   let sk: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     sk = (await t.createBusiness()).keys.secretTest;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const write = (method: string, path: string, body: unknown) =>
     t.request(method, path, { key: sk, body, idempotencyKey: true });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import type { FastifyRequest } from 'fastify';
 import fc from 'fast-check';
 import { requestFingerprint } from '../../src/http/idempotency/fingerprint.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
 import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { createProduct, PRODUCTS, write } from '../products/support.js';
@@ -9,11 +9,11 @@ import { createProduct, PRODUCTS, write } from '../products/support.js';
 describe('contract gaps (issue 36, item 6)', () => {
   let t: TestApp;
   let sk: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     sk = (await t.createBusiness()).keys.secretTest;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('an externalId of 256 characters resolves in paths; 257 is refused with 400', async () => {
     // Percent-encoded, the path segment is far longer than 256: the limit counts it decoded.

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { createProduct, PRODUCTS } from '../products/support.js';
@@ -18,11 +18,11 @@ const DANGEROUS = [
 describe('CSV export neutralises formulas; export then import is lossless (issue 15 item 5)', () => {
   let t: TestApp;
   let sk: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     sk = (await t.createBusiness()).keys.secretTest;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const exportCsv = async () => {
     const response = await t.request('GET', `${PRODUCTS}/export`, { key: sk });

@@ -4,7 +4,7 @@ import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import pino from 'pino';
 import { openDatabase } from '../../src/db/connect.js';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
@@ -43,7 +43,7 @@ async function freePort(): Promise<number> {
 
 describe(
   'a PostgreSQL of its own stopped and restarted under load (issue 15, faults)',
-  { skip: !initdb || !pgCtl ? 'no initdb/pg_ctl' : false },
+  { skip: Boolean(!initdb || !pgCtl ? 'no initdb/pg_ctl' : false) },
   () => {
     let dir: string;
     let t: TestApp;
@@ -51,7 +51,7 @@ describe(
     let receiver: Receiver;
     let start: () => void;
     let stop: () => void;
-    before(async () => {
+    beforeAll(async () => {
       dir = mkdtempSync(path.join(os.tmpdir(), 'devapi-pg-'));
       if (asRoot) {
         const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
@@ -86,7 +86,7 @@ describe(
       // The whole worker (delivery engine and periodic tasks), in this process, through the outage.
       worker = startWorker(t.runtime, pino({ level: 'silent' }));
     });
-    after(async () => {
+    afterAll(async () => {
       await worker?.stop().catch(() => {});
       await receiver?.close();
       await t?.close().catch(() => {});

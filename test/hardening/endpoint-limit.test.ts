@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, startTestApp, type TestApp } from '../support/harness.js';
 
 const ENDPOINTS = '/api/v1/dev/webhooks/endpoints';
 
 describe('five webhook endpoints per business across environments (issue 15 item 11)', () => {
   let t: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('creates racing in both environments at once never make more than five', async () => {
     const business = await t.createBusiness();

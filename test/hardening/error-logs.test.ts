@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { FastifyPluginAsync } from 'fastify';
 import { sql } from 'kysely';
 import pino from 'pino';
@@ -24,7 +24,7 @@ describe('database errors are logged without their parameters (issue 15 item 6)'
   let logged: App;
   const lines: string[] = [];
   let baseUrl = '';
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp();
     const stream = new Writable({
       write(chunk, _encoding, done) {
@@ -41,7 +41,7 @@ describe('database errors are logged without their parameters (issue 15 item 6)'
     const address = logged.server.address();
     baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   });
-  after(async () => {
+  afterAll(async () => {
     await logged.close();
     await t.close();
   });

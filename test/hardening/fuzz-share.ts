@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { testDatabaseKind } from '../support/database.js';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { fuzz, fuzzFixtures, fuzzTarget, loadRoutes } from '../support/fuzz.js';
@@ -23,12 +23,12 @@ export function fuzzPart(part: number): void {
   const seed = SEED + part - 1;
   describe(`fuzzing every route of openapi.json (issue 15), part ${part} of ${FUZZ_PARTS}`, () => {
     let t: TestApp;
-    before(async () => {
+    beforeAll(async () => {
       t = await startTestApp({
         config: { RATE_LIMIT_TEST_PER_MINUTE: '10000000', RATE_LIMIT_LIVE_PER_MINUTE: '10000000' },
       });
     });
-    after(() => t.close());
+    afterAll(() => t.close());
 
     test(`${count} generated requests: no answer at or above 500, every error in the envelope; healthy after`, async () => {
       assert.ok(loadRoutes().length >= 40, 'every documented route is fuzzed');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { pay, RICH } from '../checkout/support.js';
 import { createIntent } from '../intents/support.js';
 import { manualClock } from '../support/clock.js';
@@ -33,13 +33,13 @@ describe('security headers, page rate limit and one answer for unknown wallets (
   let t: TestApp;
   let sk: string;
   let adminKeyBusiness: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     const business = await t.createBusiness();
     sk = business.keys.secretTest;
     adminKeyBusiness = business.id;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('/p/{shortCode} and /pay: a nonce CSP without unsafe-inline, nosniff, Referrer-Policy; a new nonce each time', async () => {
     const intent = await createIntent(t, sk, { amount: 5000 });
@@ -99,10 +99,10 @@ describe('security headers, page rate limit and one answer for unknown wallets (
 
 describe('the pay routes answer an unknown wallet exactly like a wrong PIN (issue 15 item 9)', () => {
   let t: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('same status, code and message', async () => {
     const sk = (await t.createBusiness()).keys.secretTest;

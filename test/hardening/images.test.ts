@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { multipartBody } from '../support/multipart.js';
 import { createProduct, PRODUCTS } from '../products/support.js';
@@ -16,14 +16,14 @@ describe('image files: written after validation, gone with their image (issue 15
   let t: TestApp;
   let sk: string;
   let dataDir: string;
-  before(async () => {
+  beforeAll(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'devapi-media-'));
     t = await startTestApp({
       config: { DATA_DIR: dataDir, PUBLIC_URL: 'https://api.example.test', RATE_LIMIT_TEST_PER_MINUTE: '100000' },
     });
     sk = (await t.createBusiness()).keys.secretTest;
   });
-  after(async () => {
+  afterAll(async () => {
     await t.close();
     rmSync(dataDir, { recursive: true, force: true });
   });

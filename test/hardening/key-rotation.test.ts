@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 
 const BALANCE = '/api/v1/dev/balance';
 
 describe('rotating a suspended key is refused (issue 15 item 8)', () => {
   let t: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp();
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('suspended: VALIDATION_ERROR, no successor, the key stays suspended', async () => {
     const business = await t.createBusiness();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
 import { deleteExpiredUnknownPhoneAttempts, MAX_PIN_ATTEMPTS } from '../../src/modules/wallets/service.js';
 import { pay } from '../checkout/support.js';
@@ -26,12 +26,12 @@ function lockEnd(response: TestResponse): number {
 describe('a phone without a wallet locks after five wrong PINs like a wallet does (issue 15 item 9)', () => {
   let t: TestApp;
   let shortCode: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     const sk = (await t.createBusiness()).keys.secretTest;
     shortCode = (await createIntent(t, sk, { amount: 100 })).shortCode;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('the same answers, in the same order, for a wallet and a phone without one; the same lock end', async () => {
     const walletPhone = '+22241000001';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { openDatabase } from '../../src/db/connect.js';
 import { MAX_PIN_ATTEMPTS } from '../../src/modules/wallets/service.js';
 import { pay, walletBalance } from '../checkout/support.js';
@@ -18,11 +18,11 @@ function tally(responses: TestResponse[]) {
 describe('PIN lockout under parallel guesses (issue 15 item 1)', () => {
   let t: TestApp;
   let sk: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     sk = (await t.createBusiness()).keys.secretTest;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const newWallet = async (app: TestApp, pin: string) => {
     const phone = `+2224${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
@@ -87,7 +87,7 @@ describe('PIN lockout under parallel guesses (issue 15 item 1)', () => {
 
   test(
     'two API processes on one PostgreSQL share the count',
-    { skip: !testDatabaseUrl && 'PostgreSQL only' },
+    { skip: Boolean(!testDatabaseUrl && 'PostgreSQL only') },
     async () => {
       const url = t.testDatabase.url!;
       const second = await startTestApp({

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { createIntent } from '../intents/support.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestResponse } from '../support/harness.js';
 
@@ -15,10 +15,10 @@ function expectNoLimitHeaders(response: TestResponse): void {
 
 describe('rate-limit headers wherever a limit was counted (issue 15 item 13)', () => {
   let t: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '1000', RATE_LIMIT_LIVE_PER_MINUTE: '2000' } });
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('an authenticated request carries them on 2xx, 400, 403 and 404 alike', async () => {
     const business = await t.createBusiness();

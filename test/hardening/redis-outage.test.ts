@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { Redis } from 'ioredis';
 import { manualClock } from '../support/clock.js';
 import {
@@ -58,7 +58,7 @@ function recorder() {
 
 describe(
   'a Redis of its own stopped and restarted under load (issue 15, faults)',
-  { skip: !redisServer && 'no redis-server' },
+  { skip: Boolean(!redisServer && 'no redis-server') },
   () => {
     // The limiters and key caches read this clock: cache entries never expire by themselves here,
     // so only a message through Redis (or a reconnection) can make an app forget a revoked key.
@@ -88,7 +88,7 @@ describe(
       await exited;
     }
 
-    before(async () => {
+    beforeAll(async () => {
       dir = mkdtempSync(path.join(os.tmpdir(), 'devapi-redis-'));
       port = await freePort();
       url = `redis://127.0.0.1:${port}`;
@@ -107,7 +107,7 @@ describe(
         testDatabase: sharedDatabase(first.testDatabase),
       });
     });
-    after(async () => {
+    afterAll(async () => {
       await second?.close();
       await first?.close();
       if (redis) await stopRedis();

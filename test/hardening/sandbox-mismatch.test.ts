@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { createIntent } from '../intents/support.js';
 import { createProduct, PRODUCTS } from '../products/support.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
@@ -12,12 +12,12 @@ describe('SANDBOX_MISMATCH for products, orders, webhook endpoints and deliverie
   let t: TestApp;
   let business: TestBusiness;
   let other: TestBusiness;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness();
     other = await t.createBusiness({ name: 'Someone else' });
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const as = (key: string, method: string, path: string, body?: unknown) =>
     t.request(method, path, { key, ...(method === 'GET' ? {} : { idempotencyKey: true }), ...(body ? { body } : {}) });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { isPublicAddress } from '../../src/modules/webhooks/ssrf.js';
 import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 
@@ -75,10 +75,10 @@ describe('webhook URL check: only global unicast, IPv4 inside IPv6 judged by its
   });
 
   let t: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('the forms the review got through are INVALID_WEBHOOK_URL over HTTP', async () => {
     const sk = (await t.createBusiness()).keys.secretTest;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { createProduct, PRODUCTS, write } from '../products/support.js';
 
@@ -9,11 +9,11 @@ const MAX_STOCK = 1_000_000_000;
 describe('stock given back by a cancelled order stops at the 1e9 maximum (issue 15)', () => {
   let t: TestApp;
   let sk: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp();
     sk = (await t.createBusiness()).keys.secretTest;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const stockOf = async (id: string) => {
     const product = (await t.request('GET', `${PRODUCTS}/${id}`, { key: sk })).body.data;

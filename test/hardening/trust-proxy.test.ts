@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { ConfigError, parseTrustProxy } from '../../src/config.js';
 import { addressSubject } from '../../src/http/client-address.js';
 import { manualClock } from '../support/clock.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import pino from 'pino';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import { createIntent } from '../intents/support.js';
@@ -33,7 +33,7 @@ describe('webhook receivers that hang, reset or crawl do not hold back the other
   let t: TestApp;
   let worker: Worker;
   const closers: (() => Promise<void>)[] = [];
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({
       config: {
         WEBHOOK_ALLOW_PRIVATE: 'true',
@@ -46,7 +46,7 @@ describe('webhook receivers that hang, reset or crawl do not hold back the other
     });
     worker = startWorker(t.runtime, pino({ level: 'silent' }), [], 60_000);
   });
-  after(async () => {
+  afterAll(async () => {
     // The receivers first: the worker waits for its attempts in flight when it stops.
     for (const close of closers) await close();
     await worker.stop();
@@ -137,11 +137,11 @@ describe('silent endpoints of many businesses do not delay the others (issue 36,
   let t: TestApp;
   let worker: Worker;
   const receivers: Receiver[] = [];
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     worker = startWorker(t.runtime, pino({ level: 'silent' }), [], 60_000);
   });
-  after(async () => {
+  afterAll(async () => {
     // The receivers first: the worker waits for its attempts in flight when it stops.
     for (const receiver of receivers) await receiver.close();
     await worker.stop();
@@ -199,7 +199,7 @@ describe('a receiver that never completes its connection is given up at the conn
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  before(async () => {
+  beforeAll(async () => {
     await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
     t = await startTestApp({
       config: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCALE: '1' },
@@ -207,7 +207,7 @@ describe('a receiver that never completes its connection is given up at the conn
     });
     worker = startWorker(t.runtime, pino({ level: 'silent' }), [], 60_000);
   });
-  after(async () => {
+  afterAll(async () => {
     await worker.stop();
     for (const socket of sockets) socket.destroy();
     await new Promise((resolve) => mute.close(resolve));

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import type { DictionarySet } from '../../src/lib/i18n.js';
 import { checkoutDictionaries } from '../../src/modules/checkout/i18n.js';
 import { statementDictionaries } from '../../src/modules/payments/statement-i18n.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { insertIntent } from '../../src/modules/intents/repo.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { act, createIntent, INTENTS } from './support.js';
@@ -11,13 +11,13 @@ describe('6-digit payment codes (decisions "Payment intents")', () => {
   let t: TestApp;
   let business: TestBusiness;
   let sk: string;
-  before(async () => {
+  beforeAll(async () => {
     // A code space of 5 makes "all codes taken" reachable; the allocation SQL is the same.
     t = await startTestApp({ configOverrides: { paymentCodeSpace: SPACE } });
     business = await t.createBusiness();
     sk = business.keys.secretTest;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const codesInUse = async (environment: 'test' | 'live') =>
     (
@@ -101,11 +101,11 @@ describe('6-digit payment codes (decisions "Payment intents")', () => {
 describe('code allocation tries random codes, then walks the index from the first', () => {
   let t: TestApp;
   let businessId: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp();
     businessId = (await t.createBusiness()).id;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   /** Runs the create statement with a chosen start, as the service does with a random one. */
   async function allocate(start: number | number[], space: number): Promise<number | null> {
@@ -172,11 +172,11 @@ describe('racing creates in a small code space', () => {
   const RACE_SPACE = 8;
   let t: TestApp;
   let sk: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ configOverrides: { paymentCodeSpace: RACE_SPACE } });
     sk = (await t.createBusiness()).keys.secretTest;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('twelve concurrent creates for eight codes never share one; the rest answer 503', async () => {
     const responses = await Promise.all(

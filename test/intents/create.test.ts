@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import pg from 'pg';
 import { testDatabaseKind } from '../support/database.js';
 import {
@@ -33,11 +33,11 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 describe('POST /dev/intents', () => {
   let t: TestApp;
   let business: TestBusiness;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { PUBLIC_URL: 'https://api.example.test/' } });
     business = await t.createBusiness();
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const post = (body: unknown, key = business.keys.secretTest) =>
     t.request('POST', INTENTS, { key, body, idempotencyKey: true });
@@ -348,10 +348,11 @@ describe('POST /dev/intents', () => {
   test(
     'a key held by a running request answers 409; once that request is gone the key executes once',
     {
-      skip:
+      skip: Boolean(
         testDatabaseKind === 'pglite'
           ? 'PGlite runs one transaction at a time: a second request waits instead of overlapping'
           : false,
+      ),
     },
     async () => {
       // A request in flight holds its key's transaction-scoped lock (the claim commits with its

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import pino from 'pino';
 import { expireDueIntents } from '../../src/modules/intents/service.js';
 import { periodicTasks, startWorker } from '../../src/worker/worker.js';
@@ -10,12 +10,12 @@ describe('intent expiry job (api.md 3.1, decisions "Payment intents")', () => {
   let t: TestApp;
   let business: TestBusiness;
   let sk: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness();
     sk = business.keys.secretTest;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const statusOf = async (reference: string) =>
     t.runtime.db

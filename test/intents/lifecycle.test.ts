@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { act, createIntent, eventNames, eventsOf, INTENTS } from './support.js';
 
@@ -9,12 +9,12 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
   let t: TestApp;
   let business: TestBusiness;
   let sk: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp();
     business = await t.createBusiness();
     sk = business.keys.secretTest;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const get = async (reference: string, key = sk) => {
     const response = await t.request('GET', `${INTENTS}/${reference}`, { key });

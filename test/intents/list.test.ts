@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { act, createIntent, INTENTS } from './support.js';
 
@@ -7,7 +7,7 @@ describe('GET /dev/intents (api.md 4.1 and 8)', () => {
   let t: TestApp;
   let business: TestBusiness;
   let refs: string[] = [];
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness();
     for (let i = 0; i < 105; i++) {
@@ -24,7 +24,7 @@ describe('GET /dev/intents (api.md 4.1 and 8)', () => {
     }
     refs = refs.reverse();
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const list = (query: string, key = business.keys.publishableTest) => t.request('GET', `${INTENTS}${query}`, { key });
 

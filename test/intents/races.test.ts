@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { testDatabaseKind } from '../support/database.js';
 import { act, createIntent, eventNames, INTENTS } from './support.js';
@@ -10,12 +10,12 @@ describe('intent races resolve to exactly one outcome', () => {
   let t: TestApp;
   let business: TestBusiness;
   let sk: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness();
     sk = business.keys.secretTest;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('cancel vs cancel: one succeeds, the other is refused, one payment.cancelled', async () => {
     for (let round = 0; round < ROUNDS; round++) {
@@ -153,10 +153,11 @@ describe('intent races resolve to exactly one outcome', () => {
   test(
     'INTENT_CANCEL_CONFLICT: a cancel while a payment holds the row is refused at once',
     {
-      skip:
+      skip: Boolean(
         testDatabaseKind === 'pglite'
           ? 'PGlite runs one transaction at a time, so no status can change under a cancel'
           : false,
+      ),
     },
     async () => {
       const intent = await createIntent(t, sk, { amount: 100 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { checkLedger } from '../../src/modules/payments/ledger.js';
 import { SANDBOX_NEW_WALLET_BALANCE } from '../../src/modules/payments/payers.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
@@ -8,11 +8,11 @@ import { act, createIntent } from './support.js';
 describe('sandbox simulate pays from any E.164 phone (decisions.md)', () => {
   let t: TestApp;
   let business: TestBusiness;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp();
     business = await t.createBusiness();
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('a phone with no sandbox wallet gets a funded one (PIN 1234) and pays from it', async () => {
     const sk = business.keys.secretTest;

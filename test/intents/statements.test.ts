@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
 import { checkLedger } from '../../src/modules/payments/ledger.js';
 import { manualClock } from '../support/clock.js';
@@ -21,7 +21,7 @@ describe('statements per payment and refund', () => {
   let counting = false;
   let statements: string[] = [];
 
-  before(async () => {
+  beforeAll(async () => {
     const testDatabase = await createTestDatabase({
       onStatement: (text) => {
         if (counting) statements.push(text);
@@ -37,7 +37,7 @@ describe('statements per payment and refund', () => {
     });
     business = await t.createBusiness();
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   /** The statements one request ran, from its start to its answer. */
   async function counted<T>(request: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
@@ -68,12 +68,12 @@ describe('statements per payment and refund', () => {
     const paid = await counted(() => act(t, sk, intent.referenceNumber, 'simulate', {}));
     expectStatus(paid.result, 200);
     assert.equal(paid.result.body.data.status, 'PAID');
-    assertFew('simulate', paid.statements, (m) => context.diagnostic(m));
+    assertFew('simulate', paid.statements, (m) => context.annotate(m));
 
     const refunded = await counted(() => act(t, sk, intent.referenceNumber, 'refund', { amount: 2_500 }));
     expectStatus(refunded.result, 200);
     assert.equal(refunded.result.body.data.totalAmountRefunded, 2_500);
-    assertFew('refund', refunded.statements, (m) => context.diagnostic(m));
+    assertFew('refund', refunded.statements, (m) => context.annotate(m));
     assert.ok((await checkLedger(t.runtime.db)).ok);
   });
 
@@ -91,7 +91,7 @@ describe('statements per payment and refund', () => {
       expectStatus(paid.result, 200);
       assert.equal(paid.result.body.data.state, 'PAID');
       assertFew(`checkout pay ${idempotencyKey ? 'with' : 'without'} a key`, paid.statements, (m) =>
-        context.diagnostic(m),
+        context.annotate(m),
       );
     }
   });
@@ -157,7 +157,7 @@ describe('statements per payment and refund', () => {
     };
     const one = await cost(1);
     const four = await cost(4);
-    context.diagnostic(`storefront order, sandbox order, paid cancel, refund: ${one.join(', ')} statements`);
+    context.annotate(`storefront order, sandbox order, paid cancel, refund: ${one.join(', ')} statements`);
     assert.deepEqual(four, one);
     // An order is a wallet payment too: the sandbox one within the payments' bound, the storefront
     // one with the PIN's attempt and its reset before its transaction on top. A refund of an order
@@ -176,7 +176,11 @@ describe('statements per payment and refund', () => {
   // One PGlite session holds every statement the app prepared, so all of them can be read here.
   test(
     'the payment path runs on generic plans: no statement is planned again on every call',
-    { skip: testDatabaseKind === 'pglite' ? false : 'PGlite only: on PostgreSQL each pooled session has its own' },
+    {
+      skip: Boolean(
+        testDatabaseKind === 'pglite' ? false : 'PGlite only: on PostgreSQL each pooled session has its own',
+      ),
+    },
     async () => {
       // The session may be one an earlier test file used: only the plans made in this loop count.
       const plans = async () =>

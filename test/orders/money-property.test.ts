@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import fc from 'fast-check';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { createProduct } from '../products/support.js';
@@ -10,13 +10,13 @@ const WALLET_START = 1_000_000;
 const WALLETS = ['+22251000000', '+22251000001'];
 
 let t: TestApp;
-before(async () => {
+beforeAll(async () => {
   t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '1000000' } });
   for (const phone of WALLETS) {
     expectStatus(await t.admin('POST', '/wallets', { phone, pin: '1234', balance: 0, environment: 'test' }), 201);
   }
 });
-after(() => t.close());
+afterAll(() => t.close());
 
 async function fundWallets(): Promise<void> {
   for (const phone of WALLETS) {

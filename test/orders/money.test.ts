@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SANDBOX_NEW_WALLET_BALANCE } from '../../src/modules/payments/payers.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { createProduct } from '../products/support.js';
@@ -29,14 +29,14 @@ describe('orders take money (issue 11): payment, cancel, refund, modification', 
   let business: TestBusiness;
   let sk: string;
   let tea: { id: string };
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness({ name: 'Chez Money' });
     sk = business.keys.secretTest;
     await setFeePlan(t, business.id, { providerBps: 250, payerFee: 100 });
     tea = await createProduct(t, sk, { name: 'Tea', price: 2000, quantity: 1000, status: 'ACTIVE' });
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const act = (ref: string, action: string, body: unknown = {}) => orderAction(t, sk, `/${ref}/${action}`, body);
   const order = async (quantity = 1, phone?: string) => {

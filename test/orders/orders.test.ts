@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { createProduct } from '../products/support.js';
 
@@ -10,12 +10,12 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
   let t: TestApp;
   let business: TestBusiness;
   let sk: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness({ name: 'Chez Fatou' });
     sk = business.keys.secretTest;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const post = (path: string, body?: unknown, key = sk) =>
     t.request('POST', `${ORDERS}${path}`, { key, idempotencyKey: true, ...(body !== undefined ? { body } : {}) });

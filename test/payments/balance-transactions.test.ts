@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { createProduct } from '../products/support.js';
@@ -21,7 +21,7 @@ describe('balance transactions (issue 33)', () => {
   let sk: string;
   let intentRef: string;
   let orderRef: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness({ name: 'Balance shop' });
     sk = business.keys.secretTest;
@@ -42,7 +42,7 @@ describe('balance transactions (issue 33)', () => {
     expectStatus(await orderAction(t, sk, `/${orderRef}/modification/accept`), 200);
     expectStatus(await orderAction(t, sk, `/${orderRef}/refund`, { amount: 500 }), 200);
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const list = (query = '', key = sk) => t.request('GET', `${BALANCE}/transactions${query}`, { key });
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { createProduct } from '../products/support.js';
 import { act, createIntent } from '../intents/support.js';
@@ -20,10 +20,10 @@ import {
  */
 describe('refunds return exactly what was taken (issue 33)', () => {
   let t: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000', RATE_LIMIT_LIVE_PER_MINUTE: '100000' } });
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const paidOrder = async (sk: string, productId: string, quantity: number) => {
     const placed = await simulate(t, sk, [{ productId, quantity }], freshPhone());

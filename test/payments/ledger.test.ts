@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import pg from 'pg';
 import { accountBalance, checkLedger, foldPendingMovements, post } from '../../src/modules/payments/ledger.js';
 import { testDatabaseKind } from '../support/database.js';
@@ -12,11 +12,11 @@ const MERCHANT_PAID = (amount: number) => amount - Math.round(amount / 100); // 
 describe('a ledger without hot rows', () => {
   let t: TestApp;
   let business: TestBusiness;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '1000000' } });
     business = await t.createBusiness();
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const merchant = () => ({ kind: 'merchant' as const, ownerId: business.id });
   const rowsIn = async (table: 'ledger_pending_movements' | 'ledger_postings') =>
@@ -186,10 +186,11 @@ describe('a ledger without hot rows', () => {
   test(
     'payments never wait on the merchant or platform rows (another transaction holds them all)',
     {
-      skip:
+      skip: Boolean(
         testDatabaseKind === 'pglite'
           ? 'PGlite runs one transaction at a time: nothing can hold a row meanwhile'
           : false,
+      ),
     },
     async () => {
       const sk = business.keys.secretTest;
@@ -267,7 +268,9 @@ describe('a ledger without hot rows', () => {
 
   test(
     'two refunds racing for the last of a merchant balance: one is paid, the other is refused',
-    { skip: testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite runs one transaction at a time' },
+    {
+      skip: Boolean(testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite runs one transaction at a time'),
+    },
     async () => {
       // 9,900 received, 4,900 paid out: 5,000 left, and each full refund takes 4,950 from the merchant.
       const { fresh, sk, intents } = await paidThenPaidOut('Two refunds, one balance', 2, 4_900);
@@ -296,7 +299,9 @@ describe('a ledger without hot rows', () => {
 
   test(
     'a refund that waited for a fold of its merchant counts the folded movements once',
-    { skip: testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite runs one transaction at a time' },
+    {
+      skip: Boolean(testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite runs one transaction at a time'),
+    },
     async () => {
       // 4,950 received, 10 paid out: 4,940 left, all of it pending; the refund needs 4,950.
       const { fresh, sk, intents } = await paidThenPaidOut('Refund behind a fold', 1, 10);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { createProduct } from '../products/support.js';
 import { act, createIntent } from '../intents/support.js';
@@ -14,10 +14,10 @@ import { allBalanceTransactions, assertBalanceExplained, assertLedgerSound, setP
  */
 describe('the MARGIN revenue model (issue 33)', () => {
   let t: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('the operator sets it through the admin API; bad values are refused', async () => {
     const business = await t.createBusiness({ name: 'Margin plan' });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import { sql } from 'kysely';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { createProduct } from '../products/support.js';
@@ -12,10 +12,10 @@ import { fold, setPlan } from './support.js';
 const BACKFILL = path.resolve(import.meta.dirname, '../../src/db/migrations/025_money_backfill.sql');
 
 let t: TestApp;
-before(async () => {
+beforeAll(async () => {
   t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
 });
-after(() => t.close());
+afterAll(() => t.close());
 
 async function snapshot() {
   const transactions = await sql<Record<string, unknown>>`

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
@@ -11,14 +11,14 @@ import { assertBalanceExplained, assertLedgerSound, fold, platformShares, setPla
 const PAYER = '+22252000000';
 
 let t: TestApp;
-before(async () => {
+beforeAll(async () => {
   t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '1000000' } });
   expectStatus(
     await t.admin('POST', '/wallets', { phone: PAYER, pin: '1234', balance: 1_000_000_000, environment: 'test' }),
     201,
   );
 });
-after(() => t.close());
+afterAll(() => t.close());
 
 type Operation =
   | { kind: 'intent'; amount: number; outcome: 'pay' | 'fail' | 'expire' | 'cancel' }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { test } from 'node:test';
+import { test } from 'vitest';
 
 const SRC = path.resolve(import.meta.dirname, '../../src');
 const PAYMENTS = path.join(SRC, 'modules', 'payments') + path.sep;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { createProduct } from '../products/support.js';
 import { act, createIntent } from '../intents/support.js';
@@ -21,10 +21,10 @@ import {
  */
 describe('money races (issue 33)', () => {
   let t: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '1000000' } });
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('50 partial refunds of one payment at once: exactly what was paid goes back, fees exactly once', async () => {
     const business = await t.createBusiness({ name: 'Refund race' });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
 import { formatAmount } from '../../src/lib/i18n.js';
@@ -100,7 +100,7 @@ describe('balance statements', () => {
 
   const statement = (path: string, key = sk) => t.request('GET', `${STATEMENTS}${path}`, { key });
 
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness({ name: 'Boutique <script>alert("name")</script>' });
     sk = business.keys.secretTest;
@@ -140,7 +140,7 @@ describe('balance statements', () => {
       'the months as the list sees them',
     );
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('a month: totals are the sums of the listed transactions, and each month opens where the last one closed', async () => {
     let opening = 0;

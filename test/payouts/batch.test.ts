@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SANDBOX_FAILING_PAYOUT_PHONE } from '../../src/modules/payouts/send.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { RICH } from '../orders/support.js';
@@ -15,7 +15,7 @@ describe('payout batches', () => {
   const batch = (items: unknown[], idempotencyKey: string | true = true) =>
     t.request('POST', `${PAYOUTS}/batch`, { key: sk, body: { items }, idempotencyKey });
 
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness({ name: 'Batch shop' });
     sk = business.keys.secretTest;
@@ -23,7 +23,7 @@ describe('payout batches', () => {
     expectStatus(await t.admin('PUT', `/businesses/${business.id}/fees`, { payoutFeeFlat: 10 }), 200);
     await earn(t, sk, 1_000_000);
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('a batch reserves its total at once, and each item becomes its own payout', async () => {
     const before = await balance();

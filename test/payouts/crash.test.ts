@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
 import { testDatabaseKind } from '../support/database.js';
 import { ADMIN_TOKEN, expectStatus, startTestApp, waitUntil, type TestApp } from '../support/harness.js';
@@ -12,12 +12,12 @@ import { earn, PAYOUTS, payoutTo, sendPayouts } from './support.js';
 const skip =
   testDatabaseKind !== 'postgres' ? 'needs PostgreSQL: a second process cannot open the PGlite database' : false;
 
-describe('a worker killed in the middle of a batch of 1,000 payouts', { skip }, () => {
+describe('a worker killed in the middle of a batch of 1,000 payouts', { skip: Boolean(skip) }, () => {
   let t: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('after a restart every payout ends PAID or FAILED exactly once and the ledger holds', async () => {
     const shop = await t.createBusiness({ name: 'Crash shop' });

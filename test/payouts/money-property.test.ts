@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import fc from 'fast-check';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { act } from '../intents/support.js';
@@ -39,10 +39,10 @@ const operation: fc.Arbitrary<Operation> = fc.oneof(
 );
 
 let t: TestApp;
-before(async () => {
+beforeAll(async () => {
   t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '1000000' } });
 });
-after(() => t.close());
+afterAll(() => t.close());
 
 /**
  * Issue 35: after any sequence of payments, refunds, payouts (paid, failed, cancelled) and

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SANDBOX_FAILING_PAYOUT_PHONE } from '../../src/modules/payouts/send.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { eventNames, eventsOf } from '../intents/support.js';
@@ -20,7 +20,7 @@ describe('payouts', () => {
   let sk: string;
   const balance = async (key = sk) => (await t.request('GET', '/api/v1/dev/balance', { key })).body.data.available;
 
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness({ name: 'Payout shop' });
     sk = business.keys.secretTest;
@@ -32,7 +32,7 @@ describe('payouts', () => {
     );
     await earn(t, sk, 100_000);
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('a payout reserves its amount and fee at once, and the worker pays it to a new sandbox wallet', async () => {
     const before = await balance();

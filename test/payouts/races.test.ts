@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { act, eventNames } from '../intents/support.js';
 import { RICH } from '../orders/support.js';
@@ -12,10 +12,10 @@ import { createPayout, earn, getPayout, newPhone, PAYOUTS, payoutTo, sendPayouts
  */
 describe('payout races', () => {
   let t: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   async function shopWith(amount: number) {
     const shop = await t.createBusiness({ name: 'Racing shop' });

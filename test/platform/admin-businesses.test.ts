@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { adminCli } from '../support/admin-cli.js';
 import { ADMIN_TOKEN, expectError, expectStatus, sendRequest, startTestApp, type TestApp } from '../support/harness.js';
 
@@ -15,10 +15,10 @@ const kinds = (keys: IssuedKeyAnswer[]) => keys.map((key) => `${key.kind}/${key.
 
 describe('operator API and CLI: business list, live keys on approval', () => {
   let t: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp();
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   /** An operator write with an idempotency key, as the CLI sends it. */
   const adminWrite = (method: string, path: string, key: string, body?: unknown) =>

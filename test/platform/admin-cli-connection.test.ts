@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { ConnectionError, resolveConnection } from '../../src/cli/connection.js';
 import { resolveAdminToken } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
@@ -13,11 +13,11 @@ import { freePort } from '../support/started-server.js';
 describe('admin CLI: finds the server from the settings npm start reads', () => {
   let t: TestApp;
   let dataDir: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp();
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'devapi-cli-'));
   });
-  after(async () => {
+  afterAll(async () => {
     await t.close();
     rmSync(dataDir, { recursive: true, force: true });
   });

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { runAdminCli } from '../../src/cli/admin.js';
 import { canonicalJson } from '../../src/http/idempotency/fingerprint.js';
 import { adminCli } from '../support/admin-cli.js';
@@ -29,10 +29,10 @@ const fingerprint = (path: string, covered: unknown) =>
 describe('operator API idempotency', () => {
   let t: TestApp;
   let phones = 0;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp();
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const admin = <T = any>(
     method: string,
@@ -446,7 +446,11 @@ describe('operator API idempotency', () => {
 
   test(
     'the CLI waits while an earlier attempt with its key still runs, then answers once it is done',
-    { skip: testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: on PGlite a second attempt waits, no 409' },
+    {
+      skip: Boolean(
+        testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: on PGlite a second attempt waits, no 409',
+      ),
+    },
     async () => {
       const phone = await newWallet(0);
       const key = 'held-1';

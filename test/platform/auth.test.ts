@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { hashKey } from '../../src/modules/keys/key-text.js';
 import { manualClock } from '../support/clock.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -19,10 +19,10 @@ const SANDBOX_ONLY = '/api/v1/dev/probe/sandbox-only';
 
 // One database for the file; each describe's app has its own businesses in it.
 let database: TestDatabase;
-before(async () => {
+beforeAll(async () => {
   database = await createTestDatabase();
 });
-after(() => database.drop());
+afterAll(() => database.drop());
 
 const KEY_CACHE_TTL_MS = 3000;
 
@@ -30,7 +30,7 @@ describe('authentication (api.md 5)', () => {
   let t: TestApp;
   // The key cache reads this clock: entries expire when the test moves it, never on their own.
   const clock = manualClock();
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({
       routes: [probeRoutes],
       config: { KEY_CACHE_TTL_MS: String(KEY_CACHE_TTL_MS) },
@@ -38,7 +38,7 @@ describe('authentication (api.md 5)', () => {
       testDatabase: sharedDatabase(database),
     });
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const read = (key: string | undefined, headers?: Record<string, string>) =>
     t.request('GET', READ, { key, ...(headers ? { headers } : {}) });
@@ -274,7 +274,7 @@ describe('authentication (api.md 5)', () => {
 describe('authentication behind a trusted proxy', () => {
   let t: TestApp;
   let business: TestBusiness;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({
       routes: [probeRoutes],
       config: { TRUST_PROXY: 'true' },
@@ -282,7 +282,7 @@ describe('authentication behind a trusted proxy', () => {
     });
     business = await t.createBusiness();
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('with TRUST_PROXY the allowlist applies to the X-Forwarded-For client address', async () => {
     const created = await t.admin('POST', '/keys', {

@@ -3,15 +3,15 @@
  * they are exact, and as bigint beyond, on both databases.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 let testDatabase: TestDatabase;
-before(async () => {
+beforeAll(async () => {
   testDatabase = await createTestDatabase();
 });
-after(() => testDatabase?.drop());
+afterAll(() => testDatabase?.drop());
 
 test('int8: exact numbers up to 2^53 - 1 either way, bigint past it', async () => {
   const texts = [

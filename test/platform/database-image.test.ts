@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { Database } from '../../src/db/connect.js';
 import { buildDatabaseImage, findDatabaseImage, type DatabaseImage } from '../../src/db/image.js';
 import { listMigrations, migrate } from '../../src/db/migrate.js';
@@ -56,7 +56,7 @@ describe('the database image', () => {
   let image: DatabaseImage;
   let imageDir: string;
 
-  before(async () => {
+  beforeAll(async () => {
     work = mkdtempSync(path.join(os.tmpdir(), 'devapi-image-'));
     // The build's own image when it is there and current (what `npm start` uses), else one made now.
     const built = findDatabaseImage();
@@ -67,7 +67,7 @@ describe('the database image', () => {
     }
     imageDir = path.dirname(image.tarball);
   });
-  after(() => rmSync(work, { recursive: true, force: true }));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   test('holds every migration, and a database loaded from it has the schema and rows of one migrated from scratch', async () => {
     assert.deepEqual(

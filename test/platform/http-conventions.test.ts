@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { probeRoutes } from '../support/probe-routes.js';
 
 describe('HTTP conventions', () => {
   let t: TestApp;
   let business: TestBusiness;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ routes: [probeRoutes] });
     business = await t.createBusiness();
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('unknown routes, methods and paths outside the base answer ENDPOINT_NOT_FOUND', async () => {
     for (const [method, path] of [

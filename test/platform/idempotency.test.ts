@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
 import pg from 'pg';
 import Fastify from 'fastify';
@@ -14,11 +14,11 @@ const COUNTER = '/api/v1/dev/probe/counter';
 describe('idempotency (api.md 4, decisions "Idempotency")', () => {
   let t: TestApp;
   let business: TestBusiness;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ routes: [probeRoutes] });
     business = await t.createBusiness();
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const post = (
     idempotencyKey: string | undefined,
@@ -35,7 +35,9 @@ describe('idempotency (api.md 4, decisions "Idempotency")', () => {
 
   test(
     'a key another request commits while this one runs: this one rolls back and replays that answer',
-    { skip: testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite runs one transaction at a time' },
+    {
+      skip: Boolean(testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite runs one transaction at a time'),
+    },
     async () => {
       // The key is stored at the end of the write's transaction: the insert then finds it taken.
       const response = await post('taken-meanwhile', { name: 'taken' }, undefined, { 'x-probe-key-taken': '1' });
@@ -48,7 +50,7 @@ describe('idempotency (api.md 4, decisions "Idempotency")', () => {
 
   test(
     "the claim reads the key after taking its lock: a commit between the claim's start and its lock is seen",
-    { skip: testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: it takes three sessions' },
+    { skip: Boolean(testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: it takes three sessions') },
     async () => {
       const url = t.testDatabase.url!;
       const [gate, claimer, other] = [new pg.Client(url), new pg.Client(url), new pg.Client(url)];

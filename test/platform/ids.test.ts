@@ -3,7 +3,7 @@
  * equally likely across many refills of the pool, and ids do not repeat.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { newId, randomBase62, randomDigits } from '../../src/lib/ids.js';
 
 test('base62 text: the length asked, the 62 characters equally likely over many pool refills', () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
 import { foldListCounts } from '../../src/db/counted-list.js';
 import { act, createIntent, INTENTS } from '../intents/support.js';
@@ -92,11 +92,11 @@ const refsOf = (response: { body: { data: { items: { referenceNumber: string }[]
 describe('exact list totals kept by the writes (issue 14, item 1)', () => {
   let t: TestApp;
   let business: TestBusiness;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE: 'true' } });
     business = await t.createBusiness();
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('racing creates, payments, cancels and refunds, with the fold racing them, leave every count exact', async () => {
     const sk = business.keys.secretTest;

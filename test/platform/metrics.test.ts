@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import pino from 'pino';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import {
@@ -49,14 +49,14 @@ describe('GET /metrics (Prometheus)', () => {
   const scrape = (token = METRICS_TOKEN): Promise<TestResponse> =>
     t.request('GET', '/metrics', { headers: { authorization: `Bearer ${token}` } });
 
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({
       config: { METRICS_TOKEN, WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_LIVE_PER_MINUTE: '2' },
       configOverrides: { webhookTimeoutMs: 2000 },
     });
     business = await t.createBusiness();
   });
-  after(async () => {
+  afterAll(async () => {
     await worker?.stop();
     for (const receiver of receivers) await receiver.close();
     await t.close();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { createTestDatabase, testDatabaseKind, type TestDatabase } from '../support/database.js';
 import { ADMIN_TOKEN, expectError, expectStatus, sendRequest } from '../support/harness.js';
 import { probeExecutions } from '../support/probe-routes.js';
@@ -51,14 +51,14 @@ async function startApiProcess(databaseUrl: string): Promise<{ child: ChildProce
   return { child, baseUrl: `http://127.0.0.1:${port}` };
 }
 
-describe('two API processes on one PostgreSQL and Redis', { skip }, () => {
+describe('two API processes on one PostgreSQL and Redis', { skip: Boolean(skip) }, () => {
   let database: TestDatabase;
   let processes: { child: ChildProcess; baseUrl: string }[] = [];
-  before(async () => {
+  beforeAll(async () => {
     database = await createTestDatabase();
     processes = await Promise.all([startApiProcess(database.url!), startApiProcess(database.url!)]);
   });
-  after(async () => {
+  afterAll(async () => {
     for (const { child } of processes) {
       child.kill('SIGTERM');
       if (child.exitCode === null) await once(child, 'exit');

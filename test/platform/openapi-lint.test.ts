@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { createConfig, lint } from '@redocly/openapi-core';
 import { eventCatalog } from '../../src/modules/events/catalog.js';
 

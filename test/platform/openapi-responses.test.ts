@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { checkedFetch, openApiDrift, takeDrifts, type ObservedResponse } from '../support/openapi-check.js';
 
 /**

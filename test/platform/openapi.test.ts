@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 
 let t: TestApp;
-before(async () => {
+beforeAll(async () => {
   t = await startTestApp();
 });
-after(() => t.close());
+afterAll(() => t.close());
 
 test('the committed openapi.json matches the document generated from the routes (run `npm run openapi`)', async () => {
   const served = await t.request('GET', '/api/v1/dev/openapi.json');

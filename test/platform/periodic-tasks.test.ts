@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import { sql } from 'kysely';
 import pino from 'pino';
 import type { Runtime } from '../../src/bootstrap.js';
@@ -14,7 +14,7 @@ let t: TestApp;
 /** The runtime of the second worker: on PostgreSQL its own pool, as another process would have. */
 let other: Runtime;
 
-before(async () => {
+beforeAll(async () => {
   t = await startTestApp();
   if (testDatabaseKind === 'postgres') {
     const database = await openDatabase({ kind: 'postgres', url: t.testDatabase.url!, poolSize: 5 });
@@ -24,7 +24,7 @@ before(async () => {
     other = t.runtime;
   }
 });
-after(async () => {
+afterAll(async () => {
   if (other !== t.runtime) await other.database.close();
   await t.close();
 });

@@ -6,7 +6,7 @@
  * PostgreSQL the driver names them for `pg` (src/db/postgres-dialect.ts), per connection.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { PGlite } from '@electric-sql/pglite';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/connect.js';
@@ -15,14 +15,14 @@ import { createTestDatabase, testDatabaseKind, type TestDatabase } from '../supp
 
 const skip = testDatabaseKind === 'pglite' ? false : 'PGlite only';
 
-describe('named statements on PGlite', { skip }, () => {
+describe('named statements on PGlite', { skip: Boolean(skip) }, () => {
   let testDatabase: TestDatabase;
   let pglite: PGlite;
-  before(async () => {
+  beforeAll(async () => {
     testDatabase = await createTestDatabase();
     pglite = testDatabase.database.pglite!;
   });
-  after(() => testDatabase?.drop());
+  afterAll(() => testDatabase?.drop());
 
   async function preparedCount(text: string): Promise<number> {
     const { rows } = await pglite.query<{ n: number }>(
@@ -91,13 +91,13 @@ describe('named statements on PGlite', { skip }, () => {
 
 describe(
   'named statements on PostgreSQL',
-  { skip: testDatabaseKind === 'postgres' ? false : 'PostgreSQL only' },
+  { skip: Boolean(testDatabaseKind === 'postgres' ? false : 'PostgreSQL only') },
   () => {
     let testDatabase: TestDatabase;
-    before(async () => {
+    beforeAll(async () => {
       testDatabase = await createTestDatabase();
     });
-    after(() => testDatabase?.drop());
+    afterAll(() => testDatabase?.drop());
 
     /** Runs a parameterized statement, then counts the prepared statements of its text on the same connection. */
     async function preparedOnConnection(namedStatements: boolean): Promise<number> {

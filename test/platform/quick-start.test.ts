@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { expectError, sendRequest } from '../support/harness.js';
 import { ensureBuilt, poll, start, stop, type StartedProcess } from '../support/started-server.js';
@@ -46,7 +46,7 @@ describe('the README quick start on a fresh data directory', () => {
   let baseUrl: string;
   let key: string;
 
-  before(async () => {
+  beforeAll(async () => {
     ensureBuilt();
     workDir = mkdtempSync(path.join(os.tmpdir(), 'devapi-quick-start-'));
     env = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: '', ADMIN_TOKEN: '', REDIS_URL: '', SEED_DEMO: '', LOG_LEVEL: '' };
@@ -65,7 +65,7 @@ describe('the README quick start on a fresh data directory', () => {
     baseUrl = `http://127.0.0.1:${port}`;
     key = await poll('sandbox key', server, () => /^ {2}KEY=(sk_test_[0-9A-Za-z]{40})$/m.exec(server.output())?.[1]);
   });
-  after(async () => {
+  afterAll(async () => {
     if (server) await stop(server);
     await database?.drop();
     rmSync(workDir, { recursive: true, force: true });
@@ -122,7 +122,7 @@ describe('the README quick start on a fresh data directory', () => {
     const startedAt = Date.now();
     server = start(workDir, env);
     await poll('"ready on" line', server, () => (/^ready on /m.test(server.output()) ? true : undefined));
-    t.diagnostic(`second start ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+    t.annotate(`second start ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
     if (!database) assert.match(server.output(), /^opening the embedded database in \.\/data\/pglite$/m);
     assert.match(server.output(), /^ {2}the schema is up to date$/m);
     assert.doesNotMatch(server.output(), /KEY=|Admin token/);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { manualClock } from '../support/clock.js';
 import {
   expectError,
@@ -38,10 +38,10 @@ function expectLimited(response: Awaited<ReturnType<TestApp['request']>>) {
 
 describe('rate limits in one process', () => {
   let t: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ routes: [probeRoutes], clock });
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('a test key gets 100 requests a minute, then 429 RATE_LIMITED with Retry-After', async () => {
     const business = await t.createBusiness();
@@ -74,7 +74,7 @@ describe('rate limits shared through Redis', async () => {
   const redisUrl = await testRedisUrl();
   let first: TestApp;
   let second: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     if (!redisUrl) return;
     first = await startTestApp({
       routes: [probeRoutes],
@@ -89,14 +89,14 @@ describe('rate limits shared through Redis', async () => {
       testDatabase: sharedDatabase(first.testDatabase),
     });
   });
-  after(async () => {
+  afterAll(async () => {
     await second?.close();
     await first?.close();
   });
 
   test(
     'two apps count one limit per key',
-    { skip: !redisUrl && 'no Redis reachable (set TEST_REDIS_URL)' },
+    { skip: Boolean(!redisUrl && 'no Redis reachable (set TEST_REDIS_URL)') },
     async () => {
       const business = await first.createBusiness();
       for (let i = 0; i < 30; i++) {
@@ -112,7 +112,7 @@ describe('rate limits shared through Redis', async () => {
 
   test(
     'a revocation on one app reaches the other at once through Redis',
-    { skip: !redisUrl && 'no Redis reachable' },
+    { skip: Boolean(!redisUrl && 'no Redis reachable') },
     async () => {
       const business = await first.createBusiness();
       expectStatus(await second.request('GET', READ, { key: business.keys.publishableTest }), 200); // cached there

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, describe, test } from 'node:test';
+import { afterAll, describe, test } from 'vitest';
 import { MemoryRateLimiter, RedisRateLimiter } from '../../src/http/rate-limit.js';
 import { connectRedis } from '../../src/lib/redis.js';
 import { manualClock } from '../support/clock.js';
@@ -46,11 +46,11 @@ describe('the rate limiter on its own (issue 34, item 6)', () => {
   describe('in Redis', async () => {
     const redisUrl = await testRedisUrl();
     const redis = redisUrl ? await connectRedis(redisUrl) : undefined;
-    after(() => redis?.disconnect());
+    afterAll(() => redis?.disconnect());
 
     test(
       'counts under the keys the hand-written limiter used, kept 65 s',
-      { skip: !redis && 'no Redis reachable (set TEST_REDIS_URL)' },
+      { skip: Boolean(!redis && 'no Redis reachable (set TEST_REDIS_URL)') },
       async () => {
         const clock = manualClock();
         const limiter = new RedisRateLimiter(redis!, clock);

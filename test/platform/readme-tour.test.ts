@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { FormClient } from '../dashboard/support.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { sendRequest } from '../support/harness.js';
@@ -116,7 +116,7 @@ describe('the README tour, run as written against a fresh server', () => {
   let tour: StartedProcess;
   let tourExitCode: number | null;
 
-  before(async () => {
+  beforeAll(async () => {
     ensureBuilt();
     workDir = mkdtempSync(path.join(os.tmpdir(), 'devapi-readme-tour-'));
     database = process.env.TEST_DATABASE_URL ? await createTestDatabase() : undefined;
@@ -175,7 +175,7 @@ describe('the README tour, run as written against a fresh server', () => {
     tourExitCode = await within('the tour', tour.closed, 240_000, tour.output);
   });
 
-  after(async () => {
+  afterAll(async () => {
     if (tour) await stop(tour);
     for (const started of background.reverse()) await stop(started);
     if (server) await stop(server);

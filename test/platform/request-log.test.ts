@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import pino from 'pino';
 import { buildApp, type App } from '../../src/app.js';
 import { developerModules } from '../../src/modules/index.js';
@@ -12,7 +12,7 @@ let logged: App;
 const lines: string[] = [];
 let baseUrl = '';
 
-before(async () => {
+beforeAll(async () => {
   t = await startTestApp();
   const stream = new Writable({
     write(chunk, _encoding, done) {
@@ -29,7 +29,7 @@ before(async () => {
   const address = logged.server.address();
   baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 });
-after(async () => {
+afterAll(async () => {
   await logged.close();
   await t.close();
 });

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { adminCliWith } from '../support/admin-cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { expectStatus, sendRequest } from '../support/harness.js';
@@ -96,7 +96,7 @@ describe('the server process and the admin CLI', () => {
   let server: ServerProcess;
   let badSetting: Promise<{ code: number | null; stderr: string }>;
 
-  before(async () => {
+  beforeAll(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'devapi-server-'));
     // Started now, beside the first start: it stops at the configuration, before any database.
     badSetting = runToExit('src/server.ts', { PORT: 'eighty', LOG_LEVEL: 'chatty', DATA_DIR: dataDir });
@@ -127,7 +127,7 @@ describe('the server process and the admin CLI', () => {
     server = await startServer(env);
     cliEnv = { ADMIN_URL: `http://127.0.0.1:${port}`, DATA_DIR: dataDir, ADMIN_TOKEN: '' };
   });
-  after(async () => {
+  afterAll(async () => {
     if (server?.child.exitCode === null) await stopServer(server);
     await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });

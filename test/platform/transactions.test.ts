@@ -3,15 +3,15 @@
  * settings a caller gives and support savepoints, so a nested step can be undone alone.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 let testDatabase: TestDatabase;
-before(async () => {
+beforeAll(async () => {
   testDatabase = await createTestDatabase();
 });
-after(() => testDatabase?.drop());
+afterAll(() => testDatabase?.drop());
 
 test('a transaction opens with the isolation level asked for', async () => {
   const { db } = testDatabase.database;

@@ -3,7 +3,7 @@
  * under a nonce CSP) or, when asked, as JSON with the same links; each link leads somewhere.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 
 const PAGES = ['/dashboard', '/dashboard/login', '/docs', '/api/v1/dev/openapi.json', '/health', '/ready'];
@@ -15,7 +15,7 @@ function hrefs(html: string): string[] {
 describe('the root page', () => {
   let t: TestApp;
   let demoShopId: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { SEED_DEMO: 'true' } });
     const demo = await t.createBusiness({ name: 'Demo Shop' });
     await t.createBusiness({ name: 'Another shop' });
@@ -27,7 +27,7 @@ describe('the root page', () => {
       .executeTakeFirstOrThrow();
     demoShopId = shop.id;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('a browser gets an HTML page linking the dashboard, the API docs, the storefronts and the health checks', async () => {
     const response = await t.request('GET', '/', { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
@@ -98,11 +98,11 @@ describe('the root page', () => {
 
 describe('the root page without a demo business', () => {
   let t: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp();
     await t.createBusiness({ name: 'Demo Shop' });
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('explains where a storefront is instead of linking one', async () => {
     const json = await t.request('GET', '/', { headers: { accept: 'application/json' } });

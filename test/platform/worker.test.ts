@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import pino from 'pino';
 import { startWorker, type PeriodicTask } from '../../src/worker/worker.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
 
 let t: TestApp;
-before(async () => {
+beforeAll(async () => {
   t = await startTestApp();
 });
-after(() => t.close());
+afterAll(() => t.close());
 
 test('a periodic task runs once per period however many workers tick at once', async () => {
   let runs = 0;

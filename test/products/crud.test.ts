@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { createProduct, PRODUCTS, write } from './support.js';
 
@@ -27,12 +27,12 @@ describe('products: create, read, replace, patch, delete (api.md 2.3, 3.2, 4.2; 
   let t: TestApp;
   let business: TestBusiness;
   let sk: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness();
     sk = business.keys.secretTest;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('create answers 201 with the full product shape of decisions.md', async () => {
     const response = await t.request('POST', PRODUCTS, { key: sk, idempotencyKey: true, body: FULL });

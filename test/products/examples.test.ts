@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { multipartBody } from '../support/multipart.js';
 import { PRODUCTS } from './support.js';
@@ -17,12 +17,12 @@ describe('the example files of the README (examples/)', () => {
   let t: TestApp;
   let sk: string;
   let dataDir: string;
-  before(async () => {
+  beforeAll(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'devapi-examples-'));
     t = await startTestApp({ config: { DATA_DIR: dataDir } });
     sk = (await t.createBusiness()).keys.secretTest;
   });
-  after(async () => {
+  afterAll(async () => {
     await t.close();
     rmSync(dataDir, { recursive: true, force: true });
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { multipartBody } from '../support/multipart.js';
 import { createProduct, PRODUCTS } from './support.js';
@@ -32,7 +32,7 @@ describe('product images (api.md 4.2 rule 4)', () => {
   let business: TestBusiness;
   let sk: string;
   let dataDir: string;
-  before(async () => {
+  beforeAll(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'devapi-media-'));
     t = await startTestApp({
       config: { DATA_DIR: dataDir, PUBLIC_URL: 'https://api.example.test', RATE_LIMIT_TEST_PER_MINUTE: '100000' },
@@ -40,7 +40,7 @@ describe('product images (api.md 4.2 rule 4)', () => {
     business = await t.createBusiness();
     sk = business.keys.secretTest;
   });
-  after(async () => {
+  afterAll(async () => {
     await t.close();
     rmSync(dataDir, { recursive: true, force: true });
   });

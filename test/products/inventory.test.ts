@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { createProduct, storeEvents, write } from './support.js';
 
@@ -9,12 +9,12 @@ describe('inventory and stock events (decisions "Products"; api.md 6.4)', () => 
   let t: TestApp;
   let business: TestBusiness;
   let sk: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness();
     sk = business.keys.secretTest;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const inventory = (ref: string, body: unknown) => write(t, sk, 'PATCH', `/${ref}/inventory`, body);
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { createProduct, PRODUCTS } from './support.js';
@@ -9,7 +9,7 @@ describe('GET /dev/store/products: search, filters, sorting, pagination', () => 
   let business: TestBusiness;
   let sk: string;
   const ids: Record<string, string> = {};
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness();
     sk = business.keys.secretTest;
@@ -32,7 +32,7 @@ describe('GET /dev/store/products: search, filters, sorting, pagination', () => 
         .execute();
     }
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const names = async (query: string) => {
     const response = await t.request('GET', `${PRODUCTS}${query}`, { key: sk });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { Commerce, CommerceError, InvalidRequestError, NotFoundError, PermissionError } from '@commerce/sdk';
 import type { BalanceTransaction, QueryOf } from '@commerce/sdk';
@@ -19,7 +19,7 @@ describe('balance transactions through the SDK', () => {
   const intents: string[] = [];
   let order: string;
 
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness();
     commerce = new Commerce(business.keys.secretTest, {
@@ -39,7 +39,7 @@ describe('balance transactions through the SDK', () => {
     order = (await commerce.orders.simulate({ items: [{ productId: product.id, quantity: 1 }], customerName: 'Aicha' }))
       .referenceNumber;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   /** The transactions iterated over from `query`, and the page numbers the SDK fetched meanwhile. */
   async function iterate(query: QueryOf<'listBalanceTransactions'>) {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import pino from 'pino';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
@@ -8,11 +8,11 @@ import { runMerchant } from '../../examples/merchant.mjs';
 
 let t: TestApp;
 let worker: Worker;
-before(async () => {
+beforeAll(async () => {
   t = await startTestApp({ config: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
   worker = startWorker(t.runtime, pino({ level: 'silent' }), [], 60_000);
 });
-after(async () => {
+afterAll(async () => {
   await worker.stop();
   await t.close();
 });

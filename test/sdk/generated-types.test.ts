@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import openapiTS, { astToString } from 'openapi-typescript';
 
 test('the SDK types are generated from the committed openapi.json (run `npm run sdk:types`)', async () => {

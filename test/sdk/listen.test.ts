@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import pino from 'pino';
 import { Commerce } from '@commerce/sdk';
 import { verifyWebhook } from '@commerce/sdk/webhooks';
@@ -46,14 +46,14 @@ describe('commerce listen', () => {
   let worker: Worker;
   let hooks: ReturnType<typeof webhookHelpers>;
   let local: Receiver;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE: 'true' } });
     business = await t.createBusiness();
     hooks = webhookHelpers(t);
     worker = startWorker(t.runtime, pino({ level: 'silent' }), [], 60_000);
     local = await startReceiver('/hooks');
   });
-  after(async () => {
+  afterAll(async () => {
     await worker.stop();
     await hooks.closeAll();
     await local.close();

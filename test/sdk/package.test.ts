@@ -22,7 +22,7 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { promisify } from 'node:util';
 import {
   newEndpointSecret,
@@ -175,12 +175,12 @@ describe('the SDK package, installed from its tarball outside the repository', (
   let business: TestBusiness;
   let work: string;
   let project: string;
-  before(async () => {
+  beforeAll(async () => {
     work = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'commerce-sdk-pack-')));
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness();
   });
-  after(async () => {
+  afterAll(async () => {
     await t.close();
     rmSync(work, { recursive: true, force: true });
   });

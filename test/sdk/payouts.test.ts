@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { Commerce, InvalidRequestError, NotFoundError, PermissionError } from '@commerce/sdk';
 import type { Payout, QueryOf, WebhookEventName, WebhookEventOf } from '@commerce/sdk';
 import { sendDuePayouts } from '../../src/modules/payouts/send.js';
@@ -37,7 +37,7 @@ describe('payouts through the SDK', () => {
   const available = async (client = commerce) => (await client.balance.retrieve()).available;
   const send = () => sendDuePayouts(t.runtime.db);
 
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness({ name: 'SDK payouts' });
     // A flat fee of 1.00 MRU plus 1 % on every payout.
@@ -54,7 +54,7 @@ describe('payouts through the SDK', () => {
     });
     await earn(t, business.keys.secretTest, 500_000);
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('create: PENDING with the fee on top, reserved at once; retrieve after the worker sent it: PAID', async () => {
     const before = await available();

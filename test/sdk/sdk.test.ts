@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import pino from 'pino';
 import {
   AuthenticationError,
@@ -79,14 +79,14 @@ describe('the SDK against the real server', () => {
   let commerce: Commerce;
   let worker: Worker;
   let hooks: ReturnType<typeof webhookHelpers>;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE: 'true' } });
     business = await t.createBusiness();
     commerce = new Commerce(business.keys.secretTest, { baseUrl: t.baseUrl, fetch: checkedFetch });
     hooks = webhookHelpers(t);
     worker = startWorker(t.runtime, pino({ level: 'silent' }), [], 60_000);
   });
-  after(async () => {
+  afterAll(async () => {
     await worker.stop();
     await hooks.closeAll();
     await t.close();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { manualClock } from '../support/clock.js';
 import {
   expectError,
@@ -36,7 +36,7 @@ describe('storefront customer API', () => {
   let draft: any;
   const customer = { phone: '+22241000001', pin: '4321' };
   const rival = { phone: '+22241000002', pin: '4321' };
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness({ name: 'Boutique Nour' });
     sk = business.keys.secretTest;
@@ -55,7 +55,7 @@ describe('storefront customer API', () => {
       expectStatus(await t.admin('POST', '/wallets', { ...wallet, balance: 50_000, environment: 'test' }), 201);
     }
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const place = (items: unknown[], who = customer, query = '') =>
     t.request('POST', `${API}/shops/${shopId}/orders${query}`, {

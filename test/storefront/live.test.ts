@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { adminCli } from '../support/admin-cli.js';
 import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { createProduct } from '../products/support.js';
@@ -7,10 +7,10 @@ import { merchantBalance, orderAction, walletBalance } from '../orders/support.j
 
 describe('live mode end to end (issue 11): a live wallet made by the admin CLI orders from a live shop', () => {
   let t: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp();
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   test('order, merchant workflow, refund and customer cancel move live money; the ledger check passes', async () => {
     const business = await t.createBusiness({ name: 'Live Boutique', approveLive: true });

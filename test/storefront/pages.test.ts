@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { formatAmount } from '../../src/lib/i18n.js';
 import { storefrontDictionaries } from '../../src/modules/storefront/i18n.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
@@ -13,7 +13,7 @@ describe('storefront and order pages: languages, states, headers', () => {
   let business: TestBusiness;
   const wallet = { phone: '+22245000777', pin: '1357' };
   const pages: Record<string, string> = {};
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness({ name: 'Souk Nour' });
     const sk = business.keys.secretTest;
@@ -57,7 +57,7 @@ describe('storefront and order pages: languages, states, headers', () => {
     pages.refunded = `/o/${refunded.orderRef}`;
     pages.missingOrder = '/o/nope';
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const withLang = (path: string, lang: string) => `${path}${path.includes('?') ? '&' : '?'}lang=${lang}`;
 

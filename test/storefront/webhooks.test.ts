@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import pino from 'pino';
 import { SIGNATURE_HEADER } from '../../src/modules/webhooks/signing.js';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
@@ -13,12 +13,12 @@ describe('storefront orders send their events to subscribed endpoints', () => {
   let t: TestApp;
   let worker: Worker;
   let receiver: Receiver;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     worker = startWorker(t.runtime, pino({ level: 'silent' }), [], 60_000);
     receiver = await startReceiver();
   });
-  after(async () => {
+  afterAll(async () => {
     await worker.stop();
     await receiver.close();
     await t.close();

@@ -27,7 +27,7 @@ async function adminQuery(text: string): Promise<void> {
 
 /**
  * What every PGlite database of this process starts from, read and compiled once per process
- * (a batch of npm test runs many files in one process): the migrated template, PGlite's
+ * (a vitest worker runs many files in one process): the migrated template, PGlite's
  * WebAssembly module and its file bundle.
  */
 let pgliteStart:
@@ -60,7 +60,7 @@ export interface TestDatabase {
 
 /**
  * A database of this test file's own: a copy of the run's migrated template (see
- * scripts/run-tests.ts), or a freshly migrated one when a file is run on its own.
+ * test/support/global-setup.ts), or a freshly migrated one when a file is run on its own.
  */
 export async function createTestDatabase(options: { onStatement?: (sql: string) => void } = {}): Promise<TestDatabase> {
   if (testDatabaseUrl) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
@@ -16,7 +16,7 @@ describe('attempts keep what happened (issue 17, item 4)', () => {
   let business: TestBusiness;
   let sk: string;
   let hooks: ReturnType<typeof webhookHelpers>;
-  before(async () => {
+  beforeAll(async () => {
     // Retries at the real schedule (30 s on): each case looks at one first attempt only.
     t = await startTestApp({
       config: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_TEST_PER_MINUTE: '100000' },
@@ -29,7 +29,7 @@ describe('attempts keep what happened (issue 17, item 4)', () => {
     business = await t.createBusiness();
     sk = business.keys.secretTest;
   });
-  after(async () => {
+  afterAll(async () => {
     await worker.stop();
     await hooks.closeAll();
     await t.close();
@@ -157,7 +157,7 @@ describe('Standard Webhooks mode (issue 17, item 5)', () => {
   let business: TestBusiness;
   let sk: string;
   let hooks: ReturnType<typeof webhookHelpers>;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({
       config: {
         WEBHOOK_ALLOW_PRIVATE: 'true',
@@ -172,7 +172,7 @@ describe('Standard Webhooks mode (issue 17, item 5)', () => {
     business = await t.createBusiness();
     sk = business.keys.secretTest;
   });
-  after(async () => {
+  afterAll(async () => {
     await worker.stop();
     await hooks.closeAll();
     await t.close();

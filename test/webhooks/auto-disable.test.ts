@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { checkFailingEndpoints } from '../../src/modules/webhooks/health.js';
@@ -27,7 +27,7 @@ describe('auto-disable after days of failures (issue 17, item 1)', () => {
   let business: TestBusiness;
   let sk: string;
   let hooks: ReturnType<typeof webhookHelpers>;
-  before(async () => {
+  beforeAll(async () => {
     // Retries on the real schedule: a failed attempt waits 30 s, out of the tests' way. Time
     // moves by setting the endpoint's failing run back, not by waiting.
     t = await startTestApp({ config: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
@@ -38,7 +38,7 @@ describe('auto-disable after days of failures (issue 17, item 1)', () => {
     business = await t.createBusiness();
     sk = business.keys.secretTest;
   });
-  after(async () => {
+  afterAll(async () => {
     await worker.stop();
     await hooks.closeAll();
     await t.close();
@@ -272,7 +272,7 @@ describe('auto-disable after days of failures (issue 17, item 1)', () => {
   ]) {
     test(
       `PostgreSQL: an outcome (${status}) arriving during the disable never deadlocks with it`,
-      { skip: testDatabaseKind !== 'postgres' ? 'two transactions at once need PostgreSQL' : false },
+      { skip: Boolean(testDatabaseKind !== 'postgres' ? 'two transactions at once need PostgreSQL' : false) },
       async () => {
         const { failing } = await failingAndHealthy();
         let answer!: () => void;
@@ -361,7 +361,7 @@ describe('auto-disable end to end, with short settings and the worker task', () 
   let t: TestApp;
   let worker: Worker;
   let hooks: ReturnType<typeof webhookHelpers>;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({
       config: {
         WEBHOOK_ALLOW_PRIVATE: 'true',
@@ -373,7 +373,7 @@ describe('auto-disable end to end, with short settings and the worker task', () 
     });
     hooks = webhookHelpers(t);
   });
-  after(async () => {
+  afterAll(async () => {
     await worker?.stop();
     await hooks.closeAll();
     await t.close();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import pino from 'pino';
 import { startWorker } from '../../src/worker/worker.js';
 import { testDatabaseKind } from '../support/database.js';
@@ -13,14 +13,14 @@ import { nodeEntry } from '../support/node-entry.js';
 const skip =
   testDatabaseKind !== 'postgres' ? 'needs PostgreSQL: a second process cannot open the PGlite database' : false;
 
-describe('a worker killed mid-delivery loses nothing', { skip }, () => {
+describe('a worker killed mid-delivery loses nothing', { skip: Boolean(skip) }, () => {
   let t: TestApp;
   let receiver: Receiver;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     receiver = await startReceiver();
   });
-  after(async () => {
+  afterAll(async () => {
     await receiver.close();
     await t.close();
   });

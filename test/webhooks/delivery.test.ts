@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
 import pino from 'pino';
 import { verifyWebhook, WebhookVerificationError } from '../../src/modules/webhooks/signing.js';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
@@ -31,7 +31,7 @@ describe('webhook deliveries (api.md 6; decisions "Events and deliveries")', () 
   let business: TestBusiness;
   let sk: string;
   const receivers: Receiver[] = [];
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({
       config: {
         WEBHOOK_ALLOW_PRIVATE: 'true',
@@ -47,7 +47,7 @@ describe('webhook deliveries (api.md 6; decisions "Events and deliveries")', () 
     business = await t.createBusiness();
     sk = business.keys.secretTest;
   });
-  after(async () => {
+  afterAll(async () => {
     await worker.stop();
     for (const receiver of receivers) await receiver.close();
     await t.close();

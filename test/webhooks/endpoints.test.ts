@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import {
   expectError,
   expectStatus,
@@ -16,12 +16,12 @@ describe('webhook endpoints (api.md 2.4, 4.3; decisions "Events and deliveries")
   let t: TestApp;
   let business: TestBusiness;
   let sk: string;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness();
     sk = business.keys.secretTest;
   });
-  after(() => t.close());
+  afterAll(() => t.close());
 
   const create = (body: unknown, key = sk) => t.request('POST', ENDPOINTS, { key, body, idempotencyKey: true });
   const clear = async (businessId = business.id) => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
@@ -19,12 +19,12 @@ const IN_FLIGHT = 16;
  */
 describe(
   'racing writes of many deliveries never deadlock',
-  { skip: testDatabaseKind !== 'postgres' ? 'transactions side by side need PostgreSQL' : false },
+  { skip: Boolean(testDatabaseKind !== 'postgres' ? 'transactions side by side need PostgreSQL' : false) },
   () => {
     let t: TestApp;
     let worker: Worker;
     let hooks: ReturnType<typeof webhookHelpers>;
-    before(async () => {
+    beforeAll(async () => {
       t = await startTestApp({ config: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
       hooks = webhookHelpers(t);
       // Short leases: the heartbeat renews them every 500 ms, in the middle of the races.
@@ -33,7 +33,7 @@ describe(
         leaseSeconds: 2,
       });
     });
-    after(async () => {
+    afterAll(async () => {
       await worker.stop();
       await hooks.closeAll();
       await t.close();

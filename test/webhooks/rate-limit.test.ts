@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
@@ -11,11 +11,11 @@ describe('per-endpoint maxPerSecond (issue 17, item 6)', () => {
   let t: TestApp;
   let workers: Worker[] = [];
   let hooks: ReturnType<typeof webhookHelpers>;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     hooks = webhookHelpers(t);
   });
-  after(async () => {
+  afterAll(async () => {
     await Promise.all(workers.map((worker) => worker.stop()));
     await hooks.closeAll();
     await t.close();

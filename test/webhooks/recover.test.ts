@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
@@ -15,7 +15,7 @@ describe('recover a window of failed deliveries (issue 17, item 2)', () => {
   let business: TestBusiness;
   let sk: string;
   let hooks: ReturnType<typeof webhookHelpers>;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     hooks = webhookHelpers(t);
     worker = startWorker(t.runtime, pino({ level: 'silent' }), [], 60_000);
@@ -24,7 +24,7 @@ describe('recover a window of failed deliveries (issue 17, item 2)', () => {
     business = await t.createBusiness();
     sk = business.keys.secretTest;
   });
-  after(async () => {
+  afterAll(async () => {
     await worker.stop();
     await hooks.closeAll();
     await t.close();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { createIntent } from '../intents/support.js';
 import { DELIVERIES, ENDPOINTS, webhookHelpers, type TestEndpoint } from './support.js';
@@ -11,13 +11,13 @@ describe('webhook scopes on the delivery log and endpoint edits (issue 36, item 
   let full: string;
   let hooks: ReturnType<typeof webhookHelpers>;
 
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     hooks = webhookHelpers(t);
     business = await t.createBusiness();
     full = business.keys.secretTest;
   });
-  after(async () => {
+  afterAll(async () => {
     await t.close();
   });
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { deleteOldRollups, LATENCY_BUCKETS_MS, latencyBucket, percentile } from '../../src/modules/webhooks/stats.js';
@@ -16,13 +16,13 @@ describe('endpoint stats (issue 17, item 3)', () => {
   let t: TestApp;
   let worker: Worker;
   let hooks: ReturnType<typeof webhookHelpers>;
-  before(async () => {
+  beforeAll(async () => {
     // Retries on the real schedule: failed deliveries stay waiting (the backlog) during the test.
     t = await startTestApp({ config: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     hooks = webhookHelpers(t);
     worker = startWorker(t.runtime, pino({ level: 'silent' }), [], 60_000);
   });
-  after(async () => {
+  afterAll(async () => {
     await worker.stop();
     await hooks.closeAll();
     await t.close();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import type {
   KyselyPlugin,
   PluginTransformQueryArgs,
@@ -35,11 +35,11 @@ class OutcomeBlip implements KyselyPlugin {
 describe('a stopping worker and a lost database (review of issue 34, item 4)', () => {
   let t: TestApp;
   let hooks: ReturnType<typeof webhookHelpers>;
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     hooks = webhookHelpers(t);
   });
-  after(async () => {
+  afterAll(async () => {
     await hooks.closeAll();
     await t.close();
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { LISTENER_APPLICATION_NAME } from '../../src/db/connect.js';
@@ -22,11 +22,11 @@ describe('the worker wakes on commit (issue 14, item 3)', () => {
   let t: TestApp;
   let hooks: ReturnType<typeof webhookHelpers>;
   const workers: Worker[] = [];
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     hooks = webhookHelpers(t);
   });
-  after(async () => {
+  afterAll(async () => {
     await Promise.all(workers.map((worker) => worker.stop()));
     await hooks.closeAll();
     await t.close();
@@ -70,7 +70,9 @@ describe('the worker wakes on commit (issue 14, item 3)', () => {
 
   test(
     'PostgreSQL: a lost listening connection is opened again, and what committed meanwhile is claimed',
-    { skip: testDatabaseKind !== 'postgres' ? 'LISTEN over a connection of its own is PostgreSQL only' : false },
+    {
+      skip: Boolean(testDatabaseKind !== 'postgres' ? 'LISTEN over a connection of its own is PostgreSQL only' : false),
+    },
     async () => {
       const business = await t.createBusiness();
       const sk = business.keys.secretTest;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import pino from 'pino';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import { expectStatus, startTestApp, waitUntil, type TestApp } from '../support/harness.js';
@@ -10,11 +10,11 @@ describe('several workers share the deliveries', () => {
   let t: TestApp;
   let receiver: Receiver;
   let workers: Worker[] = [];
-  before(async () => {
+  beforeAll(async () => {
     t = await startTestApp({ config: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     receiver = await startReceiver();
   });
-  after(async () => {
+  afterAll(async () => {
     await Promise.all(workers.map((worker) => worker.stop()));
     await receiver.close();
     await t.close();
