@@ -6,6 +6,7 @@ import pino from 'pino';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import { createIntent } from '../intents/support.js';
 import { expectStatus, startTestApp, waitUntil, type TestApp } from '../support/harness.js';
+import { patience } from '../support/patience.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 
 const ENDPOINTS = '/api/v1/dev/webhooks/endpoints';
@@ -127,8 +128,8 @@ describe('webhook receivers that hang, reset or crawl do not hold back the other
  * Issue 36, item 1: four businesses whose five endpoints each accept the connection and never
  * answer want 80 attempts in flight, more than the worker's 64 slots; sixteen more, with one such
  * endpoint each, stay under their own share (4 of 8) and want 64 more. They get their shares, and
- * another merchant's delivery still goes out within a second, not when their attempts time out
- * (30 s).
+ * another merchant's delivery still goes out while all of their attempts hang, not when one of
+ * them times out.
  */
 describe('silent endpoints of many businesses do not delay the others (issue 36, item 1)', () => {
   const SILENT_BUSINESSES = 4;
@@ -138,7 +139,10 @@ describe('silent endpoints of many businesses do not delay the others (issue 36,
   let worker: Worker;
   const receivers: Receiver[] = [];
   beforeAll(async () => {
-    t = await startTestApp({ config: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
+    t = await startTestApp({
+      config: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_TEST_PER_MINUTE: '100000' },
+      configOverrides: { webhookTimeoutMs: patience(300_000) },
+    });
     worker = startWorker(t.runtime, pino({ level: 'silent' }), [], 60_000);
   });
   afterAll(async () => {
@@ -162,7 +166,7 @@ describe('silent endpoints of many businesses do not delay the others (issue 36,
     return key;
   }
 
-  test("another merchant's first attempt comes within a second of its commit", async () => {
+  test("another merchant's first attempt goes out while every silent attempt still hangs", async (context) => {
     const silent = await startReceiver();
     silent.answer = () => 'hang';
     const healthy = await startReceiver();
@@ -181,9 +185,11 @@ describe('silent endpoints of many businesses do not delay the others (issue 36,
     const committed = Date.now();
     await createIntent(t, otherKey, { amount: 500 });
     const [received] = await healthy.waitFor(1, 10_000);
-    const delayMs = received!.at - committed;
-    assert.ok(delayMs < 1000, `the other merchant's delivery took ${delayMs} ms`);
+    // Whatever the machine's speed: no silent attempt had ended (they hang until the answer limit,
+    // far longer than this test), so the delivery did not wait for one of their slots to free.
+    assert.equal(silent.requests.length - silent.inFlight(), 0, 'a silent attempt ended first');
     assert.ok(silent.inFlight() >= 64, `the silent endpoints still hold ${silent.inFlight()} attempts`);
+    void context.annotate(`delivered ${received!.at - committed} ms after its commit`);
   });
 });
 

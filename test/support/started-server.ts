@@ -124,13 +124,23 @@ export async function stop(started: StartedProcess, graceMs = 30_000): Promise<n
   }
 }
 
-/** A port nothing listens on now, for a process that must be told its port up front. */
+/**
+ * A port nothing listens on now, for a process that must be told its port up front. Taken below
+ * Linux's ephemeral range (32768 and up): a port from `listen(0)` can meanwhile become the local
+ * port of one of the many outgoing connections tests make, and the process's own listen then
+ * fails with EADDRINUSE.
+ */
 export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const server = net.createServer();
+    const listening = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!listening) continue;
+    server.close();
+    await once(server, 'close');
+    return port;
+  }
 }

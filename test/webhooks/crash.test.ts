@@ -48,7 +48,7 @@ describe('a worker killed mid-delivery loses nothing', { skip: Boolean(skip) }, 
     });
     try {
       const intent = await createIntent(t, business.keys.secretTest, { amount: 100 });
-      const [first] = await receiver.waitFor(1, 30_000);
+      const [first] = await receiver.waitFor(1, 60_000); // the child worker starts first
       child.kill('SIGKILL');
       await once(child, 'exit');
       const killedAt = Date.now();
