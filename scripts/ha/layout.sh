@@ -163,7 +163,7 @@ EOF
       -e "s|@PG_BIN@|$PG_BIN|g" -e "s|@PG_PORT@|$port|g" -e "s|@REST_PORT@|$rest|g" \
       -e "s|@ETCD@|127.0.0.1:$ETCD_PORT|g" -e "s|@HOST@|127.0.0.1|g" \
       -e "s|@NETWORK@|127.0.0.1/32|g" \
-      "$HERE/patroni.yml" >"$HA_DIR/$member/patroni.yml"
+      "$HERE/patroni.yml.in" >"$HA_DIR/$member/patroni.yml"
   done
 
   sed -e "s|@DIR@|$HA_DIR|g" -e "s|@PORT@|$HAPROXY_PORT|g" -e "s|@STATS_PORT@|$HAPROXY_STATS_PORT|g" \
