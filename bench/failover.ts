@@ -27,7 +27,7 @@ import { EVENT_NAMES } from '../src/modules/events/catalog.js';
 import { clusterEnv, startWorker } from './cluster.js';
 import { ADMIN_TOKEN, createBusiness, keyOf } from './intents.js';
 import { printThroughput } from './report.js';
-import { HA_URL, SINGLE_URL, killPostgres, layout, roles, waitHealthy, type Member } from './support/ha.js';
+import { HA_URL, SINGLE_URL, killPostgres, layout, roles, waitHealthy } from './support/ha.js';
 import { sendRequest, timeSamples, type LoadResult } from './support/load.js';
 import { startServer, type ServerProcess } from './support/processes.js';
 import { startReceiver } from './support/receiver.js';
@@ -138,18 +138,13 @@ async function write(
   for (let attempt = 0; ; attempt++) {
     if (attempt > 0) target.retries += 1;
     const sentAt = Date.now();
-    let status = 0;
-    let answer = '';
-    try {
-      ({ status, body: answer } = await sendRequest(target.agent, target.base, {
-        method,
-        path: `${API}${path}`,
-        headers: { authorization: merchant.key, 'x-idempotency-key': key },
-        ...(text === undefined ? {} : { body: text }),
-      }));
-    } catch {
-      status = 0;
-    }
+    // No answer at all (the connection lost) counts as status 0.
+    const { status, body: answer } = await sendRequest(target.agent, target.base, {
+      method,
+      path: `${API}${path}`,
+      headers: { authorization: merchant.key, 'x-idempotency-key': key },
+      ...(text === undefined ? {} : { body: text }),
+    }).catch(() => ({ status: 0, body: '' }));
     const answeredAt = Date.now();
     if (target.recording) target.answers.push({ sentAt, answeredAt, ok: status === expect });
     if (status === expect) return (JSON.parse(answer) as { data: Record<string, unknown> }).data;

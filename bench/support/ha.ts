@@ -30,7 +30,7 @@ export async function layout(...args: string[]): Promise<string> {
     return `${stdout}${stderr}`;
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-    throw new Error(`layout.sh ${args.join(' ')} failed: ${stdout ?? ''}${stderr ?? ''}`);
+    throw new Error(`layout.sh ${args.join(' ')} failed: ${stdout ?? ''}${stderr ?? ''}`, { cause: error });
   }
 }
 
