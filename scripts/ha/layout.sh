@@ -310,7 +310,7 @@ cmd_restore() {
   if [ "$(id -u)" = 0 ]; then chown "$PG_USER:$PG_USER" "$dir"; fi
   chmod 700 "$dir"
   as_pg pgbackrest --config="$HA_DIR/pgbackrest.conf" --stanza="$HA_SCOPE" --pg1-path="$dir/data" \
-    --type=time --target="$target" --target-action=promote --target-timeline=current restore
+    --type=time --target="$target" --target-action=promote restore
   # The restored files carry Patroni's postgresql.conf (a member's port, its synchronous standby):
   # settings given on the command line win over it, and a restored server archives nothing.
   AS=pg spawn "restored-$port" postgres -D "$dir/data" -c port="$port" -c listen_addresses=127.0.0.1 \
