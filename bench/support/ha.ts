@@ -39,6 +39,8 @@ export interface MemberState {
   state?: string;
   sync_standby?: boolean;
   timeline?: number;
+  /** The primary kept its role without etcd, every member having answered it (failsafe_mode). */
+  failsafe_mode_is_active?: boolean;
   replication?: { application_name: string; state: string; sync_state: string }[];
 }
 
