@@ -27,7 +27,7 @@ import { EVENT_NAMES } from '../src/modules/events/catalog.js';
 import { clusterEnv, startWorker } from './cluster.js';
 import { ADMIN_TOKEN, createBusiness, keyOf } from './intents.js';
 import { printThroughput } from './report.js';
-import { HA_URL, SINGLE_URL, killPostgres, layout, roles, waitHealthy } from './support/ha.js';
+import { HA_URL, SINGLE_URL, killPostgres, layout, roles, waitHealthy } from '../test/hardening/ha-layout.js';
 import { sendRequest, timeSamples, type LoadResult } from './support/load.js';
 import { startServer, type ServerProcess } from './support/processes.js';
 import { startReceiver } from './support/receiver.js';

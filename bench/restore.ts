@@ -9,7 +9,7 @@
  */
 import { clusterEnv } from './cluster.js';
 import { CLIENTS, queryOnce, runClients, setUpTarget, verify, type Acknowledged, type Target } from './failover.js';
-import { HA_DIR, HA_URL, killPostgres, layout, waitHealthy } from './support/ha.js';
+import { HA_DIR, HA_URL, killPostgres, layout, waitHealthy } from '../test/hardening/ha-layout.js';
 import { startServer, type ServerProcess } from './support/processes.js';
 import { startReceiver } from './support/receiver.js';
 

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import pino from 'pino';
-import { HA_URL, killPostgres, layout, memberState, roles, waitHealthy } from '../../bench/support/ha.js';
+import { HA_URL, killPostgres, layout, memberState, roles, waitHealthy } from './ha-layout.js';
 import { openDatabase } from '../../src/db/connect.js';
 import { migrate } from '../../src/db/migrate.js';
 import { randomBase62 } from '../../src/lib/ids.js';

@@ -1,16 +1,16 @@
 /**
- * The HA layout of scripts/ha/layout.sh, driven from a benchmark: up and down, which member leads,
- * a member's PostgreSQL killed, the layout healthy again. Ports and directories are the script's
- * defaults (HA_DIR and the HA_* ports move both).
+ * The HA layout of scripts/ha/layout.sh, driven from a test or a benchmark (bench/failover.ts): up
+ * and down, which member leads, a member's PostgreSQL killed, the layout healthy again. Ports and
+ * directories are the script's defaults (HA_DIR and the HA_* ports move both). Run from the
+ * repository's root, as npm runs tests and benchmarks.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
-const script = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'scripts', 'ha', 'layout.sh');
+const script = path.resolve('scripts', 'ha', 'layout.sh');
 
 export const HA_DIR = process.env.HA_DIR ?? '/var/tmp/commerce-ha';
 const haproxyPort = Number(process.env.HA_HAPROXY_PORT ?? 5440);
