@@ -191,5 +191,32 @@ describe(
       await checkExactlyOnce(intents);
       await waitHealthy();
     });
+
+    test('etcd and the standby lost: the primary cannot prove it holds the lock and stops being primary (no split brain); 503 until they are back', async () => {
+      const { primary: before, syncStandby } = await roles();
+      await waitHealthy();
+      let sawNoPrimary = false;
+      const { statuses, intents } = await underLoad(async () => {
+        await layout('stop', 'etcd');
+        await layout('stop', syncStandby!);
+        // The leader key cannot be renewed and failsafe_mode cannot reach every member: the
+        // primary demotes itself once its lock would have expired; nobody is primary meanwhile.
+        await waitUntil(
+          async () => {
+            const state = await memberState(before!);
+            return state?.role === 'replica' || state?.role === 'demoted' || state?.state !== 'running';
+          },
+          'the primary to give up its role',
+          60_000,
+        );
+        sawNoPrimary = (await roles()).primary === undefined;
+        await layout('start', 'etcd');
+        await layout('start', syncStandby!);
+      });
+      assert.ok(sawNoPrimary, 'no member was primary while the lock could not be proven');
+      assert.ok(statuses.includes(503) || statuses.includes(0), 'writes were refused meanwhile');
+      await checkExactlyOnce(intents);
+      await waitHealthy();
+    });
   },
 );
