@@ -11,10 +11,12 @@ import { catalogSuite } from './catalog.js';
 import { clusterSuite } from './cluster.js';
 import { dashboardSuite } from './dashboard.js';
 import { embeddedSuite } from './embedded.js';
+import { failoverSuite } from './failover.js';
 import { fuzzSuite } from './fuzz.js';
 import { intentsSuite } from './intents.js';
 import { listsSuite } from './lists.js';
 import { paySuite } from './pay.js';
+import { restoreSuite } from './restore.js';
 import { payoutsSuite } from './payouts.js';
 import { startRecording, writeResults } from './support/results.js';
 import { soakSuite } from './soak.js';
@@ -34,6 +36,8 @@ const suites: Record<string, (args: string[]) => Promise<void>> = {
   balance: balanceSuite,
   ab: abSuite,
   payouts: payoutsSuite,
+  failover: failoverSuite,
+  restore: restoreSuite,
 };
 
 // Arguments that are not suite names go to the suite before them: `npm run bench -- soak 2`.
@@ -45,8 +49,8 @@ for (const arg of process.argv.slice(2)) {
 // The fuzz run (200,000 requests), the soak (30 minutes), the balance suite (1,750,000 rows to
 // write first, 2 to 4 minutes in all), the A/B comparison (it needs a base) and the payouts suite
 // (payouts beside payments, a worker draining its queue, a statement of 100,000 rows: about 3
-// minutes) only when asked for.
-const askedOnly = new Set(['fuzz', 'soak', 'balance', 'ab', 'payouts']);
+// minutes) and the failover and restore suites (the HA layout of scripts/ha, minutes each) only when asked for.
+const askedOnly = new Set(['fuzz', 'soak', 'balance', 'ab', 'payouts', 'failover', 'restore']);
 const runs =
   requested.length > 0
     ? requested

@@ -82,14 +82,19 @@ function detailsOf(context: string | undefined, issue: ValidationIssue): ErrorDe
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND']);
 
 /**
- * The database went away (stopped, restarting, unreachable): a 503 the client may retry, not a
- * 500. SQLSTATE class 08 (connection exception) and 57P01-57P03 (shutdown, cannot connect now),
- * the socket errors of the driver, and pg's own "Connection terminated".
+ * The database went away (stopped, restarting, unreachable, failing over): a 503 the client may
+ * retry, not a 500. SQLSTATE class 08 (connection exception), 57P01-57P03 (shutdown, cannot
+ * connect now), the socket errors of the driver, pg's own "Connection terminated", and 25006
+ * (read-only transaction): a connection that reached a server while it is not the primary, a
+ * former primary during a switchover, before the proxy in front of the members cuts it.
  */
 export function isConnectionLoss(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (NETWORK_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code)))
+  if (
+    typeof code === 'string' &&
+    (NETWORK_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || code === '25006')
+  )
     return true;
   return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(error.message);
 }

@@ -80,10 +80,14 @@ export function startWorker(
   let timer: NodeJS.Timeout | undefined;
 
   const workerId = newId('wrk');
+  /** Tasks this worker is running now (a test's `tick` may overlap the scheduled one). */
+  const runningTasks = new Set<string>();
 
   /**
    * Takes the task if it is due and no live lease holds it, in one UPDATE: the next run time and
-   * the lease move together, so two workers never both take it.
+   * the lease move together, so two workers never both take it. A lease of this worker's own, for
+   * a task it is not running, is one whose end could not be written (the database went away
+   * mid-run, a failover): that run is over, and the task need not wait for the lease to lapse.
    */
   async function claim(task: PeriodicTask): Promise<boolean> {
     await db
@@ -101,7 +105,13 @@ export function startWorker(
       })
       .where('name', '=', task.name)
       .where('next_run_at', '<=', sql<Date>`now()`)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', sql<Date>`now()`)]))
+      .where((eb) =>
+        eb.or([
+          eb('locked_until', 'is', null),
+          eb('locked_until', '<=', sql<Date>`now()`),
+          eb('locked_by', '=', workerId),
+        ]),
+      )
       .returning('name')
       .executeTakeFirst();
     return claimed !== undefined;
@@ -146,32 +156,44 @@ export function startWorker(
       .execute();
   }
 
+  /** Claims and runs one task if it is due; its lease given back after. */
+  async function runIfDue(task: PeriodicTask): Promise<void> {
+    let claimed: boolean;
+    try {
+      claimed = await claim(task);
+    } catch (error) {
+      logger.error({ err: error, task: task.name }, 'could not claim a periodic task');
+      return;
+    }
+    if (!claimed) return;
+    const stopRenewing = keepLease(task);
+    let failure: string | null = null;
+    try {
+      const result = await task.run(runtime);
+      logger.debug({ task: task.name, result }, 'periodic task done');
+    } catch (error) {
+      failure = String(error);
+      logger.error({ err: error, task: task.name }, 'periodic task failed');
+    } finally {
+      stopRenewing();
+    }
+    // A lease left behind (the database away) is this worker's again at its next turn (claim),
+    // and another worker's once it lapses.
+    await finish(task, failure).catch((error: unknown) =>
+      logger.warn({ err: error, task: task.name }, 'could not record the end of a periodic task'),
+    );
+  }
+
   async function tick(): Promise<void> {
     for (const task of tasks) {
       if (stopped) return;
-      let claimed: boolean;
+      if (runningTasks.has(task.name)) continue;
+      runningTasks.add(task.name);
       try {
-        claimed = await claim(task);
-      } catch (error) {
-        logger.error({ err: error, task: task.name }, 'could not claim a periodic task');
-        continue;
-      }
-      if (!claimed) continue;
-      const stopRenewing = keepLease(task);
-      let failure: string | null = null;
-      try {
-        const result = await task.run(runtime);
-        logger.debug({ task: task.name, result }, 'periodic task done');
-      } catch (error) {
-        failure = String(error);
-        logger.error({ err: error, task: task.name }, 'periodic task failed');
+        await runIfDue(task);
       } finally {
-        stopRenewing();
+        runningTasks.delete(task.name);
       }
-      // A lease left behind (the database away) lapses on its own.
-      await finish(task, failure).catch((error: unknown) =>
-        logger.warn({ err: error, task: task.name }, 'could not record the end of a periodic task'),
-      );
     }
   }
 

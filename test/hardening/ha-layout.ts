@@ -1,0 +1,91 @@
+/**
+ * The HA layout of scripts/ha/layout.sh, driven from a test or a benchmark (bench/failover.ts): up
+ * and down, which member leads, a member's PostgreSQL killed, the layout healthy again. Ports and
+ * directories are the script's defaults (HA_DIR and the HA_* ports move both). Run from the
+ * repository's root, as npm runs tests and benchmarks.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const script = path.resolve('scripts', 'ha', 'layout.sh');
+
+export const HA_DIR = process.env.HA_DIR ?? '/var/tmp/commerce-ha';
+const haproxyPort = Number(process.env.HA_HAPROXY_PORT ?? 5440);
+const singlePort = Number(process.env.HA_SINGLE_PORT ?? 5443);
+/** Through HAProxy: always the current primary. */
+export const HA_URL = `postgres://postgres@127.0.0.1:${haproxyPort}/postgres`;
+/** The lone PostgreSQL with the members' settings (`layout.sh single up`). */
+export const SINGLE_URL = `postgres://postgres@127.0.0.1:${singlePort}/postgres`;
+export const MEMBERS = ['pg1', 'pg2'] as const;
+export type Member = (typeof MEMBERS)[number];
+const restPort = (member: Member) => 8440 + Number(member.slice(2));
+
+/** Runs `layout.sh ...args`; its log lines go to this process's stderr only on failure. */
+export async function layout(...args: string[]): Promise<string> {
+  try {
+    const { stdout, stderr } = await run('bash', [script, ...args], { maxBuffer: 16 * 2 ** 20, timeout: 600_000 });
+    return `${stdout}${stderr}`;
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`layout.sh ${args.join(' ')} failed: ${stdout ?? ''}${stderr ?? ''}`, { cause: error });
+  }
+}
+
+export interface MemberState {
+  role?: string;
+  state?: string;
+  sync_standby?: boolean;
+  timeline?: number;
+  /** The primary kept its role without etcd, every member having answered it (failsafe_mode). */
+  failsafe_mode_is_active?: boolean;
+  replication?: { application_name: string; state: string; sync_state: string }[];
+}
+
+/** What a member's Patroni says of itself (GET /patroni), or undefined when it does not answer. */
+export async function memberState(member: Member): Promise<MemberState | undefined> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${restPort(member)}/patroni`, {
+      signal: AbortSignal.timeout(2000),
+    });
+    return (await response.json()) as MemberState;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The member whose PostgreSQL runs as primary, and the one streaming to it as synchronous standby. */
+export async function roles(): Promise<{ primary?: Member; syncStandby?: Member }> {
+  const found: { primary?: Member; syncStandby?: Member } = {};
+  for (const member of MEMBERS) {
+    const state = await memberState(member);
+    if (state?.state !== 'running') continue;
+    if (state.role === 'master' || state.role === 'primary') {
+      const standby = state.replication?.find((r) => r.sync_state === 'sync' && r.state === 'streaming');
+      found.primary = member;
+      if (standby && (MEMBERS as readonly string[]).includes(standby.application_name))
+        found.syncStandby = standby.application_name as Member;
+    }
+  }
+  return found;
+}
+
+/** Waits until one member is primary with the other as its synchronous standby; answers the primary. */
+export async function waitHealthy(timeoutMs = 180_000): Promise<Member> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { primary, syncStandby } = await roles();
+    if (primary && syncStandby) return primary;
+    if (Date.now() > deadline) throw new Error(`the layout is not healthy after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** SIGKILL to a member's postmaster (its backends die with it); Patroni keeps running. */
+export function killPostgres(member: Member): number {
+  const pid = Number(readFileSync(`${HA_DIR}/${member}/data/postmaster.pid`, 'utf8').split('\n')[0]);
+  process.kill(pid, 'SIGKILL');
+  return pid;
+}
