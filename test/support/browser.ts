@@ -46,10 +46,10 @@ export interface AccessibilityViolation {
  * (`checkout ar 390×844`). Returns the lesser findings, for a test that wants to look at them.
  */
 export async function checkAccessibility(page: Page, label = page.url()): Promise<AccessibilityViolation[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: AXE_SOURCE });
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.addScriptTag({ path: AXE_SOURCE });
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: AxeRunner }).axe;
-    const result = await axe.run(document, { resultTypes: ['violations'] });
+    const axe = (globalThis as unknown as { axe: AxeRunner }).axe;
+    const result = await axe.run({ resultTypes: ['violations'] });
     return result.violations.map((violation) => ({
       id: violation.id,
       impact: violation.impact ?? null,
@@ -70,10 +70,7 @@ export async function checkAccessibility(page: Page, label = page.url()): Promis
 
 /** The part of axe-core's browser API the check calls (its own types describe far more). */
 interface AxeRunner {
-  run(
-    context: Document,
-    options: { resultTypes: string[] },
-  ): Promise<{
+  run(options: { resultTypes: string[] }): Promise<{
     violations: { id: string; impact?: string | null; help: string; nodes: { target: (string | string[])[] }[] }[];
   }>;
 }
