@@ -75,15 +75,24 @@ function stringsIn(value: unknown, into: string[]): void {
   else if (value && typeof value === 'object') for (const item of Object.values(value)) stringsIn(item, into);
 }
 
+/** The data a customer page gives its script (`data-page` on <body>, JSON), or undefined. */
+export function pageDataOf(html: string): Record<string, any> | undefined {
+  const attribute = /<body[^>]*\sdata-page="([^"]*)"/.exec(html)?.[1];
+  return attribute === undefined ? undefined : JSON.parse(decodeEntities(attribute));
+}
+
 /**
  * What a reader can see of a page: its text, the attributes read aloud or shown (title,
- * placeholder, aria-label, alt, value), and every string of its JSON data blocks (the texts its
- * script shows later). Script code and styles are not text.
+ * placeholder, aria-label, alt, value), and every string of its script's data (`data-page`, or a
+ * JSON data block: the texts its script shows later). Script code and styles are not text.
  */
 export function visibleTexts(html: string): string[] {
   const texts: string[] = [];
   for (const match of html.matchAll(/<script type="application\/json"[^>]*>([\s\S]*?)<\/script>/g))
     stringsIn(JSON.parse(match[1]!), texts);
+  const data = pageDataOf(html);
+  // The formats are a locale and a unit, not text.
+  if (data) stringsIn({ ...data, format: undefined }, texts);
   const markup = html
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/<script\b[\s\S]*?<\/script>/g, ' ')
