@@ -173,6 +173,8 @@ function helpers(choice: LangChoice) {
     money: (centimes: number) => moneyPart(centimes, lang),
     ltr: ltrPart,
     isolated: isolatedPart,
+    /** How a customer may type a wallet phone: a Mauritanian number's 8 digits, as people write them. */
+    phoneExample: '20 00 00 01',
     /** The partial drawing `fill`'s parts, each value isolated (`<%~ include(it.textPartial, { parts }) %>`). */
     textPartial: `${SHARED_VIEWS}/text`,
   };

@@ -121,3 +121,21 @@ export function englishLeaks(html: string, english: Dictionary): string[] {
     .filter(([, value]) => texts.some((text) => englishPattern(value).test(text)))
     .map(([key, value]) => `${key}: "${value}"`);
 }
+
+/**
+ * The English texts (longer than `minLength`, not allowed) found among texts a browser shows:
+ * for a page checked in a real browser, where `visibleTexts` of its HTML cannot see what its
+ * script drew. `allow` lists English texts a page may show in any language (brand names, units).
+ */
+export function englishAmong(
+  texts: readonly string[],
+  english: Dictionary,
+  options: { minLength?: number; allow?: readonly string[] } = {},
+): string[] {
+  const { minLength = 3, allow = [] } = options;
+  return Object.entries(english)
+    .filter(([, value]) => value.replace(/\{[a-zA-Z][a-zA-Z0-9]*\}/g, '').trim().length > minLength)
+    .filter(([, value]) => !allow.includes(value))
+    .filter(([, value]) => texts.some((text) => englishPattern(value).test(text)))
+    .map(([key, value]) => `${key}: "${value}"`);
+}

@@ -8,7 +8,7 @@ import { defineDictionaries } from '../../lib/i18n.js';
 export const checkoutDictionaries = defineDictionaries({
   en: {
     languages: 'Languages',
-    phoneHint: '8 digits, like 20 00 00 01, or + and the country code',
+    phoneHint: '8 digits, like {example}, or + and the country code',
     amountHint: 'For example {example}',
     paidTo: 'Paid to',
     paidFor: 'For',
@@ -69,7 +69,7 @@ export const checkoutDictionaries = defineDictionaries({
   },
   fr: {
     languages: 'Langues',
-    phoneHint: '8 chiffres, par exemple 20 00 00 01, ou + et l’indicatif du pays',
+    phoneHint: '8 chiffres, par exemple {example}, ou + et l’indicatif du pays',
     amountHint: 'Par exemple {example}',
     paidTo: 'Payé à',
     paidFor: 'Objet',
@@ -131,7 +131,7 @@ export const checkoutDictionaries = defineDictionaries({
   },
   ar: {
     languages: 'اللغات',
-    phoneHint: '8 أرقام، مثل 20 00 00 01، أو + ورمز البلد',
+    phoneHint: '8 أرقام، مثل {example}، أو + ورمز البلد',
     amountHint: 'مثلاً {example}',
     paidTo: 'المستفيد',
     paidFor: 'مقابل',
