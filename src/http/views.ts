@@ -155,6 +155,8 @@ export interface CustomerPage {
   /** What the page's script reads (`data-page` on <body>, as JSON): its texts, never code. */
   pageData?: Record<string, unknown>;
   images?: 'self' | 'self-and-https';
+  /** A page wide enough for a catalog beside a cart (a phone's width otherwise). */
+  wide?: boolean;
   /** The page's own label for the language links (a <nav> is named in the page's language). */
   languagesLabel: string;
 }
@@ -192,6 +194,7 @@ export function sendCustomerPage(reply: FastifyReply, page: CustomerPage): Fasti
     dir: textDirection(lang),
     nonce,
     title: page.title,
+    wide: page.wide ?? false,
     languages: languageLinks(page.path, lang).map((link) => ({ ...link, dir: textDirection(link.lang) })),
     languagesLabel: page.languagesLabel,
     stylesheet: page.assets.url('customer.css'),

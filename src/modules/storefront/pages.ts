@@ -137,6 +137,7 @@ export function storefrontPage(
   }
   return page(context, 'storefront', view.shopName, {
     status,
+    wide: true,
     data: {
       t,
       view,
