@@ -2,11 +2,11 @@ import Negotiator from 'negotiator';
 import { escapeHtml } from './html.js';
 
 /**
- * What every customer page shares to speak the customer's language: which language to use
- * (`?lang=`, then Accept-Language with its q-values), dictionaries checked to have one text per
- * key in every language, placeholders, amounts formatted for the language, and the markup that
- * keeps phones, codes and amounts readable inside right-to-left text. Each page keeps its own
- * dictionary set next to its routes; test/support/i18n.ts checks any set for completeness.
+ * What every page shares to speak the reader's language: which language to use (`?lang=`, then
+ * Accept-Language with its q-values), dictionaries checked to have one text per key in every
+ * language, placeholders, amounts formatted for the language, and the markup (or template parts)
+ * that keeps phones, codes and amounts readable inside right-to-left text. Each area keeps its
+ * own dictionary set next to its pages; test/support/i18n.ts checks any set for completeness.
  */
 
 export const LANGS = ['en', 'fr', 'ar'] as const;
@@ -73,18 +73,6 @@ export function languageLinks(currentPath: string, current: Lang): LanguageLink[
     url.searchParams.set('lang', lang);
     return { lang, name: LANGUAGE_NAMES[lang], href: pathAndQuery(url), current: lang === current };
   });
-}
-
-/** The language links as a small <nav>; each name is marked with its own language and direction. */
-export function languageLinksHtml(currentPath: string, current: Lang): string {
-  const links = languageLinks(currentPath, current)
-    .map((link) =>
-      link.current
-        ? `<span lang="${link.lang}" dir="${textDirection(link.lang)}" aria-current="true">${escapeHtml(link.name)}</span>`
-        : `<a href="${escapeHtml(link.href)}" hreflang="${link.lang}" lang="${link.lang}" dir="${textDirection(link.lang)}">${escapeHtml(link.name)}</a>`,
-    )
-    .join(' ');
-  return `<nav class="langs">${links}</nav>`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -178,15 +166,27 @@ export function formatDateTime(date: Date, lang: Lang): string {
 }
 
 /**
- * The same formatting for a page's own script (a receipt built in the browser): defines
- * `formatAmount(centimes)` and `formatDateTime(isoString)` exactly as the server writes them.
+ * An amount as the language writes it in a field a customer types into: no unit, no grouping,
+ * two decimals with the language's own mark (12345 → "123.45" in English and Arabic, "123,45" in
+ * French). The pages' script reads back what the customer types with either mark.
  */
-export function formattingScript(lang: Lang): string {
-  const locale = JSON.stringify(INTL_LOCALES[lang]);
-  const suffix = JSON.stringify(`${UNIT_SEPARATOR}${CURRENCY_UNITS[lang]}`).replace(/</g, '\\u003c');
-  return `const AMOUNT_FORMAT=new Intl.NumberFormat(${locale},{minimumFractionDigits:2,maximumFractionDigits:2});
-function formatAmount(c){return AMOUNT_FORMAT.format(c/100)+${suffix}}
-function formatDateTime(iso){return new Date(iso).toLocaleString(${locale},{dateStyle:'medium',timeStyle:'short'})}`;
+export function formatAmountInput(centimes: number, lang: Lang): string {
+  return new Intl.NumberFormat(INTL_LOCALES[lang], {
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2,
+    useGrouping: false,
+  }).format(centimes / 100);
+}
+
+/** What a page's script needs to write amounts and dates exactly as the server does. */
+export interface ClientFormatting {
+  locale: string;
+  /** What follows the number of an amount: a no-break space and the unit. */
+  unitSuffix: string;
+}
+
+export function clientFormatting(lang: Lang): ClientFormatting {
+  return { locale: INTL_LOCALES[lang], unitSuffix: `${UNIT_SEPARATOR}${CURRENCY_UNITS[lang]}` };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -209,4 +209,46 @@ export function amountHtml(centimes: number, lang: Lang): string {
 /** Text from a merchant or a customer (a shop name, a label): its direction is its own. */
 export function isolatedHtml(text: string): string {
   return `<bdi>${escapeHtml(text)}</bdi>`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Texts as parts, for templates that escape what they write
+
+/**
+ * A piece of a filled text, for a template engine that escapes everything it writes: the
+ * dictionary's own words (`text`), or a value isolated the way `amountHtml` (`money`), `ltrHtml`
+ * (`ltr`) and `isolatedHtml` (`isolated`) isolate it. The template draws each kind's element.
+ */
+export interface TextPart {
+  kind: 'text' | 'money' | 'ltr' | 'isolated';
+  text: string;
+}
+
+export const moneyPart = (centimes: number, lang: Lang): TextPart => ({
+  kind: 'money',
+  text: formatAmount(centimes, lang),
+});
+export const ltrPart = (text: string): TextPart => ({ kind: 'ltr', text });
+export const isolatedPart = (text: string): TextPart => ({ kind: 'isolated', text });
+
+/**
+ * `fillHtml` as parts: the dictionary's words and the values in their order, nothing escaped yet.
+ * A value may itself be a filled text (its parts are spliced in).
+ */
+export function fillParts(
+  template: string,
+  values: Readonly<Record<string, TextPart | readonly TextPart[]>>,
+): TextPart[] {
+  const parts: TextPart[] = [];
+  let last = 0;
+  for (const match of template.matchAll(PLACEHOLDER)) {
+    const value = values[match[1]!];
+    if (value === undefined) throw new Error(`no value for {${match[1]}} in "${template}"`);
+    if (match.index > last) parts.push({ kind: 'text', text: template.slice(last, match.index) });
+    if (Array.isArray(value)) parts.push(...(value as readonly TextPart[]));
+    else parts.push(value as TextPart);
+    last = match.index + match[0].length;
+  }
+  if (last < template.length) parts.push({ kind: 'text', text: template.slice(last) });
+  return parts;
 }

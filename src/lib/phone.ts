@@ -1,7 +1,8 @@
-import { getCountries, getCountryCallingCode } from 'libphonenumber-js';
+import { getCountries, getCountryCallingCode, parsePhoneNumberFromString } from 'libphonenumber-js';
 
 /** E.164: `+`, a country code that does not start with 0, 8 to 15 digits in all. */
 export const E164_PATTERN = '^\\+[1-9][0-9]{7,14}$';
+const E164 = new RegExp(E164_PATTERN);
 
 const callingCodes = new Set<string>(getCountries().map((country) => getCountryCallingCode(country)));
 
@@ -24,4 +25,41 @@ export function maskPhone(phone: string): string {
   const kept = (countryCallingCode(phone) ?? digits.slice(0, 1)).length;
   const hidden = Math.max(0, digits.length - kept - 2);
   return `+${digits.slice(0, kept)}${'*'.repeat(hidden)}${digits.slice(kept + hidden)}`;
+}
+
+/** The country a wallet phone typed without `+` belongs to: Mauritania, whose numbers have 8 digits. */
+export const HOME_COUNTRY = 'MR' as const;
+
+// What people put between digits when they write a phone number down.
+const PHONE_PUNCTUATION = /[\s().\u00a0\u202f-]/g;
+
+/**
+ * A wallet phone as a customer types it, in E.164, or undefined when it is none. `+` (or `00`)
+ * and a country code: any number of E.164's shape, as the API always took. Otherwise the digits
+ * are read as a Mauritanian number (libphonenumber-js's national parsing, default country MR):
+ * `20000001`, `20 00 00 01` and `222 20000001` all mean `+22220000001`; it must then be a valid
+ * Mauritanian number, so a digit too many or too few is refused here rather than taken for a
+ * wallet nobody has.
+ */
+export function walletPhone(typed: string): string | undefined {
+  const compact = typed.replace(PHONE_PUNCTUATION, '');
+  if (compact.length === 0 || compact.length > 20) return undefined;
+  const international = compact.startsWith('+') ? compact : compact.startsWith('00') ? `+${compact.slice(2)}` : null;
+  if (international !== null) return E164.test(international) ? international : undefined;
+  if (!/^[0-9]+$/.test(compact)) return undefined;
+  const parsed = parsePhoneNumberFromString(compact, HOME_COUNTRY);
+  return parsed?.isValid() && E164.test(parsed.number) ? parsed.number : undefined;
+}
+
+/**
+ * A route's `preValidation` step for a body with a wallet `phone`: a phone typed nationally is
+ * replaced by its E.164 form before the body's schema (E.164) is checked, so everything after it
+ * (the PIN check, the per-wallet limit, an idempotency key's fingerprint) sees one spelling of a
+ * wallet. A phone that reads as none is left as typed, for the schema to refuse with its field.
+ */
+export async function readWalletPhoneOfBody(request: { body: unknown }): Promise<void> {
+  const body = request.body;
+  if (typeof body !== 'object' || body === null || !('phone' in body) || typeof body.phone !== 'string') return;
+  const phone = walletPhone(body.phone);
+  if (phone !== undefined) (body as { phone: string }).phone = phone;
 }

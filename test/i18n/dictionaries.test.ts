@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { describe, test } from 'vitest';
 import type { DictionarySet } from '../../src/lib/i18n.js';
 import { checkoutDictionaries } from '../../src/modules/checkout/i18n.js';
@@ -6,17 +7,32 @@ import { statementDictionaries } from '../../src/modules/payments/statement-i18n
 import { storefrontDictionaries } from '../../src/modules/storefront/i18n.js';
 import { dictionaryProblems, englishLeaks, readSources, type DictionarySetUnderTest } from '../support/i18n.js';
 
+/** The templates of a views folder (repository paths). */
+function templatesIn(folder: string): string[] {
+  return readdirSync(folder)
+    .filter((name) => name.endsWith('.eta'))
+    .map((name) => `${folder}/${name}`);
+}
+
 /** Every dictionary set of the customer pages; a new page adds its set here. */
 const SETS: DictionarySetUnderTest[] = [
   {
     name: 'checkout and pay-by-code',
     dictionaries: checkoutDictionaries,
-    sources: ['src/modules/checkout/pages.ts', 'src/modules/checkout/routes.ts'],
+    sources: [
+      'src/modules/checkout/pages.ts',
+      'src/modules/checkout/routes.ts',
+      ...templatesIn('src/modules/checkout/views'),
+    ],
   },
   {
     name: 'storefront and customer order page',
     dictionaries: storefrontDictionaries,
-    sources: ['src/modules/storefront/pages.ts', 'src/modules/storefront/page-routes.ts'],
+    sources: [
+      'src/modules/storefront/pages.ts',
+      'src/modules/storefront/page-routes.ts',
+      ...templatesIn('src/modules/storefront/views'),
+    ],
   },
   {
     name: 'balance statements (CSV and printable page)',

@@ -4,11 +4,15 @@ import {
   amountHtml,
   fillHtml,
   fillText,
+  fillParts,
   formatAmount,
-  formattingScript,
+  formatAmountInput,
+  isolatedPart,
   keepLang,
   languageLinks,
   ltrHtml,
+  ltrPart,
+  moneyPart,
   negotiateLang,
 } from '../../src/lib/i18n.js';
 
@@ -49,12 +53,14 @@ describe('shared i18n helpers of the customer pages (issue 19)', () => {
     assert.equal(formatAmount(123_456, 'ar'), '1,234.56\u00a0أوقية');
     assert.equal(formatAmount(5, 'en'), '0.05\u00a0MRU');
     assert.equal(formatAmount(999_999_999_99, 'en'), '999,999,999.99\u00a0MRU');
-    // The browser's copy formats exactly as the server does.
-    for (const lang of ['en', 'fr', 'ar'] as const) {
-      const format = new Function(`${formattingScript(lang)}; return formatAmount;`)() as (c: number) => string;
-      for (const centimes of [0, 7, 12_345, 4_500, 100_000_000])
-        assert.equal(format(centimes), formatAmount(centimes, lang));
-    }
+  });
+
+  test("an amount field shows the language's decimal mark, without unit or grouping", () => {
+    assert.equal(formatAmountInput(10_050, 'en'), '100.50');
+    assert.equal(formatAmountInput(10_050, 'fr'), '100,50');
+    assert.equal(formatAmountInput(10_050, 'ar'), '100.50');
+    assert.equal(formatAmountInput(123_456_789, 'fr'), '1234567,89');
+    assert.equal(formatAmountInput(5, 'en'), '0.05');
   });
 
   test('placeholders: values inserted, words escaped, a missing value refused; ltr text isolated', () => {
@@ -65,5 +71,31 @@ describe('shared i18n helpers of the customer pages (issue 19)', () => {
     );
     assert.throws(() => fillText('{a} and {b}', { a: '1' }), /no value for \{b\}/);
     assert.equal(ltrHtml('+222<1>'), '<bdi dir="ltr">+222&lt;1&gt;</bdi>');
+  });
+
+  test('placeholders as parts, for templates that escape: words and values in order, nested texts spliced', () => {
+    assert.deepEqual(
+      fillParts('{refunded} of {paid} <refunded>.', { refunded: moneyPart(4_500, 'en'), paid: ltrPart('<b>') }),
+      [
+        { kind: 'money', text: '45.00\u00a0MRU' },
+        { kind: 'text', text: ' of ' },
+        { kind: 'ltr', text: '<b>' },
+        { kind: 'text', text: ' <refunded>.' },
+      ],
+    );
+    assert.deepEqual(
+      fillParts('{a} · {b}', {
+        a: isolatedPart('x'),
+        b: fillParts('balance {amount}', { amount: moneyPart(100, 'fr') }),
+      }),
+      [
+        { kind: 'isolated', text: 'x' },
+        { kind: 'text', text: ' · ' },
+        { kind: 'text', text: 'balance ' },
+        { kind: 'money', text: '1,00\u00a0MRU' },
+      ],
+    );
+    assert.deepEqual(fillParts('Pay', {}), [{ kind: 'text', text: 'Pay' }]);
+    assert.throws(() => fillParts('{a} and {b}', { a: ltrPart('1') }), /no value for \{b\}/);
   });
 });

@@ -129,6 +129,67 @@ describe('storefront customer API', () => {
     );
   });
 
+  test('a refused quote names its lines: what is left of each short one, which product is no longer sold (issue 38)', async () => {
+    const quote = (items: unknown[]) => t.request('POST', `${API}/shops/${shopId}/quote`, { body: { items } });
+    const jar = await createProduct(t, sk, {
+      name: 'Bocal',
+      price: 500,
+      quantity: 5,
+      status: 'ACTIVE',
+      variants: [{ type: 'SIZE', label: 'Petit', priceAdjustment: 0, quantity: 2 }],
+    });
+    const short = await quote([
+      { productId: tea.id, quantity: 1 },
+      { productId: jar.id, quantity: 3, variantId: jar.variants[0]._id },
+      { productId: jar.id, quantity: 1 },
+      { productId: tea.id, quantity: 1, variantId: tea.variants[0]._id },
+    ]);
+    expectError(short, 400, 'INSUFFICIENT_STOCK');
+    // Line 1: 2 of its variant; line 3: the variant has none. Line 2 (4 of 5 of the product) is fine.
+    assert.deepEqual(short.body.error.details, [
+      { field: 'body.items.1.quantity', message: 'must be <= 2' },
+      { field: 'body.items.3.quantity', message: 'must be <= 0' },
+    ]);
+    assert.match(short.body.error.message, /Bocal \(Petit\), Thé à la menthe \(Grand\)/);
+    // Two lines of one product share its stock: each may have what the other leaves.
+    const shared = await quote([
+      { productId: jar.id, quantity: 4 },
+      { productId: jar.id, quantity: 2 },
+    ]);
+    assert.deepEqual(shared.body.error.details, [
+      { field: 'body.items.0.quantity', message: 'must be <= 3' },
+      { field: 'body.items.1.quantity', message: 'must be <= 1' },
+    ]);
+
+    const gone = await quote([
+      { productId: tea.id, quantity: 1 },
+      { productId: draft.id, quantity: 1 },
+      { productId: tea.id, quantity: 1, variantId: 'var_nope' },
+    ]);
+    expectError(gone, 404, 'PRODUCT_NOT_FOUND');
+    assert.deepEqual(
+      gone.body.error.details.map((detail: { field: string }) => detail.field),
+      ['body.items.1', 'body.items.2'],
+    );
+  });
+
+  test('a product with variants is ordered without one at its own price; a phone typed as 8 local digits pays (issue 38)', async () => {
+    const local = { phone: '41000003', pin: '4321' };
+    expectStatus(
+      await t.admin('POST', '/wallets', { phone: '+22241000003', pin: '4321', balance: 50_000, environment: 'test' }),
+      201,
+    );
+    const placed = await place([{ productId: tea.id, quantity: 1 }], local);
+    expectStatus(placed, 201);
+    assert.equal(placed.body.data.totalAmount, 1000);
+    assert.equal(placed.body.data.items[0].variant, undefined);
+    assert.equal(placed.body.data.customerPhone, '+222******03');
+    assert.equal(await walletBalance(t, '+22241000003'), 50_000 - 1050);
+    const refused = await place([{ productId: tea.id, quantity: 1 }], { phone: '4100000', pin: '4321' });
+    expectError(refused, 400, 'VALIDATION_ERROR');
+    assert.equal(refused.body.error.details[0].field, 'body.phone');
+  });
+
   test('placing an order: PIN checked, wallet charged, order readable by its link only', async () => {
     const before = await walletBalance(t, customer.phone);
     const placed = await place([{ productId: tea.id, quantity: 1 }]);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { formatAmount } from '../../src/lib/i18n.js';
 import { storefrontDictionaries } from '../../src/modules/storefront/i18n.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
-import { englishLeaks } from '../support/i18n.js';
+import { englishLeaks, pageDataOf } from '../support/i18n.js';
 import { createProduct } from '../products/support.js';
 import { orderAction } from '../orders/support.js';
 
@@ -88,6 +88,25 @@ describe('storefront and order pages: languages, states, headers', () => {
     assert.ok(!cancelled.text.includes('id="cancel-order"'));
   });
 
+  test('issue 38: variants are a choice after "Regular"; prices typed as the language writes them; the order page says what comes next and whom to ask', async () => {
+    const fr = storefrontDictionaries.fr;
+    const catalog = (await t.request('GET', withLang(pages.catalog!, 'fr'))).text;
+    assert.ok(catalog.includes(`<select name="variant"><option value="">${fr.variantNone}</option>`));
+    assert.match(catalog, /<input name="price" dir="ltr" inputmode="decimal" value="5,00">/);
+    assert.match(catalog, /<body class="wide" data-page="/);
+    assert.ok(catalog.includes('<a href="#cart" id="cart-link">'), 'the cart count on top');
+    const order = (await t.request('GET', withLang(pages.newOrder!, 'fr'))).text;
+    assert.ok(order.includes(`<a id="back-to-shop" href="/s/${business.shopId}?lang=fr">`));
+    assert.ok(order.includes('<p id="order-next"><bdi>Souk Nour</bdi> a reçu votre commande'));
+    assert.match(order, /<section class="card" id="contact"[^>]*>/);
+    assert.match(
+      order,
+      /Contactez <bdi>Souk Nour<\/bdi> en donnant la référence de votre commande, <bdi dir="ltr">OR-\d+<\/bdi>\./,
+    );
+    const cancelled = (await t.request('GET', withLang(pages.cancelled!, 'ar'))).text;
+    assert.ok(cancelled.includes(storefrontDictionaries.ar.nextCancelled));
+  });
+
   test('Accept-Language with q-values picks the language; ?lang= wins and is kept in the links', async () => {
     const negotiated = await t.request('GET', pages.catalog!, { headers: { 'accept-language': 'en;q=0.1, ar-MR' } });
     assert.match(negotiated.text, /<html lang="ar" dir="rtl">/);
@@ -96,6 +115,6 @@ describe('storefront and order pages: languages, states, headers', () => {
     });
     assert.match(chosen.text, /<html lang="fr"/);
     assert.ok(chosen.text.includes('name="lang" value="fr"'), 'the search keeps the chosen language');
-    assert.ok(chosen.text.includes('"orderPath":"/o/{ref}?lang=fr"'));
+    assert.equal(pageDataOf(chosen.text)?.orderPath, '/o/{ref}?lang=fr');
   });
 });

@@ -75,15 +75,24 @@ function stringsIn(value: unknown, into: string[]): void {
   else if (value && typeof value === 'object') for (const item of Object.values(value)) stringsIn(item, into);
 }
 
+/** The data a customer page gives its script (`data-page` on <body>, JSON), or undefined. */
+export function pageDataOf(html: string): Record<string, any> | undefined {
+  const attribute = /<body[^>]*\sdata-page="([^"]*)"/.exec(html)?.[1];
+  return attribute === undefined ? undefined : JSON.parse(decodeEntities(attribute));
+}
+
 /**
  * What a reader can see of a page: its text, the attributes read aloud or shown (title,
- * placeholder, aria-label, alt, value), and every string of its JSON data blocks (the texts its
- * script shows later). Script code and styles are not text.
+ * placeholder, aria-label, alt, value), and every string of its script's data (`data-page`, or a
+ * JSON data block: the texts its script shows later). Script code and styles are not text.
  */
 export function visibleTexts(html: string): string[] {
   const texts: string[] = [];
   for (const match of html.matchAll(/<script type="application\/json"[^>]*>([\s\S]*?)<\/script>/g))
     stringsIn(JSON.parse(match[1]!), texts);
+  const data = pageDataOf(html);
+  // The formats are a locale and a unit, not text.
+  if (data) stringsIn({ ...data, format: undefined }, texts);
   const markup = html
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/<script\b[\s\S]*?<\/script>/g, ' ')
@@ -109,6 +118,24 @@ function englishPattern(text: string): RegExp {
 export function englishLeaks(html: string, english: Dictionary): string[] {
   const texts = visibleTexts(html);
   return Object.entries(english)
+    .filter(([, value]) => texts.some((text) => englishPattern(value).test(text)))
+    .map(([key, value]) => `${key}: "${value}"`);
+}
+
+/**
+ * The English texts (longer than `minLength`, not allowed) found among texts a browser shows:
+ * for a page checked in a real browser, where `visibleTexts` of its HTML cannot see what its
+ * script drew. `allow` lists English texts a page may show in any language (brand names, units).
+ */
+export function englishAmong(
+  texts: readonly string[],
+  english: Dictionary,
+  options: { minLength?: number; allow?: readonly string[] } = {},
+): string[] {
+  const { minLength = 3, allow = [] } = options;
+  return Object.entries(english)
+    .filter(([, value]) => value.replace(/\{[a-zA-Z][a-zA-Z0-9]*\}/g, '').trim().length > minLength)
+    .filter(([, value]) => !allow.includes(value))
     .filter(([, value]) => texts.some((text) => englishPattern(value).test(text)))
     .map(([key, value]) => `${key}: "${value}"`);
 }

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { addressSubject } from '../../http/client-address.js';
 import { ApiError } from '../../http/errors.js';
 import { CUSTOMER_WRITE, hasIdempotencyKey, write } from '../../http/idempotency/plugin.js';
 import { hitCustomerLimit, pageWithinLimit } from '../../http/rate-limit.js';
-import { E164_PATTERN } from '../../lib/phone.js';
+import { E164_PATTERN, readWalletPhoneOfBody } from '../../lib/phone.js';
 import { keepLang, negotiateLang } from '../../lib/i18n.js';
-import { checkoutPage, pageCsp, payByCodePage, type CheckoutPageContent, type CodeProblem } from './pages.js';
+import { sendCustomerPage } from '../../http/views.js';
+import { checkoutAssets, checkoutPage, payByCodePage, type CheckoutPageContent, type CodeProblem } from './pages.js';
 import { authenticateWallet } from '../wallets/service.js';
 import { payableIntent, payIntent, viewByCode, viewByShortCode } from './service.js';
 
@@ -43,20 +43,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return payload;
   });
 
-  /** An HTML page with a fresh script nonce and the headers every customer page carries. */
-  function sendPage(reply: FastifyReply, status: number, render: (nonce: string) => string): FastifyReply {
-    const nonce = randomBytes(16).toString('base64');
-    return reply
-      .code(status)
-      .type('text/html; charset=utf-8')
-      .header('Cache-Control', 'no-store')
-      .header('Vary', 'Accept-Language')
-      .header('Content-Security-Policy', pageCsp(nonce))
-      .header('X-Content-Type-Options', 'nosniff')
-      .header('Referrer-Policy', 'no-referrer')
-      .header('X-Frame-Options', 'DENY')
-      .send(render(nonce));
-  }
+  await app.register(checkoutAssets.routes);
 
   app.get('/checkout/intents/:shortCode', { schema: { hide: true, params: ShortCode } }, async (request, reply) => {
     await byIp(request, reply);
@@ -85,12 +72,13 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/checkout/intents/:shortCode/pay',
     {
       config: { write: CUSTOMER_WRITE },
+      preValidation: readWalletPhoneOfBody,
       schema: {
         hide: true,
         params: ShortCode,
         body: Type.Object(
           {
-            phone: Type.String({ pattern: E164_PATTERN, description: 'E.164' }),
+            phone: Type.String({ pattern: E164_PATTERN, description: 'E.164, or 8 Mauritanian digits read as +222' }),
             pin: Type.String({ pattern: '^[0-9]{4,6}$' }),
             amount: Type.Optional(Type.Integer({ description: 'centimes; OPEN intents only' })),
           },
@@ -129,7 +117,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const choice = negotiateLang(request.query.lang, request.headers['accept-language']);
       const render = (status: number, content: CheckoutPageContent) =>
-        sendPage(reply, status, (nonce) => checkoutPage({ choice, path: request.url, nonce }, content));
+        sendCustomerPage(reply, checkoutPage({ choice, path: request.url }, status, content));
       // The same per-address limit as the checkout API: a page view is a short-code lookup too.
       if (!(await pageAllowed(request, reply))) return render(429, 'RATE_LIMITED');
       const { shortCode } = request.params;
@@ -146,9 +134,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const sandbox = request.query.mode === 'test';
     const { code } = request.query;
     const render = (status: number, problem?: CodeProblem) =>
-      sendPage(reply, status, (nonce) =>
-        payByCodePage({ choice, path: request.url, nonce }, { sandbox, code, problem }),
-      );
+      sendCustomerPage(reply, payByCodePage({ choice, path: request.url }, status, { sandbox, code, problem }));
     if (code === undefined) return render(200);
     if (!/^[0-9]{6}$/.test(code.trim())) return render(400, 'INVALID');
     if (!(await pageAllowed(request, reply))) return render(429, 'RATE_LIMITED');

@@ -28,7 +28,8 @@ export interface CheckoutView {
   expiresAt: string;
   successUrl: string | null;
   cancelUrl: string | null;
-  receipt: { reference: string; amountPaid: number; paidAt: string; payerPhone: string } | null;
+  /** The payment as it was made: the amount, the payer fee charged on top, when, from which wallet (masked). */
+  receipt: { reference: string; amountPaid: number; payerFee: number; paidAt: string; payerPhone: string } | null;
   /** Centimes refunded so far (0 when none): a REFUNDED state may be a part of the payment. */
   amountRefunded: number;
   testWallets: { phone: string; pin: string; note: string; balance: number; locked: boolean }[];
@@ -94,6 +95,7 @@ export function checkoutView(intent: IntentRow, payee: Payee): CheckoutView {
         ? {
             reference: intent.reference_number,
             amountPaid: intent.amount_paid,
+            payerFee: intent.payer_fee,
             paidAt: intent.paid_at.toISOString(),
             payerPhone: maskPhone(intent.payer_phone ?? '+0'),
           }

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
 import { CUSTOMER_LINK_WRITE, CUSTOMER_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope } from '../../http/schemas.js';
-import { E164_PATTERN } from '../../lib/phone.js';
+import { E164_PATTERN, readWalletPhoneOfBody } from '../../lib/phone.js';
 import { lockPayer } from '../payments/payers.js';
 import { payBaseUrl } from '../intents/routes.js';
 import { RequestedItems } from '../orders/routes.js';
@@ -83,6 +83,7 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/storefront/shops/:shopId/orders',
     {
       config: { write: CUSTOMER_WRITE },
+      preValidation: readWalletPhoneOfBody,
       schema: {
         tags,
         summary: 'Place and pay an order with a wallet (phone + PIN)',
@@ -101,7 +102,11 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
           {
             items: RequestedItems,
             customerName: Type.String({ minLength: 1, maxLength: 200 }),
-            phone: Type.String({ pattern: E164_PATTERN, description: 'the wallet phone, E.164' }),
+            phone: Type.String({
+              pattern: E164_PATTERN,
+              description:
+                'the wallet phone, E.164; a Mauritanian number may also be sent as its 8 national digits (`20000001` is read as `+22220000001`)',
+            }),
             pin: Pin,
           },
           { additionalProperties: false },

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
@@ -7,7 +6,8 @@ import { pageWithinLimit } from '../../http/rate-limit.js';
 import { negotiateLang } from '../../lib/i18n.js';
 import * as orders from '../orders/service.js';
 import { storefrontLimits } from './limits.js';
-import { orderPage, storefrontCsp, storefrontPage } from './pages.js';
+import { sendCustomerPage } from '../../http/views.js';
+import { orderPage, storefrontAssets, storefrontPage } from './pages.js';
 import { Mode, OrderParams, ShopParams } from './schemas.js';
 import { catalogView, customerOrderView, resolveShop, type StoreMode } from './service.js';
 
@@ -16,20 +16,8 @@ export const storefrontPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, rateLimiter } = app.services;
   const { byIp } = storefrontLimits(rateLimiter);
 
-  /** An HTML page with a fresh script nonce and the headers every customer page carries. */
-  function sendPage(reply: FastifyReply, status: number, render: (nonce: string) => string): FastifyReply {
-    const nonce = randomBytes(16).toString('base64');
-    return reply
-      .code(status)
-      .type('text/html; charset=utf-8')
-      .header('Cache-Control', 'no-store')
-      .header('Content-Security-Policy', storefrontCsp(nonce))
-      .header('X-Content-Type-Options', 'nosniff')
-      .header('Referrer-Policy', 'no-referrer')
-      .header('X-Frame-Options', 'DENY')
-      .header('Vary', 'Accept-Language')
-      .send(render(nonce));
-  }
+  await app.register(storefrontAssets.routes);
+
   const pageLimit = (request: FastifyRequest, reply: FastifyReply) =>
     pageWithinLimit(reply, () => byIp(request, reply));
   const notFound = (error: unknown) => {
@@ -54,15 +42,20 @@ export const storefrontPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const choice = negotiateLang(request.query.lang, request.headers['accept-language']);
       const search = request.query.search?.trim() ?? '';
       if (!(await pageLimit(request, reply))) {
-        return sendPage(reply, 429, (nonce) =>
-          storefrontPage({ choice, path: request.url, nonce }, null, { mode: 'live', search, rateLimited: true }),
+        return sendCustomerPage(
+          reply,
+          storefrontPage({ choice, path: request.url }, 429, null, { mode: 'live', search, rateLimited: true }),
         );
       }
       const view = await resolveShop(db, request.params.shopId, request.query.mode as StoreMode | undefined)
         .then((shop) => catalogView(db, shop, { search: search || undefined }))
         .catch(notFound);
-      return sendPage(reply, view ? 200 : 404, (nonce) =>
-        storefrontPage({ choice, path: request.url, nonce }, view, { mode: view?.sandbox ? 'test' : 'live', search }),
+      return sendCustomerPage(
+        reply,
+        storefrontPage({ choice, path: request.url }, view ? 200 : 404, view, {
+          mode: view?.sandbox ? 'test' : 'live',
+          search,
+        }),
       );
     },
   );
@@ -79,13 +72,13 @@ export const storefrontPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const choice = negotiateLang(request.query.lang, request.headers['accept-language']);
       if (!(await pageLimit(request, reply))) {
-        return sendPage(reply, 429, (nonce) => orderPage({ choice, path: request.url, nonce }, null, true));
+        return sendCustomerPage(reply, orderPage({ choice, path: request.url }, 429, null, true));
       }
       const order = await orders.getOrder(db, { customerRef: request.params.orderRef }).catch(notFound);
       const view = order
         ? customerOrderView(order, (await orders.shopNames(db, [order.shop_id])).get(order.shop_id) ?? '')
         : null;
-      return sendPage(reply, view ? 200 : 404, (nonce) => orderPage({ choice, path: request.url, nonce }, view));
+      return sendCustomerPage(reply, orderPage({ choice, path: request.url }, view ? 200 : 404, view));
     },
   );
 };

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB, Environment, OrderItem } from '../../db/schema.js';
-import { ApiError } from '../../http/errors.js';
+import type { Caller } from '../../http/context.js';
+import { ApiError, type ErrorDetail } from '../../http/errors.js';
 import { maskPhone } from '../../lib/phone.js';
 import { feePlanFromColumns } from '../payments/fees.js';
 import {
@@ -159,31 +160,38 @@ export async function catalogView(
 /**
  * Whether the stock of these lines is there now, by the same counts an order takes (product and
  * variant, several lines of one product added up). A quote only: the order itself takes the
- * stock under lock, and may still find it gone.
+ * stock under lock, and may still find it gone. Every short line is named in the error's details,
+ * `body.items.{i}.quantity` "must be <= {n}", n being what that line may have with the other
+ * lines kept as they are (0: none left), so a page can say which item and how many are left.
  */
 async function checkStock(db: Kysely<DB>, items: OrderItem[]): Promise<void> {
   const ids = [...new Set(items.map((item) => item.productId))];
   const rows = await db.selectFrom('products').select(['id', 'quantity', 'variants']).where('id', 'in', ids).execute();
   const wanted = new Map<string, number>();
+  const variantKey = (item: OrderItem) => `${item.productId}/${item.variant!._id}`;
   for (const item of items) {
     wanted.set(item.productId, (wanted.get(item.productId) ?? 0) + item.quantity);
-    if (item.variant) {
-      const key = `${item.productId}/${item.variant._id}`;
-      wanted.set(key, (wanted.get(key) ?? 0) + item.quantity);
-    }
+    if (item.variant) wanted.set(variantKey(item), (wanted.get(variantKey(item)) ?? 0) + item.quantity);
   }
-  for (const item of items) {
+  const details: ErrorDetail[] = [];
+  const names: string[] = [];
+  for (const [index, item] of items.entries()) {
     const row = rows.find((product) => product.id === item.productId);
     const variant = item.variant && row?.variants.find((v) => v._id === item.variant!._id);
-    const short =
-      (row?.quantity != null && row.quantity < (wanted.get(item.productId) ?? 0)) ||
-      (variant?.quantity != null && variant.quantity < (wanted.get(`${item.productId}/${variant._id}`) ?? 0));
-    if (short) {
-      throw new ApiError(
-        'INSUFFICIENT_STOCK',
-        `Not enough stock of ${item.name}${item.variant ? ` (${item.variant.label})` : ''} for ${item.quantity}.`,
-      );
+    // What this line may have: the stock less what the cart's other lines of it take.
+    const room = (stock: number | null | undefined, key: string) =>
+      stock == null ? Infinity : stock - ((wanted.get(key) ?? 0) - item.quantity);
+    const allowed = Math.min(
+      room(row?.quantity, item.productId),
+      variant ? room(variant.quantity, variantKey(item)) : Infinity,
+    );
+    if (allowed < item.quantity) {
+      details.push({ field: `body.items.${index}.quantity`, message: `must be <= ${Math.max(0, allowed)}` });
+      names.push(`${item.name}${item.variant ? ` (${item.variant.label})` : ''}`);
     }
+  }
+  if (details.length > 0) {
+    throw new ApiError('INSUFFICIENT_STOCK', `Not enough stock of ${names.join(', ')}.`, details);
   }
 }
 
@@ -201,10 +209,38 @@ function lineView(item: OrderItem) {
   };
 }
 
+/** The errors that mean a line's product or variant is no longer sold here. */
+const GONE: ReadonlySet<string> = new Set(['PRODUCT_NOT_FOUND', 'VARIANT_NOT_FOUND']);
+
+/**
+ * A cart kept by a browser outlives products: when pricing finds one gone, the error names the
+ * line (`body.items.{i}`), found by pricing the lines one by one (on this failure only).
+ */
+async function nameTheLineGone(error: unknown, lineErrors: () => Promise<(ApiError | undefined)[]>): Promise<never> {
+  if (!(error instanceof ApiError) || !GONE.has(error.code) || error.details) throw error;
+  const details = (await lineErrors()).flatMap((lineError, index) =>
+    lineError && GONE.has(lineError.code) ? [{ field: `body.items.${index}`, message: lineError.message }] : [],
+  );
+  throw new ApiError(error.code, error.message, details.length > 0 ? details : undefined);
+}
+
+function priceEachLine(db: Kysely<DB>, caller: Caller, shopId: string, requested: RequestedItem[]) {
+  return Promise.all(
+    requested.map((line) =>
+      priceItems(db, caller, shopId, [line]).then(
+        () => undefined,
+        (error: unknown) => (error instanceof ApiError ? error : undefined),
+      ),
+    ),
+  );
+}
+
 /** A cart priced by the server, exactly as an order of it would be now: lines, total, fee, what the wallet pays. */
 export async function priceCart(db: Kysely<DB>, shop: StorefrontShop, requested: RequestedItem[], maxAmount: number) {
   const caller = { businessId: shop.businessId, environment: shop.environment };
-  const items = await priceItems(db, caller, shop.id, requested);
+  const items = await priceItems(db, caller, shop.id, requested).catch((error: unknown) =>
+    nameTheLineGone(error, () => priceEachLine(db, caller, shop.id, requested)),
+  );
   await checkStock(db, items);
   const total = orderTotal(items);
   if (total < 1 || total > maxAmount) {

@@ -17908,7 +17908,7 @@ export interface operations {
                         price?: number;
                     }[];
                     customerName: string;
-                    /** @description the wallet phone, E.164 */
+                    /** @description the wallet phone, E.164; a Mauritanian number may also be sent as its 8 national digits (`20000001` is read as `+22220000001`) */
                     phone: string;
                     /** @description the wallet PIN */
                     pin: string;

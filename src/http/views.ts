@@ -1,0 +1,216 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { Eta } from 'eta';
+import {
+  clientFormatting,
+  fillParts,
+  formatAmount,
+  formatAmountInput,
+  formatDateTime,
+  formatNumber,
+  isolatedPart,
+  keepLang,
+  languageLinks,
+  ltrPart,
+  moneyPart,
+  textDirection,
+  type LangChoice,
+  type TextPart,
+} from '../lib/i18n.js';
+import { ApiError } from './errors.js';
+
+/**
+ * The customer pages' rendering: eta templates beside their module (every value escaped; the only
+ * unescaped output is a layout's body and an included partial, both drawn by eta), one shared
+ * layout, and the pages' scripts and stylesheet served as files under their module's path, loaded
+ * under the page's CSP nonce (no inline script or style at all).
+ */
+
+/** The compiled sources' root (src/ under tsx, dist/ once built): template names start there. */
+const SOURCE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const views = new Eta({ views: SOURCE_ROOT, autoEscape: true, autoTrim: false, cache: true });
+
+/** The shared layout, its partials and the assets every customer page loads. */
+const SHARED_VIEWS = '/http/views';
+export const SHARED_ASSETS_DIR = path.join(SOURCE_ROOT, 'http', 'views', 'assets');
+
+/** A module's folder of templates or assets, from that module's own `import.meta.url`. */
+export function besideModule(moduleUrl: string, folder: 'views' | 'assets'): string {
+  return path.join(path.dirname(fileURLToPath(moduleUrl)), folder);
+}
+
+/** A module's template folder as eta names it (`/modules/checkout/views`). */
+export function templateFolder(moduleUrl: string): string {
+  return `/${path.relative(SOURCE_ROOT, besideModule(moduleUrl, 'views')).split(path.sep).join('/')}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Assets
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
+const ASSET_NAME = /^[a-z0-9-]+\.(?:js|css)$/;
+const A_YEAR = 365 * 24 * 3600;
+
+interface Asset {
+  body: Buffer;
+  type: string;
+  version: string;
+}
+
+/** A module's assets: where each is served (with its version, so a changed file has a new URL) and the route serving them. */
+export interface AssetFolder {
+  url(name: string): string;
+  routes: FastifyPluginAsync;
+}
+
+/**
+ * The `.js` and `.css` files of some folders (a module's own `assets/` and the shared ones),
+ * read once, served at `{prefix}/{name}`. A URL with the file's current version (`?v=`, what
+ * `url()` writes) may be kept for a year; any other asks again each time (ETag).
+ */
+export function assetFolder(prefix: string, folders: readonly string[]): AssetFolder {
+  const assets = new Map<string, Asset>();
+  for (const folder of folders) {
+    for (const name of readdirSync(folder)) {
+      if (!ASSET_NAME.test(name)) continue;
+      if (assets.has(name)) throw new Error(`two assets named ${name} under ${prefix}`);
+      const body = readFileSync(path.join(folder, name));
+      const version = createHash('sha256').update(body).digest('hex').slice(0, 16);
+      assets.set(name, { body, type: CONTENT_TYPES[path.extname(name)]!, version });
+    }
+  }
+  const routes: FastifyPluginAsync = async (app) => {
+    app.get<{ Params: { name: string }; Querystring: { v?: unknown } }>(
+      `${prefix}/:name`,
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const asset = ASSET_NAME.test(request.params.name) ? assets.get(request.params.name) : undefined;
+        if (!asset) throw new ApiError('ENDPOINT_NOT_FOUND', `No file ${prefix}/${request.params.name}.`);
+        const etag = `"${asset.version}"`;
+        reply
+          .header('Content-Type', asset.type)
+          .header('ETag', etag)
+          .header('X-Content-Type-Options', 'nosniff')
+          .header(
+            'Cache-Control',
+            request.query.v === asset.version ? `public, max-age=${A_YEAR}, immutable` : 'public, no-cache',
+          );
+        if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+        return reply.send(asset.body);
+      },
+    );
+  };
+  return {
+    url(name) {
+      const asset = assets.get(name);
+      if (!asset) throw new Error(`no asset ${name} under ${prefix}`);
+      return `${prefix}/${name}?v=${asset.version}`;
+    },
+    routes,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pages
+
+/**
+ * The customer pages' Content-Security-Policy: only the stylesheet and scripts carrying this
+ * response's nonce load (no inline script or style runs), fetches and forms go to this origin
+ * only, images come from this origin (and, for a catalog, any https host: a merchant's image
+ * URLs), and no site may frame the page.
+ */
+export function customerCsp(nonce: string, images: 'self' | 'self-and-https'): string {
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src 'nonce-${nonce}'`,
+    "connect-src 'self'",
+    images === 'self' ? "img-src 'self'" : "img-src 'self' https:",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+export interface CustomerPage {
+  status: number;
+  /** The template's eta name, from the sources' root (`/modules/checkout/views/checkout`). */
+  template: string;
+  choice: LangChoice;
+  /** The page's own path and query: the language links point at it in each language. */
+  path: string;
+  title: string;
+  /** The module's assets: the shared stylesheet and script, and the page's own `scripts`. */
+  assets: AssetFolder;
+  scripts?: string[];
+  /** What the template draws. */
+  data: Record<string, unknown>;
+  /** What the page's script reads (`data-page` on <body>, as JSON): its texts, never code. */
+  pageData?: Record<string, unknown>;
+  images?: 'self' | 'self-and-https';
+  /** A page wide enough for a catalog beside a cart (a phone's width otherwise). */
+  wide?: boolean;
+  /** The page's own label for the language links (a <nav> is named in the page's language). */
+  languagesLabel: string;
+}
+
+/** What every customer template may call: amounts, numbers and dates in the page's language, and texts as parts. */
+function helpers(choice: LangChoice) {
+  const { lang } = choice;
+  return {
+    amount: (centimes: number) => formatAmount(centimes, lang),
+    amountInput: (centimes: number) => formatAmountInput(centimes, lang),
+    number: (value: number) => formatNumber(value, lang),
+    dateTime: (value: Date | string) => formatDateTime(typeof value === 'string' ? new Date(value) : value, lang),
+    keepLang: (target: string) => keepLang(target, choice),
+    fill: (template: string, values: Readonly<Record<string, TextPart | readonly TextPart[]>> = {}) =>
+      fillParts(template, values),
+    money: (centimes: number) => moneyPart(centimes, lang),
+    ltr: ltrPart,
+    isolated: isolatedPart,
+    /** How a customer may type a wallet phone: a Mauritanian number's 8 digits, as people write them. */
+    phoneExample: '20 00 00 01',
+    /** The partial drawing `fill`'s parts, each value isolated (`<%~ include(it.textPartial, { parts }) %>`). */
+    textPartial: `${SHARED_VIEWS}/text`,
+  };
+}
+
+/** Renders a customer page through its template and the shared layout, with the headers every customer page carries. */
+export function sendCustomerPage(reply: FastifyReply, page: CustomerPage): FastifyReply {
+  const nonce = randomBytes(16).toString('base64');
+  const { lang } = page.choice;
+  const html = views.render(page.template, {
+    ...helpers(page.choice),
+    ...page.data,
+    layout: `${SHARED_VIEWS}/customer-layout`,
+    lang,
+    dir: textDirection(lang),
+    nonce,
+    title: page.title,
+    wide: page.wide ?? false,
+    languages: languageLinks(page.path, lang).map((link) => ({ ...link, dir: textDirection(link.lang) })),
+    languagesLabel: page.languagesLabel,
+    stylesheet: page.assets.url('customer.css'),
+    scripts: page.pageData
+      ? [page.assets.url('customer.js'), ...(page.scripts ?? []).map((name) => page.assets.url(name))]
+      : [],
+    pageData: page.pageData ? JSON.stringify({ ...page.pageData, format: clientFormatting(lang) }) : null,
+  });
+  return reply
+    .code(page.status)
+    .type('text/html; charset=utf-8')
+    .header('Cache-Control', 'no-store')
+    .header('Vary', 'Accept-Language')
+    .header('Content-Security-Policy', customerCsp(nonce, page.images ?? 'self'))
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Referrer-Policy', 'no-referrer')
+    .header('X-Frame-Options', 'DENY')
+    .send(html);
+}
