@@ -5,8 +5,9 @@
  * and payouts under keys of their own and recording every 2xx they got.
  * - Throughput: the same load on the layout and on a lone PostgreSQL with the same settings
  *   (`layout.sh single`, its own API and worker), in alternating rounds; target >= 0.7x.
- * - Failovers: mid-burst, the primary's PostgreSQL gets SIGKILL; Patroni promotes the standby and
- *   HAProxy follows. A client retries a write that got no answer, or a 503, under the same key until
+ * - Failovers: mid-burst, the primary's machine is lost (its Patroni and PostgreSQL get SIGKILL);
+ *   Patroni promotes the standby once the leader lock lapses, and HAProxy follows; then the machine
+ *   comes back (Patroni started again) and rejoins as the synchronous standby. A client retries a write that got no answer, or a 503, under the same key until
  *   it is answered. Per failover: the unavailability window (first failed request to the first
  *   success of a request sent after it) and the time from the kill; the old primary rejoins as the
  *   synchronous standby before the next kill. Target: window <= 15 s.
@@ -30,7 +31,7 @@ import { EVENT_NAMES } from '../src/modules/events/catalog.js';
 import { clusterEnv, startWorker } from './cluster.js';
 import { ADMIN_TOKEN, createBusiness, keyOf } from './intents.js';
 import { printThroughput } from './report.js';
-import { HA_DIR, HA_URL, SINGLE_URL, killPostgres, layout, roles, waitHealthy } from '../test/hardening/ha-layout.js';
+import { HA_DIR, HA_URL, SINGLE_URL, layout, roles, waitHealthy } from '../test/hardening/ha-layout.js';
 import { sendRequest, timeSamples, type LoadResult } from './support/load.js';
 import { startServer, type ServerProcess } from './support/processes.js';
 import { startReceiver } from './support/receiver.js';
@@ -531,7 +532,7 @@ export async function failoverSuite(args: string[] = []): Promise<void> {
   console.log(
     `failover: ${CLIENTS} clients (payments, refunds, orders, payouts), 1 API process + 1 worker per database; ` +
       `the HA layout (etcd, Patroni primary + synchronous standby, HAProxy) beside a lone PostgreSQL with the same settings; ` +
-      `${failovers} failovers (SIGKILL to the primary's PostgreSQL)`,
+      `${failovers} failovers (the primary's Patroni and PostgreSQL killed)`,
   );
   try {
     await layout('down');
@@ -579,7 +580,9 @@ export async function failoverSuite(args: string[] = []): Promise<void> {
     if (median(ratios) < RATIO_TARGET) failures.push(`throughput ratio ${median(ratios).toFixed(2)} < ${RATIO_TARGET}`);
 
     // 2. Failovers under load.
-    console.log(`\nfailovers (SIGKILL to the primary's postmaster mid-burst; clients retry under the same keys):`);
+    console.log(
+      `\nfailovers (the primary's machine lost mid-burst: SIGKILL to its Patroni and PostgreSQL; clients retry under the same keys):`,
+    );
     let stop = false;
     let writes = 0;
     ha.recording = true;
@@ -597,19 +600,23 @@ export async function failoverSuite(args: string[] = []): Promise<void> {
         while (writes < before + 300) await sleep(50);
         const from = ha.answers.length;
         const killedAt = Date.now();
-        killPostgres(primary);
+        // The primary's machine lost: Patroni and PostgreSQL killed (SIGKILL) together.
+        await layout('stop', primary);
         let measuredWindow: ReturnType<typeof windowOf>;
         const deadline = killedAt + 120_000;
         while (!(measuredWindow = windowOf(ha.answers.slice(from), killedAt))) {
           if (Date.now() > deadline) throw new Error(`no success within 120 s of failover ${i}`);
           await sleep(50);
         }
+        // The machine back: its Patroni recovers the crashed data directory, rewinds it onto the
+        // new primary's timeline and follows it as the synchronous standby.
+        await layout('start', primary);
         began = Date.now();
         const next = await waitHealthy();
         const { primary: now } = await roles();
         windows.push(measuredWindow.windowMs);
         console.log(
-          `  ${i}: ${primary} killed; ${now ?? next} primary; unavailable ${(measuredWindow.windowMs / 1000).toFixed(2)} s ` +
+          `  ${i}: ${primary} lost; ${now ?? next} primary; unavailable ${(measuredWindow.windowMs / 1000).toFixed(2)} s ` +
             `(first failure to first success), ${(measuredWindow.fromKillMs / 1000).toFixed(2)} s from the kill; ` +
             `${primary} back as synchronous standby ${((Date.now() - began) / 1000).toFixed(1)} s later`,
         );
