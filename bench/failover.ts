@@ -5,8 +5,9 @@
  * and payouts under keys of their own and recording every 2xx they got.
  * - Throughput: the same load on the layout and on a lone PostgreSQL with the same settings
  *   (`layout.sh single`, its own API and worker), in alternating rounds; target >= 0.7x.
- * - Failovers: mid-burst, the primary's PostgreSQL gets SIGKILL; Patroni promotes the standby and
- *   HAProxy follows. A client retries a write that got no answer, or a 503, under the same key until
+ * - Failovers: mid-burst, the primary's machine is lost (its Patroni and PostgreSQL get SIGKILL);
+ *   Patroni promotes the standby once the leader lock lapses, and HAProxy follows; then the machine
+ *   comes back (Patroni started again) and rejoins as the synchronous standby. A client retries a write that got no answer, or a 503, under the same key until
  *   it is answered. Per failover: the unavailability window (first failed request to the first
  *   success of a request sent after it) and the time from the kill; the old primary rejoins as the
  *   synchronous standby before the next kill. Target: window <= 15 s.
@@ -17,6 +18,9 @@
  *   has one delivery per endpoint. Exits non-zero when a check fails.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import http from 'node:http';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -27,7 +31,7 @@ import { EVENT_NAMES } from '../src/modules/events/catalog.js';
 import { clusterEnv, startWorker } from './cluster.js';
 import { ADMIN_TOKEN, createBusiness, keyOf } from './intents.js';
 import { printThroughput } from './report.js';
-import { HA_URL, SINGLE_URL, killPostgres, layout, roles, waitHealthy } from '../test/hardening/ha-layout.js';
+import { HA_DIR, HA_URL, SINGLE_URL, layout, roles, waitHealthy } from '../test/hardening/ha-layout.js';
 import { sendRequest, timeSamples, type LoadResult } from './support/load.js';
 import { startServer, type ServerProcess } from './support/processes.js';
 import { startReceiver } from './support/receiver.js';
@@ -103,6 +107,60 @@ interface Answer {
 
 class UnexpectedAnswer extends Error {}
 
+/**
+ * CPU time used so far (ms, Linux clock ticks of 10 ms) by a process and its children: for a
+ * postmaster, every backend, the WAL sender or receiver and the startup process, those it has
+ * reaped included (its children's time).
+ */
+function treeCpuMs(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      const self = Number(entry) === pid;
+      if (!self && Number(fields[1]) !== pid) continue;
+      total += (Number(fields[11]) + Number(fields[12])) * 10;
+      if (self) total += (Number(fields[13]) + Number(fields[14])) * 10;
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
+}
+
+/** A pid from a pid file (a postmaster's first line), or undefined. */
+function pidIn(file: string): number | undefined {
+  try {
+    return Number(readFileSync(file, 'utf8').split('\n')[0]) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The layout's sides: which member is primary is read from `currentPrimary` (set before each
+ * round), the other is the standby; HAProxy; Patroni (both members) and etcd.
+ */
+let currentPrimary: 'pg1' | 'pg2' = 'pg1';
+function haCpu(apiPid: number, workerPid: number): CpuSides {
+  const standby = currentPrimary === 'pg1' ? 'pg2' : 'pg1';
+  return {
+    'API + worker': treeCpuMs(apiPid) + treeCpuMs(workerPid),
+    'PostgreSQL primary': treeCpuMs(pidIn(`${HA_DIR}/${currentPrimary}/data/postmaster.pid`)),
+    'PostgreSQL standby': treeCpuMs(pidIn(`${HA_DIR}/${standby}/data/postmaster.pid`)),
+    HAProxy: treeCpuMs(pidIn(`${HA_DIR}/pids/haproxy.pid`)),
+    'Patroni + etcd':
+      treeCpuMs(pidIn(`${HA_DIR}/pids/pg1.pid`)) +
+      treeCpuMs(pidIn(`${HA_DIR}/pids/pg2.pid`)) +
+      treeCpuMs(pidIn(`${HA_DIR}/pids/etcd.pid`)),
+  };
+}
+
+/** CPU so far of each side of a target: the app's processes and, per database server role, its processes. */
+type CpuSides = Record<string, number>;
+
 /** The app on one database: its processes, its merchants (one per client), what they were answered. */
 export interface Target {
   name: string;
@@ -118,6 +176,10 @@ export interface Target {
   recording: boolean;
   retries: number;
   unexpected: string[];
+  /** CPU so far of each side (the throughput rounds add up their differences in `cpuSpent`). */
+  cpu: () => CpuSides;
+  cpuSpent: CpuSides;
+  cpuWrites: number;
 }
 
 /**
@@ -232,7 +294,17 @@ export async function setUpTarget(name: string, serverUrl: string, receiverUrl: 
     recording: false,
     retries: 0,
     unexpected: [],
+    cpu: () => ({}),
+    cpuSpent: {},
+    cpuWrites: 0,
   };
+  target.cpu =
+    name === 'single'
+      ? () => ({
+          'API + worker': treeCpuMs(api.pid) + treeCpuMs(worker.pid),
+          PostgreSQL: treeCpuMs(pidIn(`${HA_DIR}/single/data/postmaster.pid`)),
+        })
+      : () => haCpu(api.pid, worker.pid);
   for (let c = 0; c < CLIENTS; c++) {
     const business = await createBusiness(api.url, `${name} merchant ${c}`);
     const merchant: Merchant = {
@@ -273,11 +345,17 @@ async function measure(target: Target, durationMs: number): Promise<LoadResult> 
   const ends = warmupEnds + durationMs;
   target.recording = true;
   const from = target.answers.length;
+  const cpuBefore = target.cpu();
+  let writes = 0;
   await runClients(
     target,
     () => Date.now() >= ends,
-    () => {},
+    (count) => (writes += count),
   );
+  const cpuAfter = target.cpu();
+  for (const [side, ms] of Object.entries(cpuAfter))
+    target.cpuSpent[side] = (target.cpuSpent[side] ?? 0) + ms - (cpuBefore[side] ?? 0);
+  target.cpuWrites += writes;
   target.recording = false;
   const answers = target.answers.slice(from);
   target.answers.length = from;
@@ -454,7 +532,7 @@ export async function failoverSuite(args: string[] = []): Promise<void> {
   console.log(
     `failover: ${CLIENTS} clients (payments, refunds, orders, payouts), 1 API process + 1 worker per database; ` +
       `the HA layout (etcd, Patroni primary + synchronous standby, HAProxy) beside a lone PostgreSQL with the same settings; ` +
-      `${failovers} failovers (SIGKILL to the primary's PostgreSQL)`,
+      `${failovers} failovers (the primary's Patroni and PostgreSQL killed)`,
   );
   try {
     await layout('down');
@@ -468,6 +546,7 @@ export async function failoverSuite(args: string[] = []): Promise<void> {
     targets.push(single);
 
     // 1. Throughput: synchronous replication beside the lone server, in alternating rounds.
+    currentPrimary = await waitHealthy();
     const measured = await inRounds(rounds, {
       ha: async () => ({ result: await measure(ha, roundMs), cpu: undefined }),
       single: async () => ({ result: await measure(single, roundMs), cpu: undefined }),
@@ -486,13 +565,24 @@ export async function failoverSuite(args: string[] = []): Promise<void> {
       ],
     );
     console.log(`  rounds' ratios: ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
+    // CPU per write moves less than throughput on a shared machine: where the layout's cost goes.
+    console.log(`CPU per acknowledged write, all rounds (ms; on one machine the standby's is the same cores'):`);
+    for (const target of [ha, single]) {
+      const per = Object.entries(target.cpuSpent).map(([side, ms]) => [side, ms / (target.cpuWrites || 1)] as const);
+      const total = per.reduce((sum, [, ms]) => sum + ms, 0);
+      console.log(
+        `  ${target.name === 'ha' ? 'layout' : 'single'}: ${per.map(([side, ms]) => `${side} ${ms.toFixed(1)}`).join(', ')}; total ${total.toFixed(1)}`,
+      );
+    }
     await single.worker.stop();
     await single.api.stop();
     await layout('single', 'down');
     if (median(ratios) < RATIO_TARGET) failures.push(`throughput ratio ${median(ratios).toFixed(2)} < ${RATIO_TARGET}`);
 
     // 2. Failovers under load.
-    console.log(`\nfailovers (SIGKILL to the primary's postmaster mid-burst; clients retry under the same keys):`);
+    console.log(
+      `\nfailovers (the primary's machine lost mid-burst: SIGKILL to its Patroni and PostgreSQL; clients retry under the same keys):`,
+    );
     let stop = false;
     let writes = 0;
     ha.recording = true;
@@ -510,19 +600,23 @@ export async function failoverSuite(args: string[] = []): Promise<void> {
         while (writes < before + 300) await sleep(50);
         const from = ha.answers.length;
         const killedAt = Date.now();
-        killPostgres(primary);
+        // The primary's machine lost: Patroni and PostgreSQL killed (SIGKILL) together.
+        await layout('stop', primary);
         let measuredWindow: ReturnType<typeof windowOf>;
         const deadline = killedAt + 120_000;
         while (!(measuredWindow = windowOf(ha.answers.slice(from), killedAt))) {
           if (Date.now() > deadline) throw new Error(`no success within 120 s of failover ${i}`);
           await sleep(50);
         }
+        // The machine back: its Patroni recovers the crashed data directory, rewinds it onto the
+        // new primary's timeline and follows it as the synchronous standby.
+        await layout('start', primary);
         began = Date.now();
         const next = await waitHealthy();
         const { primary: now } = await roles();
         windows.push(measuredWindow.windowMs);
         console.log(
-          `  ${i}: ${primary} killed; ${now ?? next} primary; unavailable ${(measuredWindow.windowMs / 1000).toFixed(2)} s ` +
+          `  ${i}: ${primary} lost; ${now ?? next} primary; unavailable ${(measuredWindow.windowMs / 1000).toFixed(2)} s ` +
             `(first failure to first success), ${(measuredWindow.fromKillMs / 1000).toFixed(2)} s from the kill; ` +
             `${primary} back as synchronous standby ${((Date.now() - began) / 1000).toFixed(1)} s later`,
         );
@@ -586,6 +680,10 @@ export async function failoverSuite(args: string[] = []): Promise<void> {
       await target.api.stop().catch(() => {});
     }
     await receiver.close();
-    if (!process.env.BENCH_HA_KEEP) await layout('down');
+    if (!process.env.BENCH_HA_KEEP) {
+      const logs = path.join(os.tmpdir(), 'commerce-ha-logs');
+      await layout('down', { HA_KEEP_LOGS: logs });
+      console.log(`the layout's logs (Patroni, PostgreSQL, etcd, HAProxy): ${logs}`);
+    }
   }
 }

@@ -9,7 +9,7 @@
  */
 import { clusterEnv } from './cluster.js';
 import { CLIENTS, queryOnce, runClients, setUpTarget, verify, type Acknowledged, type Target } from './failover.js';
-import { HA_DIR, HA_URL, killPostgres, layout, waitHealthy } from '../test/hardening/ha-layout.js';
+import { HA_DIR, HA_URL, layout, roles, waitHealthy } from '../test/hardening/ha-layout.js';
 import { startServer, type ServerProcess } from './support/processes.js';
 import { startReceiver } from './support/receiver.js';
 
@@ -26,6 +26,14 @@ async function writeFor(target: Target, ms: number, during?: () => Promise<void>
     () => {},
   );
   await Promise.all([clients, during?.()]);
+}
+
+async function waitUntilPrimaryIsNot(member: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while ((await roles()).primary === undefined || (await roles()).primary === member) {
+    if (Date.now() > deadline) throw new Error(`no new primary 120 s after ${member} was lost`);
+    await sleep(250);
+  }
 }
 
 const copyOf = (acknowledged: Acknowledged[]): Acknowledged[] =>
@@ -54,7 +62,11 @@ export async function restoreSuite(): Promise<void> {
     // Before the restore point: writes, the primary lost in the middle of them.
     await writeFor(ha, 12_000, async () => {
       await sleep(5000);
-      killPostgres(await waitHealthy());
+      const primary = await waitHealthy();
+      // The primary's machine lost, then back (bench/failover.ts).
+      await layout('stop', primary);
+      await waitUntilPrimaryIsNot(primary);
+      await layout('start', primary);
     });
     await waitHealthy();
     const before = copyOf(ha.acknowledged);

@@ -7,6 +7,7 @@
 #
 #   scripts/ha/layout.sh up            start everything, wait until the standby is synchronous
 #   scripts/ha/layout.sh down          stop everything it started (also after a failed up), remove HA_DIR
+#                                      (HA_KEEP_LOGS=dir copies the logs there first)
 #   scripts/ha/layout.sh status        the members, their roles and HAProxy's view
 #   scripts/ha/layout.sh backup [full|diff|incr]   a pgBackRest backup from the current primary
 #   scripts/ha/layout.sh start NAME    start one component again: etcd, haproxy, pg1, pg2
@@ -232,6 +233,10 @@ cmd_down() {
     fi
   done
   reap etcd
+  # HA_KEEP_LOGS=dir: the components' logs copied there first (a benchmark reads what went wrong).
+  if [ -n "${HA_KEEP_LOGS:-}" ] && [ -d "$HA_DIR/log" ]; then
+    rm -rf "$HA_KEEP_LOGS" && mkdir -p "$HA_KEEP_LOGS" && cp -r "$HA_DIR/log/." "$HA_KEEP_LOGS/"
+  fi
   if [ -d "$HA_DIR" ]; then rm -rf "$HA_DIR"; fi
   log "down: $HA_DIR removed"
 }

@@ -23,14 +23,21 @@ export const MEMBERS = ['pg1', 'pg2'] as const;
 export type Member = (typeof MEMBERS)[number];
 const restPort = (member: Member) => 8440 + Number(member.slice(2));
 
-/** Runs `layout.sh ...args`; its log lines go to this process's stderr only on failure. */
-export async function layout(...args: string[]): Promise<string> {
+/** Runs `layout.sh ...args` (a last argument of settings goes to its environment); answers what it printed. */
+export async function layout(...args: (string | Record<string, string>)[]): Promise<string> {
+  const last = args[args.length - 1];
+  const env = typeof last === 'object' ? { ...process.env, ...last } : process.env;
+  const words = args.filter((arg): arg is string => typeof arg === 'string');
   try {
-    const { stdout, stderr } = await run('bash', [script, ...args], { maxBuffer: 16 * 2 ** 20, timeout: 600_000 });
+    const { stdout, stderr } = await run('bash', [script, ...words], {
+      env,
+      maxBuffer: 16 * 2 ** 20,
+      timeout: 600_000,
+    });
     return `${stdout}${stderr}`;
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-    throw new Error(`layout.sh ${args.join(' ')} failed: ${stdout ?? ''}${stderr ?? ''}`, { cause: error });
+    throw new Error(`layout.sh ${words.join(' ')} failed: ${stdout ?? ''}${stderr ?? ''}`, { cause: error });
   }
 }
 
