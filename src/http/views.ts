@@ -12,7 +12,6 @@ import {
   formatDateTime,
   formatNumber,
   isolatedPart,
-  keepLang,
   languageLinks,
   ltrPart,
   moneyPart,
@@ -20,6 +19,7 @@ import {
   type LangChoice,
   type TextPart,
 } from '../lib/i18n.js';
+import { NATIONAL_PHONE_EXAMPLE } from '../lib/phone.js';
 import { ApiError } from './errors.js';
 
 /**
@@ -169,14 +169,12 @@ function helpers(choice: LangChoice) {
     amountInput: (centimes: number) => formatAmountInput(centimes, lang),
     number: (value: number) => formatNumber(value, lang),
     dateTime: (value: Date | string) => formatDateTime(typeof value === 'string' ? new Date(value) : value, lang),
-    keepLang: (target: string) => keepLang(target, choice),
     fill: (template: string, values: Readonly<Record<string, TextPart | readonly TextPart[]>> = {}) =>
       fillParts(template, values),
     money: (centimes: number) => moneyPart(centimes, lang),
     ltr: ltrPart,
     isolated: isolatedPart,
-    /** How a customer may type a wallet phone: a Mauritanian number's 8 digits, as people write them. */
-    phoneExample: '20 00 00 01',
+    phoneExample: NATIONAL_PHONE_EXAMPLE,
     /** The partial drawing `fill`'s parts, each value isolated (`<%~ include(it.textPartial, { parts }) %>`). */
     textPartial: `${SHARED_VIEWS}/text`,
   };
@@ -198,6 +196,7 @@ export function sendCustomerPage(reply: FastifyReply, page: CustomerPage): Fasti
     languages: languageLinks(page.path, lang).map((link) => ({ ...link, dir: textDirection(link.lang) })),
     languagesLabel: page.languagesLabel,
     stylesheet: page.assets.url('customer.css'),
+    // A page with nothing for a script to read runs none (pay-by-code, most receipts, every message).
     scripts: page.pageData
       ? [page.assets.url('customer.js'), ...(page.scripts ?? []).map((name) => page.assets.url(name))]
       : [],

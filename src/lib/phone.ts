@@ -30,6 +30,9 @@ export function maskPhone(phone: string): string {
 /** The country a wallet phone typed without `+` belongs to: Mauritania, whose numbers have 8 digits. */
 export const HOME_COUNTRY = 'MR' as const;
 
+/** A wallet phone as the pages' hints show one: a Mauritanian number as people write it (a sandbox wallet's). */
+export const NATIONAL_PHONE_EXAMPLE = '20 00 00 01';
+
 // What people put between digits when they write a phone number down.
 const PHONE_PUNCTUATION = /[\s().\u00a0\u202f-]/g;
 

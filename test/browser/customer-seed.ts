@@ -75,7 +75,7 @@ export async function seedCustomerPages(t: TestApp): Promise<{ shopId: string; p
   expectStatus(await act(t, sk, cancelled.referenceNumber, 'cancel'), 200);
   pages.push(
     { name: 'checkout, payable', axe: 'every', path: `/p/${fixed.shortCode}`, english: checkout },
-    { name: 'checkout, open amount', axe: 'every', path: `/p/${open.shortCode}`, english: checkout },
+    { name: 'checkout, open amount', axe: 'once', path: `/p/${open.shortCode}`, english: checkout },
     { name: 'checkout, receipt', axe: 'every', path: `/p/${paid.shortCode}`, english: checkout },
     { name: 'checkout, refunded in part', axe: 'once', path: `/p/${refunded.shortCode}`, english: checkout },
     { name: 'checkout, expired', axe: 'every', path: `/p/${expired.shortCode}`, english: checkout },
