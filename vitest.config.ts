@@ -1,5 +1,6 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { TIME_FACTOR } from './test/support/patience.js';
+import { runsSlowTier, SLOW_TIER } from './test/support/tiers.js';
 
 /**
  * `npm test`. Test files share a few long-lived worker processes (isolate: false), so the modules
@@ -10,6 +11,7 @@ import { TIME_FACTOR } from './test/support/patience.js';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: runsSlowTier() ? configDefaults.exclude : [...configDefaults.exclude, ...SLOW_TIER],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     isolate: false,
