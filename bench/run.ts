@@ -20,6 +20,7 @@ import { restoreSuite } from './restore.js';
 import { payoutsSuite } from './payouts.js';
 import { startRecording, writeResults } from './support/results.js';
 import { soakSuite } from './soak.js';
+import { startSuite } from './start.js';
 import { webhooksSuite } from './webhooks.js';
 
 const suites: Record<string, (args: string[]) => Promise<void>> = {
@@ -38,6 +39,7 @@ const suites: Record<string, (args: string[]) => Promise<void>> = {
   payouts: payoutsSuite,
   failover: failoverSuite,
   restore: restoreSuite,
+  start: startSuite,
 };
 
 // Arguments that are not suite names go to the suite before them: `npm run bench -- soak 2`.
