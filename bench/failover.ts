@@ -45,13 +45,25 @@ const WINDOW_TARGET_MS = 15_000;
 const RATIO_TARGET = 0.7;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A fresh, migrated database on the server of `serverUrl`; no connection is kept open. */
+/**
+ * A fresh, migrated database on the server of `serverUrl`; no connection is kept open. Right after
+ * `layout.sh up`, Patroni may still restart the primary once (a restore drill's run met it): the
+ * creation is tried again for a minute.
+ */
 async function scratchDatabase(serverUrl: string): Promise<string> {
   const name = `devapi_failover_${randomBase62(8).toLowerCase()}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await queryOnce(serverUrl, `CREATE DATABASE ${name}`);
+      break;
+    } catch (error) {
+      const exists = error instanceof Error && /already exists/.test(error.message);
+      if (exists) break;
+      if (Date.now() > deadline) throw error;
+      await sleep(500);
+    }
+  }
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const database = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 2 });
