@@ -166,6 +166,15 @@ export function formatDateTime(date: Date, lang: Lang): string {
 }
 
 /**
+ * A date and time in UTC, saying so ("Nov 27, 2026, 9:05 PM UTC"): for pages read from anywhere
+ * (the merchant dashboard), where the server's own time zone would mean nothing.
+ */
+export function formatUtcDateTime(date: Date, lang: Lang): string {
+  const text = date.toLocaleString(INTL_LOCALES[lang], { timeZone: 'UTC', dateStyle: 'medium', timeStyle: 'short' });
+  return `${text}${UNIT_SEPARATOR}UTC`;
+}
+
+/**
  * An amount as the language writes it in a field a customer types into: no unit, no grouping,
  * two decimals with the language's own mark (12345 → "123.45" in English and Arabic, "123,45" in
  * French). The pages' script reads back what the customer types with either mark.

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
 import { formatAmount } from '../../src/lib/i18n.js';
-import { formatMru } from '../../src/modules/dashboard/i18n.js';
+import { formatAmount } from '../../src/lib/i18n.js';
 import { EXPORT_COLUMNS } from '../../src/modules/payments/balance-transactions.js';
 import { foldPendingMovements } from '../../src/modules/payments/ledger.js';
 import { act, createIntent } from '../intents/support.js';
@@ -19,7 +19,7 @@ function monthsAgo(back: number): string {
 }
 
 const BALANCE = '/dashboard/balance';
-const mru = (centimes: number) => formatMru(centimes, 'en');
+const mru = (centimes: number) => formatAmount(centimes, 'en');
 
 interface Txn {
   id: string;

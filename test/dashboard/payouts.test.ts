@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { formatMru } from '../../src/modules/dashboard/i18n.js';
+import { formatAmount } from '../../src/lib/i18n.js';
 import { sendDuePayouts } from '../../src/modules/payouts/send.js';
 import { assertLedgerSound, fold, setPlan } from '../payments/support.js';
 import { earn, newPhone } from '../payouts/support.js';
@@ -11,7 +11,7 @@ import { hiddenFields, signedIn, type FormClient, type Page } from './support.js
 const PAYOUTS = '/dashboard/payouts';
 const REVIEW = `${PAYOUTS}/review`;
 const BATCH = `${PAYOUTS}/batch`;
-const mru = (centimes: number) => formatMru(centimes, 'en');
+const mru = (centimes: number) => formatAmount(centimes, 'en');
 
 /** The text of the element with this id (its first text, tags stripped). */
 function textOf(html: string, id: string): string {

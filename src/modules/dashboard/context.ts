@@ -1,10 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { DashboardLang } from '../../db/schema.js';
-import { errorCatalogue } from '../../http/errors.js';
+import { errorCatalogue, type ErrorCode } from '../../http/errors.js';
+import {
+  formatAmount,
+  formatNumber,
+  formatUtcDateTime,
+  LANGS,
+  LANGUAGE_NAMES,
+  negotiateLang,
+  textDirection,
+  type Lang,
+} from '../../lib/i18n.js';
 import { randomBase62 } from '../../lib/ids.js';
 import { allScopes } from '../keys/scopes.js';
-import { dictionaries, formatDate, formatMru, langFrom, type Dictionary } from './i18n.js';
+import { dictionaries, errorText, type Dictionary } from './i18n.js';
+import { statusText, type StatusVocabulary } from './statuses.js';
 import type { DashboardSession } from './sessions.js';
 
 /** What a dashboard route needs: `public` (sign-in), `read` (any signed-in user), `owner` (changes). */
@@ -36,9 +46,15 @@ export function callerOf(session: DashboardSession) {
   return { businessId: session.businessId, environment: session.environment, scopes: [...allScopes] };
 }
 
-export function langOf(request: FastifyRequest): DashboardLang {
+/** The session's language once signed in; before, `?lang=` then Accept-Language (the core's negotiation). */
+export function langOf(request: FastifyRequest): Lang {
   const query = (request.query ?? {}) as Record<string, unknown>;
-  return request.dashboard?.lang ?? langFrom(query.lang, request.headers['accept-language']);
+  return request.dashboard?.lang ?? negotiateLang(query.lang, request.headers['accept-language']).lang;
+}
+
+/** The languages a reader may switch to, each named in itself and written in its own direction. */
+export function languageChoices(current: Lang) {
+  return LANGS.map((lang) => ({ lang, name: LANGUAGE_NAMES[lang], dir: textDirection(lang), current: lang === current }));
 }
 
 /**
@@ -59,14 +75,14 @@ function pageCsp(nonce: string): string {
 }
 
 /** A `?notice=` or `?error=` shown on the page: only known words and error codes are displayed. */
-function flash(request: FastifyRequest, t: Dictionary): { notice?: string; error?: string } {
+function flash(request: FastifyRequest, t: Dictionary, lang: Lang): { notice?: string; error?: string } {
   const query = (request.query ?? {}) as Record<string, unknown>;
   const out: { notice?: string; error?: string } = {};
   if (query.notice === 'done') out.notice = t.done;
   if (query.notice === 'already') out.notice = t.alreadyDone;
   const code = query.error;
   if (typeof code === 'string' && Object.hasOwn(errorCatalogue, code)) {
-    out.error = errorCatalogue[code as keyof typeof errorCatalogue].message;
+    out.error = errorText(code as ErrorCode, lang);
   }
   return out;
 }
@@ -86,14 +102,19 @@ export async function sendPage(
   const html = await reply.viewAsync(template, {
     t,
     lang,
+    dir: textDirection(lang),
+    languages: languageChoices(lang),
     nonce,
     session,
     path: request.url.split('?')[0],
-    mru: (centimes: number) => formatMru(centimes, lang),
-    date: (value: Date | string | null) => formatDate(value, lang),
+    mru: (centimes: number) => formatAmount(centimes, lang),
+    number: (value: number) => formatNumber(value, lang),
+    date: (value: Date | string | null) =>
+      value === null ? '' : formatUtcDateTime(typeof value === 'string' ? new Date(value) : value, lang),
+    statusText: (vocabulary: StatusVocabulary, status: string) => statusText(t, vocabulary, status),
     // A fresh idempotency token per form drawn: a double submit of one form carries the same one.
     formToken: () => randomBase62(24),
-    ...flash(request, t),
+    ...flash(request, t, lang),
     ...data,
   });
   return reply

@@ -12,7 +12,7 @@ import { DASHBOARD, langOf, sendPage } from './context.js';
 import { sameToken } from '../../http/auth.js';
 import { cookieNames, cookiesOf, setCookie } from './cookies.js';
 import { developerPages } from './developer-routes.js';
-import { dictionaries } from './i18n.js';
+import { dictionaries, errorText } from './i18n.js';
 import { homePages } from './home-routes.js';
 import { paymentPages } from './payment-routes.js';
 import { payoutPages } from './payout-routes.js';
@@ -77,8 +77,9 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
 
   app.setErrorHandler(async (error, request, reply) => {
     const apiError = toApiError(error as Error, request);
-    const t = dictionaries[langOf(request)];
-    const title = apiError.status >= 500 ? t.somethingWrong : apiError.message;
+    const lang = langOf(request);
+    // The code's own words in the page's language: the API's message is English, for developers.
+    const title = apiError.status >= 500 ? dictionaries[lang].somethingWrong : errorText(apiError.code, lang);
     return sendPage(request, reply, 'message', { title, kind: apiError.code }, apiError.status);
   });
   app.setNotFoundHandler(async (request, reply) =>
