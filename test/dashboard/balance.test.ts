@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
 import { formatAmount } from '../../src/lib/i18n.js';
-import { formatAmount } from '../../src/lib/i18n.js';
 import { EXPORT_COLUMNS } from '../../src/modules/payments/balance-transactions.js';
 import { foldPendingMovements } from '../../src/modules/payments/ledger.js';
 import { act, createIntent } from '../intents/support.js';
