@@ -13,6 +13,7 @@ import {
 } from '../../lib/i18n.js';
 import { randomBase62 } from '../../lib/ids.js';
 import { allScopes } from '../keys/scopes.js';
+import { dashboardAssets } from './assets.js';
 import { dictionaries, errorText, type Dictionary } from './i18n.js';
 import { statusText, type StatusVocabulary } from './statuses.js';
 import type { DashboardSession } from './sessions.js';
@@ -46,10 +47,15 @@ export function callerOf(session: DashboardSession) {
   return { businessId: session.businessId, environment: session.environment, scopes: [...allScopes] };
 }
 
-/** The session's language once signed in; before, `?lang=` then Accept-Language (the core's negotiation). */
+/**
+ * The session's language once signed in; before, `?lang=` (or the sign-in form's `lang`, the
+ * language of the page it was on), then Accept-Language: the core's negotiation.
+ */
 export function langOf(request: FastifyRequest): Lang {
+  if (request.dashboard) return request.dashboard.lang;
   const query = (request.query ?? {}) as Record<string, unknown>;
-  return request.dashboard?.lang ?? negotiateLang(query.lang, request.headers['accept-language']).lang;
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  return negotiateLang(query.lang ?? body.lang, request.headers['accept-language']).lang;
 }
 
 /** The languages a reader may switch to, each named in itself and written in its own direction. */
@@ -105,6 +111,7 @@ export async function sendPage(
     dir: textDirection(lang),
     languages: languageChoices(lang),
     nonce,
+    stylesheet: dashboardAssets.url('dashboard.css'),
     session,
     path: request.url.split('?')[0],
     mru: (centimes: number) => formatAmount(centimes, lang),

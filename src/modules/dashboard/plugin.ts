@@ -6,6 +6,7 @@ import view from '@fastify/view';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Eta } from 'eta';
 import { toApiError } from '../../http/error-handler.js';
+import { dashboardAssets } from './assets.js';
 import { authRoutes } from './auth-routes.js';
 import { balancePages } from './balance-routes.js';
 import { DASHBOARD, langOf, sendPage } from './context.js';
@@ -100,4 +101,6 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
 /** Mounted with its own prefix, so its not-found and error pages stay inside /dashboard. */
 export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(dashboardApp, { prefix: DASHBOARD });
+  // Outside the app above: a stylesheet needs no session.
+  await app.register(dashboardAssets.routes);
 };
