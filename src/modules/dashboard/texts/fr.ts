@@ -330,7 +330,7 @@ export const fr: Record<keyof typeof en, string> = {
   deliveryDead: 'Abandonnée',
   productActive: 'Actif',
   productDisabled: 'Désactivé',
-  keyActive: 'Active',
+  keyActive: 'En service',
   keySuspended: 'Suspendue',
   keyRevoked: 'Révoquée',
   keyRotated: 'Remplacée',
