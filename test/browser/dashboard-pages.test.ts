@@ -95,7 +95,10 @@ describe(
               await page.goto(`${t.baseUrl}/dashboard/developers/keys`);
               for (const button of await page.locator('#keys button').all()) {
                 const box = await button.boundingBox();
-                assert.ok(box && box.x >= 0 && box.x + box.width <= viewport.width, `a key's button is off screen (${lang})`);
+                assert.ok(
+                  box && box.x >= 0 && box.x + box.width <= viewport.width,
+                  `a key's button is off screen (${lang})`,
+                );
               }
               // The header before the title stays short: the title is in the first fifth of the screen.
               const title = await page.locator('h1').boundingBox();
@@ -123,7 +126,10 @@ describe(
         assert.ok(badges.includes('مدفوع'), badges.join());
         assert.ok(!badges.some((badge) => /[A-Z]{4}/.test(badge)), badges.join());
         const amounts = await page.locator('#payments td.num').allTextContents();
-        assert.ok(amounts.some((amount) => /^\d[\d,]*\.\d\d\u00a0أوقية$/.test(amount.trim())), amounts.join());
+        assert.ok(
+          amounts.some((amount) => /^\d[\d,]*\.\d\d\u00a0أوقية$/.test(amount.trim())),
+          amounts.join(),
+        );
         // A reference stays left to right inside the right-to-left page.
         const reference = page.locator('#payments a.mono').first();
         assert.equal(await reference.evaluate((element) => getComputedStyle(element).direction), 'ltr');

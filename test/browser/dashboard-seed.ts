@@ -112,7 +112,8 @@ export function englishFor(lang: Lang): Dictionary {
     [errorTexts, 'error'],
   ] as const) {
     const own = set[lang] as Dictionary;
-    for (const [key, text] of Object.entries(set.en as Dictionary)) if (own[key] !== text) english[`${name}.${key}`] = text;
+    for (const [key, text] of Object.entries(set.en as Dictionary))
+      if (own[key] !== text) english[`${name}.${key}`] = text;
   }
   return english;
 }

@@ -60,7 +60,12 @@ export function langOf(request: FastifyRequest): Lang {
 
 /** The languages a reader may switch to, each named in itself and written in its own direction. */
 export function languageChoices(current: Lang) {
-  return LANGS.map((lang) => ({ lang, name: LANGUAGE_NAMES[lang], dir: textDirection(lang), current: lang === current }));
+  return LANGS.map((lang) => ({
+    lang,
+    name: LANGUAGE_NAMES[lang],
+    dir: textDirection(lang),
+    current: lang === current,
+  }));
 }
 
 /**

@@ -271,8 +271,7 @@ export const ar: Record<keyof typeof en, string> = {
   orderCancel: 'إلغاء الطلب',
   noActions: 'لم يبق شيء للقيام به في هذا الطلب.',
   proposeModification: 'اقتراح تعديل',
-  modificationHint:
-    'غيّر الكميات (0 يحذف البند) أو أضف منتجات؛ يقبل الزبون أو يرفض، ثم يُخصم الفرق أو يُسترد.',
+  modificationHint: 'غيّر الكميات (0 يحذف البند) أو أضف منتجات؛ يقبل الزبون أو يرفض، ثم يُخصم الفرق أو يُسترد.',
   modificationProposed: 'تعديل بانتظار رد الزبون: المجموع الجديد {total}.',
   history: 'السجل',
   balance: 'الرصيد',
