@@ -174,6 +174,11 @@ export function formatUtcDateTime(date: Date, lang: Lang): string {
   return `${text}${UNIT_SEPARATOR}UTC`;
 }
 
+/** A month as the language names it ("November 2026", "novembre 2026", "نوفمبر 2026"), in UTC. */
+export function formatUtcMonth(date: Date, lang: Lang): string {
+  return date.toLocaleString(INTL_LOCALES[lang], { month: 'long', year: 'numeric', timeZone: 'UTC' });
+}
+
 /**
  * An amount as the language writes it in a field a customer types into: no unit, no grouping,
  * two decimals with the language's own mark (12345 → "123.45" in English and Arabic, "123,45" in
