@@ -143,6 +143,15 @@ export function formatNumber(value: number, lang: Lang): string {
   return new Intl.NumberFormat(INTL_LOCALES[lang]).format(value);
 }
 
+/** Basis points as the language writes a percentage with two decimals: 250 → "2.50%" (en), "2,50 %" (fr). */
+export function formatBasisPoints(bps: number, lang: Lang): string {
+  return new Intl.NumberFormat(INTL_LOCALES[lang], {
+    style: 'percent',
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2,
+  }).format(bps / 10_000);
+}
+
 /**
  * Integer centimes as the language writes the amount: 123456 → "1,234.56 MRU" (en),
  * "1 234,56 MRU" (fr), "1,234.56 أوقية" (ar). Centimes / 100 is exact to the cent for any amount

@@ -3,6 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorCatalogue, type ErrorCode } from '../../http/errors.js';
 import {
   formatAmount,
+  formatAmountInput,
+  formatBasisPoints,
   formatNumber,
   formatUtcDateTime,
   LANGS,
@@ -129,6 +131,8 @@ export async function sendPage(
     session,
     path: request.url.split('?')[0],
     mru: (centimes: number) => formatAmount(centimes, lang),
+    amountInput: (centimes: number) => formatAmountInput(centimes, lang),
+    percent: (bps: number) => formatBasisPoints(bps, lang),
     number: (value: number) => formatNumber(value, lang),
     date: (value: Date | string | null) =>
       value === null ? '' : formatUtcDateTime(typeof value === 'string' ? new Date(value) : value, lang),

@@ -151,6 +151,7 @@ export const ar: Record<keyof typeof en, string> = {
   details: 'التفاصيل',
   variants: 'الخيارات المتاحة',
   variantType: 'النوع',
+  variantTypeExample: 'المقاس',
   priceAdjustment: 'تعديل السعر (أوقية)',
   options: 'الاختيارات',
   rowsHint: 'امسح وصف السطر (أو اسمه) لحذفه؛ واملأ سطرًا فارغًا لإضافة سطر.',

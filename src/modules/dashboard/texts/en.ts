@@ -151,6 +151,7 @@ export const en = {
   details: 'Details',
   variants: 'Variants',
   variantType: 'Type',
+  variantTypeExample: 'SIZE',
   priceAdjustment: 'Price adjustment (MRU)',
   options: 'Options',
   rowsHint: 'Empty the label (or name) of a row to remove it; fill a blank row to add one.',

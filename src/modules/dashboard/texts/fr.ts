@@ -148,6 +148,7 @@ export const fr: Record<keyof typeof en, string> = {
   details: 'Détails',
   variants: 'Variantes',
   variantType: 'Type',
+  variantTypeExample: 'TAILLE',
   priceAdjustment: 'Ajustement de prix (MRU)',
   options: 'Options',
   rowsHint: "Videz le libellé (ou le nom) d'une ligne pour la retirer ; remplissez une ligne vide pour en ajouter une.",
