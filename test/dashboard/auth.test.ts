@@ -178,6 +178,32 @@ describe('dashboard accounts, sessions, CSRF, roles and limits', () => {
     assert.match(arabic.html, /<input type="hidden" name="lang" value="ar">/);
   });
 
+  test('signed in from the Arabic sign-in page, the session is stored in Arabic and its pages are right to left', async () => {
+    const user = await createUser(t, business.id);
+    const arabic = new FormClient(t);
+    const answer = await arabic.signIn(user.email, user.password, { lang: 'ar' });
+    assert.equal(answer.status, 303);
+    const home = await arabic.get('/dashboard');
+    assert.match(home.html, /<html lang="ar" dir="rtl">/);
+    assert.match(home.html, /الرصيد المتاح/);
+    const sessions = await t.runtime.db
+      .selectFrom('dashboard_sessions')
+      .select('lang')
+      .where('user_id', '=', user.id)
+      .execute();
+    assert.deepEqual(
+      sessions.map((session) => session.lang),
+      ['ar'],
+    );
+    // A wrong password on the Arabic page answers in Arabic.
+    const refused = await new FormClient(t).signIn(user.email, 'not the password', { lang: 'ar' });
+    assert.equal(refused.status, 401);
+    assert.match(refused.html, /البريد الإلكتروني أو كلمة المرور غير صحيحة/);
+    // And the session switches to French and back from the foot of any page.
+    assert.equal((await arabic.submit('/dashboard', '/dashboard/preferences', { lang: 'fr' })).status, 303);
+    assert.match((await arabic.get('/dashboard')).html, /<html lang="fr" dir="ltr">/);
+  });
+
   test('wrong password, unknown email and disabled user get one generic 401 and no session', async () => {
     const user = await createUser(t, business.id);
     const disabled = await createUser(t, business.id);
