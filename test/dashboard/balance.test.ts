@@ -110,8 +110,12 @@ describe('the Balance page: balance transactions of the session business, filter
     // Once the worker folds the movements, each row shows the balance it left.
     await foldPendingMovements(t.runtime.db);
     const folded = await client.get(BALANCE);
-    assert.ok(rowOf(folded.html, txns[0]!.id).includes(`<td class="num" data-label="Balance after">${mru(available)}</td>`));
-    assert.ok(rowOf(folded.html, txns[2]!.id).includes(`<td class="num" data-label="Balance after">${mru(txns[2]!.net)}</td>`));
+    assert.ok(
+      rowOf(folded.html, txns[0]!.id).includes(`<td class="num" data-label="Balance after">${mru(available)}</td>`),
+    );
+    assert.ok(
+      rowOf(folded.html, txns[2]!.id).includes(`<td class="num" data-label="Balance after">${mru(txns[2]!.net)}</td>`),
+    );
   });
 
   test('the type and source filters narrow the list and are kept in the form', async () => {
