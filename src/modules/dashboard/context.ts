@@ -128,6 +128,8 @@ export async function sendPage(
     languages: languageChoices(lang),
     nonce,
     stylesheet: dashboardAssets.url('dashboard.css'),
+    // A page's own script (served as a file, loaded under the nonce): `<script src="<%= it.asset('x.js') %>">`.
+    asset: (name: string) => dashboardAssets.url(name),
     session,
     path: request.url.split('?')[0],
     mru: (centimes: number) => formatAmount(centimes, lang),
