@@ -1,4 +1,4 @@
-import type { KeyStatus, ProductStatus } from '../../db/schema.js';
+import type { EndpointDisabledReason, KeyStatus, ProductStatus } from '../../db/schema.js';
 import type { Dictionary } from './i18n.js';
 import { INTENT_STATUSES, type IntentStatus } from '../intents/state.js';
 import { ORDER_STATUSES, type OrderStatus } from '../orders/state.js';
@@ -39,6 +39,10 @@ const STATUS_WORDS = {
     revoked: 'keyRevoked',
     rotated: 'keyRotated',
   } satisfies Record<KeyStatus, keyof Dictionary>,
+  endpointDisabled: {
+    FAILING: 'endpointDisabledFailing',
+    MANUAL: 'endpointDisabledManual',
+  } satisfies Record<EndpointDisabledReason, keyof Dictionary>,
 } as const;
 
 export type StatusVocabulary = keyof typeof STATUS_WORDS;

@@ -332,4 +332,6 @@ export const ar: Record<keyof typeof en, string> = {
   keySuspended: 'معلّق',
   keyRevoked: 'مُبطَل',
   keyRotated: 'مُستبدَل',
+  endpointDisabledFailing: 'استمر فشل إرسالاته',
+  endpointDisabledManual: 'عطّله أحد المالكين',
 };

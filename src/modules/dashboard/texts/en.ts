@@ -341,4 +341,6 @@ export const en = {
   keySuspended: 'Suspended',
   keyRevoked: 'Revoked',
   keyRotated: 'Replaced',
+  endpointDisabledFailing: 'its deliveries kept failing',
+  endpointDisabledManual: 'disabled by an owner',
 };

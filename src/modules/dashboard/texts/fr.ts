@@ -335,4 +335,6 @@ export const fr: Record<keyof typeof en, string> = {
   keySuspended: 'Suspendue',
   keyRevoked: 'Révoquée',
   keyRotated: 'Remplacée',
+  endpointDisabledFailing: 'ses livraisons échouaient sans cesse',
+  endpointDisabledManual: 'désactivé par un propriétaire',
 };
