@@ -99,7 +99,7 @@ describe('the merchant dashboard in a real browser', { skip: Boolean(skip) }, ()
     await page.getByRole('link', { name: 'New payment link' }).click();
     await page.getByLabel('Amount (MRU)').fill('125.50');
     await page.getByLabel('Label').fill('Panier du marché');
-    await page.getByLabel('Metadata (key=value)').fill('order=B-42');
+    await page.getByLabel('Metadata', { exact: true }).fill('order=B-42');
     await shot(page, 'payment-new-desktop');
     await page.getByRole('button', { name: 'Create' }).click();
     await page.waitForURL(/\/dashboard\/payments\/PI-\d+\?notice=done$/);

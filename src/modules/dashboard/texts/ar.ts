@@ -87,6 +87,8 @@ export const ar: Record<keyof typeof en, string> = {
   deliveries: 'الإرسالات',
   noEvents: 'لا توجد أحداث.',
   metadata: 'البيانات الوصفية',
+  metadataHint: 'مدخل واحد في كل سطر: اسم، ثم =، ثم قيمته ({example}).',
+  pages: 'الصفحات',
   apiKeys: 'مفاتيح API',
   webhookEndpoints: 'عناوين Webhook',
   deliveryLog: 'سجل الإرسالات',

@@ -85,6 +85,8 @@ export const en = {
   deliveries: 'Deliveries',
   noEvents: 'No events.',
   metadata: 'Metadata',
+  metadataHint: 'One entry per line: a name, then =, then its value ({example}).',
+  pages: 'Pages',
   apiKeys: 'API keys',
   webhookEndpoints: 'Webhook endpoints',
   deliveryLog: 'Delivery log',

@@ -84,6 +84,8 @@ export const fr: Record<keyof typeof en, string> = {
   deliveries: 'Livraisons',
   noEvents: 'Aucun événement.',
   metadata: 'Métadonnées',
+  metadataHint: 'Une entrée par ligne : un nom, puis =, puis sa valeur ({example}).',
+  pages: 'Pages',
   apiKeys: 'Clés API',
   webhookEndpoints: 'Points de terminaison webhook',
   deliveryLog: 'Journal des livraisons',
