@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { Lang } from '../lib/i18n.js';
 
 export type Environment = 'test' | 'live';
 export type KeyKind = 'secret' | 'publishable';
@@ -41,7 +42,8 @@ export interface ApiKeysTable {
 }
 
 export type DashboardRole = 'owner' | 'viewer';
-export type DashboardLang = 'en' | 'fr';
+/** A dashboard session's language: any language the pages speak (migration 030 lets the column hold 'ar'). */
+export type DashboardLang = Lang;
 
 export interface DashboardUsersTable {
   id: string;
