@@ -1,4 +1,5 @@
 import type { DashboardLang } from '../../db/schema.js';
+import { addedTexts } from './texts-added.js';
 
 /** The dashboard speaks English (default) and French: one dictionary per language. */
 const en = {
@@ -312,6 +313,7 @@ const en = {
   statementInProgress: 'in progress',
   statementCsv: 'CSV',
   statementPrintable: 'Printable page',
+  ...addedTexts.en,
 };
 export type Dictionary = typeof en;
 
@@ -623,6 +625,7 @@ const fr: Dictionary = {
   statementInProgress: 'en cours',
   statementCsv: 'CSV',
   statementPrintable: 'Page imprimable',
+  ...addedTexts.fr,
 };
 
 export const dictionaries: Record<DashboardLang, Dictionary> = { en, fr };
