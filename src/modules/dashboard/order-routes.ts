@@ -8,6 +8,8 @@ import * as orders from '../orders/service.js';
 import { FORWARD_ACTIONS, isOrderActionAllowed, ORDER_STATUSES, type OrderAction } from '../orders/state.js';
 import { at, DASHBOARD, requireSession, sendPage } from './context.js';
 import { parseMru } from './i18n.js';
+import { searchOrders, sourceAmounts } from './queries.js';
+import { partialRefundNote } from './refund-note.js';
 import type { DashboardSession } from './sessions.js';
 import { dashboardWrite, Token, Flash } from './write.js';
 import { FORM_WRITE } from '../../http/idempotency/plugin.js';
@@ -22,6 +24,7 @@ const ListQuery = Type.Object(
   {
     ...Flash,
     status: Type.Optional(literalUnion(['', ...ORDER_STATUSES])),
+    q: Type.Optional(Type.String({ maxLength: 200 })),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
   },
   { additionalProperties: false },
@@ -72,7 +75,7 @@ function allowedActions(order: orders.OrderRow): Record<Exclude<OrderAction, 'cu
 }
 
 export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, config } = app.services;
+  const { db, database, config } = app.services;
   const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
   const orderPath = (ref: string) => `${ORDERS}/${encodeURIComponent(ref)}`;
   const locator = (session: DashboardSession, ref: string) => ({ caller: callerOf(session), referenceNumber: ref });
@@ -87,18 +90,23 @@ export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
     const session = requireSession(request);
     const status = request.query.status || undefined;
     const page = request.query.page ?? 1;
-    const result = await orders.listOrders(db, callerOf(session), {
-      status,
-      limit: PAGE_SIZE,
-      offset: (page - 1) * PAGE_SIZE,
-    });
+    const q = request.query.q?.trim() ?? '';
+    const window = { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE };
+    const result = q
+      ? await searchOrders(database, session, { q, status, ...window })
+      : await orders.listOrders(db, callerOf(session), { status, ...window });
+    const filters = new URLSearchParams();
+    if (status) filters.set('status', status);
+    if (q) filters.set('q', q);
     return sendPage(request, reply, 'orders', {
       orders: result.items,
+      refundNote: partialRefundNote(request),
       total: result.total,
       page,
       pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
       status: status ?? '',
-      filterQuery: status ? `status=${status}` : '',
+      q,
+      filterQuery: filters.toString(),
       statuses: ORDER_STATUSES,
     });
   });
@@ -110,6 +118,8 @@ export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
       const session = requireSession(request);
       const order = await orders.getOrder(db, locator(session, request.params.ref));
       return sendPage(request, reply, 'order', {
+        amounts: await sourceAmounts(database, session, order.reference_number),
+        refundNote: partialRefundNote(request),
         order: await view(request, order),
         actions: allowedActions(order),
         refundable: orders.refundableAmount(order),

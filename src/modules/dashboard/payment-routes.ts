@@ -8,7 +8,8 @@ import * as intents from '../intents/service.js';
 import { AMOUNT_TYPES, INTENT_STATUSES, isAllowed } from '../intents/state.js';
 import { at, DASHBOARD, requireSession, sendPage } from './context.js';
 import { parseMru } from './i18n.js';
-import { intentTimeline, searchIntents } from './queries.js';
+import { intentTimeline, searchIntents, sourceAmounts } from './queries.js';
+import { partialRefundNote } from './refund-note.js';
 import { dashboardWrite, Token } from './write.js';
 import { FORM_WRITE } from '../../http/idempotency/plugin.js';
 
@@ -114,6 +115,7 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
       filters: { status: status ?? '', from: from ?? '', to: to ?? '', q: q ?? '' },
       filterQuery: filters.toString(),
       items: result.items,
+      refundNote: partialRefundNote(request),
       total: result.total,
       page,
       pages,
@@ -155,12 +157,17 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
       const session = requireSession(request);
       const intent = await intents.getIntent(database, session, request.params.ref);
       const view = intents.intentView(intent, payBaseUrl(request));
-      const timeline = await intentTimeline(database, session, intent.reference_number);
+      const [timeline, amounts] = await Promise.all([
+        intentTimeline(database, session, intent.reference_number),
+        sourceAmounts(database, session, intent.reference_number),
+      ]);
       const now = new Date();
       return sendPage(request, reply, 'payment', {
         intent,
         view,
         timeline,
+        amounts,
+        refundNote: partialRefundNote(request),
         // A FAILED intent is still payable: it keeps its code and can still be paid or expire.
         qr: isAllowed(intent, 'pay', now) ? renderSVG(view.payUrl, { border: 2 }) : null,
         refundable: (intent.amount_paid ?? 0) - intent.total_amount_refunded,

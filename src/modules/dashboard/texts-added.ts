@@ -88,7 +88,7 @@ const fr: AddedTexts = {
   gross: 'Brut',
   feeExplained:
     "Frais : les frais du prestataire pris sur le montant payé, taxes comprises. La TOF et la TTE sont les taxes déjà incluses dans les frais, reversées à l'État par la plateforme : elles ne s'ajoutent pas. Net : ce qui arrive sur votre solde.",
-  payerFeeExplained: "Les frais payeur sont payés par le client en plus du montant ; ils ne réduisent pas votre net.",
+  payerFeeExplained: 'Les frais payeur sont payés par le client en plus du montant ; ils ne réduisent pas votre net.',
   checkFields: "Le formulaire n'a pas été enregistré : vérifiez les champs signalés ci-dessous.",
   fieldRequired: 'Remplissez ce champ.',
   fieldAmount: 'Saisissez un montant en MRU, par exemple 250 ou 250,50.',
