@@ -47,6 +47,7 @@ const en = {
   lastHttpStatus: 'Last HTTP status',
   noResponse: 'No response',
   retryNow: 'Retry now',
+  nextAttempt: 'Next attempt',
   // Products
   sku: 'SKU',
   skuHint: 'Your own code for this product (externalId in the API). Empty: none.',
@@ -114,6 +115,7 @@ const fr: AddedTexts = {
   lastHttpStatus: 'Dernier statut HTTP',
   noResponse: 'Pas de réponse',
   retryNow: 'Relancer maintenant',
+  nextAttempt: 'Prochaine tentative',
   sku: 'SKU',
   skuHint: "Votre propre code pour ce produit (externalId dans l'API). Vide : aucun.",
   image: 'Image',
@@ -177,6 +179,7 @@ const ar: AddedTexts = {
   lastHttpStatus: 'آخر حالة HTTP',
   noResponse: 'لا رد',
   retryNow: 'أعد المحاولة الآن',
+  nextAttempt: 'المحاولة التالية',
   sku: 'SKU',
   skuHint: 'رمزك الخاص لهذا المنتج (externalId في واجهة البرمجة). فارغ: لا شيء.',
   image: 'صورة',
