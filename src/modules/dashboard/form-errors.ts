@@ -1,4 +1,4 @@
-import { type ApiError, errorCatalogue, type ErrorCode } from '../../http/errors.js';
+import { ApiError, errorCatalogue, type ErrorCode, type ErrorDetail } from '../../http/errors.js';
 import type { Dictionary } from './i18n.js';
 
 /** The dictionary texts a field's refusal may say (each written once, in texts-added.ts). */
@@ -21,6 +21,11 @@ export interface FormFields {
 export interface Refusal {
   problems: Record<string, string>;
   error: string;
+}
+
+/** Whether a refusal is about what was typed in the form (else the page it came from says it). */
+export function isAboutForm(error: ApiError, form: FormFields): boolean {
+  return error.code === 'VALIDATION_ERROR' || form.codes?.[error.code] !== undefined;
 }
 
 export function refusalOf(error: ApiError, t: Dictionary, form: FormFields): Refusal {
@@ -61,5 +66,32 @@ export function formState(refusal?: Refusal) {
     invalid: invalidAttributes(problems),
     errorId,
     ...(refusal ? { error: refusal.error } : {}),
+  };
+}
+
+/**
+ * Reads every field of a form before refusing it, so one answer marks each field that is wrong
+ * (not only the first): `read` runs a field's check and keeps its refusal, `refuse` adds one,
+ * `finish` throws them all as one VALIDATION_ERROR.
+ */
+export function fieldChecks() {
+  const details: ErrorDetail[] = [];
+  return {
+    read<T>(check: () => T, fallback: T): T {
+      try {
+        return check();
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.code !== 'VALIDATION_ERROR' || !error.details) throw error;
+        details.push(...error.details);
+        return fallback;
+      }
+    },
+    refuse(field: string, message: string): void {
+      details.push({ field, message });
+    },
+    finish(): void {
+      if (details.length === 0) return;
+      throw new ApiError('VALIDATION_ERROR', details.map((d) => `${d.field} ${d.message}.`).join(' '), details);
+    },
   };
 }

@@ -7,7 +7,7 @@ import { payBaseUrl } from '../intents/routes.js';
 import * as intents from '../intents/service.js';
 import { AMOUNT_TYPES, INTENT_STATUSES, isAllowed } from '../intents/state.js';
 import { at, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
-import { formState, refusalOf, type FormFields } from './form-errors.js';
+import { formState, isAboutForm, refusalOf, type FormFields } from './form-errors.js';
 import { dictionaries, parseMru } from './i18n.js';
 import { intentTimeline, searchIntents, sourceAmounts } from './queries.js';
 import { partialRefundNote } from './refund-note.js';
@@ -165,7 +165,8 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
           );
           return { redirect: detail(intent.reference_number) };
         },
-        async (error) => {
+        (error) => {
+          if (!isAboutForm(error, LINK_FIELDS)) return undefined;
           const { _csrf, _idem, ...values } = request.body;
           const refusal = refusalOf(error, dictionaries[langOf(request)], LINK_FIELDS);
           return sendPage(request, reply, 'payment-new', { values, ...formState(refusal) }, error.status);

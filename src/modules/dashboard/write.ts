@@ -47,9 +47,10 @@ export async function dashboardWrite(
   work: (trx: Transaction<DB>, session: DashboardSession, caller: ReturnType<typeof callerOf>) => Promise<WriteResult>,
   /**
    * Draws the form again, with what was typed and the refusal on the field it is about, instead
-   * of sending the browser back to `back` with the error's code.
+   * of sending the browser back to `back` with the error's code (unless it answers undefined: a
+   * refusal about no field of the form, such as a product deleted meanwhile).
    */
-  redraw?: (error: ApiError) => Promise<FastifyReply>,
+  redraw?: (error: ApiError) => Promise<FastifyReply> | undefined,
 ): Promise<FastifyReply> {
   const session = requireSession(request);
   const keyed = keyedWrite(request, {
@@ -65,7 +66,8 @@ export async function dashboardWrite(
     });
   } catch (error) {
     if (error instanceof ApiError && error.status < 500) {
-      if (redraw) return redraw(error);
+      const drawn = redraw?.(error);
+      if (drawn) return drawn;
       return reply.redirect(withQuery(back, 'error', error.code), 303);
     }
     throw error;
