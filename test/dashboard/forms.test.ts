@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { freshPhone, simulate } from '../orders/support.js';
+import { createProduct } from '../products/support.js';
+import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { signedIn, type FormClient, type Page } from './support.js';
 
 /** The message drawn next to a field, by the input's aria-describedby. */
@@ -71,5 +73,54 @@ describe('dashboard forms fail on the field that caused it and keep what was typ
     const created = await owner.submit(NEW, '/dashboard/payments', { ...typed, amount: '12.50' });
     assert.equal(created.status, 303);
     assert.match(created.location ?? '', /^\/dashboard\/payments\/PI-/);
+  });
+
+  test('order modification: a picker of the shop’s products and variants; a bad quantity is refused on its row', async () => {
+    const sk = business.keys.secretTest;
+    const tea = await createProduct(t, sk, { name: 'Thé', price: 500, status: 'ACTIVE', quantity: 100 });
+    const couscous = await createProduct(t, sk, {
+      name: 'Couscous',
+      price: 1_000,
+      status: 'ACTIVE',
+      variants: [{ type: 'SIZE', label: 'Large', priceAdjustment: 700, quantity: 50 }],
+    });
+    await createProduct(t, sk, { name: 'Hidden', price: 100, status: 'DISABLED' });
+    const variantId = couscous.variants[0]._id as string;
+    const order = await simulate(t, sk, [{ productId: tea.id, quantity: 1 }], freshPhone());
+    expectStatus(order, 201);
+    const path = `/dashboard/orders/${order.body.data.referenceNumber}`;
+    const page = await owner.get(path);
+    const picker = /<select id="pick-1"[\s\S]*?<\/select>/.exec(page.html)?.[0] ?? '';
+    assert.match(picker, new RegExp(`<option value="${tea.id}">Thé — 5\\.00 MRU</option>`));
+    assert.match(
+      picker,
+      new RegExp(`<option value="${couscous.id}~${variantId}">Couscous · Large — 17\\.00 MRU</option>`),
+    );
+    assert.doesNotMatch(picker, /Hidden/, 'only products on sale');
+    assert.doesNotMatch(page.html, /placeholder="Product id/);
+
+    const pick = `${couscous.id}~${variantId}`;
+    const typed = {
+      productId: [tea.id, pick, ''],
+      variantId: ['', '', ''],
+      optionIds: ['', '', ''],
+      quantity: ['1', 'lots', ''],
+    };
+    const refused = await owner.submit(path, `${path}/propose-modification`, typed);
+    refusedForm(refused);
+    assert.equal(fieldError(refused.html, 'quantity-1'), 'Enter a whole number from 1 to 1000.');
+    assert.equal(fieldError(refused.html, 'quantity-0'), undefined);
+    assert.equal(valueOf(refused.html, 'quantity-1'), 'lots');
+    assert.match(refused.html, new RegExp(`<option value="${pick}" selected>`), 'the pick is kept');
+
+    const proposed = await owner.submit(path, `${path}/propose-modification`, { ...typed, quantity: ['1', '2', ''] });
+    assert.equal(proposed.location, `${path}?notice=done`);
+    const row = await t.runtime.db
+      .selectFrom('orders')
+      .select('proposed_modification')
+      .where('reference_number', '=', order.body.data.referenceNumber)
+      .executeTakeFirstOrThrow();
+    // 1 × 5.00 + 2 × (10.00 + 7.00).
+    assert.equal(row.proposed_modification?.totalAmount, 3_900);
   });
 });
