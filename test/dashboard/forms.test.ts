@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { freshPhone, simulate } from '../orders/support.js';
 import { createProduct } from '../products/support.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
-import { signedIn, type FormClient, type Page } from './support.js';
+import { FormClient, PASSWORD, signedIn, type Page } from './support.js';
 
 /** The message drawn next to a field, by the input's aria-describedby. */
 function fieldError(html: string, inputId: string): string | undefined {
@@ -11,7 +11,10 @@ function fieldError(html: string, inputId: string): string | undefined {
   assert(input, `no field #${inputId}`);
   const described = /aria-describedby="([^"]+)"/.exec(input)?.[1];
   if (!described || !/aria-invalid="true"/.test(input)) return undefined;
-  return new RegExp(`id="${described}">([^<]*)<`).exec(html)?.[1];
+  return described
+    .split(' ')
+    .map((id) => new RegExp(`class="error field-error" id="${id}">([^<]*)<`).exec(html)?.[1])
+    .find(Boolean);
 }
 
 /** The value an input is drawn with (a textarea's text). */
@@ -122,5 +125,36 @@ describe('dashboard forms fail on the field that caused it and keep what was typ
       .executeTakeFirstOrThrow();
     // 1 × 5.00 + 2 × (10.00 + 7.00).
     assert.equal(row.proposed_modification?.totalAmount, 3_900);
+  });
+
+  test('a user changes their own password: each refusal on its field, nothing typed drawn back; other sessions end', async () => {
+    const { client, user } = await signedIn(t, business.id, 'viewer');
+    const elsewhere = new FormClient(t);
+    assert.equal((await elsewhere.signIn(user.email, PASSWORD)).status, 303);
+    const SETTINGS = '/dashboard/settings';
+    const ACTION = `${SETTINGS}/password`;
+    const fresh = 'a much longer passphrase';
+
+    const wrong = await client.submit(SETTINGS, ACTION, { current: 'not it at all', password: fresh, again: fresh });
+    refusedForm(wrong);
+    assert.equal(fieldError(wrong.html, 'current-password'), 'This is not your current password.');
+    assert.equal(fieldError(wrong.html, 'new-password'), undefined);
+    assert.ok(!wrong.html.includes('not it at all') && !wrong.html.includes(fresh), 'no password is drawn back');
+    const short = await client.submit(SETTINGS, ACTION, { current: PASSWORD, password: 'short', again: 'short' });
+    assert.equal(fieldError(short.html, 'new-password'), 'Use from 12 to 200 characters.');
+    const differ = await client.submit(SETTINGS, ACTION, { current: PASSWORD, password: fresh, again: `${fresh}!` });
+    assert.equal(fieldError(differ.html, 'new-password-again'), 'The two new passwords are not the same.');
+    assert.equal((await elsewhere.get('/dashboard')).status, 200, 'a refusal changes nothing');
+
+    const changed = await client.submit(SETTINGS, ACTION, { current: PASSWORD, password: fresh, again: fresh });
+    assert.equal(changed.location, `${SETTINGS}?notice=done`);
+    assert.equal((await client.get('/dashboard')).status, 200, 'this session stays signed in');
+    assert.equal((await elsewhere.get('/dashboard')).status, 303, 'the other session ended');
+    assert.equal(
+      (await new FormClient(t).signIn(user.email, PASSWORD)).status,
+      401,
+      'the old password no longer signs in',
+    );
+    assert.equal((await new FormClient(t).signIn(user.email, fresh)).status, 303);
   });
 });
