@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { renameBusiness } from '../businesses/service.js';
+import { getBusiness, renameBusiness, requestLiveAccess } from '../businesses/service.js';
 import { getFeePlan } from '../payments/fee-plans.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiError } from '../../http/errors.js';
@@ -59,13 +59,17 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
   /** The settings page; the password form's refusal drawn beside its fields (nothing typed is drawn back). */
   const drawSettings = async (request: FastifyRequest, reply: FastifyReply, refusal?: ApiError) => {
     const session = requireSession(request);
-    const [users, feePlan] = await Promise.all([listUsers(db, session.businessId), getFeePlan(db, session.businessId)]);
+    const [users, feePlan, business] = await Promise.all([
+      listUsers(db, session.businessId),
+      getFeePlan(db, session.businessId),
+      getBusiness(db, session.businessId),
+    ]);
     const t = dictionaries[langOf(request)];
     return sendPage(
       request,
       reply,
       'settings',
-      { users, feePlan, ...formState(refusal ? refusalOf(refusal, t, PASSWORD_FIELDS) : undefined) },
+      { users, feePlan, business, ...formState(refusal ? refusalOf(refusal, t, PASSWORD_FIELDS) : undefined) },
       refusal?.status,
     );
   };
@@ -117,6 +121,17 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
       dashboardWrite(request, reply, SETTINGS, async (trx, session) => {
         await renameBusiness(trx, session.businessId, request.body.name);
         return { redirect: SETTINGS };
+      }),
+  );
+
+  // The operator approves it (`admin business approve-live`), as for any business.
+  app.post(
+    at(`${SETTINGS}/live-access`),
+    { config: owner, schema: { hide: true, body: TokenForm } },
+    async (request, reply) =>
+      dashboardWrite(request, reply, SETTINGS, async (trx, session) => {
+        await requestLiveAccess(trx, session.businessId);
+        return { redirect: `${SETTINGS}#live-access` };
       }),
   );
 

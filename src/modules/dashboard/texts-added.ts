@@ -66,6 +66,7 @@ const en = {
   passwordHint: 'At least 12 characters. Your other sessions are signed out; this one stays open.',
   // Live access
   liveAccess: 'Live access',
+  switchToLiveHow: 'Live mode: request access in Settings',
   requestLive: 'Request live access',
   liveRequestHint:
     'Live mode moves real money. The platform checks your business, then approves it; you can then switch to live mode at the top of every page.',
@@ -131,6 +132,7 @@ const fr: AddedTexts = {
   newPasswordAgain: 'Nouveau mot de passe, à nouveau',
   passwordHint: 'Au moins 12 caractères. Vos autres sessions sont fermées ; celle-ci reste ouverte.',
   liveAccess: 'Accès au mode réel',
+  switchToLiveHow: "Mode réel : demandez l'accès dans Paramètres",
   requestLive: "Demander l'accès au mode réel",
   liveRequestHint:
     "Le mode réel déplace de l'argent réel. La plateforme vérifie votre entreprise, puis l'approuve ; vous pourrez alors passer en mode réel en haut de chaque page.",
@@ -195,6 +197,7 @@ const ar: AddedTexts = {
   newPasswordAgain: 'كلمة المرور الجديدة مرة أخرى',
   passwordHint: '12 حرفًا على الأقل. تُغلق جلساتك الأخرى، وتبقى هذه الجلسة مفتوحة.',
   liveAccess: 'الوصول إلى الوضع الحقيقي',
+  switchToLiveHow: 'الوضع الحقيقي: اطلب الوصول من الإعدادات',
   requestLive: 'طلب الوصول إلى الوضع الحقيقي',
   liveRequestHint:
     'الوضع الحقيقي ينقل أموالًا حقيقية. تتحقق المنصة من نشاطك التجاري ثم توافق عليه، وبعدها يمكنك التحويل إلى الوضع الحقيقي من أعلى كل صفحة.',
