@@ -46,7 +46,14 @@ describe('operator API and CLI: business list, live keys on approval', () => {
       [ids[2], ids[1]],
     );
     const listedB = page.items[1];
-    assert.deepEqual(Object.keys(listedB).sort(), ['apiEnabled', 'createdAt', 'id', 'liveApproved', 'liveRequestedAt', 'name']);
+    assert.deepEqual(Object.keys(listedB).sort(), [
+      'apiEnabled',
+      'createdAt',
+      'id',
+      'liveApproved',
+      'liveRequestedAt',
+      'name',
+    ]);
     assert.equal(listedB.name, names[1]);
     assert.equal(listedB.liveApproved, true);
     assert.equal(listedB.apiEnabled, true);
