@@ -13,6 +13,8 @@ export interface BusinessesTable {
   name: string;
   live_approved: Generated<boolean>;
   api_enabled: Generated<boolean>;
+  /** When the business asked for live access from its dashboard (migration 031); null: never. */
+  live_requested_at: Generated<Date | null>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }

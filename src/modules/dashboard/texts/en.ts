@@ -345,4 +345,74 @@ export const en = {
   keyRotated: 'Replaced',
   endpointDisabledFailing: 'its deliveries kept failing',
   endpointDisabledManual: 'disabled by an owner',
+  // Figures that add up and forms a merchant can use (issue 38 items 2 and 3)
+  // Home figures
+  paidCount: '{count} paid (payments and orders)',
+  volumeHint: 'Payments and storefront orders, by day of payment (UTC).',
+  ordersByStatus: 'Orders by status',
+  openAmount: 'Open amount',
+  chartValues: 'Values per day',
+  chartDay: 'Day',
+  chartSummary: 'Highest day: {max}. Total over 30 days: {total}.',
+  // Amounts: partial refunds, gross / fee / net
+  partiallyRefunded: 'Partially refunded · {refunded} of {paid}',
+  amounts: 'Amounts',
+  gross: 'Gross',
+  feeExplained:
+    'Fee: the provider fee taken from the amount paid, taxes included. TOF and TTE are the taxes already inside the fees, paid to the State by the platform: they are not charged on top. Net: what reaches your balance.',
+  payerFeeExplained: 'The payer fee is paid by the customer on top of the amount; it does not reduce your net.',
+  // Forms
+  checkFields: 'The form was not saved: check the fields marked below.',
+  fieldRequired: 'Fill in this field.',
+  fieldAmount: 'Enter an amount in MRU, such as 250 or 250.50.',
+  fieldAmountRange: 'This amount is outside the allowed range.',
+  fieldWholeNumber: 'Enter a whole number.',
+  fieldQuantity: 'Enter a whole number from 1 to 1000.',
+  fieldMetadata: 'Write one key=value per line.',
+  fieldEmail: 'Enter an email address that no other user has.',
+  fieldPasswordLength: 'Use from 12 to 200 characters.',
+  fieldPasswordWrong: 'This is not your current password.',
+  fieldPasswordsDiffer: 'The two new passwords are not the same.',
+  fieldSku: 'Another product already has this SKU, or it is too long.',
+  fieldItems: 'Keep at least one product in the order.',
+  fieldProduct: 'Choose a product of this shop that is on sale.',
+  fieldInvalid: 'This value is not accepted.',
+  // Order modification
+  addProduct: 'Add a product',
+  chooseProduct: 'Choose a product',
+  // Search
+  searchHintLabels: 'Label, reference, short code, 6-digit code or metadata value',
+  orderSearchHint: 'Reference, customer name or phone',
+  noPaymentMatches: 'No payment matches these filters.',
+  noOrderMatches: 'No order matches these filters.',
+  // Webhook deliveries
+  failing: 'Failing',
+  lastHttpStatus: 'Last HTTP status',
+  noResponse: 'No response',
+  retryNow: 'Retry now',
+  // Products
+  sku: 'SKU',
+  skuHint: 'Your own code for this product (externalId in the API). Empty: none.',
+  image: 'Image',
+  noImage: 'No image',
+  deleteProduct: 'Delete this product',
+  deleteProductHint:
+    'The product leaves the shop and every list; orders already placed keep it. This cannot be undone from the dashboard.',
+  deleteProductConfirm: 'Yes, delete this product',
+  productDeleted: 'The product was deleted.',
+  // Own password
+  changePassword: 'Change your password',
+  currentPassword: 'Current password',
+  newPassword: 'New password',
+  newPasswordAgain: 'New password, again',
+  passwordHint: 'At least 12 characters. Your other sessions are signed out; this one stays open.',
+  // Live access
+  liveAccess: 'Live access',
+  switchToLiveHow: 'Live mode: request access in Settings',
+  requestLive: 'Request live access',
+  liveRequestHint:
+    'Live mode moves real money. The platform checks your business, then approves it; you can then switch to live mode at the top of every page.',
+  liveRequested: 'Requested on {date}: waiting for approval by the platform.',
+  liveIsApproved: 'Approved: live mode is open.',
+  liveHowTo: 'Live mode opens once the platform approves your business: request live access in Settings.',
 };
