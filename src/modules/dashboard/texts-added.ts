@@ -57,7 +57,6 @@ const en = {
   deleteProductHint:
     'The product leaves the shop and every list; orders already placed keep it. This cannot be undone from the dashboard.',
   deleteProductConfirm: 'Yes, delete this product',
-  productDeleted: 'The product was deleted.',
   // Own password
   changePassword: 'Change your password',
   currentPassword: 'Current password',
@@ -72,7 +71,6 @@ const en = {
     'Live mode moves real money. The platform checks your business, then approves it; you can then switch to live mode at the top of every page.',
   liveRequested: 'Requested on {date}: waiting for approval by the platform.',
   liveIsApproved: 'Approved: live mode is open.',
-  liveHowTo: 'Live mode opens once the platform approves your business: request live access in Settings.',
 };
 
 export type AddedTexts = typeof en;
@@ -125,7 +123,6 @@ const fr: AddedTexts = {
   deleteProductHint:
     'Le produit quitte la boutique et toutes les listes ; les commandes déjà passées le gardent. Cela ne peut pas être annulé depuis le tableau de bord.',
   deleteProductConfirm: 'Oui, supprimer ce produit',
-  productDeleted: 'Le produit a été supprimé.',
   changePassword: 'Changer votre mot de passe',
   currentPassword: 'Mot de passe actuel',
   newPassword: 'Nouveau mot de passe',
@@ -138,8 +135,6 @@ const fr: AddedTexts = {
     "Le mode réel déplace de l'argent réel. La plateforme vérifie votre entreprise, puis l'approuve ; vous pourrez alors passer en mode réel en haut de chaque page.",
   liveRequested: "Demandé le {date} : en attente d'approbation par la plateforme.",
   liveIsApproved: 'Approuvé : le mode réel est ouvert.',
-  liveHowTo:
-    "Le mode réel s'ouvre une fois votre entreprise approuvée par la plateforme : demandez l'accès dans Paramètres.",
 };
 
 const ar: AddedTexts = {
@@ -190,7 +185,6 @@ const ar: AddedTexts = {
   deleteProductHint:
     'يخرج المنتج من المتجر ومن كل القوائم، وتحتفظ به الطلبات السابقة. لا يمكن التراجع عن ذلك من لوحة التحكم.',
   deleteProductConfirm: 'نعم، احذف هذا المنتج',
-  productDeleted: 'حُذف المنتج.',
   changePassword: 'تغيير كلمة المرور',
   currentPassword: 'كلمة المرور الحالية',
   newPassword: 'كلمة المرور الجديدة',
@@ -203,7 +197,6 @@ const ar: AddedTexts = {
     'الوضع الحقيقي ينقل أموالًا حقيقية. تتحقق المنصة من نشاطك التجاري ثم توافق عليه، وبعدها يمكنك التحويل إلى الوضع الحقيقي من أعلى كل صفحة.',
   liveRequested: 'طُلب بتاريخ {date}: في انتظار موافقة المنصة.',
   liveIsApproved: 'تمت الموافقة: الوضع الحقيقي مفتوح.',
-  liveHowTo: 'يُفتح الوضع الحقيقي بعد موافقة المنصة على نشاطك التجاري: اطلب الوصول من صفحة الإعدادات.',
 };
 
 export const addedTexts = { en, fr, ar };
