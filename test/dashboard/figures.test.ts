@@ -142,6 +142,8 @@ describe('dashboard figures: the home page adds payments and orders up, refunds 
     assert.equal(textOf(page.html, 'amount-fee'), '−1.50 MRU');
     assert.equal(textOf(page.html, 'amount-net'), '73.50 MRU');
     assert.match(textOf(page.html, 'fee-explained'), /TOF and TTE are the taxes/);
+    const settings = await owner.get('/dashboard/settings');
+    assert.match(textOf(settings.html, 'fee-plan-explained'), /TOF and TTE are the taxes/);
     const open = await owner.get(`/dashboard/payments/${openRef}`);
     assert.equal(textOf(open.html, 'amount-gross'), '150.50 MRU');
     assert.doesNotMatch(open.html, /id="refund-note"/);

@@ -99,9 +99,17 @@ describe('dashboard settings: business name, users and roles, fee plan', () => {
       password: 'short',
       role: 'viewer',
     });
-    assert.equal(short.location, `${SETTINGS}?error=VALIDATION_ERROR`);
+    assert.equal(short.status, 400, 'drawn again with the refusal beside the password');
+    assert.match(short.html, /id="error-invite-password">Use from 12 to 200 characters\.</);
+    assert.match(
+      short.html,
+      /id="invite-email" name="email" type="email" required autocomplete="off" value="x@example\.com"/,
+    );
     const taken = await client.submit(SETTINGS, `${SETTINGS}/users`, { email, password: PASSWORD, role: 'owner' });
-    assert.equal(taken.location, `${SETTINGS}?error=VALIDATION_ERROR`);
+    assert.equal(taken.status, 400);
+    assert.match(taken.html, /id="error-invite-email">Enter an email address that no other user has\.</);
+    assert.match(taken.html, /<option value="owner" selected>/, 'the role is kept');
+    assert.ok(!taken.html.includes(PASSWORD), 'the password is never drawn back');
     assert.equal((await userByEmail(email))?.role, 'viewer');
   });
 

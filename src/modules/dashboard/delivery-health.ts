@@ -4,7 +4,6 @@ interface DeliveryState {
   status: DeliveryStatus;
   attemptCount: number;
   lastStatusCode: number | null;
-  lastError: string | null;
 }
 
 /**

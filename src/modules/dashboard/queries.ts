@@ -9,6 +9,7 @@ import { listIntents } from '../intents/service.js';
 import { INTENT_STATUSES } from '../intents/state.js';
 import { findIntentWithRefunds, type IntentWithRefunds } from '../intents/repo.js';
 import { lastDays } from './chart.js';
+import { isFailing } from './delivery-health.js';
 
 /**
  * Reads only the dashboard makes (figures for the home page, search across intents). Every
@@ -160,7 +161,16 @@ export async function intentTimeline(database: Database, scope: Scope, reference
     id: event.id,
     event: event.event,
     createdAt: event.created_at,
-    deliveries: deliveries.filter((delivery) => delivery.event_id === event.id),
+    deliveries: deliveries
+      .filter((delivery) => delivery.event_id === event.id)
+      .map((delivery) => ({
+        ...delivery,
+        failing: isFailing({
+          status: delivery.status,
+          attemptCount: delivery.attempt_count,
+          lastStatusCode: delivery.last_status_code,
+        }),
+      })),
   }));
 }
 

@@ -42,6 +42,14 @@ const PasswordForm = Type.Object(
   { additionalProperties: false },
 );
 
+/** The add-a-user form's fields its refusals name (apart from the own-password form's). */
+const INVITE_FIELDS: FormFields = {
+  fields: [
+    { pattern: /^email$/, text: 'fieldEmail', as: 'invite.email' },
+    { pattern: /^password$/, text: 'fieldPasswordLength', as: 'invite.password' },
+  ],
+};
+
 /** The own-password form's fields its refusals name. */
 const PASSWORD_FIELDS: FormFields = {
   fields: [
@@ -57,7 +65,12 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
   const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
 
   /** The settings page; the password form's refusal drawn beside its fields (nothing typed is drawn back). */
-  const drawSettings = async (request: FastifyRequest, reply: FastifyReply, refusal?: ApiError) => {
+  const drawSettings = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    refusal?: { error: ApiError; form: FormFields },
+    invite: { email: string; role: string } = { email: '', role: 'viewer' },
+  ) => {
     const session = requireSession(request);
     const [users, feePlan, business] = await Promise.all([
       listUsers(db, session.businessId),
@@ -69,8 +82,14 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
       request,
       reply,
       'settings',
-      { users, feePlan, business, ...formState(refusal ? refusalOf(refusal, t, PASSWORD_FIELDS) : undefined) },
-      refusal?.status,
+      {
+        users,
+        feePlan,
+        business,
+        invite,
+        ...formState(refusal ? refusalOf(refusal.error, t, refusal.form) : undefined),
+      },
+      refusal?.error.status,
     );
   };
 
@@ -109,7 +128,10 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
           await changeOwnPassword(trx, session.userId, passwordHash, session.tokenHash);
           return { redirect: SETTINGS };
         },
-        (error) => (isAboutForm(error, PASSWORD_FIELDS) ? drawSettings(request, reply, error) : undefined),
+        (error) =>
+          isAboutForm(error, PASSWORD_FIELDS)
+            ? drawSettings(request, reply, { error, form: PASSWORD_FIELDS })
+            : undefined,
       );
     },
   );
@@ -148,11 +170,21 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
       const passwordHash = await newPasswordHash(password, config.dashboard.passwordCost).catch(
         (error: unknown) => error as Error,
       );
-      return dashboardWrite(request, reply, SETTINGS, async (trx, session) => {
-        if (passwordHash instanceof Error) throw passwordHash;
-        await createUser(trx, { businessId: session.businessId, email, passwordHash, role });
-        return { redirect: SETTINGS };
-      });
+      return dashboardWrite(
+        request,
+        reply,
+        SETTINGS,
+        async (trx, session) => {
+          if (passwordHash instanceof Error) throw passwordHash;
+          await createUser(trx, { businessId: session.businessId, email, passwordHash, role });
+          return { redirect: SETTINGS };
+        },
+        // The email and role are drawn back; the password never is.
+        (error) =>
+          isAboutForm(error, INVITE_FIELDS)
+            ? drawSettings(request, reply, { error, form: INVITE_FIELDS }, { email, role })
+            : undefined,
+      );
     },
   );
 

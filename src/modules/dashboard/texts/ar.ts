@@ -375,7 +375,7 @@ export const ar: Record<keyof typeof en, string> = {
   lastHttpStatus: 'آخر حالة HTTP',
   noResponse: 'لا رد',
   retryNow: 'أعد المحاولة الآن',
-  sku: 'SKU',
+  sku: 'رمز المنتج (SKU)',
   skuHint: 'رمزك الخاص لهذا المنتج (externalId في واجهة البرمجة). فارغ: لا شيء.',
   image: 'صورة',
   noImage: 'لا صورة',
@@ -383,7 +383,6 @@ export const ar: Record<keyof typeof en, string> = {
   deleteProductHint:
     'يخرج المنتج من المتجر ومن كل القوائم، وتحتفظ به الطلبات السابقة. لا يمكن التراجع عن ذلك من لوحة التحكم.',
   deleteProductConfirm: 'نعم، احذف هذا المنتج',
-  productDeleted: 'حُذف المنتج.',
   changePassword: 'تغيير كلمة المرور',
   currentPassword: 'كلمة المرور الحالية',
   newPassword: 'كلمة المرور الجديدة',
@@ -396,5 +395,4 @@ export const ar: Record<keyof typeof en, string> = {
     'الوضع الحقيقي ينقل أموالًا حقيقية. تتحقق المنصة من نشاطك التجاري ثم توافق عليه، وبعدها يمكنك التحويل إلى الوضع الحقيقي من أعلى كل صفحة.',
   liveRequested: 'طُلب بتاريخ {date}: في انتظار موافقة المنصة.',
   liveIsApproved: 'تمت الموافقة: الوضع الحقيقي مفتوح.',
-  liveHowTo: 'يُفتح الوضع الحقيقي بعد موافقة المنصة على نشاطك التجاري: اطلب الوصول من صفحة الإعدادات.',
 };

@@ -399,7 +399,6 @@ export const en = {
   deleteProductHint:
     'The product leaves the shop and every list; orders already placed keep it. This cannot be undone from the dashboard.',
   deleteProductConfirm: 'Yes, delete this product',
-  productDeleted: 'The product was deleted.',
   // Own password
   changePassword: 'Change your password',
   currentPassword: 'Current password',
@@ -414,5 +413,4 @@ export const en = {
     'Live mode moves real money. The platform checks your business, then approves it; you can then switch to live mode at the top of every page.',
   liveRequested: 'Requested on {date}: waiting for approval by the platform.',
   liveIsApproved: 'Approved: live mode is open.',
-  liveHowTo: 'Live mode opens once the platform approves your business: request live access in Settings.',
 };

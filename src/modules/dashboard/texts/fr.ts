@@ -378,7 +378,7 @@ export const fr: Record<keyof typeof en, string> = {
   lastHttpStatus: 'Dernier statut HTTP',
   noResponse: 'Pas de réponse',
   retryNow: 'Relancer maintenant',
-  sku: 'SKU',
+  sku: 'Référence article (SKU)',
   skuHint: "Votre propre code pour ce produit (externalId dans l'API). Vide : aucun.",
   image: 'Image',
   noImage: "Pas d'image",
@@ -386,7 +386,6 @@ export const fr: Record<keyof typeof en, string> = {
   deleteProductHint:
     'Le produit quitte la boutique et toutes les listes ; les commandes déjà passées le gardent. Cela ne peut pas être annulé depuis le tableau de bord.',
   deleteProductConfirm: 'Oui, supprimer ce produit',
-  productDeleted: 'Le produit a été supprimé.',
   changePassword: 'Changer votre mot de passe',
   currentPassword: 'Mot de passe actuel',
   newPassword: 'Nouveau mot de passe',
@@ -399,6 +398,4 @@ export const fr: Record<keyof typeof en, string> = {
     "Le mode réel déplace de l'argent réel. La plateforme vérifie votre entreprise, puis l'approuve ; vous pourrez alors passer en mode réel en haut de chaque page.",
   liveRequested: "Demandé le {date} : en attente d'approbation par la plateforme.",
   liveIsApproved: 'Approuvé : le mode réel est ouvert.',
-  liveHowTo:
-    "Le mode réel s'ouvre une fois votre entreprise approuvée par la plateforme : demandez l'accès dans Paramètres.",
 };
