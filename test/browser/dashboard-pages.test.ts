@@ -133,6 +133,12 @@ describe(
         // A reference stays left to right inside the right-to-left page.
         const reference = page.locator('#payments a.mono').first();
         assert.equal(await reference.evaluate((element) => getComputedStyle(element).direction), 'ltr');
+        // On one line, not three characters a line.
+        const box = await reference.boundingBox();
+        assert.ok(box && box.height < 30, `a reference ${box?.height}px high`);
+        // Why live mode is closed is written on the page, in its language, not in a tooltip.
+        assert.ok(await page.locator('#live-not-approved').isVisible());
+        assert.equal(await page.locator('#live-not-approved').textContent(), 'يُفتح الوضع الفعلي بعد اعتماد المؤسسة.');
       } finally {
         await context.close();
       }
