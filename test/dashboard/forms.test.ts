@@ -94,10 +94,10 @@ describe('dashboard forms fail on the field that caused it and keep what was typ
     const path = `/dashboard/orders/${order.body.data.referenceNumber}`;
     const page = await owner.get(path);
     const picker = /<select id="pick-1"[\s\S]*?<\/select>/.exec(page.html)?.[0] ?? '';
-    assert.match(picker, new RegExp(`<option value="${tea.id}">Thé — 5\\.00 MRU</option>`));
+    assert.match(picker, new RegExp(`<option value="${tea.id}">Thé — 5\\.00\u00a0MRU</option>`));
     assert.match(
       picker,
-      new RegExp(`<option value="${couscous.id}~${variantId}">Couscous · Large — 17\\.00 MRU</option>`),
+      new RegExp(`<option value="${couscous.id}~${variantId}">Couscous · Large — 17\\.00\u00a0MRU</option>`),
     );
     assert.doesNotMatch(picker, /Hidden/, 'only products on sale');
     assert.doesNotMatch(page.html, /placeholder="Product id/);

@@ -43,7 +43,6 @@ export const ar: Record<keyof typeof en, string> = {
   from: 'من',
   to: 'إلى',
   search: 'بحث',
-  searchHint: 'المرجع أو الرمز القصير أو الرمز من 6 أرقام أو قيمة بيانات وصفية',
   filter: 'تصفية',
   previous: 'السابق',
   next: 'التالي',

@@ -41,7 +41,6 @@ export const en = {
   from: 'From',
   to: 'To',
   search: 'Search',
-  searchHint: 'Reference, short code, 6-digit code or metadata value',
   filter: 'Filter',
   previous: 'Previous',
   next: 'Next',

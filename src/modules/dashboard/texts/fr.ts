@@ -40,7 +40,6 @@ export const fr: Record<keyof typeof en, string> = {
   from: 'Du',
   to: 'Au',
   search: 'Rechercher',
-  searchHint: 'Référence, code court, code à 6 chiffres ou valeur de métadonnée',
   filter: 'Filtrer',
   previous: 'Précédent',
   next: 'Suivant',
