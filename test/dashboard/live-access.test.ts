@@ -21,7 +21,7 @@ describe('request live access: a visible step in settings, its state, the operat
     // The header's live control says in words where to go, instead of a disabled button.
     assert.match(
       home.html,
-      /<a href="\/dashboard\/settings#live-access" id="live-how">Live mode: request access in Settings<\/a>/,
+      /<a class="why" href="\/dashboard\/settings#live-access" id="live-how"><span id="live-not-approved">Live mode opens once the business is approved\.<\/span><\/a>/,
     );
     assert.doesNotMatch(home.html, /value="live" disabled/);
 
@@ -84,7 +84,7 @@ describe('request live access: a visible step in settings, its state, the operat
     const page = await client.get(SETTINGS);
     assert.match(
       page.html,
-      /Mode réel : demandez l'accès dans Paramètres|Mode réel : demandez l&#39;accès dans Paramètres/,
+      /id="live-not-approved">Le mode réel s(?:'|&#39;)ouvre une fois l(?:'|&#39;)entreprise approuvée\./,
     );
     assert.match(page.html, /Demander l(&#39;|')accès au mode réel/);
   });

@@ -406,7 +406,6 @@ export const en = {
   passwordHint: 'At least 12 characters. Your other sessions are signed out; this one stays open.',
   // Live access
   liveAccess: 'Live access',
-  switchToLiveHow: 'Live mode: request access in Settings',
   requestLive: 'Request live access',
   liveRequestHint:
     'Live mode moves real money. The platform checks your business, then approves it; you can then switch to live mode at the top of every page.',

@@ -391,7 +391,6 @@ export const fr: Record<keyof typeof en, string> = {
   newPasswordAgain: 'Nouveau mot de passe, à nouveau',
   passwordHint: 'Au moins 12 caractères. Vos autres sessions sont fermées ; celle-ci reste ouverte.',
   liveAccess: 'Accès au mode réel',
-  switchToLiveHow: "Mode réel : demandez l'accès dans Paramètres",
   requestLive: "Demander l'accès au mode réel",
   liveRequestHint:
     "Le mode réel déplace de l'argent réel. La plateforme vérifie votre entreprise, puis l'approuve ; vous pourrez alors passer en mode réel en haut de chaque page.",
