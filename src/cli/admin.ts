@@ -8,7 +8,14 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { businessTable, liveKeysNote, type BusinessPage, type CreatedBusinessOutput } from './business-output.js';
+import {
+  businessDetails,
+  businessTable,
+  liveKeysNote,
+  type BusinessListItem,
+  type BusinessPage,
+  type CreatedBusinessOutput,
+} from './business-output.js';
 import { ConnectionError, resolveConnection } from './connection.js';
 
 const usage = `Usage: npm run --silent admin -- <command> [options] [--json]
@@ -17,6 +24,8 @@ const usage = `Usage: npm run --silent admin -- <command> [options] [--json]
                                     live keys only with --approve-live (else: at approve-live)
   business approve-live BUSINESS_ID   issues the live keys the business lacks, shown once
   business list [--page N] [--limit N]
+                                    LIVE: approved, requested (asked from the dashboard) or no
+  business show BUSINESS_ID         one business, with its request for live access
   key create --business ID --kind secret|publishable --env test|live [--scopes a,b] [--ip-allow ADDR,...]
   key suspend KEY_ID | key revoke KEY_ID | key rotate KEY_ID
   key list --business ID
@@ -130,6 +139,12 @@ function toCall(args: string[]): Call {
         };
       case 'business approve-live':
         return { method: 'POST', path: `/businesses/${encodeURIComponent(required(id, 'BUSINESS_ID'))}/approve-live` };
+      case 'business show':
+        return {
+          method: 'GET',
+          path: `/businesses/${encodeURIComponent(required(id, 'BUSINESS_ID'))}`,
+          render: (data) => businessDetails(data as BusinessListItem),
+        };
       case 'business list': {
         const query = new URLSearchParams();
         const page = integer(values.page, 'page');

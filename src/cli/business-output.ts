@@ -5,7 +5,18 @@ export interface BusinessListItem {
   name: string;
   liveApproved: boolean;
   apiEnabled: boolean;
+  /** When it asked for live access from its dashboard (absent from servers before migration 031). */
+  liveRequestedAt?: string | null;
   createdAt: string;
+}
+
+/** Minutes, UTC: enough to tell businesses apart, short enough for one line. */
+const minutes = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+
+/** Where the business stands on live mode: approved, asked from its dashboard (waiting), or no. */
+function liveState(item: BusinessListItem): string {
+  if (item.liveApproved) return 'approved';
+  return item.liveRequestedAt ? `requested ${minutes(item.liveRequestedAt)}` : 'no';
 }
 
 export interface BusinessPage {
@@ -30,10 +41,9 @@ export function businessTable(page: BusinessPage): string {
     ...page.items.map((item) => [
       item.id,
       name(item.name),
-      item.liveApproved ? 'approved' : 'no',
+      liveState(item),
       item.apiEnabled ? 'on' : 'off',
-      // Minutes, UTC: enough to tell businesses apart, short enough for one line.
-      `${item.createdAt.slice(0, 16).replace('T', ' ')} UTC`,
+      minutes(item.createdAt),
     ]),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
@@ -57,4 +67,18 @@ export function liveKeysNote(created: CreatedBusinessOutput): string | undefined
     'No live keys yet: the business is not approved for live. ' +
     `\`business approve-live ${created.business.id}\` approves it and prints its live keys, once.`
   );
+}
+
+/** `business show`: one business, a line per field, and what to run when it waits for approval. */
+export function businessDetails(item: BusinessListItem): string {
+  const lines = [
+    ['ID', item.id],
+    ['NAME', item.name],
+    ['LIVE', liveState(item)],
+    ['API', item.apiEnabled ? 'on' : 'off'],
+    ['CREATED', minutes(item.createdAt)],
+  ].map(([label, value]) => `${label!.padEnd(8)}${value}`);
+  if (!item.liveApproved && item.liveRequestedAt)
+    lines.push('', `Waiting for approval: \`business approve-live ${item.id}\` approves it.`);
+  return lines.join('\n');
 }

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { Lang } from '../lib/i18n.js';
 
 export type Environment = 'test' | 'live';
 export type KeyKind = 'secret' | 'publishable';
@@ -12,6 +13,8 @@ export interface BusinessesTable {
   name: string;
   live_approved: Generated<boolean>;
   api_enabled: Generated<boolean>;
+  /** When the business asked for live access from its dashboard (migration 031); null: never. */
+  live_requested_at: Generated<Date | null>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }
@@ -41,7 +44,8 @@ export interface ApiKeysTable {
 }
 
 export type DashboardRole = 'owner' | 'viewer';
-export type DashboardLang = 'en' | 'fr';
+/** A dashboard session's language: any language the pages speak (migration 030 lets the column hold 'ar'). */
+export type DashboardLang = Lang;
 
 export interface DashboardUsersTable {
   id: string;

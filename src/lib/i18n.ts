@@ -143,6 +143,15 @@ export function formatNumber(value: number, lang: Lang): string {
   return new Intl.NumberFormat(INTL_LOCALES[lang]).format(value);
 }
 
+/** Basis points as the language writes a percentage with two decimals: 250 → "2.50%" (en), "2,50 %" (fr). */
+export function formatBasisPoints(bps: number, lang: Lang): string {
+  return new Intl.NumberFormat(INTL_LOCALES[lang], {
+    style: 'percent',
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2,
+  }).format(bps / 10_000);
+}
+
 /**
  * Integer centimes as the language writes the amount: 123456 → "1,234.56 MRU" (en),
  * "1 234,56 MRU" (fr), "1,234.56 أوقية" (ar). Centimes / 100 is exact to the cent for any amount
@@ -163,6 +172,20 @@ export function formatAmount(centimes: number, lang: Lang): string {
 
 export function formatDateTime(date: Date, lang: Lang): string {
   return date.toLocaleString(INTL_LOCALES[lang], { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/**
+ * A date and time in UTC, saying so ("Nov 27, 2026, 9:05 PM UTC"): for pages read from anywhere
+ * (the merchant dashboard), where the server's own time zone would mean nothing.
+ */
+export function formatUtcDateTime(date: Date, lang: Lang): string {
+  const text = date.toLocaleString(INTL_LOCALES[lang], { timeZone: 'UTC', dateStyle: 'medium', timeStyle: 'short' });
+  return `${text}${UNIT_SEPARATOR}UTC`;
+}
+
+/** A month as the language names it ("November 2026", "novembre 2026", "نوفمبر 2026"), in UTC. */
+export function formatUtcMonth(date: Date, lang: Lang): string {
+  return date.toLocaleString(INTL_LOCALES[lang], { month: 'long', year: 'numeric', timeZone: 'UTC' });
 }
 
 /**

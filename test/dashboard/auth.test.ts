@@ -168,8 +168,40 @@ describe('dashboard accounts, sessions, CSRF, roles and limits', () => {
     assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'none'/);
     assert.equal(page.headers.get('x-frame-options'), 'DENY');
     const french = await client.get('/dashboard/login?lang=fr');
-    assert.match(french.html, /<html lang="fr">/);
+    assert.match(french.html, /<html lang="fr" dir="ltr">/);
     assert.match(french.html, /Mot de passe/);
+    // Arabic, right to left, and every language offered, each named in itself.
+    const arabic = await client.get('/dashboard/login?lang=ar');
+    assert.match(arabic.html, /<html lang="ar" dir="rtl">/);
+    assert.match(arabic.html, /كلمة المرور/);
+    for (const name of ['العربية', 'Français', 'English']) assert.ok(arabic.html.includes(name), name);
+    assert.match(arabic.html, /<input type="hidden" name="lang" value="ar">/);
+  });
+
+  test('signed in from the Arabic sign-in page, the session is stored in Arabic and its pages are right to left', async () => {
+    const user = await createUser(t, business.id);
+    const arabic = new FormClient(t);
+    const answer = await arabic.signIn(user.email, user.password, { lang: 'ar' });
+    assert.equal(answer.status, 303);
+    const home = await arabic.get('/dashboard');
+    assert.match(home.html, /<html lang="ar" dir="rtl">/);
+    assert.match(home.html, /الرصيد المتاح/);
+    const sessions = await t.runtime.db
+      .selectFrom('dashboard_sessions')
+      .select('lang')
+      .where('user_id', '=', user.id)
+      .execute();
+    assert.deepEqual(
+      sessions.map((session) => session.lang),
+      ['ar'],
+    );
+    // A wrong password on the Arabic page answers in Arabic.
+    const refused = await new FormClient(t).signIn(user.email, 'not the password', { lang: 'ar' });
+    assert.equal(refused.status, 401);
+    assert.match(refused.html, /البريد الإلكتروني أو كلمة المرور غير صحيحة/);
+    // And the session switches to French and back from the foot of any page.
+    assert.equal((await arabic.submit('/dashboard', '/dashboard/preferences', { lang: 'fr' })).status, 303);
+    assert.match((await arabic.get('/dashboard')).html, /<html lang="fr" dir="ltr">/);
   });
 
   test('wrong password, unknown email and disabled user get one generic 401 and no session', async () => {
@@ -377,17 +409,17 @@ describe('dashboard accounts, sessions, CSRF, roles and limits', () => {
     assert.equal(await refundsOf(t, reference), 2);
     const page = await client.get(path);
     assert.match(page.html, /damaged/);
-    assert.match(page.html, /15\.00 MRU/);
+    assert.match(page.html, /15\.00\sMRU/);
   });
 
-  test('a refused change comes back with the catalogue message and changes nothing', async () => {
+  test("a refused change comes back with its code's words and changes nothing", async () => {
     const { client } = await signedIn(t, business.id);
     const reference = await paidIntent(t, business, 1_000);
     const path = `/dashboard/payments/${reference}`;
     const answer = await client.submit(path, `${path}/refund`, { amount: '500' });
     assert.equal(answer.status, 303);
     assert.equal(answer.location, `${path}?error=REFUND_AMOUNT_INVALID`);
-    assert.match((await client.get(answer.location!)).html, /The refund amount must be at least 1/);
+    assert.match((await client.get(answer.location!)).html, /The refund must be at least 0\.01 MRU/);
     const garbled = await client.submit(path, `${path}/refund`, { amount: 'ten' });
     assert.equal(garbled.location, `${path}?error=VALIDATION_ERROR`);
     assert.equal(await refundsOf(t, reference), 0);
@@ -403,7 +435,11 @@ describe('dashboard accounts, sessions, CSRF, roles and limits', () => {
     const refused = await client.submit('/dashboard', '/dashboard/preferences', { environment: 'live' });
     assert.equal(refused.status, 303);
     assert.match(refused.location ?? '', /error=LIVE_ACCESS_NOT_APPROVED/);
-    assert.match((await client.get('/dashboard')).html, /id="mode">Test mode/);
+    const testHome = (await client.get('/dashboard')).html;
+    assert.match(testHome, /id="mode">TEST MODE/);
+    // Why live mode is closed is written on the page, not hidden in a tooltip.
+    assert.match(testHome, /id="live-not-approved">Live mode opens once the business is approved\./);
+    assert.doesNotMatch(testHome, /value="live"/);
 
     const approved = await t.createBusiness({ approveLive: true });
     const live = await signedIn(t, approved.id);

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
 import { formatAmount } from '../../src/lib/i18n.js';
-import { formatMru } from '../../src/modules/dashboard/i18n.js';
 import { EXPORT_COLUMNS } from '../../src/modules/payments/balance-transactions.js';
 import { foldPendingMovements } from '../../src/modules/payments/ledger.js';
 import { act, createIntent } from '../intents/support.js';
@@ -19,7 +18,7 @@ function monthsAgo(back: number): string {
 }
 
 const BALANCE = '/dashboard/balance';
-const mru = (centimes: number) => formatMru(centimes, 'en');
+const mru = (centimes: number) => formatAmount(centimes, 'en');
 
 interface Txn {
   id: string;
@@ -98,8 +97,8 @@ describe('the Balance page: balance transactions of the session business, filter
     assert.ok(payment!.net < payment!.amount, 'the platform keeps a fee of the payment');
     for (const txn of txns) {
       const row = rowOf(page.html, txn.id);
-      assert.ok(row.includes(`<td class="num net">${mru(txn.net)}</td>`), row);
-      assert.ok(row.includes(`<td class="num">${mru(txn.fee)}</td>`), row);
+      assert.ok(row.includes(`<td class="num net" data-label="Net">${mru(txn.net)}</td>`), row);
+      assert.ok(row.includes(`<td class="num" data-label="Fee">${mru(txn.fee)}</td>`), row);
       assert.ok(row.includes(`href="/dashboard/payments/${txn.source.reference}"`), row);
       assert.ok(row.includes('<span title="'), 'not folded yet: no balance after');
     }
@@ -111,8 +110,12 @@ describe('the Balance page: balance transactions of the session business, filter
     // Once the worker folds the movements, each row shows the balance it left.
     await foldPendingMovements(t.runtime.db);
     const folded = await client.get(BALANCE);
-    assert.ok(rowOf(folded.html, txns[0]!.id).includes(`<td class="num">${mru(available)}</td>`));
-    assert.ok(rowOf(folded.html, txns[2]!.id).includes(`<td class="num">${mru(txns[2]!.net)}</td>`));
+    assert.ok(
+      rowOf(folded.html, txns[0]!.id).includes(`<td class="num" data-label="Balance after">${mru(available)}</td>`),
+    );
+    assert.ok(
+      rowOf(folded.html, txns[2]!.id).includes(`<td class="num" data-label="Balance after">${mru(txns[2]!.net)}</td>`),
+    );
   });
 
   test('the type and source filters narrow the list and are kept in the form', async () => {

@@ -164,7 +164,11 @@ describe('dashboard products: list, create, edit, images, CSV import and export'
     assert.deepEqual(row.options, []);
 
     const badPrice = await client.submit(path, path, { name: 'X', price: 'cheap', status: 'ACTIVE' });
-    assert.equal(badPrice.location, `${path}?error=VALIDATION_ERROR`);
+    assert.equal(badPrice.status, 400, 'drawn again with the refusal on the price');
+    assert.match(
+      badPrice.html,
+      /id="product-price" name="price" required inputmode="decimal" value="cheap" aria-invalid="true"/,
+    );
     const belowZero = await client.submit(path, path, {
       name: 'X',
       price: '1',
@@ -173,7 +177,8 @@ describe('dashboard products: list, create, edit, images, CSV import and export'
       optionName: 'Discount',
       optionAdjustment: '-5',
     });
-    assert.equal(belowZero.location, `${path}?error=VALIDATION_ERROR`);
+    assert.equal(belowZero.status, 400, 'drawn again, the option kept');
+    assert.match(belowZero.html, /name="optionName" aria-label="[^"]*" value="Discount"/);
     assert.equal((await productRow(id)).name, 'Sandales cuir');
     const missing = await client.post(`${PRODUCTS}/prod_doesnotexist`, {
       ...hiddenFields((await client.get(path)).html, path),

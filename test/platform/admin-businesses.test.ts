@@ -46,10 +46,18 @@ describe('operator API and CLI: business list, live keys on approval', () => {
       [ids[2], ids[1]],
     );
     const listedB = page.items[1];
-    assert.deepEqual(Object.keys(listedB).sort(), ['apiEnabled', 'createdAt', 'id', 'liveApproved', 'name']);
+    assert.deepEqual(Object.keys(listedB).sort(), [
+      'apiEnabled',
+      'createdAt',
+      'id',
+      'liveApproved',
+      'liveRequestedAt',
+      'name',
+    ]);
     assert.equal(listedB.name, names[1]);
     assert.equal(listedB.liveApproved, true);
     assert.equal(listedB.apiEnabled, true);
+    assert.equal(listedB.liveRequestedAt, null);
     assert.match(listedB.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.equal(page.items[0].liveApproved, false);
 

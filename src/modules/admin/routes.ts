@@ -6,6 +6,7 @@ import { Envelope, Paginated, Pagination, pageWindow } from '../../http/schemas.
 import {
   approveLive,
   createBusiness,
+  getBusiness,
   listBusinesses,
   setGlobalApiEnabled,
   updateBusiness,
@@ -39,7 +40,13 @@ const BusinessView = Type.Object({
   liveApproved: Type.Boolean(),
   apiEnabled: Type.Boolean(),
 });
-const ListedBusiness = Type.Object({ ...BusinessView.properties, createdAt: Type.String() });
+const ListedBusiness = Type.Object({
+  ...BusinessView.properties,
+  liveRequestedAt: Type.Union([Type.String(), Type.Null()], {
+    description: 'when the business asked for live access from its dashboard; null: never',
+  }),
+  createdAt: Type.String(),
+});
 const FeePlan = Type.Object({
   businessId: Type.String(),
   providerBps: Type.Integer(),
@@ -121,6 +128,12 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         data: { ...result, page, limit, hasMore: offset + result.items.length < result.total },
       };
     },
+  );
+
+  app.get(
+    '/businesses/:id',
+    { schema: { params: IdParams, response: { 200: Envelope(ListedBusiness) } } },
+    async (request) => ({ success: true as const, data: await getBusiness(db, request.params.id) }),
   );
 
   app.post(

@@ -21,6 +21,8 @@ export interface CreatedBusiness {
 }
 
 export interface ListedBusiness extends BusinessView {
+  /** When it asked for live access from its dashboard; null when it never did. */
+  liveRequestedAt: string | null;
   createdAt: string;
 }
 
@@ -125,7 +127,7 @@ export async function listBusinesses(
   const [rows, count] = await Promise.all([
     db
       .selectFrom('businesses')
-      .select(['id', 'name', 'live_approved', 'api_enabled', 'created_at'])
+      .select(LISTED_COLUMNS)
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(window.limit)
@@ -136,16 +138,48 @@ export async function listBusinesses(
       .select((eb) => eb.fn.countAll<string>().as('total'))
       .executeTakeFirstOrThrow(),
   ]);
+  return { items: rows.map(listedView), total: Number(count.total) };
+}
+
+const LISTED_COLUMNS = ['id', 'name', 'live_approved', 'api_enabled', 'live_requested_at', 'created_at'] as const;
+
+function listedView(row: {
+  id: string;
+  name: string;
+  live_approved: boolean;
+  api_enabled: boolean;
+  live_requested_at: Date | null;
+  created_at: Date;
+}): ListedBusiness {
   return {
-    items: rows.map((row) => ({
-      id: row.id,
-      name: row.name,
-      liveApproved: row.live_approved,
-      apiEnabled: row.api_enabled,
-      createdAt: row.created_at.toISOString(),
-    })),
-    total: Number(count.total),
+    id: row.id,
+    name: row.name,
+    liveApproved: row.live_approved,
+    apiEnabled: row.api_enabled,
+    liveRequestedAt: row.live_requested_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
   };
+}
+
+/** One business as `admin business show` prints it. */
+export async function getBusiness(db: Executor, businessId: string): Promise<ListedBusiness> {
+  const row = await db.selectFrom('businesses').select(LISTED_COLUMNS).where('id', '=', businessId).executeTakeFirst();
+  if (!row) throw new ApiError('NOT_FOUND', `No business ${businessId}.`);
+  return listedView(row);
+}
+
+/**
+ * A business asks for live access (its dashboard's "Request live access"): the first ask's time
+ * is kept, asking again changes nothing, and an approved business has nothing left to ask.
+ */
+export async function requestLiveAccess(db: Executor, businessId: string): Promise<ListedBusiness> {
+  await db
+    .updateTable('businesses')
+    .set({ live_requested_at: sql<Date>`coalesce(live_requested_at, now())`, updated_at: sql<Date>`now()` })
+    .where('id', '=', businessId)
+    .where('live_approved', '=', false)
+    .execute();
+  return getBusiness(db, businessId);
 }
 
 export async function setGlobalApiEnabled(db: Executor, enabled: boolean): Promise<void> {

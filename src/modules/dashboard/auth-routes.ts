@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { at, DASHBOARD, langOf, requireSession, safeNext, sendPage } from './context.js';
-import { dictionaries, isLang } from './i18n.js';
+import { isLang } from '../../lib/i18n.js';
+import { dictionaries } from './i18n.js';
 import { addressSubject } from '../../http/client-address.js';
 import { sameToken } from '../../http/auth.js';
 import { cookiesOf, newToken, setCookie, type CookieNames } from './cookies.js';
@@ -15,6 +16,8 @@ const LoginForm = Type.Object(
     password: Type.String({ maxLength: 1000 }),
     _csrf: Type.Optional(Type.String({ maxLength: 200 })),
     next: Type.Optional(Type.String({ maxLength: 2000 })),
+    // The language of the page the form was on: the session keeps speaking it.
+    lang: Type.Optional(Type.String({ maxLength: 8 })),
   },
   { additionalProperties: false },
 );
@@ -90,7 +93,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ names: CookieNames }> = asy
     at(`${DASHBOARD}/login`),
     { config: { dashboard: 'public' }, schema: { hide: true, body: LoginForm } },
     async (request, reply) => {
-      const t = dictionaries[langOf(request)];
+      const lang = langOf(request);
+      const t = dictionaries[lang];
       const { email, password } = request.body;
       const next = safeNext(request.body.next);
       const shown = { email: email.slice(0, 320), next };
@@ -106,7 +110,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ names: CookieNames }> = asy
       }
       const user = await checkCredentials(db, email, password, config.dashboard.passwordCost);
       if (!user) return loginPage(request, reply, 401, { ...shown, error: t.badCredentials });
-      const session = await createSession(db, user.id, langOf(request));
+      const session = await createSession(db, user.id, lang);
       setCookie(reply, names, names.session, session.token);
       return reply.redirect(next, 303);
     },

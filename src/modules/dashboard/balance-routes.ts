@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import type { DashboardLang, DB } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
+import { formatUtcMonth, type Lang } from '../../lib/i18n.js';
 import type { Caller } from '../../http/context.js';
 import { ApiError } from '../../http/errors.js';
 import { parseDateFilter } from '../../http/schemas.js';
@@ -122,16 +123,11 @@ function readFilters(
 }
 
 /** The months offered a statement, each with its files, named in the dashboard's language. */
-async function statementLinks(db: Kysely<DB>, caller: Caller, lang: DashboardLang) {
+async function statementLinks(db: Kysely<DB>, caller: Caller, lang: Lang) {
   const months = await statementMonths(db, caller);
-  const name = new Intl.DateTimeFormat(lang === 'fr' ? 'fr-FR' : 'en-GB', {
-    month: 'long',
-    year: 'numeric',
-    timeZone: 'UTC',
-  });
   return months.map((month, index) => ({
     month: month.label,
-    name: name.format(month.from),
+    name: formatUtcMonth(month.from, lang),
     current: index === 0,
     csvUrl: `${BALANCE}/statements/${month.label}.csv`,
     htmlUrl: `${BALANCE}/statements/${month.label}.html`,

@@ -8,35 +8,70 @@ export interface ChartBar {
   total: number;
 }
 
+/** A value on the vertical axis, with the height its grid line is drawn at. */
+export interface ChartTick {
+  y: number;
+  value: number;
+}
+
 export interface BarChart {
   width: number;
   height: number;
+  /** Where the plot starts on the left, after the axis's labels. */
+  left: number;
   baseline: number;
   bars: ChartBar[];
+  ticks: ChartTick[];
+  /** The top of the axis: the largest day rounded up to a round value. */
   max: number;
+  total: number;
+  /** The day with the largest total (the first such), or undefined when nothing was paid. */
+  best: { day: string; total: number } | undefined;
 }
 
 const WIDTH = 600;
-const HEIGHT = 160;
-const AXIS = 18;
+const HEIGHT = 180;
+const LEFT = 56;
+const TOP = 10;
+const BOTTOM = 20;
+const TICKS = 4;
 
-/** One bar per day of `days` (oldest first), scaled to the largest; a day without payments has none. */
+/** The smallest 1, 2, 2.5 or 5 × 10^k (in centimes, at least 1 MRU per step) that `max / TICKS` fits under. */
+export function niceStep(max: number, ticks = TICKS): number {
+  const raw = Math.max(100, max / ticks);
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((candidate) => candidate >= raw)!;
+  return Math.round(step);
+}
+
+/** One bar per day of `days` (oldest first) over an axis of round values; a day without payments has none. */
 export function barChart(days: { day: string; total: number }[]): BarChart {
-  const max = Math.max(0, ...days.map((d) => d.total));
-  const slot = WIDTH / Math.max(1, days.length);
-  const plot = HEIGHT - AXIS;
+  const largest = Math.max(0, ...days.map((d) => d.total));
+  const step = niceStep(largest);
+  const max = step * TICKS;
+  const plotWidth = WIDTH - LEFT;
+  const slot = plotWidth / Math.max(1, days.length);
+  const baseline = HEIGHT - BOTTOM;
+  const plotHeight = baseline - TOP;
+  const scale = (value: number) => Math.round((value / max) * plotHeight);
   const bars = days.map((d, i) => {
-    const height = max === 0 ? 0 : Math.max(d.total > 0 ? 2 : 0, Math.round((d.total / max) * (plot - 4)));
+    const height = Math.max(d.total > 0 ? 2 : 0, scale(d.total));
     return {
-      x: Math.round(i * slot + slot * 0.15),
-      y: plot - height,
+      x: Math.round(LEFT + i * slot + slot * 0.15),
+      y: baseline - height,
       width: Math.max(1, Math.round(slot * 0.7)),
       height,
       day: d.day,
       total: d.total,
     };
   });
-  return { width: WIDTH, height: HEIGHT, baseline: plot, bars, max };
+  const ticks = Array.from({ length: TICKS + 1 }, (_, i) => ({ value: i * step, y: baseline - scale(i * step) }));
+  const best = days.reduce<{ day: string; total: number } | undefined>(
+    (top, d) => (d.total > 0 && (!top || d.total > top.total) ? d : top),
+    undefined,
+  );
+  const total = days.reduce((sum, d) => sum + d.total, 0);
+  return { width: WIDTH, height: HEIGHT, left: LEFT, baseline, bars, ticks, max, total, best };
 }
 
 /** The last `count` UTC days ending today, as YYYY-MM-DD, oldest first. */

@@ -1,10 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { DashboardLang } from '../../db/schema.js';
-import { errorCatalogue } from '../../http/errors.js';
+import { errorCatalogue, type ErrorCode } from '../../http/errors.js';
+import {
+  formatAmount,
+  formatAmountInput,
+  formatBasisPoints,
+  formatNumber,
+  formatUtcDateTime,
+  LANGS,
+  LANGUAGE_NAMES,
+  negotiateLang,
+  textDirection,
+  type Lang,
+} from '../../lib/i18n.js';
 import { randomBase62 } from '../../lib/ids.js';
 import { allScopes } from '../keys/scopes.js';
-import { dictionaries, formatDate, formatMru, langFrom, type Dictionary } from './i18n.js';
+import { dashboardAssets } from './assets.js';
+import { dictionaries, errorText, type Dictionary } from './i18n.js';
+import { statusText, type StatusVocabulary } from './statuses.js';
 import type { DashboardSession } from './sessions.js';
 
 /** What a dashboard route needs: `public` (sign-in), `read` (any signed-in user), `owner` (changes). */
@@ -36,9 +49,25 @@ export function callerOf(session: DashboardSession) {
   return { businessId: session.businessId, environment: session.environment, scopes: [...allScopes] };
 }
 
-export function langOf(request: FastifyRequest): DashboardLang {
+/**
+ * The session's language once signed in; before, `?lang=` (or the sign-in form's `lang`, the
+ * language of the page it was on), then Accept-Language: the core's negotiation.
+ */
+export function langOf(request: FastifyRequest): Lang {
+  if (request.dashboard) return request.dashboard.lang;
   const query = (request.query ?? {}) as Record<string, unknown>;
-  return request.dashboard?.lang ?? langFrom(query.lang, request.headers['accept-language']);
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  return negotiateLang(query.lang ?? body.lang, request.headers['accept-language']).lang;
+}
+
+/** The languages a reader may switch to, each named in itself and written in its own direction. */
+export function languageChoices(current: Lang) {
+  return LANGS.map((lang) => ({
+    lang,
+    name: LANGUAGE_NAMES[lang],
+    dir: textDirection(lang),
+    current: lang === current,
+  }));
 }
 
 /**
@@ -58,15 +87,24 @@ function pageCsp(nonce: string): string {
   ].join('; ');
 }
 
+/**
+ * A balance transaction's description as a page in `lang` shows it. The ledger writes them in
+ * English for the API and its CSV ("Refund re_… of PI-…", "Payout PO-…: rent"): another language
+ * leaves them out, the type and the source beside them saying the same.
+ */
+export function ledgerDescription(lang: Lang, description: string): string {
+  return lang === 'en' ? description : '';
+}
+
 /** A `?notice=` or `?error=` shown on the page: only known words and error codes are displayed. */
-function flash(request: FastifyRequest, t: Dictionary): { notice?: string; error?: string } {
+function flash(request: FastifyRequest, t: Dictionary, lang: Lang): { notice?: string; error?: string } {
   const query = (request.query ?? {}) as Record<string, unknown>;
   const out: { notice?: string; error?: string } = {};
   if (query.notice === 'done') out.notice = t.done;
   if (query.notice === 'already') out.notice = t.alreadyDone;
   const code = query.error;
   if (typeof code === 'string' && Object.hasOwn(errorCatalogue, code)) {
-    out.error = errorCatalogue[code as keyof typeof errorCatalogue].message;
+    out.error = errorText(code as ErrorCode, lang);
   }
   return out;
 }
@@ -86,14 +124,25 @@ export async function sendPage(
   const html = await reply.viewAsync(template, {
     t,
     lang,
+    dir: textDirection(lang),
+    languages: languageChoices(lang),
     nonce,
+    stylesheet: dashboardAssets.url('dashboard.css'),
+    // A page's own script (served as a file, loaded under the nonce): `<script src="<%= it.asset('x.js') %>">`.
+    asset: (name: string) => dashboardAssets.url(name),
     session,
     path: request.url.split('?')[0],
-    mru: (centimes: number) => formatMru(centimes, lang),
-    date: (value: Date | string | null) => formatDate(value, lang),
+    mru: (centimes: number) => formatAmount(centimes, lang),
+    amountInput: (centimes: number) => formatAmountInput(centimes, lang),
+    percent: (bps: number) => formatBasisPoints(bps, lang),
+    number: (value: number) => formatNumber(value, lang),
+    date: (value: Date | string | null) =>
+      value === null ? '' : formatUtcDateTime(typeof value === 'string' ? new Date(value) : value, lang),
+    statusText: (vocabulary: StatusVocabulary, status: string) => statusText(t, vocabulary, status),
+    ledgerDescription: (description: string) => ledgerDescription(lang, description),
     // A fresh idempotency token per form drawn: a double submit of one form carries the same one.
     formToken: () => randomBase62(24),
-    ...flash(request, t),
+    ...flash(request, t, lang),
     ...data,
   });
   return reply

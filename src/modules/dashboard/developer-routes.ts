@@ -9,6 +9,7 @@ import { validAllowlistEntry } from '../keys/allowlist.js';
 import { allScopes } from '../keys/scopes.js';
 import { issueKey, listKeys, rotateKey, setKeyStatus } from '../keys/service.js';
 import { getDelivery, listDeliveries, retryDelivery } from '../webhooks/deliveries.js';
+import { isFailing, withHealth } from './delivery-health.js';
 import * as endpoints from '../webhooks/endpoints.js';
 import { at, callerOf, DASHBOARD, requireSession, sendPage } from './context.js';
 import type { DashboardSession } from './sessions.js';
@@ -176,7 +177,11 @@ export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
       const caller = callerOf(session);
       const endpoint = endpoints.endpointView(await endpoints.findEndpoint(db, caller, request.params.id));
       const recent = await listDeliveries(db, caller, { endpointId: endpoint.id }, { limit: 10, offset: 0 });
-      return sendPage(request, reply, 'endpoint', { endpoint, eventNames: EVENT_NAMES, deliveries: recent.items });
+      return sendPage(request, reply, 'endpoint', {
+        endpoint,
+        eventNames: EVENT_NAMES,
+        deliveries: withHealth(recent.items),
+      });
     },
   );
 
@@ -262,7 +267,7 @@ export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
     for (const [name, value] of Object.entries({ status, event, endpoint, from: fromText, to: toText }))
       if (value) filters.set(name, value);
     return sendPage(request, reply, 'deliveries', {
-      deliveries: result.items,
+      deliveries: withHealth(result.items),
       total: result.total,
       page,
       pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
@@ -287,6 +292,7 @@ export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
       const delivery = await getDelivery(db, callerOf(requireSession(request)), request.params.id);
       return sendPage(request, reply, 'delivery', {
         delivery,
+        failing: isFailing(delivery),
         payload: JSON.stringify(delivery.payload, null, 2),
       });
     },

@@ -1,10 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { accountBalance } from '../payments/ledger.js';
 import { barChart } from './chart.js';
-import { at, DASHBOARD, requireSession, sendPage } from './context.js';
-import { intentCountsByStatus, latestIntents, paidVolumeByDay } from './queries.js';
+import { at, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
+import { intentCountsByStatus, latestIntents, orderCountsByStatus, paidVolumeByDay } from './queries.js';
+import { partialRefundNote } from './refund-note.js';
 
 const LATEST = 8;
+
+/** A value of the chart's axis in whole MRU, short ("12K", "1,5 M"): the chart's title says MRU. */
+function axisLabel(lang: string) {
+  const format = new Intl.NumberFormat(lang, { notation: 'compact', maximumFractionDigits: 1 });
+  return (centimes: number) => format.format(centimes / 100);
+}
 
 export const homePages: FastifyPluginAsyncTypebox = async (app) => {
   const { database, db } = app.services;
@@ -12,10 +19,11 @@ export const homePages: FastifyPluginAsyncTypebox = async (app) => {
   app.get(at(DASHBOARD), { schema: { hide: true } }, async (request, reply) => {
     const session = requireSession(request);
     const scope = { businessId: session.businessId, environment: session.environment };
-    const [available, days, counts, latest] = await Promise.all([
+    const [available, days, counts, orderCounts, latest] = await Promise.all([
       accountBalance(db, scope.environment, { kind: 'merchant', ownerId: scope.businessId }),
       paidVolumeByDay(database, scope, 30),
       intentCountsByStatus(database, scope),
+      orderCountsByStatus(database, scope),
       latestIntents(database, scope, LATEST),
     ]);
     const today = days[days.length - 1]!;
@@ -28,8 +36,12 @@ export const homePages: FastifyPluginAsyncTypebox = async (app) => {
       today,
       month,
       chart: barChart(days),
+      days,
+      axisLabel: axisLabel(langOf(request)),
       counts,
+      orderCounts,
       latest,
+      refundNote: partialRefundNote(request),
     });
   });
 };

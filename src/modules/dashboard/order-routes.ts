@@ -1,13 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
 import { Type } from 'typebox';
-import { invalid } from '../../http/errors.js';
+import { invalid, type ApiError } from '../../http/errors.js';
 import { literalUnion } from '../../http/schemas.js';
 import { payBaseUrl } from '../intents/routes.js';
 import * as orders from '../orders/service.js';
 import { FORWARD_ACTIONS, isOrderActionAllowed, ORDER_STATUSES, type OrderAction } from '../orders/state.js';
-import { at, DASHBOARD, requireSession, sendPage } from './context.js';
-import { parseMru } from './i18n.js';
+import { productView } from '../products/model.js';
+import * as products from '../products/service.js';
+import { at, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
+import { fieldChecks, formState, isAboutForm, refusalOf, type FormFields } from './form-errors.js';
+import { formatAmount } from '../../lib/i18n.js';
+import { dictionaries, parseMru } from './i18n.js';
+import { searchOrders, sourceAmounts } from './queries.js';
+import { partialRefundNote } from './refund-note.js';
 import type { DashboardSession } from './sessions.js';
 import { dashboardWrite, Token, Flash } from './write.js';
 import { FORM_WRITE } from '../../http/idempotency/plugin.js';
@@ -22,6 +30,7 @@ const ListQuery = Type.Object(
   {
     ...Flash,
     status: Type.Optional(literalUnion(['', ...ORDER_STATUSES])),
+    q: Type.Optional(Type.String({ maxLength: 200 })),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
   },
   { additionalProperties: false },
@@ -54,6 +63,40 @@ function rows(value: string | string[] | undefined): string[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }
 
+/** Between a product's id and its variant's in a picker's value (ids are letters, digits and _). */
+const PICK_SEPARATOR = '~';
+/** How many of the shop's products the picker offers (newest first). */
+const PICKER_PRODUCTS = 200;
+
+/** The fields of the modification form its refusals name: a row's quantity, or the lines as a whole. */
+const MODIFICATION_FIELDS: FormFields = {
+  fields: [
+    { pattern: /^rows\.\d+\.quantity$/, text: 'fieldQuantity' },
+    { pattern: /^items$/, text: 'fieldItems' },
+  ],
+  codes: {
+    PRODUCT_NOT_FOUND: { field: 'items', text: 'fieldProduct' },
+    VARIANT_NOT_FOUND: { field: 'items', text: 'fieldProduct' },
+  },
+};
+
+/**
+ * What the modification form's picker offers: each product on sale of the order's shop, and each
+ * of its variants, with its unit price, as `productId` or `productId~variantId`.
+ */
+async function productChoices(db: Kysely<DB>, session: DashboardSession, mru: (centimes: number) => string) {
+  const caller = { businessId: session.businessId, environment: session.environment, publicOnly: false };
+  const { items } = await products.listProducts(db, caller, { status: 'ACTIVE', limit: PICKER_PRODUCTS, offset: 0 });
+  return items.flatMap((row) => {
+    const product = productView(row);
+    if (product.variants.length === 0) return [{ value: product.id, label: `${product.name} — ${mru(product.price)}` }];
+    return product.variants.map((variant) => ({
+      value: `${product.id}${PICK_SEPARATOR}${variant._id}`,
+      label: `${product.name} · ${variant.label} — ${mru(product.price + (variant.priceAdjustment ?? 0))}`,
+    }));
+  });
+}
+
 function callerOf(session: DashboardSession): orders.Caller {
   return { businessId: session.businessId, environment: session.environment };
 }
@@ -72,7 +115,7 @@ function allowedActions(order: orders.OrderRow): Record<Exclude<OrderAction, 'cu
 }
 
 export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, config } = app.services;
+  const { db, database, config } = app.services;
   const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
   const orderPath = (ref: string) => `${ORDERS}/${encodeURIComponent(ref)}`;
   const locator = (session: DashboardSession, ref: string) => ({ caller: callerOf(session), referenceNumber: ref });
@@ -87,35 +130,62 @@ export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
     const session = requireSession(request);
     const status = request.query.status || undefined;
     const page = request.query.page ?? 1;
-    const result = await orders.listOrders(db, callerOf(session), {
-      status,
-      limit: PAGE_SIZE,
-      offset: (page - 1) * PAGE_SIZE,
-    });
+    const q = request.query.q?.trim() ?? '';
+    const window = { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE };
+    const result = q
+      ? await searchOrders(database, session, { q, status, ...window })
+      : await orders.listOrders(db, callerOf(session), { status, ...window });
+    const filters = new URLSearchParams();
+    if (status) filters.set('status', status);
+    if (q) filters.set('q', q);
     return sendPage(request, reply, 'orders', {
       orders: result.items,
+      refundNote: partialRefundNote(request),
       total: result.total,
       page,
       pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
       status: status ?? '',
-      filterQuery: status ? `status=${status}` : '',
+      q,
+      filterQuery: filters.toString(),
       statuses: ORDER_STATUSES,
     });
   });
 
+  /** An order's page; its modification form drawn from `typed` with `refusal`'s messages when refused. */
+  const drawOrder = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    ref: string,
+    typed?: { picks: string[]; quantities: string[] },
+    refusal?: ApiError,
+  ) => {
+    const session = requireSession(request);
+    const order = await orders.getOrder(db, locator(session, ref));
+    const actions = allowedActions(order);
+    const t = dictionaries[langOf(request)];
+    return sendPage(
+      request,
+      reply,
+      'order',
+      {
+        amounts: await sourceAmounts(database, session, order.reference_number),
+        refundNote: partialRefundNote(request),
+        order: await view(request, order),
+        actions,
+        refundable: orders.refundableAmount(order),
+        blankRows: BLANK_ROWS,
+        choices: actions.modify ? await productChoices(db, session, (c) => formatAmount(c, langOf(request))) : [],
+        typed: typed ?? null,
+        ...formState(refusal ? refusalOf(refusal, t, MODIFICATION_FIELDS) : undefined),
+      },
+      refusal?.status,
+    );
+  };
+
   app.get(
     at(`${ORDERS}/:ref`),
     { schema: { hide: true, params: RefParams, querystring: FlashQuery } },
-    async (request, reply) => {
-      const session = requireSession(request);
-      const order = await orders.getOrder(db, locator(session, request.params.ref));
-      return sendPage(request, reply, 'order', {
-        order: await view(request, order),
-        actions: allowedActions(order),
-        refundable: orders.refundableAmount(order),
-        blankRows: BLANK_ROWS,
-      });
-    },
+    async (request, reply) => drawOrder(request, reply, request.params.ref),
   );
 
   for (const action of FORWARD_ACTIONS) {
@@ -172,36 +242,52 @@ export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
     { config: owner, schema: { hide: true, params: RefParams, body: ModificationForm } },
     async (request, reply) => {
       const back = orderPath(request.params.ref);
-      return dashboardWrite(request, reply, back, async (trx, session) => {
-        const [products, variants, optionLists, quantities] = [
-          rows(request.body.productId),
-          rows(request.body.variantId),
-          rows(request.body.optionIds),
-          rows(request.body.quantity),
-        ];
-        const items: orders.RequestedItem[] = [];
-        products.forEach((productId, index) => {
-          const quantityText = (quantities[index] ?? '').trim();
-          if (productId.trim() === '' || quantityText === '' || quantityText === '0') return;
-          if (!/^\d{1,4}$/.test(quantityText) || Number(quantityText) > 1000)
-            throw invalid(`items.${index}.quantity`, 'must be a whole number from 1 to 1000');
-          const optionIds = (optionLists[index] ?? '')
-            .split(',')
-            .map((id) => id.trim())
-            .filter(Boolean);
-          items.push({
-            productId: productId.trim(),
-            quantity: Number(quantityText),
-            ...(variants[index] ? { variantId: variants[index] } : {}),
-            ...(optionIds.length > 0 ? { optionIds } : {}),
+      const [picks, variants, optionLists, quantities] = [
+        rows(request.body.productId),
+        rows(request.body.variantId),
+        rows(request.body.optionIds),
+        rows(request.body.quantity),
+      ];
+      return dashboardWrite(
+        request,
+        reply,
+        back,
+        async (trx, session) => {
+          const checks = fieldChecks();
+          const items: orders.RequestedItem[] = [];
+          picks.forEach((pick, index) => {
+            const quantityText = (quantities[index] ?? '').trim();
+            if (pick.trim() === '' || quantityText === '' || quantityText === '0') return;
+            if (!/^\d{1,4}$/.test(quantityText) || Number(quantityText) > 1000) {
+              checks.refuse(`rows.${index}.quantity`, 'must be a whole number from 1 to 1000');
+              return;
+            }
+            // A picked product arrives as "productId~variantId"; a line of the order as its id.
+            const [productId, pickedVariant] = pick.trim().split(PICK_SEPARATOR);
+            const variantId = pickedVariant || variants[index];
+            const optionIds = (optionLists[index] ?? '')
+              .split(',')
+              .map((id) => id.trim())
+              .filter(Boolean);
+            items.push({
+              productId: productId!,
+              quantity: Number(quantityText),
+              ...(variantId ? { variantId } : {}),
+              ...(optionIds.length > 0 ? { optionIds } : {}),
+            });
           });
-        });
-        if (items.length === 0) throw invalid('items', 'must keep at least one line');
-        await orders.proposeModification(trx, locator(session, request.params.ref), items, {
-          maxAmount: config.intentMaxAmount,
-        });
-        return { redirect: back };
-      });
+          checks.finish();
+          if (items.length === 0) throw invalid('items', 'must keep at least one line');
+          await orders.proposeModification(trx, locator(session, request.params.ref), items, {
+            maxAmount: config.intentMaxAmount,
+          });
+          return { redirect: back };
+        },
+        (error) =>
+          isAboutForm(error, MODIFICATION_FIELDS)
+            ? drawOrder(request, reply, request.params.ref, { picks, quantities }, error)
+            : undefined,
+      );
     },
   );
 };

@@ -6,9 +6,11 @@ import { literalUnion, parseDateFilter } from '../../http/schemas.js';
 import { payBaseUrl } from '../intents/routes.js';
 import * as intents from '../intents/service.js';
 import { AMOUNT_TYPES, INTENT_STATUSES, isAllowed } from '../intents/state.js';
-import { at, DASHBOARD, requireSession, sendPage } from './context.js';
-import { parseMru } from './i18n.js';
-import { intentTimeline, searchIntents } from './queries.js';
+import { at, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
+import { formState, isAboutForm, refusalOf, type FormFields } from './form-errors.js';
+import { dictionaries, parseMru } from './i18n.js';
+import { intentTimeline, searchIntents, sourceAmounts } from './queries.js';
+import { partialRefundNote } from './refund-note.js';
 import { dashboardWrite, Token } from './write.js';
 import { FORM_WRITE } from '../../http/idempotency/plugin.js';
 
@@ -88,6 +90,18 @@ function dateField(value: string | undefined, bound: 'from' | 'to'): Date | unde
   return parseDateFilter(value, bound);
 }
 
+/** The payment-link form as first drawn. */
+const BLANK_LINK = { amountType: 'FIXED', amount: '', label: '', metadata: '' };
+/** The fields of the payment-link form its refusals name. */
+const LINK_FIELDS: FormFields = {
+  fields: [
+    { pattern: /^amount$/, text: 'fieldAmount' },
+    { pattern: /^metadata/, text: 'fieldMetadata', as: 'metadata' },
+    { pattern: /^label$/, text: 'fieldInvalid' },
+  ],
+  codes: { AMOUNT_OUT_OF_RANGE: { field: 'amount', text: 'fieldAmountRange' } },
+};
+
 const detail = (ref: string) => `${DASHBOARD}/payments/${encodeURIComponent(ref)}`;
 
 export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
@@ -114,6 +128,7 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
       filters: { status: status ?? '', from: from ?? '', to: to ?? '', q: q ?? '' },
       filterQuery: filters.toString(),
       items: result.items,
+      refundNote: partialRefundNote(request),
       total: result.total,
       page,
       pages,
@@ -123,29 +138,40 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     at(`${DASHBOARD}/payments/new`),
     { schema: { hide: true, querystring: FlashQuery } },
-    async (request, reply) => sendPage(request, reply, 'payment-new', {}),
+    async (request, reply) => sendPage(request, reply, 'payment-new', { values: BLANK_LINK, ...formState() }),
   );
 
   app.post(
     at(`${DASHBOARD}/payments`),
     { config: owner, schema: { hide: true, body: CreateForm } },
     async (request, reply) =>
-      dashboardWrite(request, reply, `${DASHBOARD}/payments/new`, async (trx, _session, caller) => {
-        const { amountType, label } = request.body;
-        const amount = amountField(request.body.amount, amountType === 'OPEN');
-        const intent = await intents.createIntent(
-          trx,
-          caller,
-          {
-            amountType,
-            ...(amount !== undefined ? { amount } : {}),
-            ...(label ? { label } : {}),
-            metadata: metadataField(request.body.metadata),
-          },
-          { maxAmount: config.intentMaxAmount, codeSpace: config.paymentCodeSpace },
-        );
-        return { redirect: detail(intent.reference_number) };
-      }),
+      dashboardWrite(
+        request,
+        reply,
+        `${DASHBOARD}/payments/new`,
+        async (trx, _session, caller) => {
+          const { amountType, label } = request.body;
+          const amount = amountField(request.body.amount, amountType === 'OPEN');
+          const intent = await intents.createIntent(
+            trx,
+            caller,
+            {
+              amountType,
+              ...(amount !== undefined ? { amount } : {}),
+              ...(label ? { label } : {}),
+              metadata: metadataField(request.body.metadata),
+            },
+            { maxAmount: config.intentMaxAmount, codeSpace: config.paymentCodeSpace },
+          );
+          return { redirect: detail(intent.reference_number) };
+        },
+        (error) => {
+          if (!isAboutForm(error, LINK_FIELDS)) return undefined;
+          const { _csrf, _idem, ...values } = request.body;
+          const refusal = refusalOf(error, dictionaries[langOf(request)], LINK_FIELDS);
+          return sendPage(request, reply, 'payment-new', { values, ...formState(refusal) }, error.status);
+        },
+      ),
   );
 
   app.get(
@@ -155,12 +181,17 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
       const session = requireSession(request);
       const intent = await intents.getIntent(database, session, request.params.ref);
       const view = intents.intentView(intent, payBaseUrl(request));
-      const timeline = await intentTimeline(database, session, intent.reference_number);
+      const [timeline, amounts] = await Promise.all([
+        intentTimeline(database, session, intent.reference_number),
+        sourceAmounts(database, session, intent.reference_number),
+      ]);
       const now = new Date();
       return sendPage(request, reply, 'payment', {
         intent,
         view,
         timeline,
+        amounts,
+        refundNote: partialRefundNote(request),
         // A FAILED intent is still payable: it keeps its code and can still be paid or expire.
         qr: isAllowed(intent, 'pay', now) ? renderSVG(view.payUrl, { border: 2 }) : null,
         refundable: (intent.amount_paid ?? 0) - intent.total_amount_refunded,

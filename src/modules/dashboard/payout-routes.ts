@@ -7,7 +7,7 @@ import type { Caller } from '../../http/context.js';
 import { ApiError } from '../../http/errors.js';
 import { FORM_WRITE } from '../../http/idempotency/plugin.js';
 import { literalUnion } from '../../http/schemas.js';
-import { fillText } from '../../lib/i18n.js';
+import { fillText, formatAmount } from '../../lib/i18n.js';
 import { balanceTransactionView } from '../payments/balance-transactions.js';
 import { payoutFeePlan } from '../payments/fee-plans.js';
 import { payoutFee } from '../payments/fees.js';
@@ -23,7 +23,7 @@ import {
 } from '../payouts/state.js';
 import { batchView, payoutView } from '../payouts/views.js';
 import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
-import { dictionaries, formatMru, type Dictionary } from './i18n.js';
+import { dictionaries, type Dictionary } from './i18n.js';
 import {
   MAX_DESCRIPTION,
   mruText,
@@ -141,7 +141,7 @@ const REFUSAL_WORDS: Partial<Record<string, keyof Dictionary>> = {
 
 function wordsOf(request: FastifyRequest) {
   const lang = langOf(request);
-  return { t: dictionaries[lang], mru: (centimes: number) => formatMru(centimes, lang) };
+  return { t: dictionaries[lang], mru: (centimes: number) => formatAmount(centimes, lang) };
 }
 
 /** How the pages name statuses and failures, in the page's language. */

@@ -6,13 +6,14 @@ import view from '@fastify/view';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Eta } from 'eta';
 import { toApiError } from '../../http/error-handler.js';
+import { dashboardAssets } from './assets.js';
 import { authRoutes } from './auth-routes.js';
 import { balancePages } from './balance-routes.js';
 import { DASHBOARD, langOf, sendPage } from './context.js';
 import { sameToken } from '../../http/auth.js';
 import { cookieNames, cookiesOf, setCookie } from './cookies.js';
 import { developerPages } from './developer-routes.js';
-import { dictionaries } from './i18n.js';
+import { dictionaries, errorText } from './i18n.js';
 import { homePages } from './home-routes.js';
 import { paymentPages } from './payment-routes.js';
 import { payoutPages } from './payout-routes.js';
@@ -77,8 +78,9 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
 
   app.setErrorHandler(async (error, request, reply) => {
     const apiError = toApiError(error as Error, request);
-    const t = dictionaries[langOf(request)];
-    const title = apiError.status >= 500 ? t.somethingWrong : apiError.message;
+    const lang = langOf(request);
+    // The code's own words in the page's language: the API's message is English, for developers.
+    const title = apiError.status >= 500 ? dictionaries[lang].somethingWrong : errorText(apiError.code, lang);
     return sendPage(request, reply, 'message', { title, kind: apiError.code }, apiError.status);
   });
   app.setNotFoundHandler(async (request, reply) =>
@@ -99,4 +101,6 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
 /** Mounted with its own prefix, so its not-found and error pages stay inside /dashboard. */
 export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(dashboardApp, { prefix: DASHBOARD });
+  // Outside the app above: a stylesheet needs no session.
+  await app.register(dashboardAssets.routes);
 };

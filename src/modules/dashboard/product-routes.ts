@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { ApiError, invalid } from '../../http/errors.js';
 import { exportProducts, importProducts, MAX_IMPORT_ROWS } from '../products/csv.js';
 import { MAX_IMAGE_BYTES, prepareImage, storeImage } from '../products/images.js';
 import { fieldsOf, productView, type OptionInput, type ProductFields, type VariantInput } from '../products/model.js';
 import * as products from '../products/service.js';
-import { at, DASHBOARD, requireSession, sendPage } from './context.js';
-import { parseMru } from './i18n.js';
+import { at, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
+import { fieldChecks, formState, isAboutForm, refusalOf, type FormFields } from './form-errors.js';
+import { dictionaries, parseMru } from './i18n.js';
 import type { DashboardSession } from './sessions.js';
 import { dashboardWrite, Token, Flash } from './write.js';
 import { FORM_WRITE } from '../../http/idempotency/plugin.js';
@@ -38,6 +39,10 @@ const ImageParams = Type.Object({
   imageId: Type.String({ minLength: 1, maxLength: 64 }),
 });
 const TokenForm = Type.Object(Token, { additionalProperties: false });
+const DeleteForm = Type.Object(
+  { ...Token, confirm: Type.Optional(Type.String({ maxLength: 3 })) },
+  { additionalProperties: false },
+);
 const ListQuery = Type.Object(
   {
     ...Flash,
@@ -58,6 +63,7 @@ const ProductForm = Type.Object(
     description: Type.Optional(Type.String({ maxLength: 5000 })),
     status: Type.Union([Type.Literal('ACTIVE'), Type.Literal('DISABLED')]),
     quantity: Type.Optional(Type.String({ maxLength: 12 })),
+    sku: Type.Optional(Type.String({ maxLength: 300 })),
     variantId: Rows(64),
     variantType: Rows(50),
     variantLabel: Rows(100),
@@ -96,9 +102,18 @@ type Form = Static<typeof ProductForm>;
 /** The form's fields in the service's input shape; rows without a label (or name) are left out. */
 function fieldsFromForm(
   form: Form,
-): Pick<ProductFields, 'name' | 'price' | 'description' | 'status' | 'quantity' | 'variants' | 'options'> {
+): Pick<
+  ProductFields,
+  'name' | 'price' | 'description' | 'externalId' | 'status' | 'quantity' | 'variants' | 'options'
+> {
+  const checks = fieldChecks();
   const name = form.name.trim();
-  if (name === '') throw invalid('name', 'is required');
+  if (name === '') checks.refuse('name', 'is required');
+  const price = checks.read(() => money('price', form.price, false), 0);
+  const sku = (form.sku ?? '').trim();
+  // The API's own bound on an externalId.
+  if (sku.length > 256) checks.refuse('sku', 'must have at most 256 characters');
+  const quantity = checks.read(() => stock('quantity', form.quantity), null);
   const [ids, types, labels, adjustments, quantities] = [
     rows(form.variantId),
     rows(form.variantType),
@@ -115,8 +130,9 @@ function fieldsFromForm(
       ...(ids[index] ? { _id: ids[index] } : {}),
       type,
       label: label.trim(),
-      priceAdjustment: adjustment === '' ? 0 : money(`variants.${index}.priceAdjustment`, adjustment, true),
-      quantity: stock(`variants.${index}.quantity`, quantities[index]),
+      priceAdjustment:
+        adjustment === '' ? 0 : checks.read(() => money(`variants.${index}.priceAdjustment`, adjustment, true), 0),
+      quantity: checks.read(() => stock(`variants.${index}.quantity`, quantities[index]), null),
     });
   });
   const [optionIds, optionNames, optionAdjustments] = [
@@ -131,19 +147,111 @@ function fieldsFromForm(
     options.push({
       ...(optionIds[index] ? { _id: optionIds[index] } : {}),
       name: optionName.trim(),
-      priceAdjustment: adjustment === '' ? 0 : money(`options.${index}.priceAdjustment`, adjustment, true),
+      priceAdjustment:
+        adjustment === '' ? 0 : checks.read(() => money(`options.${index}.priceAdjustment`, adjustment, true), 0),
     });
   });
+  checks.finish();
   return {
     name,
-    price: money('price', form.price, false),
+    price,
     description: (form.description ?? '').trim() || null,
+    externalId: sku === '' ? null : sku,
     status: form.status,
-    quantity: stock('quantity', form.quantity),
+    quantity,
     variants,
     options,
   };
 }
+
+/** An amount in centimes as the form shows it: "250.00", "-5.00". */
+function mruText(centimes: number): string {
+  return `${centimes < 0 ? '-' : ''}${(Math.abs(centimes) / 100).toFixed(2)}`;
+}
+
+/** The product form's fields as text, the rows of variants and options followed by blank ones. */
+interface ProductFormValues {
+  name: string;
+  price: string;
+  description: string;
+  status: string;
+  quantity: string;
+  sku: string;
+  variants: { id: string; type: string; label: string; adjustment: string; quantity: string }[];
+  options: { id: string; name: string; adjustment: string }[];
+}
+
+const blankVariant = () => ({ id: '', type: '', label: '', adjustment: '', quantity: '' });
+const blankOption = () => ({ id: '', name: '', adjustment: '' });
+
+/** The form of a stored product (or of a new one). */
+function storedValues(product: ReturnType<typeof productView> | null): ProductFormValues {
+  return {
+    name: product?.name ?? '',
+    price: product ? mruText(product.price) : '',
+    description: product?.description ?? '',
+    status: product?.status ?? 'ACTIVE',
+    quantity: product?.quantity == null ? '' : String(product.quantity),
+    sku: product?.externalId ?? '',
+    variants: [
+      ...(product?.variants ?? []).map((v) => ({
+        id: v._id,
+        type: v.type,
+        label: v.label,
+        adjustment: mruText(v.priceAdjustment),
+        quantity: v.quantity === null ? '' : String(v.quantity),
+      })),
+      ...Array.from({ length: BLANK_ROWS }, blankVariant),
+    ],
+    options: [
+      ...(product?.options ?? []).map((o) => ({ id: o._id, name: o.name, adjustment: mruText(o.priceAdjustment) })),
+      ...Array.from({ length: BLANK_ROWS }, blankOption),
+    ],
+  };
+}
+
+/** The form as it was posted, row for row, so a refused form is drawn again as typed. */
+function postedValues(form: Form): ProductFormValues {
+  const labels = rows(form.variantLabel);
+  const [ids, types, adjustments, quantities] = [
+    rows(form.variantId),
+    rows(form.variantType),
+    rows(form.variantAdjustment),
+    rows(form.variantQuantity),
+  ];
+  const names = rows(form.optionName);
+  const [optionIds, optionAdjustments] = [rows(form.optionId), rows(form.optionAdjustment)];
+  return {
+    name: form.name,
+    price: form.price,
+    description: form.description ?? '',
+    status: form.status,
+    quantity: form.quantity ?? '',
+    sku: form.sku ?? '',
+    variants: labels.map((label, i) => ({
+      id: ids[i] ?? '',
+      type: types[i] ?? '',
+      label,
+      adjustment: adjustments[i] ?? '',
+      quantity: quantities[i] ?? '',
+    })),
+    options: names.map((name, i) => ({ id: optionIds[i] ?? '', name, adjustment: optionAdjustments[i] ?? '' })),
+  };
+}
+
+/** The product form's fields its refusals name (variant and option rows by their index). */
+const PRODUCT_FIELDS: FormFields = {
+  fields: [
+    { pattern: /^name$/, text: 'fieldRequired' },
+    { pattern: /^price$/, text: 'fieldAmount' },
+    { pattern: /^quantity$/, text: 'fieldWholeNumber' },
+    { pattern: /^(sku|externalId)$/, text: 'fieldSku', as: 'sku' },
+    { pattern: /^(variants|options)\.\d+\.priceAdjustment$/, text: 'fieldAmount' },
+    { pattern: /^variants\.\d+\.quantity$/, text: 'fieldWholeNumber' },
+    { pattern: /^confirm$/, text: 'fieldRequired' },
+  ],
+  codes: { EXTERNAL_ID_TAKEN: { field: 'sku', text: 'fieldSku' } },
+};
 
 function callerOf(session: DashboardSession): products.CatalogCaller {
   return { businessId: session.businessId, environment: session.environment, publicOnly: false };
@@ -185,7 +293,11 @@ export const productPages: FastifyPluginAsyncTypebox = async (app) => {
     if (q) filters.set('q', q);
     if (status) filters.set('status', status);
     return sendPage(request, reply, 'products', {
-      products: result.items.map((row) => productView(row)),
+      products: result.items.map((row) => {
+        const product = productView(row);
+        const first = product.images[0];
+        return { ...product, thumbnail: first ? sameOrigin(first.url) : null };
+      }),
       total: result.total,
       page,
       pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
@@ -195,15 +307,49 @@ export const productPages: FastifyPluginAsyncTypebox = async (app) => {
     });
   });
 
+  /** The product page (or the new product's), its form drawn from `values` with `refusal`'s messages. */
+  const drawProduct = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    id: string | null,
+    values: ProductFormValues | null,
+    refusal?: { error: ApiError; status: number },
+  ) => {
+    const product =
+      id === null ? null : productView(await products.getProduct(db, callerOf(requireSession(request)), id));
+    const t = dictionaries[langOf(request)];
+    return sendPage(
+      request,
+      reply,
+      'product',
+      {
+        product,
+        images: (product?.images ?? []).map((image) => ({ ...image, src: sameOrigin(image.url) })),
+        form: values ?? storedValues(product),
+        ...formState(refusal ? refusalOf(refusal.error, t, PRODUCT_FIELDS) : undefined),
+      },
+      refusal?.status,
+    );
+  };
+
   app.get(at(`${PRODUCTS}/new`), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) =>
-    sendPage(request, reply, 'product', { product: null, blankRows: BLANK_ROWS }),
+    drawProduct(request, reply, null, null),
   );
 
   app.post(at(PRODUCTS), { config: owner, schema: { hide: true, body: ProductForm } }, async (request, reply) =>
-    dashboardWrite(request, reply, `${PRODUCTS}/new`, async (trx, session) => {
-      const product = await products.createProduct(trx, callerOf(session), fieldsFromForm(request.body));
-      return { redirect: productPath(product.id) };
-    }),
+    dashboardWrite(
+      request,
+      reply,
+      `${PRODUCTS}/new`,
+      async (trx, session) => {
+        const product = await products.createProduct(trx, callerOf(session), fieldsFromForm(request.body));
+        return { redirect: productPath(product.id) };
+      },
+      (error) =>
+        isAboutForm(error, PRODUCT_FIELDS)
+          ? drawProduct(request, reply, null, postedValues(request.body), { error, status: error.status })
+          : undefined,
+    ),
   );
 
   app.get(at(`${PRODUCTS}/export`), { schema: { hide: true } }, async (request, reply) =>
@@ -236,15 +382,7 @@ export const productPages: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     at(`${PRODUCTS}/:id`),
     { schema: { hide: true, params: IdParams, querystring: FlashQuery } },
-    async (request, reply) => {
-      const row = await products.getProduct(db, callerOf(requireSession(request)), request.params.id);
-      const product = productView(row);
-      return sendPage(request, reply, 'product', {
-        product,
-        images: product.images.map((image) => ({ ...image, src: sameOrigin(image.url) })),
-        blankRows: BLANK_ROWS,
-      });
-    },
+    async (request, reply) => drawProduct(request, reply, request.params.id, null),
   );
 
   app.post(
@@ -252,10 +390,50 @@ export const productPages: FastifyPluginAsyncTypebox = async (app) => {
     { config: owner, schema: { hide: true, params: IdParams, body: ProductForm } },
     async (request, reply) => {
       const back = productPath(request.params.id);
-      return dashboardWrite(request, reply, back, async (trx, session) => {
-        await products.patchProduct(trx, callerOf(session), request.params.id, fieldsFromForm(request.body));
-        return { redirect: back };
-      });
+      return dashboardWrite(
+        request,
+        reply,
+        back,
+        async (trx, session) => {
+          await products.patchProduct(trx, callerOf(session), request.params.id, fieldsFromForm(request.body));
+          return { redirect: back };
+        },
+        (error) =>
+          isAboutForm(error, PRODUCT_FIELDS)
+            ? drawProduct(request, reply, request.params.id, postedValues(request.body), {
+                error,
+                status: error.status,
+              })
+            : undefined,
+      );
+    },
+  );
+
+  app.post(
+    at(`${PRODUCTS}/:id/delete`),
+    { config: owner, schema: { hide: true, params: IdParams, body: DeleteForm } },
+    async (request, reply) => {
+      const released: string[] = [];
+      return dashboardWrite(
+        request,
+        reply,
+        PRODUCTS,
+        async (trx, session) => {
+          // The confirmation box is the "are you sure": without it nothing is deleted.
+          if (request.body.confirm !== 'yes') throw invalid('confirm', 'is required');
+          await products.deleteProduct(trx, callerOf(session), request.params.id, released);
+          return {
+            redirect: PRODUCTS,
+            afterCommit: async () => {
+              for (const key of released) await media.remove(key).catch(() => {});
+            },
+          };
+        },
+        (error) =>
+          error.code === 'VALIDATION_ERROR'
+            ? drawProduct(request, reply, request.params.id, null, { error, status: error.status })
+            : undefined,
+      );
     },
   );
 

@@ -1,11 +1,15 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/connect.js';
 import { countsByStatus } from '../../db/counted-list.js';
-import type { Environment, IntentStatus } from '../../db/schema.js';
+import type { Environment, IntentStatus, OrderStatus } from '../../db/schema.js';
+import type { OrderRow } from '../orders/model.js';
+import { ORDER_STATUSES } from '../orders/state.js';
+import type { BalanceTransactionType } from '../payments/balance-types.js';
 import { listIntents } from '../intents/service.js';
 import { INTENT_STATUSES } from '../intents/state.js';
 import { findIntentWithRefunds, type IntentWithRefunds } from '../intents/repo.js';
 import { lastDays } from './chart.js';
+import { isFailing } from './delivery-health.js';
 
 /**
  * Reads only the dashboard makes (figures for the home page, search across intents). Every
@@ -16,13 +20,24 @@ interface Scope {
   environment: Environment;
 }
 
-/** Paid volume per UTC day of payment, from the daily sums the writes keep (migration 018). */
+/**
+ * Paid volume per UTC day of payment, payments and storefront orders together: the intents from
+ * the daily sums the writes keep (migration 018), the orders from their `order_payment` balance
+ * transactions (one per order paid, its amount the order's gross; an index on type and time).
+ */
 export async function paidVolumeByDay(database: Database, scope: Scope, days: number) {
   const range = lastDays(days);
   const rows = await sql<{ day: string; total: string; n: string }>`
-    SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(amount)::bigint AS total, sum(n)::bigint AS n
-    FROM paid_volume_days
-    WHERE business_id = ${scope.businessId} AND environment = ${scope.environment} AND day >= ${range[0]!}::date
+    SELECT day, sum(total)::bigint AS total, sum(n)::bigint AS n FROM (
+      SELECT to_char(day, 'YYYY-MM-DD') AS day, amount AS total, n
+      FROM paid_volume_days
+      WHERE business_id = ${scope.businessId} AND environment = ${scope.environment} AND day >= ${range[0]!}::date
+      UNION ALL
+      SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), amount, 1
+      FROM balance_transactions
+      WHERE business_id = ${scope.businessId} AND environment = ${scope.environment}
+        AND type = ${'order_payment' satisfies BalanceTransactionType} AND created_at >= ${range[0]!}::date
+    ) AS paid
     GROUP BY day`.execute(database.db);
   const byDay = new Map(rows.rows.map((row) => [row.day, { total: Number(row.total), count: Number(row.n) }]));
   return range.map((day) => ({ day, total: byDay.get(day)?.total ?? 0, count: byDay.get(day)?.count ?? 0 }));
@@ -33,6 +48,13 @@ export async function intentCountsByStatus(database: Database, scope: Scope): Pr
   const byStatus = await countsByStatus(database.db, 'intents', scope.businessId, scope.environment);
   const counts = INTENT_STATUSES.map((status) => [status, byStatus.get(status) ?? 0]);
   return Object.fromEntries(counts) as Record<IntentStatus, number>;
+}
+
+/** Orders by status, from the counts the order list's totals come from (migration 018). */
+export async function orderCountsByStatus(database: Database, scope: Scope): Promise<Record<OrderStatus, number>> {
+  const byStatus = await countsByStatus(database.db, 'orders', scope.businessId, scope.environment);
+  const counts = ORDER_STATUSES.map((status) => [status, byStatus.get(status) ?? 0]);
+  return Object.fromEntries(counts) as Record<OrderStatus, number>;
 }
 
 /**
@@ -53,11 +75,16 @@ export async function latestIntents(database: Database, scope: Scope, limit: num
   return items.filter((item): item is IntentWithRefunds => item !== undefined);
 }
 
+/** An ILIKE pattern matching `text` anywhere, its own % and _ taken literally. */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
 export interface IntentSearch {
   status: IntentStatus | undefined;
   from: Date | undefined;
   to: Date | undefined;
-  /** A reference, short code, 6-digit payment code or metadata value, matched exactly. */
+  /** A reference, short code, 6-digit payment code or metadata value, matched exactly, or a part of the label. */
   q: string | undefined;
   limit: number;
   offset: number;
@@ -81,6 +108,9 @@ export async function searchIntents(
         eb('reference_number', '=', q),
         eb('short_code', '=', q),
         eb('payment_code', '=', code),
+        // A part of the label, any case ("Don" finds "Donation ..."): read over the business's
+        // intents in this mode only (the scope's index), which a merchant's search can afford.
+        sql<boolean>`payment_intents.label ILIKE ${containsPattern(q)}`,
         // Spelled as the expression of payment_intents_metadata_values_idx (migration 016), so
         // this arm is an index lookup rather than a read of every intent.
         sql<boolean>`jsonb_path_query_array(payment_intents.metadata, '$.*') @> jsonb_build_array(${q}::text)`,
@@ -131,6 +161,81 @@ export async function intentTimeline(database: Database, scope: Scope, reference
     id: event.id,
     event: event.event,
     createdAt: event.created_at,
-    deliveries: deliveries.filter((delivery) => delivery.event_id === event.id),
+    deliveries: deliveries
+      .filter((delivery) => delivery.event_id === event.id)
+      .map((delivery) => ({
+        ...delivery,
+        failing: isFailing({
+          status: delivery.status,
+          attemptCount: delivery.attempt_count,
+          lastStatusCode: delivery.last_status_code,
+        }),
+      })),
   }));
+}
+
+/**
+ * The order list with a search text: an order's reference, or a part of the customer's name or
+ * phone, any case. Read over the business's orders in this mode (the list's index), newest first.
+ */
+export async function searchOrders(
+  database: Database,
+  scope: Scope,
+  search: { q: string; status: OrderStatus | undefined; limit: number; offset: number },
+): Promise<{ total: number; items: OrderRow[] }> {
+  const pattern = containsPattern(search.q);
+  let query = database.db
+    .selectFrom('orders')
+    .where('business_id', '=', scope.businessId)
+    .where('environment', '=', scope.environment)
+    .where((eb) =>
+      eb.or([
+        eb('reference_number', '=', search.q),
+        sql<boolean>`orders.customer_name ILIKE ${pattern}`,
+        sql<boolean>`orders.customer_phone ILIKE ${pattern}`,
+      ]),
+    );
+  if (search.status) query = query.where('status', '=', search.status);
+  const [items, total] = await Promise.all([
+    query
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('reference_number', 'desc')
+      .limit(search.limit)
+      .offset(search.offset)
+      .execute(),
+    query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { total: Number(total.n), items: items as OrderRow[] };
+}
+
+/** What a payment or order moved on the merchant's balance: gross in, refunded out, the fee kept, the net. */
+export interface SourceAmounts {
+  gross: number;
+  refunded: number;
+  fee: number;
+  net: number;
+}
+
+/**
+ * The amounts of one payment (PI-…) or order (OR-…) from its balance transactions (the source
+ * index), so they add up to what the balance shows: refunds are negative rows, their fee the
+ * part of the fee given back. Undefined while nothing was paid.
+ */
+export async function sourceAmounts(
+  database: Database,
+  scope: Scope,
+  reference: string,
+): Promise<SourceAmounts | undefined> {
+  const row = await sql<{ n: string; gross: string; refunded: string; fee: string; net: string }>`
+    SELECT count(*) AS n,
+      coalesce(sum(amount) FILTER (WHERE amount > 0), 0)::bigint AS gross,
+      coalesce(-sum(amount) FILTER (WHERE amount < 0), 0)::bigint AS refunded,
+      coalesce(sum(fee), 0)::bigint AS fee, coalesce(sum(net), 0)::bigint AS net
+    FROM balance_transactions
+    WHERE business_id = ${scope.businessId} AND environment = ${scope.environment}
+      AND source_reference = ${reference}`.execute(database.db);
+  const sums = row.rows[0];
+  if (!sums || Number(sums.n) === 0) return undefined;
+  return { gross: Number(sums.gross), refunded: Number(sums.refunded), fee: Number(sums.fee), net: Number(sums.net) };
 }

@@ -1,9 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { renameBusiness } from '../businesses/service.js';
+import { getBusiness, renameBusiness, requestLiveAccess } from '../businesses/service.js';
 import { getFeePlan } from '../payments/fee-plans.js';
-import { at, DASHBOARD, requireSession, sendPage } from './context.js';
-import { changeUser, createUser, listUsers, newPasswordHash } from './users.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiError } from '../../http/errors.js';
+import { at, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
+import { fieldChecks, formState, isAboutForm, refusalOf, type FormFields } from './form-errors.js';
+import { dictionaries } from './i18n.js';
+import { passwordProblem } from './password.js';
+import { changeOwnPassword, changeUser, createUser, isCurrentPassword, listUsers, newPasswordHash } from './users.js';
 import { dashboardWrite, Token } from './write.js';
 import { FORM_WRITE } from '../../http/idempotency/plugin.js';
 
@@ -27,17 +32,109 @@ const InviteForm = Type.Object(
   { additionalProperties: false },
 );
 const RoleForm = Type.Object({ ...Token, role: Role }, { additionalProperties: false });
+const PasswordForm = Type.Object(
+  {
+    ...Token,
+    current: Type.String({ maxLength: 1000 }),
+    password: Type.String({ maxLength: 1000 }),
+    again: Type.String({ maxLength: 1000 }),
+  },
+  { additionalProperties: false },
+);
+
+/** The add-a-user form's fields its refusals name (apart from the own-password form's). */
+const INVITE_FIELDS: FormFields = {
+  fields: [
+    { pattern: /^email$/, text: 'fieldEmail', as: 'invite.email' },
+    { pattern: /^password$/, text: 'fieldPasswordLength', as: 'invite.password' },
+  ],
+};
+
+/** The own-password form's fields its refusals name. */
+const PASSWORD_FIELDS: FormFields = {
+  fields: [
+    { pattern: /^current$/, text: 'fieldPasswordWrong' },
+    { pattern: /^password$/, text: 'fieldPasswordLength' },
+    { pattern: /^again$/, text: 'fieldPasswordsDiffer' },
+  ],
+};
 
 /** Settings: the business's name, its dashboard users and their roles (owners change them), its fee plan (read only). */
 export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config } = app.services;
   const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
 
-  app.get(at(SETTINGS), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {
+  /** The settings page; the password form's refusal drawn beside its fields (nothing typed is drawn back). */
+  const drawSettings = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    refusal?: { error: ApiError; form: FormFields },
+    invite: { email: string; role: string } = { email: '', role: 'viewer' },
+  ) => {
     const session = requireSession(request);
-    const [users, feePlan] = await Promise.all([listUsers(db, session.businessId), getFeePlan(db, session.businessId)]);
-    return sendPage(request, reply, 'settings', { users, feePlan });
-  });
+    const [users, feePlan, business] = await Promise.all([
+      listUsers(db, session.businessId),
+      getFeePlan(db, session.businessId),
+      getBusiness(db, session.businessId),
+    ]);
+    const t = dictionaries[langOf(request)];
+    return sendPage(
+      request,
+      reply,
+      'settings',
+      {
+        users,
+        feePlan,
+        business,
+        invite,
+        ...formState(refusal ? refusalOf(refusal.error, t, refusal.form) : undefined),
+      },
+      refusal?.error.status,
+    );
+  };
+
+  app.get(at(SETTINGS), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) =>
+    drawSettings(request, reply),
+  );
+
+  // Any signed-in user changes their own password (a viewer too); the three passwords are never
+  // kept beside the form's key.
+  app.post(
+    at(`${SETTINGS}/password`),
+    {
+      config: {
+        dashboard: 'read',
+        write: { ...FORM_WRITE, secretFields: [...FORM_WRITE.secretFields, 'current', 'password', 'again'] },
+      },
+      schema: { hide: true, body: PasswordForm },
+    },
+    async (request, reply) => {
+      const session = requireSession(request);
+      const { current, password, again } = request.body;
+      // Checked and hashed before the write's transaction (each hash is slow); refused inside it.
+      const checks = fieldChecks();
+      if (!(await isCurrentPassword(db, session.userId, current)))
+        checks.refuse('current', 'is not the current password');
+      const problem = passwordProblem(password);
+      if (problem) checks.refuse('password', problem);
+      else if (again !== password) checks.refuse('again', 'is not the same as password');
+      const passwordHash = problem ? '' : await newPasswordHash(password, config.dashboard.passwordCost);
+      return dashboardWrite(
+        request,
+        reply,
+        SETTINGS,
+        async (trx) => {
+          checks.finish();
+          await changeOwnPassword(trx, session.userId, passwordHash, session.tokenHash);
+          return { redirect: SETTINGS };
+        },
+        (error) =>
+          isAboutForm(error, PASSWORD_FIELDS)
+            ? drawSettings(request, reply, { error, form: PASSWORD_FIELDS })
+            : undefined,
+      );
+    },
+  );
 
   app.post(
     at(`${SETTINGS}/business`),
@@ -46,6 +143,17 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
       dashboardWrite(request, reply, SETTINGS, async (trx, session) => {
         await renameBusiness(trx, session.businessId, request.body.name);
         return { redirect: SETTINGS };
+      }),
+  );
+
+  // The operator approves it (`admin business approve-live`), as for any business.
+  app.post(
+    at(`${SETTINGS}/live-access`),
+    { config: owner, schema: { hide: true, body: TokenForm } },
+    async (request, reply) =>
+      dashboardWrite(request, reply, SETTINGS, async (trx, session) => {
+        await requestLiveAccess(trx, session.businessId);
+        return { redirect: `${SETTINGS}#live-access` };
       }),
   );
 
@@ -62,11 +170,21 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
       const passwordHash = await newPasswordHash(password, config.dashboard.passwordCost).catch(
         (error: unknown) => error as Error,
       );
-      return dashboardWrite(request, reply, SETTINGS, async (trx, session) => {
-        if (passwordHash instanceof Error) throw passwordHash;
-        await createUser(trx, { businessId: session.businessId, email, passwordHash, role });
-        return { redirect: SETTINGS };
-      });
+      return dashboardWrite(
+        request,
+        reply,
+        SETTINGS,
+        async (trx, session) => {
+          if (passwordHash instanceof Error) throw passwordHash;
+          await createUser(trx, { businessId: session.businessId, email, passwordHash, role });
+          return { redirect: SETTINGS };
+        },
+        // The email and role are drawn back; the password never is.
+        (error) =>
+          isAboutForm(error, INVITE_FIELDS)
+            ? drawSettings(request, reply, { error, form: INVITE_FIELDS }, { email, role })
+            : undefined,
+      );
     },
   );
 

@@ -185,3 +185,41 @@ export async function checkCredentials(
   if (!row || !matches || row.disabled_at !== null) return undefined;
   return toView(row);
 }
+
+/** Whether `password` is the user's current one (a disabled or unknown user has none). */
+export async function isCurrentPassword(db: Executor, userId: string, password: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('dashboard_users')
+    .select(['password_hash', 'disabled_at'])
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  if (!row || row.disabled_at !== null) return false;
+  return verifyPassword(password, row.password_hash);
+}
+
+/**
+ * A user's change of their own password (from `newPasswordHash`): every other session of theirs
+ * ends, whoever knew the old password loses it; the one that changed it stays signed in.
+ */
+export async function changeOwnPassword(
+  db: Executor,
+  userId: string,
+  passwordHash: string,
+  keptTokenHash: string,
+): Promise<void> {
+  const row = await db
+    .updateTable('dashboard_users')
+    .set({ password_hash: passwordHash, updated_at: sql<Date>`now()` })
+    .where('id', '=', userId)
+    .where('disabled_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  if (!row) throw new ApiError('NOT_FOUND', `No dashboard user ${userId}.`);
+  await db
+    .updateTable('dashboard_sessions')
+    .set({ revoked_at: sql<Date>`now()` })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .where('token_hash', '<>', keptTokenHash)
+    .execute();
+}

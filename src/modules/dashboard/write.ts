@@ -38,13 +38,19 @@ function withQuery(path: string, name: string, value: string): string {
  * (`config.write: FORM_WRITE`: the form's `_idem` token is the key, in the business and mode's
  * scope, for the signed-in user); the stored answer is the redirect, and a repeat is sent where
  * the first went. A refusal below 500 rolls back and sends the browser back to `back` with the
- * error's code.
+ * error's code, or draws the form again (`redraw`).
  */
 export async function dashboardWrite(
   request: FastifyRequest,
   reply: FastifyReply,
   back: string,
   work: (trx: Transaction<DB>, session: DashboardSession, caller: ReturnType<typeof callerOf>) => Promise<WriteResult>,
+  /**
+   * Draws the form again, with what was typed and the refusal on the field it is about, instead
+   * of sending the browser back to `back` with the error's code (unless it answers undefined: a
+   * refusal about no field of the form, such as a product deleted meanwhile).
+   */
+  redraw?: (error: ApiError) => Promise<FastifyReply> | undefined,
 ): Promise<FastifyReply> {
   const session = requireSession(request);
   const keyed = keyedWrite(request, {
@@ -59,8 +65,11 @@ export async function dashboardWrite(
       return { value: result, stored: { status: 303, body: JSON.stringify({ location: result.redirect }) } };
     });
   } catch (error) {
-    if (error instanceof ApiError && error.status < 500)
+    if (error instanceof ApiError && error.status < 500) {
+      const drawn = redraw?.(error);
+      if (drawn) return drawn;
       return reply.redirect(withQuery(back, 'error', error.code), 303);
+    }
     throw error;
   }
   if (outcome.kind === 'replay') {

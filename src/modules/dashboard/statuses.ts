@@ -1,0 +1,64 @@
+import type { EndpointDisabledReason, KeyStatus, ProductStatus } from '../../db/schema.js';
+import type { Dictionary } from './i18n.js';
+import { INTENT_STATUSES, type IntentStatus } from '../intents/state.js';
+import { ORDER_STATUSES, type OrderStatus } from '../orders/state.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../webhooks/delivery-state.js';
+
+/**
+ * The word the pages show for each status of each vocabulary the dashboard draws as a badge (the
+ * status itself stays the badge's class and `data-status`). The compiler refuses a status of a
+ * vocabulary without its word here. Payouts name theirs in payout-routes.ts.
+ */
+const STATUS_WORDS = {
+  intent: {
+    PENDING: 'intentPending',
+    PAID: 'intentPaid',
+    REFUNDED: 'intentRefunded',
+    CANCELLED: 'intentCancelled',
+    FAILED: 'intentFailed',
+  } satisfies Record<IntentStatus, keyof Dictionary>,
+  order: {
+    NEW: 'orderStatusNew',
+    PREPARING: 'orderStatusPreparing',
+    READY: 'orderStatusReady',
+    PICKED_UP: 'orderStatusPickedUp',
+    DELIVERED: 'orderStatusDelivered',
+    CANCELLED: 'orderStatusCancelled',
+    REFUNDED: 'orderStatusRefunded',
+  } satisfies Record<OrderStatus, keyof Dictionary>,
+  delivery: {
+    PENDING: 'deliveryPending',
+    SUCCEEDED: 'deliverySucceeded',
+    FAILED: 'deliveryFailed',
+    DEAD: 'deliveryDead',
+  } satisfies Record<DeliveryStatus, keyof Dictionary>,
+  product: { ACTIVE: 'productActive', DISABLED: 'productDisabled' } satisfies Record<ProductStatus, keyof Dictionary>,
+  key: {
+    active: 'keyActive',
+    suspended: 'keySuspended',
+    revoked: 'keyRevoked',
+    rotated: 'keyRotated',
+  } satisfies Record<KeyStatus, keyof Dictionary>,
+  endpointDisabled: {
+    FAILING: 'endpointDisabledFailing',
+    MANUAL: 'endpointDisabledManual',
+  } satisfies Record<EndpointDisabledReason, keyof Dictionary>,
+} as const;
+
+export type StatusVocabulary = keyof typeof STATUS_WORDS;
+
+/** The lists the filters offer, in their vocabulary's order. */
+export const STATUS_LISTS = {
+  intent: INTENT_STATUSES,
+  order: ORDER_STATUSES,
+  delivery: DELIVERY_STATUSES,
+} as const;
+
+/**
+ * A status in the page's language; a value outside its vocabulary (which a page should never
+ * hold) is shown as it is rather than hidden.
+ */
+export function statusText(t: Dictionary, vocabulary: StatusVocabulary, status: string): string {
+  const words: Readonly<Record<string, keyof Dictionary>> = STATUS_WORDS[vocabulary];
+  return Object.hasOwn(words, status) ? t[words[status]!] : status;
+}

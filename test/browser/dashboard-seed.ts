@@ -1,0 +1,121 @@
+import type { Page } from 'playwright-core';
+import { dictionaries, errorTexts } from '../../src/modules/dashboard/i18n.js';
+import { LANGS, type Dictionary, type Lang } from '../../src/lib/i18n.js';
+import { createUser } from '../dashboard/support.js';
+import { act, createIntent } from '../intents/support.js';
+import { freshPhone, simulate } from '../orders/support.js';
+import { createPayout, payoutTo } from '../payouts/support.js';
+import { createProduct } from '../products/support.js';
+import { expectStatus, type TestApp } from '../support/harness.js';
+
+/**
+ * One business with something on every dashboard page (a paid and partly refunded payment, a
+ * pending one, an order, a product, a payout, a webhook endpoint with a delivery), and its owner:
+ * what the dashboard's browser test (dashboard-pages.test.ts) and the screenshots script
+ * (scripts/screenshots-dashboard.ts) visit.
+ */
+
+export const SIZES = { phone: { width: 390, height: 844 }, laptop: { width: 1280, height: 800 } } as const;
+
+export interface DashboardPageUnderTest {
+  name: string;
+  path: string;
+}
+
+export interface DashboardSeed {
+  owner: { email: string; password: string };
+  pages: DashboardPageUnderTest[];
+}
+
+export async function seedDashboard(t: TestApp): Promise<DashboardSeed> {
+  const business = await t.createBusiness({ name: 'Épicerie du Port', approveLive: false });
+  const key = business.keys.secretTest;
+  const owner = await createUser(t, business.id, 'owner');
+
+  // Payments: one paid then refunded in part, one pending (its code and QR code), one failed.
+  const paid = await createIntent(t, key, { amount: 12_500, label: 'Thé vert ×3', metadata: { order: 'A-17' } });
+  expectStatus(await act(t, key, paid.referenceNumber, 'simulate', {}), 200);
+  expectStatus(await act(t, key, paid.referenceNumber, 'refund', { amount: 5_000, reason: 'un paquet abîmé' }), 200);
+  const pending = await createIntent(t, key, { amount: 15_050, label: 'Dattes' });
+  for (const amount of [30_000, 45_000]) {
+    const more = await createIntent(t, key, { amount, label: 'Menthe' });
+    expectStatus(await act(t, key, more.referenceNumber, 'simulate', {}), 200);
+  }
+
+  // The shop: a product with a variant, and an order paid through the sandbox.
+  const product = await createProduct(t, key, {
+    name: 'Théière en laiton',
+    price: 45_000,
+    status: 'ACTIVE',
+    quantity: 12,
+    variants: [{ type: 'COLOR', label: 'Or', priceAdjustment: 2_500 }],
+  });
+  const order = await simulate(t, key, [{ productId: product.id, quantity: 2 }], freshPhone());
+  expectStatus(order, 201);
+
+  // A payout out of the balance the payments made.
+  const payout = await createPayout(t, key, payoutTo(freshPhone(), 10_000, { description: 'Loyer de novembre' }));
+  expectStatus(payout, 201);
+
+  // A webhook endpoint that nothing answers (no worker runs: its deliveries stay pending).
+  const endpoint = await t.request('POST', '/api/v1/dev/webhooks/endpoints', {
+    key,
+    idempotencyKey: true,
+    body: { url: 'http://127.0.0.1:9/hook', events: ['payment.created', 'payment.confirmed'] },
+  });
+  expectStatus(endpoint, 201);
+  const afterEndpoint = await createIntent(t, key, { amount: 2_000, label: 'Sucre' });
+  expectStatus(await act(t, key, afterEndpoint.referenceNumber, 'simulate', {}), 200);
+
+  const pages: DashboardPageUnderTest[] = [
+    { name: 'home', path: '/dashboard' },
+    { name: 'payments', path: '/dashboard/payments' },
+    { name: 'payment-refunded', path: `/dashboard/payments/${paid.referenceNumber}` },
+    { name: 'payment-pending', path: `/dashboard/payments/${pending.referenceNumber}` },
+    { name: 'payment-new', path: '/dashboard/payments/new' },
+    { name: 'orders', path: '/dashboard/orders' },
+    { name: 'order', path: `/dashboard/orders/${order.body.data.referenceNumber}` },
+    { name: 'products', path: '/dashboard/products' },
+    { name: 'product', path: `/dashboard/products/${product.id}` },
+    { name: 'balance', path: '/dashboard/balance' },
+    { name: 'payouts', path: '/dashboard/payouts' },
+    { name: 'payout', path: `/dashboard/payouts/${payout.body.data.referenceNumber}` },
+    { name: 'keys', path: '/dashboard/developers/keys' },
+    { name: 'webhooks', path: '/dashboard/developers/webhooks' },
+    { name: 'endpoint', path: `/dashboard/developers/webhooks/${endpoint.body.data.id}` },
+    { name: 'deliveries', path: '/dashboard/developers/deliveries' },
+    { name: 'events', path: '/dashboard/developers/events' },
+    { name: 'settings', path: '/dashboard/settings' },
+  ];
+  return { owner, pages };
+}
+
+/** Signs the page's browser in from the sign-in page in `lang`: the session then speaks it. */
+export async function signInAs(page: Page, baseUrl: string, owner: DashboardSeed['owner'], lang: Lang) {
+  await page.goto(`${baseUrl}/dashboard/login?lang=${lang}`);
+  const t = dictionaries[lang];
+  await page.getByLabel(t.email).fill(owner.email);
+  await page.getByLabel(t.password, { exact: true }).fill(owner.password);
+  await page.getByRole('button', { name: t.signIn, exact: true }).click();
+  await page.waitForURL(`${baseUrl}/dashboard`);
+}
+
+/**
+ * The English texts an `lang` page must not show: the dashboard's English words and error texts,
+ * less those the language writes alike ("Commission", "Stock", "Total" in French; codes such as
+ * TOF or CSV in every language).
+ */
+export function englishFor(lang: Lang): Dictionary {
+  const english: Record<string, string> = {};
+  for (const [set, name] of [
+    [dictionaries, 'text'],
+    [errorTexts, 'error'],
+  ] as const) {
+    const own = set[lang] as Dictionary;
+    for (const [key, text] of Object.entries(set.en as Dictionary))
+      if (own[key] !== text) english[`${name}.${key}`] = text;
+  }
+  return english;
+}
+
+export { LANGS };

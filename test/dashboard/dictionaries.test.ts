@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { describe, test } from 'vitest';
+import { errorCatalogue } from '../../src/http/errors.js';
+import { dictionaries, errorTexts } from '../../src/modules/dashboard/i18n.js';
+import { dictionaryProblems, readSources } from '../support/i18n.js';
+
+const DASHBOARD = 'src/modules/dashboard';
+
+/** Every file that reads the dashboard's keys: its routes and helpers, and every template. */
+function dashboardSources(): string[] {
+  const code = readdirSync(DASHBOARD)
+    .filter((name) => name.endsWith('.ts') && name !== 'i18n.ts')
+    .map((name) => `${DASHBOARD}/${name}`);
+  const views = readdirSync(`${DASHBOARD}/views`).map((name) => `${DASHBOARD}/views/${name}`);
+  return [...code, ...views];
+}
+
+describe('dashboard dictionaries (issue 38)', () => {
+  test('en, fr and ar: every key in every language, the same placeholders, and every key read', () => {
+    assert.deepEqual(dictionaryProblems(dictionaries, readSources(dashboardSources())), []);
+  });
+
+  test('every error code has its words in every language, and no word is left for a code that is gone', () => {
+    // The catalogue's codes are what reads these keys: the dashboard words any code a service answers.
+    const codes = Object.keys(errorCatalogue).map((code) => `'${code}'`);
+    assert.deepEqual(dictionaryProblems(errorTexts, [codes.join('\n')]), []);
+    assert.deepEqual(Object.keys(errorTexts.ar).sort(), Object.keys(errorCatalogue).sort());
+  });
+
+  test('the Arabic and French texts are not English left in place', () => {
+    // Codes, units and brand-like words that every language writes alike.
+    const same = new Set(['TOF', 'TTE', 'CSV']);
+    for (const lang of ['fr', 'ar'] as const) {
+      const copied = Object.entries(dictionaries.en).filter(
+        ([key, text]) => dictionaries[lang][key as keyof typeof dictionaries.en] === text && !same.has(text),
+      );
+      if (lang === 'ar') assert.deepEqual(copied, [], 'Arabic texts equal to the English ones');
+    }
+    for (const [code, text] of Object.entries(errorTexts.ar))
+      assert.notEqual(text, errorTexts.en[code as keyof typeof errorTexts.en], code);
+  });
+});

@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import { barChart, niceStep } from '../../src/modules/dashboard/chart.js';
+import { act, createIntent } from '../intents/support.js';
+import { freshPhone, orderAction, simulate } from '../orders/support.js';
+import { createProduct } from '../products/support.js';
+import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { signedIn, type FormClient } from './support.js';
+
+/** The text of the element with this id (tags removed, spaces collapsed). */
+function textOf(html: string, id: string): string {
+  const start = html.indexOf(`id="${id}"`);
+  assert(start >= 0, `no element #${id}`);
+  const open = html.lastIndexOf('<', start);
+  const tag = /^<(\w+)/.exec(html.slice(open))![1]!;
+  const end = html.indexOf(`</${tag}>`, start);
+  return html
+    .slice(html.indexOf('>', start) + 1, end)
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The count a row of a home status table shows, by its link. */
+function countOf(html: string, tableId: string, status: string): number {
+  const table = html.slice(html.indexOf(`id="${tableId}"`), html.indexOf('</table>', html.indexOf(`id="${tableId}"`)));
+  const match = new RegExp(`status=${status}"[\\s\\S]*?<td class="num">(\\d+)</td>`).exec(table);
+  assert(match, `no ${status} row in #${tableId}`);
+  return Number(match[1]);
+}
+
+/** The total a list's pager shows ("Page 1 of 1 · 3"). */
+async function listTotal(client: FormClient, path: string): Promise<number> {
+  const page = await client.get(path);
+  assert.equal(page.status, 200, page.html.slice(0, 300));
+  const match = /Page \d+ of \d+ · (\d+)/.exec(page.html);
+  assert(match, `no pager on ${path}`);
+  return Number(match[1]);
+}
+
+describe('dashboard figures: the home page adds payments and orders up, refunds and fees are spelled out', () => {
+  let t: TestApp;
+  let business: TestBusiness;
+  let owner: FormClient;
+  let fixedRef: string;
+  let openRef: string;
+  let orderRef: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000', DASHBOARD_LOGIN_PER_MINUTE_IP: '1000' } });
+    business = await t.createBusiness({ approveLive: false });
+    const fees = await t.admin('PUT', `/businesses/${business.id}/fees`, { providerBps: 200, payerFee: 0 });
+    assert.equal(fees.status, 200, fees.text);
+    const sk = business.keys.secretTest;
+    // 125.00 MRU paid, 50.00 refunded; an open amount paid 150.50; an order of 2 × 10.00.
+    const fixed = await createIntent(t, sk, { amount: 12_500, label: 'Donation for the school' });
+    fixedRef = fixed.referenceNumber;
+    expectStatus(await act(t, sk, fixedRef, 'simulate', { outcome: 'success' }), 200);
+    expectStatus(await act(t, sk, fixedRef, 'refund', { amount: 5_000 }), 200);
+    const open = await createIntent(t, sk, { amountType: 'OPEN', label: 'Tip jar' });
+    openRef = open.referenceNumber;
+    expectStatus(await act(t, sk, openRef, 'simulate', { outcome: 'success', amount: 15_050 }), 200);
+    await createIntent(t, sk, { amount: 3_000, label: 'Unpaid invoice' });
+    const product = await createProduct(t, sk, { name: 'Couscous', price: 1_000, status: 'ACTIVE', quantity: 100 });
+    const order = await simulate(t, sk, [{ productId: product.id, quantity: 2 }], freshPhone());
+    expectStatus(order, 201);
+    orderRef = order.body.data.referenceNumber;
+    owner = (await signedIn(t, business.id)).client;
+  });
+  afterAll(() => t?.close());
+
+  test('today and 30 days count payments and orders; the counts by status are the lists’ totals', async () => {
+    const home = await owner.get('/dashboard');
+    assert.equal(home.status, 200);
+    // 125.00 + 150.50 + 20.00 (the refund does not undo a payment's volume).
+    assert.equal(textOf(home.html, 'volume-today'), '295.50 MRU');
+    assert.equal(textOf(home.html, 'volume-30'), '295.50 MRU');
+    assert.equal(textOf(home.html, 'paid-today'), '3 paid (payments and orders)');
+    for (const status of ['PENDING', 'PAID', 'REFUNDED']) {
+      const shown = countOf(home.html, 'status-counts', status);
+      assert.equal(shown, await listTotal(owner, `/dashboard/payments?status=${status}`), status);
+    }
+    assert.equal(countOf(home.html, 'status-counts', 'REFUNDED'), 1);
+    for (const status of ['NEW', 'CANCELLED']) {
+      const shown = countOf(home.html, 'order-status-counts', status);
+      assert.equal(shown, await listTotal(owner, `/dashboard/orders?status=${status}`), status);
+    }
+    assert.equal(countOf(home.html, 'order-status-counts', 'NEW'), 1);
+  });
+
+  test('the latest payments show an open amount’s paid amount and a partial refund as such', async () => {
+    const home = await owner.get('/dashboard');
+    const latest = home.html.slice(home.html.indexOf('id="latest"'));
+    const row = (ref: string) => latest.slice(latest.indexOf(ref), latest.indexOf('</tr>', latest.indexOf(ref)));
+    assert.match(row(openRef), /150\.50\u00a0MRU/);
+    assert.doesNotMatch(latest, /—/);
+    assert.match(row(fixedRef), /Partially refunded · 50\.00 of 125\.00\u00a0MRU/);
+    const list = await owner.get('/dashboard/payments');
+    assert.match(list.html, /Partially refunded · 50\.00 of 125\.00\u00a0MRU/);
+  });
+
+  test('the chart has a title, an axis of round values and every day’s value as text', async () => {
+    const home = await owner.get('/dashboard');
+    const svg = home.html.slice(home.html.indexOf('<svg class="chart"'), home.html.indexOf('</svg>'));
+    assert.match(svg, /<title id="chart-title">Paid volume per day over the last 30 days<\/title>/);
+    assert.match(svg, /<desc id="chart-desc">Highest day: 295\.50\u00a0MRU/);
+    const ticks = [...svg.matchAll(/<text class="tick"[^>]*>([^<]+)<\/text>/g)].map((m) => m[1]);
+    assert.deepEqual(ticks, ['0', '100', '200', '300', '400']);
+    const values = home.html.slice(
+      home.html.indexOf('id="chart-values"'),
+      home.html.indexOf('</table>', home.html.indexOf('id="chart-values"')),
+    );
+    assert.equal([...values.matchAll(/<tr><td>/g)].length, 30);
+    const today = new Date().toISOString().slice(0, 10);
+    assert.match(values, new RegExp(`<td>${today}</td><td class="num">295\\.50\u00a0MRU</td><td class="num">3</td>`));
+  });
+
+  test('the axis rounds up to 1, 2, 2.5 or 5 times a power of ten', () => {
+    assert.equal(niceStep(0), 100);
+    assert.equal(niceStep(29_550), 10_000);
+    assert.equal(niceStep(90_000), 25_000);
+    assert.equal(niceStep(5_930_200), 2_000_000);
+    const chart = barChart([
+      { day: '2026-01-01', total: 0 },
+      { day: '2026-01-02', total: 40_000 },
+    ]);
+    assert.equal(chart.max, 40_000);
+    assert.equal(chart.bars[1]!.y, chart.ticks[4]!.y, 'the largest bar reaches the top tick');
+    assert.equal(chart.bars[0]!.height, 0);
+  });
+
+  test('a payment page: partial refund beside the status, gross / fee / net with the fee explained', async () => {
+    const page = await owner.get(`/dashboard/payments/${fixedRef}`);
+    assert.equal(page.status, 200);
+    assert.match(
+      page.html,
+      /id="status" data-status="REFUNDED">Refunded<\/span> <span class="refund-note" id="refund-note">Partially refunded · 50\.00 of 125\.00\u00a0MRU</,
+    );
+    // 2 % of 125.00 is 2.50; the refund of 50.00 gives 1.00 of it back.
+    assert.equal(textOf(page.html, 'amount-gross'), '125.00 MRU');
+    assert.equal(textOf(page.html, 'amount-refunded'), '−50.00 MRU');
+    assert.equal(textOf(page.html, 'amount-fee'), '−1.50 MRU');
+    assert.equal(textOf(page.html, 'amount-net'), '73.50 MRU');
+    assert.match(textOf(page.html, 'fee-explained'), /TOF and TTE are the taxes/);
+    const settings = await owner.get('/dashboard/settings');
+    assert.match(textOf(settings.html, 'fee-plan-explained'), /TOF and TTE are the taxes/);
+    const open = await owner.get(`/dashboard/payments/${openRef}`);
+    assert.equal(textOf(open.html, 'amount-gross'), '150.50 MRU');
+    assert.doesNotMatch(open.html, /id="refund-note"/);
+    const { client: french } = await signedIn(t, business.id);
+    await french.submit('/dashboard', '/dashboard/preferences', { lang: 'fr' });
+    const inFrench = await french.get(`/dashboard/payments/${fixedRef}`);
+    assert.equal(textOf(inFrench.html, 'refund-note'), 'Remboursé en partie · 50,00 sur 125,00 MRU');
+    assert.match(textOf(inFrench.html, 'fee-explained'), /La TOF et la TTE sont les taxes/);
+  });
+
+  test('an order page: gross / fee / net, and a partial refund beside its status', async () => {
+    const path = `/dashboard/orders/${orderRef}`;
+    let page = await owner.get(path);
+    assert.equal(textOf(page.html, 'amount-gross'), '20.00 MRU');
+    assert.equal(textOf(page.html, 'amount-fee'), '−0.40 MRU');
+    assert.equal(textOf(page.html, 'amount-net'), '19.60 MRU');
+    expectStatus(await orderAction(t, business.keys.secretTest, `/${orderRef}/refund`, { amount: 500 }), 200);
+    page = await owner.get(path);
+    assert.match(textOf(page.html, 'refund-note'), /^Partially refunded · 5\.00 of 20\.00 MRU$/);
+    assert.equal(textOf(page.html, 'amount-refunded'), '−5.00 MRU');
+    assert.match(textOf(page.html, 'fee-explained'), /TOF and TTE/);
+  });
+});
