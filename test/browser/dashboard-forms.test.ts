@@ -63,7 +63,12 @@ async function seedForms(t: TestApp): Promise<FormsSeed> {
   assert.ok(delivery, 'the payments made a delivery');
   await t.runtime.db
     .updateTable('webhook_deliveries')
-    .set({ status: 'PENDING', attempt_count: 2, last_status_code: 500, next_attempt_at: new Date(Date.now() + 3_600_000) })
+    .set({
+      status: 'PENDING',
+      attempt_count: 2,
+      last_status_code: 500,
+      next_attempt_at: new Date(Date.now() + 3_600_000),
+    })
     .where('id', '=', delivery.id)
     .execute();
 
@@ -224,7 +229,8 @@ describe(
           const thumb = lampRow.locator('img.thumb');
           await thumb.waitFor();
           await page.waitForFunction(
-            (image) => (image as unknown as { complete: boolean; naturalWidth: number }).complete &&
+            (image) =>
+              (image as unknown as { complete: boolean; naturalWidth: number }).complete &&
               (image as unknown as { naturalWidth: number }).naturalWidth > 0,
             await thumb.elementHandle(),
           );
@@ -264,7 +270,10 @@ describe(
           const [red, green, blue] = (await badge.evaluate((element) => getComputedStyle(element).color))
             .match(/\d+/g)!
             .map(Number);
-          assert.ok(red! > green! + 60 && red! > blue! + 60, `the failing badge is red: rgb(${red}, ${green}, ${blue})`);
+          assert.ok(
+            red! > green! + 60 && red! > blue! + 60,
+            `the failing badge is red: rgb(${red}, ${green}, ${blue})`,
+          );
           assert.equal((await deliveryRow.locator('td.last-status').textContent())?.trim(), '500');
           await checkState(page, at('delivery log with a failing delivery'));
           await deliveryRow.getByRole('button', { name: d.retryNow }).click();
