@@ -63,7 +63,9 @@ describe('hosted checkout pages (issue 38)', () => {
     assert.ok(!page.text.includes('<style'), 'no inline style');
     assert.match(
       page.text,
-      new RegExp(`<link rel="stylesheet" href="/checkout/assets/customer.css\\?v=[0-9a-f]{16}" nonce="${noncePattern}">`),
+      new RegExp(
+        `<link rel="stylesheet" href="/checkout/assets/customer.css\\?v=[0-9a-f]{16}" nonce="${noncePattern}">`,
+      ),
     );
     assert.ok(!/\sstyle="/.test(page.text), 'no style attribute');
     // Merchant text is text, everywhere: the heading, the title, the page's data.
