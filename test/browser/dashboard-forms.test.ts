@@ -237,7 +237,15 @@ describe(
           await checkState(page, at('products with a thumbnail'));
           // A delete only once its box is ticked.
           await page.goto(`${t.baseUrl}/dashboard/products/${encodeURIComponent(seed.oldStock.id)}`);
-          await page.locator('#delete-confirm').check();
+          // Unticked, the browser itself holds the form back (the box is required).
+          const confirm = page.locator('#delete-confirm');
+          assert.equal(
+            await confirm.evaluate(
+              (box) => (box as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing,
+            ),
+            true,
+          );
+          await confirm.check();
           await checkState(page, at('product delete confirmed'));
           await page.locator('#delete-form button[type="submit"]').click();
           await page.waitForURL(`${t.baseUrl}/dashboard/products?notice=done`);
