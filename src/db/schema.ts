@@ -15,6 +15,11 @@ export interface BusinessesTable {
   api_enabled: Generated<boolean>;
   /** When the business asked for live access from its dashboard (migration 031); null: never. */
   live_requested_at: Generated<Date | null>;
+  /** The shop's contact on its customers' order pages (migration 032); each may be null. */
+  contact_phone: Generated<string | null>;
+  contact_email: Generated<string | null>;
+  pickup_address: Generated<string | null>;
+  delivers: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }

@@ -7,6 +7,7 @@ import { act, createIntent } from '../intents/support.js';
 import { pay, RICH } from '../checkout/support.js';
 import { createProduct } from '../products/support.js';
 import { orderAction } from '../orders/support.js';
+import { setBusinessContact } from '../../src/modules/businesses/service.js';
 
 /**
  * Every customer page in each of its states, made in a test app: what the browser tests of
@@ -45,6 +46,13 @@ export const SIZES = { phone: { width: 390, height: 844 }, laptop: { width: 1280
 export async function seedCustomerPages(t: TestApp): Promise<{ shopId: string; pages: CustomerPageState[] }> {
   const business = await t.createBusiness({ name: 'Épicerie du Port' });
   const shopId = business.shopId!;
+  // The order pages show the shop's contact (what an owner enters in the dashboard's settings).
+  await setBusinessContact(t.runtime.db, business.id, {
+    phone: '+22222123456',
+    email: 'port@example.com',
+    pickupAddress: 'Port de pêche, étal 4, Nouakchott',
+    delivers: true,
+  });
   const pages: CustomerPageState[] = [];
   const sk = business.keys.secretTest;
   expectStatus(

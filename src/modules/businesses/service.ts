@@ -182,6 +182,43 @@ export async function requestLiveAccess(db: Executor, businessId: string): Promi
   return getBusiness(db, businessId);
 }
 
+/** How the shop's customers reach it: what its order pages show (empty fields are null). */
+export interface BusinessContact {
+  phone: string | null;
+  email: string | null;
+  pickupAddress: string | null;
+  delivers: boolean;
+}
+
+export async function getBusinessContact(db: Executor, businessId: string): Promise<BusinessContact> {
+  const row = await db
+    .selectFrom('businesses')
+    .select(['contact_phone', 'contact_email', 'pickup_address', 'delivers'])
+    .where('id', '=', businessId)
+    .executeTakeFirst();
+  if (!row) throw new ApiError('NOT_FOUND', `No business ${businessId}.`);
+  return {
+    phone: row.contact_phone,
+    email: row.contact_email,
+    pickupAddress: row.pickup_address,
+    delivers: row.delivers,
+  };
+}
+
+export async function setBusinessContact(db: Executor, businessId: string, contact: BusinessContact): Promise<void> {
+  await db
+    .updateTable('businesses')
+    .set({
+      contact_phone: contact.phone,
+      contact_email: contact.email,
+      pickup_address: contact.pickupAddress,
+      delivers: contact.delivers,
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', businessId)
+    .execute();
+}
+
 export async function setGlobalApiEnabled(db: Executor, enabled: boolean): Promise<void> {
   await db
     .updateTable('platform_settings')

@@ -1,6 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { getBusiness, renameBusiness, requestLiveAccess } from '../businesses/service.js';
+import {
+  getBusiness,
+  getBusinessContact,
+  renameBusiness,
+  requestLiveAccess,
+  setBusinessContact,
+} from '../businesses/service.js';
+import { walletPhone } from '../../lib/phone.js';
 import { getFeePlan } from '../payments/fee-plans.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiError } from '../../http/errors.js';
@@ -42,6 +49,36 @@ const PasswordForm = Type.Object(
   { additionalProperties: false },
 );
 
+const ContactForm = Type.Object(
+  {
+    ...Token,
+    phone: Type.String({ maxLength: 40 }),
+    email: Type.String({ maxLength: 400 }),
+    pickupAddress: Type.String({ maxLength: 1000 }),
+    delivers: Type.Optional(Type.Literal('yes')),
+  },
+  { additionalProperties: false },
+);
+/** The shop-contact form as typed: drawn back as it was when refused. */
+interface ContactTyped {
+  phone: string;
+  email: string;
+  pickupAddress: string;
+  delivers: boolean;
+}
+const PICKUP_ADDRESS_MAX = 300;
+// What an address needs to be one; the mail itself is the only real check.
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** The shop-contact form's fields its refusals name. */
+const CONTACT_FIELDS: FormFields = {
+  fields: [
+    { pattern: /^phone$/, text: 'fieldContactPhone', as: 'contact.phone' },
+    { pattern: /^email$/, text: 'fieldContactEmail', as: 'contact.email' },
+    { pattern: /^pickupAddress$/, text: 'fieldPickupAddress', as: 'contact.pickupAddress' },
+  ],
+};
+
 /** The add-a-user form's fields its refusals name (apart from the own-password form's). */
 const INVITE_FIELDS: FormFields = {
   fields: [
@@ -69,14 +106,16 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
     request: FastifyRequest,
     reply: FastifyReply,
     refusal?: { error: ApiError; form: FormFields },
-    invite: { email: string; role: string } = { email: '', role: 'viewer' },
+    typed: { invite?: { email: string; role: string }; contact?: ContactTyped } = {},
   ) => {
     const session = requireSession(request);
-    const [users, feePlan, business] = await Promise.all([
+    const [users, feePlan, business, contact] = await Promise.all([
       listUsers(db, session.businessId),
       getFeePlan(db, session.businessId),
       getBusiness(db, session.businessId),
+      getBusinessContact(db, session.businessId),
     ]);
+    const invite = typed.invite ?? { email: '', role: 'viewer' };
     const t = dictionaries[langOf(request)];
     return sendPage(
       request,
@@ -87,6 +126,12 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
         feePlan,
         business,
         invite,
+        contact: typed.contact ?? {
+          phone: contact.phone ?? '',
+          email: contact.email ?? '',
+          pickupAddress: contact.pickupAddress ?? '',
+          delivers: contact.delivers,
+        },
         ...formState(refusal ? refusalOf(refusal.error, t, refusal.form) : undefined),
       },
       refusal?.error.status,
@@ -146,6 +191,46 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
       }),
   );
 
+  // What the shop's customers read on their order pages; an empty field clears it.
+  app.post(
+    at(`${SETTINGS}/contact`),
+    { config: owner, schema: { hide: true, body: ContactForm } },
+    async (request, reply) => {
+      const typed: ContactTyped = {
+        phone: request.body.phone.trim(),
+        email: request.body.email.trim(),
+        pickupAddress: request.body.pickupAddress.trim(),
+        delivers: request.body.delivers === 'yes',
+      };
+      const checks = fieldChecks();
+      const phone = typed.phone === '' ? null : (walletPhone(typed.phone) ?? null);
+      if (typed.phone !== '' && phone === null) checks.refuse('phone', 'is not a phone number');
+      if (typed.email !== '' && (typed.email.length > 254 || !EMAIL_SHAPE.test(typed.email)))
+        checks.refuse('email', 'is not an email address');
+      if (typed.pickupAddress.length > PICKUP_ADDRESS_MAX)
+        checks.refuse('pickupAddress', `is longer than ${PICKUP_ADDRESS_MAX} characters`);
+      return dashboardWrite(
+        request,
+        reply,
+        SETTINGS,
+        async (trx, session) => {
+          checks.finish();
+          await setBusinessContact(trx, session.businessId, {
+            phone,
+            email: typed.email || null,
+            pickupAddress: typed.pickupAddress || null,
+            delivers: typed.delivers,
+          });
+          return { redirect: SETTINGS };
+        },
+        (error) =>
+          isAboutForm(error, CONTACT_FIELDS)
+            ? drawSettings(request, reply, { error, form: CONTACT_FIELDS }, { contact: typed })
+            : undefined,
+      );
+    },
+  );
+
   // The operator approves it (`admin business approve-live`), as for any business.
   app.post(
     at(`${SETTINGS}/live-access`),
@@ -182,7 +267,7 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
         // The email and role are drawn back; the password never is.
         (error) =>
           isAboutForm(error, INVITE_FIELDS)
-            ? drawSettings(request, reply, { error, form: INVITE_FIELDS }, { email, role })
+            ? drawSettings(request, reply, { error, form: INVITE_FIELDS }, { invite: { email, role } })
             : undefined,
       );
     },

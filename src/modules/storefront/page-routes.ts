@@ -10,6 +10,7 @@ import { sendCustomerPage } from '../../http/views.js';
 import { orderPage, storefrontAssets, storefrontPage } from './pages.js';
 import { Mode, OrderParams, ShopParams } from './schemas.js';
 import { catalogView, customerOrderView, resolveShop, type StoreMode } from './service.js';
+import { getBusinessContact } from '../businesses/service.js';
 
 /** The hosted storefront pages: a shop's catalog (/s/{shopId}) and a customer's order (/o/{orderRef}). */
 export const storefrontPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -78,7 +79,8 @@ export const storefrontPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const view = order
         ? customerOrderView(order, (await orders.shopNames(db, [order.shop_id])).get(order.shop_id) ?? '')
         : null;
-      return sendCustomerPage(reply, orderPage({ choice, path: request.url }, view ? 200 : 404, view));
+      const contact = order ? await getBusinessContact(db, order.business_id) : null;
+      return sendCustomerPage(reply, orderPage({ choice, path: request.url }, view ? 200 : 404, view, false, contact));
     },
   );
 };

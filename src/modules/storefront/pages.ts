@@ -4,6 +4,7 @@ import { assetFolder, besideModule, SHARED_ASSETS_DIR, templateFolder, type Cust
 import { formatAmount, keepLang, type Dictionary, type Lang, type LangChoice } from '../../lib/i18n.js';
 import { storefrontDictionaries, type StorefrontText } from './i18n.js';
 import type { CatalogProduct, CatalogView, CustomerOrderView } from './service.js';
+import type { BusinessContact } from '../businesses/service.js';
 
 type Texts = Dictionary<StorefrontText>;
 
@@ -181,6 +182,7 @@ export function orderPage(
   status: number,
   view: CustomerOrderView | null,
   rateLimited = false,
+  contact: BusinessContact | null = null,
 ): CustomerPage {
   const t = storefrontDictionaries[context.choice.lang];
   if (!view) {
@@ -199,6 +201,7 @@ export function orderPage(
       nextText: t[NEXT_TEXTS[view.status]],
       cancelledByYou: view.cancellationReason === CUSTOMER_CANCEL_REASON,
       shopPath: keepLang(`/s/${encodeURIComponent(view.shopId)}`, context.choice),
+      contact,
     },
     scripts: ['order.js'],
     pageData: {

@@ -411,4 +411,14 @@ export const en = {
     'Live mode moves real money. The platform checks your business, then approves it; you can then switch to live mode at the top of every page.',
   liveRequested: 'Requested on {date}: waiting for approval by the platform.',
   liveIsApproved: 'Approved: live mode is open.',
+  // The shop's contact (issue 38: the customers' order pages show it)
+  shopContact: 'Shop contact',
+  shopContactHint: 'Your customers see these on their order page. Leave a field empty to hide it.',
+  contactPhone: 'Phone',
+  contactEmail: 'Email',
+  pickupAddress: 'Where customers collect their orders',
+  deliversLabel: 'We also deliver orders',
+  fieldContactPhone: 'Enter a phone number, such as 22 12 34 56 or +222 22 12 34 56.',
+  fieldContactEmail: 'Enter an email address, such as shop@example.com.',
+  fieldPickupAddress: 'Write the address in 300 characters or fewer.',
 };

@@ -396,4 +396,14 @@ export const fr: Record<keyof typeof en, string> = {
     "Le mode réel déplace de l'argent réel. La plateforme vérifie votre entreprise, puis l'approuve ; vous pourrez alors passer en mode réel en haut de chaque page.",
   liveRequested: "Demandé le {date} : en attente d'approbation par la plateforme.",
   liveIsApproved: 'Approuvé : le mode réel est ouvert.',
+  // Le contact de la boutique (issue 38 : les pages de commande des clients le montrent)
+  shopContact: 'Contact de la boutique',
+  shopContactHint: 'Vos clients les voient sur la page de leur commande. Laissez un champ vide pour le masquer.',
+  contactPhone: 'Téléphone',
+  contactEmail: 'E-mail',
+  pickupAddress: 'Où les clients retirent leurs commandes',
+  deliversLabel: 'Nous livrons aussi les commandes',
+  fieldContactPhone: 'Saisissez un numéro de téléphone, par exemple 22 12 34 56 ou +222 22 12 34 56.',
+  fieldContactEmail: 'Saisissez une adresse e-mail, par exemple boutique@example.com.',
+  fieldPickupAddress: "Écrivez l'adresse en 300 caractères au plus.",
 };
