@@ -16,7 +16,7 @@ export default class SummaryReporter implements Reporter {
     );
     if (skipped.length > 0) lines.push(`Skipped in this run (${skipped.length}):`, ...skipped);
     if (!runsSlowTier()) {
-      lines.push(`Slow tier not run (\`npm run test:all\` or CI=true runs it): ${SLOW_TIER.join(', ')}`);
+      lines.push(`Slow tier not run (\`npm run test:all\` runs it): ${SLOW_TIER.join(', ')}`);
     }
     const slowest = [...testModules]
       .map((module) => ({ file: module.relativeModuleId, seconds: module.diagnostic().duration / 1000 }))

@@ -2,7 +2,8 @@
  * Two tiers. `npm test` runs the quick one: every feature, error code, race (on PostgreSQL) and
  * money check. The slow tier adds what takes minutes of wall time for little extra coverage per
  * second: the real browser, the 10,000-request fuzzing, and the tests that start whole server
- * processes or install packages. `.ci/run` (CI=true) and `npm run test:all` run both.
+ * processes or install packages. `npm run test:all` runs both; `.ci/run` runs the quick tier on
+ * PGlite beside a CPU hog and both tiers on PostgreSQL.
  */
 export const SLOW_TIER: readonly string[] = [
   'test/browser/**',
@@ -15,5 +16,6 @@ export const SLOW_TIER: readonly string[] = [
   'test/sdk/package.test.ts',
 ];
 
+/** `TEST_TIER=all` or `quick` chooses; otherwise CI runs both tiers and a person the quick one. */
 export const runsSlowTier = (env: NodeJS.ProcessEnv = process.env): boolean =>
-  env.CI === 'true' || env.TEST_TIER === 'all';
+  env.TEST_TIER ? env.TEST_TIER === 'all' : env.CI === 'true';
