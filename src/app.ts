@@ -11,6 +11,7 @@ import { ApiError } from './http/errors.js';
 import { answerError, checkIdempotencyKey, registerWritePath } from './http/idempotency/plugin.js';
 import { registerMetrics } from './http/metrics.js';
 import { completeDocument, RouteConfigs } from './http/openapi.js';
+import { buildResponseSerializers } from './http/schema-compilers.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import { strictDeveloperQueries, strictValidatorCompiler } from './http/validation.js';
 import { randomBase62 } from './lib/ids.js';
@@ -30,11 +31,14 @@ export interface BuildAppOptions {
   logger?: FastifyBaseLogger | boolean;
   /** Feature modules mounted under the API base; tests may add their own probes. */
   developerRoutes?: FastifyPluginAsync[];
+  /** Compile every route's schemas while building, not on each route's first request (a test's check). */
+  compileSchemasAtStart?: boolean;
 }
 
 export type App = FastifyInstance;
 
 export async function buildApp(services: AppServices, options: BuildAppOptions = {}): Promise<App> {
+  const eager = options.compileSchemasAtStart ?? false;
   const app = Fastify({
     ...(typeof options.logger === 'object' ? { loggerInstance: options.logger } : { logger: options.logger ?? false }),
     trustProxy: trustProxyOption(services.config.trustProxy),
@@ -52,9 +56,10 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
     // decoded; each route's params schema holds it to that). The router counts UTF-16 units of the
     // decoded segment, so twice 256 lets an externalId of characters outside the BMP through too.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_SEGMENT },
+    schemaController: { compilersFactory: { buildSerializer: buildResponseSerializers(eager) } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.setValidatorCompiler(strictValidatorCompiler);
+  app.setValidatorCompiler(strictValidatorCompiler(eager));
   app.decorate('services', services);
   app.decorateRequest('auth', undefined);
   app.decorateRequest('operator', false);

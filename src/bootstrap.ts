@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { adminTokenFile } from './lib/admin-token-file.js';
 import { LocalDiskStorage } from './lib/media-storage.js';
@@ -7,13 +7,11 @@ import { ensureSandboxWallets } from './modules/wallets/service.js';
 import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { Config } from './config.js';
-import { openDatabase, type Database } from './db/connect.js';
-import { findDatabaseImage } from './db/image.js';
+import type { Database } from './db/connect.js';
+import { openConfiguredDatabase } from './db/configured.js';
 import { migrate } from './db/migrate.js';
-import type { DatabaseImageSource } from './db/pglite.js';
 import type { AppServices } from './http/context.js';
 import { MemoryRateLimiter, RedisRateLimiter, type LimiterLog } from './http/rate-limit.js';
-import { connectRedis } from './lib/redis.js';
 import { createBusiness, DEMO_BUSINESS_NAME, type CreatedBusiness } from './modules/businesses/service.js';
 import { CacheInvalidationBus } from './modules/keys/invalidation.js';
 import { KeyCache } from './modules/keys/key-cache.js';
@@ -21,17 +19,6 @@ import { KeyCache } from './modules/keys/key-cache.js';
 export interface Runtime extends AppServices {
   redis: Redis | undefined;
   close(): Promise<void>;
-}
-
-export function databaseOptionsFor(config: Config) {
-  return config.databaseUrl
-    ? ({
-        kind: 'postgres',
-        url: config.databaseUrl,
-        poolSize: config.dbPoolSize,
-        namedStatements: config.dbPreparedStatements,
-      } as const)
-    : ({ kind: 'pglite', dataDir: path.join(config.dataDir, 'pglite') } as const);
 }
 
 /** The admin token: from ADMIN_TOKEN, else the one saved in the data directory, else a new one. */
@@ -44,42 +31,6 @@ export function resolveAdminToken(config: Config): { token: string; generated: b
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   return { token, generated: true };
-}
-
-/** Where a database is, for people: a PGlite directory, or a PostgreSQL URL without its password. */
-function describeDatabase(config: Config): { firstOpen: boolean; where: string } {
-  const options = databaseOptionsFor(config);
-  if (options.kind === 'pglite') {
-    const firstOpen = !existsSync(options.dataDir) || readdirSync(options.dataDir).length === 0;
-    const relative = !path.isAbsolute(options.dataDir) && !options.dataDir.startsWith('.');
-    return { firstOpen, where: relative ? `./${options.dataDir}` : options.dataDir };
-  }
-  const url = new URL(options.url);
-  return { firstOpen: false, where: `PostgreSQL at ${url.host}${url.pathname}` };
-}
-
-/**
- * The build's image to unpack a new embedded database from (db/image.ts), if there is a current
- * one; says which way the database is made, since without it a first start takes longer.
- */
-function newDatabaseImage(
-  where: string,
-  progress: (step: string) => void,
-  log: LimiterLog | undefined,
-): DatabaseImageSource | undefined {
-  const lookup = findDatabaseImage();
-  if (!lookup.image) {
-    progress(`creating the embedded database in ${where} (${lookup.missing}: a few seconds)`);
-    return undefined;
-  }
-  progress(`creating the embedded database in ${where} from the database image`);
-  return {
-    tarball: lookup.image.tarball,
-    onFailed: (error) => {
-      log?.warn(`the database image would not load (${String(error)}); running initdb instead`);
-      progress('  the database image would not load: creating the database the slow way (a few seconds)');
-    },
-  };
 }
 
 /**
@@ -99,22 +50,15 @@ export async function createRuntime(
   } = {},
 ): Promise<Runtime> {
   const progress = options.progress ?? (() => {});
-  let database = options.database;
-  if (!database) {
-    const { firstOpen, where } = describeDatabase(config);
-    const databaseOptions = databaseOptionsFor(config);
-    let image: DatabaseImageSource | undefined;
-    if (config.databaseUrl) progress(`connecting to ${where}`);
-    else if (firstOpen) image = newDatabaseImage(where, progress, options.log);
-    else progress(`opening the embedded database in ${where}`);
-    database = await openDatabase(
-      databaseOptions.kind === 'pglite' && image ? { ...databaseOptions, image } : databaseOptions,
-    );
-  }
+  const database = options.database ?? (await openConfiguredDatabase(config, { progress, log: options.log }));
   progress('applying migrations');
   const applied = await migrate(database);
   progress(applied.length > 0 ? `  applied ${applied.join(', ')}` : '  the schema is up to date');
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+  const redisUrl = config.redisUrl;
+  // Each driver loads only where it is used: most embedded installs have no Redis.
+  const redis = redisUrl
+    ? await import('./lib/redis.js').then((redisModule) => redisModule.connectRedis(redisUrl))
+    : undefined;
   const keyCache = new KeyCache(database.db, config.keyCacheTtlMs, options.now);
   const invalidation = new CacheInvalidationBus(redis, () => keyCache.clear());
   await invalidation.start();

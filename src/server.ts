@@ -1,12 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { serializeLoggedError } from './http/error-handler.js';
-import { buildApp } from './app.js';
-import { createRuntime, resolveAdminToken, seedDemoBusiness } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { developerModules } from './modules/index.js';
+import { openConfiguredDatabase } from './db/configured.js';
 import type { CreatedBusiness } from './modules/businesses/service.js';
-import { startWorker, type Worker } from './worker/worker.js';
+import type { Worker } from './worker/worker.js';
 
 /**
  * What a person starting the server reads: one plain line per step, then the demo keys as a
@@ -80,11 +78,24 @@ async function main(): Promise<void> {
   const runApi = !args.has('--worker') || args.has('--api');
   const runWorker = !args.has('--api') || args.has('--worker');
 
+  const log = { warn: (message: string) => logger.warn(message), info: (message: string) => logger.info(message) };
+  // The database opens while the application's modules load: loading them is most of a restart,
+  // and the embedded database compiles its WebAssembly on other threads meanwhile.
+  const database = openConfiguredDatabase(config, { progress: say, log });
+  database.catch(() => {}); // awaited below, once the modules are in
+  const [{ buildApp }, { createRuntime, resolveAdminToken, seedDemoBusiness }, { developerModules }, { startWorker }] =
+    await Promise.all([
+      import('./app.js'),
+      import('./bootstrap.js'),
+      import('./modules/index.js'),
+      import('./worker/worker.js'),
+    ]);
   const admin = resolveAdminToken(config);
   const runtime = await createRuntime(config, {
+    database: await database,
     adminToken: admin.token,
     progress: say,
-    log: { warn: (message) => logger.warn(message), info: (message) => logger.info(message) },
+    log,
   });
   const adminTokenFile = `${config.dataDir.replace(/\/+$/, '')}/admin-token`;
   if (admin.generated) logger.info({ file: adminTokenFile }, 'generated an admin token');

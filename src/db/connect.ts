@@ -1,18 +1,28 @@
 import type { Database, DriverOptions } from './database.js';
-import { openPGlite, type PGliteSettings } from './pglite.js';
-import { openPostgres } from './postgres.js';
+import type { PGliteSettings } from './pglite.js';
 
-export type { Database, Listener, PoolStats, PreparedStatement } from './database.js';
-export { LISTENER_APPLICATION_NAME } from './listener.js';
+export {
+  LISTENER_APPLICATION_NAME,
+  type Database,
+  type Listener,
+  type PoolStats,
+  type PreparedStatement,
+} from './database.js';
 
 export type DatabaseOptions = (
   { kind: 'postgres'; url: string; poolSize?: number } | ({ kind: 'pglite' } & PGliteSettings)
 ) &
   DriverOptions;
 
-/** PostgreSQL when given a URL (postgres.ts), else PGlite embedded in this process (pglite.ts). */
+/**
+ * PostgreSQL when given a URL (postgres.ts), else PGlite embedded in this process (pglite.ts).
+ * Only the driver in use is loaded: a start spends its time loading modules.
+ */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.kind === 'postgres'
-    ? openPostgres({ ...options, poolSize: options.poolSize ?? 20 })
-    : openPGlite(options);
+  if (options.kind === 'postgres') {
+    const { openPostgres } = await import('./postgres.js');
+    return openPostgres({ ...options, poolSize: options.poolSize ?? 20 });
+  }
+  const { openPGlite } = await import('./pglite.js');
+  return openPGlite(options);
 }

@@ -70,3 +70,6 @@ export function statementLog(onStatement: ((sql: string) => void) | undefined) {
       }
     : undefined;
 }
+
+/** What a listening PostgreSQL connection calls itself (pg_stat_activity.application_name). */
+export const LISTENER_APPLICATION_NAME = 'commerce-listener';

@@ -1,8 +1,5 @@
 import pg from 'pg';
-import type { Listener } from './database.js';
-
-/** What a listening PostgreSQL connection calls itself (pg_stat_activity.application_name). */
-export const LISTENER_APPLICATION_NAME = 'commerce-listener';
+import { LISTENER_APPLICATION_NAME, type Listener } from './database.js';
 
 /** A connection of its own that LISTENs, and connects and LISTENs again when it is lost. */
 export function listenOnPostgres(

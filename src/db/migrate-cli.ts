@@ -1,7 +1,7 @@
 /** `npm run migrate`: applies pending migrations to the configured database and exits. */
-import { databaseOptionsFor } from '../bootstrap.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { openDatabase } from './connect.js';
+import { databaseOptionsFor } from './configured.js';
 import { migrate } from './migrate.js';
 
 try {

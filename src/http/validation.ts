@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { compileOnFirstUse } from './schema-compilers.js';
 
 const INTEGER_TEXT = /^-?[0-9]+$/;
 const NUMBER_TEXT = /^-?[0-9]+(\.[0-9]+)?$/;
@@ -53,21 +54,27 @@ export function findNul(root: unknown): string | undefined {
   return undefined;
 }
 
-/** Fastify validator: TypeBox's compiled checks, with strict text conversion outside the body. */
-export const strictValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
-  const check = Compile(schema);
-  return (value) => {
-    const converted = httpPart === 'body' ? value : convertObject(schema, value);
-    const nulAt = findNul(converted);
-    if (nulAt !== undefined) {
-      const instancePath = nulAt.split('\u0000').join('\\0');
-      const issue = { keyword: 'nul', schemaPath: '#', instancePath, message: 'must not contain NUL characters' };
-      return { error: [issue] as never };
-    }
-    if (check.Check(converted)) return { value: converted };
-    return { error: check.Errors(converted) as never };
-  };
-};
+/**
+ * Fastify validator: TypeBox's compiled checks, with strict text conversion outside the body.
+ * Compiled on the route's first request unless `eager` (schema-compilers.ts says why).
+ */
+export function strictValidatorCompiler(eager: boolean): FastifySchemaCompiler<TSchema> {
+  return ({ schema, httpPart }) =>
+    compileOnFirstUse(() => {
+      const check = Compile(schema);
+      return (value: unknown) => {
+        const converted = httpPart === 'body' ? value : convertObject(schema, value);
+        const nulAt = findNul(converted);
+        if (nulAt !== undefined) {
+          const instancePath = nulAt.split('\u0000').join('\\0');
+          const issue = { keyword: 'nul', schemaPath: '#', instancePath, message: 'must not contain NUL characters' };
+          return { error: [issue] as never };
+        }
+        if (check.Check(converted)) return { value: converted };
+        return { error: check.Errors(converted) as never };
+      };
+    }, eager);
+}
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
 

@@ -1,4 +1,3 @@
-import { fileTypeFromBuffer } from 'file-type';
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
@@ -12,6 +11,8 @@ const IMAGE_TYPES: Record<string, string> = { 'image/jpeg': 'jpg', 'image/png': 
 
 /** The type read from the bytes themselves, never from the file name or the part's header. */
 export async function sniffImage(bytes: Buffer): Promise<{ contentType: string; extension: string }> {
+  // Loaded on the first upload: most processes never take one, and loading it takes 60 ms.
+  const { fileTypeFromBuffer } = await import('file-type');
   const detected = await fileTypeFromBuffer(bytes);
   const extension = detected ? IMAGE_TYPES[detected.mime] : undefined;
   if (!detected || !extension) {
