@@ -6,6 +6,7 @@ import type { en } from './en.js';
  */
 export const ar: Record<keyof typeof en, string> = {
   dashboard: 'لوحة التحكم',
+  colon: ': ',
   signIn: 'تسجيل الدخول',
   signInTitle: 'تسجيل الدخول إلى لوحة التحكم',
   email: 'البريد الإلكتروني',

@@ -4,6 +4,8 @@
  */
 export const en = {
   dashboard: 'Dashboard',
+  /** Between a label and its value: French puts a narrow no-break space before the colon. */
+  colon: ': ',
   signIn: 'Sign in',
   signInTitle: 'Sign in to your dashboard',
   email: 'Email',

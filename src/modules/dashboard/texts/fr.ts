@@ -3,6 +3,7 @@ import type { en } from './en.js';
 /** The dashboard's French texts. */
 export const fr: Record<keyof typeof en, string> = {
   dashboard: 'Tableau de bord',
+  colon: '\u202f: ',
   signIn: 'Se connecter',
   signInTitle: 'Connexion au tableau de bord',
   email: 'E-mail',
