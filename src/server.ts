@@ -79,8 +79,8 @@ async function main(): Promise<void> {
   const runWorker = !args.has('--api') || args.has('--worker');
 
   const log = { warn: (message: string) => logger.warn(message), info: (message: string) => logger.info(message) };
-  // The database opens while the application's modules load: loading them is most of a restart,
-  // and the embedded database compiles its WebAssembly on other threads meanwhile.
+  // The database opens while the application's modules load: the embedded database compiles its
+  // WebAssembly on other threads meanwhile (decision 066).
   const database = openConfiguredDatabase(config, { progress: say, log });
   database.catch(() => {}); // awaited below, once the modules are in
   const [{ buildApp }, { createRuntime, resolveAdminToken, seedDemoBusiness }, { developerModules }, { startWorker }] =
