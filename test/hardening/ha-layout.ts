@@ -79,12 +79,30 @@ export async function roles(): Promise<{ primary?: Member; syncStandby?: Member 
   return found;
 }
 
-/** Waits until one member is primary with the other as its synchronous standby; answers the primary. */
+/** The member Patroni has recorded as synchronous standby (its `/sync` key in etcd, read through GET /cluster). */
+async function recordedSyncStandby(primary: Member): Promise<string | undefined> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${restPort(primary)}/cluster`, {
+      signal: AbortSignal.timeout(2000),
+    });
+    const cluster = (await response.json()) as { members?: { name: string; role: string }[] };
+    return cluster.members?.find((member) => member.role === 'sync_standby')?.name;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Waits until one member is primary with the other as its synchronous standby, streaming and
+ * recorded as such by Patroni; answers the primary. Recorded too: Patroni 3.0.2 names a rejoining
+ * standby in synchronous_standby_names about 2 s before it records it, and a standby lost in
+ * between stays named, so every commit waits for it (patroni/patroni#3468; docs/operations.md).
+ */
 export async function waitHealthy(timeoutMs = 180_000): Promise<Member> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { primary, syncStandby } = await roles();
-    if (primary && syncStandby) return primary;
+    if (primary && syncStandby && (await recordedSyncStandby(primary)) === syncStandby) return primary;
     if (Date.now() > deadline) throw new Error(`the layout is not healthy after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
