@@ -1,6 +1,6 @@
 import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite';
 import {
-  CompiledQuery,
+  type CompiledQuery,
   PostgresAdapter,
   PostgresIntrospector,
   PostgresQueryCompiler,
@@ -9,11 +9,10 @@ import {
   type Driver,
   type Kysely,
   type QueryResult,
-  type TransactionSettings,
 } from 'kysely';
 import { Mutex } from '../lib/mutex.js';
 import { statementName } from './statement-names.js';
-import { beginCommand, savepointCommand } from './transaction-commands.js';
+import { TransactionCommands } from './transaction-commands.js';
 
 /**
  * Kysely dialect for PGlite. PGlite is one Postgres session, so every Kysely connection is the
@@ -141,14 +140,16 @@ class PGliteConnection implements DatabaseConnection {
   }
 }
 
-class PGliteDriver implements Driver {
+class PGliteDriver extends TransactionCommands implements Driver {
   private readonly releases = new WeakMap<DatabaseConnection, () => void>();
 
   constructor(
     private readonly pglite: PGlite,
     private readonly mutex: Mutex,
     private readonly namedStatements: boolean,
-  ) {}
+  ) {
+    super();
+  }
 
   async init(): Promise<void> {}
 
@@ -157,30 +158,6 @@ class PGliteDriver implements Driver {
     const connection = new PGliteConnection(this.pglite, this.namedStatements);
     this.releases.set(connection, release);
     return connection;
-  }
-
-  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    await connection.executeQuery(beginCommand(settings));
-  }
-
-  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
-    await connection.executeQuery(savepointCommand('savepoint', name));
-  }
-
-  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
-    await connection.executeQuery(savepointCommand('rollback to', name));
-  }
-
-  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
-    await connection.executeQuery(savepointCommand('release', name));
-  }
-
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('COMMIT'));
-  }
-
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('ROLLBACK'));
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {

@@ -1,5 +1,5 @@
 import {
-  CompiledQuery,
+  type CompiledQuery,
   PostgresAdapter,
   PostgresIntrospector,
   PostgresQueryCompiler,
@@ -8,11 +8,10 @@ import {
   type Driver,
   type Kysely,
   type QueryResult,
-  type TransactionSettings,
 } from 'kysely';
 import type pg from 'pg';
 import { statementName } from './statement-names.js';
-import { beginCommand, savepointCommand } from './transaction-commands.js';
+import { TransactionCommands } from './transaction-commands.js';
 
 /**
  * Kysely dialect for PostgreSQL through a `pg` pool, whose driver names its statements: with
@@ -81,14 +80,16 @@ class NamedStatementsConnection implements DatabaseConnection {
   }
 }
 
-class NamedStatementsDriver implements Driver {
+class NamedStatementsDriver extends TransactionCommands implements Driver {
   /** One Kysely connection per pooled client, so the names it prepared stay with it. */
   private readonly connections = new WeakMap<pg.PoolClient, NamedStatementsConnection>();
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly namedStatements: boolean,
-  ) {}
+  ) {
+    super();
+  }
 
   async init(): Promise<void> {}
 
@@ -100,30 +101,6 @@ class NamedStatementsDriver implements Driver {
       this.connections.set(client, connection);
     }
     return connection;
-  }
-
-  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    await connection.executeQuery(beginCommand(settings));
-  }
-
-  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
-    await connection.executeQuery(savepointCommand('savepoint', name));
-  }
-
-  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
-    await connection.executeQuery(savepointCommand('rollback to', name));
-  }
-
-  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
-    await connection.executeQuery(savepointCommand('release', name));
-  }
-
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('commit'));
-  }
-
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('rollback'));
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
