@@ -12,7 +12,7 @@ import path from 'node:path';
 import { LANGS } from '../src/lib/i18n.js';
 import { CHROMIUM, launchChromium, skipWithoutChromium } from '../test/support/browser.js';
 import { startTestApp } from '../test/support/harness.js';
-import { seedDashboard, signInAs, SIZES } from '../test/browser/dashboard-seed.js';
+import { DASHBOARD_APP_CONFIG, seedDashboard, signInAs, SIZES } from '../test/browser/dashboard-seed.js';
 
 function say(line: string): void {
   process.stdout.write(`screenshots-dashboard: ${line}\n`);
@@ -23,12 +23,7 @@ async function main(): Promise<void> {
   const out = path.resolve(process.argv[2] ?? path.join('screenshots', 'dashboard'));
   mkdirSync(out, { recursive: true });
   const t = await startTestApp({
-    config: {
-      RATE_LIMIT_TEST_PER_MINUTE: '100000',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      DASHBOARD_LOGIN_PER_MINUTE_EMAIL: '1000',
-      DASHBOARD_LOGIN_PER_MINUTE_IP: '1000',
-    },
+    config: DASHBOARD_APP_CONFIG,
   });
   try {
     const { owner, pages } = await seedDashboard(t);

@@ -9,7 +9,7 @@ import { freshPhone, simulate } from '../orders/support.js';
 import { createProduct } from '../products/support.js';
 import { checkAccessibility, launchChromium, skipWithoutChromium } from '../support/browser.js';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
-import { signInAs, SIZES } from './dashboard-seed.js';
+import { DASHBOARD_APP_CONFIG, signInAs, SIZES } from './dashboard-seed.js';
 
 const LOG = '/dashboard/developers/deliveries';
 const PNG = Buffer.from(
@@ -106,12 +106,7 @@ describe(
 
     beforeAll(async () => {
       t = await startTestApp({
-        config: {
-          RATE_LIMIT_TEST_PER_MINUTE: '100000',
-          WEBHOOK_ALLOW_PRIVATE: 'true',
-          DASHBOARD_LOGIN_PER_MINUTE_EMAIL: '1000',
-          DASHBOARD_LOGIN_PER_MINUTE_IP: '1000',
-        },
+        config: DASHBOARD_APP_CONFIG,
       });
       browser = await launchChromium();
     });

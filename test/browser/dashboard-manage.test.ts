@@ -7,6 +7,7 @@ import { createUser } from '../dashboard/support.js';
 import { freshPhone, simulate } from '../orders/support.js';
 import { launchChromium, skipWithoutChromium } from '../support/browser.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { DASHBOARD_APP_CONFIG, signInAs } from './dashboard-seed.js';
 
 const ARTIFACTS = path.resolve('test-artifacts', 'dashboard');
 const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
@@ -26,12 +27,7 @@ describe(
     beforeAll(async () => {
       mkdirSync(ARTIFACTS, { recursive: true });
       t = await startTestApp({
-        config: {
-          RATE_LIMIT_TEST_PER_MINUTE: '100000',
-          WEBHOOK_ALLOW_PRIVATE: 'true',
-          DASHBOARD_LOGIN_PER_MINUTE_EMAIL: '1000',
-          DASHBOARD_LOGIN_PER_MINUTE_IP: '1000',
-        },
+        config: DASHBOARD_APP_CONFIG,
       });
       business = await t.createBusiness({ name: 'Épicerie du Port', approveLive: false });
       owner = await createUser(t, business.id, 'owner');
@@ -48,11 +44,7 @@ describe(
 
     async function signIn(context: BrowserContext, user: { email: string; password: string }): Promise<Page> {
       const page = await context.newPage();
-      await page.goto(`${t.baseUrl}/dashboard/login`);
-      await page.getByLabel('Email').fill(user.email);
-      await page.getByLabel('Password').fill(user.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL(`${t.baseUrl}/dashboard`);
+      await signInAs(page, t.baseUrl, user, 'en');
       return page;
     }
 

@@ -4,7 +4,15 @@ import type { Browser, Page } from 'playwright-core';
 import { checkAccessibility, launchChromium, skipWithoutChromium } from '../support/browser.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { englishAmong } from '../support/i18n.js';
-import { englishFor, LANGS, seedDashboard, signInAs, SIZES, type DashboardSeed } from './dashboard-seed.js';
+import {
+  DASHBOARD_APP_CONFIG,
+  englishFor,
+  LANGS,
+  seedDashboard,
+  signInAs,
+  SIZES,
+  type DashboardSeed,
+} from './dashboard-seed.js';
 
 /**
  * Issue 38: every dashboard page in Arabic, French and English, on a phone (390×844) and a laptop
@@ -22,12 +30,7 @@ describe(
 
     beforeAll(async () => {
       t = await startTestApp({
-        config: {
-          RATE_LIMIT_TEST_PER_MINUTE: '100000',
-          WEBHOOK_ALLOW_PRIVATE: 'true',
-          DASHBOARD_LOGIN_PER_MINUTE_EMAIL: '1000',
-          DASHBOARD_LOGIN_PER_MINUTE_IP: '1000',
-        },
+        config: DASHBOARD_APP_CONFIG,
       });
       seed = await seedDashboard(t);
       browser = await launchChromium();

@@ -15,6 +15,14 @@ import { expectStatus, type TestApp } from '../support/harness.js';
  * (scripts/screenshots-dashboard.ts) visit.
  */
 
+/** A test app whose dashboard a browser signs in to again and again, its webhooks sent to a local receiver. */
+export const DASHBOARD_APP_CONFIG: Record<string, string> = {
+  RATE_LIMIT_TEST_PER_MINUTE: '100000',
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  DASHBOARD_LOGIN_PER_MINUTE_EMAIL: '1000',
+  DASHBOARD_LOGIN_PER_MINUTE_IP: '1000',
+};
+
 export const SIZES = { phone: { width: 390, height: 844 }, laptop: { width: 1280, height: 800 } } as const;
 
 export interface DashboardPageUnderTest {

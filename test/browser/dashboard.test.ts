@@ -10,6 +10,7 @@ import { createUser } from '../dashboard/support.js';
 import { act, createIntent } from '../intents/support.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { expectStatus, startTestApp, waitUntil, type TestApp, type TestBusiness } from '../support/harness.js';
+import { DASHBOARD_APP_CONFIG, signInAs } from './dashboard-seed.js';
 
 const skip = skipWithoutChromium;
 const ARTIFACTS = path.resolve('test-artifacts', 'dashboard');
@@ -25,12 +26,7 @@ describe('the merchant dashboard in a real browser', { skip: Boolean(skip) }, ()
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     t = await startTestApp({
-      config: {
-        RATE_LIMIT_TEST_PER_MINUTE: '100000',
-        WEBHOOK_ALLOW_PRIVATE: 'true',
-        DASHBOARD_LOGIN_PER_MINUTE_EMAIL: '1000',
-        DASHBOARD_LOGIN_PER_MINUTE_IP: '1000',
-      },
+      config: DASHBOARD_APP_CONFIG,
     });
     worker = startWorker(t.runtime, pino({ level: 'silent' }), [], 60_000);
     receiver = await startReceiver();
@@ -51,11 +47,7 @@ describe('the merchant dashboard in a real browser', { skip: Boolean(skip) }, ()
 
   async function signIn(context: BrowserContext, user: { email: string; password: string }): Promise<Page> {
     const page = await context.newPage();
-    await page.goto(`${t.baseUrl}/dashboard/login`);
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${t.baseUrl}/dashboard`);
+    await signInAs(page, t.baseUrl, user, 'en');
     return page;
   }
 
