@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openPGlite } from './pglite.js';
 import { listMigrations, migrate } from './migrate.js';
 
 /**
@@ -106,6 +105,8 @@ export async function buildDatabaseImage(dir = IMAGE_DIR): Promise<{ kept: boole
   };
   if (imageIsCurrent(dir, wanted)) return { kept: true, bytes: readFileSync(path.join(dir, TARBALL)).length };
   rmSync(dir, { recursive: true, force: true });
+  // Loaded here, not with this module: a server on PostgreSQL reads the image's lookup too.
+  const { openPGlite } = await import('./pglite.js');
   const database = await openPGlite({});
   let tarball: Buffer;
   try {
