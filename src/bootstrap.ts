@@ -12,6 +12,7 @@ import { openConfiguredDatabase } from './db/configured.js';
 import { migrate } from './db/migrate.js';
 import type { AppServices } from './http/context.js';
 import { MemoryRateLimiter, RedisRateLimiter, type LimiterLog } from './http/rate-limit.js';
+import { connectRedis } from './lib/redis.js';
 import { createBusiness, DEMO_BUSINESS_NAME, type CreatedBusiness } from './modules/businesses/service.js';
 import { CacheInvalidationBus } from './modules/keys/invalidation.js';
 import { KeyCache } from './modules/keys/key-cache.js';
@@ -54,11 +55,7 @@ export async function createRuntime(
   progress('applying migrations');
   const applied = await migrate(database);
   progress(applied.length > 0 ? `  applied ${applied.join(', ')}` : '  the schema is up to date');
-  const redisUrl = config.redisUrl;
-  // Each driver loads only where it is used: most embedded installs have no Redis.
-  const redis = redisUrl
-    ? await import('./lib/redis.js').then((redisModule) => redisModule.connectRedis(redisUrl))
-    : undefined;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const keyCache = new KeyCache(database.db, config.keyCacheTtlMs, options.now);
   const invalidation = new CacheInvalidationBus(redis, () => keyCache.clear());
   await invalidation.start();
