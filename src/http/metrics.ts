@@ -8,8 +8,8 @@ import { ApiError } from './errors.js';
 
 /**
  * GET /metrics in the Prometheus text format. Request figures are counted in this process (one
- * histogram observation per response); webhook and outbox figures are read from the database at
- * scrape time, so every API process reports the whole cluster's delivery state, whichever process
+ * histogram observation per response); webhook, outbox and standby-wait figures are read from the
+ * database at scrape time, so every API process reports the whole cluster's delivery state, whichever process
  * runs the worker.
  */
 export interface RequestMetrics {
@@ -86,6 +86,16 @@ export async function registerMetrics(app: FastifyInstance, services: AppService
     help: 'Queries of this process waiting for a database connection.',
     registers,
   });
+  const standbyWaits = new Gauge({
+    name: 'db_commits_waiting_for_standby',
+    help: "Commits in this database waiting for the synchronous standby's acknowledgement (wait event SyncRep).",
+    registers,
+  });
+  const standbyWait = new Gauge({
+    name: 'db_commit_standby_wait_seconds',
+    help: 'How long the oldest commit waiting for the synchronous standby has waited (0 when none).',
+    registers,
+  });
 
   /** Two cheap statements: pending deliveries through their partial index, attempts by outcome. */
   async function readDatabaseState(): Promise<void> {
@@ -123,6 +133,15 @@ export async function registerMetrics(app: FastifyInstance, services: AppService
       const row = outcomes.rows.find((r) => r.outcome === outcome);
       attempts.inc({ outcome }, row ? Number(row.attempts) : 0);
     }
+
+    // Commits stuck on a standby that is gone (docs/operations.md: Patroni 3.0.2 may leave it named).
+    const standby = await sql<{ waiting: number; oldest: number }>`
+      SELECT count(*)::int AS waiting,
+             COALESCE(EXTRACT(EPOCH FROM now() - min(query_start)), 0)::float8 AS oldest
+      FROM pg_stat_activity
+      WHERE wait_event = 'SyncRep' AND datname = current_database()`.execute(services.db);
+    standbyWaits.set(Number(standby.rows[0]?.waiting ?? 0));
+    standbyWait.set(Math.max(0, Number(standby.rows[0]?.oldest ?? 0)));
 
     const stats = services.database.poolStats();
     pool.set({ state: 'in_use' }, stats.inUse);

@@ -152,6 +152,9 @@ describe('GET /metrics (Prometheus)', () => {
     assert.notEqual(sample(text, 'db_pool_connections', { state: 'idle' }), undefined);
     assert.notEqual(sample(text, 'db_pool_connections', { state: 'in_use' }), undefined);
     assert.equal(sample(text, 'db_pool_waiting_queries'), 0);
+    // No synchronous standby here: nothing waits for one.
+    assert.equal(sample(text, 'db_commits_waiting_for_standby'), 0);
+    assert.equal(sample(text, 'db_commit_standby_wait_seconds'), 0);
     for (const name of [
       'process_cpu_user_seconds_total',
       'process_resident_memory_bytes',
