@@ -5,6 +5,12 @@
 # "machine" is a set of ports and a directory under HA_DIR; nothing outside HA_DIR is written, and
 # the machine's own PostgreSQL, etcd or HAProxy (default ports) are never touched.
 #
+# Locked down as on three machines (docs/operations.md): passwords generated at `up` into
+# HA_DIR/credentials (owned by postgres, mode 600), pg_hba peer on the machine and scram-sha-256
+# on the network, Patroni's REST API over TLS with a password for its actions, etcd over TLS
+# taking only clients with a certificate of the layout's CA (HA_DIR/tls, scripts/ha/certs.sh).
+# The application's role is `app` (it may create databases, for tests and benchmarks).
+#
 #   scripts/ha/layout.sh up            start everything, wait until the standby is synchronous
 #   scripts/ha/layout.sh down          stop everything it started (also after a failed up), remove HA_DIR
 #                                      (HA_KEEP_LOGS=dir copies the logs there first)
@@ -14,12 +20,16 @@
 #   scripts/ha/layout.sh stop NAME     SIGKILL one component (and, for pg1/pg2, its PostgreSQL): a machine lost
 #   scripts/ha/layout.sh single up|down   a lone PostgreSQL with the members' settings, for comparison
 #   scripts/ha/layout.sh restore TARGET_TIME DIR PORT   point-in-time restore into DIR, started on PORT
+#   scripts/ha/layout.sh url [app|postgres]   the connection URL through HAProxy, with the role's password
+#   scripts/ha/layout.sh ctl ARGS...   patronictl with pg1's configuration (e.g. `ctl list`, `ctl switchover`)
 #
 # Debian packages: postgresql-15, patroni, etcd-server, haproxy, pgbackrest. Run as root (PostgreSQL,
 # Patroni and pgBackRest run as the postgres user) or as the postgres user itself.
 set -euo pipefail
 
 HA_DIR=${HA_DIR:-/var/tmp/commerce-ha}
+TLS_DIR=$HA_DIR/tls
+CREDENTIALS=$HA_DIR/credentials
 HA_SCOPE=${HA_SCOPE:-commerce}
 ETCD_PORT=${HA_ETCD_PORT:-2479}
 ETCD_PEER_PORT=${HA_ETCD_PEER_PORT:-2480}
@@ -108,9 +118,43 @@ wait_for() {
   done
 }
 
-http_ok() { curl -fsS -o /dev/null --max-time 2 "$1"; }
+# Patroni's REST API over TLS, its certificate checked against the layout's CA.
+rest_ok() { curl -fsS -o /dev/null --max-time 2 --cacert "$TLS_DIR/ca.crt" "$1"; }
+# etcd asks for a client certificate: the operator's.
+etcd_ok() {
+  curl -fsS -o /dev/null --max-time 2 --cacert "$TLS_DIR/ca.crt" --cert "$TLS_DIR/operator.crt" \
+    --key "$TLS_DIR/operator.key" "https://127.0.0.1:$ETCD_PORT/health"
+}
+
+credential() { sed -n "s/^$1=//p" "$CREDENTIALS"; }
+
+# Each password generated once, at `up`, into a file only its owner reads; the CA and the
+# certificates of etcd, each member and the operator (layout.sh's own checks, etcdctl). The CA's
+# key is deleted once they are issued: nothing else can be signed.
+make_secrets() {
+  # Made already (by `single up`): kept, the single server's passwords with them.
+  if [ -f "$CREDENTIALS" ] && [ -f "$TLS_DIR/operator.crt" ]; then return; fi
+  mkdir -p "$HA_DIR"
+  (
+    umask 077
+    for role in SUPERUSER REPLICATION REWIND RESTAPI APP; do
+      printf '%s_PASSWORD=%s\n' "$role" "$(openssl rand -hex 24)"
+    done >"$CREDENTIALS"
+  )
+  bash "$HERE/certs.sh" ca "$TLS_DIR"
+  for name in etcd "${MEMBERS[@]}" operator; do bash "$HERE/certs.sh" issue "$TLS_DIR" "$name" 127.0.0.1; done
+  rm -f "$TLS_DIR/ca.key"
+}
+
+# The application's role, with its generated password (through psql's standard input: never on a
+# command line), on the server whose socket directory and port are given.
+create_app_role() {
+  printf "CREATE ROLE app LOGIN CREATEDB PASSWORD '%s';\n" "$(credential APP_PASSWORD)" |
+    as_pg psql -X -q -v ON_ERROR_STOP=1 -h "$1" -p "$2" -U postgres -d postgres
+}
 
 write_configs() {
+  make_secrets
   mkdir -p "$HA_DIR"/{pids,log,etcd,backups,spool}
   for member in "${MEMBERS[@]}"; do mkdir -p "$HA_DIR/$member"; done
   # The settings every PostgreSQL of the layout shares, the lone comparison server's included.
@@ -163,28 +207,39 @@ EOF
     sed -e "s|@SCOPE@|$HA_SCOPE|g" -e "s|@NAME@|$member|g" -e "s|@DIR@|$HA_DIR|g" \
       -e "s|@PG_BIN@|$PG_BIN|g" -e "s|@PG_PORT@|$port|g" -e "s|@REST_PORT@|$rest|g" \
       -e "s|@ETCD@|127.0.0.1:$ETCD_PORT|g" -e "s|@HOST@|127.0.0.1|g" \
-      -e "s|@NETWORK@|127.0.0.1/32|g" \
+      -e "s|@NETWORK@|127.0.0.1/32|g" -e "s|@TLS@|$TLS_DIR|g" \
+      -e "s|@SUPERUSER_PASSWORD@|$(credential SUPERUSER_PASSWORD)|g" \
+      -e "s|@REPLICATION_PASSWORD@|$(credential REPLICATION_PASSWORD)|g" \
+      -e "s|@REWIND_PASSWORD@|$(credential REWIND_PASSWORD)|g" \
+      -e "s|@RESTAPI_PASSWORD@|$(credential RESTAPI_PASSWORD)|g" \
       "$HERE/patroni.yml.in" >"$HA_DIR/$member/patroni.yml"
+    chmod 600 "$HA_DIR/$member/patroni.yml"
   done
 
   sed -e "s|@DIR@|$HA_DIR|g" -e "s|@PORT@|$HAPROXY_PORT|g" -e "s|@STATS_PORT@|$HAPROXY_STATS_PORT|g" \
-    -e "s|@SERVERS@||" "$HERE/haproxy.cfg" >"$HA_DIR/haproxy.cfg"
+    -e "s|@CA@|$TLS_DIR/ca.crt|g" "$HERE/haproxy.cfg" >"$HA_DIR/haproxy.cfg"
   for member in "${MEMBERS[@]}"; do
     printf '  server %s 127.0.0.1:%s check port %s\n' "$member" "$(pg_port "$member")" "$(rest_port "$member")" \
       >>"$HA_DIR/haproxy.cfg"
   done
 
   if [ "$(id -u)" = 0 ]; then chown -R "$PG_USER:$PG_USER" "$HA_DIR"; fi
-  chmod 700 "$HA_DIR"/pg1 "$HA_DIR"/pg2
+  # The backups, the keys and the credentials: the postgres user's only.
+  chmod 700 "$HA_DIR" "$HA_DIR"/pg1 "$HA_DIR"/pg2
 }
 
+# TLS for clients and peers; a client without a certificate of the layout's CA is refused.
 start_etcd() {
   spawn etcd etcd --name ha-etcd --data-dir "$HA_DIR/etcd/data" \
-    --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
-    --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-    --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-    --initial-cluster "ha-etcd=http://127.0.0.1:$ETCD_PEER_PORT" --initial-cluster-state new
-  wait_for 30 "etcd" http_ok "http://127.0.0.1:$ETCD_PORT/health"
+    --listen-client-urls "https://127.0.0.1:$ETCD_PORT" --advertise-client-urls "https://127.0.0.1:$ETCD_PORT" \
+    --cert-file "$TLS_DIR/etcd.crt" --key-file "$TLS_DIR/etcd.key" \
+    --trusted-ca-file "$TLS_DIR/ca.crt" --client-cert-auth \
+    --listen-peer-urls "https://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-advertise-peer-urls "https://127.0.0.1:$ETCD_PEER_PORT" \
+    --peer-cert-file "$TLS_DIR/etcd.crt" --peer-key-file "$TLS_DIR/etcd.key" \
+    --peer-trusted-ca-file "$TLS_DIR/ca.crt" --peer-client-cert-auth \
+    --initial-cluster "ha-etcd=https://127.0.0.1:$ETCD_PEER_PORT" --initial-cluster-state new
+  wait_for 30 "etcd" etcd_ok
 }
 
 start_member() { AS=pg spawn "$1" patroni "$HA_DIR/$1/patroni.yml"; }
@@ -194,11 +249,13 @@ start_haproxy() {
   spawn haproxy haproxy -db -f "$HA_DIR/haproxy.cfg"
 }
 
-role_of() { curl -fsS --max-time 2 "http://127.0.0.1:$(rest_port "$1")/patroni" 2>/dev/null || true; }
+role_of() {
+  curl -fsS --max-time 2 --cacert "$TLS_DIR/ca.crt" "https://127.0.0.1:$(rest_port "$1")/patroni" 2>/dev/null || true
+}
 
 cmd_up() {
   [ -n "$PG_BIN" ] && [ -x "$PG_BIN/postgres" ] || die "no PostgreSQL binaries (apt-get install postgresql-15)"
-  for tool in patroni etcd haproxy pgbackrest curl setpriv; do
+  for tool in patroni etcd haproxy pgbackrest curl setpriv openssl; do
     command -v "$tool" >/dev/null || die "$tool is not installed"
   done
   if [ -d "$HA_DIR/pg1/data" ] || [ -d "$HA_DIR/pg2/data" ]; then
@@ -207,14 +264,15 @@ cmd_up() {
   write_configs
   start_etcd
   start_member pg1
-  wait_for 120 "pg1 to lead" http_ok "http://127.0.0.1:$(rest_port pg1)/primary"
+  wait_for 120 "pg1 to lead" rest_ok "https://127.0.0.1:$(rest_port pg1)/primary"
+  create_app_role "$HA_DIR/pg1" "$(pg_port pg1)"
   # The stanza before the second member: its clone and the first WAL segments archive at once.
   as_pg pgbackrest --config="$HA_DIR/pgbackrest.conf" --stanza="$HA_SCOPE" stanza-create
   start_member pg2
-  wait_for 180 "pg2 to be the synchronous standby" http_ok "http://127.0.0.1:$(rest_port pg2)/sync"
+  wait_for 180 "pg2 to be the synchronous standby" rest_ok "https://127.0.0.1:$(rest_port pg2)/sync"
   start_haproxy
   wait_for 30 "HAProxy to reach the primary" pg_isready -q -h 127.0.0.1 -p "$HAPROXY_PORT" -U postgres
-  log "up: DATABASE_URL=postgres://postgres@127.0.0.1:$HAPROXY_PORT/postgres (primary pg1, synchronous standby pg2)"
+  log "up: DATABASE_URL=\$(scripts/ha/layout.sh url): postgres://app:...@127.0.0.1:$HAPROXY_PORT/postgres, the password in $CREDENTIALS (primary pg1, synchronous standby pg2)"
 }
 
 cmd_down() {
@@ -283,19 +341,32 @@ cmd_single() {
   local data="$HA_DIR/single/data"
   case ${1:?up or down} in
     up)
+      # The same passwords and authentication as the members (the layout's, if it is up).
+      [ -f "$CREDENTIALS" ] || make_secrets
       mkdir -p "$HA_DIR"/{pids,log,single}
       cp "$HERE/postgresql.conf" "$HA_DIR/postgresql.common.conf"
       if [ "$(id -u)" = 0 ]; then chown -R "$PG_USER:$PG_USER" "$HA_DIR"; fi
-      [ -d "$data" ] || as_pg initdb -D "$data" -A trust -U postgres --data-checksums -E UTF8 >/dev/null
-      cat >>"$data/postgresql.conf" <<EOF
+      chmod 700 "$HA_DIR/single"
+      local fresh=""
+      if [ ! -d "$data" ]; then
+        fresh=1
+        (umask 077 && credential SUPERUSER_PASSWORD >"$HA_DIR/single/pwfile")
+        if [ "$(id -u)" = 0 ]; then chown "$PG_USER:$PG_USER" "$HA_DIR/single/pwfile"; fi
+        as_pg initdb -D "$data" -U postgres --pwfile="$HA_DIR/single/pwfile" --data-checksums -E UTF8 >/dev/null
+        rm -f "$HA_DIR/single/pwfile"
+        cat >>"$data/postgresql.conf" <<EOF
 include '$HA_DIR/postgresql.common.conf'
 port = $SINGLE_PORT
 listen_addresses = '127.0.0.1'
 unix_socket_directories = '$HA_DIR/single'
 EOF
+        # The members' pg_hba (patroni.yml.in).
+        printf 'local all postgres peer\nhost all all 127.0.0.1/32 scram-sha-256\n' >"$data/pg_hba.conf"
+      fi
       AS=pg spawn single-postgres postgres -D "$data"
       wait_for 60 "the single server" pg_isready -q -h 127.0.0.1 -p "$SINGLE_PORT" -U postgres
-      log "single: postgres://postgres@127.0.0.1:$SINGLE_PORT/postgres"
+      if [ -n "$fresh" ]; then create_app_role "$HA_DIR/single" "$SINGLE_PORT"; fi
+      log "single: postgres://app:...@127.0.0.1:$SINGLE_PORT/postgres, the password in $CREDENTIALS"
       ;;
     down)
       reap single-postgres
@@ -321,9 +392,10 @@ cmd_restore() {
   AS=pg spawn "restored-$port" postgres -D "$dir/data" -c port="$port" -c listen_addresses=127.0.0.1 \
     -c unix_socket_directories="$dir" -c hba_file="$dir/data/pg_hba.conf" -c synchronous_standby_names= \
     -c archive_mode=off -c cluster_name=restored -c hot_standby=on
+  # Through its socket as postgres (pg_hba: peer); the roles and passwords are the backup's.
   wait_for 300 "the restored server to finish recovery" \
-    bash -c "[ \"\$(psql -h 127.0.0.1 -p $port -U postgres -tAc 'select pg_is_in_recovery()')\" = f ]"
-  log "restored to $target: postgres://postgres@127.0.0.1:$port/postgres"
+    bash -c "[ \"\$($HERE/layout.sh as-pg psql -X -h $dir -p $port -U postgres -d postgres -tAc 'select pg_is_in_recovery()')\" = f ]"
+  log "restored to $target: postgres://app:...@127.0.0.1:$port/postgres"
 }
 
 case ${1:-} in
@@ -335,12 +407,22 @@ case ${1:-} in
   start) cmd_start "${2:-}" ;;
   single) cmd_single "${2:-}" ;;
   restore) cmd_restore "${2:-}" "${3:-}" "${4:-}" ;;
+  url)
+    role=${2:-app}
+    case $role in app) password=$(credential APP_PASSWORD) ;; postgres) password=$(credential SUPERUSER_PASSWORD) ;; *) die "url app or url postgres" ;; esac
+    [ -n "$password" ] || die "no $CREDENTIALS: scripts/ha/layout.sh up first"
+    printf 'postgres://%s:%s@127.0.0.1:%s/postgres\n' "$role" "$password" "$HAPROXY_PORT"
+    ;;
+  ctl)
+    shift
+    exec "${AS_PG[@]}" patronictl -c "$HA_DIR/pg1/patroni.yml" "$@"
+    ;;
   as-pg)
     shift
     exec "${AS_PG[@]}" "$@"
     ;;
   *)
-    sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac
