@@ -31,7 +31,7 @@ import { EVENT_NAMES } from '../src/modules/events/catalog.js';
 import { clusterEnv, startWorker } from './cluster.js';
 import { ADMIN_TOKEN, createBusiness, keyOf } from './intents.js';
 import { printThroughput } from './report.js';
-import { HA_DIR, HA_URL, SINGLE_URL, layout, roles, waitHealthy } from '../test/hardening/ha-layout.js';
+import { HA_DIR, haUrl, layout, roles, singleUrl, waitHealthy } from '../test/hardening/ha-layout.js';
 import { sendRequest, timeSamples, type LoadResult } from './support/load.js';
 import { startServer, type ServerProcess } from './support/processes.js';
 import { startReceiver } from './support/receiver.js';
@@ -552,9 +552,9 @@ export async function failoverSuite(args: string[] = []): Promise<void> {
     await layout('up');
     console.log(`layout up in ${((Date.now() - began) / 1000).toFixed(1)} s`);
     await layout('single', 'up');
-    const ha = await setUpTarget('ha', HA_URL, receiver.url);
+    const ha = await setUpTarget('ha', haUrl(), receiver.url);
     targets.push(ha);
-    const single = await setUpTarget('single', SINGLE_URL, receiver.url);
+    const single = await setUpTarget('single', singleUrl(), receiver.url);
     targets.push(single);
 
     // 1. Throughput: synchronous replication beside the lone server, in alternating rounds.

@@ -9,7 +9,7 @@
  */
 import { clusterEnv } from './cluster.js';
 import { CLIENTS, queryOnce, runClients, setUpTarget, verify, type Acknowledged, type Target } from './failover.js';
-import { HA_DIR, HA_URL, layout, roles, waitHealthy } from '../test/hardening/ha-layout.js';
+import { HA_DIR, haUrl, layout, roles, waitHealthy } from '../test/hardening/ha-layout.js';
 import { startServer, type ServerProcess } from './support/processes.js';
 import { startReceiver } from './support/receiver.js';
 
@@ -54,7 +54,7 @@ export async function restoreSuite(): Promise<void> {
   try {
     await layout('down');
     await layout('up');
-    ha = await setUpTarget('ha', HA_URL, receiver.url);
+    ha = await setUpTarget('ha', haUrl(), receiver.url);
     let began = Date.now();
     await layout('backup', 'full');
     console.log(`full backup: ${seconds(began)}`);
@@ -83,8 +83,9 @@ export async function restoreSuite(): Promise<void> {
       `restore point ${point}: ${count(before)} writes acknowledged before it, ${count(ha.acknowledged) - count(before)} after`,
     );
     // The WAL up to here archived (the restore replays past the point to its first later commit).
+    // Switching the WAL file is an operator's act: the superuser's, not the application's role.
     const [{ segment }] = (await queryOnce<{ segment: string }>(
-      ha.url,
+      haUrl('postgres'),
       `SELECT pg_walfile_name(pg_switch_wal()) AS segment`,
     )) as [{ segment: string }];
     const deadline = Date.now() + 120_000;

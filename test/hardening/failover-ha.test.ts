@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
 import pg from 'pg';
 import pino from 'pino';
-import { HA_URL, layout, memberState, roles, waitHealthy } from './ha-layout.js';
+import { haUrl, layout, memberState, roles, waitHealthy } from './ha-layout.js';
 import { openDatabase } from '../../src/db/connect.js';
 import { migrate } from '../../src/db/migrate.js';
 import { randomBase62 } from '../../src/lib/ids.js';
@@ -16,7 +16,8 @@ import { patience } from '../support/patience.js';
  * the standby's machine lost, etcd lost, each under load. It stops and starts the layout's
  * members, so it runs only when asked: `TEST_HA_LAYOUT=1` with the layout up
  * (`scripts/ha/layout.sh up`; `down` after). A layout merely running (a benchmark's, a
- * person's) is left alone. test/hardening/failover.test.ts covers what needs no layout.
+ * person's) is left alone. test/hardening/failover.test.ts covers what needs no layout. The service
+ * connects as the application's role with the password `layout.sh up` generated (issue 47).
  */
 const INTENTS = '/api/v1/dev/intents';
 const asked = process.env.TEST_HA_LAYOUT === '1';
@@ -37,7 +38,7 @@ describe('the service on the HA layout: failover, standby lost, etcd lost (issue
 
   /** A short-lived connection through HAProxy (a kept one would die with the primary). */
   async function onPrimary(text: string): Promise<void> {
-    const client = new pg.Client({ connectionString: HA_URL });
+    const client = new pg.Client({ connectionString: haUrl() });
     client.on('error', () => {});
     await client.connect();
     await client.query(text);
@@ -47,7 +48,7 @@ describe('the service on the HA layout: failover, standby lost, etcd lost (issue
   beforeAll(async () => {
     name = `devapi_ha_${randomBase62(8).toLowerCase()}`;
     await onPrimary(`CREATE DATABASE ${name}`);
-    const url = new URL(HA_URL);
+    const url = new URL(haUrl());
     url.pathname = `/${name}`;
     const database = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 8 });
     await migrate(database);
