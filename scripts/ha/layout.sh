@@ -208,12 +208,12 @@ EOF
       -e "s|@PG_BIN@|$PG_BIN|g" -e "s|@PG_PORT@|$port|g" -e "s|@REST_PORT@|$rest|g" \
       -e "s|@ETCD@|127.0.0.1:$ETCD_PORT|g" -e "s|@HOST@|127.0.0.1|g" \
       -e "s|@NETWORK@|127.0.0.1/32|g" -e "s|@TLS@|$TLS_DIR|g" \
-      -e "s|@SUPERUSER_PASSWORD@|$(credential SUPERUSER_PASSWORD)|g" \
-      -e "s|@REPLICATION_PASSWORD@|$(credential REPLICATION_PASSWORD)|g" \
-      -e "s|@REWIND_PASSWORD@|$(credential REWIND_PASSWORD)|g" \
-      -e "s|@RESTAPI_PASSWORD@|$(credential RESTAPI_PASSWORD)|g" \
       "$HERE/patroni.yml.in" >"$HA_DIR/$member/patroni.yml"
     chmod 600 "$HA_DIR/$member/patroni.yml"
+    # The passwords: sed's script on its standard input (printf is the shell's), not its command line.
+    for role in SUPERUSER REPLICATION REWIND RESTAPI; do
+      printf 's|@%s_PASSWORD@|%s|g\n' "$role" "$(credential "${role}_PASSWORD")"
+    done | sed -i -f - "$HA_DIR/$member/patroni.yml"
   done
 
   sed -e "s|@DIR@|$HA_DIR|g" -e "s|@PORT@|$HAPROXY_PORT|g" -e "s|@STATS_PORT@|$HAPROXY_STATS_PORT|g" \
