@@ -1,7 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import pg from 'pg';
-import { credentials, etcdRead, haUrl, layout, restApi, roles, waitHealthy, type Member } from './ha-layout.js';
+import {
+  credentials,
+  etcdPort,
+  etcdRead,
+  haUrl,
+  layout,
+  restApi,
+  restPort,
+  roles,
+  waitHealthy,
+  type Member,
+} from './ha-layout.js';
 import { waitUntil } from '../support/harness.js';
 
 /**
@@ -61,7 +72,7 @@ describe("the HA layout's access: Patroni's REST API, etcd, PostgreSQL (issue 47
     assert.equal((await roles()).primary, primary, 'the primary did not move');
 
     // The REST API speaks TLS only: plain HTTP gets no answer.
-    const plain = await fetch(`http://127.0.0.1:${primary === 'pg1' ? 8441 : 8442}/patroni`, {
+    const plain = await fetch(`http://127.0.0.1:${restPort(primary)}/patroni`, {
       signal: AbortSignal.timeout(2000),
     }).then(
       (response) => response.status,
@@ -101,7 +112,7 @@ describe("the HA layout's access: Patroni's REST API, etcd, PostgreSQL (issue 47
     assert.equal(withCertificate.status, 200, withCertificate.text);
     assert.match(withCertificate.text, /"kvs"/, "Patroni's keys are there");
     await assert.rejects(etcdRead('none'), 'a client without a certificate is refused at the TLS handshake');
-    const plain = await fetch('http://127.0.0.1:2479/v3/kv/range', {
+    const plain = await fetch(`http://127.0.0.1:${etcdPort}/v3/kv/range`, {
       method: 'POST',
       body: '{"key":"Lw=="}',
       signal: AbortSignal.timeout(2000),

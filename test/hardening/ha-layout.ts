@@ -17,7 +17,7 @@ const script = path.resolve('scripts', 'ha', 'layout.sh');
 export const HA_DIR = process.env.HA_DIR ?? '/var/tmp/commerce-ha';
 const haproxyPort = Number(process.env.HA_HAPROXY_PORT ?? 5440);
 const singlePort = Number(process.env.HA_SINGLE_PORT ?? 5443);
-const etcdPort = Number(process.env.HA_ETCD_PORT ?? 2479);
+export const etcdPort = Number(process.env.HA_ETCD_PORT ?? 2479);
 export const MEMBERS = ['pg1', 'pg2'] as const;
 export type Member = (typeof MEMBERS)[number];
 export const restPort = (member: Member) => 8440 + Number(member.slice(2));
