@@ -83,8 +83,8 @@ describe('dashboard payouts: list, a payout in two steps, a batch from CSV, a pa
     );
   const payoutRow = (reference: string) =>
     t.runtime.db.selectFrom('payouts').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
-  /** The fee plan below: 1.00 MRU plus 1 %, rounded half up. */
-  const feeOf = (amount: number) => 100 + Math.floor((amount * 100 + 5_000) / 10_000);
+  /** The fee plan below: 1.00 MRU plus 1 %, rounded up. */
+  const feeOf = (amount: number) => 100 + Math.ceil((amount * 100) / 10_000);
 
   /** The review step for these fields, from the form as drawn. */
   async function review(client: FormClient, fields: Record<string, string>): Promise<Page> {
