@@ -29,8 +29,11 @@ export interface WriteResult {
   afterCommit?: () => Promise<void>;
 }
 
+/** `path` with one more query parameter, put before its fragment (`/settings?notice=done#live-access`). */
 function withQuery(path: string, name: string, value: string): string {
-  return `${path}${path.includes('?') ? '&' : '?'}${name}=${encodeURIComponent(value)}`;
+  const hash = path.indexOf('#');
+  const [base, fragment] = hash === -1 ? [path, ''] : [path.slice(0, hash), path.slice(hash)];
+  return `${base}${base.includes('?') ? '&' : '?'}${name}=${encodeURIComponent(value)}${fragment}`;
 }
 
 /**
