@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { formatAmount } from '../../src/lib/i18n.js';
+import { SEAL_MAX_AGE_SECONDS, sealBatch } from '../../src/modules/dashboard/payout-input.js';
+import { hashToken } from '../../src/modules/dashboard/sessions.js';
 import { sendDuePayouts } from '../../src/modules/payouts/send.js';
 import { assertLedgerSound, fold, setPlan } from '../payments/support.js';
 import { earn, newPhone } from '../payouts/support.js';
@@ -439,8 +441,8 @@ describe('dashboard payouts: list, a payout in two steps, a batch from CSV, a pa
     const confirm = hiddenFields(report.html, BATCH);
 
     // Items changed in the page, resealed by nobody: refused, nothing created.
-    const forged = JSON.parse(Buffer.from(confirm.batch!, 'base64url').toString('utf8')) as unknown[][];
-    forged[0]![1] = 1;
+    const forged = JSON.parse(Buffer.from(confirm.batch!, 'base64url').toString('utf8')) as { items: unknown[][] };
+    forged.items[0]![1] = 1;
     const tampered = await postMultipart(t, owner, BATCH, {
       ...confirm,
       _idem: 'forgedBatch0123456789',
@@ -483,6 +485,40 @@ describe('dashboard payouts: list, a payout in two steps, a batch from CSV, a pa
       (await owner.get(`${PAYOUTS}/${first}`)).html,
       new RegExp(`id="batch" href="/dashboard/payouts\\?batch=${id}"`),
     );
+  });
+
+  test('a checked batch is confirmed once: another `_idem` goes to the batch made; an old seal is refused', async () => {
+    const count = await payoutCount();
+    const report = await dryRun(owner, 'phone,amount\n20000041,1\n20000042,2\n');
+    const confirm = hiddenFields(report.html, BATCH);
+    const first = await postMultipart(t, owner, BATCH, confirm);
+    const id = /batch=(pob_[0-9A-Za-z]+)&notice=done$/.exec(first.location ?? '')?.[1];
+    assert.ok(id, first.location ?? first.html.slice(0, 300));
+    // The same seal from a form drawn with another token (or a forged one): no second batch.
+    for (const token of ['anotherFormToken0123', 'yetAnotherToken98765']) {
+      const again = await postMultipart(t, owner, BATCH, { ...confirm, _idem: token });
+      assert.equal(again.status, 303);
+      assert.equal(again.location, `${PAYOUTS}?batch=${id}&notice=already`);
+    }
+    assert.equal(await payoutCount(), count + 2, 'one batch of two');
+
+    // A seal made more than an hour ago, signed as this session's would be, is refused.
+    const session = [...owner.cookies].find(([name]) => name.endsWith('dashboard_session'))![1];
+    const old = sealBatch(
+      [{ amount: 100, destination: { type: 'WALLET', phone: '+22220000043' } }],
+      { secret: hashToken(session), businessId: business.id, environment: 'test' },
+      Math.floor(Date.now() / 1000) - SEAL_MAX_AGE_SECONDS - 60,
+    );
+    const stale = await postMultipart(t, owner, BATCH, { ...confirm, ...old, _idem: 'staleSealToken012345' });
+    assert.equal(stale.location, `${BATCH}?error=VALIDATION_ERROR`);
+    const fresh = sealBatch([{ amount: 100, destination: { type: 'WALLET', phone: '+22220000043' } }], {
+      secret: hashToken(session),
+      businessId: business.id,
+      environment: 'test',
+    });
+    const accepted = await postMultipart(t, owner, BATCH, { ...confirm, ...fresh, _idem: 'freshSealToken012345' });
+    assert.match(accepted.location ?? '', /notice=done$/, 'the same seal made now is taken');
+    assert.equal(await payoutCount(), count + 3);
   });
 
   test('a batch the balance cannot cover is not offered for confirmation', async () => {

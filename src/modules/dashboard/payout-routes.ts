@@ -31,6 +31,7 @@ import {
   readBatchCsv,
   readPayoutForm,
   sealBatch,
+  sealKey,
   type BatchOwner,
   type FileProblem,
   type LineError,
@@ -88,10 +89,13 @@ const csvUpload = {
     throwFileSizeLimit: false,
   },
 } as const;
-/** The batch's confirm form is multipart too: its sealed batch is larger than a urlencoded form may be. */
+/**
+ * The batch's confirm form is multipart too: its sealed batch is larger than a urlencoded form may
+ * be. Its key is its seal (`sealKey`), so `_idem` is left out of what the key covers.
+ */
 const sealedBatchForm = {
   dashboard: 'owner',
-  write: FORM_WRITE,
+  write: { ...FORM_WRITE, secretFields: [...FORM_WRITE.secretFields, '_idem'] },
   multipartOptions: { limits: { fields: 10, fieldSize: MAX_SEALED_CHARS, parts: 10, files: 0 } },
 } as const;
 
@@ -408,17 +412,25 @@ export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
     at(BATCH),
     { config: sealedBatchForm, schema: { hide: true, body: BatchConfirmForm } },
     async (request, reply) =>
-      dashboardWrite(request, reply, BATCH, async (trx, session, caller) => {
-        // The items come back sealed; their totals and fees are computed again by the service.
-        const items = openBatch(request.body, batchOwner(session), limits.maxAmount);
-        if (!items)
-          throw new ApiError(
-            'VALIDATION_ERROR',
-            'The checked batch does not match this session; check the file again.',
-          );
-        const created = await payouts.createPayoutBatch(trx, caller, items, limits);
-        return { redirect: `${PAYOUTS}?batch=${encodeURIComponent(created.batch.id)}` };
-      }),
+      dashboardWrite(
+        request,
+        reply,
+        BATCH,
+        async (trx, session, caller) => {
+          // The items come back sealed; their totals and fees are computed again by the service.
+          const items = openBatch(request.body, batchOwner(session), limits.maxAmount);
+          if (!items)
+            throw new ApiError(
+              'VALIDATION_ERROR',
+              'The checked batch does not match this session or is too old; check the file again.',
+            );
+          const created = await payouts.createPayoutBatch(trx, caller, items, limits);
+          return { redirect: `${PAYOUTS}?batch=${encodeURIComponent(created.batch.id)}` };
+        },
+        undefined,
+        // A seal is confirmed once: a second confirm, with any `_idem`, goes to the batch made.
+        sealKey(request.body),
+      ),
   );
 
   app.get(

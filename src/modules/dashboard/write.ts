@@ -54,12 +54,15 @@ export async function dashboardWrite(
    * refusal about no field of the form, such as a product deleted meanwhile).
    */
   redraw?: (error: ApiError) => Promise<FastifyReply> | undefined,
+  /** The write's key when the route derives it from the form's content (KeyScope.token), not `_idem`. */
+  keyToken?: string,
 ): Promise<FastifyReply> {
   const session = requireSession(request);
   const keyed = keyedWrite(request, {
     businessId: session.businessId,
     environment: session.environment,
     who: session.userId,
+    ...(keyToken !== undefined ? { token: keyToken } : {}),
   });
   let outcome;
   try {
