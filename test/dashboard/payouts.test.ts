@@ -225,17 +225,37 @@ describe('dashboard payouts: list, a payout in two steps, a batch from CSV, a pa
     // The balance moved between review and confirm: the write refuses, the form says why.
     const reviewed = await review(owner, { amount: '1', phone: '20000001', description: 'Late' });
     const confirm = formFields(reviewed.html, PAYOUTS);
-    const refused = await owner.post(PAYOUTS, { ...confirm, amount: tooMuch });
-    assert.equal(refused.status, 303);
-    assert.match(refused.location ?? '', /^\/dashboard\/payouts\/new\?.*error=INSUFFICIENT_FUNDS/);
-    const back = await owner.get(refused.location!);
-    assert.equal(back.status, 200);
+    const back = await owner.post(PAYOUTS, { ...confirm, amount: tooMuch });
+    // Drawn in the answer to the POST: the values never travel in a URL.
+    assert.equal(back.status, 402);
+    assert.equal(back.location, null);
     assert.match(back.html, /Your available balance no longer covers this payout and its fee\. Nothing was sent\./);
     assert.match(back.html, new RegExp(`name="amount" value="${tooMuch.replace('.', '\\.')}"`));
     assert.match(back.html, /name="phone" value="\+22220000001"/);
     assert.match(back.html, /name="description" value="Late"/);
     assert.equal(await payoutCount(), count);
     assert.equal(await balance(), available);
+  });
+
+  test('a link cannot fill in the form; the review’s Change button brings the values back by POST', async () => {
+    // A link carrying a payout (an attacker's phone and amount) is refused, not drawn filled in.
+    const linked = await owner.get(`${PAYOUTS}/new?amount=5000&phone=%2B22229999999&description=Refund`);
+    assert.equal(linked.status, 400);
+    assert.doesNotMatch(linked.html, /22229999999|value="5000"/);
+    const plain = await owner.get(`${PAYOUTS}/new`);
+    assert.match(plain.html, /id="amount" name="amount" value=""/);
+    assert.match(plain.html, /id="phone" name="phone" value=""/);
+
+    const reviewed = await review(owner, { amount: '12.50', phone: '20000012', description: 'Loyer "mai"' });
+    assert.equal(reviewed.status, 200);
+    const changed = await owner.post(`${PAYOUTS}/new`, formFields(reviewed.html, `${PAYOUTS}/new`));
+    assert.equal(changed.status, 200);
+    assert.match(changed.html, /id="amount" name="amount" value="12\.50"/);
+    assert.match(changed.html, /id="phone" name="phone" value="\+22220000012"/);
+    assert.match(changed.html, /id="description" name="description" value="Loyer &quot;mai&quot;"/);
+    // Posted from elsewhere, without this session's CSRF token: refused.
+    const forged = await owner.post(`${PAYOUTS}/new`, { amount: '5000', phone: '+22229999999' });
+    assert.equal(forged.status, 403);
   });
 
   test('a viewer sees the list but no form, and every payout POST is 403', async () => {
