@@ -13,7 +13,12 @@ import { migrate } from './db/migrate.js';
 import type { AppServices } from './http/context.js';
 import { MemoryRateLimiter, RedisRateLimiter, type LimiterLog } from './http/rate-limit.js';
 import { connectRedis } from './lib/redis.js';
-import { createBusiness, DEMO_BUSINESS_NAME, type CreatedBusiness } from './modules/businesses/service.js';
+import {
+  createBusiness,
+  DEMO_BUSINESS_ID,
+  DEMO_BUSINESS_NAME,
+  type CreatedBusiness,
+} from './modules/businesses/service.js';
 import { CacheInvalidationBus } from './modules/keys/invalidation.js';
 import { KeyCache } from './modules/keys/key-cache.js';
 
@@ -94,6 +99,6 @@ export async function seedDemoBusiness(runtime: Runtime): Promise<CreatedBusines
     const again = await trx.selectFrom('businesses').select('id').limit(1).executeTakeFirst();
     if (again) return null;
     // Sandbox keys only, like any business not approved for live (approve-live issues the rest).
-    return createBusiness(trx, { name: DEMO_BUSINESS_NAME, liveKeys: false });
+    return createBusiness(trx, { id: DEMO_BUSINESS_ID, name: DEMO_BUSINESS_NAME, liveKeys: false });
   });
 }

@@ -111,6 +111,11 @@ export type ErrorCode = keyof typeof errorCatalogue;
 export interface ErrorDetail {
   field: string;
   message: string;
+  /**
+   * In an answer about many items (a payout batch): the code the same problem gets in a request
+   * of its own (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...).
+   */
+  code?: ErrorCode;
 }
 
 export class ApiError extends Error {

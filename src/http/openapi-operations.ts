@@ -42,6 +42,20 @@ const PAYOUT_SANDBOX =
 const PAYOUT_RECONCILIATION =
   "Reconciliation: a payout settles the merchant's balance transactions that no payout had settled yet when it was created (`GET /payouts/{referenceNumber}/transactions`). A failed or cancelled single payout releases them to the next payout; a batch settles them as a whole, and every payout of the batch lists the same transactions.";
 
+/** What creating a batch does, at either of its paths. */
+const PAYOUT_BATCH = [
+  'Up to 1,000 payouts in one request, all or nothing. Every item is checked first, and one answer names every bad item: 400 VALIDATION_ERROR with one entry of `details` per problem, its `field` naming the item (`body.items.3.amount`, `body.items.5.destination.phone`) and its `code` the one a payout of its own would get for it (AMOUNT_OUT_OF_RANGE, METADATA_TOO_MANY_KEYS, METADATA_VALUE_TOO_LONG, or VALIDATION_ERROR for a field of the wrong shape), whatever the mix; nothing is created. Then the amounts and fees of every item are reserved together, or 402 INSUFFICIENT_FUNDS and nothing is reserved. Each item becomes its own PENDING payout (with its own fee, `batchId` and `payout.created`), answered in the order of the items. The body may be up to 4 MB (1 MB elsewhere): about 4 KB an item at 1,000 items; a larger one answers 413 PAYLOAD_TOO_LARGE and is split.',
+  PAYOUT_SENDING,
+  PAYOUT_SANDBOX,
+  PAYOUT_RECONCILIATION,
+].join('\n\n');
+const PAYOUT_BATCH_EXAMPLE = {
+  items: [
+    { amount: 120000, destination: { type: 'WALLET', phone: '+22220000001' }, description: 'Driver 1' },
+    { amount: 80000, destination: { type: 'WALLET', phone: '+22220000002' }, description: 'Driver 2' },
+  ],
+};
+
 /** A workflow step's operation, told from the order state table (where it starts, leads and what it sends). */
 const orderAction = (action: WorkflowAction): OperationDoc => {
   const { from, to, event } = orderActions[action];
@@ -121,22 +135,22 @@ export const operationDocs: Record<string, OperationDoc> = {
       metadata: { week: '48' },
     },
   },
-  'POST /payouts/batch': {
+  'POST /payouts/batches': {
     operationId: 'createPayoutBatch',
     summary: 'Create a batch of payouts',
+    description: PAYOUT_BATCH,
+    codes: ['INSUFFICIENT_FUNDS'],
+    requestExample: PAYOUT_BATCH_EXAMPLE,
+  },
+  'POST /payouts/batch': {
+    operationId: 'createPayoutBatchDeprecated',
+    summary: 'Create a batch of payouts (deprecated path)',
     description: [
-      'Up to 1,000 payouts in one request, all or nothing. Every item is checked first: invalid items (amount out of range, metadata too large) answer 400 VALIDATION_ERROR with one entry of `details` per problem, each naming its item (`body.items.3.amount`), and nothing is created. Then the amounts and fees of every item are reserved together, or 402 INSUFFICIENT_FUNDS and nothing is reserved. Each item becomes its own PENDING payout (with its own fee, `batchId` and `payout.created`), answered in the order of the items.',
-      PAYOUT_SENDING,
-      PAYOUT_SANDBOX,
-      PAYOUT_RECONCILIATION,
+      'Deprecated: the path batches were first created at, kept as an alias of `POST /payouts/batches`, which answers exactly the same. New code uses `POST /payouts/batches`.',
+      PAYOUT_BATCH,
     ].join('\n\n'),
     codes: ['INSUFFICIENT_FUNDS'],
-    requestExample: {
-      items: [
-        { amount: 120000, destination: { type: 'WALLET', phone: '+22220000001' }, description: 'Driver 1' },
-        { amount: 80000, destination: { type: 'WALLET', phone: '+22220000002' }, description: 'Driver 2' },
-      ],
-    },
+    requestExample: PAYOUT_BATCH_EXAMPLE,
   },
   'GET /payouts': {
     operationId: 'listPayouts',

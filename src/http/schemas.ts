@@ -33,7 +33,20 @@ export const ErrorEnvelope = Type.Object(
       message: Type.String(),
       statusCode: Type.Integer(),
       requestId: Type.String(),
-      details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+      details: Type.Optional(
+        Type.Array(
+          Type.Object({
+            field: Type.String(),
+            message: Type.String(),
+            code: Type.Optional(
+              Type.String({
+                description:
+                  'In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...)',
+              }),
+            ),
+          }),
+        ),
+      ),
     }),
   },
   { $id: 'ErrorEnvelope', title: 'Error' },

@@ -39,6 +39,13 @@ describe('request live access: a visible step in settings, its state, the operat
       answers.map((a) => a.status),
       [303, 303],
     );
+    // The notice is a query parameter the page reads, before the fragment that scrolls to the step.
+    assert.deepEqual(answers.map((a) => a.location).sort(), [
+      `${SETTINGS}?notice=already#live-access`,
+      `${SETTINGS}?notice=done#live-access`,
+    ]);
+    const landed = await client.get(answers.find((a) => a.location!.includes('done'))!.location!.split('#')[0]!);
+    assert.match(landed.html, /<p class="notice" role="status">Done\.<\/p>/);
     const row = await t.runtime.db
       .selectFrom('businesses')
       .select(['live_requested_at', 'live_approved'])

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { formatAmount } from '../../src/lib/i18n.js';
+import { SEAL_MAX_AGE_SECONDS, sealBatch } from '../../src/modules/dashboard/payout-input.js';
+import { hashToken } from '../../src/modules/dashboard/sessions.js';
 import { sendDuePayouts } from '../../src/modules/payouts/send.js';
 import { assertLedgerSound, fold, setPlan } from '../payments/support.js';
 import { earn, newPhone } from '../payouts/support.js';
@@ -83,8 +85,8 @@ describe('dashboard payouts: list, a payout in two steps, a batch from CSV, a pa
     );
   const payoutRow = (reference: string) =>
     t.runtime.db.selectFrom('payouts').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
-  /** The fee plan below: 1.00 MRU plus 1 %, rounded half up. */
-  const feeOf = (amount: number) => 100 + Math.floor((amount * 100 + 5_000) / 10_000);
+  /** The fee plan below: 1.00 MRU plus 1 %, rounded up. */
+  const feeOf = (amount: number) => 100 + Math.ceil((amount * 100) / 10_000);
 
   /** The review step for these fields, from the form as drawn. */
   async function review(client: FormClient, fields: Record<string, string>): Promise<Page> {
@@ -223,17 +225,37 @@ describe('dashboard payouts: list, a payout in two steps, a batch from CSV, a pa
     // The balance moved between review and confirm: the write refuses, the form says why.
     const reviewed = await review(owner, { amount: '1', phone: '20000001', description: 'Late' });
     const confirm = formFields(reviewed.html, PAYOUTS);
-    const refused = await owner.post(PAYOUTS, { ...confirm, amount: tooMuch });
-    assert.equal(refused.status, 303);
-    assert.match(refused.location ?? '', /^\/dashboard\/payouts\/new\?.*error=INSUFFICIENT_FUNDS/);
-    const back = await owner.get(refused.location!);
-    assert.equal(back.status, 200);
+    const back = await owner.post(PAYOUTS, { ...confirm, amount: tooMuch });
+    // Drawn in the answer to the POST: the values never travel in a URL.
+    assert.equal(back.status, 402);
+    assert.equal(back.location, null);
     assert.match(back.html, /Your available balance no longer covers this payout and its fee\. Nothing was sent\./);
     assert.match(back.html, new RegExp(`name="amount" value="${tooMuch.replace('.', '\\.')}"`));
     assert.match(back.html, /name="phone" value="\+22220000001"/);
     assert.match(back.html, /name="description" value="Late"/);
     assert.equal(await payoutCount(), count);
     assert.equal(await balance(), available);
+  });
+
+  test('a link cannot fill in the form; the review’s Change button brings the values back by POST', async () => {
+    // A link carrying a payout (an attacker's phone and amount) is refused, not drawn filled in.
+    const linked = await owner.get(`${PAYOUTS}/new?amount=5000&phone=%2B22229999999&description=Refund`);
+    assert.equal(linked.status, 400);
+    assert.doesNotMatch(linked.html, /22229999999|value="5000"/);
+    const plain = await owner.get(`${PAYOUTS}/new`);
+    assert.match(plain.html, /id="amount" name="amount" value=""/);
+    assert.match(plain.html, /id="phone" name="phone" value=""/);
+
+    const reviewed = await review(owner, { amount: '12.50', phone: '20000012', description: 'Loyer "mai"' });
+    assert.equal(reviewed.status, 200);
+    const changed = await owner.post(`${PAYOUTS}/new`, formFields(reviewed.html, `${PAYOUTS}/new`));
+    assert.equal(changed.status, 200);
+    assert.match(changed.html, /id="amount" name="amount" value="12\.50"/);
+    assert.match(changed.html, /id="phone" name="phone" value="\+22220000012"/);
+    assert.match(changed.html, /id="description" name="description" value="Loyer &quot;mai&quot;"/);
+    // Posted from elsewhere, without this session's CSRF token: refused.
+    const forged = await owner.post(`${PAYOUTS}/new`, { amount: '5000', phone: '+22229999999' });
+    assert.equal(forged.status, 403);
   });
 
   test('a viewer sees the list but no form, and every payout POST is 403', async () => {
@@ -439,8 +461,8 @@ describe('dashboard payouts: list, a payout in two steps, a batch from CSV, a pa
     const confirm = hiddenFields(report.html, BATCH);
 
     // Items changed in the page, resealed by nobody: refused, nothing created.
-    const forged = JSON.parse(Buffer.from(confirm.batch!, 'base64url').toString('utf8')) as unknown[][];
-    forged[0]![1] = 1;
+    const forged = JSON.parse(Buffer.from(confirm.batch!, 'base64url').toString('utf8')) as { items: unknown[][] };
+    forged.items[0]![1] = 1;
     const tampered = await postMultipart(t, owner, BATCH, {
       ...confirm,
       _idem: 'forgedBatch0123456789',
@@ -483,6 +505,40 @@ describe('dashboard payouts: list, a payout in two steps, a batch from CSV, a pa
       (await owner.get(`${PAYOUTS}/${first}`)).html,
       new RegExp(`id="batch" href="/dashboard/payouts\\?batch=${id}"`),
     );
+  });
+
+  test('a checked batch is confirmed once: another `_idem` goes to the batch made; an old seal is refused', async () => {
+    const count = await payoutCount();
+    const report = await dryRun(owner, 'phone,amount\n20000041,1\n20000042,2\n');
+    const confirm = hiddenFields(report.html, BATCH);
+    const first = await postMultipart(t, owner, BATCH, confirm);
+    const id = /batch=(pob_[0-9A-Za-z]+)&notice=done$/.exec(first.location ?? '')?.[1];
+    assert.ok(id, first.location ?? first.html.slice(0, 300));
+    // The same seal from a form drawn with another token (or a forged one): no second batch.
+    for (const token of ['anotherFormToken0123', 'yetAnotherToken98765']) {
+      const again = await postMultipart(t, owner, BATCH, { ...confirm, _idem: token });
+      assert.equal(again.status, 303);
+      assert.equal(again.location, `${PAYOUTS}?batch=${id}&notice=already`);
+    }
+    assert.equal(await payoutCount(), count + 2, 'one batch of two');
+
+    // A seal made more than an hour ago, signed as this session's would be, is refused.
+    const session = [...owner.cookies].find(([name]) => name.endsWith('dashboard_session'))![1];
+    const old = sealBatch(
+      [{ amount: 100, destination: { type: 'WALLET', phone: '+22220000043' } }],
+      { secret: hashToken(session), businessId: business.id, environment: 'test' },
+      Math.floor(Date.now() / 1000) - SEAL_MAX_AGE_SECONDS - 60,
+    );
+    const stale = await postMultipart(t, owner, BATCH, { ...confirm, ...old, _idem: 'staleSealToken012345' });
+    assert.equal(stale.location, `${BATCH}?error=VALIDATION_ERROR`);
+    const fresh = sealBatch([{ amount: 100, destination: { type: 'WALLET', phone: '+22220000043' } }], {
+      secret: hashToken(session),
+      businessId: business.id,
+      environment: 'test',
+    });
+    const accepted = await postMultipart(t, owner, BATCH, { ...confirm, ...fresh, _idem: 'freshSealToken012345' });
+    assert.match(accepted.location ?? '', /notice=done$/, 'the same seal made now is taken');
+    assert.equal(await payoutCount(), count + 3);
   });
 
   test('a batch the balance cannot cover is not offered for confirmation', async () => {

@@ -13,7 +13,7 @@ describe('payout batches', () => {
   let sk: string;
   const balance = async () => (await t.request('GET', '/api/v1/dev/balance', { key: sk })).body.data.available;
   const batch = (items: unknown[], idempotencyKey: string | true = true) =>
-    t.request('POST', `${PAYOUTS}/batch`, { key: sk, body: { items }, idempotencyKey });
+    t.request('POST', `${PAYOUTS}/batches`, { key: sk, body: { items }, idempotencyKey });
 
   beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });

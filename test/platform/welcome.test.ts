@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
+import { seedDemoBusiness } from '../../src/bootstrap.js';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 
 const PAGES = ['/dashboard', '/dashboard/login', '/docs', '/api/v1/dev/openapi.json', '/health', '/ready'];
@@ -17,15 +18,12 @@ describe('the root page', () => {
   let demoShopId: string;
   beforeAll(async () => {
     t = await startTestApp({ config: { SEED_DEMO: 'true' } });
-    const demo = await t.createBusiness({ name: 'Demo Shop' });
+    const demo = await seedDemoBusiness(t.runtime);
+    assert.ok(demo?.shop);
+    demoShopId = demo.shop.id;
+    // A merchant taking the demo's name is not the demo.
+    await t.createBusiness({ name: 'Demo Shop' });
     await t.createBusiness({ name: 'Another shop' });
-    const shop = await t.runtime.db
-      .selectFrom('shops')
-      .select('id')
-      .where('business_id', '=', demo.id)
-      .where('environment', '=', 'test')
-      .executeTakeFirstOrThrow();
-    demoShopId = shop.id;
   });
   afterAll(() => t.close());
 
@@ -97,18 +95,38 @@ describe('the root page', () => {
 });
 
 describe('the root page without a demo business', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-    await t.createBusiness({ name: 'Demo Shop' });
-  });
-  afterAll(() => t.close());
-
   test('explains where a storefront is instead of linking one', async () => {
-    const json = await t.request('GET', '/', { headers: { accept: 'application/json' } });
-    assert.equal(json.body.data.links.demoStorefront, null);
-    const html = await t.request('GET', '/');
-    assert.ok(!hrefs(html.text).some((link) => link.startsWith('/s/')), html.text);
-    assert.match(html.text, /npm run admin -- business create/);
+    // Demos off, or on but the first business a merchant's: a business named "Demo Shop" is not linked.
+    for (const seedDemo of ['false', 'true']) {
+      const t = await startTestApp({ config: { SEED_DEMO: seedDemo } });
+      try {
+        await t.createBusiness({ name: 'Demo Shop' });
+        const json = await t.request('GET', '/', { headers: { accept: 'application/json' } });
+        assert.equal(json.body.data.links.demoStorefront, null, seedDemo);
+        const html = await t.request('GET', '/');
+        assert.ok(!hrefs(html.text).some((link) => link.startsWith('/s/')), html.text);
+        assert.match(html.text, /npm run admin -- business create/);
+        assert.equal(await seedDemoBusiness(t.runtime), null, 'a first start only seeds an empty database');
+      } finally {
+        await t.close();
+      }
+    }
+  });
+
+  test('the demo keeps its link when its owner renames it', async () => {
+    const t = await startTestApp({ config: { SEED_DEMO: 'true' } });
+    try {
+      const demo = await seedDemoBusiness(t.runtime);
+      await t.runtime.db
+        .updateTable('businesses')
+        .set({ name: 'Chez Aminata' })
+        .where('id', '=', demo!.business.id)
+        .execute();
+      await t.createBusiness({ name: 'Demo Shop' });
+      const json = await t.request('GET', '/', { headers: { accept: 'application/json' } });
+      assert.equal(json.body.data.links.demoStorefront, `/s/${demo!.shop!.id}`);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, test } from 'vitest';
@@ -164,6 +164,52 @@ describe('commerce listen', () => {
       );
     } finally {
       rmSync(xdg, { recursive: true, force: true });
+    }
+  });
+
+  test('writes its secrets through a temporary file of its own: a symbolic link planted beside is not followed', async () => {
+    if (process.platform === 'win32') return;
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'commerce-listen-link-'));
+    const victim = path.join(dir, 'victim.txt');
+    writeFileSync(victim, 'untouched\n');
+    try {
+      // The shell plants a link at the name the file used to be written through (its pid's), then
+      // becomes the CLI itself (exec keeps the pid).
+      const planted = spawn(
+        '/bin/sh',
+        [
+          '-c',
+          'ln -s "$VICTIM" "$COMMERCE_CONFIG_DIR/listen.json.$$.tmp" && exec "$NODE" "$BIN" listen --api-key "$KEY" --print-secret',
+        ],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: {
+            ...process.env,
+            COMMERCE_CONFIG_DIR: dir,
+            VICTIM: victim,
+            NODE: process.execPath,
+            BIN,
+            KEY: business.keys.secretTest,
+          },
+        },
+      );
+      let stdout = '';
+      planted.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => planted.on('exit', resolve));
+      assert.equal(code, 0);
+      assert.match(stdout.trim(), /^[0-9a-f]{64}$/);
+      assert.equal(readFileSync(victim, 'utf8'), 'untouched\n', 'the link was not followed');
+      const file = path.join(dir, 'listen.json');
+      assert.ok(lstatSync(file).isFile(), 'listen.json is a file of its own, not the link');
+      assert.equal(lstatSync(file).mode & 0o777, 0o600);
+      assert.ok(readFileSync(file, 'utf8').includes(stdout.trim()));
+      assert.deepEqual(
+        readdirSync(dir).filter((name) => name.endsWith('.tmp') && !lstatSync(path.join(dir, name)).isSymbolicLink()),
+        [],
+        'no temporary file left behind',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

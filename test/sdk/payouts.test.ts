@@ -249,10 +249,14 @@ describe('payouts through the SDK', () => {
       .catch((error: unknown) => error);
     assert.ok(invalid instanceof InvalidRequestError);
     assert.equal(invalid.code, 'VALIDATION_ERROR');
-    assert.deepEqual(invalid.details.map((detail) => detail.field).sort(), [
-      'body.items.1.amount',
-      'body.items.2.metadata',
-    ]);
+    assert.deepEqual(
+      invalid.details.map((detail) => [detail.field, detail.code]),
+      [
+        ['body.items.1.amount', 'AMOUNT_OUT_OF_RANGE'],
+        ['body.items.2.metadata', 'METADATA_TOO_MANY_KEYS'],
+      ],
+    );
+    assert.equal(requested.at(-1)?.pathname, '/api/v1/dev/payouts/batches', 'the plural path');
     assert.match(invalid.message, /items\[1\], items\[2\]/);
     assert.equal(await available(), before - 4_000 - 100 - 10 - 100 - 30, 'nothing was reserved');
 

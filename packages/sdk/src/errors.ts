@@ -32,6 +32,8 @@ export type ErrorCode = ApiErrorCode | ClientErrorCode | WebhookVerificationCode
 export interface ErrorDetail {
   field: string;
   message: string;
+  /** In a payout batch's refusal: the code a payout of its own would get for this item's problem. */
+  code?: ApiErrorCode;
 }
 
 export interface CommerceErrorInit {

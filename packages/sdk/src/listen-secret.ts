@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigurationError } from './errors.js';
@@ -80,12 +80,23 @@ function readConfig(file: string): ListenConfig {
   return parsed;
 }
 
-/** Written beside and renamed over, so a reader never sees half a file; 0600 as it holds secrets. */
+/**
+ * Written beside and renamed over, so a reader never sees half a file; 0600 as it holds secrets.
+ * The temporary file has a name nobody can guess and is created only where nothing is (`wx`:
+ * O_CREAT | O_EXCL, which refuses a symbolic link planted at the name instead of following it), so
+ * another user of a shared directory cannot make this write land in a file of their choosing.
+ * The rename replaces `file` itself, never what a link there points to.
+ */
 function writeConfig(file: string, config: ListenConfig): void {
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temporary, file);
+  const temporary = `${file}.${randomBytes(12).toString('hex')}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    renameSync(temporary, file);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
 }
 
 /** The key's listen secret, made and stored on first use. */

@@ -330,9 +330,15 @@ export class Payouts extends Resource {
   create(body: PayoutInput, options?: RequestOptions) {
     return this.http.request<Payout>({ method: 'POST', path: '/payouts', body }, options);
   }
-  /** Up to 1,000 payouts, all or nothing: each item becomes its own payout, in the order given. */
+  /**
+   * Up to 1,000 payouts, all or nothing: each item becomes its own payout, in the order given. A
+   * refusal names every bad item at once (`details`, each with its item's field and code).
+   */
   createBatch(items: RequestBody<'createPayoutBatch'>['items'], options?: RequestOptions) {
-    return this.http.request<CreatedPayoutBatch>({ method: 'POST', path: '/payouts/batch', body: { items } }, options);
+    return this.http.request<CreatedPayoutBatch>(
+      { method: 'POST', path: '/payouts/batches', body: { items } },
+      options,
+    );
   }
   /** By its `PO-` reference. */
   retrieve(referenceNumber: string, options?: RequestOptions) {

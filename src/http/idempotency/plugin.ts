@@ -93,6 +93,12 @@ export interface KeyScope {
   businessId: string;
   environment: Environment;
   who: string;
+  /**
+   * A form's key when the route derives it from what the form carries, instead of its `_idem`
+   * token: a sealed payout batch is keyed by its seal, so whatever token comes with it, it is
+   * confirmed once.
+   */
+  token?: string;
 }
 
 /**
@@ -176,7 +182,7 @@ function keyOf(request: FastifyRequest, policy: WritePolicy, scope: KeyScope | u
       if (policy.key === 'none') return undefined;
       if (!scope)
         throw new Error(`${request.method} ${request.routeOptions.url}: a ${policy.serves} write gives its scope`);
-      const given = policy.key === 'form' ? formToken(request) : headerKey(request);
+      const given = policy.key === 'form' ? (scope.token ?? formToken(request)) : headerKey(request);
       owner = scope;
       key = given !== undefined ? `${policy.serves}:${scope.who}:${given}` : undefined;
       break;

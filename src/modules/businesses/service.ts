@@ -28,8 +28,13 @@ export interface ListedBusiness extends BusinessView {
 
 const keyKinds: KeyKind[] = ['secret', 'publishable'];
 
-/** The name of the business a first start seeds (SEED_DEMO), which the root page links the storefront of. */
+/** The name of the business a first start seeds (SEED_DEMO). */
 export const DEMO_BUSINESS_NAME = 'Demo Shop';
+/**
+ * The id of that business, which only the seed gives (every other id is `newId`'s, 24 characters
+ * after `biz_`): the root page finds the demo by it, never by its name, which any merchant may take.
+ */
+export const DEMO_BUSINESS_ID = 'biz_demo';
 
 /**
  * A business with its shops (one per environment), a sandbox key of each kind and, with
@@ -39,12 +44,12 @@ export const DEMO_BUSINESS_NAME = 'Demo Shop';
  */
 export async function createBusiness(
   db: Executor,
-  input: { name: string; approveLive?: boolean; withShop?: boolean; liveKeys?: boolean },
+  input: { name: string; approveLive?: boolean; withShop?: boolean; liveKeys?: boolean; id?: string },
 ): Promise<CreatedBusiness> {
   return inTransaction(db, async (trx) => {
     const business = await trx
       .insertInto('businesses')
-      .values({ id: newId('biz'), name: input.name, live_approved: input.approveLive ?? false })
+      .values({ id: input.id ?? newId('biz'), name: input.name, live_approved: input.approveLive ?? false })
       .returning(['id', 'name', 'live_approved', 'api_enabled'])
       .executeTakeFirstOrThrow();
     await trx.insertInto('fee_plans').values({ business_id: business.id }).execute();

@@ -4,11 +4,11 @@ import { Type } from 'typebox';
 import { at, DASHBOARD, langOf, requireSession, safeNext, sendPage } from './context.js';
 import { isLang } from '../../lib/i18n.js';
 import { dictionaries } from './i18n.js';
-import { addressSubject } from '../../http/client-address.js';
 import { sameToken } from '../../http/auth.js';
 import { cookiesOf, newToken, setCookie, type CookieNames } from './cookies.js';
 import { createSession, revokeSession, setSessionPreferences } from './sessions.js';
-import { checkCredentials, normalizeEmail } from './users.js';
+import { passwordAttemptAllowed, RETRY_AFTER_SECONDS } from './password-attempts.js';
+import { checkCredentials } from './users.js';
 
 const LoginForm = Type.Object(
   {
@@ -47,7 +47,7 @@ const LOGIN_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 /** Sign-in, sign-out, and the session's mode (test / live) and language. */
 export const authRoutes: FastifyPluginAsyncTypebox<{ names: CookieNames }> = async (app, { names }) => {
-  const { db, rateLimiter, config } = app.services;
+  const { db, config } = app.services;
 
   /**
    * The sign-in form carries a token that must match its cookie (double submit): another site
@@ -65,16 +65,6 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ names: CookieNames }> = asy
       setCookie(reply, names, names.login, token);
     }
     return sendPage(request, reply, 'login', { loginToken: token, email: '', ...data }, status);
-  }
-
-  /** Counts one attempt against a limit; whether it is still allowed. A limiter outage lets it through. */
-  async function allowed(request: FastifyRequest, subject: string, perMinute: number): Promise<boolean> {
-    try {
-      return (await rateLimiter.hit(subject, perMinute)).allowed;
-    } catch (error) {
-      request.log.warn({ err: error }, 'rate limiter unavailable; sign-in attempt let through');
-      return true;
-    }
   }
 
   app.get(
@@ -101,11 +91,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ names: CookieNames }> = asy
       if (!sameToken(request.body._csrf, cookiesOf(request)[names.login])) {
         return loginPage(request, reply, 403, { ...shown, error: t.formExpired });
       }
-      const { ip: perIp, email: perEmail } = config.dashboard.loginPerMinute;
-      const byIp = await allowed(request, `dashboard-login-ip:${addressSubject(request.ip)}`, perIp);
-      const byEmail = await allowed(request, `dashboard-login-email:${normalizeEmail(email)}`, perEmail);
-      if (!byIp || !byEmail) {
-        reply.header('Retry-After', '60');
+      if (!(await passwordAttemptAllowed(request, email))) {
+        reply.header('Retry-After', RETRY_AFTER_SECONDS);
         return loginPage(request, reply, 429, { ...shown, error: t.tooManyAttempts });
       }
       const user = await checkCredentials(db, email, password, config.dashboard.passwordCost);

@@ -179,6 +179,17 @@ export interface BatchOwner {
 }
 
 type CompactItem = [phone: string, amount: number, description: string];
+/** What a seal carries: when the file was checked, and its items. */
+interface SealedContent {
+  sealedAt: number;
+  items: CompactItem[];
+}
+
+/**
+ * How long a checked batch may wait for its confirmation. A seal confirms once (its key is the
+ * seal, kept 24 hours by the idempotency store): it must expire well before that key does.
+ */
+export const SEAL_MAX_AGE_SECONDS = 60 * 60;
 
 function signature(owner: BatchOwner, payload: string): string {
   return createHmac('sha256', owner.secret)
@@ -187,11 +198,23 @@ function signature(owner: BatchOwner, payload: string): string {
     .digest('base64url');
 }
 
-/** The checked items as the confirm form's hidden fields. */
-export function sealBatch(items: readonly PayoutInput[], owner: BatchOwner): { batch: string; signature: string } {
-  const compact: CompactItem[] = items.map((item) => [item.destination.phone, item.amount, item.description ?? '']);
-  const batch = Buffer.from(JSON.stringify(compact)).toString('base64url');
+/** The checked items as the confirm form's hidden fields, sealed at `sealedAt` (seconds since the epoch). */
+export function sealBatch(
+  items: readonly PayoutInput[],
+  owner: BatchOwner,
+  sealedAt = Math.floor(Date.now() / 1000),
+): { batch: string; signature: string } {
+  const content: SealedContent = {
+    sealedAt,
+    items: items.map((item) => [item.destination.phone, item.amount, item.description ?? '']),
+  };
+  const batch = Buffer.from(JSON.stringify(content)).toString('base64url');
   return { batch, signature: signature(owner, batch) };
+}
+
+/** The key a sealed batch's confirmation is written under: the seal, whatever `_idem` it came with. */
+export function sealKey(sealed: { signature: string }): string {
+  return `batch-seal:${sealed.signature}`;
 }
 
 function isCompactItem(value: unknown): value is CompactItem {
@@ -205,7 +228,8 @@ function isCompactItem(value: unknown): value is CompactItem {
 }
 
 /**
- * The items of a sealed batch, or undefined when the seal does not match this session and mode.
+ * The items of a sealed batch, or undefined when the seal does not match this session and mode or
+ * is older than SEAL_MAX_AGE_SECONDS.
  * Each item is checked again as a CSV line is: the seal proves where the batch came from, the
  * checks that what is created is still what the rules allow (totals are always recomputed).
  */
@@ -215,15 +239,18 @@ export function openBatch(
   maxAmount: number,
 ): PayoutInput[] | undefined {
   if (!sameToken(sealed.signature, signature(owner, sealed.batch))) return undefined;
-  let decoded: unknown;
+  let decoded: Partial<SealedContent> | undefined;
   try {
-    decoded = JSON.parse(Buffer.from(sealed.batch, 'base64url').toString('utf8'));
+    decoded = JSON.parse(Buffer.from(sealed.batch, 'base64url').toString('utf8')) as Partial<SealedContent>;
   } catch {
     return undefined;
   }
-  if (!Array.isArray(decoded) || decoded.length < 1 || decoded.length > MAX_BATCH_ITEMS) return undefined;
+  const age = Date.now() / 1000 - Number(decoded?.sealedAt);
+  if (!(age >= 0 && age <= SEAL_MAX_AGE_SECONDS)) return undefined;
+  const sealedItems: unknown = decoded?.items;
+  if (!Array.isArray(sealedItems) || sealedItems.length < 1 || sealedItems.length > MAX_BATCH_ITEMS) return undefined;
   const items: PayoutInput[] = [];
-  for (const value of decoded) {
+  for (const value of sealedItems) {
     if (!isCompactItem(value)) return undefined;
     const [phone, amount, description] = value;
     const read = readLine([phone, mruText(amount), description], BATCH_COLUMNS, 0, maxAmount);

@@ -23,7 +23,7 @@ import {
 } from '../payouts/state.js';
 import { batchView, payoutView } from '../payouts/views.js';
 import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
-import { dictionaries, type Dictionary } from './i18n.js';
+import { dictionaries, errorText, type Dictionary } from './i18n.js';
 import {
   MAX_DESCRIPTION,
   mruText,
@@ -31,6 +31,7 @@ import {
   readBatchCsv,
   readPayoutForm,
   sealBatch,
+  sealKey,
   type BatchOwner,
   type FileProblem,
   type LineError,
@@ -65,15 +66,12 @@ const FormFields = {
   description: Type.Optional(Type.String({ maxLength: 1000 })),
 };
 const PayoutForm = Type.Object({ ...Token, ...FormFields }, { additionalProperties: false });
-const NewQuery = Type.Object(
-  {
-    ...Flash,
-    amount: Type.Optional(FormFields.amount),
-    phone: Type.Optional(FormFields.phone),
-    description: Type.Optional(FormFields.description),
-  },
-  { additionalProperties: false },
-);
+/**
+ * The form takes no values from its URL: a link must not fill in a payout (an attacker's phone, an
+ * amount) for an owner to confirm. Values come back only in answers to this session's own POSTs:
+ * the review's Change button, or a refused confirm drawing the form again (decision 072).
+ */
+const NewQuery = Type.Object(Flash, { additionalProperties: false });
 const TokenForm = Type.Object(Token, { additionalProperties: false });
 const BatchConfirmForm = Type.Object(
   { ...Token, batch: Type.String({ maxLength: MAX_SEALED_CHARS }), signature: Type.String({ maxLength: 100 }) },
@@ -88,10 +86,13 @@ const csvUpload = {
     throwFileSizeLimit: false,
   },
 } as const;
-/** The batch's confirm form is multipart too: its sealed batch is larger than a urlencoded form may be. */
+/**
+ * The batch's confirm form is multipart too: its sealed batch is larger than a urlencoded form may
+ * be. Its key is its seal (`sealKey`), so `_idem` is left out of what the key covers.
+ */
 const sealedBatchForm = {
   dashboard: 'owner',
-  write: FORM_WRITE,
+  write: { ...FORM_WRITE, secretFields: [...FORM_WRITE.secretFields, '_idem'] },
   multipartOptions: { limits: { fields: 10, fieldSize: MAX_SEALED_CHARS, parts: 10, files: 0 } },
 } as const;
 
@@ -207,14 +208,6 @@ function formValues(source: { amount?: string; phone?: string; description?: str
   return { amount: source.amount ?? '', phone: source.phone ?? '', description: source.description ?? '' };
 }
 
-/** The form again with what was typed; a refused write comes back here, its values in the query. */
-function newPayoutUrl(values: FormValues): string {
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(values)) if (value) query.set(name, value);
-  const text = query.toString();
-  return `${PAYOUTS}/new${text ? `?${text}` : ''}`;
-}
-
 /** The new-payout form with the values as typed, each refused field saying why, and a summary. */
 function drawForm(
   request: FastifyRequest,
@@ -328,15 +321,15 @@ export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
   app.get(at(`${PAYOUTS}/new`), { schema: { hide: true, querystring: NewQuery } }, async (request, reply) => {
     const refused = ownersOnly(request, reply);
     if (refused) return refused;
-    return drawForm(
-      request,
-      reply,
-      formValues(request.query),
-      {},
-      200,
-      refusal(wordsOf(request).t, request.query.error).error,
-    );
+    return drawForm(request, reply, formValues({}), {}, 200, refusal(wordsOf(request).t, request.query.error).error);
   });
+
+  // The review's Change button: the form again with the reviewed values, posted by this session.
+  app.post(
+    at(`${PAYOUTS}/new`),
+    { config: { dashboard: 'owner' }, schema: { hide: true, body: PayoutForm } },
+    async (request, reply) => drawForm(request, reply, formValues(request.body)),
+  );
 
   // The review reads and previews only: no key, nothing written; the Confirm it draws is the write.
   app.post(
@@ -352,7 +345,6 @@ export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
         payout: reading.input,
         amountText: mruText(reading.input.amount),
         money,
-        editUrl: newPayoutUrl(values),
       });
     },
   );
@@ -362,10 +354,21 @@ export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
     const values = formValues(request.body);
     const reading = readPayoutForm(values, limits.maxAmount);
     if ('problems' in reading) return drawForm(request, reply, values, reading.problems, 400);
-    return dashboardWrite(request, reply, newPayoutUrl(values), async (trx, _session, caller) => {
-      const payout = await payouts.createPayout(trx, caller, reading.input, limits);
-      return { redirect: detail(payout.reference) };
-    });
+    return dashboardWrite(
+      request,
+      reply,
+      `${PAYOUTS}/new`,
+      async (trx, _session, caller) => {
+        const payout = await payouts.createPayout(trx, caller, reading.input, limits);
+        return { redirect: detail(payout.reference) };
+      },
+      // Refused (the balance moved since the review): the form again with the values and why.
+      (error) => {
+        const { t } = wordsOf(request);
+        const why = refusal(t, error.code).error ?? errorText(error.code, langOf(request));
+        return drawForm(request, reply, values, {}, error.status, why);
+      },
+    );
   });
 
   app.get(at(BATCH), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {
@@ -408,17 +411,25 @@ export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
     at(BATCH),
     { config: sealedBatchForm, schema: { hide: true, body: BatchConfirmForm } },
     async (request, reply) =>
-      dashboardWrite(request, reply, BATCH, async (trx, session, caller) => {
-        // The items come back sealed; their totals and fees are computed again by the service.
-        const items = openBatch(request.body, batchOwner(session), limits.maxAmount);
-        if (!items)
-          throw new ApiError(
-            'VALIDATION_ERROR',
-            'The checked batch does not match this session; check the file again.',
-          );
-        const created = await payouts.createPayoutBatch(trx, caller, items, limits);
-        return { redirect: `${PAYOUTS}?batch=${encodeURIComponent(created.batch.id)}` };
-      }),
+      dashboardWrite(
+        request,
+        reply,
+        BATCH,
+        async (trx, session, caller) => {
+          // The items come back sealed; their totals and fees are computed again by the service.
+          const items = openBatch(request.body, batchOwner(session), limits.maxAmount);
+          if (!items)
+            throw new ApiError(
+              'VALIDATION_ERROR',
+              'The checked batch does not match this session or is too old; check the file again.',
+            );
+          const created = await payouts.createPayoutBatch(trx, caller, items, limits);
+          return { redirect: `${PAYOUTS}?batch=${encodeURIComponent(created.batch.id)}` };
+        },
+        undefined,
+        // A seal is confirmed once: a second confirm, with any `_idem`, goes to the batch made.
+        sealKey(request.body),
+      ),
   );
 
   app.get(

@@ -10,11 +10,12 @@ import {
 import { walletPhone } from '../../lib/phone.js';
 import { getFeePlan } from '../payments/fee-plans.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../http/errors.js';
 import { at, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
 import { fieldChecks, formState, isAboutForm, refusalOf, type FormFields } from './form-errors.js';
 import { dictionaries } from './i18n.js';
 import { passwordProblem } from './password.js';
+import { passwordAttemptAllowed, RETRY_AFTER_SECONDS } from './password-attempts.js';
 import { changeOwnPassword, changeUser, createUser, isCurrentPassword, listUsers, newPasswordHash } from './users.js';
 import { dashboardWrite, Token } from './write.js';
 import { FORM_WRITE } from '../../http/idempotency/plugin.js';
@@ -94,6 +95,7 @@ const PASSWORD_FIELDS: FormFields = {
     { pattern: /^password$/, text: 'fieldPasswordLength' },
     { pattern: /^again$/, text: 'fieldPasswordsDiffer' },
   ],
+  codes: { RATE_LIMITED: { field: 'current', text: 'fieldPasswordAttempts' } },
 };
 
 /** Settings: the business's name, its dashboard users and their roles (owners change them), its fee plan (read only). */
@@ -156,6 +158,11 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const session = requireSession(request);
       const { current, password, again } = request.body;
+      // A guess at the current password spends sign-in's budget (decision 072), before its check.
+      if (!(await passwordAttemptAllowed(request, session.email))) {
+        reply.header('Retry-After', RETRY_AFTER_SECONDS);
+        return drawSettings(request, reply, { error: new ApiError('RATE_LIMITED'), form: PASSWORD_FIELDS });
+      }
       // Checked and hashed before the write's transaction (each hash is slow); refused inside it.
       const checks = fieldChecks();
       if (!(await isCurrentPassword(db, session.userId, current)))

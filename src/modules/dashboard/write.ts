@@ -29,8 +29,11 @@ export interface WriteResult {
   afterCommit?: () => Promise<void>;
 }
 
+/** `path` with one more query parameter, put before its fragment (`/settings?notice=done#live-access`). */
 function withQuery(path: string, name: string, value: string): string {
-  return `${path}${path.includes('?') ? '&' : '?'}${name}=${encodeURIComponent(value)}`;
+  const hash = path.indexOf('#');
+  const [base, fragment] = hash === -1 ? [path, ''] : [path.slice(0, hash), path.slice(hash)];
+  return `${base}${base.includes('?') ? '&' : '?'}${name}=${encodeURIComponent(value)}${fragment}`;
 }
 
 /**
@@ -51,12 +54,15 @@ export async function dashboardWrite(
    * refusal about no field of the form, such as a product deleted meanwhile).
    */
   redraw?: (error: ApiError) => Promise<FastifyReply> | undefined,
+  /** The write's key when the route derives it from the form's content (KeyScope.token), not `_idem`. */
+  keyToken?: string,
 ): Promise<FastifyReply> {
   const session = requireSession(request);
   const keyed = keyedWrite(request, {
     businessId: session.businessId,
     environment: session.environment,
     who: session.userId,
+    ...(keyToken !== undefined ? { token: keyToken } : {}),
   });
   let outcome;
   try {

@@ -64,9 +64,14 @@ export interface PayoutFeePlan {
   tteBps: number;
 }
 
-/** The fee of a payout of `amount`: the flat part plus the rate on the amount, rounded half up. */
+/**
+ * The fee of a payout of `amount`: the flat part plus the rate on the amount, rounded up (decision
+ * 072): a rate is never 0 on a small payout, and a batch of small payouts never pays less than the
+ * same amount paid out at once, as rounding each item to the nearest centime would allow.
+ */
 export function payoutFee(amount: number, plan: PayoutFeePlan): number {
-  return plan.payoutFeeFlat + divideRoundHalfUp(BigInt(amount) * BigInt(plan.payoutFeeBps), 10_000n);
+  const numerator = BigInt(amount) * BigInt(plan.payoutFeeBps);
+  return plan.payoutFeeFlat + Number((numerator + 9_999n) / 10_000n);
 }
 
 /** What a payout's fee splits into: the taxes it includes and the platform's revenue. */

@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/context.js';
+import { toApiError } from '../../http/error-handler.js';
 import { API_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope, Paginated, Pagination, pageWindow, parseDateFilter } from '../../http/schemas.js';
 import { balanceTransactionView } from '../payments/balance-transactions.js';
 import { BalanceTransaction } from '../payments/balance-routes.js';
 import {
+  BATCH_BODY_LIMIT_BYTES,
   BatchParams,
   CreateBatchBody,
   CreatedBatch,
@@ -46,21 +48,39 @@ export const payoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ),
   );
 
-  app.post(
-    '/payouts/batch',
-    {
-      config: { auth: 'secret', scope: 'payouts:write', write: API_WRITE },
-      schema: { tags, body: CreateBatchBody, response: { 201: Envelope(CreatedBatch) } },
-    },
-    async (request, reply) =>
-      write(request, reply, 201, async (trx) => {
-        const created = await payouts.createPayoutBatch(trx, requireAuth(request.auth), request.body.items, limits);
-        return {
-          ...batchView(created.batch, { PENDING: created.payouts.length }),
-          payouts: created.payouts.map(payoutView),
-        };
-      }),
-  );
+  /**
+   * A batch's route: its schema's refusals reach the handler (`attachValidation`), so that one
+   * answer names every bad item, the schema's problems and the limits' together. The alias
+   * `/payouts/batch` is the path batches were created at first, kept for the clients that use it.
+   */
+  const createBatch = (deprecated: boolean) =>
+    app.post(
+      deprecated ? '/payouts/batch' : '/payouts/batches',
+      {
+        config: { auth: 'secret', scope: 'payouts:write', write: API_WRITE },
+        bodyLimit: BATCH_BODY_LIMIT_BYTES,
+        attachValidation: true,
+        schema: {
+          tags,
+          body: CreateBatchBody,
+          response: { 201: Envelope(CreatedBatch) },
+          ...(deprecated ? { deprecated: true } : {}),
+        },
+      },
+      async (request, reply) => {
+        const schemaError = request.validationError ? toApiError(request.validationError, request) : undefined;
+        payouts.checkBatchRequest(request.body, schemaError, limits.maxAmount);
+        return write(request, reply, 201, async (trx) => {
+          const created = await payouts.createPayoutBatch(trx, requireAuth(request.auth), request.body.items, limits);
+          return {
+            ...batchView(created.batch, { PENDING: created.payouts.length }),
+            payouts: created.payouts.map(payoutView),
+          };
+        });
+      },
+    );
+  createBatch(false);
+  createBatch(true);
 
   app.get(
     '/payouts/batches/:id',

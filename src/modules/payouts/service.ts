@@ -26,22 +26,79 @@ export interface PayoutInput {
   metadata?: Record<string, string> | undefined;
 }
 
+const isStringRecord = (value: unknown): value is Record<string, string> =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Object.values(value).every((entry) => typeof entry === 'string');
+
 /**
- * The problems of one payout's input, each naming its field under `prefix` (`body`, or
- * `body.items.3` in a batch): the schema has checked the shape, this checks the limits.
+ * The limits of one payout's input the schema cannot say, each problem naming its field under
+ * `prefix` (`body.items.3`) with the code a payout of its own gets for it. Only the fields whose
+ * shape is right are checked: an amount that is not an integer is the schema's problem.
  */
-function problemsOf(input: PayoutInput, prefix: string, maxAmount: number): ErrorDetail[] {
+function limitProblems(item: unknown, prefix: string, maxAmount: number): ErrorDetail[] {
+  if (typeof item !== 'object' || item === null) return [];
+  const { amount, metadata } = item as { amount?: unknown; metadata?: unknown };
   const problems: ErrorDetail[] = [];
-  if (input.amount < 1 || input.amount > maxAmount) {
-    problems.push({ field: `${prefix}.amount`, message: `must be between 1 and ${maxAmount} centimes` });
+  if (typeof amount === 'number' && Number.isInteger(amount) && (amount < 1 || amount > maxAmount)) {
+    const message = `must be between 1 and ${maxAmount} centimes`;
+    problems.push({ field: `${prefix}.amount`, message, code: 'AMOUNT_OUT_OF_RANGE' });
   }
-  try {
-    checkMetadata(input.metadata ?? {}, `${prefix}.metadata`);
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    problems.push(...(error.details ?? []));
+  if (isStringRecord(metadata)) {
+    try {
+      checkMetadata(metadata, `${prefix}.metadata`);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      problems.push(...(error.details ?? []).map((detail) => ({ ...detail, code: error.code })));
+    }
   }
   return problems;
+}
+
+/** `body.items.3.amount` → 3; undefined for a field that is not inside an item. */
+function itemIndexOf(field: string): number | undefined {
+  const index = /^body\.items\.([0-9]+)(\.|$)/.exec(field)?.[1];
+  return index === undefined ? undefined : Number(index);
+}
+
+/**
+ * The refusal of a batch naming every bad item at once (decision 072): the schema's problems and
+ * the limits' together, each with the code a payout of its own gets for it, ordered by item. A
+ * problem of the request as a whole (no `items`, too many, an unknown field) is answered alone.
+ */
+function batchRefusal(items: readonly unknown[], schemaProblems: readonly ErrorDetail[], maxAmount: number) {
+  const byItem = new Map<number, ErrorDetail[]>();
+  for (const problem of schemaProblems) {
+    const index = itemIndexOf(problem.field)!;
+    byItem.set(index, [...(byItem.get(index) ?? []), { ...problem, code: problem.code ?? 'VALIDATION_ERROR' }]);
+  }
+  items.forEach((item, index) => {
+    const problems = limitProblems(item, `body.items.${index}`, maxAmount);
+    if (problems.length > 0) byItem.set(index, [...(byItem.get(index) ?? []), ...problems]);
+  });
+  if (byItem.size === 0) return undefined;
+  const bad = [...byItem.keys()].sort((a, b) => a - b);
+  return new ApiError(
+    'VALIDATION_ERROR',
+    `${bad.length} item(s) are invalid: ${bad.map((index) => `items[${index}]`).join(', ')}. Nothing was created.`,
+    bad.flatMap((index) => byItem.get(index)!),
+  );
+}
+
+/**
+ * Checks a batch request before anything is written: `schemaError` is what the route's schema
+ * found (the route lets the handler run with it), answered alone when it is about the request as
+ * a whole, else merged with the limits of every item into one answer.
+ */
+export function checkBatchRequest(body: unknown, schemaError: ApiError | undefined, maxAmount: number): void {
+  const schemaProblems = schemaError?.details ?? [];
+  if (schemaError && (schemaProblems.length === 0 || schemaProblems.some((p) => itemIndexOf(p.field) === undefined))) {
+    throw schemaError;
+  }
+  const items = (body as { items: unknown[] }).items;
+  const refusal = batchRefusal(items, schemaProblems, maxAmount);
+  if (refusal) throw refusal;
 }
 
 function newPayoutRow(
@@ -159,15 +216,8 @@ export async function createPayoutBatch(
   items: readonly PayoutInput[],
   options: { maxAmount: number },
 ): Promise<{ batch: PayoutBatchRow; payouts: PayoutRow[] }> {
-  const problems = items.flatMap((item, index) => problemsOf(item, `body.items.${index}`, options.maxAmount));
-  if (problems.length > 0) {
-    const bad = [...new Set(problems.map((problem) => problem.field.split('.')[2]))];
-    throw new ApiError(
-      'VALIDATION_ERROR',
-      `${bad.length} item(s) are invalid: ${bad.map((index) => `items[${index}]`).join(', ')}. Nothing was created.`,
-      problems,
-    );
-  }
+  const refusal = batchRefusal(items, [], options.maxAmount);
+  if (refusal) throw refusal;
   const plan = await payoutFeePlan(trx, caller.businessId);
   const now = new Date();
   const id = newId('pob');

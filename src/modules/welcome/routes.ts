@@ -7,7 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import Negotiator from 'negotiator';
 import type { DB } from '../../db/schema.js';
-import { DEMO_BUSINESS_NAME } from '../businesses/service.js';
+import { DEMO_BUSINESS_ID, DEMO_BUSINESS_NAME } from '../businesses/service.js';
 import { DASHBOARD } from '../dashboard/context.js';
 
 const VIEWS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'views');
@@ -28,18 +28,16 @@ export interface WelcomeLinks {
 }
 
 /**
- * The sandbox shop of the demo business the first start seeds (SEED_DEMO), the oldest if several
- * carry its name: a storefront to open at once on a fresh install.
+ * The sandbox shop of the demo business the first start seeds (SEED_DEMO): a storefront to open
+ * at once on a fresh install. Found by the id only the seed gives, never by the name: a merchant
+ * calling itself "Demo Shop" is not linked from the server's front page.
  */
 async function demoShopId(db: Kysely<DB>): Promise<string | null> {
   const shop = await db
     .selectFrom('shops')
-    .innerJoin('businesses', 'businesses.id', 'shops.business_id')
-    .select('shops.id')
-    .where('businesses.name', '=', DEMO_BUSINESS_NAME)
-    .where('shops.environment', '=', 'test')
-    .orderBy('businesses.created_at')
-    .limit(1)
+    .select('id')
+    .where('business_id', '=', DEMO_BUSINESS_ID)
+    .where('environment', '=', 'test')
     .executeTakeFirst();
   return shop?.id ?? null;
 }

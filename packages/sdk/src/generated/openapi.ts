@@ -992,7 +992,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/dev/payouts/batch": {
+    "/api/v1/dev/payouts/batches": {
         parameters: {
             query?: never;
             header?: never;
@@ -1003,7 +1003,7 @@ export interface paths {
         put?: never;
         /**
          * Create a batch of payouts
-         * @description Up to 1,000 payouts in one request, all or nothing. Every item is checked first: invalid items (amount out of range, metadata too large) answer 400 VALIDATION_ERROR with one entry of `details` per problem, each naming its item (`body.items.3.amount`), and nothing is created. Then the amounts and fees of every item are reserved together, or 402 INSUFFICIENT_FUNDS and nothing is reserved. Each item becomes its own PENDING payout (with its own fee, `batchId` and `payout.created`), answered in the order of the items.
+         * @description Up to 1,000 payouts in one request, all or nothing. Every item is checked first, and one answer names every bad item: 400 VALIDATION_ERROR with one entry of `details` per problem, its `field` naming the item (`body.items.3.amount`, `body.items.5.destination.phone`) and its `code` the one a payout of its own would get for it (AMOUNT_OUT_OF_RANGE, METADATA_TOO_MANY_KEYS, METADATA_VALUE_TOO_LONG, or VALIDATION_ERROR for a field of the wrong shape), whatever the mix; nothing is created. Then the amounts and fees of every item are reserved together, or 402 INSUFFICIENT_FUNDS and nothing is reserved. Each item becomes its own PENDING payout (with its own fee, `batchId` and `payout.created`), answered in the order of the items. The body may be up to 4 MB (1 MB elsewhere): about 4 KB an item at 1,000 items; a larger one answers 413 PAYLOAD_TOO_LARGE and is split.
          *
          *     The worker sends a PENDING payout within about a second: PAID (`payout.paid`) when the wallet takes it, or FAILED (`payout.failed`) with `failureCode` WALLET_NOT_FOUND (no wallet has the phone) or WALLET_LOCKED (the wallet is locked), its amount and fee then back in the balance (`payout_reversal`).
          *
@@ -1014,6 +1014,37 @@ export interface paths {
          *     Key: secret (sk_), scope `payouts:write`.
          */
         post: operations["createPayoutBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/payouts/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a batch of payouts (deprecated path)
+         * @deprecated
+         * @description Deprecated: the path batches were first created at, kept as an alias of `POST /payouts/batches`, which answers exactly the same. New code uses `POST /payouts/batches`.
+         *
+         *     Up to 1,000 payouts in one request, all or nothing. Every item is checked first, and one answer names every bad item: 400 VALIDATION_ERROR with one entry of `details` per problem, its `field` naming the item (`body.items.3.amount`, `body.items.5.destination.phone`) and its `code` the one a payout of its own would get for it (AMOUNT_OUT_OF_RANGE, METADATA_TOO_MANY_KEYS, METADATA_VALUE_TOO_LONG, or VALIDATION_ERROR for a field of the wrong shape), whatever the mix; nothing is created. Then the amounts and fees of every item are reserved together, or 402 INSUFFICIENT_FUNDS and nothing is reserved. Each item becomes its own PENDING payout (with its own fee, `batchId` and `payout.created`), answered in the order of the items. The body may be up to 4 MB (1 MB elsewhere): about 4 KB an item at 1,000 items; a larger one answers 413 PAYLOAD_TOO_LARGE and is split.
+         *
+         *     The worker sends a PENDING payout within about a second: PAID (`payout.paid`) when the wallet takes it, or FAILED (`payout.failed`) with `failureCode` WALLET_NOT_FOUND (no wallet has the phone) or WALLET_LOCKED (the wallet is locked), its amount and fee then back in the balance (`payout_reversal`).
+         *
+         *     Sandbox (test keys): any E.164 phone without a wallet gets a sandbox wallet (PIN 1234) when the payout is sent; a payout to +22220001313 always fails with WALLET_NOT_FOUND, and one to the locked sandbox wallet +22220000003 fails with WALLET_LOCKED.
+         *
+         *     Reconciliation: a payout settles the merchant's balance transactions that no payout had settled yet when it was created (`GET /payouts/{referenceNumber}/transactions`). A failed or cancelled single payout releases them to the next payout; a batch settles them as a whole, and every payout of the batch lists the same transactions.
+         *
+         *     Key: secret (sk_), scope `payouts:write`.
+         */
+        post: operations["createPayoutBatchDeprecated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2807,6 +2838,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -2830,6 +2863,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -2853,6 +2888,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -2878,6 +2915,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -2901,6 +2940,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -2924,6 +2965,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3003,6 +3046,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3026,6 +3071,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3049,6 +3096,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3072,6 +3121,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3095,6 +3146,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3118,6 +3171,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3141,6 +3196,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3166,6 +3223,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3189,6 +3248,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3212,6 +3273,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3261,6 +3324,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3284,6 +3349,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3307,6 +3374,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3330,6 +3399,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3355,6 +3426,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3378,6 +3451,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3401,6 +3476,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3460,6 +3537,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3483,6 +3562,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3506,6 +3587,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3529,6 +3612,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3552,6 +3637,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3575,6 +3662,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3598,6 +3687,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3621,6 +3712,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3646,6 +3739,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3669,6 +3764,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3692,6 +3789,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3761,6 +3860,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3784,6 +3885,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3807,6 +3910,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3830,6 +3935,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3853,6 +3960,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3876,6 +3985,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3899,6 +4010,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3922,6 +4035,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3945,6 +4060,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3970,6 +4087,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -3993,6 +4112,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4016,6 +4137,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4086,6 +4209,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4109,6 +4234,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4132,6 +4259,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4155,6 +4284,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4178,6 +4309,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4201,6 +4334,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4224,6 +4359,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4247,6 +4384,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4270,6 +4409,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4295,6 +4436,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4318,6 +4461,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4341,6 +4486,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4400,6 +4547,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4423,6 +4572,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4446,6 +4597,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4469,6 +4622,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4492,6 +4647,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4515,6 +4672,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4538,6 +4697,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4561,6 +4722,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4586,6 +4749,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4609,6 +4774,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4632,6 +4799,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4689,6 +4858,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4712,6 +4883,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4735,6 +4908,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4760,6 +4935,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4783,6 +4960,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4806,6 +4985,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4880,6 +5061,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4903,6 +5086,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4926,6 +5111,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4949,6 +5136,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4972,6 +5161,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -4995,6 +5186,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5018,6 +5211,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5043,6 +5238,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5066,6 +5263,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5089,6 +5288,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5146,6 +5347,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5169,6 +5372,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5192,6 +5397,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5217,6 +5424,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5240,6 +5449,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5263,6 +5474,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5312,6 +5525,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5335,6 +5550,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5358,6 +5575,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5381,6 +5600,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5406,6 +5627,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5429,6 +5652,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5452,6 +5677,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5510,6 +5737,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5533,6 +5762,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5556,6 +5787,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5579,6 +5812,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5602,6 +5837,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5625,6 +5862,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5648,6 +5887,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5671,6 +5912,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5696,6 +5939,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5719,6 +5964,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5742,6 +5989,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5814,6 +6063,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5837,6 +6088,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5860,6 +6113,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5883,6 +6138,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5906,6 +6163,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5929,6 +6188,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5952,6 +6213,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -5975,6 +6238,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6000,6 +6265,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6023,6 +6290,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6046,6 +6315,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6105,6 +6376,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6128,6 +6401,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6151,6 +6426,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6174,6 +6451,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6197,6 +6476,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6220,6 +6501,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6243,6 +6526,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6266,6 +6551,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6291,6 +6578,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6314,6 +6603,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6337,6 +6628,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6396,6 +6689,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6419,6 +6714,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6442,6 +6739,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6465,6 +6764,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6488,6 +6789,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6511,6 +6814,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6534,6 +6839,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6557,6 +6864,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6582,6 +6891,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6605,6 +6916,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6628,6 +6941,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6697,6 +7012,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6720,6 +7037,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6743,6 +7062,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6766,6 +7087,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6789,6 +7112,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6812,6 +7137,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6835,6 +7162,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6858,6 +7187,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6883,6 +7214,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6906,6 +7239,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6929,6 +7264,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -6978,6 +7315,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7001,6 +7340,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7024,6 +7365,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7047,6 +7390,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7072,6 +7417,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7095,6 +7442,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7118,6 +7467,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7185,6 +7536,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7208,6 +7561,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7231,6 +7586,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7256,6 +7613,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7279,6 +7638,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7302,6 +7663,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7351,6 +7714,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7374,6 +7739,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7397,6 +7764,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7420,6 +7789,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7445,6 +7816,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7468,6 +7841,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7491,6 +7866,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7550,6 +7927,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7573,6 +7952,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7596,6 +7977,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7619,6 +8002,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7642,6 +8027,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7665,6 +8052,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7688,6 +8077,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7711,6 +8102,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7736,6 +8129,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7759,6 +8154,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7782,6 +8179,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7843,6 +8242,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7866,6 +8267,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7889,6 +8292,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7912,6 +8317,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7937,6 +8344,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7960,6 +8369,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -7983,6 +8394,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8089,6 +8502,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8112,6 +8527,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8135,6 +8552,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8158,6 +8577,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8181,6 +8602,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8204,6 +8627,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8227,6 +8652,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8250,6 +8677,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8275,6 +8704,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8298,6 +8729,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8321,6 +8754,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8371,6 +8806,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8394,6 +8831,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8417,6 +8856,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8440,6 +8881,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8465,6 +8908,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8488,6 +8933,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8511,6 +8958,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8618,6 +9067,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8641,6 +9092,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8664,6 +9117,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8687,6 +9142,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8710,6 +9167,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8733,6 +9192,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8756,6 +9217,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8779,6 +9242,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8804,6 +9269,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8827,6 +9294,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8850,6 +9319,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8909,6 +9380,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8932,6 +9405,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8955,6 +9430,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -8978,6 +9455,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9001,6 +9480,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9024,6 +9505,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9047,6 +9530,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9070,6 +9555,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9095,6 +9582,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9118,6 +9607,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9141,6 +9632,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9246,6 +9739,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9269,6 +9764,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9292,6 +9789,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9315,6 +9814,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9338,6 +9839,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9361,6 +9864,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9384,6 +9889,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9407,6 +9914,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9432,6 +9941,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9455,6 +9966,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9478,6 +9991,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9547,6 +10062,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9570,6 +10087,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9593,6 +10112,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9616,6 +10137,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9639,6 +10162,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9662,6 +10187,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9685,6 +10212,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9708,6 +10237,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9733,6 +10264,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9756,6 +10289,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9779,6 +10314,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9849,6 +10386,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9872,6 +10411,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9895,6 +10436,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9918,6 +10461,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9941,6 +10486,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9964,6 +10511,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -9987,6 +10536,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10010,6 +10561,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10035,6 +10588,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10058,6 +10613,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10081,6 +10638,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10149,6 +10708,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10172,6 +10733,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10195,6 +10758,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10218,6 +10783,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10241,6 +10808,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10264,6 +10833,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10287,6 +10858,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10310,6 +10883,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10335,6 +10910,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10358,6 +10935,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10381,6 +10960,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10458,6 +11039,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10481,6 +11064,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10504,6 +11089,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10527,6 +11114,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10550,6 +11139,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10573,6 +11164,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10596,6 +11189,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10619,6 +11214,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10644,6 +11241,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10667,6 +11266,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10690,6 +11291,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10733,6 +11336,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10756,6 +11361,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10779,6 +11386,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10802,6 +11411,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10827,6 +11438,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10850,6 +11463,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10873,6 +11488,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10954,6 +11571,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -10977,6 +11596,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11000,6 +11621,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11023,6 +11646,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11046,6 +11671,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11069,6 +11696,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11092,6 +11721,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11115,6 +11746,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11138,6 +11771,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11163,6 +11798,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11186,6 +11823,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11209,6 +11848,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11271,6 +11912,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11294,6 +11937,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11317,6 +11962,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11342,6 +11989,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11365,6 +12014,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11388,6 +12039,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11437,6 +12090,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11460,6 +12115,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11483,6 +12140,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11506,6 +12165,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11531,6 +12192,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11554,6 +12217,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11577,6 +12242,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11636,6 +12303,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11659,6 +12328,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11682,6 +12353,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11705,6 +12378,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11728,6 +12403,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11751,6 +12428,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11774,6 +12453,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11797,6 +12478,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11822,6 +12505,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11845,6 +12530,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11868,6 +12555,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11927,6 +12616,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11950,6 +12641,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11973,6 +12666,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -11996,6 +12691,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12019,6 +12716,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12042,6 +12741,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12065,6 +12766,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12088,6 +12791,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12113,6 +12818,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12136,6 +12843,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12159,6 +12868,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12218,6 +12929,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12241,6 +12954,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12264,6 +12979,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12287,6 +13004,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12310,6 +13029,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12333,6 +13054,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12356,6 +13079,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12379,6 +13104,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12404,6 +13131,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12427,6 +13156,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12450,6 +13181,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12509,6 +13242,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12532,6 +13267,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12555,6 +13292,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12578,6 +13317,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12601,6 +13342,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12624,6 +13367,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12647,6 +13392,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12670,6 +13417,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12695,6 +13444,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12718,6 +13469,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12741,6 +13494,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12807,6 +13562,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12830,6 +13587,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12853,6 +13612,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12876,6 +13637,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12899,6 +13662,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12922,6 +13687,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12945,6 +13712,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12968,6 +13737,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -12993,6 +13764,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13016,6 +13789,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13039,6 +13814,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13107,6 +13884,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13130,6 +13909,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13153,6 +13934,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13176,6 +13959,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13199,6 +13984,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13222,6 +14009,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13245,6 +14034,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13268,6 +14059,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13291,6 +14084,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13316,6 +14111,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13339,6 +14136,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13362,6 +14161,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13431,6 +14232,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13454,6 +14257,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13477,6 +14282,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13500,6 +14307,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13523,6 +14332,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13546,6 +14357,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13569,6 +14382,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13592,6 +14407,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13617,6 +14434,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13640,6 +14459,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13663,6 +14484,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13722,6 +14545,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13745,6 +14570,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13768,6 +14595,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13791,6 +14620,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13814,6 +14645,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13837,6 +14670,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13860,6 +14695,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13883,6 +14720,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13906,6 +14745,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13931,6 +14772,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13954,6 +14797,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -13977,6 +14822,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14036,6 +14883,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14059,6 +14908,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14082,6 +14933,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14105,6 +14958,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14128,6 +14983,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14151,6 +15008,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14174,6 +15033,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14197,6 +15058,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14222,6 +15085,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14245,6 +15110,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14268,6 +15135,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14321,6 +15190,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14344,6 +15215,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14367,6 +15240,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14392,6 +15267,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14415,6 +15292,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14438,6 +15317,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14531,6 +15412,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14554,6 +15437,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14577,6 +15462,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14602,6 +15489,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14625,6 +15514,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14648,6 +15539,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14696,6 +15589,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14719,6 +15614,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14742,6 +15639,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14767,6 +15666,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14790,6 +15691,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14813,6 +15716,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14890,6 +15795,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14913,6 +15820,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14936,6 +15845,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14959,6 +15870,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -14984,6 +15897,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15007,6 +15922,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15030,6 +15947,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15087,6 +16006,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15110,6 +16031,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15133,6 +16056,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15158,6 +16083,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15181,6 +16108,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15204,6 +16133,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15262,6 +16193,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15285,6 +16218,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15308,6 +16243,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15333,6 +16270,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15356,6 +16295,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15379,6 +16320,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15443,6 +16386,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15466,6 +16411,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15489,6 +16436,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15514,6 +16463,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15537,6 +16488,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15560,6 +16513,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15644,6 +16599,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15667,6 +16624,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15690,6 +16649,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15713,6 +16674,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15736,6 +16699,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15759,6 +16724,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15782,6 +16749,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15805,6 +16774,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15830,6 +16801,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15853,6 +16826,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15876,6 +16851,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15972,6 +16949,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -15995,6 +16974,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16018,6 +16999,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16041,6 +17024,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16064,6 +17049,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16087,6 +17074,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16110,6 +17099,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16133,6 +17124,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16158,6 +17151,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16181,6 +17176,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16204,6 +17201,358 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createPayoutBatchDeprecated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description A unique string per operation (a UUID). Sending it again returns the first answer without running the operation twice (kept 24 hours).
+                 * @example 5f0c3a52-8e8f-4b5e-9c7a-2d5b8f1e6a10
+                 */
+                "X-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "amount": 120000,
+                 *           "destination": {
+                 *             "type": "WALLET",
+                 *             "phone": "+22220000001"
+                 *           },
+                 *           "description": "Driver 1"
+                 *         },
+                 *         {
+                 *           "amount": 80000,
+                 *           "destination": {
+                 *             "type": "WALLET",
+                 *             "phone": "+22220000002"
+                 *           },
+                 *           "description": "Driver 2"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1 to 1000 payouts, reserved together or not at all */
+                    items: {
+                        /** @description Centimes, at least 1, sent to the wallet; the fee is taken on top */
+                        amount: number;
+                        destination: {
+                            /** @enum {string} */
+                            type: "WALLET";
+                            /** @description The wallet phone number, E.164 (+22220000001) */
+                            phone: string;
+                        };
+                        description?: string;
+                        /** @description String values only; at most 50 keys of 1 to 40 characters, values up to 500 characters */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["CreatedPayoutBatch"];
+                    };
+                };
+            };
+            /** @description Error. Codes: VALIDATION_ERROR, IDEMPOTENCY_KEY_REQUIRED, INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: MISSING_CREDENTIALS, INVALID_AUTH_HEADER, INVALID_API_KEY. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INSUFFICIENT_FUNDS. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: IDEMPOTENCY_KEY_IN_PROGRESS. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: UNSUPPORTED_MEDIA_TYPE. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: IDEMPOTENCY_KEY_REUSED. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: RATE_LIMITED. */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: FEATURE_DISABLED, DATABASE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16253,6 +17602,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16276,6 +17627,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16299,6 +17652,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16322,6 +17677,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16347,6 +17704,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16370,6 +17729,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16393,6 +17754,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16443,6 +17806,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16466,6 +17831,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16489,6 +17856,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16512,6 +17881,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16537,6 +17908,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16560,6 +17933,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16583,6 +17958,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16671,6 +18048,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16694,6 +18073,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16717,6 +18098,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16740,6 +18123,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16765,6 +18150,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16788,6 +18175,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16811,6 +18200,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16871,6 +18262,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16894,6 +18287,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16917,6 +18312,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16940,6 +18337,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16963,6 +18362,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -16986,6 +18387,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17009,6 +18412,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17032,6 +18437,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17057,6 +18464,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17080,6 +18489,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17103,6 +18514,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17167,6 +18580,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17190,6 +18605,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17213,6 +18630,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17236,6 +18655,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17261,6 +18682,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17284,6 +18707,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17307,6 +18732,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17356,6 +18783,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17379,6 +18808,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17402,6 +18833,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17425,6 +18858,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17450,6 +18885,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17473,6 +18910,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17496,6 +18935,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17550,6 +18991,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17573,6 +19016,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17598,6 +19043,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17621,6 +19068,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17644,6 +19093,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17720,6 +19171,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17743,6 +19196,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17766,6 +19221,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17789,6 +19246,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17814,6 +19273,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17837,6 +19298,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17860,6 +19323,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17947,6 +19412,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17970,6 +19437,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -17993,6 +19462,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18016,6 +19487,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18039,6 +19512,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18062,6 +19537,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18085,6 +19562,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18108,6 +19587,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18131,6 +19612,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18156,6 +19639,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18179,6 +19664,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18202,6 +19689,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18251,6 +19740,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18274,6 +19765,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18299,6 +19792,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18322,6 +19817,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18345,6 +19842,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18400,6 +19899,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18423,6 +19924,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18446,6 +19949,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18469,6 +19974,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18494,6 +20001,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18517,6 +20026,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18540,6 +20051,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18598,6 +20111,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18621,6 +20136,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18644,6 +20161,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18667,6 +20186,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18690,6 +20211,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18713,6 +20236,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18736,6 +20261,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18761,6 +20288,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18784,6 +20313,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18807,6 +20338,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18860,6 +20393,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18883,6 +20418,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18906,6 +20443,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18929,6 +20468,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18954,6 +20495,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -18977,6 +20520,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -19000,6 +20545,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };

@@ -360,6 +360,7 @@ export const ar: Record<keyof typeof en, string> = {
   fieldEmail: 'أدخل بريدًا إلكترونيًا لا يستعمله مستخدم آخر.',
   fieldPasswordLength: 'استعمل من 12 إلى 200 حرف.',
   fieldPasswordWrong: 'هذه ليست كلمة مرورك الحالية.',
+  fieldPasswordAttempts: 'محاولات كثيرة لكلمة المرور الحالية. انتظر دقيقة ثم أعد المحاولة.',
   fieldPasswordsDiffer: 'كلمتا المرور الجديدتان غير متطابقتين.',
   fieldSku: 'لمنتج آخر رمز SKU هذا نفسه، أو أنه طويل جدًا.',
   fieldItems: 'أبقِ منتجًا واحدًا على الأقل في الطلب.',

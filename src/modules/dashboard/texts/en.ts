@@ -373,6 +373,7 @@ export const en = {
   fieldEmail: 'Enter an email address that no other user has.',
   fieldPasswordLength: 'Use from 12 to 200 characters.',
   fieldPasswordWrong: 'This is not your current password.',
+  fieldPasswordAttempts: 'Too many tries at the current password. Wait a minute and try again.',
   fieldPasswordsDiffer: 'The two new passwords are not the same.',
   fieldSku: 'Another product already has this SKU, or it is too long.',
   fieldItems: 'Keep at least one product in the order.',

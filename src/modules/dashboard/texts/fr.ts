@@ -363,6 +363,7 @@ export const fr: Record<keyof typeof en, string> = {
   fieldEmail: "Saisissez une adresse e-mail qu'aucun autre utilisateur n'a.",
   fieldPasswordLength: 'Utilisez de 12 à 200 caractères.',
   fieldPasswordWrong: "Ce n'est pas votre mot de passe actuel.",
+  fieldPasswordAttempts: 'Trop de tentatives pour le mot de passe actuel. Attendez une minute et réessayez.',
   fieldPasswordsDiffer: 'Les deux nouveaux mots de passe ne sont pas identiques.',
   fieldSku: 'Un autre produit a déjà ce SKU, ou il est trop long.',
   fieldItems: 'Gardez au moins un produit dans la commande.',
