@@ -113,7 +113,6 @@ export const ar: Record<keyof typeof en, string> = {
   disabled: 'معطّل',
   attempts: 'المحاولات',
   attempt: 'المحاولة',
-  retry: 'إعادة المحاولة',
   statusCode: 'حالة HTTP',
   duration: 'المدة',
   error: 'الخطأ',

@@ -112,7 +112,6 @@ export const en = {
   disabled: 'Disabled',
   attempts: 'Attempts',
   attempt: 'Attempt',
-  retry: 'Retry',
   statusCode: 'HTTP status',
   duration: 'Duration',
   error: 'Error',

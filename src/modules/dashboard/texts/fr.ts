@@ -110,7 +110,6 @@ export const fr: Record<keyof typeof en, string> = {
   disabled: 'Désactivé',
   attempts: 'Tentatives',
   attempt: 'Tentative',
-  retry: 'Relancer',
   statusCode: 'Statut HTTP',
   duration: 'Durée',
   error: 'Erreur',
