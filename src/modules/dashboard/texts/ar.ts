@@ -374,7 +374,6 @@ export const ar: Record<keyof typeof en, string> = {
   orderSearchHint: 'المرجع أو اسم الزبون أو هاتفه',
   noPaymentMatches: 'لا توجد دفعة تطابق عوامل التصفية هذه.',
   noOrderMatches: 'لا يوجد طلب يطابق عوامل التصفية هذه.',
-  failing: 'متعثّر',
   lastHttpStatus: 'آخر حالة HTTP',
   noResponse: 'لا رد',
   retryNow: 'أعد المحاولة الآن',

@@ -390,7 +390,6 @@ export const en = {
   noPaymentMatches: 'No payment matches these filters.',
   noOrderMatches: 'No order matches these filters.',
   // Webhook deliveries
-  failing: 'Failing',
   lastHttpStatus: 'Last HTTP status',
   noResponse: 'No response',
   retryNow: 'Retry now',

@@ -377,7 +377,6 @@ export const fr: Record<keyof typeof en, string> = {
   orderSearchHint: 'Référence, nom ou téléphone du client',
   noPaymentMatches: 'Aucun paiement ne correspond à ces filtres.',
   noOrderMatches: 'Aucune commande ne correspond à ces filtres.',
-  failing: 'En échec',
   lastHttpStatus: 'Dernier statut HTTP',
   noResponse: 'Pas de réponse',
   retryNow: 'Relancer maintenant',

@@ -43,7 +43,7 @@ export interface ClaimRequest {
  */
 const SKIPPED_RETRY_MS = 5;
 
-/** What a claim may take, and what every read here counts as waiting: `attempt`'s from-statuses (PENDING, FAILED). */
+/** What a claim may take, and what every read here counts as waiting: `attempt`'s from-statuses. */
 const waitingStatuses = fromStatuses('attempt');
 
 /**

@@ -3,10 +3,10 @@ import type { DB } from '../../../db/schema.js';
 import { deadReasonOf, deliveryActions, fromStatuses, type EndpointEnd } from '../delivery-state.js';
 
 /**
- * Ends every waiting delivery of an endpoint DEAD, with the reason (`endpointDisabled`,
- * `endpointDeleted`), the caller holding the endpoint's lock. The rows are locked in id order, the order an
- * attempt's outcomes take theirs in, so a batch of outcomes being written meanwhile waits or is
- * waited for, never both. Clearing the lease keeps an attempt in flight from writing its outcome
+ * Ends every waiting delivery of an endpoint DEAD, with the reason of `cause` (`endpointDisabled`,
+ * `endpointDeleted`), the caller holding the endpoint's lock. The rows are locked in id order, the
+ * order an attempt's outcomes take theirs in, so a batch of outcomes being written meanwhile waits
+ * or is waited for, never both. Clearing the lease keeps an attempt in flight from writing its outcome
  * over the end.
  */
 export async function endWaitingDeliveries(
