@@ -138,6 +138,7 @@ export async function listsSuite(): Promise<void> {
       id: `'whd_l' || g`,
       created_at: CREATED_AT,
       status: `CASE WHEN g % 10 < 8 THEN 'SUCCEEDED' WHEN g % 10 < 9 THEN 'DEAD' ELSE 'PENDING' END`,
+      dead_reason: `CASE WHEN g % 10 = 8 THEN 'MAX_ATTEMPTS' END`,
       next_attempt_at: "now() + interval '1 year'",
     });
     console.log(`filled in ${((Date.now() - started) / 1000).toFixed(0)} s (PostgreSQL scratch database)`);

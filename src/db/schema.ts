@@ -203,8 +203,8 @@ export interface EventSequencesTable {
   last_sequence: number;
 }
 
-import type { DeliveryStatus } from '../modules/webhooks/delivery-state.js';
-export type { DeliveryStatus };
+import type { DeadReason, DeliveryStatus } from '../modules/webhooks/delivery-state.js';
+export type { DeadReason, DeliveryStatus };
 export type SignatureScheme = 'commerce' | 'standard';
 export type EndpointDisabledReason = 'FAILING' | 'MANUAL';
 
@@ -246,6 +246,8 @@ export interface WebhookDeliveriesTable {
   locked_until: Date | null;
   last_status_code: number | null;
   last_error: string | null;
+  /** Set exactly while the status is DEAD (a check constraint holds them together). */
+  dead_reason: Generated<DeadReason | null>;
   completed_at: Date | null;
   created_at: Date;
   updated_at: Date;

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { WAITING_STATUS } from '../modules/webhooks/delivery-state.js';
+import { waitingStatuses } from '../modules/webhooks/delivery-state.js';
 import { bearerToken, sameToken } from './auth.js';
 import type { AppServices } from './context.js';
 import { ApiError } from './errors.js';
@@ -61,7 +61,7 @@ export async function registerMetrics(app: FastifyInstance, services: AppService
   });
   const backlog = new Gauge({
     name: 'webhook_deliveries_pending',
-    help: 'Webhook deliveries not finished (PENDING), by state: due (waiting for a worker), scheduled (a retry later), in_flight (an attempt running).',
+    help: 'Webhook deliveries not finished (PENDING, or FAILED with a retry scheduled), by state: due (waiting for a worker), scheduled (a retry later), in_flight (an attempt running).',
     labelNames: ['state'] as const,
     registers,
   });
@@ -110,7 +110,7 @@ export async function registerMetrics(app: FastifyInstance, services: AppService
         COALESCE(EXTRACT(EPOCH FROM now() - min(created_at) FILTER (WHERE attempt_count = 0)), 0)::float8
           AS outbox_lag
       FROM webhook_deliveries
-      WHERE status = ${sql.lit(WAITING_STATUS)}`.execute(services.db);
+      WHERE status IN (${waitingStatuses()})`.execute(services.db);
     const state = rows[0];
     if (state) {
       backlog.set({ state: 'due' }, Number(state.due));

@@ -194,7 +194,7 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'listEvents',
     summary: 'List events',
     description:
-      "The events of the key's business and environment, of the types its scopes may read. Newest first with `page`; or, with `after=evt_...`, the events that follow it oldest first (for polling consumers: pass the last id seen). Filters by `type` (a name or a `prefix.*`) and `object` (an intent, order or payout reference, a product id). Events are kept at least 30 days.",
+      "The events of the key's business and environment, of the types its scopes may read. Newest first with `page`; or, with `after=evt_...`, the events that follow it oldest first (for polling consumers: pass the last id seen). Both follow one order, the order in which the events were committed: the pages read newest first are that order reversed, whatever the events' `createdAt` (events written together share one). Filters by `type` (a name or a `prefix.*`) and `object` (an intent, order or payout reference, a product id). Events are kept at least 30 days.",
     codes: ['EVENT_NOT_FOUND'],
   },
   'GET /events/{id}': {
@@ -234,7 +234,7 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'updateWebhookEndpoint',
     summary: 'Update a webhook endpoint',
     description:
-      'Changes the URL, the events, the rate or `active`. Re-enabling a disabled endpoint sends new events only (recover the rest). A key whose scopes do not allow every event the endpoint is subscribed to (or every event asked for) cannot change it: EVENTS_NOT_PERMITTED.',
+      'Changes the URL, the events, the rate or `active`. Disabling it (`active: false`) ends its waiting deliveries DEAD with `deadReason` ENDPOINT_DISABLED; re-enabling it sends new events only (recover the rest). A key whose scopes do not allow every event the endpoint is subscribed to (or every event asked for) cannot change it: EVENTS_NOT_PERMITTED.',
     codes: [...ENDPOINT_CODES, 'EVENTS_NOT_PERMITTED', 'INVALID_WEBHOOK_EVENT', 'INVALID_WEBHOOK_URL'],
     requestExample: { active: true },
   },
@@ -242,7 +242,7 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'deleteWebhookEndpoint',
     summary: 'Delete a webhook endpoint',
     description:
-      'Stops its deliveries. Its delivery log stays readable. EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.',
+      'Stops its deliveries: the waiting ones end DEAD with `deadReason` ENDPOINT_DELETED. Its delivery log stays readable. EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.',
     codes: [...ENDPOINT_CODES, 'EVENTS_NOT_PERMITTED'],
   },
   'POST /webhooks/endpoints/{id}/rotate-secret': {
@@ -255,13 +255,14 @@ export const operationDocs: Record<string, OperationDoc> = {
   'POST /webhooks/endpoints/{id}/test': {
     operationId: 'testWebhookEndpoint',
     summary: 'Send a test event',
-    description: 'Sends a `ping` event to this endpoint only and answers its delivery.',
-    codes: ENDPOINT_CODES,
+    description:
+      'Sends a `ping` event to this endpoint only and answers its delivery (PENDING: no attempt yet). A disabled endpoint answers ENDPOINT_INACTIVE and gets nothing.',
+    codes: [...ENDPOINT_CODES, 'ENDPOINT_INACTIVE'],
   },
   'POST /webhooks/endpoints/{id}/recover': {
     operationId: 'recoverWebhookEndpoint',
     summary: 'Recover failed deliveries',
-    description: `Queues again the FAILED and DEAD deliveries of the endpoint created in a window (at most ${RECOVER_BATCH.toLocaleString('en')} per call; \`remaining\` says how many are left). EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.`,
+    description: `Queues again, each on a fresh 8-attempt schedule (PENDING), the DEAD deliveries of the endpoint created in a window, whatever their \`deadReason\` (at most ${RECOVER_BATCH.toLocaleString('en')} per call; \`remaining\` says how many are left). A disabled endpoint answers ENDPOINT_INACTIVE: re-enable it first. EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.`,
     codes: [...ENDPOINT_CODES, 'ENDPOINT_INACTIVE', 'EVENTS_NOT_PERMITTED'],
     requestExample: { since: '2026-01-01' },
   },
@@ -275,7 +276,7 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'listWebhookDeliveries',
     summary: 'List deliveries',
     description:
-      'The delivery log, newest first. Filters by status, event name, endpoint, event id (`eventId`: the envelope `id` a receiver saw) and date. Only the deliveries of events the scopes of the key may read are listed (as in `GET /events`); webhook notices (ping, endpoint.disabled) are always.',
+      'The delivery log, newest first. A delivery is PENDING (no attempt yet), FAILED (its last attempt failed and the next is scheduled: `nextAttemptAt`), SUCCEEDED, or DEAD (no attempt will follow; `deadReason` MAX_ATTEMPTS, ENDPOINT_DISABLED or ENDPOINT_DELETED). Filters by status, event name, endpoint, event id (`eventId`: the envelope `id` a receiver saw) and date. Only the deliveries of events the scopes of the key may read are listed (as in `GET /events`); webhook notices (ping, endpoint.disabled) are always.',
   },
   'GET /webhooks/events/{id}': {
     operationId: 'retrieveWebhookDelivery',
@@ -288,7 +289,7 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'retryWebhookDelivery',
     summary: 'Retry a delivery',
     description:
-      'Attempts the delivery again now, in any state; a DEAD one starts a fresh 8-attempt schedule. A delivery of an event the key may not read answers DELIVERY_NOT_FOUND; one of an endpoint subscribed to events its scopes do not allow, EVENTS_NOT_PERMITTED.',
+      'Attempts the delivery again now, in any state: a PENDING or FAILED one keeps its schedule, a SUCCEEDED or DEAD one starts a fresh 8-attempt schedule (PENDING). Its endpoint must be active (ENDPOINT_INACTIVE otherwise). A delivery of an event the key may not read answers DELIVERY_NOT_FOUND; one of an endpoint subscribed to events its scopes do not allow, EVENTS_NOT_PERMITTED.',
     codes: [
       'DELIVERY_NOT_FOUND',
       'SANDBOX_MISMATCH',

@@ -54,7 +54,8 @@ async function seedForms(t: TestApp): Promise<FormsSeed> {
   const order = await simulate(t, key, [{ productId: tea.id, quantity: 1 }], freshPhone());
   expectStatus(order, 201);
 
-  // No worker runs in tests: the deliveries stay pending; one is made to have failed twice with a 500.
+  // No worker runs in tests: the deliveries stay pending; one is made to have failed twice with a
+  // 500, its next attempt an hour away (FAILED).
   const [delivery] = await t.runtime.db
     .selectFrom('webhook_deliveries')
     .select('id')
@@ -64,7 +65,7 @@ async function seedForms(t: TestApp): Promise<FormsSeed> {
   await t.runtime.db
     .updateTable('webhook_deliveries')
     .set({
-      status: 'PENDING',
+      status: 'FAILED',
       attempt_count: 2,
       last_status_code: 500,
       next_attempt_at: new Date(Date.now() + 3_600_000),
@@ -269,7 +270,7 @@ describe(
             has: page.locator(`a[href="${LOG}/${seed.failingDelivery}"]`),
           });
           const badge = deliveryRow.locator('.badge');
-          assert.equal(await badge.textContent(), d.failing);
+          assert.equal(await badge.textContent(), d.deliveryFailed);
           const [red, green, blue] = (await badge.evaluate((element) => getComputedStyle(element).color))
             .match(/\d+/g)!
             .map(Number);

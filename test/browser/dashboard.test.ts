@@ -186,7 +186,7 @@ describe('the merchant dashboard in a real browser', { skip: Boolean(skip) }, ()
     // The schedule's last answer, without waiting three days for it.
     await t.runtime.db
       .updateTable('webhook_deliveries')
-      .set({ status: 'DEAD', attempt_count: 8, completed_at: new Date() })
+      .set({ status: 'DEAD', dead_reason: 'MAX_ATTEMPTS', attempt_count: 8, completed_at: new Date() })
       .where('id', '=', delivery.id)
       .execute();
     failing = false;

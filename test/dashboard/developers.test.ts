@@ -92,10 +92,13 @@ describe('dashboard webhook endpoints: edit events, disable, enable, rotate, pin
     assert.equal(disabled.disabled_reason, 'MANUAL');
     const page = await client.get(path);
     assert.match(page.html, /id="endpoint-status">Disabled</);
+    // A disabled endpoint gets no test ping (ENDPOINT_INACTIVE): no button offers one.
+    assert.ok(!page.html.includes(`action="${path}/ping"`), 'no ping button on a disabled endpoint');
     const enabled = await client.submit(path, `${path}/enable`);
     assert.equal(enabled.location, `${path}?notice=done`);
     assert.equal((await row(id)).active, true);
     assert.equal((await row(id)).disabled_reason, null);
+    assert.ok((await client.get(path)).html.includes(`action="${path}/ping"`), 'the ping button is back');
   });
 
   test('rotating shows the new secret once; the old one keeps signing for a day; a repeat shows no secret', async () => {

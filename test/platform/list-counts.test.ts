@@ -249,7 +249,7 @@ describe('exact list totals kept by the writes (issue 14, item 1)', () => {
       ),
     );
     for (let i = 0; i < 3; i++) await createIntent(t, sk, { amount: 700 + i });
-    await sql`UPDATE webhook_deliveries SET status = 'DEAD' WHERE id IN (
+    await sql`UPDATE webhook_deliveries SET status = 'DEAD', dead_reason = 'MAX_ATTEMPTS' WHERE id IN (
       SELECT id FROM webhook_deliveries WHERE business_id = ${shop.id} ORDER BY id LIMIT 2)`.execute(t.runtime.db);
     await assertCountsExact(t);
 

@@ -137,18 +137,20 @@ describe('auto-disable after days of failures (issue 17, item 1)', () => {
     assert.equal(notice.data.endpointId, failing.endpoint.id);
     assert.equal(notice.data.disableAt, disabled.disabledAt);
 
-    // The endpoint's waiting deliveries (its ping, the warning, the notice itself) ended FAILED.
+    // The endpoint's waiting deliveries (its ping, the warning, the notice itself) ended DEAD,
+    // the reason on each.
     const own = await hooks.deliveriesOfEndpoint(failing.endpoint.id);
     assert.deepEqual(
-      own.map((d) => [d.event, d.status]),
+      own.map((d) => [d.event, d.status, d.dead_reason]),
       [
-        ['ping', 'FAILED'],
-        ['endpoint.disabled', 'FAILED'],
-        ['endpoint.disabled', 'FAILED'],
+        ['ping', 'DEAD', 'ENDPOINT_DISABLED'],
+        ['endpoint.disabled', 'DEAD', 'ENDPOINT_DISABLED'],
+        ['endpoint.disabled', 'DEAD', 'ENDPOINT_DISABLED'],
       ],
     );
     assert.ok(own.every((d) => d.last_error?.startsWith('endpoint disabled: every attempt failed since')));
-    assert.equal((await hooks.getDelivery(sk, pingId)).status, 'FAILED');
+    const ping = await hooks.getDelivery(sk, pingId);
+    assert.deepEqual([ping.status, ping.deadReason, ping.nextAttemptAt], ['DEAD', 'ENDPOINT_DISABLED', null]);
 
     // Visible in the delivery log and the event store; nothing reached another business.
     const log = await t.request('GET', `${DELIVERIES}?event=endpoint.disabled`, { key: sk });
@@ -205,7 +207,8 @@ describe('auto-disable after days of failures (issue 17, item 1)', () => {
     await backdate(failing.endpoint.id, 121, 25);
     assert.deepEqual(await checkFailingEndpoints(t.runtime.db, DEFAULTS), { warned: 0, disabled: 1 });
     const failedIds = (await hooks.deliveriesOfEndpoint(failing.endpoint.id)).map((d) => {
-      assert.equal(d.status, 'FAILED');
+      assert.equal(d.status, 'DEAD');
+      assert.equal(d.dead_reason, 'ENDPOINT_DISABLED');
       return d.id;
     });
     expectError(
@@ -240,7 +243,7 @@ describe('auto-disable after days of failures (issue 17, item 1)', () => {
       .where('id', 'in', failedIds)
       .execute();
     assert.ok(
-      stillFailed.every((d) => d.status === 'FAILED'),
+      stillFailed.every((d) => d.status === 'DEAD'),
       'the old deliveries were not resumed',
     );
 
@@ -324,7 +327,7 @@ describe('auto-disable after days of failures (issue 17, item 1)', () => {
         });
         assert.deepEqual(await disabling.check, { warned: 0, disabled: 1 });
         await waitUntil(async () => (await attemptStatus()) === status, 'the outcome written');
-        assert.equal((await hooks.getDelivery(sk, pingId)).status, 'FAILED', 'the disable ended it');
+        assert.equal((await hooks.getDelivery(sk, pingId)).status, 'DEAD', 'the disable ended it');
         const endpoint = await endpointOf(failing.endpoint.id);
         assert.equal(endpoint.active, false);
         assert.equal(endpoint.failingSince === null, endsRun);

@@ -4,6 +4,7 @@ import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQue
 import { MAX_ATTEMPTS } from '../../src/modules/webhooks/delivery/retry-schedule.js';
 import {
   assertDeliveryAction,
+  deadReasonOf,
   DELIVERY_STATUSES,
   deliveryActions,
   fromStatuses,
@@ -11,8 +12,10 @@ import {
   isDeliveryActionAllowed,
   OUTCOME_ACTIONS,
   outcomeAction,
+  NEW_STATUS,
   toStatus,
-  WAITING_STATUS,
+  WAITING_STATUSES,
+  waitingStatuses,
   type DeliveryAction,
   type DeliveryStatus,
 } from '../../src/modules/webhooks/delivery-state.js';
@@ -20,15 +23,16 @@ import {
 describe('the delivery transition table', () => {
   test('each action from each status: allowed, and where it leads', () => {
     const expected: Record<DeliveryAction, Partial<Record<DeliveryStatus, DeliveryStatus>>> = {
-      attempt: { PENDING: 'PENDING' },
-      release: { PENDING: 'PENDING' },
-      succeed: { PENDING: 'SUCCEEDED' },
-      fail: { PENDING: 'PENDING' },
-      exhaust: { PENDING: 'DEAD' },
-      retry: { PENDING: 'PENDING', SUCCEEDED: 'PENDING', FAILED: 'PENDING', DEAD: 'PENDING' },
-      recover: { FAILED: 'PENDING', DEAD: 'PENDING' },
-      endpointDisabled: { PENDING: 'FAILED' },
-      endpointDeleted: { PENDING: 'DEAD' },
+      attempt: { PENDING: 'PENDING', FAILED: 'FAILED' },
+      release: { PENDING: 'PENDING', FAILED: 'FAILED' },
+      succeed: { PENDING: 'SUCCEEDED', FAILED: 'SUCCEEDED' },
+      fail: { PENDING: 'FAILED', FAILED: 'FAILED' },
+      exhaust: { PENDING: 'DEAD', FAILED: 'DEAD' },
+      hasten: { PENDING: 'PENDING', FAILED: 'FAILED' },
+      retry: { SUCCEEDED: 'PENDING', DEAD: 'PENDING' },
+      recover: { DEAD: 'PENDING' },
+      endpointDisabled: { PENDING: 'DEAD', FAILED: 'DEAD' },
+      endpointDeleted: { PENDING: 'DEAD', FAILED: 'DEAD' },
     };
     assert.deepEqual(Object.keys(deliveryActions).sort(), Object.keys(expected).sort());
     for (const action of Object.keys(expected) as DeliveryAction[]) {
@@ -41,12 +45,33 @@ describe('the delivery transition table', () => {
     }
   });
 
-  test('finished deliveries change only by a retry or a recover', () => {
-    for (const status of ['SUCCEEDED', 'FAILED', 'DEAD'] as const) {
+  test('finished deliveries change only by a retry or a recover; every retry route action covers every status', () => {
+    for (const status of ['SUCCEEDED', 'DEAD'] as const) {
       const allowed = (Object.keys(deliveryActions) as DeliveryAction[]).filter((action) =>
         isDeliveryActionAllowed(status, action),
       );
       assert.deepEqual(allowed, status === 'SUCCEEDED' ? ['retry'] : ['retry', 'recover']);
+    }
+    // The retry route takes any status: waiting ones are hastened, finished ones retried.
+    for (const status of DELIVERY_STATUSES) {
+      assert.equal(isDeliveryActionAllowed(status, 'hasten') !== isDeliveryActionAllowed(status, 'retry'), true);
+    }
+  });
+
+  test('DEAD, and only DEAD, carries a reason, one per way of dying', () => {
+    const dying = (Object.keys(deliveryActions) as DeliveryAction[]).filter(
+      (action) => deliveryActions[action].to === 'DEAD',
+    );
+    assert.deepEqual(
+      dying.map((action) => [action, deadReasonOf(action)]),
+      [
+        ['exhaust', 'MAX_ATTEMPTS'],
+        ['endpointDisabled', 'ENDPOINT_DISABLED'],
+        ['endpointDeleted', 'ENDPOINT_DELETED'],
+      ],
+    );
+    for (const action of Object.keys(deliveryActions) as DeliveryAction[]) {
+      if (!dying.includes(action)) assert.equal(deadReasonOf(action), null, action);
     }
   });
 
@@ -60,8 +85,9 @@ describe('the delivery transition table', () => {
   });
 
   test('the waiting status, the outcome actions and the SQL the statements take from the table', () => {
-    // What a claim takes is what a delivery is created with, the status the partial indexes cover.
-    assert.deepEqual(deliveryActions.attempt.from, [WAITING_STATUS]);
+    // What a claim takes: a new delivery (PENDING) and a failed one waiting for its retry.
+    assert.deepEqual(deliveryActions.attempt.from, WAITING_STATUSES);
+    assert.ok((WAITING_STATUSES as readonly string[]).includes(NEW_STATUS));
     const outcomes = new Set([true, false].flatMap((ok) => [1, MAX_ATTEMPTS].map((n) => outcomeAction(ok, n))));
     assert.deepEqual([...outcomes].sort(), [...OUTCOME_ACTIONS].sort());
 
@@ -78,12 +104,15 @@ describe('the delivery transition table', () => {
       assert.deepEqual(compiled.parameters, [], 'literals, not parameters');
       return compiled.sql;
     };
-    assert.equal(text(sql`status IN (${fromStatuses('recover')})`), `status IN ('FAILED', 'DEAD')`);
+    assert.equal(text(sql`status IN (${fromStatuses('recover')})`), `status IN ('DEAD')`);
+    // The partial indexes' own predicate (migration 034), so the planner matches them.
+    assert.equal(text(sql`status IN (${waitingStatuses()})`), `status IN ('PENDING', 'FAILED')`);
     assert.equal(text(sql`status = ${toStatus('exhaust')}`), `status = 'DEAD'`);
+    assert.throws(() => toStatus('hasten'), /keeps the status/);
+    const waiting = `"d"."status" IN ('PENDING', 'FAILED')`;
     assert.equal(
       text(fromStatusesOf(sql.ref('d.status'), sql.ref('x.action'), OUTCOME_ACTIONS)),
-      `CASE "x"."action" WHEN 'succeed' THEN "d"."status" IN ('PENDING') WHEN 'fail' THEN "d"."status" IN ('PENDING') ` +
-        `WHEN 'exhaust' THEN "d"."status" IN ('PENDING') END`,
+      `CASE "x"."action" WHEN 'succeed' THEN ${waiting} WHEN 'fail' THEN ${waiting} WHEN 'exhaust' THEN ${waiting} END`,
     );
   });
 });

@@ -223,6 +223,7 @@ describe('webhook deliveries (api.md 6; decisions "Events and deliveries")', () 
     }
     assert.equal(dead.attemptCount, 8);
     assert.equal(dead.nextAttemptAt, null);
+    assert.equal(dead.deadReason, 'MAX_ATTEMPTS');
     assert.equal(dead.lastStatusCode, 500);
     assert.equal(dead.lastError, 'HTTP 500');
     assert.ok(dead.completedAt);
@@ -234,7 +235,7 @@ describe('webhook deliveries (api.md 6; decisions "Events and deliveries")', () 
       assert.equal(attempt.statusCode, 500);
       assert.equal(attempt.responseBodySnippet, 'e'.repeat(1024), 'the first 1 KB of the answer');
     }
-    // DEAD is written after the eighth answer and only PENDING deliveries are claimed; the count
+    // DEAD is written after the eighth answer and only waiting deliveries are claimed; the count
     // of 9 after the manual retry below shows no ninth scheduled attempt came later either.
     assert.equal(receiver.requests.length, 8, 'no ninth attempt');
 
@@ -296,7 +297,8 @@ describe('webhook deliveries (api.md 6; decisions "Events and deliveries")', () 
       receiver.requests.every((r) => r.path === '/hook'),
       'the Location is never visited; the delivery is retried at its own URL',
     );
-    assert.equal(delivery.status, 'PENDING');
+    assert.equal(delivery.status, 'FAILED', 'a failed attempt, its retry scheduled');
+    assert.ok(delivery.nextAttemptAt);
     assert.equal(delivery.lastError, 'HTTP 302');
   });
 

@@ -42,7 +42,9 @@ describe('recover a window of failed deliveries (issue 17, item 2)', () => {
    * An endpoint with `states.length` delivered events, then set (as a fixture) to the given
    * states, created the given minutes ago, oldest first.
    */
-  async function endpointWithHistory(states: { status: 'FAILED' | 'DEAD' | 'SUCCEEDED'; minutesAgo: number }[]) {
+  async function endpointWithHistory(
+    states: { status: 'DEAD' | 'SUCCEEDED'; reason?: 'MAX_ATTEMPTS' | 'ENDPOINT_DISABLED'; minutesAgo: number }[],
+  ) {
     const { receiver, endpoint } = await hooks.receiverWithEndpoint(sk, ['payment.created']);
     for (let i = 0; i < states.length; i++) await createIntent(t, sk, { amount: 100 + i });
     await receiver.waitFor(states.length);
@@ -57,7 +59,8 @@ describe('recover a window of failed deliveries (issue 17, item 2)', () => {
         .updateTable('webhook_deliveries')
         .set({
           status: state.status,
-          attempt_count: state.status === 'DEAD' ? 8 : 1,
+          dead_reason: state.status === 'DEAD' ? (state.reason ?? 'MAX_ATTEMPTS') : null,
+          attempt_count: state.status === 'DEAD' && state.reason !== 'ENDPOINT_DISABLED' ? 8 : 1,
           created_at: new Date(Date.now() - state.minutesAgo * MINUTE),
         })
         .where('id', '=', row.id)
@@ -67,10 +70,10 @@ describe('recover a window of failed deliveries (issue 17, item 2)', () => {
     return { receiver, endpoint, ids: rows.map((row) => row.id) };
   }
 
-  test('FAILED and DEAD deliveries of the window go out again, once each, on a fresh schedule', async () => {
+  test('DEAD deliveries of the window, whatever their reason, go out again, once each, on a fresh schedule', async () => {
     const { receiver, endpoint, ids } = await endpointWithHistory([
-      { status: 'FAILED', minutesAgo: 180 },
-      { status: 'FAILED', minutesAgo: 120 },
+      { status: 'DEAD', reason: 'ENDPOINT_DISABLED', minutesAgo: 180 },
+      { status: 'DEAD', reason: 'ENDPOINT_DISABLED', minutesAgo: 120 },
       { status: 'DEAD', minutesAgo: 90 },
       { status: 'SUCCEEDED', minutesAgo: 60 },
       { status: 'DEAD', minutesAgo: 30 },
@@ -159,9 +162,9 @@ describe('recover a window of failed deliveries (issue 17, item 2)', () => {
     const [seed] = await hooks.deliveriesOfEndpoint(endpoint.id);
     await sql`
       INSERT INTO webhook_deliveries (id, event_id, endpoint_id, business_id, environment, event, status,
-        attempt_count, next_attempt_at, created_at, updated_at, completed_at)
+        dead_reason, attempt_count, next_attempt_at, created_at, updated_at, completed_at)
       SELECT 'dlv_bulk_' || n, ${seed!.event_id}, ${endpoint.id}, ${business.id}, 'test', 'payment.created', 'DEAD',
-        8, now(), now() - make_interval(secs => n), now(), now()
+        'MAX_ATTEMPTS', 8, now(), now() - make_interval(secs => n), now(), now()
       FROM generate_series(1, 10003) AS n`.execute(t.runtime.db);
 
     const first = await recover(endpoint.id, { since: ago(24 * 60 * MINUTE) });

@@ -96,7 +96,11 @@ describe('webhook scopes on the delivery log and endpoint edits (issue 36, item 
     const narrow = await keyWith(['webhooks:read', 'webhooks:write']);
     const { endpoint, rows } = await paymentEndpointWithDeliveries(2);
     const ids = rows.map((row) => row.id);
-    await t.runtime.db.updateTable('webhook_deliveries').set({ status: 'FAILED' }).where('id', 'in', ids).execute();
+    await t.runtime.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'DEAD', dead_reason: 'MAX_ATTEMPTS' })
+      .where('id', 'in', ids)
+      .execute();
     const endpointBefore = await endpointRow(endpoint.id);
     const deliveriesBefore = await Promise.all(ids.map(deliveryRow));
 
@@ -120,9 +124,13 @@ describe('webhook scopes on the delivery log and endpoint edits (issue 36, item 
     );
     // A ping delivery of the same endpoint it reads, but may not resend there.
     const pingId = await hooks.ping(narrow, endpoint.id);
-    await t.runtime.db.updateTable('webhook_deliveries').set({ status: 'FAILED' }).where('id', '=', pingId).execute();
+    await t.runtime.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'DEAD', dead_reason: 'MAX_ATTEMPTS' })
+      .where('id', '=', pingId)
+      .execute();
     await refused('POST', `${DELIVERIES}/${pingId}/retry`);
-    assert.equal((await deliveryRow(pingId)).status, 'FAILED');
+    assert.equal((await deliveryRow(pingId)).status, 'DEAD');
 
     // Nothing changed.
     assert.deepEqual(await endpointRow(endpoint.id), endpointBefore);

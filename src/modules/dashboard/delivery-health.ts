@@ -2,20 +2,15 @@ import type { DeliveryStatus } from '../webhooks/delivery-state.js';
 
 interface DeliveryState {
   status: DeliveryStatus;
-  attemptCount: number;
-  lastStatusCode: number | null;
 }
 
 /**
- * Whether a delivery's last attempt failed: ended FAILED or DEAD, or still PENDING (waiting for
- * its next attempt) after an attempt that got no 2xx answer. A merchant sees it red and may retry
- * it at once (the state table's `retry` starts from any status).
+ * Whether a delivery's last attempt failed or it was given up: FAILED (its retry scheduled) or
+ * DEAD. A merchant sees it red and may retry it at once (a waiting one is due now, a DEAD one
+ * starts a fresh schedule).
  */
 export function isFailing(delivery: DeliveryState): boolean {
-  if (delivery.status === 'FAILED' || delivery.status === 'DEAD') return true;
-  if (delivery.status !== 'PENDING' || delivery.attemptCount === 0) return false;
-  const answered = delivery.lastStatusCode !== null && delivery.lastStatusCode >= 200 && delivery.lastStatusCode < 300;
-  return !answered;
+  return delivery.status === 'FAILED' || delivery.status === 'DEAD';
 }
 
 /** The deliveries as a page draws them: each with whether it is failing. */

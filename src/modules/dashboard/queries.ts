@@ -165,11 +165,7 @@ export async function intentTimeline(database: Database, scope: Scope, reference
       .filter((delivery) => delivery.event_id === event.id)
       .map((delivery) => ({
         ...delivery,
-        failing: isFailing({
-          status: delivery.status,
-          attemptCount: delivery.attempt_count,
-          lastStatusCode: delivery.last_status_code,
-        }),
+        failing: isFailing({ status: delivery.status }),
       })),
   }));
 }

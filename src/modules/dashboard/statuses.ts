@@ -2,7 +2,7 @@ import type { EndpointDisabledReason, KeyStatus, ProductStatus } from '../../db/
 import type { Dictionary } from './i18n.js';
 import { INTENT_STATUSES, type IntentStatus } from '../intents/state.js';
 import { ORDER_STATUSES, type OrderStatus } from '../orders/state.js';
-import { DELIVERY_STATUSES, type DeliveryStatus } from '../webhooks/delivery-state.js';
+import { DELIVERY_STATUSES, type DeadReason, type DeliveryStatus } from '../webhooks/delivery-state.js';
 
 /**
  * The word the pages show for each status of each vocabulary the dashboard draws as a badge (the
@@ -32,6 +32,11 @@ const STATUS_WORDS = {
     FAILED: 'deliveryFailed',
     DEAD: 'deliveryDead',
   } satisfies Record<DeliveryStatus, keyof Dictionary>,
+  deadReason: {
+    MAX_ATTEMPTS: 'deadReasonMaxAttempts',
+    ENDPOINT_DISABLED: 'deadReasonEndpointDisabled',
+    ENDPOINT_DELETED: 'deadReasonEndpointDeleted',
+  } satisfies Record<DeadReason, keyof Dictionary>,
   product: { ACTIVE: 'productActive', DISABLED: 'productDisabled' } satisfies Record<ProductStatus, keyof Dictionary>,
   key: {
     active: 'keyActive',

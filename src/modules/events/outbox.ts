@@ -2,7 +2,7 @@ import { sql, type Compilable, type OperationNodeSource, type RawBuilder } from 
 import type { Environment } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
-import { WAITING_STATUS } from '../webhooks/delivery-state.js';
+import { NEW_STATUS } from '../webhooks/delivery-state.js';
 import type { OutboxEventName } from './catalog.js';
 
 /**
@@ -57,7 +57,7 @@ export function fanOutSql(source: string): string {
   return `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, business_id, environment, event, status,
       next_attempt_at, created_at, updated_at)
     SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, e.id, ev.business_id, ev.environment,
-      ev.event, '${WAITING_STATUS}', ev.created_at, ev.created_at, ev.created_at
+      ev.event, '${NEW_STATUS}', ev.created_at, ev.created_at, ev.created_at
     FROM ${source} AS ev
     JOIN webhook_endpoints e ON e.business_id = ev.business_id AND e.environment = ev.environment
       AND e.active AND e.deleted_at IS NULL AND ev.event = ANY (e.events)`;

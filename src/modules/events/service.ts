@@ -55,7 +55,10 @@ const SETTLED = sql`e.txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigi
 
 /**
  * The business's events, newest first (page by page) or, after a given event, oldest first.
- * Order is (txid, seq): the order in which they became final.
+ * Both read one order, (txid, seq): the order in which they became final, which the cursor
+ * follows; newest first is its exact reverse. Insertion order (`seq` alone) is not it: a
+ * transaction that took its id first may insert its events after another's, and events written
+ * together share a `createdAt`, so neither can order the list without contradicting the cursor.
  */
 export async function listEvents(
   db: Kysely<DB>,
@@ -91,8 +94,8 @@ export async function listEvents(
     conditions.push(sql`(e.txid, e.seq) > (${anchor.txid}::bigint, ${anchor.seq}::bigint)`, SETTLED);
   }
   const where = sql.join(conditions, sql` AND `);
-  // Newest first is by insertion; polling is by (txid, seq), the order in which events became final.
-  const order = filters.after ? sql`e.txid, e.seq` : sql`e.seq DESC`;
+  // Read backwards along events_feed_idx (business, environment, txid, seq) for newest first.
+  const order = filters.after ? sql`e.txid, e.seq` : sql`e.txid DESC, e.seq DESC`;
   const [rows, count] = await Promise.all([
     sql<EventRow>`
       SELECT e.id, e.event, e.subject, e.sequence, e.environment, e.body, e.created_at

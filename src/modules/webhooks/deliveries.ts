@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { DB, DeliveryStatus, WebhookAttemptsTable } from '../../db/schema.js';
+import type { DB, DeadReason, DeliveryStatus, WebhookAttemptsTable } from '../../db/schema.js';
 import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
@@ -7,7 +7,14 @@ import type { ScopedCaller } from '../../http/context.js';
 import type { ErrorClass } from './sender.js';
 import { checkEndpointScopes, readableDeliveryEvents } from './scopes.js';
 import { wakeWorkers } from './wake.js';
-import { assertDeliveryAction, DELIVERY_STATUSES, fromStatuses, toStatus, WAITING_STATUS } from './delivery-state.js';
+import {
+  assertDeliveryAction,
+  DELIVERY_STATUSES,
+  fromStatuses,
+  isWaiting,
+  toStatus,
+  type DeliveryAction,
+} from './delivery-state.js';
 
 export interface DeliveryView {
   id: string;
@@ -16,6 +23,8 @@ export interface DeliveryView {
   endpointId: string;
   url: string;
   status: DeliveryStatus;
+  /** Why no attempt will follow: set exactly while the status is DEAD. */
+  deadReason: DeadReason | null;
   attemptCount: number;
   nextAttemptAt: string | null;
   lastStatusCode: number | null;
@@ -80,6 +89,7 @@ const columns = [
   'd.endpoint_id',
   'e.url',
   'd.status',
+  'd.dead_reason',
   'd.attempt_count',
   'd.next_attempt_at',
   'd.last_status_code',
@@ -97,6 +107,7 @@ type DeliveryRow = {
   endpoint_id: string;
   url: string;
   status: DeliveryStatus;
+  dead_reason: DeadReason | null;
   attempt_count: number;
   next_attempt_at: Date;
   last_status_code: number | null;
@@ -115,8 +126,9 @@ function view(row: DeliveryRow): DeliveryView {
     endpointId: row.endpoint_id,
     url: row.url,
     status: row.status,
+    deadReason: row.dead_reason,
     attemptCount: row.attempt_count,
-    nextAttemptAt: row.status === WAITING_STATUS ? row.next_attempt_at.toISOString() : null,
+    nextAttemptAt: isWaiting(row.status) ? row.next_attempt_at.toISOString() : null,
     lastStatusCode: row.last_status_code,
     lastError: row.last_error,
     sandbox: row.environment === 'test',
@@ -137,7 +149,7 @@ export interface DeliveryFilters {
 
 const DELIVERIES: CountedTable = { list: 'deliveries', table: 'webhook_deliveries', tiebreak: 'id' };
 const PAGE_COLUMNS = sql`t.id, t.event_id, t.event, t.endpoint_id,
-  (SELECT e.url FROM webhook_endpoints e WHERE e.id = t.endpoint_id) AS url, t.status, t.attempt_count,
+  (SELECT e.url FROM webhook_endpoints e WHERE e.id = t.endpoint_id) AS url, t.status, t.dead_reason, t.attempt_count,
   t.next_attempt_at, t.last_status_code, t.last_error, t.environment, t.created_at, t.updated_at, t.completed_at`;
 
 /**
@@ -220,30 +232,38 @@ export async function getDelivery(
 }
 
 /**
- * Manual retry, in any state: a finished delivery (SUCCEEDED, FAILED or DEAD) starts a fresh 8-attempt
- * schedule; a waiting one is simply due now.
+ * Manual retry, in any state: a waiting delivery (PENDING, FAILED) is due now, on its schedule
+ * (`hasten`); a finished one (SUCCEEDED, DEAD) starts a fresh 8-attempt schedule (`retry`). Its
+ * endpoint must be active: a delivery to a disabled endpoint would wait with no attempt to come.
  */
 export async function retryDelivery(trx: Transaction<DB>, caller: ScopedCaller, id: string) {
   const row = await findDelivery(trx, caller, id);
   const endpoint = await trx
     .selectFrom('webhook_endpoints')
-    .select(['deleted_at', 'events'])
+    .select(['deleted_at', 'active', 'events'])
     .where('id', '=', row.endpoint_id)
     .executeTakeFirstOrThrow();
   if (endpoint.deleted_at) {
     throw new ApiError('ENDPOINT_NOT_FOUND', 'The endpoint of this delivery was deleted; it cannot be retried.');
   }
   checkEndpointScopes(endpoint, caller, 'retry the deliveries of');
+  if (!endpoint.active) {
+    throw new ApiError(
+      'ENDPOINT_INACTIVE',
+      'The endpoint of this delivery is disabled: re-enable it (PATCH active: true) before retrying its deliveries.',
+    );
+  }
+  const action: DeliveryAction = isWaiting(row.status) ? 'hasten' : 'retry';
   await trx
     .updateTable('webhook_deliveries')
     .set({
-      status: assertDeliveryAction(row.status, 'retry'),
+      status: assertDeliveryAction(row.status, action),
       next_attempt_at: sql<Date>`now()`,
-      ...(row.status === WAITING_STATUS ? {} : { attempt_count: 0, completed_at: null }),
+      ...(action === 'retry' ? { attempt_count: 0, completed_at: null, dead_reason: null } : {}),
       updated_at: sql<Date>`now()`,
     })
     .where('id', '=', id)
-    .where(sql<boolean>`status IN (${fromStatuses('retry')})`)
+    .where(sql<boolean>`status IN (${fromStatuses(action)})`)
     .execute();
   await wakeWorkers(trx);
   return getDelivery(trx, caller, id);
@@ -253,7 +273,7 @@ export async function retryDelivery(trx: Transaction<DB>, caller: ScopedCaller, 
 export const RECOVER_BATCH = 10_000;
 
 /**
- * Queues a fresh 8-attempt schedule for every FAILED or DEAD delivery of the endpoint created in
+ * Queues a fresh 8-attempt schedule for every DEAD delivery of the endpoint created in
  * [since, until], oldest first, at most RECOVER_BATCH per call. The endpoint row is locked, so two
  * calls at once queue each delivery once; a recovered delivery is PENDING, so calling again only
  * picks up what is left. With a rate limit, the recovered deliveries are spread over time at
@@ -277,7 +297,8 @@ export async function recoverDeliveries(
       ) oldest
     )
     UPDATE webhook_deliveries d
-    SET status = ${toStatus('recover')}, attempt_count = 0, completed_at = NULL, locked_by = NULL, locked_until = NULL,
+    SET status = ${toStatus('recover')}, dead_reason = NULL, attempt_count = 0, completed_at = NULL, locked_by = NULL,
+        locked_until = NULL,
         next_attempt_at = now() + make_interval(secs => picked.position * ${spacing}::float8), updated_at = now()
     FROM picked
     WHERE d.id = picked.id AND d.status IN (${fromStatuses('recover')})

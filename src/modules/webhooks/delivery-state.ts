@@ -7,36 +7,59 @@ export const DELIVERY_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'DEAD'] as c
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /**
+ * Why a DEAD delivery gets no further attempt, kept on the delivery (`deadReason`) from the moment
+ * it dies until a retry or a recover brings it back: its 8 attempts failed, or its endpoint was
+ * disabled (by hand or for failing) or deleted while it waited.
+ */
+export const DEAD_REASONS = ['MAX_ATTEMPTS', 'ENDPOINT_DISABLED', 'ENDPOINT_DELETED'] as const;
+
+export type DeadReason = (typeof DEAD_REASONS)[number];
+
+/**
+ * The statuses of a delivery waiting for an attempt: PENDING (none yet) and FAILED (the last one
+ * failed, the next is scheduled). Only these have a next attempt (`nextAttemptAt`); a claim takes
+ * only these, and the partial indexes cover them. SUCCEEDED and DEAD are final.
+ */
+export const WAITING_STATUSES = ['PENDING', 'FAILED'] as const satisfies readonly DeliveryStatus[];
+
+/**
+ * The status a new delivery is inserted with (the fan-out, a ping, the `endpoint.disabled`
+ * notice: not transitions), and where a retry or a recover starts a fresh schedule.
+ */
+export const NEW_STATUS = 'PENDING' satisfies DeliveryStatus;
+
+interface DeliveryTransition {
+  from: readonly DeliveryStatus[];
+  /** Where it leads; null: the status stays what it was. */
+  to: DeliveryStatus | null;
+  /** For the actions that lead to DEAD: the reason written on the delivery. */
+  deadReason?: DeadReason;
+}
+
+/**
  * The delivery state machine, as the one table the engine, the log's retry and recover, and the
  * endpoint edits ask: what each action may start from and where it leads. A claim counts an
  * attempt and leases the delivery without changing its status; a worker stopping gives back what
- * it claimed but did not send. An attempt's outcome succeeds, fails (waiting for its retry) or
- * exhausts the schedule. A manual retry starts from anything; a recover from what ended badly.
- * Auto-disabling a failing endpoint ends its waiting deliveries FAILED (a recover sends them
- * later), deleting it ends them DEAD (nowhere left to send them); disabling it by hand (PATCH
- * `active: false`) changes no delivery: they stay PENDING, and wait until it is active again.
+ * it claimed but did not send. An attempt's outcome succeeds, fails (FAILED, its next attempt
+ * scheduled) or exhausts the schedule (DEAD). A manual retry starts from anything: a waiting
+ * delivery is due at once (`hasten`), a finished one starts a fresh schedule (`retry`); a recover
+ * brings back what died. Disabling an endpoint (by hand or for failing) or deleting it ends its
+ * waiting deliveries DEAD, since no attempt will follow.
  */
 export const deliveryActions = {
-  attempt: { from: ['PENDING'], to: 'PENDING' },
-  release: { from: ['PENDING'], to: 'PENDING' },
-  succeed: { from: ['PENDING'], to: 'SUCCEEDED' },
-  fail: { from: ['PENDING'], to: 'PENDING' },
-  exhaust: { from: ['PENDING'], to: 'DEAD' },
-  retry: { from: DELIVERY_STATUSES, to: 'PENDING' },
-  recover: { from: ['FAILED', 'DEAD'], to: 'PENDING' },
-  endpointDisabled: { from: ['PENDING'], to: 'FAILED' },
-  endpointDeleted: { from: ['PENDING'], to: 'DEAD' },
-} as const satisfies Record<string, { from: readonly DeliveryStatus[]; to: DeliveryStatus }>;
+  attempt: { from: WAITING_STATUSES, to: null },
+  release: { from: WAITING_STATUSES, to: null },
+  succeed: { from: WAITING_STATUSES, to: 'SUCCEEDED' },
+  fail: { from: WAITING_STATUSES, to: 'FAILED' },
+  exhaust: { from: WAITING_STATUSES, to: 'DEAD', deadReason: 'MAX_ATTEMPTS' },
+  hasten: { from: WAITING_STATUSES, to: null },
+  retry: { from: ['SUCCEEDED', 'DEAD'], to: NEW_STATUS },
+  recover: { from: ['DEAD'], to: NEW_STATUS },
+  endpointDisabled: { from: WAITING_STATUSES, to: 'DEAD', deadReason: 'ENDPOINT_DISABLED' },
+  endpointDeleted: { from: WAITING_STATUSES, to: 'DEAD', deadReason: 'ENDPOINT_DELETED' },
+} as const satisfies Record<string, DeliveryTransition>;
 
 export type DeliveryAction = keyof typeof deliveryActions;
-
-/**
- * A delivery waiting for an attempt: the one status a claim takes (`attempt`'s `from`), the
- * status a new delivery is inserted with (the fan-out, a ping, the `endpoint.disabled` notice:
- * not transitions) and the one the partial indexes cover. Every other status is final: the
- * delivery has its `completed_at` and shows no next attempt.
- */
-export const WAITING_STATUS = 'PENDING' satisfies DeliveryStatus;
 
 /** The actions that record an attempt's outcome (`outcomeAction`). */
 export const OUTCOME_ACTIONS = ['succeed', 'fail', 'exhaust'] as const satisfies readonly DeliveryAction[];
@@ -45,6 +68,10 @@ export type OutcomeAction = (typeof OUTCOME_ACTIONS)[number];
 
 /** What ends a delivery's wait when its endpoint goes away. */
 export type EndpointEnd = 'endpointDisabled' | 'endpointDeleted';
+
+export function isWaiting(status: DeliveryStatus): boolean {
+  return (WAITING_STATUSES as readonly DeliveryStatus[]).includes(status);
+}
 
 export function isDeliveryActionAllowed(status: DeliveryStatus, action: DeliveryAction): boolean {
   return (deliveryActions[action].from as readonly DeliveryStatus[]).includes(status);
@@ -56,7 +83,13 @@ export function isDeliveryActionAllowed(status: DeliveryStatus, action: Delivery
  */
 export function assertDeliveryAction(status: DeliveryStatus, action: DeliveryAction): DeliveryStatus {
   if (!isDeliveryActionAllowed(status, action)) throw new Error(`a delivery cannot ${action} from ${status}`);
-  return deliveryActions[action].to;
+  return deliveryActions[action].to ?? status;
+}
+
+/** The reason a DEAD delivery carries after `action` (null for every action that does not kill it). */
+export function deadReasonOf(action: DeliveryAction): DeadReason | null {
+  const transition: DeliveryTransition = deliveryActions[action];
+  return transition.deadReason ?? null;
 }
 
 /** What an attempt's outcome does to its delivery: the attempt number that ends the schedule is MAX_ATTEMPTS. */
@@ -65,23 +98,35 @@ export function outcomeAction(succeeded: boolean, attemptCount: number): Outcome
   return attemptCount >= MAX_ATTEMPTS ? 'exhaust' : 'fail';
 }
 
-/**
- * The statuses `action` starts from as SQL literals, for `status IN (...)`: literals, not
- * parameters, so the partial indexes on `status = 'PENDING'` still match the statement.
- */
-export function fromStatuses(action: DeliveryAction): RawBuilder<unknown> {
-  return sql.join(deliveryActions[action].from.map((status) => sql.lit(status)));
+/** The statuses, as SQL literals for `status IN (...)`. */
+function literals(statuses: readonly DeliveryStatus[]): RawBuilder<unknown> {
+  return sql.join(statuses.map((status) => sql.lit(status)));
 }
 
-/** The status `action` leads to, as an SQL literal. */
+/**
+ * The statuses `action` starts from as SQL literals, for `status IN (...)`: literals, not
+ * parameters, so the partial indexes on `status IN ('PENDING', 'FAILED')` still match the statement.
+ */
+export function fromStatuses(action: DeliveryAction): RawBuilder<unknown> {
+  return literals(deliveryActions[action].from);
+}
+
+/** WAITING_STATUSES as SQL literals, for `status IN (...)` (the partial indexes' own list). */
+export function waitingStatuses(): RawBuilder<unknown> {
+  return literals(WAITING_STATUSES);
+}
+
+/** The status `action` leads to, as an SQL literal (an action that keeps the status has none). */
 export function toStatus(action: DeliveryAction): RawBuilder<unknown> {
-  return sql.lit(deliveryActions[action].to);
+  const to = deliveryActions[action].to;
+  if (to === null) throw new Error(`${action} keeps the status of a delivery`);
+  return sql.lit(to);
 }
 
 /**
  * For a statement that moves each row by its own action (named in `action`, one of `actions`):
  * true where the row's `status` is one its action starts from, null for any other action, as
- * `CASE action WHEN 'succeed' THEN status IN ('PENDING') ... END` (literals, like `fromStatuses`).
+ * `CASE action WHEN 'succeed' THEN status IN ('PENDING', 'FAILED') ... END` (literals, like `fromStatuses`).
  */
 export function fromStatusesOf(
   status: RawBuilder<unknown>,

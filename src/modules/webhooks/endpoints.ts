@@ -5,11 +5,10 @@ import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { recordEvents, newEventId } from '../events/outbox.js';
 import { endWaitingDeliveries } from './delivery/end-waiting.js';
-import { WAITING_STATUS } from './delivery-state.js';
+import { NEW_STATUS } from './delivery-state.js';
 import { newEndpointSecret, type SignatureScheme } from './signing.js';
 import { checkEndpointScopes, type EndpointAction } from './scopes.js';
 import { isPublicAddress, resolveAll } from './ssrf.js';
-import { wakeWorkers } from './wake.js';
 import type { ScopedCaller } from '../../http/context.js';
 
 export const MAX_ENDPOINTS = 5;
@@ -193,7 +192,7 @@ export async function listEndpoints(db: Kysely<DB>, caller: ScopedCaller, window
 /**
  * What switching `active` changes besides the flag. Turning an endpoint off notes when and that
  * it was by hand; turning it on clears that and its failing run, so a re-enabled endpoint starts
- * afresh (the deliveries its auto-disable ended stay FAILED until recovered).
+ * afresh (the deliveries its disable ended stay DEAD until recovered or retried).
  */
 function activation(current: EndpointRow, active: boolean | undefined) {
   if (active === undefined || active === current.active) return {};
@@ -222,8 +221,11 @@ export async function updateEndpoint(
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
-  // Its waiting deliveries are due again.
-  if (changes.active === true && !current.active) await wakeWorkers(trx);
+  // No attempt follows while it is off: what waited ends DEAD (ENDPOINT_DISABLED), shown as such
+  // in the log, and a recover or retry sends it once the endpoint is on again.
+  if (changes.active === false && current.active) {
+    await endWaitingDeliveries(trx, id, { cause: 'endpointDisabled', lastError: 'endpoint disabled by hand' });
+  }
   return endpointView(row);
 }
 
@@ -259,9 +261,18 @@ export async function rotateSecret(trx: Transaction<DB>, caller: ScopedCaller, i
   return endpointView(row, { withSecret: true });
 }
 
-/** A `ping` event to this endpoint only (it bypasses subscriptions and the fan-out). */
+/**
+ * A `ping` event to this endpoint only (it bypasses subscriptions and the fan-out). A disabled
+ * endpoint gets nothing, a ping no more than any other event: ENDPOINT_INACTIVE, and no event.
+ */
 export async function sendPing(trx: Transaction<DB>, caller: ScopedCaller, id: string): Promise<string> {
   const endpoint = await findEndpoint(trx, caller, id);
+  if (!endpoint.active) {
+    throw new ApiError(
+      'ENDPOINT_INACTIVE',
+      'This webhook endpoint is disabled: re-enable it (PATCH active: true) before sending it a test event.',
+    );
+  }
   const now = new Date();
   const eventId = newEventId();
   const body = JSON.stringify({
@@ -292,7 +303,7 @@ export async function sendPing(trx: Transaction<DB>, caller: ScopedCaller, id: s
       business_id: caller.businessId,
       environment: caller.environment,
       event: 'ping',
-      status: WAITING_STATUS,
+      status: NEW_STATUS,
       next_attempt_at: now,
       locked_by: null,
       locked_until: null,

@@ -4,7 +4,7 @@ import type { WebhookNotice } from '../events/catalog.js';
 import { insertEvents } from '../events/outbox.js';
 import { storeEvent } from '../events/store-events.js';
 import { endWaitingDeliveries } from './delivery/end-waiting.js';
-import { WAITING_STATUS } from './delivery-state.js';
+import { NEW_STATUS } from './delivery-state.js';
 
 /**
  * Sent to the business's endpoints (no subscription needed, like `ping`) about one of them: the
@@ -24,7 +24,7 @@ type EndpointRow = Selectable<DB['webhook_endpoints']>;
 /**
  * Writes `endpoint.disabled` in the caller's transaction, with one delivery to every active
  * endpoint of the business and environment plus the endpoint it is about (whose delivery the
- * disable then ends FAILED: it shows in that endpoint's log and goes out if recovered).
+ * disable then ends DEAD: it shows in that endpoint's log and goes out if recovered).
  */
 async function recordEndpointEvent(
   trx: Transaction<DB>,
@@ -49,7 +49,7 @@ async function recordEndpointEvent(
     INSERT INTO webhook_deliveries (id, event_id, endpoint_id, business_id, environment, event, status,
       next_attempt_at, created_at, updated_at)
     SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ${record.id}, e.id, e.business_id, e.environment,
-      ${record.event}, ${sql.lit(WAITING_STATUS)}, ${record.createdAt}, ${record.createdAt}, ${record.createdAt}
+      ${record.event}, ${sql.lit(NEW_STATUS)}, ${record.createdAt}, ${record.createdAt}, ${record.createdAt}
     FROM webhook_endpoints e
     WHERE e.business_id = ${endpoint.business_id} AND e.environment = ${endpoint.environment}
       AND e.deleted_at IS NULL AND (e.active OR e.id = ${endpoint.id})`.execute(trx);
@@ -59,7 +59,8 @@ async function recordEndpointEvent(
  * One endpoint, under its row lock: the warning once its failing run is `after - warning` old,
  * then the disable once the run is `after` old and the warning at least `warning` old (so the
  * warning always comes first, by the full notice, even after the worker was down). Disabling ends
- * the endpoint's waiting deliveries FAILED: re-enabled, it gets new events only.
+ * the endpoint's waiting deliveries DEAD (ENDPOINT_DISABLED): re-enabled, it gets new events only
+ * until they are recovered.
  */
 async function checkEndpoint(
   db: Kysely<DB>,

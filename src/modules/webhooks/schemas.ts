@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { DateFilter, literalUnion, Pagination, Timestamp, Nullable } from '../../http/schemas.js';
 import { EVENT_NAMES } from '../events/catalog.js';
-import { DELIVERY_STATUSES } from './delivery-state.js';
+import { DEAD_REASONS, DELIVERY_STATUSES } from './delivery-state.js';
 import { errorClasses } from './sender.js';
 import { outcomes } from './stats.js';
 
@@ -13,7 +13,14 @@ const EventNames = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   description: `Event names of api.md 6.4: ${EVENT_NAMES.join(', ')}`,
 });
 const DeliveryStatus = literalUnion(DELIVERY_STATUSES, {
-  description: 'FAILED: stopped before its 8 attempts because the endpoint was disabled (recoverable)',
+  description:
+    'PENDING: no attempt yet; FAILED: the last attempt failed and the next is scheduled (nextAttemptAt); ' +
+    'SUCCEEDED; DEAD: no attempt will follow (deadReason says why; retry or recover brings it back)',
+});
+const DeadReason = literalUnion(DEAD_REASONS, {
+  description:
+    'MAX_ATTEMPTS: its 8 attempts failed; ENDPOINT_DISABLED: its endpoint was disabled (by hand or for failing) ' +
+    'while it waited; ENDPOINT_DELETED: its endpoint was deleted while it waited',
 });
 const SignatureScheme = Type.Union([Type.Literal('commerce'), Type.Literal('standard')], {
   description:
@@ -65,8 +72,8 @@ export const Recovered = Type.Object(
     endpointId: Type.String(),
     since: Timestamp,
     until: Timestamp,
-    recovered: Type.Integer({ description: 'FAILED or DEAD deliveries queued again by this call' }),
-    remaining: Type.Integer({ description: 'FAILED or DEAD deliveries left in the window: call again for them' }),
+    recovered: Type.Integer({ description: 'DEAD deliveries queued again (PENDING) by this call' }),
+    remaining: Type.Integer({ description: 'DEAD deliveries left in the window: call again for them' }),
   },
   { title: 'WebhookRecovery' },
 );
@@ -160,8 +167,11 @@ export const Delivery = Type.Object(
     endpointId: Type.String(),
     url: Type.String(),
     status: DeliveryStatus,
+    deadReason: Nullable(DeadReason),
     attemptCount: Type.Integer({ description: 'attempts in the current schedule (8 at most)' }),
-    nextAttemptAt: Nullable(Timestamp),
+    nextAttemptAt: Nullable(
+      Type.String({ format: 'date-time', description: 'when the next attempt is due: set while PENDING or FAILED' }),
+    ),
     lastStatusCode: Nullable(Type.Integer()),
     lastError: Nullable(Type.String()),
     sandbox: Type.Boolean(),

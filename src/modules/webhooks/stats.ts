@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { WAITING_STATUS } from './delivery-state.js';
+import { WAITING_STATUSES } from './delivery-state.js';
 import { errorClasses, type ErrorClass } from './sender.js';
 
 /**
@@ -36,7 +36,7 @@ export interface WindowStats {
 
 export interface EndpointStats {
   endpointId: string;
-  /** Deliveries waiting for an attempt (PENDING). */
+  /** Deliveries waiting for an attempt (PENDING or FAILED). */
   backlog: number;
   failingSince: string | null;
   lastError: { at: string; errorClass: string; message: string; statusCode: number | null } | null;
@@ -113,7 +113,7 @@ export async function endpointStats(
       .selectFrom('webhook_deliveries')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('endpoint_id', '=', endpoint.id)
-      .where('status', '=', WAITING_STATUS)
+      .where('status', 'in', WAITING_STATUSES)
       .executeTakeFirstOrThrow(),
   ]);
   const byWindow = (pick: 'day' | 'week') =>

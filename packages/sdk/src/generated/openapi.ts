@@ -210,7 +210,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a webhook endpoint
-         * @description Stops its deliveries. Its delivery log stays readable. EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.
+         * @description Stops its deliveries: the waiting ones end DEAD with `deadReason` ENDPOINT_DELETED. Its delivery log stays readable. EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.
          *
          *     Key: secret (sk_), scope `webhooks:write`.
          */
@@ -219,7 +219,7 @@ export interface paths {
         head?: never;
         /**
          * Update a webhook endpoint
-         * @description Changes the URL, the events, the rate or `active`. Re-enabling a disabled endpoint sends new events only (recover the rest). A key whose scopes do not allow every event the endpoint is subscribed to (or every event asked for) cannot change it: EVENTS_NOT_PERMITTED.
+         * @description Changes the URL, the events, the rate or `active`. Disabling it (`active: false`) ends its waiting deliveries DEAD with `deadReason` ENDPOINT_DISABLED; re-enabling it sends new events only (recover the rest). A key whose scopes do not allow every event the endpoint is subscribed to (or every event asked for) cannot change it: EVENTS_NOT_PERMITTED.
          *
          *     Key: secret (sk_), scope `webhooks:write`.
          */
@@ -259,7 +259,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event
-         * @description Sends a `ping` event to this endpoint only and answers its delivery.
+         * @description Sends a `ping` event to this endpoint only and answers its delivery (PENDING: no attempt yet). A disabled endpoint answers ENDPOINT_INACTIVE and gets nothing.
          *
          *     Key: secret (sk_), scope `webhooks:write`.
          */
@@ -281,7 +281,7 @@ export interface paths {
         put?: never;
         /**
          * Recover failed deliveries
-         * @description Queues again the FAILED and DEAD deliveries of the endpoint created in a window (at most 10,000 per call; `remaining` says how many are left). EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.
+         * @description Queues again, each on a fresh 8-attempt schedule (PENDING), the DEAD deliveries of the endpoint created in a window, whatever their `deadReason` (at most 10,000 per call; `remaining` says how many are left). A disabled endpoint answers ENDPOINT_INACTIVE: re-enable it first. EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.
          *
          *     Key: secret (sk_), scope `webhooks:write`.
          */
@@ -323,7 +323,7 @@ export interface paths {
         };
         /**
          * List deliveries
-         * @description The delivery log, newest first. Filters by status, event name, endpoint, event id (`eventId`: the envelope `id` a receiver saw) and date. Only the deliveries of events the scopes of the key may read are listed (as in `GET /events`); webhook notices (ping, endpoint.disabled) are always.
+         * @description The delivery log, newest first. A delivery is PENDING (no attempt yet), FAILED (its last attempt failed and the next is scheduled: `nextAttemptAt`), SUCCEEDED, or DEAD (no attempt will follow; `deadReason` MAX_ATTEMPTS, ENDPOINT_DISABLED or ENDPOINT_DELETED). Filters by status, event name, endpoint, event id (`eventId`: the envelope `id` a receiver saw) and date. Only the deliveries of events the scopes of the key may read are listed (as in `GET /events`); webhook notices (ping, endpoint.disabled) are always.
          *
          *     Key: secret (sk_), scope `webhooks:read`.
          */
@@ -369,7 +369,7 @@ export interface paths {
         put?: never;
         /**
          * Retry a delivery
-         * @description Attempts the delivery again now, in any state; a DEAD one starts a fresh 8-attempt schedule. A delivery of an event the key may not read answers DELIVERY_NOT_FOUND; one of an endpoint subscribed to events its scopes do not allow, EVENTS_NOT_PERMITTED.
+         * @description Attempts the delivery again now, in any state: a PENDING or FAILED one keeps its schedule, a SUCCEEDED or DEAD one starts a fresh 8-attempt schedule (PENDING). Its endpoint must be active (ENDPOINT_INACTIVE otherwise). A delivery of an event the key may not read answers DELIVERY_NOT_FOUND; one of an endpoint subscribed to events its scopes do not allow, EVENTS_NOT_PERMITTED.
          *
          *     Key: secret (sk_), scope `webhooks:write`.
          */
@@ -1150,7 +1150,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description The events of the key's business and environment, of the types its scopes may read. Newest first with `page`; or, with `after=evt_...`, the events that follow it oldest first (for polling consumers: pass the last id seen). Filters by `type` (a name or a `prefix.*`) and `object` (an intent, order or payout reference, a product id). Events are kept at least 30 days.
+         * @description The events of the key's business and environment, of the types its scopes may read. Newest first with `page`; or, with `after=evt_...`, the events that follow it oldest first (for polling consumers: pass the last id seen). Both follow one order, the order in which the events were committed: the pages read newest first are that order reversed, whatever the events' `createdAt` (events written together share one). Filters by `type` (a name or a `prefix.*`) and `object` (an intent, order or payout reference, a product id). Events are kept at least 30 days.
          *
          *     Key: secret (sk_), scope `webhooks:read`.
          */
@@ -1921,8 +1921,9 @@ export interface components {
             event: string;
             endpointId: string;
             url: string;
-            /** @description FAILED: stopped before its 8 attempts because the endpoint was disabled (recoverable) */
+            /** @description PENDING: no attempt yet; FAILED: the last attempt failed and the next is scheduled (nextAttemptAt); SUCCEEDED; DEAD: no attempt will follow (deadReason says why; retry or recover brings it back) */
             status: "PENDING" | "SUCCEEDED" | "FAILED" | "DEAD";
+            deadReason: ("MAX_ATTEMPTS" | "ENDPOINT_DISABLED" | "ENDPOINT_DELETED") | null;
             /** @description attempts in the current schedule (8 at most) */
             attemptCount: number;
             nextAttemptAt: string | null;
@@ -1982,9 +1983,9 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             until: string;
-            /** @description FAILED or DEAD deliveries queued again by this call */
+            /** @description DEAD deliveries queued again (PENDING) by this call */
             recovered: number;
-            /** @description FAILED or DEAD deliveries left in the window: call again for them */
+            /** @description DEAD deliveries left in the window: call again for them */
             remaining: number;
         };
         /** WebhookEndpointStats */
@@ -2053,8 +2054,9 @@ export interface components {
             event: string;
             endpointId: string;
             url: string;
-            /** @description FAILED: stopped before its 8 attempts because the endpoint was disabled (recoverable) */
+            /** @description PENDING: no attempt yet; FAILED: the last attempt failed and the next is scheduled (nextAttemptAt); SUCCEEDED; DEAD: no attempt will follow (deadReason says why; retry or recover brings it back) */
             status: "PENDING" | "SUCCEEDED" | "FAILED" | "DEAD";
+            deadReason: ("MAX_ATTEMPTS" | "ENDPOINT_DISABLED" | "ENDPOINT_DELETED") | null;
             /** @description attempts in the current schedule (8 at most) */
             attemptCount: number;
             nextAttemptAt: string | null;
@@ -6771,7 +6773,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: IDEMPOTENCY_KEY_IN_PROGRESS. */
+            /** @description Error. Codes: IDEMPOTENCY_KEY_IN_PROGRESS, ENDPOINT_INACTIVE. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7479,7 +7481,7 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @description FAILED: stopped before its 8 attempts because the endpoint was disabled (recoverable) */
+                /** @description PENDING: no attempt yet; FAILED: the last attempt failed and the next is scheduled (nextAttemptAt); SUCCEEDED; DEAD: no attempt will follow (deadReason says why; retry or recover brings it back) */
                 status?: "PENDING" | "SUCCEEDED" | "FAILED" | "DEAD";
                 event?: string;
                 endpointId?: string;

@@ -48,7 +48,7 @@ const waitingStatuses = fromStatuses('attempt');
 
 /**
  * Claims due deliveries (`attempt`), in one transaction of two statements, and says when to look
- * again if nothing came (`waitMs`, null: no hint). The endpoints with PENDING deliveries are
+ * again if nothing came (`waitMs`, null: no hint). The endpoints with waiting deliveries are
  * locked first (`FOR NO KEY UPDATE SKIP LOCKED`: those another worker is claiming for are left to
  * it, so two workers claim side by side for different endpoints instead of queueing on one lock),
  * then one statement, whose snapshot is taken after those locks, counts every lease taken before
@@ -70,7 +70,7 @@ export async function claimDeliveries(
   return db.transaction().execute(async (trx) => {
     const locking = await sql<{ ids: string[]; candidates: number }>`
       WITH RECURSIVE waiting AS (
-        -- The endpoints with PENDING deliveries, one index probe each (a skip scan), however long
+        -- The endpoints with waiting deliveries, one index probe each (a skip scan), however long
         -- their backlogs: a claim costs the same with 10 or 100,000 deliveries waiting.
         (SELECT endpoint_id FROM webhook_deliveries WHERE status IN (${waitingStatuses}) ORDER BY endpoint_id LIMIT 1)
         UNION ALL
@@ -125,7 +125,7 @@ export async function claimDeliveries(
         CROSS JOIN LATERAL (
           SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
           WHERE d.endpoint_id = o.id AND d.status IN (${waitingStatuses}) AND d.next_attempt_at <= now()
-            AND (d.locked_until IS NULL OR d.locked_until <= now()) AND (o.active OR d.event = 'ping')
+            AND (d.locked_until IS NULL OR d.locked_until <= now()) AND o.active
             AND NOT (d.id = ANY(${[...request.held]}::text[]))
           ORDER BY d.next_attempt_at
           LIMIT o.room

@@ -1,12 +1,12 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../db/schema.js';
-import { deliveryActions, fromStatuses, type EndpointEnd } from '../delivery-state.js';
+import { deadReasonOf, deliveryActions, fromStatuses, type EndpointEnd } from '../delivery-state.js';
 
 /**
- * Ends every waiting delivery of an endpoint (`endpointDisabled`: FAILED, `endpointDeleted`:
- * DEAD), the caller holding the endpoint's lock. The rows are locked in id order, the order an
- * attempt's outcomes take theirs in, so a batch of outcomes being written meanwhile waits or is
- * waited for, never both. Clearing the lease keeps an attempt in flight from writing its outcome
+ * Ends every waiting delivery of an endpoint DEAD, with the reason of `cause` (`endpointDisabled`,
+ * `endpointDeleted`), the caller holding the endpoint's lock. The rows are locked in id order, the
+ * order an attempt's outcomes take theirs in, so a batch of outcomes being written meanwhile waits
+ * or is waited for, never both. Clearing the lease keeps an attempt in flight from writing its outcome
  * over the end.
  */
 export async function endWaitingDeliveries(
@@ -19,6 +19,7 @@ export async function endWaitingDeliveries(
     .updateTable('webhook_deliveries')
     .set({
       status: deliveryActions[end.cause].to,
+      dead_reason: deadReasonOf(end.cause),
       last_error: end.lastError,
       locked_by: null,
       locked_until: null,

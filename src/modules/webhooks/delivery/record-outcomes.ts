@@ -1,6 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.js';
-import { deliveryActions, fromStatusesOf, OUTCOME_ACTIONS, outcomeAction, WAITING_STATUS } from '../delivery-state.js';
+import {
+  deadReasonOf,
+  deliveryActions,
+  fromStatusesOf,
+  OUTCOME_ACTIONS,
+  outcomeAction,
+  waitingStatuses,
+} from '../delivery-state.js';
 import type { PostOutcome } from '../sender.js';
 import { latencyBucket } from '../stats.js';
 import type { ClaimedDelivery } from './claim.js';
@@ -46,6 +53,7 @@ export async function recordOutcomes(
       bucket: latencyBucket(durationMs),
       action,
       next,
+      dead_reason: deadReasonOf(action),
       delay: action === 'fail' ? retryDelaySeconds(delivery.attempt_count, retryScale) : 0,
     };
   });
@@ -54,7 +62,7 @@ export async function recordOutcomes(
       SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::json) AS x(
         id text, attempt int, endpoint_id text, ord int, status_code int, duration_ms int, error text,
         error_class text, request_headers jsonb, response_headers jsonb, response_body text, bucket int,
-        action text, next text, delay float8)
+        action text, next text, dead_reason text, delay float8)
     ),
     logged AS (
       UPDATE webhook_attempts a
@@ -117,9 +125,9 @@ export async function recordOutcomes(
       FOR NO KEY UPDATE OF d
     )
     UPDATE webhook_deliveries d
-    SET status = x.next, next_attempt_at = now() + make_interval(secs => x.delay),
+    SET status = x.next, dead_reason = x.dead_reason, next_attempt_at = now() + make_interval(secs => x.delay),
         locked_by = NULL, locked_until = NULL, last_status_code = x.status_code, last_error = x.error,
-        completed_at = CASE WHEN x.next = ${sql.lit(WAITING_STATUS)} THEN NULL ELSE now() END, updated_at = now()
+        completed_at = CASE WHEN x.next IN (${waitingStatuses()}) THEN NULL ELSE now() END, updated_at = now()
     FROM input x
     WHERE d.id = x.id AND d.locked_by = ${workerId} AND d.attempts_total = x.attempt
       AND ${fromStatusesOf(sql.ref('d.status'), sql.ref('x.action'), OUTCOME_ACTIONS)}
