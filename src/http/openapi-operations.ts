@@ -84,8 +84,8 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'refundIntent',
     summary: 'Refund a payment intent',
     description:
-      'Refunds a PAID intent in full (no amount) or in part, from the merchant balance. Sends `payment.refunded`.',
-    codes: [...INTENT_CODES, 'INTENT_REFUND_INVALID_STATUS', 'REFUND_AMOUNT_INVALID', 'INSUFFICIENT_BALANCE'],
+      'Refunds a PAID intent in full (no amount) or in part, from the merchant balance. Sends `payment.refunded`. A balance that cannot cover the refund answers 402 INSUFFICIENT_FUNDS (as a payout does) and nothing moves.',
+    codes: [...INTENT_CODES, 'INTENT_REFUND_INVALID_STATUS', 'REFUND_AMOUNT_INVALID', 'INSUFFICIENT_FUNDS'],
     requestExample: { amount: 50000, reason: 'Damaged item' },
   },
   'POST /intents/{referenceNumber}/simulate': {
@@ -398,15 +398,17 @@ export const operationDocs: Record<string, OperationDoc> = {
   'POST /store/orders/{referenceNumber}/cancel': {
     operationId: 'cancelOrder',
     summary: 'Cancel an order',
-    description: 'NEW or PREPARING to CANCELLED with a reason; the stock is returned. Sends `order.cancelled`.',
-    codes: ORDER_CODES,
+    description:
+      'NEW or PREPARING to CANCELLED with a reason; the stock is returned and a paid order refunded in full from the merchant balance (402 INSUFFICIENT_FUNDS and nothing changes when the balance cannot cover it). Sends `order.cancelled`.',
+    codes: [...ORDER_CODES, 'INSUFFICIENT_FUNDS'],
     requestExample: { reason: 'Out of stock' },
   },
   'POST /store/orders/{referenceNumber}/refund': {
     operationId: 'refundOrder',
     summary: 'Refund an order',
-    description: 'Refunds a paid order in full (no amount) or in part. Sends `order.refunded`.',
-    codes: [...ORDER_CODES, 'REFUND_AMOUNT_INVALID', 'INSUFFICIENT_BALANCE'],
+    description:
+      'Refunds a paid order in full (no amount) or in part, from the merchant balance. Sends `order.refunded`. A balance that cannot cover the refund answers 402 INSUFFICIENT_FUNDS (as a payout does) and nothing moves.',
+    codes: [...ORDER_CODES, 'REFUND_AMOUNT_INVALID', 'INSUFFICIENT_FUNDS'],
     requestExample: { amount: 20000 },
   },
   'POST /store/orders/{referenceNumber}/propose-modification': {
@@ -426,7 +428,7 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'acceptOrderModification',
     summary: 'Accept a modification (sandbox)',
     description:
-      'Test keys only: the customer accepts the proposed modification. Sends `order.modified`. A wallet that cannot pay the difference leaves the order as it was (INSUFFICIENT_BALANCE).',
+      'Test keys only: the customer accepts the proposed modification. Sends `order.modified`. A wallet that cannot pay the difference leaves the order as it was (INSUFFICIENT_BALANCE); so does a merchant balance that cannot return a lower total (INSUFFICIENT_FUNDS).',
     codes: [
       ...ORDER_CODES,
       'PRODUCT_NOT_FOUND',
@@ -434,6 +436,7 @@ export const operationDocs: Record<string, OperationDoc> = {
       'INSUFFICIENT_STOCK',
       'WALLET_NOT_FOUND',
       'INSUFFICIENT_BALANCE',
+      'INSUFFICIENT_FUNDS',
     ],
   },
 
@@ -538,14 +541,14 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'storefrontCancelOrder',
     summary: 'Cancel an order (customer)',
     description:
-      'While the order is NEW: cancelled, refunded in full to the wallet, stock returned. Sends `order.cancelled`.',
-    codes: ['ORDER_NOT_FOUND', 'ORDER_INVALID_TRANSITION', 'RATE_LIMITED'],
+      'While the order is NEW: cancelled, refunded in full to the wallet, stock returned. Sends `order.cancelled`. A merchant balance that cannot cover the refund leaves the order as it was (INSUFFICIENT_FUNDS).',
+    codes: ['ORDER_NOT_FOUND', 'ORDER_INVALID_TRANSITION', 'INSUFFICIENT_FUNDS', 'RATE_LIMITED'],
   },
   'POST /storefront/orders/{orderRef}/modification/accept': {
     operationId: 'storefrontAcceptModification',
     summary: 'Accept a proposed modification (customer)',
     description:
-      'Takes the wallet PIN: the difference is charged (or refunded) and the order takes the proposed lines. Sends `order.modified`. A wallet that cannot pay the difference leaves the order as it was.',
+      'Takes the wallet PIN: the difference is charged (or refunded) and the order takes the proposed lines. Sends `order.modified`. A wallet that cannot pay the difference (INSUFFICIENT_BALANCE), or a merchant balance that cannot refund it (INSUFFICIENT_FUNDS), leaves the order as it was.',
     codes: [
       'ORDER_NOT_FOUND',
       'ORDER_INVALID_TRANSITION',
@@ -556,6 +559,7 @@ export const operationDocs: Record<string, OperationDoc> = {
       'WALLET_LOCKED',
       'WALLET_NOT_FOUND',
       'INSUFFICIENT_BALANCE',
+      'INSUFFICIENT_FUNDS',
       'RATE_LIMITED',
     ],
   },

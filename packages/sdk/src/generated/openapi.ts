@@ -87,7 +87,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment intent
-         * @description Refunds a PAID intent in full (no amount) or in part, from the merchant balance. Sends `payment.refunded`.
+         * @description Refunds a PAID intent in full (no amount) or in part, from the merchant balance. Sends `payment.refunded`. A balance that cannot cover the refund answers 402 INSUFFICIENT_FUNDS (as a payout does) and nothing moves.
          *
          *     Key: secret (sk_), scope `intents:write`.
          */
@@ -723,7 +723,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an order
-         * @description NEW or PREPARING to CANCELLED with a reason; the stock is returned. Sends `order.cancelled`.
+         * @description NEW or PREPARING to CANCELLED with a reason; the stock is returned and a paid order refunded in full from the merchant balance (402 INSUFFICIENT_FUNDS and nothing changes when the balance cannot cover it). Sends `order.cancelled`.
          *
          *     Key: secret (sk_), scope `store.orders:write`.
          */
@@ -745,7 +745,7 @@ export interface paths {
         put?: never;
         /**
          * Refund an order
-         * @description Refunds a paid order in full (no amount) or in part. Sends `order.refunded`.
+         * @description Refunds a paid order in full (no amount) or in part, from the merchant balance. Sends `order.refunded`. A balance that cannot cover the refund answers 402 INSUFFICIENT_FUNDS (as a payout does) and nothing moves.
          *
          *     Key: secret (sk_), scope `store.orders:write`.
          */
@@ -789,7 +789,7 @@ export interface paths {
         put?: never;
         /**
          * Accept a modification (sandbox)
-         * @description Test keys only: the customer accepts the proposed modification. Sends `order.modified`. A wallet that cannot pay the difference leaves the order as it was (INSUFFICIENT_BALANCE).
+         * @description Test keys only: the customer accepts the proposed modification. Sends `order.modified`. A wallet that cannot pay the difference leaves the order as it was (INSUFFICIENT_BALANCE); so does a merchant balance that cannot return a lower total (INSUFFICIENT_FUNDS).
          *
          *     Key: secret (sk_), scope `store.orders:write`, test keys only.
          */
@@ -1253,7 +1253,7 @@ export interface paths {
         put?: never;
         /**
          * The customer cancels a NEW order: refunded in full, stock returned
-         * @description While the order is NEW: cancelled, refunded in full to the wallet, stock returned. Sends `order.cancelled`.
+         * @description While the order is NEW: cancelled, refunded in full to the wallet, stock returned. Sends `order.cancelled`. A merchant balance that cannot cover the refund leaves the order as it was (INSUFFICIENT_FUNDS).
          *
          *     No key.
          */
@@ -1275,7 +1275,7 @@ export interface paths {
         put?: never;
         /**
          * Accept the shop's proposed modification: the difference is charged or refunded
-         * @description Takes the wallet PIN: the difference is charged (or refunded) and the order takes the proposed lines. Sends `order.modified`. A wallet that cannot pay the difference leaves the order as it was.
+         * @description Takes the wallet PIN: the difference is charged (or refunded) and the order takes the proposed lines. Sends `order.modified`. A wallet that cannot pay the difference (INSUFFICIENT_BALANCE), or a merchant balance that cannot refund it (INSUFFICIENT_FUNDS), leaves the order as it was.
          *
          *     No key.
          */
@@ -3789,7 +3789,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: INSUFFICIENT_BALANCE. */
+            /** @description Error. Codes: INSUFFICIENT_FUNDS. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -12835,6 +12835,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error. Codes: INSUFFICIENT_FUNDS. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
             /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
             403: {
                 headers: {
@@ -13135,7 +13158,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: INSUFFICIENT_BALANCE. */
+            /** @description Error. Codes: INSUFFICIENT_FUNDS. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -13750,7 +13773,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: INSUFFICIENT_BALANCE. */
+            /** @description Error. Codes: INSUFFICIENT_BALANCE, INSUFFICIENT_FUNDS. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -18405,6 +18428,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error. Codes: INSUFFICIENT_FUNDS. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
             /** @description Error. Codes: ORDER_NOT_FOUND. */
             404: {
                 headers: {
@@ -18626,7 +18672,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: INSUFFICIENT_BALANCE. */
+            /** @description Error. Codes: INSUFFICIENT_BALANCE, INSUFFICIENT_FUNDS. */
             402: {
                 headers: {
                     [name: string]: unknown;
