@@ -14,7 +14,7 @@ import { registerMetrics } from './http/metrics.js';
 import { completeDocument, RouteConfigs } from './http/openapi.js';
 import { buildResponseSerializers } from './http/schema-compilers.js';
 import { ErrorEnvelope } from './http/schemas.js';
-import { strictDeveloperQueries, strictValidatorCompiler } from './http/validation.js';
+import { checkDateRanges, strictDeveloperQueries, strictValidatorCompiler } from './http/validation.js';
 import { randomBase62 } from './lib/ids.js';
 import { adminRoutes } from './modules/admin/routes.js';
 import { DASHBOARD } from './modules/dashboard/context.js';
@@ -83,6 +83,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   app.addHook('onRoute', (route) => routeConfigs.record(route));
   registerWritePath(app);
   strictDeveloperQueries(app, API_BASE);
+  checkDateRanges(app, API_BASE);
   requireDeclaredMediaTypes(app, [DASHBOARD]);
   await app.register(swagger, {
     openapi: {

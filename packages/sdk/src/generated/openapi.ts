@@ -2756,9 +2756,9 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "PENDING" | "PAID" | "REFUNDED" | "CANCELLED" | "FAILED";
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 from?: string;
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 to?: string;
                 page?: number;
                 /** @description max 100; larger values are capped */
@@ -6658,9 +6658,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                    /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                     since: string;
-                    /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                    /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                     until?: string;
                 };
             };
@@ -7134,9 +7134,9 @@ export interface operations {
                 endpointId?: string;
                 /** @description the envelope id (evt_...) a receiver saw */
                 eventId?: string;
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 from?: string;
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 to?: string;
                 page?: number;
                 /** @description max 100; larger values are capped */
@@ -11220,9 +11220,9 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "NEW" | "PREPARING" | "READY" | "PICKED_UP" | "DELIVERED" | "CANCELLED" | "REFUNDED";
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 from?: string;
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 to?: string;
                 page?: number;
                 /** @description max 100; larger values are capped */
@@ -14475,9 +14475,9 @@ export interface operations {
                 type?: "payment" | "refund" | "order_payment" | "order_refund" | "order_adjustment" | "payout" | "payout_fee" | "payout_reversal";
                 /** @description The payment intent (PI-...), order (OR-...) or payout (PO-...) the movement belongs to */
                 source?: string;
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 from?: string;
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 to?: string;
                 page?: number;
                 /** @description max 100; larger values are capped */
@@ -14681,9 +14681,9 @@ export interface operations {
     exportBalanceTransactions: {
         parameters: {
             query?: {
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 from?: string;
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 to?: string;
             };
             header?: never;
@@ -15415,9 +15415,9 @@ export interface operations {
                 status?: "PENDING" | "PAID" | "FAILED" | "CANCELLED";
                 /** @description Only this batch */
                 batch?: string;
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 from?: string;
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 to?: string;
                 page?: number;
                 /** @description max 100; larger values are capped */
