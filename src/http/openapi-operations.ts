@@ -17,6 +17,11 @@ export interface OperationDoc {
   requestExample?: Record<string, unknown>;
   /** A multipart upload: what the `file` field holds. */
   upload?: string;
+  /**
+   * The body is required although its schema takes `{}` (the operation needs one of its fields,
+   * which the schema cannot say): openapi.ts otherwise marks such bodies optional.
+   */
+  bodyRequired?: true;
   /** The success answer is CSV text. */
   csv?: boolean;
   /** Other media types the success answer may take besides JSON (chosen by a query parameter). */
@@ -62,6 +67,7 @@ export const operationDocs: Record<string, OperationDoc> = {
       'Creates a PENDING intent with a 6-digit payment code and a hosted checkout URL (`payUrl`), valid 24 hours. Sends `payment.created`.',
     codes: ['AMOUNT_OUT_OF_RANGE', 'METADATA_TOO_MANY_KEYS', 'METADATA_VALUE_TOO_LONG', 'CODE_SPACE_EXHAUSTED'],
     requestExample: { amount: 150000, label: 'Order #1042', metadata: { orderId: '1042' } },
+    bodyRequired: true,
   },
   'GET /intents': {
     operationId: 'listIntents',
@@ -340,6 +346,7 @@ export const operationDocs: Record<string, OperationDoc> = {
       'Sets the quantity or adds a delta, for the product or one variant. Sends `product.stock_low` / `product.stock_out` on crossing.',
     codes: [...PRODUCT_CODES, 'VARIANT_NOT_FOUND', 'VARIANT_LABEL_AMBIGUOUS', 'INSUFFICIENT_STOCK'],
     requestExample: { delta: -2 },
+    bodyRequired: true,
   },
   'POST /store/inventory': {
     operationId: 'updateInventoryBatch',
