@@ -26,7 +26,8 @@ function essenceOf(contentType: string): string {
  * everywhere (so a text body on a JSON route was a 400 about its fields), as the CSV and
  * multipart parsers have on every route of the products module. Each route therefore checks the
  * type against its own list before its body is read, after authentication (a refused key learns
- * nothing about its body). A request with neither body nor Content-Type (a bodiless action) passes.
+ * nothing about its body). A request without a Content-Type passes this step: without a body it
+ * is a bodiless action; with one, Fastify finds no parser for it and refuses it with the same 415.
  * The refusal is Fastify's own error, so, like an unparseable body, it is never kept under an
  * idempotency key. Routes under `formPrefixes` (the dashboard's HTML forms) take their forms as
  * their plugins' parsers allow.

@@ -98,6 +98,12 @@ describe('request media types', () => {
     );
   });
 
+  test('a body without a Content-Type is 415 too', async () => {
+    // fetch sends a Buffer with no Content-Type of its own.
+    const response = await send('POST', INTENTS, undefined, Buffer.from('{"amount":5000}'));
+    expectError(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
   test('a 415 is not kept under its idempotency key: the same key with JSON then runs', async () => {
     const key = `media-${Date.now()}`;
     const refused = await t.request('POST', INTENTS, {
