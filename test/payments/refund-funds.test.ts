@@ -55,10 +55,10 @@ describe('a refund the merchant balance cannot cover', () => {
     await assertBalanceExplained(t, sk);
   });
 
-  test('order refund: 402 INSUFFICIENT_FUNDS, the order, the wallet and the balance unchanged', async () => {
+  test('order refund, cancel, customer cancel, lower total: 402 INSUFFICIENT_FUNDS, nothing changed', async () => {
     const tea = await createProduct(t, sk, { name: 'Refund tea', price: 8_000, status: 'ACTIVE', quantity: 10 });
     const phone = `+2224${String(Date.now() % 10_000_000).padStart(7, '0')}`;
-    const placed = await simulate(t, sk, [{ productId: tea.id, quantity: 1 }], phone);
+    const placed = await simulate(t, sk, [{ productId: tea.id, quantity: 2 }], phone);
     expectStatus(placed, 201);
     const reference = placed.body.data.referenceNumber as string;
     await drainTo(100);
@@ -69,8 +69,21 @@ describe('a refund the merchant balance cannot cover', () => {
       expectError(refused, 402, 'INSUFFICIENT_FUNDS');
     }
 
+    // The customer's own cancel refunds from the same balance.
+    const customerRef = (placed.body.data.customerUrl as string).split('/o/')[1]!;
+    const byCustomer = await t.request('POST', `/storefront/orders/${customerRef}/cancel`);
+    expectError(byCustomer, 402, 'INSUFFICIENT_FUNDS');
+    // A lower total after a modification gives the difference back from the same balance.
+    expectStatus(
+      await orderAction(t, sk, `/${reference}/propose-modification`, { items: [{ productId: tea.id, quantity: 1 }] }),
+      200,
+    );
+    expectError(await orderAction(t, sk, `/${reference}/modification/accept`), 402, 'INSUFFICIENT_FUNDS');
+
     const after = (await t.request('GET', `${ORDERS}/${reference}`, { key: sk })).body.data;
     assert.equal(after.status, 'NEW');
+    assert.equal(after.totalAmount, 16_000);
+    assert.equal(after.items[0].quantity, 2);
     assert.equal(after.totalAmountRefunded, 0);
     assert.deepEqual(after.refunds, []);
     assert.equal(await walletBalance(t, phone), payerBefore);
