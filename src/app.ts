@@ -9,13 +9,15 @@ import type { AppServices } from './http/context.js';
 import { handleClientError, handleFrameworkError, sendError, toApiError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
 import { answerError, checkIdempotencyKey, registerWritePath } from './http/idempotency/plugin.js';
+import { requireDeclaredMediaTypes } from './http/media-types.js';
 import { registerMetrics } from './http/metrics.js';
 import { completeDocument, RouteConfigs } from './http/openapi.js';
 import { buildResponseSerializers } from './http/schema-compilers.js';
 import { ErrorEnvelope } from './http/schemas.js';
-import { strictDeveloperQueries, strictValidatorCompiler } from './http/validation.js';
+import { checkDateRanges, strictDeveloperQueries, strictValidatorCompiler } from './http/validation.js';
 import { randomBase62 } from './lib/ids.js';
 import { adminRoutes } from './modules/admin/routes.js';
+import { DASHBOARD } from './modules/dashboard/context.js';
 import { rootModules } from './modules/index.js';
 import { welcomeRoutes } from './modules/welcome/routes.js';
 
@@ -81,6 +83,8 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   app.addHook('onRoute', (route) => routeConfigs.record(route));
   registerWritePath(app);
   strictDeveloperQueries(app, API_BASE);
+  checkDateRanges(app, API_BASE);
+  requireDeclaredMediaTypes(app, [DASHBOARD]);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import pino from 'pino';
 import { randomBase62 } from '../lib/ids.js';
 import { ApiError, type ErrorDetail } from './errors.js';
+import { mediaTypesOf } from './media-types.js';
 
 interface DatabaseErrorFields {
   code: string;
@@ -119,7 +120,10 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('PAYLOAD_TOO_LARGE');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError('UNSUPPORTED_MEDIA_TYPE');
+      return new ApiError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `This endpoint takes a body of Content-Type ${mediaTypesOf(request.routeOptions.schema).join(' or ')} only.`,
+      );
     default:
       break;
   }

@@ -53,10 +53,10 @@ export const errorCatalogue = {
   PAYMENT_FAILED: { status: 402, message: 'The payment could not be completed. Nothing was charged.' },
   BALANCE_TRANSACTION_NOT_FOUND: { status: 404, message: 'No balance transaction with this id.' },
 
-  // Payouts
+  // Payouts (and refunds: the merchant's side of too little money)
   INSUFFICIENT_FUNDS: {
     status: 402,
-    message: 'The available balance cannot cover the payout amount and its fee. Nothing was reserved.',
+    message: "The merchant's available balance cannot cover this payout (amount and fee) or refund. Nothing moved.",
   },
   PAYOUT_NOT_FOUND: { status: 404, message: 'No payout with this reference.' },
   PAYOUT_BATCH_NOT_FOUND: { status: 404, message: 'No payout batch with this id.' },

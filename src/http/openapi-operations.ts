@@ -17,6 +17,11 @@ export interface OperationDoc {
   requestExample?: Record<string, unknown>;
   /** A multipart upload: what the `file` field holds. */
   upload?: string;
+  /**
+   * The body is required although its schema takes `{}` (the operation needs one of its fields,
+   * which the schema cannot say): openapi.ts otherwise marks such bodies optional.
+   */
+  bodyRequired?: true;
   /** The success answer is CSV text. */
   csv?: boolean;
   /** Other media types the success answer may take besides JSON (chosen by a query parameter). */
@@ -76,6 +81,7 @@ export const operationDocs: Record<string, OperationDoc> = {
       'Creates a PENDING intent with a 6-digit payment code and a hosted checkout URL (`payUrl`), valid 24 hours. Sends `payment.created`.',
     codes: ['AMOUNT_OUT_OF_RANGE', 'METADATA_TOO_MANY_KEYS', 'METADATA_VALUE_TOO_LONG', 'CODE_SPACE_EXHAUSTED'],
     requestExample: { amount: 150000, label: 'Order #1042', metadata: { orderId: '1042' } },
+    bodyRequired: true,
   },
   'GET /intents': {
     operationId: 'listIntents',
@@ -98,8 +104,8 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'refundIntent',
     summary: 'Refund a payment intent',
     description:
-      'Refunds a PAID intent in full (no amount) or in part, from the merchant balance. Sends `payment.refunded`.',
-    codes: [...INTENT_CODES, 'INTENT_REFUND_INVALID_STATUS', 'REFUND_AMOUNT_INVALID', 'INSUFFICIENT_BALANCE'],
+      'Refunds a PAID intent in full (no amount) or in part, from the merchant balance. Sends `payment.refunded`. A balance that cannot cover the refund answers 402 INSUFFICIENT_FUNDS (as a payout does) and nothing moves.',
+    codes: [...INTENT_CODES, 'INTENT_REFUND_INVALID_STATUS', 'REFUND_AMOUNT_INVALID', 'INSUFFICIENT_FUNDS'],
     requestExample: { amount: 50000, reason: 'Damaged item' },
   },
   'POST /intents/{referenceNumber}/simulate': {
@@ -355,6 +361,7 @@ export const operationDocs: Record<string, OperationDoc> = {
       'Sets the quantity or adds a delta, for the product or one variant. Sends `product.stock_low` / `product.stock_out` on crossing.',
     codes: [...PRODUCT_CODES, 'VARIANT_NOT_FOUND', 'VARIANT_LABEL_AMBIGUOUS', 'INSUFFICIENT_STOCK'],
     requestExample: { delta: -2 },
+    bodyRequired: true,
   },
   'POST /store/inventory': {
     operationId: 'updateInventoryBatch',
@@ -413,15 +420,17 @@ export const operationDocs: Record<string, OperationDoc> = {
   'POST /store/orders/{referenceNumber}/cancel': {
     operationId: 'cancelOrder',
     summary: 'Cancel an order',
-    description: 'NEW or PREPARING to CANCELLED with a reason; the stock is returned. Sends `order.cancelled`.',
-    codes: ORDER_CODES,
+    description:
+      'NEW or PREPARING to CANCELLED with a reason; the stock is returned and a paid order refunded in full from the merchant balance (402 INSUFFICIENT_FUNDS and nothing changes when the balance cannot cover it). Sends `order.cancelled`.',
+    codes: [...ORDER_CODES, 'INSUFFICIENT_FUNDS'],
     requestExample: { reason: 'Out of stock' },
   },
   'POST /store/orders/{referenceNumber}/refund': {
     operationId: 'refundOrder',
     summary: 'Refund an order',
-    description: 'Refunds a paid order in full (no amount) or in part. Sends `order.refunded`.',
-    codes: [...ORDER_CODES, 'REFUND_AMOUNT_INVALID', 'INSUFFICIENT_BALANCE'],
+    description:
+      'Refunds a paid order in full (no amount) or in part, from the merchant balance. Sends `order.refunded`. A balance that cannot cover the refund answers 402 INSUFFICIENT_FUNDS (as a payout does) and nothing moves.',
+    codes: [...ORDER_CODES, 'REFUND_AMOUNT_INVALID', 'INSUFFICIENT_FUNDS'],
     requestExample: { amount: 20000 },
   },
   'POST /store/orders/{referenceNumber}/propose-modification': {
@@ -441,7 +450,7 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'acceptOrderModification',
     summary: 'Accept a modification (sandbox)',
     description:
-      'Test keys only: the customer accepts the proposed modification. Sends `order.modified`. A wallet that cannot pay the difference leaves the order as it was (INSUFFICIENT_BALANCE).',
+      'Test keys only: the customer accepts the proposed modification. Sends `order.modified`. A wallet that cannot pay the difference leaves the order as it was (INSUFFICIENT_BALANCE); so does a merchant balance that cannot return a lower total (INSUFFICIENT_FUNDS).',
     codes: [
       ...ORDER_CODES,
       'PRODUCT_NOT_FOUND',
@@ -449,6 +458,7 @@ export const operationDocs: Record<string, OperationDoc> = {
       'INSUFFICIENT_STOCK',
       'WALLET_NOT_FOUND',
       'INSUFFICIENT_BALANCE',
+      'INSUFFICIENT_FUNDS',
     ],
   },
 
@@ -553,14 +563,14 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'storefrontCancelOrder',
     summary: 'Cancel an order (customer)',
     description:
-      'While the order is NEW: cancelled, refunded in full to the wallet, stock returned. Sends `order.cancelled`.',
-    codes: ['ORDER_NOT_FOUND', 'ORDER_INVALID_TRANSITION', 'RATE_LIMITED'],
+      'While the order is NEW: cancelled, refunded in full to the wallet, stock returned. Sends `order.cancelled`. A merchant balance that cannot cover the refund leaves the order as it was (INSUFFICIENT_FUNDS).',
+    codes: ['ORDER_NOT_FOUND', 'ORDER_INVALID_TRANSITION', 'INSUFFICIENT_FUNDS', 'RATE_LIMITED'],
   },
   'POST /storefront/orders/{orderRef}/modification/accept': {
     operationId: 'storefrontAcceptModification',
     summary: 'Accept a proposed modification (customer)',
     description:
-      'Takes the wallet PIN: the difference is charged (or refunded) and the order takes the proposed lines. Sends `order.modified`. A wallet that cannot pay the difference leaves the order as it was.',
+      'Takes the wallet PIN: the difference is charged (or refunded) and the order takes the proposed lines. Sends `order.modified`. A wallet that cannot pay the difference (INSUFFICIENT_BALANCE), or a merchant balance that cannot refund it (INSUFFICIENT_FUNDS), leaves the order as it was.',
     codes: [
       'ORDER_NOT_FOUND',
       'ORDER_INVALID_TRANSITION',
@@ -571,6 +581,7 @@ export const operationDocs: Record<string, OperationDoc> = {
       'WALLET_LOCKED',
       'WALLET_NOT_FOUND',
       'INSUFFICIENT_BALANCE',
+      'INSUFFICIENT_FUNDS',
       'RATE_LIMITED',
     ],
   },

@@ -1,6 +1,9 @@
 import type { FastifyContextConfig, RouteOptions } from 'fastify';
+import type { TSchema } from 'typebox';
+import Value from 'typebox/value';
 import { eventPayloads } from '../modules/events/schemas.js';
 import { errorCatalogue, type ErrorCode } from './errors.js';
+import { mediaTypesOf } from './media-types.js';
 import { operationDocs } from './openapi-operations.js';
 
 /**
@@ -15,20 +18,52 @@ const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 type Json = Record<string, unknown>;
 
-/** Route configs by `METHOD /full/path` in OpenAPI form, filled by an onRoute hook. */
+/** What the document needs of a route beyond its schemas. */
+interface RouteFacts {
+  config: FastifyContextConfig;
+  /** The media types its body may have (media-types.ts). */
+  mediaTypes: readonly string[];
+  /**
+   * Whether it may be sent without a body: a request without one is checked as `{}` (app.ts),
+   * so a body schema that `{}` satisfies (a cancel, a refund of everything) makes the body optional.
+   */
+  bodyOptional: boolean;
+}
+
+/** Route facts by `METHOD /full/path` in OpenAPI form, filled by an onRoute hook. */
 export class RouteConfigs {
-  private readonly configs = new Map<string, FastifyContextConfig>();
+  private readonly facts = new Map<string, RouteFacts>();
 
   record(route: RouteOptions): void {
     const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-    for (const method of [route.method].flat()) {
-      this.configs.set(`${method.toUpperCase()} ${path}`, (route.config ?? {}) as FastifyContextConfig);
-    }
+    const body = route.schema?.body as TSchema | undefined;
+    const facts: RouteFacts = {
+      config: (route.config ?? {}) as FastifyContextConfig,
+      mediaTypes: mediaTypesOf(route.schema),
+      bodyOptional: body === undefined || Value.Check(body, {}),
+    };
+    for (const method of [route.method].flat()) this.facts.set(`${method.toUpperCase()} ${path}`, facts);
   }
 
   get(method: string, path: string): FastifyContextConfig {
-    return this.configs.get(`${method.toUpperCase()} ${path}`) ?? {};
+    return this.facts.get(`${method.toUpperCase()} ${path}`)?.config ?? {};
   }
+
+  factsOf(method: string, path: string): RouteFacts | undefined {
+    return this.facts.get(`${method.toUpperCase()} ${path}`);
+  }
+}
+
+/** The schema of an uploaded file's part, or of a raw body of a text media type. */
+function fileBodySchema(mediaType: string, upload: string): Json {
+  if (mediaType === 'multipart/form-data') {
+    return {
+      type: 'object',
+      required: ['file'],
+      properties: { file: { type: 'string', format: 'binary', description: upload } },
+    };
+  }
+  return { type: 'string', description: `${upload}, as the whole body` };
 }
 
 const GETTING_STARTED = `Wallet payments in MRU, a shop catalog, orders and signed webhooks. Amounts are integer centimes.
@@ -221,19 +256,18 @@ export function completeDocument(document: Json, routes: RouteConfigs, apiBase: 
           ...((operation.parameters as unknown[]) ?? []),
         ];
       }
+      const facts = routes.factsOf(method, path);
       if (doc?.upload && !operation.requestBody) {
+        // The route's media types: a multipart form with the file, or the file as the body (CSV).
+        const mediaTypes = facts?.mediaTypes ?? ['multipart/form-data'];
         operation.requestBody = {
           required: true,
-          content: {
-            'multipart/form-data': {
-              schema: {
-                type: 'object',
-                required: ['file'],
-                properties: { file: { type: 'string', format: 'binary', description: doc.upload } },
-              },
-            },
-          },
+          content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: fileBodySchema(type, doc.upload!) }])),
         };
+        ordered.requestBody = operation.requestBody;
+      } else if (operation.requestBody && facts?.bodyOptional && !doc?.bodyRequired) {
+        // decisions.md: an action without a body may be sent with none.
+        operation.requestBody = { ...(operation.requestBody as Json), required: false };
         ordered.requestBody = operation.requestBody;
       }
       if (doc?.csv) {

@@ -78,10 +78,13 @@ export function pageWindow(query: { page?: number; limit?: number }) {
   return { page, limit, offset: (page - 1) * limit };
 }
 
+const DATE_FILTER_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,3})?Z)?$';
+
 /** decisions.md: date filters take the API's timestamp form or a plain `YYYY-MM-DD` (UTC). */
 export const DateFilter = Type.String({
-  pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,3})?Z)?$',
-  description: 'YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`)',
+  pattern: DATE_FILTER_PATTERN,
+  description:
+    'YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR)',
 });
 
 /** Reads a date filter; a calendar date that does not exist (2026-02-30) is a validation error. */
@@ -100,4 +103,28 @@ export function parseDateFilter(value: string | undefined, bound: 'from' | 'to')
     ]);
   }
   return date;
+}
+
+/**
+ * A list's `from`/`to` pair, read as its route reads it: each a valid date, and `from` not after
+ * `to` (decisions.md: 400 VALIDATION_ERROR, on every list and export that takes them). The one
+ * check of the pair; `checkDateRanges` (validation.ts) runs it before every such route's handler.
+ */
+export function parseDateRange(query: { from?: string | undefined; to?: string | undefined }): {
+  from: Date | undefined;
+  to: Date | undefined;
+} {
+  const from = parseDateFilter(query.from, 'from');
+  const to = parseDateFilter(query.to, 'to');
+  if (from && to && from > to) {
+    throw new ApiError('VALIDATION_ERROR', 'query.from is after query.to.', [
+      { field: 'query.from', message: 'is after query.to' },
+    ]);
+  }
+  return { from, to };
+}
+
+/** Whether a query parameter's schema is a date filter (a `from` or `to` of a list). */
+export function isDateFilter(schema: unknown): boolean {
+  return (schema as { pattern?: unknown } | undefined)?.pattern === DATE_FILTER_PATTERN;
 }

@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import type { FastifyInstance, FastifySchemaCompiler, preHandlerHookHandler } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { compileOnFirstUse } from './schema-compilers.js';
+import { isDateFilter, parseDateRange } from './schemas.js';
 
 const INTEGER_TEXT = /^-?[0-9]+$/;
 const NUMBER_TEXT = /^-?[0-9]+(\.[0-9]+)?$/;
@@ -94,5 +95,29 @@ export function strictDeveloperQueries(app: FastifyInstance, base: string): void
     } else if (querystring.additionalProperties !== false) {
       throw new Error(`${String(route.method)} ${route.url}: its querystring schema refuses unknown parameters`);
     }
+  });
+}
+
+/**
+ * One rule for the date filters of the Developer API: every route whose query names both `from`
+ * and `to` as date filters (lists and exports) refuses `from` after `to` with 400
+ * VALIDATION_ERROR before its handler runs, so no list can forget it. Statements take whole days
+ * of their own form and answer STATEMENT_PERIOD_INVALID.
+ */
+export function checkDateRanges(app: FastifyInstance, base: string): void {
+  app.addHook('onRoute', (route) => {
+    if (route.url !== base && !route.url.startsWith(`${base}/`)) return;
+    const properties = (route.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties;
+    if (!isDateFilter(properties?.from) || !isDateFilter(properties?.to)) return;
+    const checkRange: preHandlerHookHandler = (request, _reply, done) => {
+      try {
+        parseDateRange(request.query as { from?: string; to?: string });
+        done();
+      } catch (error) {
+        done(error as Error);
+      }
+    };
+    const own = route.preHandler === undefined ? [] : [route.preHandler].flat();
+    route.preHandler = [checkRange, ...own];
   });
 }

@@ -1,8 +1,15 @@
 import { getCountries, getCountryCallingCode, parsePhoneNumberFromString } from 'libphonenumber-js';
+import { invalid } from '../http/errors.js';
 
 /** E.164: `+`, a country code that does not start with 0, 8 to 15 digits in all. */
 export const E164_PATTERN = '^\\+[1-9][0-9]{7,14}$';
 const E164 = new RegExp(E164_PATTERN);
+
+/**
+ * What a customer's wallet phone field documents (decision 056): E.164, or a Mauritanian number's
+ * 8 national digits. `readWalletPhoneOfBody` reads the second as the first, or refuses it.
+ */
+export const WALLET_PHONE_PATTERN = '^(\\+[1-9][0-9]{7,14}|[0-9]{8})$';
 
 const callingCodes = new Set<string>(getCountries().map((country) => getCountryCallingCode(country)));
 
@@ -56,13 +63,17 @@ export function walletPhone(typed: string): string | undefined {
 
 /**
  * A route's `preValidation` step for a body with a wallet `phone`: a phone typed nationally is
- * replaced by its E.164 form before the body's schema (E.164) is checked, so everything after it
- * (the PIN check, the per-wallet limit, an idempotency key's fingerprint) sees one spelling of a
- * wallet. A phone that reads as none is left as typed, for the schema to refuse with its field.
+ * replaced by its E.164 form before the body's schema is checked, so everything after it (the PIN
+ * check, the per-wallet limit, an idempotency key's fingerprint) sees one spelling of a wallet. A
+ * phone that reads as none is refused here (VALIDATION_ERROR on `body.phone`): the schema's
+ * pattern also takes 8 digits, as the document promises, and must not let unreadable ones through.
  */
 export async function readWalletPhoneOfBody(request: { body: unknown }): Promise<void> {
   const body = request.body;
   if (typeof body !== 'object' || body === null || !('phone' in body) || typeof body.phone !== 'string') return;
   const phone = walletPhone(body.phone);
-  if (phone !== undefined) (body as { phone: string }).phone = phone;
+  if (phone === undefined) {
+    throw invalid('body.phone', 'is not a wallet phone: + and the country code, or 8 Mauritanian digits');
+  }
+  (body as { phone: string }).phone = phone;
 }

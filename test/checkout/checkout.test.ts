@@ -302,7 +302,7 @@ describe('customer payments: checkout API, wallets, ledger (issue 7; decisions "
         ],
       });
     });
-    expectError(await act(t, sk, intent.referenceNumber, 'refund'), 402, 'INSUFFICIENT_BALANCE');
+    expectError(await act(t, sk, intent.referenceNumber, 'refund'), 402, 'INSUFFICIENT_FUNDS');
     const stored = await t.request('GET', `/api/v1/dev/intents/${intent.referenceNumber}`, { key: sk });
     assert.equal(stored.body.data.totalAmountRefunded, 4000, 'nothing changed');
     assert.equal(await walletBalance(t, payer.phone), 94_000);

@@ -180,7 +180,7 @@ describe('a ledger without hot rows', () => {
     );
     const refused = await act(t, fresh.keys.secretTest, again.referenceNumber, 'refund', {});
     assert.equal(refused.status, 402, refused.text);
-    assert.equal(refused.body.error.code, 'INSUFFICIENT_BALANCE');
+    assert.equal(refused.body.error.code, 'INSUFFICIENT_FUNDS');
   });
 
   test(
@@ -327,7 +327,7 @@ describe('a ledger without hot rows', () => {
         await folder.query('COMMIT');
         const refused = await refund;
         assert.equal(refused.status, 402, refused.text);
-        assert.equal(refused.body.error.code, 'INSUFFICIENT_BALANCE');
+        assert.equal(refused.body.error.code, 'INSUFFICIENT_FUNDS');
       } finally {
         await folder.end();
       }

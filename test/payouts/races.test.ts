@@ -59,7 +59,7 @@ describe('payout races', () => {
         `${payout.text}\n${refund.text}`,
       );
       if (payout.status === 402) expectError(payout, 402, 'INSUFFICIENT_FUNDS');
-      if (refund.status === 402) expectError(refund, 402, 'INSUFFICIENT_BALANCE');
+      if (refund.status === 402) expectError(refund, 402, 'INSUFFICIENT_FUNDS');
       assert.ok((await balance(key)) >= 0);
       await fold(t);
       await assertLedgerSound(t);

@@ -117,7 +117,7 @@ describe('product images (api.md 4.2 rule 4)', () => {
     assert.deepEqual(after.body.data.images, []);
   });
 
-  test('NO_FILE: no part, another field name, an empty multipart, or a JSON body', async () => {
+  test('NO_FILE: no part, another field name, an empty multipart or no body; a JSON body is 415', async () => {
     const product = await createProduct(t, sk, { name: 'Empty', price: 100 });
     expectError(await upload(product.id, PNG, { field: 'image' }), 400, 'NO_FILE');
     const noParts = multipartBody([]);
@@ -137,8 +137,8 @@ describe('product images (api.md 4.2 rule 4)', () => {
         body: { url: 'x' },
         idempotencyKey: true,
       }),
-      400,
-      'NO_FILE',
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
     );
     expectError(
       await t.request('POST', `${PRODUCTS}/${product.id}/images`, { key: sk, idempotencyKey: true }),

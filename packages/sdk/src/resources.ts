@@ -199,6 +199,10 @@ export class Orders extends Resource {
   acceptModification(referenceNumber: string, options?: RequestOptions) {
     return this.action(referenceNumber, 'modification/accept', {}, options);
   }
+  /** Sandbox: the customer declines the proposed modification; the order stays as it was. */
+  declineModification(referenceNumber: string, options?: RequestOptions) {
+    return this.action(referenceNumber, 'modification/decline', {}, options);
+  }
 }
 
 export class WebhookEndpoints extends Resource {

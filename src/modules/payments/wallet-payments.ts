@@ -142,7 +142,8 @@ export function walletCharge(charge: {
  * the merchant (less the provider fee returned) and from the platform's share of the fees
  * (`refundCommission`), to the payer's wallet. The merchant's account is locked first, so that
  * refunds of one merchant never overdraw it together; too little in it is 402
- * INSUFFICIENT_BALANCE and nothing moves. Lock order everywhere: the merchant's account, then the
+ * INSUFFICIENT_FUNDS (the merchant's side of too little money, as for a payout; the payer's side
+ * is INSUFFICIENT_BALANCE) and nothing moves. Lock order everywhere: the merchant's account, then the
  * wallet's, then any product.
  */
 export async function walletRefund(
@@ -161,10 +162,11 @@ export async function walletRefund(
   const merchant = { kind: 'merchant', ownerId: refund.businessId } as const;
   const fromMerchant = refund.amount - refund.commission.provider_ttc;
   const locked = await lockAccounts(trx, refund.environment, [merchant]);
-  if (balanceIn(locked, merchant) < fromMerchant) {
+  const available = balanceIn(locked, merchant);
+  if (available < fromMerchant) {
     throw new ApiError(
-      'INSUFFICIENT_BALANCE',
-      `The merchant balance cannot cover this refund (${fromMerchant} centimes needed).`,
+      'INSUFFICIENT_FUNDS',
+      `The available balance (${available} centimes) cannot cover this refund (${fromMerchant} centimes needed). Nothing was refunded.`,
     );
   }
   return transfer({

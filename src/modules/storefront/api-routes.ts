@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
 import { CUSTOMER_LINK_WRITE, CUSTOMER_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope } from '../../http/schemas.js';
-import { E164_PATTERN, readWalletPhoneOfBody } from '../../lib/phone.js';
+import { readWalletPhoneOfBody } from '../../lib/phone.js';
 import { lockPayer } from '../payments/payers.js';
 import { payBaseUrl } from '../intents/routes.js';
 import { RequestedItems } from '../orders/routes.js';
@@ -12,7 +12,18 @@ import * as orders from '../orders/service.js';
 import { authenticateWallet } from '../wallets/service.js';
 import { CUSTOMER_CANCEL_REASON } from './pages.js';
 import { storefrontLimits } from './limits.js';
-import { Catalog, CustomerOrder, Mode, ModeQuery, OrderParams, Pin, Quote, ShopParams, tags } from './schemas.js';
+import {
+  Catalog,
+  CustomerOrder,
+  Mode,
+  ModeQuery,
+  OrderParams,
+  Pin,
+  Quote,
+  ShopParams,
+  tags,
+  WalletPhone,
+} from './schemas.js';
 import { catalogView, customerOrderView, priceCart, resolveShop, type StoreMode } from './service.js';
 
 /**
@@ -102,11 +113,7 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
           {
             items: RequestedItems,
             customerName: Type.String({ minLength: 1, maxLength: 200 }),
-            phone: Type.String({
-              pattern: E164_PATTERN,
-              description:
-                'the wallet phone, E.164; a Mauritanian number may also be sent as its 8 national digits (`20000001` is read as `+22220000001`)',
-            }),
+            phone: WalletPhone,
             pin: Pin,
           },
           { additionalProperties: false },

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { literalUnion, Nullable, Timestamp } from '../../http/schemas.js';
+import { WALLET_PHONE_PATTERN } from '../../lib/phone.js';
 import { ORDER_STATUSES } from '../orders/state.js';
 
 /** The storefront API's schemas: what a customer sends and sees (catalog, quote, order). */
@@ -14,6 +15,12 @@ export const Mode = Type.Optional(
 );
 export const ModeQuery = Type.Object({ mode: Mode }, { additionalProperties: false });
 export const Pin = Type.String({ pattern: '^[0-9]{4,6}$', description: 'the wallet PIN' });
+/** The wallet phone a customer types (decision 056); the route reads it as E.164 before its handler. */
+export const WalletPhone = Type.String({
+  pattern: WALLET_PHONE_PATTERN,
+  description:
+    'the wallet phone, E.164; a Mauritanian number may also be sent as its 8 national digits (`20000001` is read as `+22220000001`)',
+});
 
 export const Line = Type.Object({
   productId: Type.String(),

@@ -87,7 +87,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment intent
-         * @description Refunds a PAID intent in full (no amount) or in part, from the merchant balance. Sends `payment.refunded`.
+         * @description Refunds a PAID intent in full (no amount) or in part, from the merchant balance. Sends `payment.refunded`. A balance that cannot cover the refund answers 402 INSUFFICIENT_FUNDS (as a payout does) and nothing moves.
          *
          *     Key: secret (sk_), scope `intents:write`.
          */
@@ -723,7 +723,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an order
-         * @description NEW or PREPARING to CANCELLED with a reason; the stock is returned. Sends `order.cancelled`.
+         * @description NEW or PREPARING to CANCELLED with a reason; the stock is returned and a paid order refunded in full from the merchant balance (402 INSUFFICIENT_FUNDS and nothing changes when the balance cannot cover it). Sends `order.cancelled`.
          *
          *     Key: secret (sk_), scope `store.orders:write`.
          */
@@ -745,7 +745,7 @@ export interface paths {
         put?: never;
         /**
          * Refund an order
-         * @description Refunds a paid order in full (no amount) or in part. Sends `order.refunded`.
+         * @description Refunds a paid order in full (no amount) or in part, from the merchant balance. Sends `order.refunded`. A balance that cannot cover the refund answers 402 INSUFFICIENT_FUNDS (as a payout does) and nothing moves.
          *
          *     Key: secret (sk_), scope `store.orders:write`.
          */
@@ -789,7 +789,7 @@ export interface paths {
         put?: never;
         /**
          * Accept a modification (sandbox)
-         * @description Test keys only: the customer accepts the proposed modification. Sends `order.modified`. A wallet that cannot pay the difference leaves the order as it was (INSUFFICIENT_BALANCE).
+         * @description Test keys only: the customer accepts the proposed modification. Sends `order.modified`. A wallet that cannot pay the difference leaves the order as it was (INSUFFICIENT_BALANCE); so does a merchant balance that cannot return a lower total (INSUFFICIENT_FUNDS).
          *
          *     Key: secret (sk_), scope `store.orders:write`, test keys only.
          */
@@ -1284,7 +1284,7 @@ export interface paths {
         put?: never;
         /**
          * The customer cancels a NEW order: refunded in full, stock returned
-         * @description While the order is NEW: cancelled, refunded in full to the wallet, stock returned. Sends `order.cancelled`.
+         * @description While the order is NEW: cancelled, refunded in full to the wallet, stock returned. Sends `order.cancelled`. A merchant balance that cannot cover the refund leaves the order as it was (INSUFFICIENT_FUNDS).
          *
          *     No key.
          */
@@ -1306,7 +1306,7 @@ export interface paths {
         put?: never;
         /**
          * Accept the shop's proposed modification: the difference is charged or refunded
-         * @description Takes the wallet PIN: the difference is charged (or refunded) and the order takes the proposed lines. Sends `order.modified`. A wallet that cannot pay the difference leaves the order as it was.
+         * @description Takes the wallet PIN: the difference is charged (or refunded) and the order takes the proposed lines. Sends `order.modified`. A wallet that cannot pay the difference (INSUFFICIENT_BALANCE), or a merchant balance that cannot refund it (INSUFFICIENT_FUNDS), leaves the order as it was.
          *
          *     No key.
          */
@@ -2789,9 +2789,9 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "PENDING" | "PAID" | "REFUNDED" | "CANCELLED" | "FAILED";
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 from?: string;
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 to?: string;
                 page?: number;
                 /** @description max 100; larger values are capped */
@@ -3502,7 +3502,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -3815,7 +3815,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -3894,7 +3894,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: INSUFFICIENT_BALANCE. */
+            /** @description Error. Codes: INSUFFICIENT_FUNDS. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -4163,7 +4163,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -4512,7 +4512,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -6341,7 +6341,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -6654,7 +6654,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -6975,9 +6975,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                    /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                     since: string;
-                    /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                    /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                     until?: string;
                 };
             };
@@ -7487,9 +7487,9 @@ export interface operations {
                 endpointId?: string;
                 /** @description the envelope id (evt_...) a receiver saw */
                 eventId?: string;
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 from?: string;
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 to?: string;
                 page?: number;
                 /** @description max 100; larger values are capped */
@@ -7892,7 +7892,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -9659,7 +9659,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -10996,6 +10996,7 @@ export interface operations {
                      */
                     file: string;
                 };
+                "text/csv": string;
             };
         };
         responses: {
@@ -11863,9 +11864,9 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "NEW" | "PREPARING" | "READY" | "PICKED_UP" | "DELIVERED" | "CANCELLED" | "REFUNDED";
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 from?: string;
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 to?: string;
                 page?: number;
                 /** @description max 100; larger values are capped */
@@ -12268,7 +12269,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -12581,7 +12582,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -12894,7 +12895,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -13207,7 +13208,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -13596,6 +13597,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error. Codes: INSUFFICIENT_FUNDS. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
             /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
             403: {
                 headers: {
@@ -13840,7 +13864,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -13918,7 +13942,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: INSUFFICIENT_BALANCE. */
+            /** @description Error. Codes: INSUFFICIENT_FUNDS. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -14510,7 +14534,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -14579,7 +14603,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: INSUFFICIENT_BALANCE. */
+            /** @description Error. Codes: INSUFFICIENT_BALANCE, INSUFFICIENT_FUNDS. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -14848,7 +14872,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -15335,9 +15359,9 @@ export interface operations {
                 type?: "payment" | "refund" | "order_payment" | "order_refund" | "order_adjustment" | "payout" | "payout_fee" | "payout_reversal";
                 /** @description The payment intent (PI-...), order (OR-...) or payout (PO-...) the movement belongs to */
                 source?: string;
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 from?: string;
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 to?: string;
                 page?: number;
                 /** @description max 100; larger values are capped */
@@ -15553,9 +15577,9 @@ export interface operations {
     exportBalanceTransactions: {
         parameters: {
             query?: {
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 from?: string;
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 to?: string;
             };
             header?: never;
@@ -16337,9 +16361,9 @@ export interface operations {
                 status?: "PENDING" | "PAID" | "FAILED" | "CANCELLED";
                 /** @description Only this batch */
                 batch?: string;
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 from?: string;
-                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`) */
+                /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 to?: string;
                 page?: number;
                 /** @description max 100; larger values are capped */
@@ -18227,7 +18251,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -19862,7 +19886,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     reason?: string;
@@ -19903,6 +19927,29 @@ export interface operations {
                                 message: string;
                                 /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
                                 code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INSUFFICIENT_FUNDS. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
                             }[];
                         };
                     };
@@ -20145,7 +20192,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: INSUFFICIENT_BALANCE. */
+            /** @description Error. Codes: INSUFFICIENT_BALANCE, INSUFFICIENT_FUNDS. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -20358,7 +20405,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
