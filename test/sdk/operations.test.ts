@@ -9,18 +9,19 @@ import { checkedFetch } from '../support/openapi-check.js';
 
 const API_BASE = '/api/v1/dev';
 const document = JSON.parse(readFileSync('openapi.json', 'utf8')) as {
-  paths: Record<string, Record<string, { operationId: string; summary: string }>>;
+  paths: Record<string, Record<string, { operationId: string; summary: string; deprecated?: boolean }>>;
 };
 
 /**
  * Every operation of the Developer API in the document, as `METHOD /path` with its matcher; an
- * alias of another operation (`GET /webhooks`, summary "... (alias)") is served by that one's method.
+ * alias of another operation (`GET /webhooks`, summary "... (alias)") and a deprecated path
+ * (`POST /payouts/batch`) are served by their successor's method.
  */
 const operations = Object.entries(document.paths)
   .filter(([path]) => path.startsWith(`${API_BASE}/`))
   .flatMap(([path, item]) =>
     Object.entries(item)
-      .filter(([, operation]) => !operation.summary.endsWith('(alias)'))
+      .filter(([, operation]) => !operation.summary.endsWith('(alias)') && operation.deprecated !== true)
       .map(([method, operation]) => ({
         name: `${method.toUpperCase()} ${path}`,
         operationId: operation.operationId,

@@ -13615,6 +13615,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
@@ -19950,6 +19952,8 @@ export interface operations {
                             details?: {
                                 field: string;
                                 message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
                             }[];
                         };
                     };
