@@ -182,6 +182,9 @@ export async function sendPass(db: Kysely<DB>): Promise<{ sent: number; full: bo
     while (next < due.length) {
       const { reference } = due[next++]!;
       if (await sendPayout(db, reference)) sent++;
+      // PGlite answers in the same thread without giving the event loop a turn: without this,
+      // senders that always find work would keep requests (and their turn at the database) waiting.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   };
   await Promise.all(Array.from({ length: Math.min(SENDERS, due.length) }, sender));
