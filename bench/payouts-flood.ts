@@ -11,7 +11,10 @@ import path from 'node:path';
 import { randomBase62 } from '../src/lib/ids.js';
 import { ADMIN_TOKEN, createBusiness, keyOf } from './intents.js';
 import { sendRequest, type LoadRequest } from './support/load.js';
-import { startServer } from './support/processes.js';
+import pg from 'pg';
+import { apiEnv } from './pay.js';
+import { createScratchDatabase } from './support/database.js';
+import { startProcess, startServer } from './support/processes.js';
 
 const API = '/api/v1/dev';
 const PROBES = Number(process.env.BENCH_FLOOD_PROBES ?? 20);
@@ -250,6 +253,39 @@ export function printFlood(title: string, figures: FloodFigures): void {
       `folded (balanceAfter) p99 ${ms(foldP99)}: <= ${TARGET_FOLD_P99_MS / 1000} s ${met(foldP99 <= TARGET_FOLD_P99_MS)} ` +
       `(the fold runs every second: the quiet baseline shows the lag it has without any flood)`,
   );
+}
+
+/**
+ * `npm run bench -- payouts flood`: the flood alone on PostgreSQL, an API process and a worker
+ * process on a scratch database (the full suite measures it too, after its batch figures).
+ */
+export async function postgresFloodSuite(): Promise<void> {
+  const scratch = await createScratchDatabase();
+  const api = await startServer('src/server.ts', ['--api'], apiEnv(scratch.url), '/ready');
+  const client = new pg.Client({ connectionString: scratch.url });
+  await client.connect();
+  // Ready once it has run its first ledger fold.
+  const worker = await startProcess('src/server.ts', ['--worker'], apiEnv(scratch.url), async () => {
+    const ran = await client.query(
+      `SELECT 1 FROM periodic_tasks WHERE name = 'ledger-fold' AND last_run_at IS NOT NULL`,
+    );
+    return ran.rows.length > 0;
+  });
+  try {
+    console.log('PostgreSQL scratch database; one API process, one worker process');
+    const flooder = await fundedMerchant(api.url, 'Flood merchant', 50_000_000);
+    const other = await fundedMerchant(api.url, 'Probe merchant', 10_000_000);
+    printFlood(
+      "A sandbox flood beside another merchant's payouts (PostgreSQL, one worker)",
+      await measureFlood(api.url, flooder, other),
+    );
+  } finally {
+    await worker.stop();
+    await api.stop();
+    agent.destroy();
+    await client.end();
+    await scratch.drop();
+  }
 }
 
 /**

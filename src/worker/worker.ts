@@ -6,7 +6,7 @@ import { newId } from '../lib/ids.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency/store.js';
 import { expireDueIntents } from '../modules/intents/service.js';
 import { foldPendingMovements } from '../modules/payments/ledger.js';
-import { startPayoutSender, type PayoutSender } from '../modules/payouts/send.js';
+import { SENDERS, startPayoutSender, type PayoutSender } from '../modules/payouts/send.js';
 import { startDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions } from '../modules/webhooks/engine.js';
 import { checkFailingEndpoints } from '../modules/webhooks/health.js';
 import { deleteOldRollups } from '../modules/webhooks/stats.js';
@@ -225,7 +225,7 @@ export function startWorker(
       logger.warn({ err: error }, 'could not listen for webhook notifications; polling only');
       return undefined;
     });
-  const payouts = startPayoutSender(db, logger);
+  const payouts = startPayoutSender(db, logger, { senders: SENDERS[runtime.database.kind] });
   running = tick().finally(schedule);
   return {
     deliveries,

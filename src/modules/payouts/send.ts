@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import { inTransaction, type Executor } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
@@ -130,19 +131,23 @@ async function sendPayout(db: Kysely<DB>, reference: string): Promise<boolean> {
 const isFailure = (destination: string): destination is PayoutFailureCode =>
   (PAYOUT_FAILURE_CODES as readonly string[]).includes(destination);
 
-/** Payouts sent at once, each in its own transaction on its own connection. */
-const SENDERS = 4;
 /**
- * How many due payouts a pass takes, in turns: a payout created during a pass waits for the pass
- * to end (about 100 ms at 500 payouts/s), then goes in the next one's first turn.
+ * Payouts sent at once, each in its own transaction. On PostgreSQL each on its own connection: a
+ * payout waits mostly on round trips and its commit, so more at once send more a second. PGlite
+ * runs them one after another on its one session: more would only put more ahead of each request.
+ */
+export const SENDERS: Record<Database['kind'], number> = { postgres: 8, pglite: 4 };
+/**
+ * How many due payouts a list holds, in turns: a payout created meanwhile waits for the list to be
+ * sent (about 100 ms at 500 payouts/s), then goes in the next one's first turn.
  */
 const PASS = 48;
 
 /**
- * The next pass: the due payouts of every business and environment in turns, one payout of each
+ * The next list: the due payouts of every business and environment in turns, one payout of each
  * per turn (its oldest first), live before sandbox within a turn. The queues are found by a skip
  * scan of `payouts_pending_queue_idx` (one probe per queue, however many payouts each holds) and
- * each gives at most `PASS` payouts, so a merchant with thousands pending costs a pass what a
+ * each gives at most `PASS` payouts, so a merchant with thousands pending costs a read what a
  * merchant with `PASS` does.
  */
 function nextPass(db: Executor): Promise<{ reference: string }[]> {
@@ -170,71 +175,102 @@ function nextPass(db: Executor): Promise<{ reference: string }[]> {
 }
 
 /**
- * One pass: sends the payouts `nextPass` gives, `SENDERS` at a time, each in its own
- * transaction under a skipping row lock, so several workers share the queue and none sends a
- * payout twice. `full`: the pass found as many as it takes, so more may be due.
+ * Sends due payouts until none is left that this worker can take, `senders` at a time, each in
+ * its own transaction under a skipping row lock: several workers share the queue and none sends a
+ * payout twice. The senders take from one list, read by `nextPass`; the one that finds it empty
+ * reads the next while the others finish theirs (left out of it), so none waits for the slowest.
+ * It ends at an empty list, or once as many payouts in a row as a list holds were held by others.
  */
-export async function sendPass(db: Kysely<DB>): Promise<{ sent: number; full: boolean }> {
-  const due = await nextPass(db);
+export async function sendWhileDue(
+  db: Kysely<DB>,
+  options: { senders?: number; stopped?: () => boolean } = {},
+): Promise<number> {
+  const stopped = options.stopped ?? (() => false);
+  let due: string[] = [];
   let next = 0;
   let sent = 0;
+  let misses = 0;
+  let done = false;
+  const inFlight = new Set<string>();
+  let reading: Promise<void> | undefined;
+  const read = () =>
+    (reading ??= (async () => {
+      if (due.length > 0 && misses >= due.length) {
+        done = true;
+        return;
+      }
+      const rows = await nextPass(db);
+      due = rows.map((row) => row.reference).filter((reference) => !inFlight.has(reference));
+      next = 0;
+      if (due.length === 0) done = true;
+    })().finally(() => (reading = undefined)));
   const sender = async () => {
-    while (next < due.length) {
-      const { reference } = due[next++]!;
-      if (await sendPayout(db, reference)) sent++;
+    while (!done && !stopped()) {
+      if (next >= due.length) {
+        await read();
+        continue;
+      }
+      const reference = due[next++]!;
+      inFlight.add(reference);
+      try {
+        if (await sendPayout(db, reference)) {
+          sent++;
+          misses = 0;
+        } else {
+          misses++;
+        }
+      } catch (error) {
+        done = true;
+        throw error;
+      } finally {
+        inFlight.delete(reference);
+      }
       // PGlite answers in the same thread without giving the event loop a turn: without this,
       // senders that always find work would keep requests (and their turn at the database) waiting.
       await new Promise((resolve) => setImmediate(resolve));
     }
   };
-  await Promise.all(Array.from({ length: Math.min(SENDERS, due.length) }, sender));
-  return { sent, full: due.length === PASS };
+  const outcomes = await Promise.allSettled(Array.from({ length: options.senders ?? SENDERS.pglite }, sender));
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return sent;
 }
 
-/**
- * Sends every due payout, pass after pass, until a pass finds the queue empty or sends nothing
- * (what is left, others hold); the payout sender's loop without its pauses (tests, the CLI).
- */
-export async function sendDuePayouts(db: Kysely<DB>): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const { sent, full } = await sendPass(db);
-    total += sent;
-    if (!full || sent === 0) return total;
-  }
+/** Sends every due payout this worker can take (tests, and the loop below). */
+export function sendDuePayouts(db: Kysely<DB>): Promise<number> {
+  return sendWhileDue(db);
 }
 
 export interface PayoutSender {
   /** Looks for due payouts now instead of at the next poll. */
   poke(): void;
-  /** Ends the loop after its pass in progress. */
+  /** Ends the loop once its payouts in flight are sent. */
   stop(): Promise<void>;
 }
 
 /**
- * A worker's payout loop, beside its periodic tasks (which it never holds up): pass after pass
- * while payouts are due, then a look every `pollMs`. A payout is sent within about `pollMs` of its
- * commit when the queue is quiet, and within a pass or two of any other merchant's flood.
+ * A worker's payout loop, beside its periodic tasks (which it never holds up): sends while
+ * payouts are due, then looks again every `pollMs`. A payout is sent within about `pollMs` of its
+ * commit when the queue is quiet, and within a list or two (`PASS`) of any other merchant's flood.
  */
 export function startPayoutSender(
   db: Kysely<DB>,
   logger: FastifyBaseLogger,
-  options: { pollMs?: number } = {},
+  options: { pollMs?: number; senders?: number } = {},
 ): PayoutSender {
   const pollMs = options.pollMs ?? 250;
+  const senders = options.senders ?? SENDERS.pglite;
   let stopped = false;
   let wake: (() => void) | undefined;
 
   async function loop(): Promise<void> {
     while (!stopped) {
-      let more = false;
       try {
-        const { sent, full } = await sendPass(db);
-        more = full && sent > 0;
+        await sendWhileDue(db, { senders, stopped: () => stopped });
       } catch (error) {
         logger.error({ err: error }, 'could not send payouts');
       }
-      if (stopped || more) continue;
+      if (stopped) break;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pollMs);
         wake = () => {
