@@ -207,7 +207,7 @@ export async function payoutsSuite(args: string[] = []): Promise<void> {
       `PostgreSQL scratch database; ${MERCHANTS} merchants (payout fee ${PAYOUT_FEE.payoutFeeFlat} centimes + ` +
         `${PAYOUT_FEE.payoutFeeBps / 100}%), ${WALLETS} payer wallets, payouts to ${PAYOUT_PHONES} sandbox phones; ` +
         `API, worker, PostgreSQL and load share 2 cores. In the order they run: the worker sending a batch beside ` +
-        `single payouts (the queue empty before each), single payouts beside payments, a batch beside single ` +
+        `single payouts (the queue empty before each), a sandbox flood, single payouts beside payments, a batch beside single ` +
         `payouts, the worker sending ${drainCount.toLocaleString('en')} of the payouts left, a month's statement`,
     );
 

@@ -141,16 +141,16 @@ export const SENDERS: Record<Database['kind'], number> = { postgres: 8, pglite: 
  * How many due payouts a list holds, in turns: a payout created meanwhile waits for the list to be
  * sent (about 100 ms at 500 payouts/s), then goes in the next one's first turn.
  */
-const PASS = 48;
+const LIST_SIZE = 48;
 
 /**
  * The next list: the due payouts of every business and environment in turns, one payout of each
  * per turn (its oldest first), live before sandbox within a turn. The queues are found by a skip
  * scan of `payouts_pending_queue_idx` (one probe per queue, however many payouts each holds) and
- * each gives at most `PASS` payouts, so a merchant with thousands pending costs a read what a
- * merchant with `PASS` does.
+ * each gives at most `LIST_SIZE` payouts, so a merchant with thousands pending costs a read what
+ * a merchant with `LIST_SIZE` does.
  */
-function nextPass(db: Executor): Promise<{ reference: string }[]> {
+function nextList(db: Executor): Promise<{ reference: string }[]> {
   return sql<{ reference: string }>`
     WITH RECURSIVE queues AS (
       (SELECT business_id, environment FROM payouts WHERE status = ${PAYOUT_OPEN_STATUS}
@@ -166,10 +166,10 @@ function nextPass(db: Executor): Promise<{ reference: string }[]> {
       SELECT reference, created_at, row_number() OVER (ORDER BY created_at, reference) AS turn
       FROM payouts
       WHERE status = ${PAYOUT_OPEN_STATUS} AND business_id = q.business_id AND environment = q.environment
-      ORDER BY created_at, reference LIMIT ${PASS}
+      ORDER BY created_at, reference LIMIT ${LIST_SIZE}
     ) due
     ORDER BY due.turn, q.environment = 'test', due.created_at, due.reference
-    LIMIT ${PASS}`
+    LIMIT ${LIST_SIZE}`
     .execute(db)
     .then((result) => result.rows);
 }
@@ -177,7 +177,7 @@ function nextPass(db: Executor): Promise<{ reference: string }[]> {
 /**
  * Sends due payouts until none is left that this worker can take, `senders` at a time, each in
  * its own transaction under a skipping row lock: several workers share the queue and none sends a
- * payout twice. The senders take from one list, read by `nextPass`; the one that finds it empty
+ * payout twice. The senders take from one list, read by `nextList`; the one that finds it empty
  * reads the next while the others finish theirs (left out of it), so none waits for the slowest.
  * It ends at an empty list, or once as many payouts in a row as a list holds were held by others.
  */
@@ -199,7 +199,7 @@ export async function sendWhileDue(
         done = true;
         return;
       }
-      const rows = await nextPass(db);
+      const rows = await nextList(db);
       due = rows.map((row) => row.reference).filter((reference) => !inFlight.has(reference));
       next = 0;
       if (due.length === 0) done = true;
@@ -251,7 +251,7 @@ export interface PayoutSender {
 /**
  * A worker's payout loop, beside its periodic tasks (which it never holds up): sends while
  * payouts are due, then looks again every `pollMs`. A payout is sent within about `pollMs` of its
- * commit when the queue is quiet, and within a list or two (`PASS`) of any other merchant's flood.
+ * commit when the queue is quiet, and within a list or two of any other merchant's flood.
  */
 export function startPayoutSender(
   db: Kysely<DB>,
