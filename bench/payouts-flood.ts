@@ -315,7 +315,9 @@ export async function pgliteFloodSuite(): Promise<void> {
       "A sandbox flood beside another merchant's payouts (PGlite)",
       await measureFlood(server.url, flooder, other),
     );
-    await keepsUpWhileCreating(server.url, [flooder, other]);
+    const creating = [flooder, other];
+    for (let i = 0; i < 6; i++) creating.push(await fundedMerchant(server.url, `Creating merchant ${i}`, 10_000_000));
+    await keepsUpWhileCreating(server.url, creating);
   } finally {
     await server.stop();
     agent.destroy();
@@ -361,7 +363,8 @@ export async function keepsUpWhileCreating(base: string, keys: string[]): Promis
   while ((await pending()) > 0) await sleep(100);
   const drainedS = (Date.now() - drainBegun) / 1000;
   console.log(
-    `\nThe sender beside single payouts created by ${concurrency} clients for ${seconds.toFixed(1)} s (one process):`,
+    `\nThe sender beside single payouts created by ${concurrency} clients of ${keys.length} merchants for ` +
+      `${seconds.toFixed(1)} s; baseline: the create rate over the same time`,
   );
   console.log(
     `  created ${(created / seconds).toFixed(0)}/s, sent ${(sent / seconds).toFixed(0)}/s over the same time ` +

@@ -44,7 +44,14 @@ import {
   rssMb,
 } from './support/processes.js';
 import { inRounds, median, roundCount, roundDurationMs, roundRatios } from './support/rounds.js';
-import { fundedMerchant, measureFlood, pgliteFloodSuite, postgresFloodSuite, printFlood } from './payouts-flood.js';
+import {
+  fundedMerchant,
+  keepsUpWhileCreating,
+  measureFlood,
+  pgliteFloodSuite,
+  postgresFloodSuite,
+  printFlood,
+} from './payouts-flood.js';
 import { fundBenchWallets, insertPayableIntents } from './support/sandbox.js';
 
 const MERCHANTS = 20;
@@ -389,7 +396,14 @@ export async function payoutsSuite(args: string[] = []): Promise<void> {
     floodApi = await startServer('src/server.ts', ['--api'], apiEnv(scratch.url), '/ready');
     const flooder = await fundedMerchant(floodApi.url, 'Flood merchant', 50_000_000);
     const prober = await fundedMerchant(floodApi.url, 'Probe merchant', 10_000_000);
-    const flood = await measureFlood(floodApi.url, flooder, prober);
+    printFlood(
+      "A sandbox flood beside another merchant's payouts (PostgreSQL, one worker)",
+      await measureFlood(floodApi.url, flooder, prober),
+    );
+    // The sender beside single payouts created at full speed, 8 merchants (within the bound).
+    const creating = [flooder, prober];
+    for (let i = 0; i < 6; i++) creating.push(await fundedMerchant(floodApi.url, `Creating merchant ${i}`, 10_000_000));
+    await keepsUpWhileCreating(floodApi.url, creating);
     await floodApi.stop();
     floodApi = undefined;
     await worker.stop();
@@ -432,7 +446,6 @@ export async function payoutsSuite(args: string[] = []): Promise<void> {
         `round: batch ${workerRuns.batch.map((run) => seconds(run.lastMs)).join(', ')}; singles ` +
         `${workerRuns.singles.map((run) => seconds(run.lastMs)).join(', ')}`,
     );
-    printFlood("A sandbox flood beside another merchant's payouts (PostgreSQL, one worker)", flood);
 
     // 1. Single payouts beside sandbox payments, on the same API process, in alternating rounds.
     // Client c pays out for merchant c mod 20: a merchant's payouts queue on its account's lock,

@@ -134,9 +134,11 @@ const isFailure = (destination: string): destination is PayoutFailureCode =>
 /**
  * Payouts sent at once, each in its own transaction. On PostgreSQL each on its own connection: a
  * payout waits mostly on round trips and its commit, so more at once send more a second. PGlite
- * runs them one after another on its one session: more would only put more ahead of each request.
+ * gives its one session to transactions in turn: the sender's share of it grows with their number,
+ * and 16 (a busy API's clients) keep up with payouts created at full speed, each request waiting
+ * behind at most 16 short transactions.
  */
-export const SENDERS: Record<Database['kind'], number> = { postgres: 8, pglite: 4 };
+export const SENDERS: Record<Database['kind'], number> = { postgres: 8, pglite: 16 };
 /**
  * How many due payouts a list holds, in turns: a payout created meanwhile waits for the list to be
  * sent (about 100 ms at 500 payouts/s), then goes in the next one's first turn.
