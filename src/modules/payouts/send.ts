@@ -244,8 +244,6 @@ export function sendDuePayouts(db: Kysely<DB>): Promise<number> {
 }
 
 export interface PayoutSender {
-  /** Looks for due payouts now instead of at the next poll. */
-  poke(): void;
   /** Ends the loop once its payouts in flight are sent. */
   stop(): Promise<void>;
 }
@@ -285,7 +283,6 @@ export function startPayoutSender(
   }
   const running = loop();
   return {
-    poke: () => wake?.(),
     async stop() {
       stopped = true;
       wake?.();
