@@ -6,14 +6,19 @@
  *   throughput, CPU per request, and the ratio (target >= 0.8x).
  * - One batch of 1,000 beside 1,000 single payouts one at a time and 16 at a time (wall time, CPU
  *   per payout), in rounds.
- * - Sending: a worker process sends the oldest 3,000 (BENCH_PAYOUTS_SEND) of the payouts left
- *   PENDING by the above (payouts/s, CPU per payout), beside a bare double-entry transfer one at a
- *   time (baseline-server.ts /bare/pay); and, first of all while the queue is empty, the worker's
- *   time to send one batch of 1,000 beside 1,000 single payouts (BENCH_PAYOUTS_SEND_ROUNDS rounds).
+ * - Sending: a worker process started on the payouts left PENDING by the above sends 3,000
+ *   (BENCH_PAYOUTS_SEND) of them (payouts/s, CPU per payout), beside a bare double-entry transfer
+ *   one at a time (baseline-server.ts /bare/pay); and, first of all while the queue is empty, the
+ *   time from the request to the last payout sent of one batch of 1,000 beside 1,000 single
+ *   payouts (BENCH_PAYOUTS_SEND_ROUNDS rounds).
+ * - The flood (payouts-flood.ts): another merchant's payouts sent and folded while one sandbox
+ *   merchant sends 12 batches of 1,000 at once, beside the same on a quiet queue, through an API
+ *   process with the default bound on pending sandbox payouts (the others have none: the figures
+ *   above pile payouts up with no worker running).
  * - A month's statement of 100,000 transactions (`/balance/statements/{YYYY-MM}`, CSV and HTML)
  *   streamed by a fresh API process, its RSS growth beside the CSV export of the same rows.
- * The worker's payout task is held back (its `periodic_tasks` row set a day ahead) until a figure
- * needs it, then released by setting it to now: the worker's own schedule, nothing changed in it.
+ * The worker runs only while a figure needs it: payouts are sent by a loop of the worker process.
+ * `npm run bench -- payouts pglite`: the flood and the sender keeping up, on PGlite (payouts-flood.ts).
  */
 import { randomInt } from 'node:crypto';
 import http from 'node:http';
@@ -39,6 +44,14 @@ import {
   rssMb,
 } from './support/processes.js';
 import { inRounds, median, roundCount, roundDurationMs, roundRatios } from './support/rounds.js';
+import {
+  fundedMerchant,
+  keepsUpWhileCreating,
+  measureFlood,
+  pgliteFloodSuite,
+  postgresFloodSuite,
+  printFlood,
+} from './payouts-flood.js';
 import { fundBenchWallets, insertPayableIntents } from './support/sandbox.js';
 
 const MERCHANTS = 20;
@@ -52,7 +65,6 @@ const PAYOUT_FEE = { payoutFeeFlat: 10, payoutFeeBps: 100 };
 const BATCH = 1000;
 const STATEMENT_ROWS = Number(process.env.BENCH_STATEMENT_ROWS ?? 100_000);
 const STATEMENT_TARGET_RSS_GROWTH_MB = 50;
-const PAYOUT_TASK = 'payout-send';
 const API = '/api/v1/dev';
 
 const met = (ok: boolean) => (ok ? 'met' : 'NOT MET');
@@ -120,7 +132,9 @@ function streamCounted(
   });
 }
 
-export async function payoutsSuite(): Promise<void> {
+export async function payoutsSuite(args: string[] = []): Promise<void> {
+  if (args.includes('pglite')) return pgliteFloodSuite();
+  if (args.includes('flood')) return postgresFloodSuite();
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
   const batchConcurrency = Number(process.env.BENCH_PAYOUTS_CONCURRENCY ?? 16);
   const warmupMs = 2000;
@@ -129,7 +143,15 @@ export async function payoutsSuite(): Promise<void> {
   const scratch = await createScratchDatabase();
   const client = new pg.Client({ connectionString: scratch.url });
   await client.connect();
-  const api = await startServer('src/server.ts', ['--api'], apiEnv(scratch.url), '/ready');
+  // No bound on pending sandbox payouts here: payouts pile up while no worker runs (the flood's
+  // API process keeps the default).
+  const api = await startServer(
+    'src/server.ts',
+    ['--api'],
+    { ...apiEnv(scratch.url), SANDBOX_PENDING_PAYOUTS_MAX: '1000000000' },
+    '/ready',
+  );
+  let floodApi: ServerProcess | undefined;
   let worker: { pid: number; stop(): Promise<void> } | undefined;
   let baseline: ServerProcess | undefined;
   let statementApi: ServerProcess | undefined;
@@ -192,20 +214,15 @@ export async function payoutsSuite(): Promise<void> {
       `PostgreSQL scratch database; ${MERCHANTS} merchants (payout fee ${PAYOUT_FEE.payoutFeeFlat} centimes + ` +
         `${PAYOUT_FEE.payoutFeeBps / 100}%), ${WALLETS} payer wallets, payouts to ${PAYOUT_PHONES} sandbox phones; ` +
         `API, worker, PostgreSQL and load share 2 cores. In the order they run: the worker sending a batch beside ` +
-        `single payouts (the queue empty before each), single payouts beside payments, a batch beside single ` +
+        `single payouts (the queue empty before each), a sandbox flood, single payouts beside payments, a batch beside single ` +
         `payouts, the worker sending ${drainCount.toLocaleString('en')} of the payouts left, a month's statement`,
     );
 
-    // The worker, its payout task held back until a figure releases it (and not running while the
-    // API alone is measured, as in bench/pay.ts).
-    await client.query(
-      `INSERT INTO periodic_tasks (name, next_run_at) VALUES ($1, now() + interval '1 day')
-       ON CONFLICT (name) DO UPDATE SET next_run_at = excluded.next_run_at`,
-      [PAYOUT_TASK],
-    );
+    // The worker runs only while a figure needs it (not while the API alone is measured, as in
+    // bench/pay.ts).
     const startWorker = async () => {
       await client.query(`UPDATE periodic_tasks SET last_run_at = NULL WHERE name = 'list-count-fold'`);
-      // Ready once its first run of the tasks has passed the payout task (held back) and the next.
+      // Ready once its first run of the periodic tasks has come to the list-count fold.
       return startProcess('src/server.ts', ['--worker'], apiEnv(scratch.url), async () => {
         const ran = await client.query(
           `SELECT 1 FROM periodic_tasks WHERE name = 'list-count-fold' AND last_run_at IS NOT NULL`,
@@ -213,8 +230,6 @@ export async function payoutsSuite(): Promise<void> {
         return ran.rows.length > 0;
       });
     };
-    const hold = () =>
-      client.query(`UPDATE periodic_tasks SET next_run_at = now() + interval '1 day' WHERE name = $1`, [PAYOUT_TASK]);
     const pendingCount = async (where: string, values: unknown[]) =>
       Number(
         (
@@ -224,26 +239,39 @@ export async function payoutsSuite(): Promise<void> {
           )
         ).rows[0]!.n,
       );
+    /** Now, and the CPU the worker and PostgreSQL have spent so far. */
+    const mark = () => ({ at: new Date(), cpu: { worker: cpuTimeMs(worker!.pid), postgres: postgresCpuMs() } });
     /**
-     * Releases the payout task and waits until `limit` payouts of `where` (all of them by default)
-     * are no longer PENDING, then holds the task back again. Gives how long from the release to
-     * the first and the last of them sent (their paid_at or failed_at, set by the worker), the
-     * time the worker sent none between them (gaps over 250 ms: the pause between its runs of at
-     * most 500), and the CPU the worker and PostgreSQL spent per payout.
+     * Waits, the worker running, until `limit` more payouts of `where` (all of them by default)
+     * are no longer PENDING. Gives how long from `since` (the request that created them, or now) to
+     * the first and the last of them sent (their paid_at or failed_at, set by the worker), the time
+     * the worker sent none between them (gaps over 250 ms), and the CPU the worker and PostgreSQL
+     * spent per payout from `since`.
      */
-    const send = async (where: string, values: unknown[], limit = Number.POSITIVE_INFINITY) => {
+    const send = async (where: string, values: unknown[], limit = Number.POSITIVE_INFINITY, since = mark()) => {
       const pending = await pendingCount(where, values);
-      const count = Math.min(pending, limit);
-      const cpuBefore = { worker: cpuTimeMs(worker!.pid), postgres: postgresCpuMs() };
-      const released = new Date();
-      await client.query(`UPDATE periodic_tasks SET next_run_at = now() WHERE name = $1`, [PAYOUT_TASK]);
-      const deadline = released.getTime() + 600_000;
-      while (pending - (await pendingCount(where, values)) < count) {
+      const released = since.at;
+      const deadline = Date.now() + 600_000;
+      while (pending - (await pendingCount(where, values)) < Math.min(pending, limit)) {
         if (Date.now() > deadline) throw new Error(`payouts still PENDING after 10 minutes`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      const cpu = { worker: cpuTimeMs(worker!.pid) - cpuBefore.worker, postgres: postgresCpuMs() - cpuBefore.postgres };
-      await hold();
+      // All of them: those sent before this call too.
+      const count = Number.isFinite(limit)
+        ? Math.min(pending, limit)
+        : Number(
+            (
+              await client.query<{ n: string }>(
+                `SELECT count(*) AS n FROM payouts
+                 WHERE coalesce(paid_at, failed_at) >= $${values.length + 1} AND ${where}`,
+                [...values, released],
+              )
+            ).rows[0]!.n,
+          );
+      const cpu = {
+        worker: cpuTimeMs(worker!.pid) - since.cpu.worker,
+        postgres: postgresCpuMs() - since.cpu.postgres,
+      };
       const span = await client.query<{ first: Date; last: Date; paid: string; failed: string; idle: number }>(
         `WITH sent AS (
            SELECT status, coalesce(paid_at, failed_at) AS at FROM payouts
@@ -320,17 +348,18 @@ export async function payoutsSuite(): Promise<void> {
       },
     };
 
-    // 3b. The worker's time to send one batch of 1,000 beside 1,000 single payouts (16 at a time
-    // from 16 merchants), each alone in the queue, in rounds in turn. First, while the queue is
-    // empty: the worker sends the oldest PENDING payouts first.
+    // 3b. From the request to the last payout sent: one batch of 1,000 beside 1,000 single
+    // payouts (16 at a time from 16 merchants), each alone in the queue, in rounds in turn, the
+    // worker running. First, while the queue is empty.
     worker = await startWorker();
     const workerRuns: { batch: Sent[]; singles: Sent[] } = { batch: [], singles: [] };
     const sendRounds = {
       batch: async () => {
+        const since = mark();
         const created = await creators.batch();
         if (created.errors > 0) throw new Error(`a batch was refused: ${created.firstError}`);
         const id = batchIds[batchIds.length - 1]!;
-        const sent = await send('batch_id = $1', [id]);
+        const sent = await send('batch_id = $1', [id], Number.POSITIVE_INFINITY, since);
         const counts = await call(api.url, {
           method: 'GET',
           path: `${API}/payouts/batches/${id}`,
@@ -341,10 +370,12 @@ export async function payoutsSuite(): Promise<void> {
         workerRuns.batch.push(sent);
       },
       singles: async () => {
-        const since = new Date();
+        const since = mark();
         const created = await creators.concurrent();
         if (created.errors > 0) throw new Error(`single payouts were refused: ${created.firstError}`);
-        workerRuns.singles.push(await send('batch_id IS NULL AND created_at >= $1', [since]));
+        workerRuns.singles.push(
+          await send('batch_id IS NULL AND created_at >= $1', [since.at], Number.POSITIVE_INFINITY, since),
+        );
       },
     };
     // Warm-up, not measured: the worker's first sends, and a wallet for each of the payout phones
@@ -359,12 +390,28 @@ export async function payoutsSuite(): Promise<void> {
         await sendRounds[name]();
       }
     }
+
+    // The flood, the queue empty and the worker running: through an API process of its own with
+    // the default bound on pending sandbox payouts.
+    floodApi = await startServer('src/server.ts', ['--api'], apiEnv(scratch.url), '/ready');
+    const flooder = await fundedMerchant(floodApi.url, 'Flood merchant', 50_000_000);
+    const prober = await fundedMerchant(floodApi.url, 'Probe merchant', 10_000_000);
+    printFlood(
+      "A sandbox flood beside another merchant's payouts (PostgreSQL, one worker)",
+      await measureFlood(floodApi.url, flooder, prober),
+    );
+    // The sender beside single payouts created at full speed, 8 merchants (within the bound).
+    const creating = [flooder, prober];
+    for (let i = 0; i < 6; i++) creating.push(await fundedMerchant(floodApi.url, `Creating merchant ${i}`, 10_000_000));
+    await keepsUpWhileCreating(floodApi.url, creating);
+    await floodApi.stop();
+    floodApi = undefined;
     await worker.stop();
     worker = undefined;
     console.log(
       `\nThe worker sending ${BATCH.toLocaleString('en')} payouts alone in the queue: one batch, beside ` +
         `${BATCH.toLocaleString('en')} single payouts; ${sendRoundCount} rounds in turn (BENCH_PAYOUTS_SEND_ROUNDS); ` +
-        `times from the release of its task`,
+        `times from the request that created them, the worker running`,
     );
     console.log(
       `  ${''.padEnd(24)}${['first sent', 'last sent', 'first-last', 'idle', 'payouts/s', 'CPU/payout']
@@ -394,8 +441,8 @@ export async function payoutsSuite(): Promise<void> {
     const sendRatio =
       median(workerRuns.singles.map((run) => run.lastMs)) / median(workerRuns.batch.map((run) => run.lastMs));
     console.log(
-      `  medians of the rounds (idle: no payout sent for over 250 ms, between the worker's runs); CPU per payout: ` +
-        `worker + PostgreSQL, ms; the batch's payouts/s over the singles': ${sendRatio.toFixed(2)}x; last sent, each ` +
+      `  medians of the rounds (idle: no payout sent for over 250 ms); CPU per payout: worker + PostgreSQL from ` +
+        `the request (the creation's share of PostgreSQL included), ms; the batch's payouts/s over the singles': ${sendRatio.toFixed(2)}x; last sent, each ` +
         `round: batch ${workerRuns.batch.map((run) => seconds(run.lastMs)).join(', ')}; singles ` +
         `${workerRuns.singles.map((run) => seconds(run.lastMs)).join(', ')}`,
     );
@@ -500,8 +547,8 @@ export async function payoutsSuite(): Promise<void> {
         `${Math.min(batchConcurrency, MERCHANTS)} merchants; "vs batch": the median wall time over the batch's)`,
     );
 
-    // 2. Sending: the worker sends the oldest BENCH_PAYOUTS_SEND (3,000: six of its runs) of the
-    // payouts left PENDING above, beside a bare double-entry transfer one at a time
+    // 2. Sending: a worker started on the payouts left PENDING above (it sends the 20 merchants'
+    // in turns) is timed over BENCH_PAYOUTS_SEND (3,000) of them, beside a bare double-entry transfer one at a time
     // (bench/baseline-server.ts /bare/pay) before and after. The rest stay PENDING.
     baseline = await startServer('bench/baseline-server.ts', [], { DATABASE_URL: scratch.url }, '/ready');
     const bareOne = async () => {
@@ -529,13 +576,13 @@ export async function payoutsSuite(): Promise<void> {
     const drainPerSecond = (drained.count * 1000) / drained.lastMs;
     const sendingPerSecond = (drained.count * 1000) / (drained.spanMs - drained.idleMs || 1);
     console.log(
-      `\nSending: one worker sends the oldest ${drained.count.toLocaleString('en')} of the PENDING payouts left ` +
+      `\nSending: one worker, started on the PENDING payouts left above, timed over ${drained.count.toLocaleString('en')} of them ` +
         `above (${drained.paid.toLocaleString('en')} PAID, ${drained.failed} FAILED); baseline: a bare ` +
         `double-entry transfer, one at a time (baseline-server.ts /bare/pay, 1 client, before and after)`,
     );
     console.log(
-      `  worker   ${drainPerSecond.toFixed(0).padStart(6)} payouts/s from the release to the last sent ` +
-        `(${seconds(drained.lastMs)}; the first after ${seconds(drained.firstMs)}; idle between its runs ` +
+      `  worker   ${drainPerSecond.toFixed(0).padStart(6)} payouts/s from the start of the measure to the last sent ` +
+        `(${seconds(drained.lastMs)}; the first after ${seconds(drained.firstMs)}; idle ` +
         `${seconds(drained.idleMs)}); ${sendingPerSecond.toFixed(0)}/s while it sends`,
     );
     console.log(
@@ -551,8 +598,7 @@ export async function payoutsSuite(): Promise<void> {
     console.log(
       `  the API created single payouts at ${single.payouts.result.perSecond.toFixed(0)}/s above; the worker keeps up ` +
         `with that: ${drainPerSecond >= single.payouts.result.perSecond ? 'yes' : 'NO'} ` +
-        `(${(drainPerSecond / single.payouts.result.perSecond).toFixed(2)}x; four at a time, pass after pass, ` +
-        `a run every second)`,
+        `(${(drainPerSecond / single.payouts.result.perSecond).toFixed(2)}x; eight at a time)`,
     );
 
     // 4. A month's statement of STATEMENT_ROWS transactions, streamed by a fresh API process (its
@@ -650,6 +696,7 @@ export async function payoutsSuite(): Promise<void> {
     console.log(`\nsuite ran in ${seconds(Date.now() - suiteBegun)}`);
   } finally {
     await worker?.stop();
+    await floodApi?.stop();
     await baseline?.stop();
     await statementApi?.stop();
     await api.stop();

@@ -36,6 +36,8 @@ export const ConfigSchema = Type.Object({
   /** `false` behind a pooler in transaction mode (PgBouncer): see db/database.ts, `namedStatements`. */
   DB_PREPARED_STATEMENTS: BooleanText,
   INTENT_MAX_AMOUNT: Type.Integer({ minimum: 1, default: 100_000_000 }),
+  /** A business's sandbox payouts waiting to be sent, at most (decision 067): two full batches. */
+  SANDBOX_PENDING_PAYOUTS_MAX: Type.Integer({ minimum: 1, default: 2000 }),
   SEED_DEMO: BooleanText,
   DASHBOARD_SESSION_IDLE_MINUTES: Type.Integer({ minimum: 1, maximum: 10_080, default: 60 }),
   DASHBOARD_LOGIN_PER_MINUTE_IP: Type.Integer({ minimum: 1, default: 20 }),
@@ -125,6 +127,7 @@ function toConfig(raw: Static<typeof ConfigSchema>) {
     dbPoolSize: raw.DB_POOL_SIZE,
     dbPreparedStatements: flag(raw.DB_PREPARED_STATEMENTS),
     intentMaxAmount: raw.INTENT_MAX_AMOUNT,
+    sandboxPendingPayoutsMax: raw.SANDBOX_PENDING_PAYOUTS_MAX,
     metricsToken: raw.METRICS_TOKEN,
     /**
      * How many 6-digit codes may be handed out (000000 up to this minus one). Always 1,000,000 from

@@ -61,6 +61,10 @@ export const errorCatalogue = {
   PAYOUT_NOT_FOUND: { status: 404, message: 'No payout with this reference.' },
   PAYOUT_BATCH_NOT_FOUND: { status: 404, message: 'No payout batch with this id.' },
   PAYOUT_NOT_PENDING: { status: 400, message: 'Only a PENDING payout can be cancelled.' },
+  TOO_MANY_PENDING_PAYOUTS: {
+    status: 429,
+    message: 'Too many sandbox payouts of this business are waiting to be sent. Retry after the time given.',
+  },
   STATEMENT_PERIOD_INVALID: { status: 400, message: 'The statement period is not a valid month or date range.' },
 
   // Catalog

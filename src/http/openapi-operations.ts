@@ -43,7 +43,7 @@ const PAYOUT_CODES = ['PAYOUT_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
 const PAYOUT_SENDING =
   'The worker sends a PENDING payout within about a second: PAID (`payout.paid`) when the wallet takes it, or FAILED (`payout.failed`) with `failureCode` WALLET_NOT_FOUND (no wallet has the phone) or WALLET_LOCKED (the wallet is locked), its amount and fee then back in the balance (`payout_reversal`).';
 const PAYOUT_SANDBOX =
-  'Sandbox (test keys): any E.164 phone without a wallet gets a sandbox wallet (PIN 1234) when the payout is sent; a payout to +22220001313 always fails with WALLET_NOT_FOUND, and one to the locked sandbox wallet +22220000003 fails with WALLET_LOCKED.';
+  'Sandbox (test keys): any E.164 phone without a wallet gets a sandbox wallet (PIN 1234) when the payout is sent; a payout to +22220001313 always fails with WALLET_NOT_FOUND, and one to the locked sandbox wallet +22220000003 fails with WALLET_LOCKED. A business keeps at most `SANDBOX_PENDING_PAYOUTS_MAX` (2,000) sandbox payouts waiting to be sent: beyond, 429 TOO_MANY_PENDING_PAYOUTS with `Retry-After`, nothing created (not stored under the idempotency key: retry with the same key).';
 const PAYOUT_RECONCILIATION =
   "Reconciliation: a payout settles the merchant's balance transactions that no payout had settled yet when it was created (`GET /payouts/{referenceNumber}/transactions`). A failed or cancelled single payout releases them to the next payout; a batch settles them as a whole, and every payout of the batch lists the same transactions.";
 
@@ -133,7 +133,13 @@ export const operationDocs: Record<string, OperationDoc> = {
       PAYOUT_SANDBOX,
       PAYOUT_RECONCILIATION,
     ].join('\n\n'),
-    codes: ['AMOUNT_OUT_OF_RANGE', 'METADATA_TOO_MANY_KEYS', 'METADATA_VALUE_TOO_LONG', 'INSUFFICIENT_FUNDS'],
+    codes: [
+      'AMOUNT_OUT_OF_RANGE',
+      'METADATA_TOO_MANY_KEYS',
+      'METADATA_VALUE_TOO_LONG',
+      'INSUFFICIENT_FUNDS',
+      'TOO_MANY_PENDING_PAYOUTS',
+    ],
     requestExample: {
       amount: 250000,
       destination: { type: 'WALLET', phone: '+22220000001' },
@@ -145,7 +151,7 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'createPayoutBatch',
     summary: 'Create a batch of payouts',
     description: PAYOUT_BATCH,
-    codes: ['INSUFFICIENT_FUNDS'],
+    codes: ['INSUFFICIENT_FUNDS', 'TOO_MANY_PENDING_PAYOUTS'],
     requestExample: PAYOUT_BATCH_EXAMPLE,
   },
   'POST /payouts/batch': {
@@ -155,7 +161,7 @@ export const operationDocs: Record<string, OperationDoc> = {
       'Deprecated: the path batches were first created at, kept as an alias of `POST /payouts/batches`, which answers exactly the same. New code uses `POST /payouts/batches`.',
       PAYOUT_BATCH,
     ].join('\n\n'),
-    codes: ['INSUFFICIENT_FUNDS'],
+    codes: ['INSUFFICIENT_FUNDS', 'TOO_MANY_PENDING_PAYOUTS'],
     requestExample: PAYOUT_BATCH_EXAMPLE,
   },
   'GET /payouts': {

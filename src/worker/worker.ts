@@ -6,7 +6,7 @@ import { newId } from '../lib/ids.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency/store.js';
 import { expireDueIntents } from '../modules/intents/service.js';
 import { foldPendingMovements } from '../modules/payments/ledger.js';
-import { sendDuePayouts } from '../modules/payouts/send.js';
+import { SENDERS, startPayoutSender, type PayoutSender } from '../modules/payouts/send.js';
 import { startDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions } from '../modules/webhooks/engine.js';
 import { checkFailingEndpoints } from '../modules/webhooks/health.js';
 import { deleteOldRollups } from '../modules/webhooks/stats.js';
@@ -38,8 +38,6 @@ export const periodicTasks: PeriodicTask[] = [
   // Shared ledger accounts take their pending movements into their balance row (ledger.ts).
   { name: 'ledger-fold', everySeconds: 1, run: (runtime) => foldPendingMovements(runtime.db, 1000) },
   // Writers count list rows under their own slot (counted-list.ts); this sums them per day.
-  // Payouts are sent by the worker, each in its own transaction (payouts/send.ts).
-  { name: 'payout-send', everySeconds: 1, run: (runtime) => sendDuePayouts(runtime.db) },
   { name: 'list-count-fold', everySeconds: 5, run: (runtime) => foldListCounts(runtime.db) },
   { name: 'webhook-auto-disable', everySeconds: 60, run: webhookAutoDisable },
   { name: 'webhook-rollup-cleanup', everySeconds: 3600, run: (runtime) => deleteOldRollups(runtime.db) },
@@ -56,6 +54,11 @@ export const TASK_LEASE_SECONDS = 60;
 export interface Worker {
   /** The webhook delivery loop of this worker. */
   deliveries: DeliveryEngine;
+  /**
+   * The payout loop of this worker (payouts/send.ts): on its own, so that a long queue of payouts
+   * never holds up the periodic tasks, which run one after another in a tick.
+   */
+  payouts: PayoutSender;
   stop(): Promise<void>;
   /** Runs every due task once now (tests and the first tick). */
   tick(): Promise<void>;
@@ -222,16 +225,18 @@ export function startWorker(
       logger.warn({ err: error }, 'could not listen for webhook notifications; polling only');
       return undefined;
     });
+  const payouts = startPayoutSender(db, logger, { senders: SENDERS[runtime.database.kind] });
   running = tick().finally(schedule);
   return {
     deliveries,
+    payouts,
     tick: () => tick(),
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
       await running;
       await (await listening)?.close();
-      await deliveries.stop();
+      await Promise.all([deliveries.stop(), payouts.stop()]);
     },
   };
 }

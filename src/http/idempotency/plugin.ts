@@ -321,8 +321,16 @@ export async function write<R extends FastifyRequest, T>(
   return sendStored(reply, { status, body: outcome.value.body }, false);
 }
 
-/** Answers the idempotency layer gives itself: never stored under the key they are about. */
-const UNSTORED_CODES = new Set(['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_PROGRESS', 'IDEMPOTENCY_KEY_REQUIRED']);
+/**
+ * Never stored under the key they are about: the answers the idempotency layer gives itself, and
+ * a "retry later" (429), so that the retry with the same key is carried out.
+ */
+const UNSTORED_CODES = new Set([
+  'IDEMPOTENCY_KEY_REUSED',
+  'IDEMPOTENCY_KEY_IN_PROGRESS',
+  'IDEMPOTENCY_KEY_REQUIRED',
+  'TOO_MANY_PENDING_PAYOUTS',
+]);
 
 /**
  * The error handler's half of the write path: a refusal below 500 of a write whose refusals are

@@ -286,7 +286,7 @@ const detail = (reference: string) => `${PAYOUTS}/${encodeURIComponent(reference
  */
 export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config } = app.services;
-  const limits = { maxAmount: config.intentMaxAmount };
+  const limits = { maxAmount: config.intentMaxAmount, maxPendingSandbox: config.sandboxPendingPayoutsMax };
   const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
 
   app.get(at(PAYOUTS), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {

@@ -34,7 +34,7 @@ const page = <T>(items: T[], window: { page: number; limit: number; offset: numb
 /** Payouts to wallets, single and in batches (issue 35), with the transactions each settles. */
 export const payoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config } = app.services;
-  const limits = { maxAmount: config.intentMaxAmount };
+  const limits = { maxAmount: config.intentMaxAmount, maxPendingSandbox: config.sandboxPendingPayoutsMax };
 
   app.post(
     '/payouts',

@@ -1,6 +1,8 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
-import { inTransaction } from '../../db/transaction.js';
+import { inTransaction, type Executor } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
 import { changeWithEvents } from '../events/outbox.js';
 import { feePlanFromColumns } from '../payments/fees.js';
@@ -129,41 +131,162 @@ async function sendPayout(db: Kysely<DB>, reference: string): Promise<boolean> {
 const isFailure = (destination: string): destination is PayoutFailureCode =>
   (PAYOUT_FAILURE_CODES as readonly string[]).includes(destination);
 
-/** Payouts sent at once, each in its own transaction on its own connection. */
-const SENDERS = 4;
-/** How many due payouts a pass reads; a run passes again while it finds that many. */
-const PASS = 500;
+/**
+ * Payouts sent at once, each in its own transaction. On PostgreSQL each on its own connection: a
+ * payout waits mostly on round trips and its commit, so more at once send more a second. PGlite
+ * gives its one session to transactions in turn: the sender's share of it grows with their number,
+ * and 16 (a busy API's clients) keep up with payouts created at full speed, each request waiting
+ * behind at most 16 short transactions.
+ */
+export const SENDERS: Record<Database['kind'], number> = { postgres: 8, pglite: 16 };
+/**
+ * How many due payouts a list holds, in turns: a payout created meanwhile waits for the list to be
+ * sent (about 100 ms at 500 payouts/s), then goes in the next one's first turn.
+ */
+const LIST_SIZE = 48;
 
 /**
- * Worker task: sends the oldest PENDING payouts, each in its own transaction, `SENDERS` at a
- * time, pass after pass until the queue is empty or `budgetMs` has gone (then the next run goes
- * on). Sending one at a time, 500 a run, fell behind payouts created at 200 a second
- * (docs/benchmarks.md). Several workers share the queue: each payout is taken under a skipping
- * row lock.
+ * The next list: the due payouts of every business and environment in turns, one payout of each
+ * per turn (its oldest first), live before sandbox within a turn. The queues are found by a skip
+ * scan of `payouts_pending_queue_idx` (one probe per queue, however many payouts each holds) and
+ * each gives at most `LIST_SIZE` payouts, so a merchant with thousands pending costs a read what
+ * a merchant with `LIST_SIZE` does.
  */
-export async function sendDuePayouts(db: Kysely<DB>, budgetMs = 10_000): Promise<number> {
-  const deadline = Date.now() + budgetMs;
+function nextList(db: Executor): Promise<{ reference: string }[]> {
+  return sql<{ reference: string }>`
+    WITH RECURSIVE queues AS (
+      (SELECT business_id, environment FROM payouts WHERE status = ${PAYOUT_OPEN_STATUS}
+       ORDER BY business_id, environment LIMIT 1)
+      UNION ALL
+      SELECT next.business_id, next.environment FROM queues q CROSS JOIN LATERAL (
+        SELECT business_id, environment FROM payouts
+        WHERE status = ${PAYOUT_OPEN_STATUS} AND (business_id, environment) > (q.business_id, q.environment)
+        ORDER BY business_id, environment LIMIT 1
+      ) next
+    )
+    SELECT due.reference FROM queues q CROSS JOIN LATERAL (
+      SELECT reference, created_at, row_number() OVER (ORDER BY created_at, reference) AS turn
+      FROM payouts
+      WHERE status = ${PAYOUT_OPEN_STATUS} AND business_id = q.business_id AND environment = q.environment
+      ORDER BY created_at, reference LIMIT ${LIST_SIZE}
+    ) due
+    ORDER BY due.turn, q.environment = 'test', due.created_at, due.reference
+    LIMIT ${LIST_SIZE}`
+    .execute(db)
+    .then((result) => result.rows);
+}
+
+/**
+ * Sends due payouts until none is left that this worker can take, `senders` at a time, each in
+ * its own transaction under a skipping row lock: several workers share the queue and none sends a
+ * payout twice. The senders take from one list, read by `nextList`; the one that finds it empty
+ * reads the next while the others finish theirs (left out of it), so none waits for the slowest.
+ * It ends at an empty list, or once as many payouts in a row as a list holds were held by others.
+ */
+export async function sendWhileDue(
+  db: Kysely<DB>,
+  options: { senders?: number; stopped?: () => boolean } = {},
+): Promise<number> {
+  const stopped = options.stopped ?? (() => false);
+  let due: string[] = [];
+  let next = 0;
   let sent = 0;
-  for (;;) {
-    const due = await db
-      .selectFrom('payouts')
-      .select('reference')
-      .where('status', '=', PAYOUT_OPEN_STATUS)
-      .orderBy('created_at')
-      .orderBy('reference')
-      .limit(PASS)
-      .execute();
-    let next = 0;
-    let sentNow = 0;
-    const sender = async () => {
-      while (next < due.length && Date.now() < deadline) {
-        const { reference } = due[next++]!;
-        if (await sendPayout(db, reference)) sentNow++;
+  let misses = 0;
+  let done = false;
+  const inFlight = new Set<string>();
+  let reading: Promise<void> | undefined;
+  const read = () =>
+    (reading ??= (async () => {
+      if (due.length > 0 && misses >= due.length) {
+        done = true;
+        return;
       }
-    };
-    await Promise.all(Array.from({ length: SENDERS }, sender));
-    sent += sentNow;
-    // A short pass emptied the queue; a pass that sent nothing found only payouts others hold.
-    if (due.length < PASS || sentNow === 0 || Date.now() >= deadline) return sent;
+      const rows = await nextList(db);
+      due = rows.map((row) => row.reference).filter((reference) => !inFlight.has(reference));
+      next = 0;
+      if (due.length === 0) done = true;
+    })().finally(() => (reading = undefined)));
+  const sender = async () => {
+    while (!done && !stopped()) {
+      if (next >= due.length) {
+        await read();
+        continue;
+      }
+      const reference = due[next++]!;
+      inFlight.add(reference);
+      try {
+        if (await sendPayout(db, reference)) {
+          sent++;
+          misses = 0;
+        } else {
+          misses++;
+        }
+      } catch (error) {
+        done = true;
+        throw error;
+      } finally {
+        inFlight.delete(reference);
+      }
+      // PGlite answers in the same thread without giving the event loop a turn: without this,
+      // senders that always find work would keep requests (and their turn at the database) waiting.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+  const outcomes = await Promise.allSettled(Array.from({ length: options.senders ?? SENDERS.pglite }, sender));
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return sent;
+}
+
+/** Sends every due payout this worker can take (tests, and the loop below). */
+export function sendDuePayouts(db: Kysely<DB>): Promise<number> {
+  return sendWhileDue(db);
+}
+
+export interface PayoutSender {
+  /** Ends the loop once its payouts in flight are sent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A worker's payout loop, beside its periodic tasks (which it never holds up): sends while
+ * payouts are due, then looks again every `pollMs`. A payout is sent within about `pollMs` of its
+ * commit when the queue is quiet, and within a list or two of any other merchant's flood.
+ */
+export function startPayoutSender(
+  db: Kysely<DB>,
+  logger: FastifyBaseLogger,
+  options: { pollMs?: number; senders?: number } = {},
+): PayoutSender {
+  const pollMs = options.pollMs ?? 250;
+  const senders = options.senders ?? SENDERS.pglite;
+  let stopped = false;
+  let wake: (() => void) | undefined;
+
+  async function loop(): Promise<void> {
+    while (!stopped) {
+      try {
+        await sendWhileDue(db, { senders, stopped: () => stopped });
+      } catch (error) {
+        logger.error({ err: error }, 'could not send payouts');
+      }
+      if (stopped) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pollMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
   }
+  const running = loop();
+  return {
+    async stop() {
+      stopped = true;
+      wake?.();
+      await running;
+    },
+  };
 }

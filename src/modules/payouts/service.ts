@@ -133,6 +133,46 @@ function newPayoutRow(
   } satisfies PayoutRow;
 }
 
+/** What a payout's creation is bounded by: its amount, and the business's sandbox payouts waiting. */
+export interface PayoutLimits {
+  maxAmount: number;
+  /** A business's sandbox payouts PENDING at once, at most (decision 067). */
+  maxPendingSandbox: number;
+}
+
+/**
+ * A sandbox business keeps at most `max` payouts waiting to be sent: beyond, 429
+ * TOO_MANY_PENDING_PAYOUTS and nothing written, until the worker has sent enough of them (a live
+ * business is bounded by its money). Counted once the merchant's account is locked, so racing
+ * creates of the business count each other's payouts.
+ */
+async function checkPendingSandbox(trx: Transaction<DB>, caller: Caller, adding: number, max: number): Promise<void> {
+  if (caller.environment !== 'test') return;
+  // Counted no further than the bound needs: at most `max + 1` index entries, however many wait.
+  const waiting = trx
+    .selectFrom('payouts')
+    .select('reference')
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', 'test')
+    .where('status', '=', PAYOUT_OPEN_STATUS)
+    .limit(max + 1);
+  const { n } = await trx
+    .selectFrom(waiting.as('waiting'))
+    .select(sql<number>`count(*)`.as('n'))
+    .executeTakeFirstOrThrow();
+  const pending = Number(n);
+  if (pending + adding <= max) return;
+  // About the time the sender takes for the excess at a modest 200 payouts a second.
+  const retryAfter = Math.min(60, Math.max(1, Math.ceil((pending + adding - max) / 200)));
+  throw new ApiError(
+    'TOO_MANY_PENDING_PAYOUTS',
+    `${pending > max ? `Over ${max}` : pending} sandbox payout(s) of this business are waiting to be sent and at most ${max} may wait: ` +
+      `${adding} more cannot be created now. Nothing was created; retry after ${retryAfter} s.`,
+    undefined,
+    { 'Retry-After': String(retryAfter) },
+  );
+}
+
 const balanceDescription = (row: PayoutRow) =>
   row.description ? `Payout ${row.reference}: ${row.description}` : `Payout ${row.reference}`;
 
@@ -147,6 +187,7 @@ async function reserveAndInsert(
   caller: Caller,
   rows: readonly PayoutRow[],
   at: Date,
+  limits: PayoutLimits,
   batch?: PayoutBatchRow,
 ): Promise<PayoutRow[]> {
   await lockForPayouts(
@@ -154,6 +195,7 @@ async function reserveAndInsert(
     caller,
     rows.reduce((total, row) => total + row.amount + row.fee, 0),
   );
+  await checkPendingSandbox(trx, caller, rows.length, limits.maxPendingSandbox);
   // The batch row before its payouts, which refer to it; it settles their transactions as a whole.
   if (batch) await trx.insertInto('payout_batches').values(batch).execute();
   const settledBy = batch?.id ?? rows[0]!.reference;
@@ -191,7 +233,7 @@ export async function createPayout(
   trx: Transaction<DB>,
   caller: Caller,
   input: PayoutInput,
-  options: { maxAmount: number },
+  options: PayoutLimits,
 ): Promise<PayoutRow> {
   if (input.amount < 1 || input.amount > options.maxAmount) {
     throw new ApiError('AMOUNT_OUT_OF_RANGE', `amount must be between 1 and ${options.maxAmount} centimes.`);
@@ -200,7 +242,7 @@ export async function createPayout(
   const plan = await payoutFeePlan(trx, caller.businessId);
   const now = new Date();
   const row = newPayoutRow(caller, input, payoutFee(input.amount, plan), now);
-  const [inserted] = await reserveAndInsert(trx, caller, [row], now);
+  const [inserted] = await reserveAndInsert(trx, caller, [row], now, options);
   return inserted!;
 }
 
@@ -214,7 +256,7 @@ export async function createPayoutBatch(
   trx: Transaction<DB>,
   caller: Caller,
   items: readonly PayoutInput[],
-  options: { maxAmount: number },
+  options: PayoutLimits,
 ): Promise<{ batch: PayoutBatchRow; payouts: PayoutRow[] }> {
   const refusal = batchRefusal(items, [], options.maxAmount);
   if (refusal) throw refusal;
@@ -231,7 +273,7 @@ export async function createPayoutBatch(
     total_fee: rows.reduce((total, row) => total + row.fee, 0),
     created_at: now,
   };
-  return { batch, payouts: await reserveAndInsert(trx, caller, rows, now, batch) };
+  return { batch, payouts: await reserveAndInsert(trx, caller, rows, now, options, batch) };
 }
 
 /** A payout of the caller's, or PAYOUT_NOT_FOUND (SANDBOX_MISMATCH when it is the other environment's). */

@@ -979,7 +979,7 @@ export interface paths {
          *
          *     The worker sends a PENDING payout within about a second: PAID (`payout.paid`) when the wallet takes it, or FAILED (`payout.failed`) with `failureCode` WALLET_NOT_FOUND (no wallet has the phone) or WALLET_LOCKED (the wallet is locked), its amount and fee then back in the balance (`payout_reversal`).
          *
-         *     Sandbox (test keys): any E.164 phone without a wallet gets a sandbox wallet (PIN 1234) when the payout is sent; a payout to +22220001313 always fails with WALLET_NOT_FOUND, and one to the locked sandbox wallet +22220000003 fails with WALLET_LOCKED.
+         *     Sandbox (test keys): any E.164 phone without a wallet gets a sandbox wallet (PIN 1234) when the payout is sent; a payout to +22220001313 always fails with WALLET_NOT_FOUND, and one to the locked sandbox wallet +22220000003 fails with WALLET_LOCKED. A business keeps at most `SANDBOX_PENDING_PAYOUTS_MAX` (2,000) sandbox payouts waiting to be sent: beyond, 429 TOO_MANY_PENDING_PAYOUTS with `Retry-After`, nothing created (not stored under the idempotency key: retry with the same key).
          *
          *     Reconciliation: a payout settles the merchant's balance transactions that no payout had settled yet when it was created (`GET /payouts/{referenceNumber}/transactions`). A failed or cancelled single payout releases them to the next payout; a batch settles them as a whole, and every payout of the batch lists the same transactions.
          *
@@ -1007,7 +1007,7 @@ export interface paths {
          *
          *     The worker sends a PENDING payout within about a second: PAID (`payout.paid`) when the wallet takes it, or FAILED (`payout.failed`) with `failureCode` WALLET_NOT_FOUND (no wallet has the phone) or WALLET_LOCKED (the wallet is locked), its amount and fee then back in the balance (`payout_reversal`).
          *
-         *     Sandbox (test keys): any E.164 phone without a wallet gets a sandbox wallet (PIN 1234) when the payout is sent; a payout to +22220001313 always fails with WALLET_NOT_FOUND, and one to the locked sandbox wallet +22220000003 fails with WALLET_LOCKED.
+         *     Sandbox (test keys): any E.164 phone without a wallet gets a sandbox wallet (PIN 1234) when the payout is sent; a payout to +22220001313 always fails with WALLET_NOT_FOUND, and one to the locked sandbox wallet +22220000003 fails with WALLET_LOCKED. A business keeps at most `SANDBOX_PENDING_PAYOUTS_MAX` (2,000) sandbox payouts waiting to be sent: beyond, 429 TOO_MANY_PENDING_PAYOUTS with `Retry-After`, nothing created (not stored under the idempotency key: retry with the same key).
          *
          *     Reconciliation: a payout settles the merchant's balance transactions that no payout had settled yet when it was created (`GET /payouts/{referenceNumber}/transactions`). A failed or cancelled single payout releases them to the next payout; a batch settles them as a whole, and every payout of the batch lists the same transactions.
          *
@@ -1038,7 +1038,7 @@ export interface paths {
          *
          *     The worker sends a PENDING payout within about a second: PAID (`payout.paid`) when the wallet takes it, or FAILED (`payout.failed`) with `failureCode` WALLET_NOT_FOUND (no wallet has the phone) or WALLET_LOCKED (the wallet is locked), its amount and fee then back in the balance (`payout_reversal`).
          *
-         *     Sandbox (test keys): any E.164 phone without a wallet gets a sandbox wallet (PIN 1234) when the payout is sent; a payout to +22220001313 always fails with WALLET_NOT_FOUND, and one to the locked sandbox wallet +22220000003 fails with WALLET_LOCKED.
+         *     Sandbox (test keys): any E.164 phone without a wallet gets a sandbox wallet (PIN 1234) when the payout is sent; a payout to +22220001313 always fails with WALLET_NOT_FOUND, and one to the locked sandbox wallet +22220000003 fails with WALLET_LOCKED. A business keeps at most `SANDBOX_PENDING_PAYOUTS_MAX` (2,000) sandbox payouts waiting to be sent: beyond, 429 TOO_MANY_PENDING_PAYOUTS with `Retry-After`, nothing created (not stored under the idempotency key: retry with the same key).
          *
          *     Reconciliation: a payout settles the merchant's balance transactions that no payout had settled yet when it was created (`GET /payouts/{referenceNumber}/transactions`). A failed or cancelled single payout releases them to the next payout; a batch settles them as a whole, and every payout of the batch lists the same transactions.
          *
@@ -1788,7 +1788,7 @@ export interface components {
          * @description Every error code of the API. Branch on it; messages may change.
          * @enum {string}
          */
-        ErrorCode: "MISSING_CREDENTIALS" | "INVALID_AUTH_HEADER" | "INVALID_API_KEY" | "API_ACCESS_NOT_ACTIVE" | "LIVE_ACCESS_NOT_APPROVED" | "SECRET_KEY_REQUIRED" | "SCOPE_REQUIRED" | "IP_NOT_ALLOWED" | "FEATURE_DISABLED" | "SANDBOX_ONLY" | "SANDBOX_MISMATCH" | "RATE_LIMITED" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "ENDPOINT_NOT_FOUND" | "INTENT_NOT_FOUND" | "INTENT_NOT_PENDING" | "INTENT_CANCEL_INVALID_STATUS" | "INTENT_CANCEL_CONFLICT" | "INTENT_REFUND_INVALID_STATUS" | "AMOUNT_OUT_OF_RANGE" | "METADATA_TOO_MANY_KEYS" | "METADATA_VALUE_TOO_LONG" | "REFUND_AMOUNT_INVALID" | "CODE_SPACE_EXHAUSTED" | "INSUFFICIENT_BALANCE" | "INVALID_PIN" | "WALLET_LOCKED" | "WALLET_NOT_FOUND" | "PAYMENT_FAILED" | "BALANCE_TRANSACTION_NOT_FOUND" | "INSUFFICIENT_FUNDS" | "PAYOUT_NOT_FOUND" | "PAYOUT_BATCH_NOT_FOUND" | "PAYOUT_NOT_PENDING" | "STATEMENT_PERIOD_INVALID" | "NO_FILE" | "INVALID_FILE_TYPE" | "FILE_TOO_LARGE" | "PRODUCT_NOT_FOUND" | "SHOP_NOT_FOUND" | "VARIANT_NOT_FOUND" | "VARIANT_LABEL_AMBIGUOUS" | "EXTERNAL_ID_TAKEN" | "INSUFFICIENT_STOCK" | "CSV_INVALID" | "ORDER_NOT_FOUND" | "ORDER_INVALID_TRANSITION" | "MAX_ENDPOINTS_REACHED" | "EVENTS_NOT_PERMITTED" | "INVALID_WEBHOOK_EVENT" | "INVALID_WEBHOOK_URL" | "EVENT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "ENDPOINT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "NOT_FOUND" | "LAST_OWNER" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "MISSING_CREDENTIALS" | "INVALID_AUTH_HEADER" | "INVALID_API_KEY" | "API_ACCESS_NOT_ACTIVE" | "LIVE_ACCESS_NOT_APPROVED" | "SECRET_KEY_REQUIRED" | "SCOPE_REQUIRED" | "IP_NOT_ALLOWED" | "FEATURE_DISABLED" | "SANDBOX_ONLY" | "SANDBOX_MISMATCH" | "RATE_LIMITED" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "ENDPOINT_NOT_FOUND" | "INTENT_NOT_FOUND" | "INTENT_NOT_PENDING" | "INTENT_CANCEL_INVALID_STATUS" | "INTENT_CANCEL_CONFLICT" | "INTENT_REFUND_INVALID_STATUS" | "AMOUNT_OUT_OF_RANGE" | "METADATA_TOO_MANY_KEYS" | "METADATA_VALUE_TOO_LONG" | "REFUND_AMOUNT_INVALID" | "CODE_SPACE_EXHAUSTED" | "INSUFFICIENT_BALANCE" | "INVALID_PIN" | "WALLET_LOCKED" | "WALLET_NOT_FOUND" | "PAYMENT_FAILED" | "BALANCE_TRANSACTION_NOT_FOUND" | "INSUFFICIENT_FUNDS" | "PAYOUT_NOT_FOUND" | "PAYOUT_BATCH_NOT_FOUND" | "PAYOUT_NOT_PENDING" | "TOO_MANY_PENDING_PAYOUTS" | "STATEMENT_PERIOD_INVALID" | "NO_FILE" | "INVALID_FILE_TYPE" | "FILE_TOO_LARGE" | "PRODUCT_NOT_FOUND" | "SHOP_NOT_FOUND" | "VARIANT_NOT_FOUND" | "VARIANT_LABEL_AMBIGUOUS" | "EXTERNAL_ID_TAKEN" | "INSUFFICIENT_STOCK" | "CSV_INVALID" | "ORDER_NOT_FOUND" | "ORDER_INVALID_TRANSITION" | "MAX_ENDPOINTS_REACHED" | "EVENTS_NOT_PERMITTED" | "INVALID_WEBHOOK_EVENT" | "INVALID_WEBHOOK_URL" | "EVENT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "ENDPOINT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "NOT_FOUND" | "LAST_OWNER" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR";
         /** CreatedIntent */
         CreatedIntent: {
             referenceNumber: string;
@@ -16809,7 +16809,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: RATE_LIMITED. */
+            /** @description Error. Codes: RATE_LIMITED, TOO_MANY_PENDING_PAYOUTS. */
             429: {
                 headers: {
                     /** @description seconds to wait */
@@ -17159,7 +17159,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: RATE_LIMITED. */
+            /** @description Error. Codes: RATE_LIMITED, TOO_MANY_PENDING_PAYOUTS. */
             429: {
                 headers: {
                     /** @description seconds to wait */
@@ -17509,7 +17509,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: RATE_LIMITED. */
+            /** @description Error. Codes: RATE_LIMITED, TOO_MANY_PENDING_PAYOUTS. */
             429: {
                 headers: {
                     /** @description seconds to wait */

@@ -47,6 +47,8 @@ const en = {
   PAYOUT_NOT_FOUND: 'No payout has this reference.',
   PAYOUT_BATCH_NOT_FOUND: 'No payout batch has this id.',
   PAYOUT_NOT_PENDING: 'Only a pending payout can be cancelled.',
+  TOO_MANY_PENDING_PAYOUTS:
+    'Too many sandbox payouts are waiting to be sent. Nothing was created; try again in a few seconds.',
   STATEMENT_PERIOD_INVALID: 'The statement period is not a valid month.',
   NO_FILE: 'Choose a file.',
   INVALID_FILE_TYPE: 'The file must be a JPEG, PNG or WebP image.',
@@ -119,6 +121,8 @@ export const errorTexts = defineDictionaries({
     PAYOUT_NOT_FOUND: "Aucun versement n'a cette référence.",
     PAYOUT_BATCH_NOT_FOUND: "Aucun lot de versements n'a cet identifiant.",
     PAYOUT_NOT_PENDING: 'Seul un versement en attente peut être annulé.',
+    TOO_MANY_PENDING_PAYOUTS:
+      "Trop de versements de test attendent d'être envoyés. Rien n'a été créé ; réessayez dans quelques secondes.",
     STATEMENT_PERIOD_INVALID: "La période du relevé n'est pas un mois valide.",
     NO_FILE: 'Choisissez un fichier.',
     INVALID_FILE_TYPE: 'Le fichier doit être une image JPEG, PNG ou WebP.',
@@ -188,6 +192,7 @@ export const errorTexts = defineDictionaries({
     PAYOUT_NOT_FOUND: 'لا يوجد تحويل بهذا المرجع.',
     PAYOUT_BATCH_NOT_FOUND: 'لا توجد دفعة تحويلات بهذا المعرّف.',
     PAYOUT_NOT_PENDING: 'لا يُلغى إلا تحويل قيد الانتظار.',
+    TOO_MANY_PENDING_PAYOUTS: 'تحويلات تجريبية كثيرة بانتظار الإرسال. لم يُنشأ شيء؛ أعد المحاولة بعد ثوانٍ.',
     STATEMENT_PERIOD_INVALID: 'فترة الكشف ليست شهرًا صالحًا.',
     NO_FILE: 'اختر ملفًا.',
     INVALID_FILE_TYPE: 'يجب أن يكون الملف صورة JPEG أو PNG أو WebP.',
