@@ -165,7 +165,7 @@ export async function measureFlood(base: string, flooderKey: string, probeKey: s
   const batch = () =>
     call(base, {
       method: 'POST',
-      path: `${API}/payouts/batch`,
+      path: `${API}/payouts/batches`,
       headers: { authorization: flooderKey, 'x-idempotency-key': `flood-${randomBase62(12)}` },
       body: JSON.stringify({
         items: Array.from({ length: BATCH }, () => ({ amount: 100, destination: { type: 'WALLET', phone: phone() } })),

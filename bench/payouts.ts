@@ -322,7 +322,7 @@ export async function payoutsSuite(args: string[] = []): Promise<void> {
           const begun = process.hrtime.bigint();
           const answer = await call(api.url, {
             method: 'POST',
-            path: `${API}/payouts/batch`,
+            path: `${API}/payouts/batches`,
             headers: { authorization: merchants[0]!.key, 'x-idempotency-key': `pob-${randomBase62(10)}` },
             body: JSON.stringify({ items: items(randomInt(1000)) }),
           });
@@ -512,7 +512,7 @@ export async function payoutsSuite(args: string[] = []): Promise<void> {
       }
     }
     console.log(
-      `\n${BATCH.toLocaleString('en')} payouts: one batch (POST /payouts/batch) beside ${BATCH.toLocaleString('en')} ` +
+      `\n${BATCH.toLocaleString('en')} payouts: one batch (POST /payouts/batches) beside ${BATCH.toLocaleString('en')} ` +
         `single payouts (POST /payouts), ${rounds} rounds in turn; CPU per payout (API + PostgreSQL + load), ms`,
     );
     console.log(
