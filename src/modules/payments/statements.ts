@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Caller } from '../../http/context.js';
+import type { DownloadFile } from '../../http/downloads.js';
 import { ApiError } from '../../http/errors.js';
 import { csvTextCell } from '../../lib/csv.js';
 import { fillText, formatAmount, INTL_LOCALES, textDirection, type Lang } from '../../lib/i18n.js';
@@ -17,7 +17,7 @@ import { statementDictionaries, type StatementDictionary, type StatementKey } fr
  * Balance statements: what a merchant's balance was at the start of a period (a UTC month or a
  * range of UTC days), what moved it during the period, by type, and what it was at the end, from
  * the same balance transactions the API lists. As JSON, or as a CSV file or a printable page that
- * also list every transaction of the period, streamed in batches.
+ * also list every transaction of the period, streamed in batches of a few hundred.
  */
 
 export const STATEMENT_FORMATS = ['json', 'csv', 'html'] as const;
@@ -380,27 +380,17 @@ async function* htmlChunks(db: Kysely<DB>, statement: BalanceStatement, lang: La
 // ---------------------------------------------------------------------------------------------
 // Files
 
-export interface StatementFile {
-  headers: Record<string, string>;
-  body: Readable;
-}
-
-/** Read in batches as the client takes it: a month of 100,000 transactions holds one batch at a time. */
-function streamOf(chunks: AsyncGenerator<string>): Readable {
-  // A failed read destroys the stream: the response ends with the error instead of it escaping.
-  return Readable.from(chunks, { objectMode: false });
-}
-
 /**
  * The statement as a file: a CSV download, or a printable page whose only style is its own (the
- * nonce of its Content-Security-Policy) and which runs no script.
+ * nonce of its Content-Security-Policy) and which runs no script. Its rows are read in batches as
+ * the client takes them (http/downloads.ts): a month of 100,000 transactions holds one batch.
  */
 export function statementFile(
   db: Kysely<DB>,
   statement: BalanceStatement,
   format: Exclude<StatementFormat, 'json'>,
   lang: Lang,
-): StatementFile {
+): DownloadFile {
   const name = `statement-${statement.period.label}`;
   const common = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
   if (format === 'csv') {
@@ -410,7 +400,7 @@ export function statementFile(
         'Content-Type': 'text/csv; charset=utf-8',
         'Content-Disposition': `attachment; filename="${name}.csv"`,
       },
-      body: streamOf(csvChunks(db, statement, lang)),
+      chunks: csvChunks(db, statement, lang),
     };
   }
   const nonce = randomBytes(16).toString('base64');
@@ -422,6 +412,6 @@ export function statementFile(
       'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
       'Referrer-Policy': 'no-referrer',
     },
-    body: streamOf(htmlChunks(db, statement, lang, nonce)),
+    chunks: htmlChunks(db, statement, lang, nonce),
   };
 }

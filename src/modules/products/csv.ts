@@ -5,7 +5,7 @@ import type { DB } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { recordEvents, type EventRecord } from '../events/outbox.js';
-import { fold, normaliseExternalId, type ProductRow } from './model.js';
+import { fold, normaliseExternalId, searchQuery, type ProductRow } from './model.js';
 import { shopOf, type CatalogCaller } from './reads.js';
 import { lowestPrice } from './writes.js';
 import { stockEvents } from './stock.js';
@@ -321,32 +321,64 @@ export async function importProducts(
   return result;
 }
 
+/** The list's filters (GET /store/products), which the export takes. */
+export interface ProductExportFilters {
+  search?: string | undefined;
+  status?: 'ACTIVE' | 'DISABLED' | 'ALL' | undefined;
+  categoryId?: string | undefined;
+}
+
+/** Products per batch of the export: what a download holds while its client is slow (http/downloads.ts). */
+const EXPORT_BATCH = 300;
+
+async function* exportBatches(db: Kysely<DB>, shopId: string, filters: ProductExportFilters): AsyncGenerator<string> {
+  const words = filters.search ? searchQuery(filters.search) : null;
+  let after: { at: string; id: string } | undefined;
+  for (let header = true; ; header = false) {
+    let query = db
+      .selectFrom('products')
+      .select(['id', 'external_id', 'name', 'price', 'description', 'quantity', 'status', 'category_id', 'cost_basis'])
+      .select(sql<string>`created_at::text`.as('cursor_at'))
+      .where('shop_id', '=', shopId)
+      .where('deleted_at', 'is', null);
+    if (filters.status && filters.status !== 'ALL') query = query.where('status', '=', filters.status);
+    if (filters.categoryId) query = query.where('category_id', '=', filters.categoryId);
+    if (words) query = query.where(sql<boolean>`search_vector @@ to_tsquery('simple', ${words})`);
+    if (after) query = query.where(sql<boolean>`(created_at, id) > (${after.at}::timestamptz, ${after.id})`);
+    const rows = await query.orderBy('created_at').orderBy('id').limit(EXPORT_BATCH).execute();
+    if (header || rows.length > 0) {
+      yield stringify(
+        rows.map((row) => [
+          neutraliseCell(row.external_id ?? ''),
+          neutraliseCell(row.name),
+          row.price,
+          neutraliseCell(row.description ?? ''),
+          row.quantity ?? '',
+          row.status,
+          neutraliseCell(row.category_id ?? ''),
+          row.cost_basis ?? '',
+          row.id,
+        ]),
+        { header, columns: [...CSV_COLUMNS] },
+      );
+    }
+    if (rows.length < EXPORT_BATCH) return;
+    const last = rows[rows.length - 1]!;
+    after = { at: last.cursor_at, id: last.id };
+  }
+}
+
 /**
- * Every product of the shop as CSV, oldest first, with its `id` last; importing it again changes
- * nothing (a product without an externalId is matched by that id).
+ * The shop's products the list's filters take (every one without filters) as CSV, oldest first,
+ * with its `id` last; importing it again changes nothing (a product without an externalId is
+ * matched by that id). In batches, read as the client takes them; the shop is found first, so a
+ * missing one answers SHOP_NOT_FOUND before the first byte.
  */
-export async function exportProducts(db: Kysely<DB>, caller: CatalogCaller): Promise<string> {
+export async function exportProducts(
+  db: Kysely<DB>,
+  caller: CatalogCaller,
+  filters: ProductExportFilters = {},
+): Promise<AsyncGenerator<string>> {
   const shop = await shopOf(db, caller);
-  const rows = await db
-    .selectFrom('products')
-    .select(['id', 'external_id', 'name', 'price', 'description', 'quantity', 'status', 'category_id', 'cost_basis'])
-    .where('shop_id', '=', shop.id)
-    .where('deleted_at', 'is', null)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  return stringify(
-    rows.map((row) => [
-      neutraliseCell(row.external_id ?? ''),
-      neutraliseCell(row.name),
-      row.price,
-      neutraliseCell(row.description ?? ''),
-      row.quantity ?? '',
-      row.status,
-      neutraliseCell(row.category_id ?? ''),
-      row.cost_basis ?? '',
-      row.id,
-    ]),
-    { header: true, columns: [...CSV_COLUMNS] },
-  );
+  return exportBatches(db, shop.id, filters);
 }
