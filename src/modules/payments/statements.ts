@@ -9,7 +9,7 @@ import type { DownloadFile } from '../../http/downloads.js';
 import { ApiError } from '../../http/errors.js';
 import { csvTextCell } from '../../lib/csv.js';
 import { fillText, formatAmount, INTL_LOCALES, textDirection, type Lang } from '../../lib/i18n.js';
-import { balanceTransactionBatches, EXPORT_COLUMNS, exportLine, type ExportRow } from './balance-transactions.js';
+import { balanceTransactionTexts, EXPORT_COLUMNS, exportLine, type ExportRow } from './balance-transactions.js';
 import { BALANCE_TRANSACTION_TYPES, type BalanceTransactionType } from './balance-types.js';
 import { statementDictionaries, type StatementDictionary, type StatementKey } from './statement-i18n.js';
 
@@ -284,10 +284,14 @@ function csvSummary(statement: BalanceStatement, t: StatementDictionary): string
   ].join('');
 }
 
-/** The transactions of the statement's period, oldest first, in batches. */
-function periodBatches(db: Kysely<DB>, statement: BalanceStatement): AsyncGenerator<ExportRow[]> {
+/** The transactions of the statement's period, oldest first, each batch rendered by `render`. */
+function periodTexts(
+  db: Kysely<DB>,
+  statement: BalanceStatement,
+  render: (rows: ExportRow[]) => string,
+): AsyncGenerator<string> {
   const { period, caller } = statement;
-  return balanceTransactionBatches(db, caller, { from: period.from, before: period.to }, 'oldest');
+  return balanceTransactionTexts(db, caller, { from: period.from, before: period.to }, 'oldest', render);
 }
 
 async function* csvChunks(db: Kysely<DB>, statement: BalanceStatement, lang: Lang) {
@@ -295,14 +299,14 @@ async function* csvChunks(db: Kysely<DB>, statement: BalanceStatement, lang: Lan
   yield csvSummary(statement, t);
   yield csvLine([...EXPORT_COLUMNS.map((column) => t[COLUMN_LABELS[column]]), t.balance]);
   let balance = statement.openingBalance;
-  for await (const rows of periodBatches(db, statement)) {
+  yield* periodTexts(db, statement, (rows) => {
     let text = '';
     for (const row of rows) {
       balance += row.net;
       text += `${exportLine(row)},${balance}\n`;
     }
-    yield text;
-  }
+    return text;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -355,9 +359,9 @@ async function* htmlChunks(db: Kysely<DB>, statement: BalanceStatement, lang: La
   });
   let balance = statement.openingBalance;
   let shown = 0;
-  for await (const rows of periodBatches(db, statement)) {
+  yield* periodTexts(db, statement, (rows) => {
     shown += rows.length;
-    yield eta.render('statement-rows', {
+    return eta.render('statement-rows', {
       rows: rows.map((row) => {
         balance += row.net;
         return {
@@ -373,7 +377,7 @@ async function* htmlChunks(db: Kysely<DB>, statement: BalanceStatement, lang: La
         };
       }),
     });
-  }
+  });
   yield eta.render('statement-foot', { t, empty: shown === 0 });
 }
 

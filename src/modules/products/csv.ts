@@ -335,40 +335,54 @@ export interface ProductExportFilters {
  */
 const EXPORT_BATCH = 50;
 
-async function* exportBatches(db: Kysely<DB>, shopId: string, filters: ProductExportFilters): AsyncGenerator<string> {
+type Cursor = { at: string; id: string };
+
+/** One batch of the export as CSV text (with the header first); its rows are garbage once this returns. */
+async function renderedBatch(
+  db: Kysely<DB>,
+  shopId: string,
+  filters: ProductExportFilters,
+  after: Cursor | undefined,
+): Promise<{ text: string; count: number; last: Cursor | undefined }> {
+  let query = db
+    .selectFrom('products')
+    .select(['id', 'external_id', 'name', 'price', 'description', 'quantity', 'status', 'category_id', 'cost_basis'])
+    .select(sql<string>`created_at::text`.as('cursor_at'))
+    .where('shop_id', '=', shopId)
+    .where('deleted_at', 'is', null);
+  if (filters.status && filters.status !== 'ALL') query = query.where('status', '=', filters.status);
+  if (filters.categoryId) query = query.where('category_id', '=', filters.categoryId);
   const words = filters.search ? searchQuery(filters.search) : null;
-  let after: { at: string; id: string } | undefined;
-  for (let header = true; ; header = false) {
-    let query = db
-      .selectFrom('products')
-      .select(['id', 'external_id', 'name', 'price', 'description', 'quantity', 'status', 'category_id', 'cost_basis'])
-      .select(sql<string>`created_at::text`.as('cursor_at'))
-      .where('shop_id', '=', shopId)
-      .where('deleted_at', 'is', null);
-    if (filters.status && filters.status !== 'ALL') query = query.where('status', '=', filters.status);
-    if (filters.categoryId) query = query.where('category_id', '=', filters.categoryId);
-    if (words) query = query.where(sql<boolean>`search_vector @@ to_tsquery('simple', ${words})`);
-    if (after) query = query.where(sql<boolean>`(created_at, id) > (${after.at}::timestamptz, ${after.id})`);
-    const rows = await query.orderBy('created_at').orderBy('id').limit(EXPORT_BATCH).execute();
-    if (header || rows.length > 0) {
-      yield stringify(
-        rows.map((row) => [
-          neutraliseCell(row.external_id ?? ''),
-          neutraliseCell(row.name),
-          row.price,
-          neutraliseCell(row.description ?? ''),
-          row.quantity ?? '',
-          row.status,
-          neutraliseCell(row.category_id ?? ''),
-          row.cost_basis ?? '',
-          row.id,
-        ]),
-        { header, columns: [...CSV_COLUMNS] },
-      );
-    }
-    if (rows.length < EXPORT_BATCH) return;
-    const last = rows[rows.length - 1]!;
-    after = { at: last.cursor_at, id: last.id };
+  if (words) query = query.where(sql<boolean>`search_vector @@ to_tsquery('simple', ${words})`);
+  if (after) query = query.where(sql<boolean>`(created_at, id) > (${after.at}::timestamptz, ${after.id})`);
+  const rows = await query.orderBy('created_at').orderBy('id').limit(EXPORT_BATCH).execute();
+  const text = stringify(
+    rows.map((row) => [
+      neutraliseCell(row.external_id ?? ''),
+      neutraliseCell(row.name),
+      row.price,
+      neutraliseCell(row.description ?? ''),
+      row.quantity ?? '',
+      row.status,
+      neutraliseCell(row.category_id ?? ''),
+      row.cost_basis ?? '',
+      row.id,
+    ]),
+    { header: after === undefined, columns: [...CSV_COLUMNS] },
+  );
+  const last = rows.at(-1);
+  return { text, count: rows.length, last: last && { at: last.cursor_at, id: last.id } };
+}
+
+/** The export a batch at a time; while it waits for its client it holds a batch's text, not its rows. */
+async function* exportBatches(db: Kysely<DB>, shopId: string, filters: ProductExportFilters): AsyncGenerator<string> {
+  let after: Cursor | undefined;
+  for (;;) {
+    const batch = await renderedBatch(db, shopId, filters, after);
+    // The first batch carries the header, even when no product matches.
+    if (after === undefined || batch.count > 0) yield batch.text;
+    if (batch.count < EXPORT_BATCH) return;
+    after = batch.last;
   }
 }
 
