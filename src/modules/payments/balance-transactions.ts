@@ -131,7 +131,7 @@ export const EXPORT_COLUMNS = [
  * batch is read only once the socket took this one, http/downloads.ts). A few hundred keep 40
  * stalled downloads under 20 MB; more buy little speed (docs/benchmarks.md).
  */
-export const EXPORT_BATCH = 300;
+export const EXPORT_BATCH = 200;
 
 /**
  * Which rows a keyset read takes: `to` includes its instant, `before` stops short of it; `type`

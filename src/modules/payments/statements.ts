@@ -317,7 +317,7 @@ const VIEWS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'views');
 const eta = new Eta({ views: VIEWS, autoEscape: true, autoTrim: false, cache: true });
 
 /** How the page writes amounts and times in its language (UTC: a statement's days are UTC days). */
-function formatters(lang: Lang) {
+function makeFormatters(lang: Lang) {
   const time = new Intl.DateTimeFormat(INTL_LOCALES[lang], {
     dateStyle: 'medium',
     timeStyle: 'short',
@@ -329,6 +329,15 @@ function formatters(lang: Lang) {
     time: (iso: string) => time.format(new Date(iso)),
     day: (isoDay: string) => day.format(new Date(`${isoDay}T00:00:00.000Z`)),
   };
+}
+
+/** One set per language for every page: an Intl formatter is costly to make and to keep per download. */
+const FORMATTERS = new Map<Lang, ReturnType<typeof makeFormatters>>();
+
+function formatters(lang: Lang): ReturnType<typeof makeFormatters> {
+  let set = FORMATTERS.get(lang);
+  if (!set) FORMATTERS.set(lang, (set = makeFormatters(lang)));
+  return set;
 }
 
 async function* htmlChunks(db: Kysely<DB>, statement: BalanceStatement, lang: Lang, nonce: string) {

@@ -330,7 +330,7 @@ export interface ProductExportFilters {
 
 /**
  * Products per batch of the export: what a download holds while its client is slow or stalled
- * (http/downloads.ts). Fewer than the balance's 300: a product's description alone may take 5,000
+ * (http/downloads.ts). Fewer than the balance's 200: a product's description alone may take 5,000
  * characters, so a batch stays under about 300 kB whatever the catalog.
  */
 const EXPORT_BATCH = 50;
