@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { complete, stalledDownload, type StalledDownload } from '../test/support/stalled-download.js';
 import { ADMIN_TOKEN, createBusiness, keyOf } from './intents.js';
@@ -31,7 +32,7 @@ interface Memory {
 const mb = (bytes: number) => bytes / 1024 / 1024;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The server's memory after a full GC (bench/support/heap-on-signal.cjs), in MB. */
+/** The server's memory after a full GC (bench/support/heap-on-signal.mjs), in MB. */
 async function memoryOf(pid: number, reportFile: string): Promise<Memory> {
   rmSync(reportFile, { force: true });
   process.kill(pid, 'SIGUSR2');
@@ -67,7 +68,11 @@ export async function downloadsSuite(): Promise<void> {
   const reportDir = mkdtempSync(path.join(os.tmpdir(), 'bench-downloads-'));
   const reportFile = path.join(reportDir, 'memory.json');
   const nodeArgs = process.env.BENCH_NODE_ARGS;
-  process.env.BENCH_NODE_ARGS = [nodeArgs ?? '', '--require', path.resolve('bench/support/heap-on-signal.cjs')]
+  process.env.BENCH_NODE_ARGS = [
+    nodeArgs ?? '',
+    '--import',
+    pathToFileURL(path.resolve('bench/support/heap-on-signal.mjs')).href,
+  ]
     .join(' ')
     .trim();
   const api = await startServer(
