@@ -2,6 +2,7 @@ import http from 'node:http';
 import pg from 'pg';
 import { createBusiness, keyOf, ADMIN_TOKEN } from './intents.js';
 import { printLatencies } from './report.js';
+import { EXPORT_BATCH } from '../src/modules/payments/balance-transactions.js';
 import { fillTransactions } from './support/balance-rows.js';
 import { createScratchDatabase } from './support/database.js';
 import { timeSamples } from './support/load.js';
@@ -23,8 +24,6 @@ const DAYS = 300;
 const PAGE_TARGET_P99_MS = 20;
 const EXPORT_TARGET_LINES_PER_SECOND = 50_000;
 const EXPORT_TARGET_RSS_GROWTH_MB = 50;
-/** The export's batch (balance-transactions.ts EXPORT_BATCH), for its baseline. */
-const EXPORT_BATCH = 5_000;
 
 interface PageCase {
   name: string;

@@ -42,6 +42,10 @@ export const ConfigSchema = Type.Object({
   DASHBOARD_SESSION_IDLE_MINUTES: Type.Integer({ minimum: 1, maximum: 10_080, default: 60 }),
   DASHBOARD_LOGIN_PER_MINUTE_IP: Type.Integer({ minimum: 1, default: 20 }),
   DASHBOARD_LOGIN_PER_MINUTE_EMAIL: Type.Integer({ minimum: 1, default: 5 }),
+  /** A download (export, statement file) whose client took nothing for this long is ended. */
+  DOWNLOAD_STALL_SECONDS: Type.Number({ exclusiveMinimum: 0, maximum: 3600, default: 30 }),
+  /** Downloads one business may have running at once in one environment, in one process. */
+  DOWNLOADS_PER_BUSINESS: Type.Integer({ minimum: 1, maximum: 1000, default: 4 }),
 });
 
 /** The settings as the process uses them: the type follows the schema through `toConfig`. */
@@ -139,6 +143,7 @@ function toConfig(raw: Static<typeof ConfigSchema>) {
     /** Opening a receiver's connection (DNS, TCP, TLS) within the 30 s. Tests shorten it. */
     webhookConnectTimeoutMs: 5_000,
     seedDemo: flag(raw.SEED_DEMO),
+    downloads: { stallMs: Math.round(raw.DOWNLOAD_STALL_SECONDS * 1000), perBusiness: raw.DOWNLOADS_PER_BUSINESS },
     dashboard: {
       sessionIdleMinutes: raw.DASHBOARD_SESSION_IDLE_MINUTES,
       loginPerMinute: { ip: raw.DASHBOARD_LOGIN_PER_MINUTE_IP, email: raw.DASHBOARD_LOGIN_PER_MINUTE_EMAIL },

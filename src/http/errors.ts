@@ -16,6 +16,10 @@ export const errorCatalogue = {
   SANDBOX_ONLY: { status: 403, message: 'This endpoint is only available with a test key.' },
   SANDBOX_MISMATCH: { status: 403, message: 'Test keys reach sandbox data only and live keys live data only.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests for this API key. Retry after the time given.' },
+  TOO_MANY_DOWNLOADS: {
+    status: 429,
+    message: 'This business has as many downloads running as it may at once. Retry after the time given.',
+  },
 
   // Request shape
   IDEMPOTENCY_KEY_REQUIRED: { status: 400, message: 'Write requests need an X-Idempotency-Key header.' },

@@ -28,8 +28,14 @@ export interface OperationDoc {
   alsoAnswers?: readonly ('text/csv' | 'text/html')[];
 }
 
+/** What every download (exports, statement files) says of its limits (http/downloads.ts). */
+const DOWNLOAD_LIMITS =
+  'A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After.';
+
 const STATEMENT_FILES =
-  'With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR.';
+  'With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. ' +
+  DOWNLOAD_LIMITS +
+  ' A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`.';
 const STATEMENT_FIGURES =
   "the opening balance (the sum of `net` of every balance transaction of the key's environment created before the period), the totals of the period by type (one entry per type, in a fixed order: count, gross = sum of `amount`, fees = sum of `fee`, net = sum of `net`), and the closing balance (opening + the period's net), to the centime with `GET /balance/transactions`. `period.to` is exclusive: the first instant after the period.";
 
@@ -387,9 +393,11 @@ export const operationDocs: Record<string, OperationDoc> = {
   'GET /store/products/export': {
     operationId: 'exportProducts',
     summary: 'Export products as CSV',
-    description: 'Every product of the shop, in the import format, with its `id` as the last column.',
+    description:
+      "The shop's products that the list's filters take (`search`, `status`, `categoryId`; every product without them), oldest first, in the import format, with its `id` as the last column. Streamed; " +
+      DOWNLOAD_LIMITS,
     csv: true,
-    codes: ['SHOP_NOT_FOUND'],
+    codes: ['SHOP_NOT_FOUND', 'TOO_MANY_DOWNLOADS'],
   },
 
   // Orders
@@ -485,8 +493,10 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'exportBalanceTransactions',
     summary: 'Export balance transactions as CSV',
     description:
-      'The balance transactions of `from`..`to` (all when absent) as CSV, streamed, newest first, with a header row naming the same fields as the list (id, type, amount, fee, net, currency, sourceReference, sourceKind, description, balanceAfter, createdAt); text cells that a spreadsheet would run as a formula start with an apostrophe.',
+      "The balance transactions that the list's filters take (`type`, `source`, `from`, `to`; all when absent) as CSV, streamed, newest first, with a header row naming the same fields as the list (id, type, amount, fee, net, currency, sourceReference, sourceKind, description, balanceAfter, createdAt); text cells that a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow. " +
+      DOWNLOAD_LIMITS,
     csv: true,
+    codes: ['TOO_MANY_DOWNLOADS'],
   },
   'GET /balance/transactions/{id}': {
     operationId: 'retrieveBalanceTransaction',
@@ -498,14 +508,14 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'retrieveBalanceStatement',
     summary: 'Retrieve the balance statement of a month',
     description: `The statement of a UTC month (\`YYYY-MM\`): ${STATEMENT_FIGURES}\n\n${STATEMENT_FILES}`,
-    codes: ['STATEMENT_PERIOD_INVALID'],
+    codes: ['STATEMENT_PERIOD_INVALID', 'TOO_MANY_DOWNLOADS'],
     alsoAnswers: ['text/csv', 'text/html'],
   },
   'GET /balance/statements': {
     operationId: 'retrieveBalanceStatementForRange',
     summary: 'Retrieve the balance statement of a range of days',
     description: `The statement of the UTC days \`from\`..\`to\`, both included, at most 366 days: ${STATEMENT_FIGURES}\n\n${STATEMENT_FILES}`,
-    codes: ['STATEMENT_PERIOD_INVALID'],
+    codes: ['STATEMENT_PERIOD_INVALID', 'TOO_MANY_DOWNLOADS'],
     alsoAnswers: ['text/csv', 'text/html'],
   },
 

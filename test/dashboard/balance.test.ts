@@ -167,10 +167,34 @@ describe('the Balance page: balance transactions of the session business, filter
     assert.equal((await client.get(`${BALANCE}?page=0`)).status, 400);
   });
 
-  test('the CSV export streams the rows of the dates chosen; the page links to it with them', async () => {
+  test('the CSV export streams the rows of the filters chosen; the page links to it with all of them', async () => {
+    // Issue 47: the export takes the list's filters, the type and the source too.
     const page = await client.get(`${BALANCE}?type=refund&from=${today}&to=${today}`);
+    const filtered = `${BALANCE}/export.csv?type=refund&amp;from=${today}&amp;to=${today}`;
+    assert.ok(page.html.includes(`<a id="export-csv" href="${filtered}"`), page.html);
+    const refunds = await client.get(filtered.replaceAll('&amp;', '&'));
+    assert.equal(refunds.status, 200, refunds.html.slice(0, 500));
+    assert.deepEqual(
+      refunds.html
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.split(',')[0]),
+      txns.filter((txn) => txn.type === 'refund').map((txn) => txn.id),
+    );
+    const bySource = await client.get(`${BALANCE}/export.csv?source=${paidRef.toLowerCase()}`);
+    assert.equal(bySource.status, 200, bySource.html.slice(0, 500));
+    assert.ok(bySource.html.trim().split('\n').slice(1).length >= 2);
+    assert.ok(
+      bySource.html
+        .trim()
+        .split('\n')
+        .slice(1)
+        .every((line) => line.includes(`,${paidRef},`)),
+    );
+    assert.equal((await client.get(`${BALANCE}/export.csv?type=bogus`)).status, 400);
+    assert.equal((await client.get(`${BALANCE}/export.csv?source=XX-1`)).status, 400);
     const href = `${BALANCE}/export.csv?from=${today}&amp;to=${today}`;
-    assert.ok(page.html.includes(`<a id="export-csv" href="${href}"`), page.html);
     const csv = await client.get(href.replace('&amp;', '&'));
     assert.equal(csv.status, 200, csv.html.slice(0, 500));
     assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);

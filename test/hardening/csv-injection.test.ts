@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { createProduct, PRODUCTS } from '../products/support.js';
+import { act, createIntent } from '../intents/support.js';
+import { BALANCE } from '../payments/support.js';
 
 const DANGEROUS = [
   '=HYPERLINK("https://evil.example","x")',
@@ -13,7 +15,20 @@ const DANGEROUS = [
   '\r=1+1',
   "'already quoted",
   "''twice",
+  // Issue 47 item 6: a cell also starts after a separator a spreadsheet may split on instead of the
+  // comma (`;` in French or Arabic settings, tabs) and at a line break its quotes do not hold.
+  'Loyer;=1+1;avril',
+  'Loyer;  +1;@SUM(1);-2',
+  'a;"=1+1";b',
+  "a;'kept;''kept twice",
+  'tab\t=1+1',
+  'line\n=1+1\r+2\r\n@3',
 ];
+
+/** Pieces of a file as a spreadsheet cuts it on `;`, tabs and line breaks, ignoring quotes (Excel in `;` mode). */
+function piecesRunAsFormulas(csv: string): string[] {
+  return csv.split(/[;\t\r\n]/).filter((piece) => /^"*[=+\-@]/.test(piece));
+}
 
 describe('CSV export neutralises formulas; export then import is lossless (issue 15 item 5)', () => {
   let t: TestApp;
@@ -59,6 +74,7 @@ describe('CSV export neutralises formulas; export then import is lossless (issue
         assert.ok(!/^[=+\-@\t\r]/.test(cell), `${column} cell ${JSON.stringify(cell)} could run as a formula`);
       }
     }
+    assert.deepEqual(piecesRunAsFormulas(csv), [], 'no piece after ; tab or a line break runs as a formula');
     const again = await importCsv(csv);
     expectStatus(again, 200);
     assert.deepEqual(
@@ -85,5 +101,25 @@ describe('CSV export neutralises formulas; export then import is lossless (issue
     assert.deepEqual([one.name, one.price], ['Tea', 250]);
     const two = (await t.request('GET', `${PRODUCTS}/APOS-2`, { key: sk })).body.data;
     assert.equal(two.name, "'Mint");
+  });
+
+  test('the balance export and both statement files: no piece after ; tab or a line break runs (issue 47 item 6)', async () => {
+    const shop = await t.createBusiness({ name: 'Loyer;=1+1;avril' });
+    const key = shop.keys.secretTest;
+    for (const label of DANGEROUS.filter((text) => !/[\r\n]/.test(text))) {
+      const intent = await createIntent(t, key, { amount: 1_000, label });
+      expectStatus(await act(t, key, intent.referenceNumber, 'simulate'), 200);
+    }
+    const month = new Date().toISOString().slice(0, 7);
+    const files = {
+      export: await t.request('GET', `${BALANCE}/transactions/export`, { key }),
+      statement: await t.request('GET', `${BALANCE}/statements/${month}?format=csv`, { key }),
+      'statement in French': await t.request('GET', `${BALANCE}/statements/${month}?format=csv&lang=fr`, { key }),
+    };
+    for (const [name, response] of Object.entries(files)) {
+      expectStatus(response, 200);
+      assert.match(response.text, /Loyer;'=1\+1;avril/, `${name}: the description is there, neutralised`);
+      assert.deepEqual(piecesRunAsFormulas(response.text), [], `${name}: a piece would run as a formula`);
+    }
   });
 });

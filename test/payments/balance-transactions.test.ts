@@ -213,4 +213,41 @@ describe('balance transactions (issue 33)', () => {
     assert.equal(empty.text.trim().split('\n').length, 1, 'the header alone');
     await assertLedgerSound(t);
   });
+
+  test("the export takes exactly the list's filters: type, source, from, to (issue 47 item 13)", async () => {
+    const exported = async (query: string) => {
+      const response = await t.request('GET', `${BALANCE}/transactions/export?${query}`, { key: sk });
+      expectStatus(response, 200);
+      return (parse(response.text, { columns: true }) as Record<string, string>[]).map((row) => row.id);
+    };
+    const listed = async (query: string) => (await allBalanceTransactions(t, sk, `&${query}`)).map((item) => item.id);
+    const everything = await allBalanceTransactions(t, sk);
+    const from = everything.at(-1).createdAt;
+    const queries = [
+      'type=order_refund',
+      'type=refund',
+      `source=${orderRef}`,
+      `source=${intentRef}`,
+      `source=${orderRef}&type=order_payment`,
+      `type=payment&from=${encodeURIComponent(from)}&to=${encodeURIComponent(new Date().toISOString())}`,
+      'type=payout',
+    ];
+    for (const query of queries) {
+      const ids = await listed(query);
+      assert.deepEqual(await exported(query), ids, query);
+    }
+    assert.ok((await listed(`source=${orderRef}`)).length >= 2 && (await listed('type=refund')).length === 1);
+    // What the list refuses, the export refuses the same way; what is only the list's (its page), too.
+    for (const query of ['type=bogus', 'source=XX-1', 'from=2026-02-01&to=2026-01-01', 'page=2', 'limit=5']) {
+      const list = await t.request('GET', `${BALANCE}/transactions?${query.replace(/^(page|limit)=.*/, 'x=1')}`, {
+        key: sk,
+      });
+      expectError(list, 400, 'VALIDATION_ERROR');
+      expectError(
+        await t.request('GET', `${BALANCE}/transactions/export?${query}`, { key: sk }),
+        400,
+        'VALIDATION_ERROR',
+      );
+    }
+  });
 });

@@ -430,7 +430,7 @@ describe('balance statements', () => {
 
   test('a month of more transactions than one batch streams them all, in order, ties broken by id', async () => {
     const bulk = await t.createBusiness({ name: 'Bulk' });
-    // 12,001 rows in 3 instants: each batch of 5,000 ends inside a run of equal times.
+    // 12,001 rows in 3 instants: batches of 200 end inside runs of equal times.
     await sql`INSERT INTO balance_transactions (id, business_id, environment, type, amount, fee, net, source_reference,
         source_kind, description, ledger_transaction_id, created_at)
       SELECT 'txn_bulk' || lpad(i::text, 6, '0'), ${bulk.id}, 'test', 'payment', i, 1, i - 1, 'PI-0000000000000001',

@@ -234,4 +234,46 @@ describe('CSV import and export (decisions "Products")', () => {
       'SECRET_KEY_REQUIRED',
     );
   });
+
+  test("the export takes exactly the list's filters: search, status, categoryId (issue 47 item 13)", async () => {
+    const shop = await t.createBusiness();
+    const key = shop.keys.secretTest;
+    const made = [
+      { name: 'Thé vert', status: 'ACTIVE', categoryId: 'tea' },
+      { name: 'Thé noir', status: 'DISABLED', categoryId: 'tea' },
+      { name: 'Café', status: 'ACTIVE', categoryId: 'coffee' },
+      { name: 'Sucre', status: 'DISABLED', categoryId: null },
+    ];
+    for (const [i, product] of made.entries()) await createProduct(t, key, { ...product, price: 100 + i });
+    const listed = async (query: string) => {
+      const response = await t.request('GET', `${PRODUCTS}?limit=100&sortBy=oldest&${query}`, { key });
+      expectStatus(response, 200);
+      return response.body.data.items.map((item: { id: string }) => item.id);
+    };
+    const exported = async (query: string) => {
+      const response = await t.request('GET', `${PRODUCTS}/export?${query}`, { key });
+      expectStatus(response, 200);
+      return response.text
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.split(',').at(-1));
+    };
+    for (const query of [
+      '',
+      'status=ALL',
+      'status=ACTIVE',
+      'status=DISABLED',
+      'categoryId=tea',
+      'search=the',
+      'search=the&status=DISABLED',
+    ]) {
+      assert.deepEqual(await exported(query), await listed(query), query || 'no filter');
+    }
+    assert.equal((await exported('')).length, 4);
+    assert.equal((await exported('search=the&status=DISABLED')).length, 1);
+    for (const query of ['status=GONE', 'page=2', 'limit=5', 'categoryId=']) {
+      expectError(await t.request('GET', `${PRODUCTS}/export?${query}`, { key }), 400, 'VALIDATION_ERROR');
+    }
+  });
 });

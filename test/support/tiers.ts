@@ -13,6 +13,7 @@ export const SLOW_TIER: readonly string[] = [
   'test/platform/database-image.test.ts',
   'test/platform/quick-start.test.ts',
   'test/platform/readme-tour.test.ts',
+  'test/platform/stalled-downloads-server.test.ts',
   'test/sdk/package.test.ts',
 ];
 

@@ -4,7 +4,8 @@ import { Type } from 'typebox';
 import type { DB } from '../../db/schema.js';
 import { formatUtcMonth, type Lang } from '../../lib/i18n.js';
 import type { Caller } from '../../http/context.js';
-import { ApiError } from '../../http/errors.js';
+import { startDownload } from '../../http/downloads.js';
+import { ApiError, invalid } from '../../http/errors.js';
 import { parseDateFilter } from '../../http/schemas.js';
 import {
   BALANCE_TRANSACTION_TYPES,
@@ -40,8 +41,14 @@ const ListQuery = Type.Object(
 );
 // A month's file: `2026-11.csv` or `2026-11.html`.
 const StatementParams = Type.Object({ file: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}[.](csv|html)$' }) });
+// The list's filters, as the page's export link carries them.
 const ExportQuery = Type.Object(
-  { from: Type.Optional(Type.String({ maxLength: 40 })), to: Type.Optional(Type.String({ maxLength: 40 })) },
+  {
+    type: Type.Optional(Type.String({ maxLength: 40 })),
+    source: Type.Optional(Type.String({ maxLength: 64 })),
+    from: Type.Optional(Type.String({ maxLength: 40 })),
+    to: Type.Optional(Type.String({ maxLength: 40 })),
+  },
   { additionalProperties: false },
 );
 
@@ -140,7 +147,7 @@ async function statementLinks(db: Kysely<DB>, caller: Caller, lang: Lang) {
  * newest first, with their CSV export.
  */
 export const balancePages: FastifyPluginAsyncTypebox = async (app) => {
-  const { db } = app.services;
+  const { db, config } = app.services;
 
   app.get(at(BALANCE), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
     const session = requireSession(request);
@@ -164,10 +171,8 @@ export const balancePages: FastifyPluginAsyncTypebox = async (app) => {
     ]);
     const filterQuery = new URLSearchParams();
     for (const [name, value] of Object.entries(text)) if (value) filterQuery.set(name, value);
-    const exportQuery = new URLSearchParams();
-    if (text.from) exportQuery.set('from', text.from);
-    if (text.to) exportQuery.set('to', text.to);
-    const exportQueryText = exportQuery.toString();
+    // The export takes the list's filters, all of them.
+    const exportQueryText = filterQuery.toString();
     return sendPage(
       request,
       reply,
@@ -192,30 +197,43 @@ export const balancePages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(at(`${BALANCE}/export.csv`), { schema: { hide: true, querystring: ExportQuery } }, async (request, reply) => {
     const session = requireSession(request);
-    // Read before the first byte is sent: a bad date is the dashboard's 400 page, not a broken file.
-    const stream = exportBalanceTransactions(db, callerOf(session), {
+    const caller = callerOf(session);
+    const type = request.query.type?.trim() || undefined;
+    if (type !== undefined && !isType(type)) throw invalid('query.type', 'is not a balance transaction type');
+    const source = request.query.source?.trim().toUpperCase() || undefined;
+    if (source !== undefined && !SOURCE.test(source)) throw invalid('query.source', 'is not a PI- or OR- reference');
+    // Read before the first byte is sent: a bad filter is the dashboard's 400 page, not a broken file.
+    const filters = {
+      type,
+      source,
       from: dateField(request.query.from?.trim(), 'from'),
       to: dateField(request.query.to?.trim(), 'to'),
-    });
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('Cache-Control', 'no-store')
-      .header('X-Content-Type-Options', 'nosniff')
-      .header('Content-Disposition', `attachment; filename="balance-transactions-${session.environment}.csv"`)
-      .send(stream);
+    };
+    const file = await startDownload(caller, reply.raw, config.downloads, () => ({
+      headers: {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+        'Content-Disposition': `attachment; filename="balance-transactions-${session.environment}.csv"`,
+      },
+      chunks: exportBalanceTransactions(db, caller, filters),
+    }));
+    return reply.headers(file.headers).send(file.body);
   });
 
   // The API's statement of a month (payments/statements.ts) for the session's business and mode,
-  // labelled in the dashboard's language.
+  // labelled in the dashboard's language, with the API's download limits.
   app.get(
     at(`${BALANCE}/statements/:file`),
     { schema: { hide: true, params: StatementParams } },
     async (request, reply) => {
-      const session = requireSession(request);
+      const caller = callerOf(requireSession(request));
       const [month, format] = request.params.file.split('.') as [string, 'csv' | 'html'];
       // Read before the first byte is sent: a month that does not exist is the dashboard's 400 page.
-      const statement = await balanceStatement(db, callerOf(session), monthPeriod(month, 'month'));
-      const file = statementFile(db, statement, format, langOf(request));
+      const period = monthPeriod(month, 'month');
+      const file = await startDownload(caller, reply.raw, config.downloads, async () =>
+        statementFile(db, await balanceStatement(db, caller, period), format, langOf(request)),
+      );
       return reply.headers(file.headers).send(file.body);
     },
   );

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { ApiError, invalid } from '../../http/errors.js';
+import { startDownload } from '../../http/downloads.js';
 import { exportProducts, importProducts, MAX_IMPORT_ROWS } from '../products/csv.js';
 import { MAX_IMAGE_BYTES, prepareImage, storeImage } from '../products/images.js';
 import { fieldsOf, productView, type OptionInput, type ProductFields, type VariantInput } from '../products/model.js';
@@ -352,13 +353,19 @@ export const productPages: FastifyPluginAsyncTypebox = async (app) => {
     ),
   );
 
-  app.get(at(`${PRODUCTS}/export`), { schema: { hide: true } }, async (request, reply) =>
-    reply
-      .type('text/csv; charset=utf-8')
-      .header('Cache-Control', 'no-store')
-      .header('Content-Disposition', 'attachment; filename="products.csv"')
-      .send(await exportProducts(db, callerOf(requireSession(request)))),
-  );
+  // The whole catalog, for a spreadsheet and back, with the API's download limits.
+  app.get(at(`${PRODUCTS}/export`), { schema: { hide: true } }, async (request, reply) => {
+    const caller = callerOf(requireSession(request));
+    const file = await startDownload(caller, reply.raw, config.downloads, async () => ({
+      headers: {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Cache-Control': 'no-store',
+        'Content-Disposition': 'attachment; filename="products.csv"',
+      },
+      chunks: await exportProducts(db, caller),
+    }));
+    return reply.headers(file.headers).send(file.body);
+  });
 
   app.post(at(`${PRODUCTS}/import`), { config: csvUpload, schema: { hide: true } }, async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/context.js';
+import { startDownload } from '../../http/downloads.js';
 import {
   DateFilter,
   Envelope,
@@ -50,21 +51,17 @@ export const BalanceTransaction = Type.Object({
   createdAt: Timestamp,
 });
 
-const ListQuery = Type.Object(
-  {
-    type: Type.Optional(TransactionType),
-    source: Type.Optional(SourceReference),
-    from: Type.Optional(DateFilter),
-    to: Type.Optional(DateFilter),
-    ...Pagination,
-  },
-  { additionalProperties: false },
-);
+/** The list's filters: the export takes exactly these (decisions.md, "Lists and exports"). */
+const Filters = {
+  type: Type.Optional(TransactionType),
+  source: Type.Optional(SourceReference),
+  from: Type.Optional(DateFilter),
+  to: Type.Optional(DateFilter),
+};
 
-const ExportQuery = Type.Object(
-  { from: Type.Optional(DateFilter), to: Type.Optional(DateFilter) },
-  { additionalProperties: false },
-);
+const ListQuery = Type.Object({ ...Filters, ...Pagination }, { additionalProperties: false });
+
+const ExportQuery = Type.Object(Filters, { additionalProperties: false });
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^txn_[0-9A-Za-z]{1,40}$' }) });
 
@@ -73,7 +70,7 @@ const IdParams = Type.Object({ id: Type.String({ pattern: '^txn_[0-9A-Za-z]{1,40
  * transactions behind it (`/balance/transactions`: list, one, CSV export).
  */
 export const balanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db } = app.services;
+  const { db, config } = app.services;
   app.get(
     '/balance',
     {
@@ -139,14 +136,21 @@ export const balanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const stream = exportBalanceTransactions(db, requireAuth(request.auth), {
+      const auth = requireAuth(request.auth);
+      const filters = {
+        type: request.query.type,
+        source: request.query.source,
         from: parseDateFilter(request.query.from, 'from'),
         to: parseDateFilter(request.query.to, 'to'),
-      });
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('Content-Disposition', 'attachment; filename="balance-transactions.csv"')
-        .send(stream);
+      };
+      const file = await startDownload(auth, reply.raw, config.downloads, () => ({
+        headers: {
+          'Content-Type': 'text/csv; charset=utf-8',
+          'Content-Disposition': 'attachment; filename="balance-transactions.csv"',
+        },
+        chunks: exportBalanceTransactions(db, auth, filters),
+      }));
+      return reply.headers(file.headers).send(file.body);
     },
   );
 

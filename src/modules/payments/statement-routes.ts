@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth, type AuthContext } from '../../http/context.js';
+import { startDownload } from '../../http/downloads.js';
 import { Envelope, literalUnion } from '../../http/schemas.js';
 import { DEFAULT_LANG, LANGS, type Lang } from '../../lib/i18n.js';
 import { TransactionType } from './balance-routes.js';
@@ -82,7 +83,7 @@ const statementResponse = { 200: Envelope(BalanceStatement) };
  * printable page (statements.ts).
  */
 export const statementRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db } = app.services;
+  const { db, config } = app.services;
 
   /** The statement of a period, answered in the format asked for. */
   async function answer(
@@ -91,14 +92,15 @@ export const statementRoutes: FastifyPluginAsyncTypebox = async (app) => {
     options: { format?: StatementFormat | undefined; lang?: Lang | undefined },
     reply: FastifyReply,
   ) {
-    const statement = await balanceStatement(
-      db,
-      { businessId: auth.businessId, environment: auth.environment },
-      period,
-    );
+    const caller = { businessId: auth.businessId, environment: auth.environment };
     const format = options.format ?? 'json';
-    if (format === 'json') return { success: true as const, data: statementView(statement) };
-    const file = statementFile(db, statement, format, options.lang ?? DEFAULT_LANG);
+    if (format === 'json') {
+      return { success: true as const, data: statementView(await balanceStatement(db, caller, period)) };
+    }
+    // A file is a download: its slot is claimed before the statement's figures are read.
+    const file = await startDownload(caller, reply.raw, config.downloads, async () =>
+      statementFile(db, await balanceStatement(db, caller, period), format, options.lang ?? DEFAULT_LANG),
+    );
     return reply.headers(file.headers).send(file.body);
   }
 

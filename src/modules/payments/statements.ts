@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Caller } from '../../http/context.js';
+import type { DownloadFile } from '../../http/downloads.js';
 import { ApiError } from '../../http/errors.js';
 import { csvTextCell } from '../../lib/csv.js';
 import { fillText, formatAmount, INTL_LOCALES, textDirection, type Lang } from '../../lib/i18n.js';
-import { balanceTransactionBatches, EXPORT_COLUMNS, exportLine, type ExportRow } from './balance-transactions.js';
+import { balanceTransactionTexts, EXPORT_COLUMNS, exportLine, type ExportRow } from './balance-transactions.js';
 import { BALANCE_TRANSACTION_TYPES, type BalanceTransactionType } from './balance-types.js';
 import { statementDictionaries, type StatementDictionary, type StatementKey } from './statement-i18n.js';
 
@@ -17,7 +17,7 @@ import { statementDictionaries, type StatementDictionary, type StatementKey } fr
  * Balance statements: what a merchant's balance was at the start of a period (a UTC month or a
  * range of UTC days), what moved it during the period, by type, and what it was at the end, from
  * the same balance transactions the API lists. As JSON, or as a CSV file or a printable page that
- * also list every transaction of the period, streamed in batches.
+ * also list every transaction of the period, streamed in batches of a few hundred.
  */
 
 export const STATEMENT_FORMATS = ['json', 'csv', 'html'] as const;
@@ -284,10 +284,14 @@ function csvSummary(statement: BalanceStatement, t: StatementDictionary): string
   ].join('');
 }
 
-/** The transactions of the statement's period, oldest first, in batches. */
-function periodBatches(db: Kysely<DB>, statement: BalanceStatement): AsyncGenerator<ExportRow[]> {
+/** The transactions of the statement's period, oldest first, each batch rendered by `render`. */
+function periodTexts(
+  db: Kysely<DB>,
+  statement: BalanceStatement,
+  render: (rows: ExportRow[]) => string,
+): AsyncGenerator<string> {
   const { period, caller } = statement;
-  return balanceTransactionBatches(db, caller, { from: period.from, before: period.to }, 'oldest');
+  return balanceTransactionTexts(db, caller, { from: period.from, before: period.to }, 'oldest', render);
 }
 
 async function* csvChunks(db: Kysely<DB>, statement: BalanceStatement, lang: Lang) {
@@ -295,14 +299,14 @@ async function* csvChunks(db: Kysely<DB>, statement: BalanceStatement, lang: Lan
   yield csvSummary(statement, t);
   yield csvLine([...EXPORT_COLUMNS.map((column) => t[COLUMN_LABELS[column]]), t.balance]);
   let balance = statement.openingBalance;
-  for await (const rows of periodBatches(db, statement)) {
+  yield* periodTexts(db, statement, (rows) => {
     let text = '';
     for (const row of rows) {
       balance += row.net;
       text += `${exportLine(row)},${balance}\n`;
     }
-    yield text;
-  }
+    return text;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -313,7 +317,7 @@ const VIEWS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'views');
 const eta = new Eta({ views: VIEWS, autoEscape: true, autoTrim: false, cache: true });
 
 /** How the page writes amounts and times in its language (UTC: a statement's days are UTC days). */
-function formatters(lang: Lang) {
+function makeFormatters(lang: Lang) {
   const time = new Intl.DateTimeFormat(INTL_LOCALES[lang], {
     dateStyle: 'medium',
     timeStyle: 'short',
@@ -325,6 +329,15 @@ function formatters(lang: Lang) {
     time: (iso: string) => time.format(new Date(iso)),
     day: (isoDay: string) => day.format(new Date(`${isoDay}T00:00:00.000Z`)),
   };
+}
+
+/** One set per language for every page: an Intl formatter is costly to make and to keep per download. */
+const FORMATTERS = new Map<Lang, ReturnType<typeof makeFormatters>>();
+
+function formatters(lang: Lang): ReturnType<typeof makeFormatters> {
+  let set = FORMATTERS.get(lang);
+  if (!set) FORMATTERS.set(lang, (set = makeFormatters(lang)));
+  return set;
 }
 
 async function* htmlChunks(db: Kysely<DB>, statement: BalanceStatement, lang: Lang, nonce: string) {
@@ -355,9 +368,9 @@ async function* htmlChunks(db: Kysely<DB>, statement: BalanceStatement, lang: La
   });
   let balance = statement.openingBalance;
   let shown = 0;
-  for await (const rows of periodBatches(db, statement)) {
+  yield* periodTexts(db, statement, (rows) => {
     shown += rows.length;
-    yield eta.render('statement-rows', {
+    return eta.render('statement-rows', {
       rows: rows.map((row) => {
         balance += row.net;
         return {
@@ -373,34 +386,24 @@ async function* htmlChunks(db: Kysely<DB>, statement: BalanceStatement, lang: La
         };
       }),
     });
-  }
+  });
   yield eta.render('statement-foot', { t, empty: shown === 0 });
 }
 
 // ---------------------------------------------------------------------------------------------
 // Files
 
-export interface StatementFile {
-  headers: Record<string, string>;
-  body: Readable;
-}
-
-/** Read in batches as the client takes it: a month of 100,000 transactions holds one batch at a time. */
-function streamOf(chunks: AsyncGenerator<string>): Readable {
-  // A failed read destroys the stream: the response ends with the error instead of it escaping.
-  return Readable.from(chunks, { objectMode: false });
-}
-
 /**
  * The statement as a file: a CSV download, or a printable page whose only style is its own (the
- * nonce of its Content-Security-Policy) and which runs no script.
+ * nonce of its Content-Security-Policy) and which runs no script. Its rows are read in batches as
+ * the client takes them (http/downloads.ts): a month of 100,000 transactions holds one batch.
  */
 export function statementFile(
   db: Kysely<DB>,
   statement: BalanceStatement,
   format: Exclude<StatementFormat, 'json'>,
   lang: Lang,
-): StatementFile {
+): DownloadFile {
   const name = `statement-${statement.period.label}`;
   const common = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
   if (format === 'csv') {
@@ -410,7 +413,7 @@ export function statementFile(
         'Content-Type': 'text/csv; charset=utf-8',
         'Content-Disposition': `attachment; filename="${name}.csv"`,
       },
-      body: streamOf(csvChunks(db, statement, lang)),
+      chunks: csvChunks(db, statement, lang),
     };
   }
   const nonce = randomBytes(16).toString('base64');
@@ -422,6 +425,6 @@ export function statementFile(
       'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
       'Referrer-Policy': 'no-referrer',
     },
-    body: streamOf(htmlChunks(db, statement, lang, nonce)),
+    chunks: htmlChunks(db, statement, lang, nonce),
   };
 }

@@ -5,7 +5,7 @@ import type { DB } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { recordEvents, type EventRecord } from '../events/outbox.js';
-import { fold, normaliseExternalId, type ProductRow } from './model.js';
+import { fold, normaliseExternalId, searchQuery, type ProductRow } from './model.js';
 import { shopOf, type CatalogCaller } from './reads.js';
 import { lowestPrice } from './writes.js';
 import { stockEvents } from './stock.js';
@@ -321,21 +321,42 @@ export async function importProducts(
   return result;
 }
 
+/** The list's filters (GET /store/products), which the export takes. */
+export interface ProductExportFilters {
+  search?: string | undefined;
+  status?: 'ACTIVE' | 'DISABLED' | 'ALL' | undefined;
+  categoryId?: string | undefined;
+}
+
 /**
- * Every product of the shop as CSV, oldest first, with its `id` last; importing it again changes
- * nothing (a product without an externalId is matched by that id).
+ * Products per batch of the export: what a download holds while its client is slow or stalled
+ * (http/downloads.ts). Fewer than the balance's 200: a product's description alone may take 5,000
+ * characters, so a batch stays under about 300 kB whatever the catalog.
  */
-export async function exportProducts(db: Kysely<DB>, caller: CatalogCaller): Promise<string> {
-  const shop = await shopOf(db, caller);
-  const rows = await db
+const EXPORT_BATCH = 50;
+
+type Cursor = { at: string; id: string };
+
+/** One batch of the export as CSV text (with the header first); its rows are garbage once this returns. */
+async function renderedBatch(
+  db: Kysely<DB>,
+  shopId: string,
+  filters: ProductExportFilters,
+  after: Cursor | undefined,
+): Promise<{ text: string; count: number; last: Cursor | undefined }> {
+  let query = db
     .selectFrom('products')
     .select(['id', 'external_id', 'name', 'price', 'description', 'quantity', 'status', 'category_id', 'cost_basis'])
-    .where('shop_id', '=', shop.id)
-    .where('deleted_at', 'is', null)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  return stringify(
+    .select(sql<string>`created_at::text`.as('cursor_at'))
+    .where('shop_id', '=', shopId)
+    .where('deleted_at', 'is', null);
+  if (filters.status && filters.status !== 'ALL') query = query.where('status', '=', filters.status);
+  if (filters.categoryId) query = query.where('category_id', '=', filters.categoryId);
+  const words = filters.search ? searchQuery(filters.search) : null;
+  if (words) query = query.where(sql<boolean>`search_vector @@ to_tsquery('simple', ${words})`);
+  if (after) query = query.where(sql<boolean>`(created_at, id) > (${after.at}::timestamptz, ${after.id})`);
+  const rows = await query.orderBy('created_at').orderBy('id').limit(EXPORT_BATCH).execute();
+  const text = stringify(
     rows.map((row) => [
       neutraliseCell(row.external_id ?? ''),
       neutraliseCell(row.name),
@@ -347,6 +368,35 @@ export async function exportProducts(db: Kysely<DB>, caller: CatalogCaller): Pro
       row.cost_basis ?? '',
       row.id,
     ]),
-    { header: true, columns: [...CSV_COLUMNS] },
+    { header: after === undefined, columns: [...CSV_COLUMNS] },
   );
+  const last = rows.at(-1);
+  return { text, count: rows.length, last: last && { at: last.cursor_at, id: last.id } };
+}
+
+/** The export a batch at a time; while it waits for its client it holds a batch's text, not its rows. */
+async function* exportBatches(db: Kysely<DB>, shopId: string, filters: ProductExportFilters): AsyncGenerator<string> {
+  let after: Cursor | undefined;
+  for (;;) {
+    const batch = await renderedBatch(db, shopId, filters, after);
+    // The first batch carries the header, even when no product matches.
+    if (after === undefined || batch.count > 0) yield batch.text;
+    if (batch.count < EXPORT_BATCH) return;
+    after = batch.last;
+  }
+}
+
+/**
+ * The shop's products the list's filters take (every one without filters) as CSV, oldest first,
+ * with its `id` last; importing it again changes nothing (a product without an externalId is
+ * matched by that id). In batches, read as the client takes them; the shop is found first, so a
+ * missing one answers SHOP_NOT_FOUND before the first byte.
+ */
+export async function exportProducts(
+  db: Kysely<DB>,
+  caller: CatalogCaller,
+  filters: ProductExportFilters = {},
+): Promise<AsyncGenerator<string>> {
+  const shop = await shopOf(db, caller);
+  return exportBatches(db, shop.id, filters);
 }

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/context.js';
+import { startDownload } from '../../http/downloads.js';
 import { ApiError } from '../../http/errors.js';
 import { API_UPLOAD, API_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope, Paginated, pageWindow } from '../../http/schemas.js';
@@ -14,6 +15,7 @@ import {
   InventoryBody,
   Product,
   ProductBody,
+  ProductExportQuery,
   ProductListQuery,
   ProductParams,
   ProductPatchBody,
@@ -291,16 +293,24 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/store/products/export',
-    { config: { auth: 'secret', scope: 'store.products:read' }, schema: { tags, produces: ['text/csv'] } },
-    async (request, reply: FastifyReply) =>
-      reply
-        .type('text/csv; charset=utf-8')
-        .header('Content-Disposition', 'attachment; filename="products.csv"')
-        .send(await exportProducts(db, caller(request))),
+    {
+      config: { auth: 'secret', scope: 'store.products:read' },
+      schema: { tags, querystring: ProductExportQuery, produces: ['text/csv'] },
+    },
+    async (request, reply) => {
+      const who = caller(request);
+      const file = await startDownload(who, reply.raw, config.downloads, async () => ({
+        headers: {
+          'Content-Type': 'text/csv; charset=utf-8',
+          'Content-Disposition': 'attachment; filename="products.csv"',
+        },
+        chunks: await exportProducts(db, who, request.query),
+      }));
+      return reply.headers(file.headers).send(file.body);
+    },
   );
 };
 
-/** Uploaded files, outside the API base: `GET /media/{key}` with the type read at upload. */
 export const mediaRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, media } = app.services;
   app.get(

@@ -91,10 +91,18 @@ export const ProductParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 256, description: 'the product id or its externalId' }),
 });
 
+/** The list's filters; the export takes exactly these. */
+const ProductFilters = {
+  search: Type.Optional(Type.String({ maxLength: 200 })),
+  status: Type.Optional(Type.Union([Status, Type.Literal('ALL')])),
+  categoryId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+};
+
+export const ProductExportQuery = Type.Object(ProductFilters, { additionalProperties: false });
+
 export const ProductListQuery = Type.Object(
   {
-    search: Type.Optional(Type.String({ maxLength: 200 })),
-    status: Type.Optional(Type.Union([Status, Type.Literal('ALL')])),
+    ...ProductFilters,
     sortBy: Type.Optional(
       Type.Union([
         Type.Literal('newest'),
@@ -103,7 +111,6 @@ export const ProductListQuery = Type.Object(
         Type.Literal('price_desc'),
       ]),
     ),
-    categoryId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     ...Pagination,
   },
   { additionalProperties: false },

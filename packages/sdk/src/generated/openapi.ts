@@ -545,7 +545,7 @@ export interface paths {
         };
         /**
          * Export products as CSV
-         * @description Every product of the shop, in the import format, with its `id` as the last column.
+         * @description The shop's products that the list's filters take (`search`, `status`, `categoryId`; every product without them), oldest first, in the import format, with its `id` as the last column. Streamed; A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After.
          *
          *     Key: secret (sk_), scope `store.products:read`.
          */
@@ -875,7 +875,7 @@ export interface paths {
         };
         /**
          * Export balance transactions as CSV
-         * @description The balance transactions of `from`..`to` (all when absent) as CSV, streamed, newest first, with a header row naming the same fields as the list (id, type, amount, fee, net, currency, sourceReference, sourceKind, description, balanceAfter, createdAt); text cells that a spreadsheet would run as a formula start with an apostrophe.
+         * @description The balance transactions that the list's filters take (`type`, `source`, `from`, `to`; all when absent) as CSV, streamed, newest first, with a header row naming the same fields as the list (id, type, amount, fee, net, currency, sourceReference, sourceKind, description, balanceAfter, createdAt); text cells that a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow. A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After.
          *
          *     Key: secret (sk_), scope `balance:read`.
          */
@@ -921,7 +921,7 @@ export interface paths {
          * Retrieve the balance statement of a month
          * @description The statement of a UTC month (`YYYY-MM`): the opening balance (the sum of `net` of every balance transaction of the key's environment created before the period), the totals of the period by type (one entry per type, in a fixed order: count, gross = sum of `amount`, fees = sum of `fee`, net = sum of `net`), and the closing balance (opening + the period's net), to the centime with `GET /balance/transactions`. `period.to` is exclusive: the first instant after the period.
          *
-         *     With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR.
+         *     With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`.
          *
          *     Key: secret (sk_), scope `balance:read`.
          */
@@ -945,7 +945,7 @@ export interface paths {
          * Retrieve the balance statement of a range of days
          * @description The statement of the UTC days `from`..`to`, both included, at most 366 days: the opening balance (the sum of `net` of every balance transaction of the key's environment created before the period), the totals of the period by type (one entry per type, in a fixed order: count, gross = sum of `amount`, fees = sum of `fee`, net = sum of `net`), and the closing balance (opening + the period's net), to the centime with `GET /balance/transactions`. `period.to` is exclusive: the first instant after the period.
          *
-         *     With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR.
+         *     With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`.
          *
          *     Key: secret (sk_), scope `balance:read`.
          */
@@ -1788,7 +1788,7 @@ export interface components {
          * @description Every error code of the API. Branch on it; messages may change.
          * @enum {string}
          */
-        ErrorCode: "MISSING_CREDENTIALS" | "INVALID_AUTH_HEADER" | "INVALID_API_KEY" | "API_ACCESS_NOT_ACTIVE" | "LIVE_ACCESS_NOT_APPROVED" | "SECRET_KEY_REQUIRED" | "SCOPE_REQUIRED" | "IP_NOT_ALLOWED" | "FEATURE_DISABLED" | "SANDBOX_ONLY" | "SANDBOX_MISMATCH" | "RATE_LIMITED" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "ENDPOINT_NOT_FOUND" | "INTENT_NOT_FOUND" | "INTENT_NOT_PENDING" | "INTENT_CANCEL_INVALID_STATUS" | "INTENT_CANCEL_CONFLICT" | "INTENT_REFUND_INVALID_STATUS" | "AMOUNT_OUT_OF_RANGE" | "METADATA_TOO_MANY_KEYS" | "METADATA_VALUE_TOO_LONG" | "REFUND_AMOUNT_INVALID" | "CODE_SPACE_EXHAUSTED" | "INSUFFICIENT_BALANCE" | "INVALID_PIN" | "WALLET_LOCKED" | "WALLET_NOT_FOUND" | "PAYMENT_FAILED" | "BALANCE_TRANSACTION_NOT_FOUND" | "INSUFFICIENT_FUNDS" | "PAYOUT_NOT_FOUND" | "PAYOUT_BATCH_NOT_FOUND" | "PAYOUT_NOT_PENDING" | "TOO_MANY_PENDING_PAYOUTS" | "STATEMENT_PERIOD_INVALID" | "NO_FILE" | "INVALID_FILE_TYPE" | "FILE_TOO_LARGE" | "PRODUCT_NOT_FOUND" | "SHOP_NOT_FOUND" | "VARIANT_NOT_FOUND" | "VARIANT_LABEL_AMBIGUOUS" | "EXTERNAL_ID_TAKEN" | "INSUFFICIENT_STOCK" | "CSV_INVALID" | "ORDER_NOT_FOUND" | "ORDER_INVALID_TRANSITION" | "MAX_ENDPOINTS_REACHED" | "EVENTS_NOT_PERMITTED" | "INVALID_WEBHOOK_EVENT" | "INVALID_WEBHOOK_URL" | "EVENT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "ENDPOINT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "NOT_FOUND" | "LAST_OWNER" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "MISSING_CREDENTIALS" | "INVALID_AUTH_HEADER" | "INVALID_API_KEY" | "API_ACCESS_NOT_ACTIVE" | "LIVE_ACCESS_NOT_APPROVED" | "SECRET_KEY_REQUIRED" | "SCOPE_REQUIRED" | "IP_NOT_ALLOWED" | "FEATURE_DISABLED" | "SANDBOX_ONLY" | "SANDBOX_MISMATCH" | "RATE_LIMITED" | "TOO_MANY_DOWNLOADS" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "ENDPOINT_NOT_FOUND" | "INTENT_NOT_FOUND" | "INTENT_NOT_PENDING" | "INTENT_CANCEL_INVALID_STATUS" | "INTENT_CANCEL_CONFLICT" | "INTENT_REFUND_INVALID_STATUS" | "AMOUNT_OUT_OF_RANGE" | "METADATA_TOO_MANY_KEYS" | "METADATA_VALUE_TOO_LONG" | "REFUND_AMOUNT_INVALID" | "CODE_SPACE_EXHAUSTED" | "INSUFFICIENT_BALANCE" | "INVALID_PIN" | "WALLET_LOCKED" | "WALLET_NOT_FOUND" | "PAYMENT_FAILED" | "BALANCE_TRANSACTION_NOT_FOUND" | "INSUFFICIENT_FUNDS" | "PAYOUT_NOT_FOUND" | "PAYOUT_BATCH_NOT_FOUND" | "PAYOUT_NOT_PENDING" | "TOO_MANY_PENDING_PAYOUTS" | "STATEMENT_PERIOD_INVALID" | "NO_FILE" | "INVALID_FILE_TYPE" | "FILE_TOO_LARGE" | "PRODUCT_NOT_FOUND" | "SHOP_NOT_FOUND" | "VARIANT_NOT_FOUND" | "VARIANT_LABEL_AMBIGUOUS" | "EXTERNAL_ID_TAKEN" | "INSUFFICIENT_STOCK" | "CSV_INVALID" | "ORDER_NOT_FOUND" | "ORDER_INVALID_TRANSITION" | "MAX_ENDPOINTS_REACHED" | "EVENTS_NOT_PERMITTED" | "INVALID_WEBHOOK_EVENT" | "INVALID_WEBHOOK_URL" | "EVENT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "ENDPOINT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "NOT_FOUND" | "LAST_OWNER" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR";
         /** CreatedIntent */
         CreatedIntent: {
             referenceNumber: string;
@@ -8195,8 +8195,8 @@ export interface operations {
             query?: {
                 search?: string;
                 status?: ("ACTIVE" | "DISABLED") | "ALL";
-                sortBy?: "newest" | "oldest" | "price_asc" | "price_desc";
                 categoryId?: string;
+                sortBy?: "newest" | "oldest" | "price_asc" | "price_desc";
                 page?: number;
                 /** @description max 100; larger values are capped */
                 limit?: number;
@@ -11305,7 +11305,11 @@ export interface operations {
     };
     exportProducts: {
         parameters: {
-            query?: never;
+            query?: {
+                search?: string;
+                status?: ("ACTIVE" | "DISABLED") | "ALL";
+                categoryId?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -11421,7 +11425,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: RATE_LIMITED. */
+            /** @description Error. Codes: RATE_LIMITED, TOO_MANY_DOWNLOADS. */
             429: {
                 headers: {
                     /** @description seconds to wait */
@@ -15579,6 +15583,10 @@ export interface operations {
     exportBalanceTransactions: {
         parameters: {
             query?: {
+                /** @description What moved the balance */
+                type?: "payment" | "refund" | "order_payment" | "order_refund" | "order_adjustment" | "payout" | "payout_fee" | "payout_reversal";
+                /** @description The payment intent (PI-...), order (OR-...) or payout (PO-...) the movement belongs to */
+                source?: string;
                 /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 from?: string;
                 /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
@@ -15674,7 +15682,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: RATE_LIMITED. */
+            /** @description Error. Codes: RATE_LIMITED, TOO_MANY_DOWNLOADS. */
             429: {
                 headers: {
                     /** @description seconds to wait */
@@ -16091,7 +16099,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: RATE_LIMITED. */
+            /** @description Error. Codes: RATE_LIMITED, TOO_MANY_DOWNLOADS. */
             429: {
                 headers: {
                     /** @description seconds to wait */
@@ -16278,7 +16286,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: RATE_LIMITED. */
+            /** @description Error. Codes: RATE_LIMITED, TOO_MANY_DOWNLOADS. */
             429: {
                 headers: {
                     /** @description seconds to wait */
