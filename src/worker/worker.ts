@@ -35,8 +35,9 @@ export const periodicTasks: PeriodicTask[] = [
   { name: 'idempotency-cleanup', everySeconds: 600, run: (runtime) => deleteExpiredIdempotencyKeys(runtime.db) },
   // decisions.md: expiry within 60 s of expiresAt; the first tick at start catches up after downtime.
   { name: 'intent-expiry', everySeconds: 10, run: (runtime) => expireDueIntents(runtime.db) },
-  // Shared ledger accounts take their pending movements into their balance row (ledger.ts).
-  { name: 'ledger-fold', everySeconds: 1, run: (runtime) => foldPendingMovements(runtime.db, 1000) },
+  // Shared ledger accounts take their pending movements into their balance row (ledger.ts); a
+  // merchant's balance transactions learn their `balanceAfter` then, so it runs four times a second.
+  { name: 'ledger-fold', everySeconds: 0.25, run: (runtime) => foldPendingMovements(runtime.db, 1000) },
   // Writers count list rows under their own slot (counted-list.ts); this sums them per day.
   { name: 'list-count-fold', everySeconds: 5, run: (runtime) => foldListCounts(runtime.db) },
   { name: 'webhook-auto-disable', everySeconds: 60, run: webhookAutoDisable },
@@ -74,7 +75,7 @@ export function startWorker(
   runtime: Runtime,
   logger: FastifyBaseLogger,
   tasks = periodicTasks,
-  tickMs = 1000,
+  tickMs = 250,
   tuning: DeliveryTuning = {},
 ): Worker {
   const { db } = runtime;
@@ -85,6 +86,12 @@ export function startWorker(
   const workerId = newId('wrk');
   /** Tasks this worker is running now (a test's `tick` may overlap the scheduled one). */
   const runningTasks = new Set<string>();
+  /**
+   * When a scheduled tick next asks for each task. A task this worker ran is not due again before
+   * its period, so asking sooner would only cost statements at every tick; one it could not take
+   * (not due, or another worker's) is asked for again within a second, as the ticks did before.
+   */
+  const nextAsk = new Map<string, number>();
 
   /**
    * Takes the task if it is due and no live lease holds it, in one UPDATE: the next run time and
@@ -159,16 +166,16 @@ export function startWorker(
       .execute();
   }
 
-  /** Claims and runs one task if it is due; its lease given back after. */
-  async function runIfDue(task: PeriodicTask): Promise<void> {
+  /** Claims and runs one task if it is due, its lease given back after; whether it ran. */
+  async function runIfDue(task: PeriodicTask): Promise<boolean> {
     let claimed: boolean;
     try {
       claimed = await claim(task);
     } catch (error) {
       logger.error({ err: error, task: task.name }, 'could not claim a periodic task');
-      return;
+      return false;
     }
-    if (!claimed) return;
+    if (!claimed) return false;
     const stopRenewing = keepLease(task);
     let failure: string | null = null;
     try {
@@ -185,15 +192,20 @@ export function startWorker(
     await finish(task, failure).catch((error: unknown) =>
       logger.warn({ err: error, task: task.name }, 'could not record the end of a periodic task'),
     );
+    return true;
   }
 
-  async function tick(): Promise<void> {
+  /** Asks for every task (a scheduled tick: those whose `nextAsk` has come) and runs the due ones. */
+  async function tick(scheduled = false): Promise<void> {
     for (const task of tasks) {
       if (stopped) return;
       if (runningTasks.has(task.name)) continue;
+      if (scheduled && (nextAsk.get(task.name) ?? 0) > Date.now()) continue;
       runningTasks.add(task.name);
       try {
-        await runIfDue(task);
+        const ran = await runIfDue(task);
+        const waitSeconds = ran ? task.everySeconds : Math.min(task.everySeconds, 1);
+        nextAsk.set(task.name, Date.now() + waitSeconds * 1000);
       } finally {
         runningTasks.delete(task.name);
       }
@@ -203,7 +215,7 @@ export function startWorker(
   function schedule(): void {
     if (stopped) return;
     timer = setTimeout(() => {
-      running = tick().finally(schedule);
+      running = tick(true).finally(schedule);
     }, tickMs);
   }
 
