@@ -202,10 +202,12 @@ export function startWorker(
       if (runningTasks.has(task.name)) continue;
       if (scheduled && (nextAsk.get(task.name) ?? 0) > Date.now()) continue;
       runningTasks.add(task.name);
+      const askedAt = Date.now();
       try {
         const ran = await runIfDue(task);
+        // From when it was asked for, as its `next_run_at` is: a 250 ms task runs every 250 ms.
         const waitSeconds = ran ? task.everySeconds : Math.min(task.everySeconds, 1);
-        nextAsk.set(task.name, Date.now() + waitSeconds * 1000);
+        nextAsk.set(task.name, askedAt + waitSeconds * 1000);
       } finally {
         runningTasks.delete(task.name);
       }
@@ -237,7 +239,14 @@ export function startWorker(
       logger.warn({ err: error }, 'could not listen for webhook notifications; polling only');
       return undefined;
     });
-  const payouts = startPayoutSender(db, logger, { senders: SENDERS[runtime.database.kind] });
+  // On PostgreSQL each sender holds a connection while it sends: half the pool at most, so that a
+  // flood of payouts never leaves the API (in the same process) and the tasks without one.
+  const kind = runtime.database.kind;
+  const senders =
+    kind === 'postgres'
+      ? Math.min(SENDERS.postgres, Math.max(1, Math.floor(runtime.config.dbPoolSize / 2)))
+      : SENDERS[kind];
+  const payouts = startPayoutSender(db, logger, { senders });
   running = tick().finally(schedule);
   return {
     deliveries,

@@ -149,7 +149,7 @@ export async function intentTimeline(database: Database, scope: Scope, reference
       : await database.db
           .selectFrom('webhook_deliveries as d')
           .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-          .select(['d.id', 'd.event_id', 'd.status', 'd.attempt_count', 'd.last_status_code', 'e.url'])
+          .select(['d.id', 'd.event_id', 'd.status', 'd.dead_reason', 'd.attempt_count', 'd.last_status_code', 'e.url'])
           .where(
             'd.event_id',
             'in',
@@ -163,8 +163,9 @@ export async function intentTimeline(database: Database, scope: Scope, reference
     createdAt: event.created_at,
     deliveries: deliveries
       .filter((delivery) => delivery.event_id === event.id)
-      .map((delivery) => ({
+      .map(({ dead_reason, ...delivery }) => ({
         ...delivery,
+        deadReason: dead_reason,
         failing: isFailing({ status: delivery.status }),
       })),
   }));

@@ -51,6 +51,8 @@ const API_ERROR_TEXTS: Partial<Record<ErrorCode, StorefrontText>> = {
   WALLET_NOT_FOUND: 'errInvalidPin',
   WALLET_LOCKED: 'errWalletLocked',
   INSUFFICIENT_BALANCE: 'errInsufficientBalance',
+  // A customer's cancel of a paid order, or a lower total, that the shop's balance cannot refund.
+  INSUFFICIENT_FUNDS: 'errShopCannotRefund',
   INSUFFICIENT_STOCK: 'errStock',
   PRODUCT_NOT_FOUND: 'errProductGone',
   VARIANT_NOT_FOUND: 'errProductGone',
