@@ -4,7 +4,7 @@
  * orders with accept and refund, reads) while webhooks go to a receiver that fails 20 % of
  * attempts. Samples, each minute (each 10 s when the run is shorter than 6 minutes): both
  * processes' RSS, the p99 of the requests of the interval and the queue lag (the age of the
- * oldest due PENDING delivery). At the end: no growth from the first third of the samples after a
+ * oldest due waiting delivery, PENDING or FAILED). At the end: no growth from the first third of the samples after a
  * warm-up to the last, nothing lost (`admin ledger check` passes, every event has one delivery per subscribed
  * endpoint and each was accepted once), no unexpected answer. Exits non-zero otherwise.
  */
@@ -194,7 +194,7 @@ export async function soakSuite(args: string[] = []): Promise<void> {
         latencies = [];
         const lag = await client.query<{ lag: number }>(
           `SELECT coalesce(extract(epoch FROM now() - min(next_attempt_at)), 0)::float8 AS lag
-           FROM webhook_deliveries WHERE status = 'PENDING' AND next_attempt_at <= now()`,
+           FROM webhook_deliveries WHERE status IN ('PENDING', 'FAILED') AND next_attempt_at <= now()`,
         );
         const sample = {
           at: at / 60_000,
@@ -236,10 +236,12 @@ export async function soakSuite(args: string[] = []): Promise<void> {
 
     // Nothing lost: the queue drains, every event has its deliveries, each accepted exactly once.
     const drainBy = Date.now() + 180_000;
+    // Waiting: PENDING (no attempt yet) or FAILED (its retry scheduled).
     let pending = 0;
     do {
       pending = Number(
-        (await client.query(`SELECT count(*) FROM webhook_deliveries WHERE status = 'PENDING'`)).rows[0].count,
+        (await client.query(`SELECT count(*) FROM webhook_deliveries WHERE status IN ('PENDING', 'FAILED')`)).rows[0]
+          .count,
       );
       if (pending > 0) await new Promise((resolve) => setTimeout(resolve, 500));
     } while (pending > 0 && Date.now() < drainBy);
@@ -260,12 +262,12 @@ export async function soakSuite(args: string[] = []): Promise<void> {
     const succeeded = Number(counts.succeeded);
     console.log(
       `deliveries: ${counts.events} events, ${counts.deliveries} deliveries (${counts.missing} missing), ` +
-        `${succeeded} SUCCEEDED, ${pending} PENDING, ${counts.dead} DEAD; receiver: ${receiver.stats.attempts} attempts, ` +
+        `${succeeded} SUCCEEDED, ${pending} waiting (PENDING or FAILED), ${counts.dead} DEAD; receiver: ${receiver.stats.attempts} attempts, ` +
         `${receiver.stats.failed} failed on purpose, ${receiver.accepted.size} accepted, ${receiver.stats.duplicates} accepted twice`,
     );
     if (Number(counts.missing) > 0) failures.push(`${counts.missing} deliveries missing`);
     if (pending > 0 || Number(counts.dead) > 0)
-      failures.push(`${pending} PENDING and ${counts.dead} DEAD after the drain`);
+      failures.push(`${pending} waiting and ${counts.dead} DEAD after the drain`);
     if (receiver.stats.duplicates > 0) failures.push(`${receiver.stats.duplicates} deliveries accepted twice`);
     if (succeeded !== receiver.accepted.size) failures.push('SUCCEEDED deliveries and accepted ones differ');
 
