@@ -251,7 +251,7 @@ export function printFlood(title: string, figures: FloodFigures): void {
   console.log(
     `  sent p99 during the flood ${ms(sentP99)}: <= ${TARGET_SENT_P99_MS / 1000} s ${met(sentP99 <= TARGET_SENT_P99_MS)}; ` +
       `folded (balanceAfter) p99 ${ms(foldP99)}: <= ${TARGET_FOLD_P99_MS / 1000} s ${met(foldP99 <= TARGET_FOLD_P99_MS)} ` +
-      `(the fold runs every second: the quiet baseline shows the lag it has without any flood)`,
+      `(the fold runs four times a second: the quiet baseline shows the lag it has without any flood)`,
   );
 }
 
