@@ -66,13 +66,21 @@ export function strictValidatorCompiler(eager: boolean): FastifySchemaCompiler<T
       return (value: unknown) => {
         const converted = httpPart === 'body' ? value : convertObject(schema, value);
         const nulAt = findNul(converted);
-        if (nulAt !== undefined) {
-          const instancePath = nulAt.split('\u0000').join('\\0');
-          const issue = { keyword: 'nul', schemaPath: '#', instancePath, message: 'must not contain NUL characters' };
-          return { error: [issue] as never };
-        }
-        if (check.Check(converted)) return { value: converted };
-        return { error: check.Errors(converted) as never };
+        const valid = check.Check(converted);
+        if (nulAt === undefined && valid) return { value: converted };
+        // The NUL beside the schema's own problems: a batch names every bad item in one answer.
+        const nul =
+          nulAt === undefined
+            ? []
+            : [
+                {
+                  keyword: 'nul',
+                  schemaPath: '#',
+                  instancePath: nulAt.split('\u0000').join('\\0'),
+                  message: 'must not contain NUL characters',
+                },
+              ];
+        return { error: [...nul, ...(valid ? [] : check.Errors(converted))] as never };
       };
     }, eager);
 }

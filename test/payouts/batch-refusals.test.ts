@@ -106,6 +106,25 @@ describe('payout batches: the plural path, every bad item in one answer', () => 
     assert.equal(await payoutTotal(), count);
   });
 
+  test("a NUL character in one item is named beside the other items' problems", async () => {
+    const count = await payoutTotal();
+    const refused = await batch([
+      payoutTo(RICH.phone, 100, { description: 'Loyer\u0000avril' }),
+      payoutTo(RICH.phone, 1.5),
+      payoutTo(RICH.phone, 0),
+    ]);
+    expectError(refused, 400, 'VALIDATION_ERROR');
+    assert.deepEqual(
+      (refused.body.error.details as Detail[]).map((detail) => [detail.field, detail.code]),
+      [
+        ['body.items.0.description', 'VALIDATION_ERROR'],
+        ['body.items.1.amount', 'VALIDATION_ERROR'],
+        ['body.items.2.amount', 'AMOUNT_OUT_OF_RANGE'],
+      ],
+    );
+    assert.equal(await payoutTotal(), count);
+  });
+
   test('a problem of the request as a whole is answered alone', async () => {
     const count = await payoutTotal();
     expectError(await batch([]), 400, 'VALIDATION_ERROR');
