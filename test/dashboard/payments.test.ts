@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { SANDBOX_FAILING_AMOUNT } from '../../src/modules/payments/wallet-payments.js';
+import { SANDBOX_FAILING_AMOUNT } from '../../src/modules/sandbox/sandbox.js';
 import { act, ageIntent, createIntent } from '../intents/support.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { signedIn, type FormClient } from './support.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { checkLedger } from '../../src/modules/payments/ledger.js';
-import { SANDBOX_NEW_WALLET_BALANCE } from '../../src/modules/payments/payers.js';
+import { SANDBOX_NEW_WALLET_BALANCE } from '../../src/modules/sandbox/sandbox.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { act, createIntent } from './support.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { SANDBOX_NEW_WALLET_BALANCE } from '../../src/modules/payments/payers.js';
+import { SANDBOX_NEW_WALLET_BALANCE } from '../../src/modules/sandbox/sandbox.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { createProduct } from '../products/support.js';
 import {

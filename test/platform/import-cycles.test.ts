@@ -48,3 +48,32 @@ test('no import cycle in src/', () => {
   for (const file of graph.keys()) if (!state.has(file)) visit(file);
   assert.deepEqual(cycles, []);
 });
+
+/**
+ * Issue 48: the money core is read without the features that use it. Each folder of
+ * src/modules/ listed here may import only the modules named beside it (and src/db, src/http,
+ * src/lib): payments never reaches back into intents or orders, which own their lifecycles and
+ * call it, nor into wallets, which fund themselves through it; the sandbox sits on both.
+ */
+const FOLDER_RULES: Record<string, readonly string[]> = {
+  payments: ['events'],
+  wallets: ['payments'],
+  sandbox: ['payments', 'wallets'],
+};
+
+test('the money core imports only what its folder rule allows', () => {
+  const broken: string[] = [];
+  for (const [folder, allowed] of Object.entries(FOLDER_RULES)) {
+    for (const file of sourceFiles(path.join(SRC, 'modules', folder))) {
+      for (const target of importsOf(file)) {
+        const relative = path.relative(path.join(SRC, 'modules'), target);
+        if (relative.startsWith('..')) continue;
+        const module = relative.split(path.sep)[0]!;
+        if (module !== folder && !allowed.includes(module)) {
+          broken.push(`${path.relative(SRC, file)} imports ${path.relative(SRC, target)}`);
+        }
+      }
+    }
+  }
+  assert.deepEqual(broken, []);
+});

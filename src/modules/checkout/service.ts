@@ -3,8 +3,8 @@ import type { AmountType, DB, Environment, IntentStatus } from '../../db/schema.
 import { ApiError } from '../../http/errors.js';
 import { CommittedRefusal } from '../../http/idempotency/plugin.js';
 import { maskPhone } from '../../lib/phone.js';
-import { confirmPayment } from '../payments/wallet-payments.js';
-import { lockIntentAndPayer } from '../payments/payers.js';
+import { confirmPayment } from '../intents/payments.js';
+import { lockIntentAndPayer } from '../intents/payer-lock.js';
 import { checkAmount } from '../intents/service.js';
 import type { IntentRow } from '../intents/repo.js';
 import { isAllowed } from '../intents/state.js';

@@ -1,5 +1,4 @@
 import type { RevenueModel } from '../../db/schema.js';
-import type { LockedIntent } from '../intents/repo.js';
 
 /**
  * Fees and their taxes (decisions.md "Commission"). All values are integer centimes; rates are
@@ -225,21 +224,6 @@ export function refundCommission(fees: FeeState, refundAmount: number, final: bo
   }
   back.revenue += left;
   return { provider_ttc: give, payer_ttc: 0, tof: back.tof, tte: back.tte, total_revenue: back.revenue };
-}
-
-/**
- * The fee plan read with the locked intent; the defaults of decisions.md cover a missing plan. An
- * intent has no lines, so no margin: it pays under the commission plan whatever the model.
- */
-export function feePlanOf(intent: LockedIntent): FeePlan {
-  return feePlanFromColumns({
-    provider_bps: intent.plan_provider_bps,
-    payer_fee: intent.plan_payer_fee,
-    tof_bps: intent.plan_tof_bps,
-    tte_bps: intent.plan_tte_bps,
-    revenue_model: null,
-    margin_bps: null,
-  });
 }
 
 export const DEFAULT_MARGIN_BPS = 1000;
