@@ -122,6 +122,38 @@ export type { AmountType, IntentStatus };
 /** Why a payment attempt failed, as a code each channel words in its own way. */
 export type PaymentFailure = 'INSUFFICIENT_BALANCE' | 'SANDBOX_DECLINED' | 'SIMULATED_FAILURE';
 
+import type { PaymentFailureCode, PaymentMethodName, PaymentStatus } from '../modules/payments/state.js';
+import type { Commission } from '../modules/payments/fees.js';
+export type { PaymentFailureCode, PaymentMethodName, PaymentStatus };
+
+/** A line a payment credited: an account kind (merchant, revenue, tof, tte) and its centimes. */
+export interface SettlementLineRecord {
+  account: LedgerAccountKind;
+  amount: number;
+}
+
+/** One attempt to pay an intent or an order (migration 035). */
+export interface PaymentsTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  intent_id: number | null;
+  order_id: number | null;
+  method: PaymentMethodName;
+  status: PaymentStatus;
+  amount: number;
+  payer_phone: string | null;
+  payer_wallet_id: string | null;
+  commission: ColumnType<Commission | null, string | null, string | null>;
+  settlement: ColumnType<SettlementLineRecord[], string, string>;
+  failure_code: PaymentFailureCode | null;
+  failure_message: string | null;
+  ledger_transaction_id: string | null;
+  created_at: Date;
+  settled_at: Date | null;
+  updated_at: Date;
+}
+
 export interface PaymentIntentsTable {
   id: Generated<number>;
   reference_number: string;
@@ -567,6 +599,7 @@ export interface DB {
   webhook_attempts: WebhookAttemptsTable;
   webhook_attempt_rollups: WebhookAttemptRollupsTable;
   payment_intents: PaymentIntentsTable;
+  payments: PaymentsTable;
   refunds: RefundsTable;
   events: EventsTable;
   event_sequences: EventSequencesTable;

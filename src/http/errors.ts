@@ -48,6 +48,7 @@ export const errorCatalogue = {
   METADATA_VALUE_TOO_LONG: { status: 400, message: 'Metadata values may have at most 500 characters.' },
   REFUND_AMOUNT_INVALID: { status: 400, message: 'The refund amount must be at least 1 and at most what is left.' },
   CODE_SPACE_EXHAUSTED: { status: 503, message: 'No payment code is free right now. Retry later.' },
+  PAYMENT_NOT_FOUND: { status: 404, message: 'No payment with this id.' },
 
   // Wallets and ledger
   INSUFFICIENT_BALANCE: { status: 402, message: 'The balance cannot cover this amount.' },

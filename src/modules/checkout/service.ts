@@ -3,7 +3,8 @@ import type { AmountType, DB, Environment, IntentStatus } from '../../db/schema.
 import { ApiError } from '../../http/errors.js';
 import { CommittedRefusal } from '../../http/idempotency/plugin.js';
 import { maskPhone } from '../../lib/phone.js';
-import { confirmPayment } from '../intents/payments.js';
+import { attemptPayment } from '../intents/payments.js';
+import { walletPin } from '../payments/methods.js';
 import { lockIntentAndPayer } from '../intents/payer-lock.js';
 import { checkAmount } from '../intents/service.js';
 import type { IntentRow } from '../intents/repo.js';
@@ -172,21 +173,20 @@ export async function payIntent(
   if (!intent || !isAllowed(intent, 'pay', now))
     throw new ApiError('INTENT_NOT_PENDING', 'This payment can no longer be paid.');
   if (!payer) throw new ApiError('WALLET_NOT_FOUND');
-  const result = await confirmPayment(trx, intent, { amount: payable.amount, payer, method: 'WALLET', now });
+  const result = await attemptPayment(trx, intent, {
+    amount: payable.amount,
+    phone: payer.wallet.phone,
+    payer,
+    method: walletPin,
+    now,
+  });
   if (result.outcome === 'failed') {
-    switch (result.failure) {
-      case 'INSUFFICIENT_BALANCE':
-        return new CommittedRefusal(
-          new ApiError('INSUFFICIENT_BALANCE', 'The wallet balance cannot cover this payment. Nothing was charged.'),
-        );
-      case 'SANDBOX_DECLINED':
-      case 'SIMULATED_FAILURE':
-        return new CommittedRefusal(new ApiError('PAYMENT_FAILED', `${result.reason} Nothing was charged.`));
-      default: {
-        const never: never = result.failure;
-        throw new Error(`unknown payment failure ${String(never)}`);
-      }
+    if (result.failure === 'INSUFFICIENT_BALANCE') {
+      return new CommittedRefusal(
+        new ApiError('INSUFFICIENT_BALANCE', 'The wallet balance cannot cover this payment. Nothing was charged.'),
+      );
     }
+    return new CommittedRefusal(new ApiError('PAYMENT_FAILED', `${result.reason} Nothing was charged.`));
   }
   // The payer fee as it was charged: the plan read under the intent's lock.
   return checkoutView(result.intent, { name: payable.payee.name, payerFee: intent.plan_payer_fee ?? 0 });

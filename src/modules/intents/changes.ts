@@ -1,7 +1,6 @@
-import type { Transaction } from 'kysely';
+import type { RawBuilder, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { changeWithEvents, type EventRecord } from '../events/outbox.js';
-import type { LedgerTransfer } from '../payments/ledger.js';
 import { paymentEvent } from './events.js';
 import type { IntentRow } from './repo.js';
 import { intentActions, isAllowed } from './state.js';
@@ -38,8 +37,8 @@ export async function expireIntents(trx: Transaction<DB>, intents: IntentRow[], 
 }
 
 /**
- * One intent's change and its events, in one statement, with the ledger transfer that pays it if
- * any. The caller holds the intent's row locked, so the row the change leaves is the one read plus
+ * One intent's change and its events, in one statement, with what else the statement writes if
+ * anything (`alongside`: the ledger transfer that pays it, its payment's row). The caller holds the intent's row locked, so the row the change leaves is the one read plus
  * the change: the events are built from it, and it is the answer (no row to read back). A change
  * of anything a trigger or default would rewrite does not belong here.
  */
@@ -49,14 +48,14 @@ export async function changeIntent(
   // Columns whose written value is the value read back (metadata is written as JSON text).
   change: Partial<Omit<IntentRow, 'id' | 'metadata'>>,
   events: (changed: IntentRow) => EventRecord[],
-  money?: LedgerTransfer,
+  alongside?: RawBuilder<unknown>,
 ): Promise<IntentRow> {
   const changed: IntentRow = { ...intent, ...change };
   const rows = await changeWithEvents(
     trx,
     trx.updateTable('payment_intents').set(change).where('id', '=', intent.id).returning('id'),
     events(changed),
-    money?.ctes,
+    alongside,
   );
   if (rows.length !== 1) throw new Error(`intent ${intent.id} was not changed`);
   return changed;

@@ -1,5 +1,6 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { DB, PaymentFailure } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { randomDigits } from '../../lib/ids.js';
 import {
@@ -10,57 +11,101 @@ import {
   type FeePlan,
   type FeeState,
 } from '../payments/fees.js';
-import { walletCharge, walletRefund } from '../payments/wallet-payments.js';
+import { failureMessage, walletPin, type PaymentMethod } from '../payments/methods.js';
 import type { Payer } from '../payments/payers.js';
+import { settlementRecord } from '../payments/settlement.js';
+import type { PaymentFailureCode, PaymentMethodName } from '../payments/state.js';
+import { insertPayment, newPaymentId, paymentInsertCte, type NewPayment } from '../payments/store.js';
+import { sandboxMethod } from '../sandbox/method.js';
 import { SANDBOX_FAILING_AMOUNT } from '../sandbox/sandbox.js';
 import { changeIntent } from './changes.js';
 import { paymentEvent } from './events.js';
 import { recordRefund, type IntentRow, type IntentWithRefunds, type LockedIntent } from './repo.js';
-import { assertAllowed } from './state.js';
-
-export function isSandboxFailure(intent: IntentRow, amount: number): boolean {
-  return intent.environment === 'test' && amount === SANDBOX_FAILING_AMOUNT;
-}
-
-export type { PaymentFailure };
-
-const FAILURE_TEXT: Record<PaymentFailure, (amount: number) => string> = {
-  INSUFFICIENT_BALANCE: () => 'Insufficient balance.',
-  SANDBOX_DECLINED: (amount) => `The sandbox amount ${amount} always fails.`,
-  SIMULATED_FAILURE: () => 'Simulated payment failure.',
-};
-
-export type PaymentOutcome =
-  | { outcome: 'paid'; intent: IntentRow; commission: Commission }
-  | { outcome: 'failed'; intent: IntentRow; failure: PaymentFailure; reason: string };
+import { assertAllowed, intentActions } from './state.js';
 
 /**
- * The one confirm-payment operation every channel (hosted checkout, pay-by-code, sandbox
- * simulate) ends in, inside the caller's transaction with the intent row and the payer locked:
- * the ledger moves amount + payer fee from the wallet to the merchant, the platform revenue and
- * the tax accounts, the intent becomes PAID with its commission, its code is freed, and
- * `payment.confirmed` is written. Too little balance (or the reserved sandbox amount) makes the
- * attempt fail instead: FAILED and `payment.failed`. One statement either way: paid, it writes the
- * ledger transfer, the change and its event together.
+ * An intent's payments: every attempt to pay it is a payment row (payments/store.ts) written in
+ * the statement that makes its change. The intent owns its lifecycle and asks the attempt's
+ * method (payments/methods.ts) whether the money moves.
  */
-export async function confirmPayment(
+
+/** The failures that fail the intent itself (FAILED, `payment.failed`), as they always have. */
+const FAILS_THE_INTENT = [
+  'INSUFFICIENT_BALANCE',
+  'SANDBOX_DECLINED',
+  'SIMULATED_FAILURE',
+] as const satisfies readonly PaymentFailure[];
+
+function failsTheIntent(failure: PaymentFailureCode): failure is PaymentFailure {
+  return (FAILS_THE_INTENT as readonly string[]).includes(failure);
+}
+
+/** The methods by name: how a payment made with one is refunded. */
+const METHODS: Record<PaymentMethodName, PaymentMethod> = { WALLET_PIN: walletPin, SANDBOX: sandboxMethod() };
+
+export type PaymentOutcome = { paymentId: string; intent: IntentRow } & (
+  | { outcome: 'paid'; commission: Commission }
+  | { outcome: 'failed'; failure: PaymentFailureCode; reason: string }
+  | { outcome: 'pending' }
+);
+
+/** An intent's payment row, as the statement that changes the intent writes it. */
+function intentPayment(
+  intent: IntentRow,
+  attempt: { method: PaymentMethodName; amount: number; phone: string; now: Date },
+  outcome: Pick<
+    NewPayment,
+    'status' | 'payerPhone' | 'payerWalletId' | 'commission' | 'settlement' | 'failure' | 'ledgerTransactionId'
+  >,
+): NewPayment {
+  return {
+    id: newPaymentId(),
+    businessId: intent.business_id,
+    environment: intent.environment,
+    subject: { intentId: intent.id },
+    method: attempt.method,
+    amount: attempt.amount,
+    createdAt: attempt.now,
+    ...outcome,
+  };
+}
+
+const NOTHING_MOVED: Pick<NewPayment, 'commission' | 'settlement' | 'ledgerTransactionId'> = {
+  commission: null,
+  settlement: [],
+  ledgerTransactionId: null,
+};
+
+/**
+ * The one pay operation every channel (hosted checkout, pay-by-code, sandbox simulate) ends in,
+ * inside the caller's transaction with the intent row (and the payer, if it has a wallet) locked.
+ * The state machine refuses an intent that cannot be paid before anything is written. Then the
+ * method answers:
+ * - paid: the ledger moves amount + payer fee from the wallet to the settlement plan's accounts,
+ *   the intent becomes PAID with its commission, its code is freed, `payment.confirmed` is written
+ *   and the payment is SUCCEEDED, in one statement;
+ * - failed: too little balance, the reserved sandbox amount or a simulated failure fail the intent
+ *   too (FAILED, `payment.failed`, still payable until it expires); any other failure is the
+ *   payment's alone;
+ * - waiting for the payer: a PROCESSING payment that holds nothing (`endWaitingPayment` ends it).
+ */
+export async function attemptPayment(
   trx: Transaction<DB>,
   intent: LockedIntent,
-  payment: { amount: number; payer: Payer; method: 'WALLET'; now: Date },
+  attempt: { amount: number; phone: string; payer: Payer | undefined; method: PaymentMethod; now: Date },
 ): Promise<PaymentOutcome> {
-  const { now, payer } = payment;
-  const status = assertAllowed(intent, 'pay', now);
-  if (isSandboxFailure(intent, payment.amount)) {
-    return failPayment(trx, intent, { failure: 'SANDBOX_DECLINED', attemptedAmount: payment.amount, now });
+  const { now } = attempt;
+  assertAllowed(intent, 'pay', now);
+  const described = { method: attempt.method.name, amount: attempt.amount, phone: attempt.phone, now };
+  if (intent.environment === 'test' && attempt.amount === SANDBOX_FAILING_AMOUNT) {
+    return failAttempt(trx, intent, described, 'SANDBOX_DECLINED');
   }
-  const plan = feePlanOf(intent);
-  const charge = walletCharge({
+  const authorization = await attempt.method.authorize(trx, {
     environment: intent.environment,
     businessId: intent.business_id,
     reference: intent.reference_number,
-    payer,
-    amount: payment.amount,
-    commission: paymentCommission(payment.amount, plan),
+    amount: attempt.amount,
+    commission: paymentCommission(attempt.amount, feePlanOf(intent)),
     balance: {
       type: 'payment',
       source: { reference: intent.reference_number, kind: 'payment_intent' },
@@ -68,20 +113,67 @@ export async function confirmPayment(
         ? `Payment ${intent.reference_number}: ${intent.label}`
         : `Payment ${intent.reference_number}`,
     },
+    phone: attempt.phone,
+    payer: attempt.payer,
     now,
   });
-  if (charge === 'INSUFFICIENT_BALANCE') {
-    return failPayment(trx, intent, { failure: 'INSUFFICIENT_BALANCE', attemptedAmount: payment.amount, now });
+  switch (authorization.status) {
+    case 'SUCCEEDED': {
+      const { payer, charge } = authorization;
+      const payment = intentPayment(intent, described, {
+        status: 'SUCCEEDED',
+        payerPhone: payer.wallet.phone,
+        payerWalletId: payer.wallet.id,
+        commission: charge.commission,
+        settlement: settlementRecord(charge.settlement),
+        failure: null,
+        ledgerTransactionId: charge.transfer.transactionId,
+      });
+      const updated = await payIntent(
+        trx,
+        intent,
+        { amount: attempt.amount, payer, commission: charge.commission, now },
+        [charge.transfer.ctes, paymentInsertCte(payment)],
+      );
+      return { outcome: 'paid', paymentId: payment.id, intent: updated, commission: charge.commission };
+    }
+    case 'FAILED':
+      return failAttempt(trx, intent, described, authorization.failure);
+    case 'PROCESSING': {
+      const payment = intentPayment(intent, described, {
+        status: 'PROCESSING',
+        payerPhone: attempt.phone,
+        payerWalletId: null,
+        failure: null,
+        ...NOTHING_MOVED,
+      });
+      await insertPayment(trx, payment);
+      return { outcome: 'pending', paymentId: payment.id, intent };
+    }
+    default: {
+      const never: never = authorization;
+      throw new Error(`unknown authorization ${JSON.stringify(never)}`);
+    }
   }
-  const { commission } = charge;
-  const paid = {
-    status,
+}
+
+/** The intent's side of a payment that succeeded: PAID with its commission, `payment.confirmed`. */
+async function payIntent(
+  trx: Transaction<DB>,
+  intent: LockedIntent,
+  paid: { amount: number; payer: Payer; commission: Commission; now: Date },
+  alongside: (ReturnType<typeof paymentInsertCte> | undefined)[],
+): Promise<IntentRow> {
+  const { commission, now } = paid;
+  const plan = feePlanOf(intent);
+  const change = {
+    status: assertAllowed(intent, 'pay', now),
     payment_code: null,
-    amount_paid: payment.amount,
+    amount_paid: paid.amount,
     paid_at: now,
-    payment_method: payment.method,
-    payer_phone: payer.wallet.phone,
-    payer_wallet_id: payer.wallet.id,
+    payment_method: 'WALLET',
+    payer_phone: paid.payer.wallet.phone,
+    payer_wallet_id: paid.payer.wallet.id,
     payer_fee: commission.payer_ttc,
     provider_ttc: commission.provider_ttc,
     payer_ttc: commission.payer_ttc,
@@ -92,14 +184,81 @@ export async function confirmPayment(
     last_failure: null,
     updated_at: now,
   };
+  const ctes = alongside.filter((cte) => cte !== undefined);
+  return changeIntent(
+    trx,
+    intent,
+    change,
+    (changed) => [paymentEvent('payment.confirmed', changed, now, { commission })],
+    ctes.length > 0 ? sql.join(ctes) : undefined,
+  );
+}
+
+/**
+ * A failed attempt: its payment FAILED, and the intent FAILED with `payment.failed` when the
+ * failure is one that fails the intent, in one statement; otherwise the payment alone.
+ */
+async function failAttempt(
+  trx: Transaction<DB>,
+  intent: IntentRow,
+  attempt: { method: PaymentMethodName; amount: number; phone: string; now: Date },
+  failure: PaymentFailureCode,
+): Promise<PaymentOutcome> {
+  const reason = failureMessage(failure, attempt.amount);
+  const payment = intentPayment(intent, attempt, {
+    status: 'FAILED',
+    payerPhone: attempt.phone,
+    payerWalletId: null,
+    failure: { code: failure, message: reason },
+    ...NOTHING_MOVED,
+  });
+  if (!failsTheIntent(failure)) {
+    await insertPayment(trx, payment);
+    return { outcome: 'failed', paymentId: payment.id, intent, failure, reason };
+  }
+  const change = {
+    status: assertAllowed(intent, 'fail', attempt.now),
+    last_failure: failure,
+    updated_at: attempt.now,
+  };
   const updated = await changeIntent(
     trx,
     intent,
-    paid,
-    (changed) => [paymentEvent('payment.confirmed', changed, now, { commission })],
-    charge.transfer,
+    change,
+    (changed) => [paymentEvent('payment.failed', changed, attempt.now, { attemptedAmount: attempt.amount })],
+    paymentInsertCte(payment),
   );
-  return { outcome: 'paid', intent: updated, commission };
+  return { outcome: 'failed', paymentId: payment.id, intent: updated, failure, reason };
+}
+
+/**
+ * An attempt refused before the intent was locked (a wrong PIN, a locked wallet, checked outside
+ * the transaction because the hash is slow): a FAILED payment of its own, kept only while the
+ * intent could still be paid (the state machine's statuses and its expiry, in SQL).
+ */
+export async function recordRefusedAttempt(
+  db: Executor,
+  intent: IntentRow,
+  attempt: { method: PaymentMethodName; amount: number; phone: string; failure: PaymentFailureCode },
+): Promise<void> {
+  const now = new Date();
+  const payment = intentPayment(
+    intent,
+    { ...attempt, now },
+    {
+      status: 'FAILED',
+      payerPhone: attempt.phone,
+      payerWalletId: null,
+      failure: { code: attempt.failure, message: failureMessage(attempt.failure, attempt.amount) },
+      ...NOTHING_MOVED,
+    },
+  );
+  await insertPayment(
+    db,
+    payment,
+    sql<boolean>`EXISTS (SELECT 1 FROM payment_intents WHERE id = ${intent.id}
+      AND status IN (${sql.join(intentActions.pay.from.map((status) => sql.lit(status)))}) AND expires_at > ${now})`,
+  );
 }
 
 /** An intent's fee state: what its payment credited and what its refunds took back. */
@@ -139,7 +298,9 @@ export async function refundPayment(
   const refundId = `RF-${randomDigits(16)}`;
   // Written by the statement that records the refund (none for a payment that moved no wallet money).
   const money = intent.payer_wallet_id
-    ? await walletRefund(trx, {
+    ? await (
+        await methodOfPayment(trx, intent)
+      ).refund(trx, {
         environment: intent.environment,
         businessId: intent.business_id,
         walletId: intent.payer_wallet_id,
@@ -183,22 +344,15 @@ export function refundableLeft(intent: IntentRow): number {
   return (intent.amount_paid ?? 0) - intent.total_amount_refunded;
 }
 
-/** A payment attempt that ended in an unrecoverable error: FAILED, still payable until expiry. */
-export async function failPayment(
-  trx: Transaction<DB>,
-  intent: IntentRow,
-  attempt: { failure: PaymentFailure; attemptedAmount: number; now: Date },
-): Promise<PaymentOutcome & { outcome: 'failed' }> {
-  const reason = FAILURE_TEXT[attempt.failure](attempt.attemptedAmount);
-  const failed = {
-    status: assertAllowed(intent, 'fail', attempt.now),
-    last_failure: attempt.failure,
-    updated_at: attempt.now,
-  };
-  const updated = await changeIntent(trx, intent, failed, (changed) => [
-    paymentEvent('payment.failed', changed, attempt.now, { attemptedAmount: attempt.attemptedAmount }),
-  ]);
-  return { outcome: 'failed', intent: updated, failure: attempt.failure, reason };
+/** The method of the payment that paid `intent` (WALLET_PIN for one paid before payments were rows). */
+async function methodOfPayment(trx: Transaction<DB>, intent: IntentRow): Promise<PaymentMethod> {
+  const paid = await trx
+    .selectFrom('payments')
+    .select('method')
+    .where('intent_id', '=', intent.id)
+    .where('status', '=', 'SUCCEEDED')
+    .executeTakeFirst();
+  return METHODS[paid?.method ?? 'WALLET_PIN'];
 }
 
 /**

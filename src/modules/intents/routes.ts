@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { requireAuth } from '../../http/context.js';
-import { API_WRITE, write } from '../../http/idempotency/plugin.js';
+import { API_WRITE, CommittedRefusal, write } from '../../http/idempotency/plugin.js';
 import { Envelope, Paginated, pageWindow, parseDateFilter } from '../../http/schemas.js';
 import {
   CreateIntentBody,
@@ -124,18 +124,16 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags, params: ReferenceParams, body: SimulateBody, response: { 200: Envelope(Intent) } },
     },
     async (request, reply) =>
-      write(request, reply, 200, async (trx) =>
-        intents.intentView(
-          await intents.simulatePayment(
-            trx,
-            requireAuth(request.auth),
-            request.params.referenceNumber,
-            request.body,
-            config.intentMaxAmount,
-          ),
-          payBaseUrl(request),
-        ),
-      ),
+      write(request, reply, 200, async (trx) => {
+        const simulated = await intents.simulatePayment(
+          trx,
+          requireAuth(request.auth),
+          request.params.referenceNumber,
+          request.body,
+          config.intentMaxAmount,
+        );
+        return simulated instanceof CommittedRefusal ? simulated : intents.intentView(simulated, payBaseUrl(request));
+      }),
   );
 
   app.post(

@@ -6,10 +6,11 @@ import type { Executor } from '../../db/transaction.js';
 import { ApiError, invalid } from '../../http/errors.js';
 import { checkMetadata } from '../../http/metadata.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
-import { lockedUntil } from '../wallets/service.js';
 import { paymentEvent } from './events.js';
-import { confirmPayment, failPayment, refundPayment } from './payments.js';
-import { sandboxPayer, SANDBOX_DEFAULT_PAYER } from '../sandbox/sandbox.js';
+import { attemptPayment, refundPayment } from './payments.js';
+import { CommittedRefusal } from '../../http/idempotency/plugin.js';
+import { sandboxMethod } from '../sandbox/method.js';
+import { sandboxAnswerOf, SANDBOX_DEFAULT_PAYER } from '../sandbox/sandbox.js';
 import { lockIntentAndPayer } from './payer-lock.js';
 import { changeIntent, expireIntents } from './changes.js';
 import * as repo from './repo.js';
@@ -277,18 +278,22 @@ export interface SimulateInput {
   payerPhone?: string;
 }
 
-/** Sandbox payment: the same confirm or fail operation a wallet payment goes through. */
+/**
+ * Sandbox payment: the same pay operation a wallet payment goes through, with the sandbox's
+ * method (its scenario table says what the payer's phone does). A locked sandbox wallet is a
+ * FAILED payment kept and answered WALLET_LOCKED.
+ */
 export async function simulatePayment(
   trx: Transaction<DB>,
   caller: Caller,
   referenceNumber: string,
   input: SimulateInput,
   maxAmount: number,
-): Promise<IntentWithRefunds> {
+): Promise<IntentWithRefunds | CommittedRefusal> {
   const phone = input.payerPhone ?? SANDBOX_DEFAULT_PAYER;
-  // A simulated failure moves no money: it locks no wallet.
+  // A simulated failure moves no money, and a payer who answers later holds nothing: no wallet is locked.
   const locked =
-    input.outcome === 'failure'
+    input.outcome === 'failure' || sandboxAnswerOf(phone).answer !== 'PAYS'
       ? { intent: await repo.lockIntent(trx, { referenceNumber }), payer: undefined }
       : await lockIntentAndPayer(trx, { referenceNumber }, { phone, owner: caller });
   const intent = visibleTo(locked?.intent, caller);
@@ -305,13 +310,16 @@ export async function simulatePayment(
       throw invalid('body.amount', `must be the intent's amount (${amount}) for a FIXED intent`);
     }
   }
-  if (input.outcome === 'failure') {
-    const failed = await failPayment(trx, intent, { failure: 'SIMULATED_FAILURE', attemptedAmount: amount, now });
-    return withRefunds(trx, failed.intent);
+  const result = await attemptPayment(trx, intent, {
+    amount,
+    phone,
+    payer: locked?.payer,
+    method: sandboxMethod(input.outcome),
+    now,
+  });
+  if (result.outcome === 'failed' && result.failure === 'WALLET_LOCKED') {
+    return new CommittedRefusal(new ApiError('WALLET_LOCKED'));
   }
-  const payer = locked?.payer ?? (await sandboxPayer(trx, phone));
-  if (lockedUntil(payer.wallet, now)) throw new ApiError('WALLET_LOCKED');
-  const result = await confirmPayment(trx, intent, { amount, payer, method: 'WALLET', now });
   return withRefunds(trx, result.intent);
 }
 

@@ -1,16 +1,23 @@
 import type { Transaction } from 'kysely';
 import type { DB, Environment } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
+import type { Commission } from './fees.js';
 import { balanceIn, lockAccounts, transfer, type BalanceEntry, type LedgerTransfer } from './ledger.js';
 import type { Payer } from './payers.js';
-import type { Commission } from './fees.js';
+import { chargeSettlement, merchantShare, refundSettlement, type SettlementPlan } from './settlement.js';
+
+/** A wallet charge: its settlement plan and the ledger transfer that posts it. */
+export interface WalletCharge {
+  commission: Commission;
+  settlement: SettlementPlan;
+  transfer: LedgerTransfer;
+}
 
 /**
  * The money of one payment, as a ledger transfer for the statement that records what was paid:
- * amount + payer fee out of the payer's locked wallet, the amount less the provider fee to the
- * merchant, the fees less their taxes to the platform's revenue, the taxes to their accounts.
- * Every channel that takes a customer's money (intents and orders) pays through here. Too little
- * in the wallet: no transfer.
+ * the plan's debit (amount + payer fee) out of the payer's locked wallet, and the plan's lines
+ * (`chargeSettlement`). Every channel that takes a customer's money (intents and orders) pays
+ * through here. Too little in the wallet: no transfer.
  */
 export function walletCharge(charge: {
   environment: Environment;
@@ -18,16 +25,16 @@ export function walletCharge(charge: {
   reference: string;
   payer: Payer;
   amount: number;
-  /** What the platform takes (`paymentCommission`, or `orderCommission` for an order's lines). */
+  /** What the platform takes (`paymentCommission`, or `chargeCommission` for an order's lines). */
   commission: Commission;
   balance: Omit<BalanceEntry, 'amount'>;
   now: Date;
-}): { commission: Commission; transfer: LedgerTransfer } | 'INSUFFICIENT_BALANCE' {
-  const { commission } = charge;
-  const debit = charge.amount + commission.payer_ttc;
-  if (charge.payer.available < debit) return 'INSUFFICIENT_BALANCE';
+}): WalletCharge | 'INSUFFICIENT_BALANCE' {
+  const settlement = chargeSettlement(charge.businessId, charge.amount, charge.commission);
+  if (charge.payer.available < settlement.debit) return 'INSUFFICIENT_BALANCE';
   return {
-    commission,
+    commission: charge.commission,
+    settlement,
     transfer: transfer({
       environment: charge.environment,
       kind: 'payment',
@@ -35,24 +42,20 @@ export function walletCharge(charge: {
       at: charge.now,
       balance: { ...charge.balance, amount: charge.amount },
       lines: [
-        { account: { kind: 'wallet', ownerId: charge.payer.wallet.id }, amount: -debit },
-        { account: { kind: 'merchant', ownerId: charge.businessId }, amount: charge.amount - commission.provider_ttc },
-        { account: { kind: 'revenue' }, amount: commission.total_revenue },
-        { account: { kind: 'tof' }, amount: commission.tof },
-        { account: { kind: 'tte' }, amount: commission.tte },
+        { account: { kind: 'wallet', ownerId: charge.payer.wallet.id }, amount: -settlement.debit },
+        ...settlement.lines,
       ],
     }),
   };
 }
 
 /**
- * The money of one refund, as a ledger transfer for the statement that records the refund: from
- * the merchant (less the provider fee returned) and from the platform's share of the fees
- * (`refundCommission`), to the payer's wallet. The merchant's account is locked first, so that
- * refunds of one merchant never overdraw it together; too little in it is 402
- * INSUFFICIENT_FUNDS (the merchant's side of too little money, as for a payout; the payer's side
- * is INSUFFICIENT_BALANCE) and nothing moves. Lock order everywhere: the merchant's account, then the
- * wallet's, then any product.
+ * The money of one refund, as a ledger transfer for the statement that records the refund: each
+ * line of the charge given back as `refundSettlement` says, to the payer's wallet. The merchant's
+ * account is locked first, so that refunds of one merchant never overdraw it together; too little
+ * in it is 402 INSUFFICIENT_FUNDS (the merchant's side of too little money, as for a payout; the
+ * payer's side is INSUFFICIENT_BALANCE) and nothing moves. Lock order everywhere: the merchant's
+ * account, then the wallet's, then any product.
  */
 export async function walletRefund(
   trx: Transaction<DB>,
@@ -68,7 +71,8 @@ export async function walletRefund(
   },
 ): Promise<LedgerTransfer> {
   const merchant = { kind: 'merchant', ownerId: refund.businessId } as const;
-  const fromMerchant = refund.amount - refund.commission.provider_ttc;
+  const settlement = refundSettlement(refund.businessId, refund.amount, refund.commission);
+  const fromMerchant = -merchantShare(settlement);
   const locked = await lockAccounts(trx, refund.environment, [merchant]);
   const available = balanceIn(locked, merchant);
   if (available < fromMerchant) {
@@ -83,12 +87,11 @@ export async function walletRefund(
     reference: refund.reference,
     at: refund.now,
     balance: { ...refund.balance, amount: -refund.amount },
+    // The merchant's line first, as refunds have always been posted.
     lines: [
-      { account: merchant, amount: -fromMerchant },
-      { account: { kind: 'wallet', ownerId: refund.walletId }, amount: refund.amount },
-      { account: { kind: 'revenue' }, amount: -refund.commission.total_revenue },
-      { account: { kind: 'tof' }, amount: -refund.commission.tof },
-      { account: { kind: 'tte' }, amount: -refund.commission.tte },
+      ...settlement.lines.filter((line) => line.account.kind === 'merchant'),
+      { account: { kind: 'wallet', ownerId: refund.walletId }, amount: -settlement.debit },
+      ...settlement.lines.filter((line) => line.account.kind !== 'merchant'),
     ],
   });
 }
