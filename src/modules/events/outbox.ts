@@ -157,9 +157,11 @@ export async function changeWithEvents<Row>(
   change: Compilable<Row> & OperationNodeSource,
   events: readonly EventRecord[],
   alongside?: RawBuilder<unknown>,
+  /** CTEs that read the change's rows (`changed`), such as a payment naming the order just inserted. */
+  following?: RawBuilder<unknown>,
 ): Promise<Row[]> {
-  if (events.length === 0 && !alongside) return (await sql<Row>`${change}`.execute(executor)).rows;
-  const ctes = [...(alongside ? [alongside] : []), sql`changed AS (${change})`];
+  if (events.length === 0 && !alongside && !following) return (await sql<Row>`${change}`.execute(executor)).rows;
+  const ctes = [...(alongside ? [alongside] : []), sql`changed AS (${change})`, ...(following ? [following] : [])];
   if (events.length > 0) ctes.push(eventCtes(events));
   return (await sql<Row>`WITH ${sql.join(ctes)} SELECT * FROM changed`.execute(executor)).rows;
 }

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { DB, Environment, OrderPayment } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
@@ -6,6 +6,9 @@ import { randomBase62, randomDigits } from '../../lib/ids.js';
 import { changeWithEvents } from '../events/outbox.js';
 import { feePlanFromColumns, type FeePlan } from '../payments/fees.js';
 import { chargeOrder } from '../payments/order-payments.js';
+import { settlementRecord } from '../payments/settlement.js';
+import type { PaymentMethodName } from '../payments/state.js';
+import { newPaymentId, paymentInsertCte } from '../payments/store.js';
 import type { Payer } from '../payments/payers.js';
 import { sandboxPayer } from '../sandbox/sandbox.js';
 import { moveStock } from '../products/stock.js';
@@ -45,6 +48,7 @@ export async function placeOrder(
   input: PlaceOrderInput,
   payer: Payer,
   limits: { maxAmount: number },
+  method: PaymentMethodName = 'WALLET_PIN',
 ): Promise<OrderRow> {
   const caller = { businessId: shop.businessId, environment: shop.environment };
   const { items, products } = await priceAndLockItems(trx, caller, shop.id, input.items);
@@ -89,7 +93,25 @@ export async function placeOrder(
     customer_phone: payer.wallet.phone,
     created_at: now,
   };
-  // The order, its payment's ledger transfer, its `order.new` and the stock events, in one statement.
+  // The order's payment row names the order by its id, known only once it is inserted: the row
+  // takes it from the statement's insert (`changed`).
+  const paymentRow = paymentInsertCte({
+    id: newPaymentId(),
+    businessId: shop.businessId,
+    environment: shop.environment,
+    subject: { orderIdOf: sql<number>`(SELECT id FROM changed)` },
+    method,
+    status: 'SUCCEEDED',
+    amount: total,
+    payerPhone: payer.wallet.phone,
+    payerWalletId: payer.wallet.id,
+    commission: charge.commission,
+    settlement: settlementRecord(charge.settlement),
+    failure: null,
+    ledgerTransactionId: charge.transfer.transactionId,
+    createdAt: now,
+  });
+  // The order, its payment (row and ledger transfer), its `order.new` and the stock events, in one statement.
   const [order] = await changeWithEvents(
     trx,
     trx
@@ -109,6 +131,7 @@ export async function placeOrder(
       .returningAll(),
     [...stockEvents, orderEvent('order.new', row, orderNewData({ ...row, items }, shop.name), now)],
     charge.transfer.ctes,
+    paymentRow,
   );
   if (!order) throw new Error(`order ${referenceNumber} was not inserted`);
   return order;
@@ -127,7 +150,7 @@ export async function simulateOrder(
   const shop = await orderShopOf(trx, caller);
   const payer = await sandboxPayer(trx, input.customerPhone ?? SANDBOX_CUSTOMER_PHONE);
   if (lockedUntil(payer.wallet, new Date())) throw new ApiError('WALLET_LOCKED');
-  return { order: await placeOrder(trx, shop, input, payer, limits), shop };
+  return { order: await placeOrder(trx, shop, input, payer, limits, 'SANDBOX'), shop };
 }
 
 /** The caller's shop with its business's fee plan, in one statement. */

@@ -11,9 +11,9 @@ import {
   type FeePlan,
   type MarginLine,
 } from './fees.js';
-import { postTransfer, type LedgerTransfer } from './ledger.js';
+import { postTransfer } from './ledger.js';
 import type { Payer } from './payers.js';
-import { walletCharge, walletRefund } from './wallet-payments.js';
+import { walletCharge, walletRefund, type WalletCharge } from './wallet-payments.js';
 
 /**
  * The money of orders: the charge that pays an order, the charge of a modification's higher
@@ -48,7 +48,7 @@ export function orderPlan(fees: OrderFees): FeePlan {
 export function chargeOrder(
   order: OrderMoneyRef,
   charge: { payer: Payer; amount: number; lines: readonly MarginLine[]; plan: FeePlan; now: Date },
-): { commission: Commission; transfer: LedgerTransfer; fees: OrderFees } | 'INSUFFICIENT_BALANCE' {
+): (WalletCharge & { fees: OrderFees }) | 'INSUFFICIENT_BALANCE' {
   const { plan } = charge;
   const commission = chargeCommission(linesProviderFee(charge.lines, plan), plan.payerFee, plan);
   const paid = walletCharge({

@@ -13,12 +13,18 @@ export type PaymentRow = Selectable<PaymentsTable>;
 /** What a payment pays: an intent or an order, by its row id. */
 export type PaymentSubject = { intentId: number } | { orderId: number };
 
+/**
+ * What a new payment pays: as above, or the order its statement inserts (`orderIdOf`: an SQL
+ * expression of that statement, such as `(SELECT id FROM changed)`).
+ */
+export type NewPaymentSubject = PaymentSubject | { orderIdOf: RawBuilder<number> };
+
 /** A payment as it is written: one attempt, with its outcome if it has one yet. */
 export interface NewPayment {
   id: string;
   businessId: string;
   environment: Environment;
-  subject: PaymentSubject;
+  subject: NewPaymentSubject;
   method: PaymentMethodName;
   status: PaymentStatus;
   amount: number;
@@ -34,8 +40,10 @@ export interface NewPayment {
 export const newPaymentId = () => newId('pay');
 
 function rowValues(payment: NewPayment): RawBuilder<unknown> {
-  const intentId = 'intentId' in payment.subject ? payment.subject.intentId : null;
-  const orderId = 'orderId' in payment.subject ? payment.subject.orderId : null;
+  const { subject } = payment;
+  const intentId = 'intentId' in subject ? subject.intentId : null;
+  const orderId =
+    'orderId' in subject ? sql`${subject.orderId}` : 'orderIdOf' in subject ? subject.orderIdOf : sql`${null}`;
   const settledAt = payment.status === 'SUCCEEDED' ? payment.createdAt : null;
   return sql`${payment.id}::text, ${payment.businessId}::text, ${payment.environment}::text, ${intentId}::bigint,
     ${orderId}::bigint, ${payment.method}::text, ${payment.status}::text, ${payment.amount}::bigint,
@@ -53,7 +61,7 @@ const COLUMNS = sql.raw(`id, business_id, environment, intent_id, order_id, meth
 /**
  * The payment's row as a CTE of the statement that makes the change it causes (the intent paid,
  * the order placed), beside its ledger transfer: the attempt, the money and the events in one
- * round trip.
+ * round trip. A payment of the order the statement inserts follows its `changed` CTE.
  */
 export function paymentInsertCte(payment: NewPayment): RawBuilder<unknown> {
   return sql`payment_written AS (INSERT INTO payments (${COLUMNS}) VALUES (${rowValues(payment)}))`;
