@@ -8,7 +8,7 @@ import { lockIntentAndPayer } from '../intents/payer-lock.js';
 import { checkAmount } from '../intents/service.js';
 import type { IntentRow } from '../intents/repo.js';
 import { isAllowed } from '../intents/state.js';
-import { SANDBOX_WALLETS } from '../wallets/service.js';
+import { SANDBOX_WALLETS } from '../sandbox/sandbox.js';
 
 /** What the hosted page shows of an intent's status: payable until it expires, whatever failed before. */
 export type CheckoutState = 'PAYABLE' | Exclude<IntentStatus, 'PENDING' | 'FAILED'> | 'EXPIRED';

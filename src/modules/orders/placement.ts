@@ -7,15 +7,12 @@ import { changeWithEvents } from '../events/outbox.js';
 import { feePlanFromColumns, type FeePlan } from '../payments/fees.js';
 import { chargeOrder } from '../payments/order-payments.js';
 import type { Payer } from '../payments/payers.js';
-import { sandboxPayer } from '../sandbox/sandbox.js';
+import { sandboxPayer, SANDBOX_DEFAULT_PAYER } from '../sandbox/sandbox.js';
 import { moveStock } from '../products/stock.js';
 import { lockedUntil } from '../wallets/service.js';
 import { orderEvent, orderNewData } from './events.js';
 import type { Caller, OrderRow } from './model.js';
 import { marginLines, orderTotal, priceAndLockItems, type RequestedItem } from './pricing.js';
-
-/** The sandbox customer when a simulation names none (the rich test wallet of the README). */
-export const SANDBOX_CUSTOMER_PHONE = '+22220000001';
 
 /** The shop an order is placed in: its environment decides which products and wallets count. */
 export interface OrderShop {
@@ -125,7 +122,7 @@ export async function simulateOrder(
   limits: { maxAmount: number },
 ): Promise<{ order: OrderRow; shop: OrderShop }> {
   const shop = await orderShopOf(trx, caller);
-  const payer = await sandboxPayer(trx, input.customerPhone ?? SANDBOX_CUSTOMER_PHONE);
+  const payer = await sandboxPayer(trx, input.customerPhone ?? SANDBOX_DEFAULT_PAYER);
   if (lockedUntil(payer.wallet, new Date())) throw new ApiError('WALLET_LOCKED');
   return { order: await placeOrder(trx, shop, input, payer, limits), shop };
 }

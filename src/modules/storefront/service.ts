@@ -16,7 +16,7 @@ import {
 import { isOrderActionAllowed } from '../orders/state.js';
 import type { ProductRow } from '../products/model.js';
 import { listProducts } from '../products/service.js';
-import { SANDBOX_WALLETS } from '../wallets/service.js';
+import { SANDBOX_WALLETS } from '../sandbox/sandbox.js';
 
 /** `?mode=`: which of a business's two shops a customer link means. */
 export type StoreMode = 'test' | 'live';
