@@ -6,6 +6,7 @@ import type { Executor } from '../../db/transaction.js';
 import { ApiError, invalid } from '../../http/errors.js';
 import { checkMetadata } from '../../http/metadata.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
+import { checkPaymentAmount } from '../payments/amount.js';
 import { lockedUntil } from '../wallets/service.js';
 import { paymentEvent } from './events.js';
 import { confirmPayment, failPayment, refundPayment } from './payments.js';
@@ -94,12 +95,6 @@ export function intentView(intent: IntentViewRow, payBase: string): IntentView {
   };
 }
 
-export function checkAmount(amount: number, maxAmount: number): void {
-  if (amount < 1 || amount > maxAmount) {
-    throw new ApiError('AMOUNT_OUT_OF_RANGE', `The amount must be between 1 and ${maxAmount} centimes.`);
-  }
-}
-
 function checkRedirectUrl(field: string, value: string | undefined): string | null {
   if (value === undefined) return null;
   let url: URL;
@@ -138,7 +133,7 @@ export async function createIntent(
 ): Promise<IntentWithRefunds> {
   const amountType = input.amountType ?? 'FIXED';
   if (amountType === 'FIXED' && input.amount === undefined) throw invalid('body.amount', 'is required');
-  if (input.amount !== undefined) checkAmount(input.amount, options.maxAmount);
+  if (input.amount !== undefined) checkPaymentAmount(input.amount, options.maxAmount);
   const metadata = input.metadata ?? {};
   checkMetadata(metadata);
   const successUrl = checkRedirectUrl('body.success_url', input.success_url);
@@ -297,7 +292,7 @@ export async function simulatePayment(
   let amount: number;
   if (intent.amount_type === 'OPEN') {
     if (input.amount === undefined) throw invalid('body.amount', 'is required for an OPEN intent');
-    checkAmount(input.amount, maxAmount);
+    checkPaymentAmount(input.amount, maxAmount);
     amount = input.amount;
   } else {
     amount = intent.amount!;

@@ -4,6 +4,7 @@ import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
 import { changeWithEvents } from '../events/outbox.js';
+import { checkPaymentAmount } from '../payments/amount.js';
 import { feePlanFromColumns, type FeePlan } from '../payments/fees.js';
 import { chargeOrder } from '../payments/order-payments.js';
 import type { Payer } from '../payments/payers.js';
@@ -47,9 +48,7 @@ export async function placeOrder(
   const { items, products } = await priceAndLockItems(trx, caller, shop.id, input.items);
   const stockEvents = await moveStock(trx, shop.id, items, -1, products);
   const total = orderTotal(items);
-  if (total < 1 || total > limits.maxAmount) {
-    throw new ApiError('AMOUNT_OUT_OF_RANGE', `An order total must be between 1 and ${limits.maxAmount} centimes.`);
-  }
+  checkPaymentAmount(total, limits.maxAmount);
   const now = new Date();
   const referenceNumber = `OR-${randomDigits(16)}`;
   const plan = shop.feePlan;
