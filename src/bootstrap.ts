@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import path from 'node:path';
 import { adminTokenFile } from './lib/admin-token-file.js';
 import { LocalDiskStorage } from './lib/media-storage.js';
-import { ensureSandboxWallets } from './modules/wallets/service.js';
+import { ensureSandboxWallets } from './modules/sandbox/sandbox.js';
 import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { Config } from './config.js';

@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import { randomBase62 } from '../../src/lib/ids.js';
-import { hashPin } from '../../src/modules/wallets/service.js';
+import { sandboxPinHash } from '../../src/modules/sandbox/sandbox.js';
 
 /**
- * `count` sandbox wallets in test (`wal_bench_0`, ...; phones +2225000000, ...), one PIN hash
- * ('1234') for all (hashing is not what is measured), each funded from the test funding account:
+ * `count` sandbox wallets in test (`wal_bench_0`, ...; phones +2225000000, ...), with the sandbox
+ * PIN's one hash (hashing is not what is measured), each funded from the test funding account:
  * the postings, the funding account's movement left pending, the wallets' balances. Answers the
  * wallets' phones and their ledger accounts.
  */
@@ -12,7 +12,7 @@ export async function fundBenchWallets(
   client: pg.Client,
   count: number,
 ): Promise<{ phones: string[]; walletAccounts: string[] }> {
-  const pinHash = await hashPin('1234');
+  const pinHash = await sandboxPinHash();
   const phones = Array.from({ length: count }, (_, i) => `+2225${String(i).padStart(7, '0')}`);
   await client.query(
     `INSERT INTO wallets (id, environment, phone, pin_hash)

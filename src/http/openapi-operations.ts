@@ -1,4 +1,10 @@
 import { orderActions, type WorkflowAction } from '../modules/orders/state.js';
+import {
+  SANDBOX_DEFAULT_PAYER,
+  SANDBOX_FAILING_PAYOUT_PHONE,
+  SANDBOX_LOCKED_PAYER,
+  SANDBOX_WALLET_PIN,
+} from '../modules/sandbox/sandbox.js';
 import { RECOVER_BATCH } from '../modules/webhooks/deliveries.js';
 import type { ErrorCode } from './errors.js';
 
@@ -48,8 +54,7 @@ const PAYOUT_CODES = ['PAYOUT_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
 /** What every payout operation's description shares: how a payout is sent, fails and reconciles. */
 const PAYOUT_SENDING =
   'The worker sends a PENDING payout within about a second: PAID (`payout.paid`) when the wallet takes it, or FAILED (`payout.failed`) with `failureCode` WALLET_NOT_FOUND (no wallet has the phone) or WALLET_LOCKED (the wallet is locked), its amount and fee then back in the balance (`payout_reversal`).';
-const PAYOUT_SANDBOX =
-  'Sandbox (test keys): any E.164 phone without a wallet gets a sandbox wallet (PIN 1234) when the payout is sent; a payout to +22220001313 always fails with WALLET_NOT_FOUND, and one to the locked sandbox wallet +22220000003 fails with WALLET_LOCKED. A business keeps at most `SANDBOX_PENDING_PAYOUTS_MAX` (2,000) sandbox payouts waiting to be sent: beyond, 429 TOO_MANY_PENDING_PAYOUTS with `Retry-After`, nothing created (not stored under the idempotency key: retry with the same key).';
+const PAYOUT_SANDBOX = `Sandbox (test keys): any E.164 phone without a wallet gets a sandbox wallet (PIN ${SANDBOX_WALLET_PIN}) when the payout is sent; a payout to ${SANDBOX_FAILING_PAYOUT_PHONE} always fails with WALLET_NOT_FOUND, and one to the locked sandbox wallet ${SANDBOX_LOCKED_PAYER} fails with WALLET_LOCKED. A business keeps at most \`SANDBOX_PENDING_PAYOUTS_MAX\` (2,000) sandbox payouts waiting to be sent: beyond, 429 TOO_MANY_PENDING_PAYOUTS with \`Retry-After\`, nothing created (not stored under the idempotency key: retry with the same key).`;
 const PAYOUT_RECONCILIATION =
   "Reconciliation: a payout settles the merchant's balance transactions that no payout had settled yet when it was created (`GET /payouts/{referenceNumber}/transactions`). A failed or cancelled single payout releases them to the next payout; a batch settles them as a whole, and every payout of the batch lists the same transactions.";
 
@@ -564,8 +569,8 @@ export const operationDocs: Record<string, OperationDoc> = {
     requestExample: {
       items: [{ productId: 'prod_...', quantity: 1 }],
       customerName: 'Mariem',
-      phone: '+22220000001',
-      pin: '1234',
+      phone: SANDBOX_DEFAULT_PAYER,
+      pin: SANDBOX_WALLET_PIN,
     },
   },
   'GET /storefront/orders/{orderRef}': {

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { formatAmount } from '../../src/lib/i18n.js';
 import { BALANCE_TRANSACTION_TYPES } from '../../src/modules/payments/balance-types.js';
 import { EXPORT_COLUMNS } from '../../src/modules/payments/balance-transactions.js';
-import { SANDBOX_FAILING_PAYOUT_PHONE } from '../../src/modules/payouts/send.js';
+import { SANDBOX_FAILING_PAYOUT_PHONE } from '../../src/modules/sandbox/sandbox.js';
 import { act, createIntent } from '../intents/support.js';
 import { createPayout, newPhone, payoutTo, sendPayouts } from '../payouts/support.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';

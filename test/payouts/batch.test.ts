@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { SANDBOX_FAILING_PAYOUT_PHONE } from '../../src/modules/payouts/send.js';
+import { SANDBOX_FAILING_PAYOUT_PHONE } from '../../src/modules/sandbox/sandbox.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { RICH } from '../orders/support.js';
 import { assertBalanceExplained, assertLedgerSound, fold, setPlan } from '../payments/support.js';

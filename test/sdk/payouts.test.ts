@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { Commerce, InvalidRequestError, NotFoundError, PermissionError } from '@commerce/sdk';
 import type { Payout, QueryOf, WebhookEventName, WebhookEventOf } from '@commerce/sdk';
 import { sendDuePayouts } from '../../src/modules/payouts/send.js';
-import { SANDBOX_FAILING_PAYOUT_PHONE } from '../../src/modules/payouts/send.js';
+import { SANDBOX_FAILING_PAYOUT_PHONE } from '../../src/modules/sandbox/sandbox.js';
 import { eventNames } from '../intents/support.js';
 import { LOCKED } from '../orders/support.js';
 import { assertLedgerSound, fold } from '../payments/support.js';

@@ -1,4 +1,5 @@
 import { defineDictionaries } from '../../lib/i18n.js';
+import { PAYMENT_AMOUNT_OUT_OF_RANGE_TEXT } from '../payments/amount.js';
 
 /**
  * Every text of the checkout and pay-by-code pages, in English, French and Arabic. `{name}` is a
@@ -64,7 +65,7 @@ export const checkoutDictionaries = defineDictionaries({
     errPhoneInvalid: 'Enter the wallet phone number: 8 digits, or + and the country code.',
     errPinInvalid: 'The PIN has 4 to 6 digits.',
     errAmountInvalid: 'Enter a valid amount in MRU.',
-    errAmountOutOfRange: 'This amount is outside the allowed range.',
+    errAmountOutOfRange: PAYMENT_AMOUNT_OUT_OF_RANGE_TEXT.en,
     errGeneric: 'Something went wrong. Try again.',
   },
   fr: {
@@ -126,7 +127,7 @@ export const checkoutDictionaries = defineDictionaries({
     errPhoneInvalid: 'Saisissez le numéro du portefeuille : 8 chiffres, ou + et l’indicatif du pays.',
     errPinInvalid: 'Le code secret compte 4 à 6 chiffres.',
     errAmountInvalid: 'Saisissez un montant valide en MRU.',
-    errAmountOutOfRange: 'Ce montant est en dehors de la plage autorisée.',
+    errAmountOutOfRange: PAYMENT_AMOUNT_OUT_OF_RANGE_TEXT.fr,
     errGeneric: 'Une erreur est survenue. Réessayez.',
   },
   ar: {
@@ -187,7 +188,7 @@ export const checkoutDictionaries = defineDictionaries({
     errPhoneInvalid: 'أدخل رقم هاتف المحفظة: 8 أرقام، أو + ورمز البلد.',
     errPinInvalid: 'الرمز السري من 4 إلى 6 أرقام.',
     errAmountInvalid: 'أدخل مبلغًا صحيحًا بالأوقية.',
-    errAmountOutOfRange: 'هذا المبلغ خارج الحدود المسموح بها.',
+    errAmountOutOfRange: PAYMENT_AMOUNT_OUT_OF_RANGE_TEXT.ar,
     errGeneric: 'حدث خطأ. حاول مرة أخرى.',
   },
 });

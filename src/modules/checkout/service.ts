@@ -6,10 +6,10 @@ import { maskPhone } from '../../lib/phone.js';
 import { attemptPayment } from '../intents/payments.js';
 import { walletPin } from '../payments/methods.js';
 import { lockIntentAndPayer } from '../intents/payer-lock.js';
-import { checkAmount } from '../intents/service.js';
 import type { IntentRow } from '../intents/repo.js';
 import { isAllowed } from '../intents/state.js';
-import { SANDBOX_WALLETS } from '../wallets/service.js';
+import { checkPaymentAmount } from '../payments/amount.js';
+import { SANDBOX_WALLETS } from '../sandbox/sandbox.js';
 
 /** What the hosted page shows of an intent's status: payable until it expires, whatever failed before. */
 export type CheckoutState = 'PAYABLE' | Exclude<IntentStatus, 'PENDING' | 'FAILED'> | 'EXPIRED';
@@ -146,7 +146,7 @@ export async function payableIntent(
         { field: 'body.amount', message: 'is required' },
       ]);
     }
-    checkAmount(input.amount, options.maxAmount);
+    checkPaymentAmount(input.amount, options.maxAmount);
     amount = input.amount;
   } else {
     amount = intent.amount!;

@@ -6,6 +6,7 @@ import type { Executor } from '../../db/transaction.js';
 import { ApiError, invalid } from '../../http/errors.js';
 import { checkMetadata } from '../../http/metadata.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
+import { checkPaymentAmount } from '../payments/amount.js';
 import { paymentEvent } from './events.js';
 import { attemptPayment, refundPayment } from './payments.js';
 import { CommittedRefusal } from '../../http/idempotency/plugin.js';
@@ -95,12 +96,6 @@ export function intentView(intent: IntentViewRow, payBase: string): IntentView {
   };
 }
 
-export function checkAmount(amount: number, maxAmount: number): void {
-  if (amount < 1 || amount > maxAmount) {
-    throw new ApiError('AMOUNT_OUT_OF_RANGE', `The amount must be between 1 and ${maxAmount} centimes.`);
-  }
-}
-
 function checkRedirectUrl(field: string, value: string | undefined): string | null {
   if (value === undefined) return null;
   let url: URL;
@@ -139,7 +134,7 @@ export async function createIntent(
 ): Promise<IntentWithRefunds> {
   const amountType = input.amountType ?? 'FIXED';
   if (amountType === 'FIXED' && input.amount === undefined) throw invalid('body.amount', 'is required');
-  if (input.amount !== undefined) checkAmount(input.amount, options.maxAmount);
+  if (input.amount !== undefined) checkPaymentAmount(input.amount, options.maxAmount);
   const metadata = input.metadata ?? {};
   checkMetadata(metadata);
   const successUrl = checkRedirectUrl('body.success_url', input.success_url);
@@ -302,7 +297,7 @@ export async function simulatePayment(
   let amount: number;
   if (intent.amount_type === 'OPEN') {
     if (input.amount === undefined) throw invalid('body.amount', 'is required for an OPEN intent');
-    checkAmount(input.amount, maxAmount);
+    checkPaymentAmount(input.amount, maxAmount);
     amount = input.amount;
   } else {
     amount = intent.amount!;

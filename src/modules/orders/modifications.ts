@@ -3,6 +3,7 @@ import type { DB, OrderFees, OrderPayment } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { randomDigits } from '../../lib/ids.js';
 import { recordEvents } from '../events/outbox.js';
+import { checkPaymentAmount } from '../payments/amount.js';
 import { chargeOrderDifference } from '../payments/order-payments.js';
 import { lockPayer } from '../payments/payers.js';
 import { lockProducts, moveStock } from '../products/stock.js';
@@ -25,9 +26,7 @@ export async function proposeModification(
   const items = await priceItems(trx, locator.caller, order.shop_id, requested);
   const total = orderTotal(items);
   // The same bounds as placing an order: the customer would be charged (or refunded) up to it.
-  if (total < 1 || total > limits.maxAmount) {
-    throw new ApiError('AMOUNT_OUT_OF_RANGE', `An order total must be between 1 and ${limits.maxAmount} centimes.`);
-  }
+  checkPaymentAmount(total, limits.maxAmount);
   return trx
     .updateTable('orders')
     .set({

@@ -4,21 +4,19 @@ import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { randomBase62, randomDigits } from '../../lib/ids.js';
 import { changeWithEvents } from '../events/outbox.js';
+import { checkPaymentAmount } from '../payments/amount.js';
 import { feePlanFromColumns, type FeePlan } from '../payments/fees.js';
 import { chargeOrder } from '../payments/order-payments.js';
 import { settlementRecord } from '../payments/settlement.js';
 import type { PaymentMethodName } from '../payments/state.js';
 import { newPaymentId, paymentInsertCte } from '../payments/store.js';
 import type { Payer } from '../payments/payers.js';
-import { sandboxPayer } from '../sandbox/sandbox.js';
+import { sandboxPayer, SANDBOX_DEFAULT_PAYER } from '../sandbox/sandbox.js';
 import { moveStock } from '../products/stock.js';
 import { lockedUntil } from '../wallets/service.js';
 import { orderEvent, orderNewData } from './events.js';
 import type { Caller, OrderRow } from './model.js';
 import { marginLines, orderTotal, priceAndLockItems, type RequestedItem } from './pricing.js';
-
-/** The sandbox customer when a simulation names none (the rich test wallet of the README). */
-export const SANDBOX_CUSTOMER_PHONE = '+22220000001';
 
 /** The shop an order is placed in: its environment decides which products and wallets count. */
 export interface OrderShop {
@@ -54,9 +52,7 @@ export async function placeOrder(
   const { items, products } = await priceAndLockItems(trx, caller, shop.id, input.items);
   const stockEvents = await moveStock(trx, shop.id, items, -1, products);
   const total = orderTotal(items);
-  if (total < 1 || total > limits.maxAmount) {
-    throw new ApiError('AMOUNT_OUT_OF_RANGE', `An order total must be between 1 and ${limits.maxAmount} centimes.`);
-  }
+  checkPaymentAmount(total, limits.maxAmount);
   const now = new Date();
   const referenceNumber = `OR-${randomDigits(16)}`;
   const plan = shop.feePlan;
@@ -148,7 +144,7 @@ export async function simulateOrder(
   limits: { maxAmount: number },
 ): Promise<{ order: OrderRow; shop: OrderShop }> {
   const shop = await orderShopOf(trx, caller);
-  const payer = await sandboxPayer(trx, input.customerPhone ?? SANDBOX_CUSTOMER_PHONE);
+  const payer = await sandboxPayer(trx, input.customerPhone ?? SANDBOX_DEFAULT_PAYER);
   if (lockedUntil(payer.wallet, new Date())) throw new ApiError('WALLET_LOCKED');
   return { order: await placeOrder(trx, shop, input, payer, limits, 'SANDBOX'), shop };
 }

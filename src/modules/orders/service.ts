@@ -6,13 +6,7 @@
  */
 export type { Caller, ChangedOrder, OrderLocator, OrderRow } from './model.js';
 export { lineTotal, orderTotal, priceItems, type RequestedItem } from './pricing.js';
-export {
-  placeOrder,
-  SANDBOX_CUSTOMER_PHONE,
-  simulateOrder,
-  type OrderShop,
-  type PlaceOrderInput,
-} from './placement.js';
+export { placeOrder, simulateOrder, type OrderShop, type PlaceOrderInput } from './placement.js';
 export { transitionOrder } from './workflow.js';
 export { refundableAmount, refundOrder } from './refunds.js';
 export { acceptModification, declineModification, proposeModification } from './modifications.js';

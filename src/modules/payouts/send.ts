@@ -3,28 +3,19 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import { inTransaction, type Executor } from '../../db/transaction.js';
-import { newId } from '../../lib/ids.js';
 import { changeWithEvents } from '../events/outbox.js';
 import { feePlanFromColumns } from '../payments/fees.js';
 import { payoutPaid, payoutReturned, releaseSettled } from '../payments/payouts.js';
-import { findWallet, hashPin, SANDBOX_WALLET_PIN, type WalletRow } from '../wallets/service.js';
+import { openSandboxWallet, SANDBOX_FAILING_PAYOUT_PHONE } from '../sandbox/sandbox.js';
+import { findWallet, type WalletRow } from '../wallets/service.js';
 import { payoutEvent } from './events.js';
 import { PAYOUT_FAILURE_CODES, PAYOUT_OPEN_STATUS, payoutSteps, type PayoutFailureCode } from './state.js';
 import type { PayoutRow } from './views.js';
-
-/**
- * decisions "Payouts": in the sandbox a payout to this phone always fails (WALLET_NOT_FOUND), as
- * a payment of the reserved amount does; any other E.164 phone without a wallet gets one.
- */
-export const SANDBOX_FAILING_PAYOUT_PHONE = '+22220001313';
 
 const FAILURE_TEXT: Record<PayoutFailureCode, string> = {
   WALLET_NOT_FOUND: 'No wallet has this phone number.',
   WALLET_LOCKED: 'The destination wallet is locked.',
 };
-
-/** One hash of the sandbox PIN per process: the wallets a sandbox payout opens share it. */
-let sandboxPinHash: Promise<string> | undefined;
 
 /** A PENDING payout locked for sending, with its destination wallet (if any) and its fee's taxes. */
 type PayoutToSend = PayoutRow & {
@@ -45,19 +36,7 @@ async function destinationOf(trx: Transaction<DB>, payout: PayoutToSend): Promis
   if (payout.environment !== 'test' || payout.destination_phone === SANDBOX_FAILING_PAYOUT_PHONE) {
     return 'WALLET_NOT_FOUND';
   }
-  sandboxPinHash ??= hashPin(SANDBOX_WALLET_PIN);
-  const opened = await trx
-    .insertInto('wallets')
-    .values({
-      id: newId('wal'),
-      environment: 'test',
-      phone: payout.destination_phone,
-      pin_hash: await sandboxPinHash,
-      status: 'active',
-    })
-    .onConflict((conflict) => conflict.columns(['environment', 'phone']).doNothing())
-    .returning('id')
-    .executeTakeFirst();
+  const opened = await openSandboxWallet(trx, payout.destination_phone, { balance: 0 });
   // Opened meanwhile by another transaction (a payment's sandbox payer): that one.
   const wallet = opened ?? (await findWallet(trx, 'test', payout.destination_phone));
   return wallet ? wallet.id : 'WALLET_NOT_FOUND';

@@ -1,14 +1,38 @@
-import type { Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import { ApiError } from '../../http/errors.js';
+import type { Kysely, Transaction } from 'kysely';
+import type { DB, IntentStatus, PaymentFailure } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
+import { ApiError, type ErrorCode } from '../../http/errors.js';
 import { lockPayer, type Payer } from '../payments/payers.js';
-import { createWallet, hashPin } from '../wallets/service.js';
+import { createWallet, findWallet, hashPin, type WalletRow } from '../wallets/service.js';
+
+/**
+ * The sandbox in one place: its test wallets (the PIN, their one hash, how one is opened) and its
+ * scenarios, the amounts and phones whose payments and payouts do something known in advance.
+ */
+
+/** The PIN of every sandbox wallet the platform opens: the documented one, so the same for all. */
+export const SANDBOX_WALLET_PIN = '1234';
+
+/** decisions.md: in the sandbox, a payment of exactly this many centimes always fails. */
+export const SANDBOX_FAILING_AMOUNT = 1313;
 
 /** The sandbox payer used when a simulation names none (the rich test wallet of the README). */
 export const SANDBOX_DEFAULT_PAYER = '+22220000001';
 
-/** decisions.md: in the sandbox, a payment of exactly this many centimes always fails. */
-export const SANDBOX_FAILING_AMOUNT = 1313;
+/** A sandbox wallet with too little for most payments. */
+export const SANDBOX_POOR_PAYER = '+22220000002';
+
+/** A sandbox wallet locked by an operator: payments from it and payouts to it are refused. */
+export const SANDBOX_LOCKED_PAYER = '+22220000003';
+
+/**
+ * decisions "Payouts": in the sandbox a payout to this phone always fails (WALLET_NOT_FOUND), as
+ * a payment of the reserved amount does; any other E.164 phone without a wallet gets one.
+ */
+export const SANDBOX_FAILING_PAYOUT_PHONE = '+22220001313';
+
+/** decisions.md: any E.164 phone may pay in the sandbox; one without a wallet gets a funded one. */
+export const SANDBOX_NEW_WALLET_BALANCE = 100_000_000;
 
 /**
  * What a sandbox payer's wallet does when asked to pay: pay at once (any phone not listed, which
@@ -38,34 +62,121 @@ export function sandboxAnswerOf(phone: string): { answer: SandboxAnswer; afterSe
   );
 }
 
-/** decisions.md: any E.164 phone may pay in the sandbox; one without a wallet gets a funded one. */
-export const SANDBOX_NEW_WALLET_BALANCE = 100_000_000;
-export const SANDBOX_NEW_WALLET_PIN = '1234';
+/** What a scenario ends in: the error code answered, or the status (and failure) the payment gets. */
+export type SandboxOutcome = ErrorCode | PaymentFailure | IntentStatus | 'PROCESSING' | 'SUCCEEDED';
 
-// Every new sandbox wallet has the same documented PIN, so a salt of its own would hide nothing:
-// one hash per process. Only a process's first new phone still pays for the slow scrypt inside its
-// payment's transaction, its intent locked; every later one reuses that hash.
-let sandboxPinHash: Promise<string> | undefined;
+/** A wallet the sandbox opens at every start when missing; the test-mode pages list them. */
+export interface SandboxWallet {
+  balance: number;
+  locked: boolean;
+  /** How the pages describe it (the checkout and storefront APIs answer it too). */
+  note: string;
+}
+
+/** One row of the scenario catalogue. */
+export interface SandboxScenario {
+  /** What sets it off: a payment of this amount, this phone (paying or paid), or any phone no row names. */
+  trigger: { amount: number } | { phone: string } | { anyOtherPhone: true };
+  /** Its wallet, opened at start, if it has one before anyone pays. */
+  wallet?: SandboxWallet;
+  /** What it ends in, each named in its row of the catalogue. */
+  outcomes: readonly SandboxOutcome[];
+}
+
+/** What a payment from an answering phone goes through. */
+const ANSWER_OUTCOMES: Record<Exclude<SandboxAnswer, 'PAYS'>, readonly SandboxOutcome[]> = {
+  APPROVES: ['PROCESSING', 'SUCCEEDED'],
+  DECLINES: ['PROCESSING', 'FAILED'],
+  NEVER_ANSWERS: ['PROCESSING', 'FAILED'],
+};
+
+/**
+ * The sandbox's scenarios: docs/payments.md lists each as a row of its scenario catalogue (a test
+ * keeps the two equal). The failing amount fails a payment of an intent in every channel (orders
+ * are never declined by it: decision 010); an unknown phone is refused by the pages like a wrong
+ * PIN, and given a funded wallet by a simulation (an empty one by a payout).
+ */
+export const SANDBOX_SCENARIOS: readonly SandboxScenario[] = [
+  { trigger: { amount: SANDBOX_FAILING_AMOUNT }, outcomes: ['FAILED', 'SANDBOX_DECLINED', 'PAYMENT_FAILED'] },
+  {
+    trigger: { phone: SANDBOX_DEFAULT_PAYER },
+    wallet: { balance: 5_000_000_000, locked: false, note: 'rich: 50,000,000.00 MRU' },
+    outcomes: ['PAID'],
+  },
+  {
+    trigger: { phone: SANDBOX_POOR_PAYER },
+    wallet: { balance: 100, locked: false, note: 'nearly empty: 1.00 MRU' },
+    outcomes: ['INSUFFICIENT_BALANCE', 'FAILED'],
+  },
+  {
+    trigger: { phone: SANDBOX_LOCKED_PAYER },
+    wallet: { balance: 1_000_000, locked: true, note: 'locked' },
+    outcomes: ['WALLET_LOCKED'],
+  },
+  ...Object.entries(SANDBOX_ANSWERING_PHONES).map(([phone, { answer }]) => ({
+    trigger: { phone },
+    outcomes: ANSWER_OUTCOMES[answer],
+  })),
+  { trigger: { phone: SANDBOX_FAILING_PAYOUT_PHONE }, outcomes: ['WALLET_NOT_FOUND'] },
+  { trigger: { anyOtherPhone: true }, outcomes: ['INVALID_PIN', 'PAID'] },
+];
+
+/** The sandbox test wallets, opened at every start when missing: the pages in test mode list them. */
+export const SANDBOX_WALLETS = SANDBOX_SCENARIOS.flatMap(({ trigger, wallet }) =>
+  wallet && 'phone' in trigger ? [{ phone: trigger.phone, pin: SANDBOX_WALLET_PIN, ...wallet }] : [],
+);
+
+// Every sandbox wallet has the same documented PIN, so a salt of its own would hide nothing: one
+// hash per process. Each scrypt hash after a process's first leaves its 16 MB work area resident
+// (glibc keeps it), and only the first new phone pays for the slow hash inside its transaction.
+let pinHash: Promise<string> | undefined;
+
+/** The hash every sandbox wallet's PIN is stored as (one per process; a failed one is tried again). */
+export function sandboxPinHash(): Promise<string> {
+  pinHash ??= hashPin(SANDBOX_WALLET_PIN).catch((error: unknown) => {
+    pinHash = undefined;
+    throw error;
+  });
+  return pinHash;
+}
+
+/**
+ * The one way a sandbox wallet is opened: with the sandbox PIN and `balance` from the test funding
+ * account. Answers it, or undefined when the phone has a wallet already (another transaction or
+ * process opened it meanwhile).
+ */
+export async function openSandboxWallet(
+  db: Executor,
+  phone: string,
+  wallet: { balance: number; locked?: boolean },
+): Promise<WalletRow | undefined> {
+  try {
+    return await createWallet(
+      db,
+      { phone, pin: SANDBOX_WALLET_PIN, balance: wallet.balance, locked: wallet.locked, environment: 'test' },
+      sandboxPinHash(),
+    );
+  } catch (error) {
+    if (error instanceof ApiError) return undefined;
+    throw error;
+  }
+}
+
+/** Opens the sandbox test wallets that are missing (idempotent; at every start). */
+export async function ensureSandboxWallets(db: Kysely<DB>): Promise<void> {
+  for (const { phone, balance, locked } of SANDBOX_WALLETS) {
+    // Looked up first, so a start that finds them all computes no hash.
+    if (!(await findWallet(db, 'test', phone))) await openSandboxWallet(db, phone, { balance, locked });
+  }
+}
 
 /** The sandbox wallet of a phone, locked; a phone with none gets a funded one first. */
 export async function sandboxPayer(trx: Transaction<DB>, phone: string): Promise<Payer> {
   const payer = await lockPayer(trx, 'test', phone);
   if (payer) return payer;
-  sandboxPinHash ??= hashPin(SANDBOX_NEW_WALLET_PIN).catch((error: unknown) => {
-    sandboxPinHash = undefined;
-    throw error;
-  });
-  try {
-    await createWallet(
-      trx,
-      { phone, pin: SANDBOX_NEW_WALLET_PIN, balance: SANDBOX_NEW_WALLET_BALANCE, environment: 'test' },
-      sandboxPinHash,
-    );
-  } catch (error) {
-    // A concurrent payment from the same new phone made the wallet first: pay from that one.
-    if (!(error instanceof ApiError)) throw error;
-  }
-  const created = await lockPayer(trx, 'test', phone);
-  if (!created) throw new Error(`sandbox wallet ${phone} was not created`);
-  return created;
+  // A concurrent payment from the same new phone may open it first: then this pays from that one.
+  await openSandboxWallet(trx, phone, { balance: SANDBOX_NEW_WALLET_BALANCE });
+  const opened = await lockPayer(trx, 'test', phone);
+  if (!opened) throw new Error(`sandbox wallet ${phone} was not created`);
+  return opened;
 }

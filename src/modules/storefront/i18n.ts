@@ -1,4 +1,5 @@
 import { defineDictionaries } from '../../lib/i18n.js';
+import { PAYMENT_AMOUNT_OUT_OF_RANGE_TEXT } from '../payments/amount.js';
 
 /**
  * Every text of the storefront and the customer order page, in English, French and Arabic.
@@ -92,7 +93,7 @@ export const storefrontDictionaries = defineDictionaries({
     errProductGone: 'An item of your cart is no longer sold: see your cart.',
     errOrderChanged: 'This order has changed. Reload the page.',
     errShopCannotRefund: 'The shop cannot refund this order right now. Nothing has changed; please contact the shop.',
-    errAmountOutOfRange: 'This total is outside what can be paid at once.',
+    errAmountOutOfRange: PAYMENT_AMOUNT_OUT_OF_RANGE_TEXT.en,
     errPhoneInvalid: 'Enter the wallet phone number: 8 digits, or + and the country code.',
     errPinInvalid: 'The PIN has 4 to 6 digits.',
     errNameMissing: 'Enter your name.',
@@ -186,7 +187,7 @@ export const storefrontDictionaries = defineDictionaries({
     errOrderChanged: 'Cette commande a changé. Rechargez la page.',
     errShopCannotRefund:
       'La boutique ne peut pas rembourser cette commande pour le moment. Rien n’a changé ; contactez la boutique.',
-    errAmountOutOfRange: 'Ce total dépasse ce qui peut être payé en une fois.',
+    errAmountOutOfRange: PAYMENT_AMOUNT_OUT_OF_RANGE_TEXT.fr,
     errPhoneInvalid: 'Saisissez le numéro du portefeuille : 8 chiffres, ou + et l’indicatif du pays.',
     errPinInvalid: 'Le code secret a 4 à 6 chiffres.',
     errNameMissing: 'Saisissez votre nom.',
@@ -278,7 +279,7 @@ export const storefrontDictionaries = defineDictionaries({
     errProductGone: 'أحد منتجات سلتك لم يعد معروضاً للبيع: راجع سلتك.',
     errOrderChanged: 'تغيّر هذا الطلب. أعد تحميل الصفحة.',
     errShopCannotRefund: 'لا يستطيع المتجر ردّ مبلغ هذا الطلب الآن. لم يتغيّر شيء؛ تواصل مع المتجر.',
-    errAmountOutOfRange: 'هذا المجموع يتجاوز ما يمكن دفعه دفعة واحدة.',
+    errAmountOutOfRange: PAYMENT_AMOUNT_OUT_OF_RANGE_TEXT.ar,
     errPhoneInvalid: 'أدخل رقم هاتف المحفظة: 8 أرقام، أو + ورمز البلد.',
     errPinInvalid: 'الرمز السري من 4 إلى 6 أرقام.',
     errNameMissing: 'أدخل اسمك.',

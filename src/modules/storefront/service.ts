@@ -3,6 +3,7 @@ import type { DB, Environment, OrderItem } from '../../db/schema.js';
 import type { Caller } from '../../http/context.js';
 import { ApiError, type ErrorDetail } from '../../http/errors.js';
 import { maskPhone } from '../../lib/phone.js';
+import { checkPaymentAmount } from '../payments/amount.js';
 import { feePlanFromColumns } from '../payments/fees.js';
 import {
   lineTotal,
@@ -16,7 +17,7 @@ import {
 import { isOrderActionAllowed } from '../orders/state.js';
 import type { ProductRow } from '../products/model.js';
 import { listProducts } from '../products/service.js';
-import { SANDBOX_WALLETS } from '../wallets/service.js';
+import { SANDBOX_WALLETS } from '../sandbox/sandbox.js';
 
 /** `?mode=`: which of a business's two shops a customer link means. */
 export type StoreMode = 'test' | 'live';
@@ -243,9 +244,7 @@ export async function priceCart(db: Kysely<DB>, shop: StorefrontShop, requested:
   );
   await checkStock(db, items);
   const total = orderTotal(items);
-  if (total < 1 || total > maxAmount) {
-    throw new ApiError('AMOUNT_OUT_OF_RANGE', `An order total must be between 1 and ${maxAmount} centimes.`);
-  }
+  checkPaymentAmount(total, maxAmount);
   const payerFee = shop.feePlan.payerFee;
   return {
     items: items.map(lineView),

@@ -15,22 +15,6 @@ const PIN_PATTERN = /^[0-9]{4,6}$/;
 // scrypt with N = 2^14: tens of milliseconds per guess, so a stolen table resists brute force.
 const SCRYPT = { N: 16_384, r: 8, p: 1, keyLength: 32 };
 
-/** The PIN of every sandbox wallet the platform opens (the README's, and a sandbox payout's). */
-export const SANDBOX_WALLET_PIN = '1234';
-
-/** decisions.md: sandbox wallets ready to pay with, listed in the README. */
-export const SANDBOX_WALLETS = [
-  {
-    phone: '+22220000001',
-    pin: SANDBOX_WALLET_PIN,
-    balance: 5_000_000_000,
-    locked: false,
-    note: 'rich: 50,000,000.00 MRU',
-  },
-  { phone: '+22220000002', pin: SANDBOX_WALLET_PIN, balance: 100, locked: false, note: 'nearly empty: 1.00 MRU' },
-  { phone: '+22220000003', pin: SANDBOX_WALLET_PIN, balance: 1_000_000, locked: true, note: 'locked' },
-] as const;
-
 function scrypt(pin: string, salt: Buffer, options: ScryptOptions, keyLength: number): Promise<Buffer> {
   return new Promise((resolve, reject) =>
     scryptCallback(pin, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))),
@@ -296,22 +280,4 @@ export async function walletView(db: Executor, wallet: WalletRow) {
     status: until ? ('locked' as const) : ('active' as const),
     lockedUntil: until && until.getTime() < 8.64e15 ? until.toISOString() : null,
   };
-}
-
-/** Creates the sandbox test wallets the first time (idempotent; the README lists them). */
-export async function ensureSandboxWallets(db: Kysely<DB>): Promise<void> {
-  // One hash per PIN, not per wallet: the PIN is the README's, so a salt each hides nothing, and
-  // each scrypt hash after a process's first leaves its 16 MB work area resident (glibc keeps
-  // it), which a first start would then carry for its whole life.
-  const hashes = new Map<string, Promise<string>>();
-  for (const wallet of SANDBOX_WALLETS) {
-    if (await findWallet(db, 'test', wallet.phone)) continue;
-    if (!hashes.has(wallet.pin)) hashes.set(wallet.pin, hashPin(wallet.pin));
-    try {
-      await createWallet(db, { ...wallet, environment: 'test' }, hashes.get(wallet.pin));
-    } catch (error) {
-      // Another process created it meanwhile.
-      if (!(error instanceof ApiError)) throw error;
-    }
-  }
 }

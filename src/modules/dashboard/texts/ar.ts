@@ -1,3 +1,4 @@
+import { PAYMENT_AMOUNT_OUT_OF_RANGE_TEXT } from '../../payments/amount.js';
 import type { en } from './en.js';
 
 /**
@@ -356,7 +357,7 @@ export const ar: Record<keyof typeof en, string> = {
   checkFields: 'لم يُحفظ النموذج: راجع الحقول المشار إليها أدناه.',
   fieldRequired: 'املأ هذا الحقل.',
   fieldAmount: 'أدخل مبلغًا بالأوقية، مثل 250 أو 250.50.',
-  fieldAmountRange: 'هذا المبلغ خارج الحدود المسموح بها.',
+  fieldAmountRange: PAYMENT_AMOUNT_OUT_OF_RANGE_TEXT.ar,
   fieldWholeNumber: 'أدخل عددًا صحيحًا.',
   fieldQuantity: 'أدخل عددًا صحيحًا من 1 إلى 1000.',
   fieldMetadata: 'اكتب زوجًا واحدًا مفتاح=قيمة في كل سطر.',

@@ -1,3 +1,5 @@
+import { PAYMENT_AMOUNT_OUT_OF_RANGE_TEXT } from '../../payments/amount.js';
+
 /**
  * The dashboard's English texts: the reference dictionary (fr.ts and ar.ts must have every key).
  * `{name}` is a placeholder the page fills.
@@ -369,7 +371,7 @@ export const en = {
   checkFields: 'The form was not saved: check the fields marked below.',
   fieldRequired: 'Fill in this field.',
   fieldAmount: 'Enter an amount in MRU, such as 250 or 250.50.',
-  fieldAmountRange: 'This amount is outside the allowed range.',
+  fieldAmountRange: PAYMENT_AMOUNT_OUT_OF_RANGE_TEXT.en,
   fieldWholeNumber: 'Enter a whole number.',
   fieldQuantity: 'Enter a whole number from 1 to 1000.',
   fieldMetadata: 'Write one key=value per line.',

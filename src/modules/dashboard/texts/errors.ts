@@ -1,5 +1,6 @@
 import type { ErrorCode } from '../../../http/errors.js';
 import { defineDictionaries } from '../../../lib/i18n.js';
+import { PAYMENT_AMOUNT_OUT_OF_RANGE_TEXT } from '../../payments/amount.js';
 
 /**
  * What the dashboard says for each error code the API's services answer, in the merchant's words
@@ -34,7 +35,7 @@ const en = {
   INTENT_CANCEL_INVALID_STATUS: 'Only a pending payment can be cancelled.',
   INTENT_CANCEL_CONFLICT: 'The payment changed while it was being cancelled. Reload the page.',
   INTENT_REFUND_INVALID_STATUS: 'Only a paid payment can be refunded.',
-  AMOUNT_OUT_OF_RANGE: 'The amount is outside the allowed range.',
+  AMOUNT_OUT_OF_RANGE: PAYMENT_AMOUNT_OUT_OF_RANGE_TEXT.en,
   METADATA_TOO_MANY_KEYS: 'Metadata may have at most 50 keys.',
   METADATA_VALUE_TOO_LONG: 'A metadata value may have at most 500 characters.',
   REFUND_AMOUNT_INVALID: 'The refund must be at least 0.01 MRU and at most what is left to refund.',
@@ -110,7 +111,7 @@ export const errorTexts = defineDictionaries({
     INTENT_CANCEL_INVALID_STATUS: 'Seul un paiement en attente peut être annulé.',
     INTENT_CANCEL_CONFLICT: "Le paiement a changé pendant l'annulation. Rechargez la page.",
     INTENT_REFUND_INVALID_STATUS: 'Seul un paiement payé peut être remboursé.',
-    AMOUNT_OUT_OF_RANGE: 'Le montant est hors des limites autorisées.',
+    AMOUNT_OUT_OF_RANGE: PAYMENT_AMOUNT_OUT_OF_RANGE_TEXT.fr,
     METADATA_TOO_MANY_KEYS: 'Les métadonnées comptent 50 clés au plus.',
     METADATA_VALUE_TOO_LONG: 'Une valeur de métadonnée compte 500 caractères au plus.',
     REFUND_AMOUNT_INVALID: 'Le remboursement doit être d’au moins 0,01 MRU et au plus ce qui reste à rembourser.',
@@ -184,7 +185,7 @@ export const errorTexts = defineDictionaries({
     INTENT_CANCEL_INVALID_STATUS: 'لا يُلغى إلا دفع قيد الانتظار.',
     INTENT_CANCEL_CONFLICT: 'تغيّر الدفع أثناء إلغائه. أعد تحميل الصفحة.',
     INTENT_REFUND_INVALID_STATUS: 'لا يُسترد إلا دفع مدفوع.',
-    AMOUNT_OUT_OF_RANGE: 'المبلغ خارج الحدود المسموح بها.',
+    AMOUNT_OUT_OF_RANGE: PAYMENT_AMOUNT_OUT_OF_RANGE_TEXT.ar,
     METADATA_TOO_MANY_KEYS: 'لا تتجاوز البيانات الوصفية 50 مفتاحًا.',
     METADATA_VALUE_TOO_LONG: 'لا تتجاوز قيمة البيانات الوصفية 500 حرف.',
     REFUND_AMOUNT_INVALID: 'يجب أن يكون الاسترداد 0.01 أوقية على الأقل وألا يتجاوز المتبقي القابل للاسترداد.',

@@ -1,3 +1,4 @@
+import { PAYMENT_AMOUNT_OUT_OF_RANGE_TEXT } from '../../payments/amount.js';
 import type { en } from './en.js';
 
 /** The dashboard's French texts. */
@@ -359,7 +360,7 @@ export const fr: Record<keyof typeof en, string> = {
   checkFields: "Le formulaire n'a pas été enregistré : vérifiez les champs signalés ci-dessous.",
   fieldRequired: 'Remplissez ce champ.',
   fieldAmount: 'Saisissez un montant en MRU, par exemple 250 ou 250,50.',
-  fieldAmountRange: 'Ce montant est hors des limites autorisées.',
+  fieldAmountRange: PAYMENT_AMOUNT_OUT_OF_RANGE_TEXT.fr,
   fieldWholeNumber: 'Saisissez un nombre entier.',
   fieldQuantity: 'Saisissez un nombre entier de 1 à 1000.',
   fieldMetadata: 'Écrivez une paire clé=valeur par ligne.',
