@@ -123,8 +123,16 @@ export type { AmountType, IntentStatus };
 export type PaymentFailure = 'INSUFFICIENT_BALANCE' | 'SANDBOX_DECLINED' | 'SIMULATED_FAILURE';
 
 import type { PaymentFailureCode, PaymentMethodName, PaymentStatus } from '../modules/payments/state.js';
-import type { Commission } from '../modules/payments/fees.js';
 export type { PaymentFailureCode, PaymentMethodName, PaymentStatus };
+
+/** What the platform takes of a payment, snake_case as the `commission` object of events (api.md 6.2). */
+export interface Commission {
+  provider_ttc: number;
+  payer_ttc: number;
+  tof: number;
+  tte: number;
+  total_revenue: number;
+}
 
 /** A line a payment credited: an account kind (merchant, revenue, tof, tte) and its centimes. */
 export interface SettlementLineRecord {

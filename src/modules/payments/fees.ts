@@ -1,4 +1,6 @@
-import type { RevenueModel } from '../../db/schema.js';
+import type { Commission, RevenueModel } from '../../db/schema.js';
+
+export type { Commission };
 
 /**
  * Fees and their taxes (decisions.md "Commission"). All values are integer centimes; rates are
@@ -12,15 +14,6 @@ export interface FeePlan {
   /** COMMISSION: the provider rate on the amount. MARGIN: `marginBps` on an order's margin (`orderCommission`). */
   revenueModel: RevenueModel;
   marginBps: number;
-}
-
-/** The `commission` object of payment events, snake_case as api.md 6.2. */
-export interface Commission {
-  provider_ttc: number;
-  payer_ttc: number;
-  tof: number;
-  tte: number;
-  total_revenue: number;
 }
 
 export const NO_COMMISSION: Commission = Object.freeze({
