@@ -38,6 +38,8 @@ export const ConfigSchema = Type.Object({
   INTENT_MAX_AMOUNT: Type.Integer({ minimum: 1, default: 100_000_000 }),
   /** A business's sandbox payouts waiting to be sent, at most (decision 067): two full batches. */
   SANDBOX_PENDING_PAYOUTS_MAX: Type.Integer({ minimum: 1, default: 2000 }),
+  /** A payment waiting for its payer's answer (PROCESSING) ends FAILED `TIMED_OUT` after this long. */
+  PAYMENT_PROCESSING_TIMEOUT_SECONDS: Type.Integer({ minimum: 10, maximum: 86_400, default: 900 }),
   SEED_DEMO: BooleanText,
   DASHBOARD_SESSION_IDLE_MINUTES: Type.Integer({ minimum: 1, maximum: 10_080, default: 60 }),
   DASHBOARD_LOGIN_PER_MINUTE_IP: Type.Integer({ minimum: 1, default: 20 }),
@@ -132,6 +134,7 @@ function toConfig(raw: Static<typeof ConfigSchema>) {
     dbPreparedStatements: flag(raw.DB_PREPARED_STATEMENTS),
     intentMaxAmount: raw.INTENT_MAX_AMOUNT,
     sandboxPendingPayoutsMax: raw.SANDBOX_PENDING_PAYOUTS_MAX,
+    paymentProcessingTimeoutSeconds: raw.PAYMENT_PROCESSING_TIMEOUT_SECONDS,
     metricsToken: raw.METRICS_TOKEN,
     /**
      * How many 6-digit codes may be handed out (000000 up to this minus one). Always 1,000,000 from

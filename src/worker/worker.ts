@@ -5,6 +5,7 @@ import { foldListCounts } from '../db/counted-list.js';
 import { newId } from '../lib/ids.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency/store.js';
 import { expireDueIntents } from '../modules/intents/service.js';
+import { endWaitingPayments } from '../modules/intents/waiting-payments.js';
 import { foldPendingMovements } from '../modules/payments/ledger.js';
 import { SENDERS, startPayoutSender, type PayoutSender } from '../modules/payouts/send.js';
 import { startDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions } from '../modules/webhooks/engine.js';
@@ -35,6 +36,14 @@ export const periodicTasks: PeriodicTask[] = [
   { name: 'idempotency-cleanup', everySeconds: 600, run: (runtime) => deleteExpiredIdempotencyKeys(runtime.db) },
   // decisions.md: expiry within 60 s of expiresAt; the first tick at start catches up after downtime.
   { name: 'intent-expiry', everySeconds: 10, run: (runtime) => expireDueIntents(runtime.db) },
+  // A payment waiting for its payer ends when the payer answers (the sandbox's phones: after 2 s)
+  // or at its timeout (intents/waiting-payments.ts).
+  {
+    name: 'waiting-payments',
+    everySeconds: 1,
+    run: (runtime) =>
+      endWaitingPayments(runtime.db, { timeoutSeconds: runtime.config.paymentProcessingTimeoutSeconds }),
+  },
   // Shared ledger accounts take their pending movements into their balance row (ledger.ts); a
   // merchant's balance transactions learn their `balanceAfter` then, so it runs four times a second.
   { name: 'ledger-fold', everySeconds: 0.25, run: (runtime) => foldPendingMovements(runtime.db, 1000) },

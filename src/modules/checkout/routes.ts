@@ -9,8 +9,7 @@ import { E164_PATTERN, readWalletPhoneOfBody } from '../../lib/phone.js';
 import { keepLang, negotiateLang } from '../../lib/i18n.js';
 import { sendCustomerPage } from '../../http/views.js';
 import { checkoutAssets, checkoutPage, payByCodePage, type CheckoutPageContent, type CodeProblem } from './pages.js';
-import { authenticateWallet } from '../wallets/service.js';
-import { payableIntent, payIntent, viewByCode, viewByShortCode } from './service.js';
+import { authenticatePayer, payableIntent, payIntent, viewByCode, viewByShortCode } from './service.js';
 
 /** Per minute: what one address may ask of the checkout API, and how often one wallet may try to pay. */
 const PER_IP_PER_MINUTE = 120;
@@ -95,7 +94,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       });
       // The PIN first, outside any transaction: its hash is slow, and a wrong one locks nothing.
       const { environment, business_id: businessId } = payable.intent;
-      const wallet = await authenticateWallet(db, environment, request.body.phone, request.body.pin);
+      const wallet = await authenticatePayer(db, payable, request.body);
       // A retried request with the page's key answers the first attempt again.
       return write(request, reply, 200, (trx) => payIntent(trx, payable, wallet.phone), {
         scope: { businessId, environment, who: wallet.phone },

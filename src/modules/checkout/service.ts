@@ -3,7 +3,8 @@ import type { AmountType, DB, Environment, IntentStatus } from '../../db/schema.
 import { ApiError } from '../../http/errors.js';
 import { CommittedRefusal } from '../../http/idempotency/plugin.js';
 import { maskPhone } from '../../lib/phone.js';
-import { attemptPayment } from '../intents/payments.js';
+import { attemptPayment, recordRefusedAttempt } from '../intents/payments.js';
+import { authenticateWallet, type WalletRow } from '../wallets/service.js';
 import { walletPin } from '../payments/methods.js';
 import { lockIntentAndPayer } from '../intents/payer-lock.js';
 import type { IntentRow } from '../intents/repo.js';
@@ -154,6 +155,31 @@ export async function payableIntent(
   if (!options.keyed && !isAllowed(intent, 'pay', new Date()))
     throw new ApiError('INTENT_NOT_PENDING', 'This payment can no longer be paid.');
   return { intent, payee, amount };
+}
+
+/**
+ * The paying customer's wallet, by its phone and PIN, checked outside any transaction (the hash is
+ * slow). A wrong PIN or a locked wallet is a FAILED payment the merchant sees among the intent's
+ * attempts, then the refusal the customer gets.
+ */
+export async function authenticatePayer(
+  db: Kysely<DB>,
+  payable: PayableIntent,
+  credentials: { phone: string; pin: string },
+): Promise<WalletRow> {
+  try {
+    return await authenticateWallet(db, payable.intent.environment, credentials.phone, credentials.pin);
+  } catch (error) {
+    if (error instanceof ApiError && (error.code === 'INVALID_PIN' || error.code === 'WALLET_LOCKED')) {
+      await recordRefusedAttempt(db, payable.intent, {
+        method: 'WALLET_PIN',
+        amount: payable.amount,
+        phone: credentials.phone,
+        failure: error.code,
+      });
+    }
+    throw error;
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { DB, PaymentFailure } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
@@ -11,17 +11,33 @@ import {
   type FeePlan,
   type FeeState,
 } from '../payments/fees.js';
-import { failureMessage, walletPin, type PaymentMethod } from '../payments/methods.js';
+import {
+  chargeWallet,
+  failureMessage,
+  walletPin,
+  type ImmediateAuthorization,
+  type PaymentAttempt,
+  type PaymentMethod,
+} from '../payments/methods.js';
 import type { Payer } from '../payments/payers.js';
 import { settlementRecord } from '../payments/settlement.js';
 import type { PaymentFailureCode, PaymentMethodName } from '../payments/state.js';
-import { insertPayment, newPaymentId, paymentInsertCte, type NewPayment } from '../payments/store.js';
+import {
+  insertPayment,
+  lockProcessingPayment,
+  newPaymentId,
+  paymentEndCte,
+  paymentInsertCte,
+  type NewPayment,
+} from '../payments/store.js';
 import { sandboxMethod } from '../sandbox/method.js';
-import { SANDBOX_FAILING_AMOUNT } from '../sandbox/sandbox.js';
+import { SANDBOX_FAILING_AMOUNT, sandboxPayer } from '../sandbox/sandbox.js';
+import { lockedUntil } from '../wallets/service.js';
+import { lockIntentAndPayer } from './payer-lock.js';
 import { changeIntent } from './changes.js';
 import { paymentEvent } from './events.js';
-import { recordRefund, type IntentRow, type IntentWithRefunds, type LockedIntent } from './repo.js';
-import { assertAllowed, intentActions } from './state.js';
+import { lockIntent, recordRefund, type IntentRow, type IntentWithRefunds, type LockedIntent } from './repo.js';
+import { assertAllowed, intentActions, isAllowed } from './state.js';
 
 /**
  * An intent's payments: every attempt to pay it is a payment row (payments/store.ts) written in
@@ -49,15 +65,31 @@ export type PaymentOutcome = { paymentId: string; intent: IntentRow } & (
   | { outcome: 'pending' }
 );
 
-/** An intent's payment row, as the statement that changes the intent writes it. */
-function intentPayment(
-  intent: IntentRow,
-  attempt: { method: PaymentMethodName; amount: number; phone: string; now: Date },
-  outcome: Pick<
-    NewPayment,
-    'status' | 'payerPhone' | 'payerWalletId' | 'commission' | 'settlement' | 'failure' | 'ledgerTransactionId'
-  >,
-): NewPayment {
+/** What a payment's row says of its outcome. */
+type OutcomeColumns = Pick<
+  NewPayment,
+  'status' | 'payerPhone' | 'payerWalletId' | 'commission' | 'settlement' | 'failure' | 'ledgerTransactionId'
+>;
+
+/**
+ * Where an attempt's outcome is written: a new payment row, or the end of one that waited. Either
+ * way a CTE of the statement that changes the intent, so the row, the money and the event go
+ * together.
+ */
+interface AttemptRow {
+  id: string;
+  written(outcome: OutcomeColumns): RawBuilder<unknown>;
+}
+
+/** An attempt described as its payment row says it. */
+interface DescribedAttempt {
+  method: PaymentMethodName;
+  amount: number;
+  phone: string;
+  now: Date;
+}
+
+function intentPayment(intent: IntentRow, attempt: DescribedAttempt, outcome: OutcomeColumns): NewPayment {
   return {
     id: newPaymentId(),
     businessId: intent.business_id,
@@ -70,11 +102,57 @@ function intentPayment(
   };
 }
 
+function newAttemptRow(intent: IntentRow, attempt: DescribedAttempt): AttemptRow {
+  const id = newPaymentId();
+  return { id, written: (outcome) => paymentInsertCte({ ...intentPayment(intent, attempt, outcome), id }) };
+}
+
+function waitingAttemptRow(id: string, at: Date): AttemptRow {
+  return {
+    id,
+    written: (outcome) =>
+      paymentEndCte(
+        id,
+        outcome.failure !== null
+          ? { status: 'FAILED', failure: outcome.failure, at }
+          : {
+              status: 'SUCCEEDED',
+              payerWalletId: outcome.payerWalletId ?? '',
+              commission: outcome.commission!,
+              settlement: outcome.settlement,
+              ledgerTransactionId: outcome.ledgerTransactionId,
+              at,
+            },
+      ),
+  };
+}
+
 const NOTHING_MOVED: Pick<NewPayment, 'commission' | 'settlement' | 'ledgerTransactionId'> = {
   commission: null,
   settlement: [],
   ledgerTransactionId: null,
 };
+
+/** The attempt as the method sees it: the intent's fee plan applied, its balance entry worded. */
+function methodAttempt(intent: LockedIntent, attempt: DescribedAttempt, payer: Payer | undefined): PaymentAttempt {
+  return {
+    environment: intent.environment,
+    businessId: intent.business_id,
+    reference: intent.reference_number,
+    amount: attempt.amount,
+    commission: paymentCommission(attempt.amount, feePlanOf(intent)),
+    balance: {
+      type: 'payment',
+      source: { reference: intent.reference_number, kind: 'payment_intent' },
+      description: intent.label
+        ? `Payment ${intent.reference_number}: ${intent.label}`
+        : `Payment ${intent.reference_number}`,
+    },
+    phone: attempt.phone,
+    payer,
+    now: attempt.now,
+  };
+}
 
 /**
  * The one pay operation every channel (hosted checkout, pay-by-code, sandbox simulate) ends in,
@@ -94,67 +172,57 @@ export async function attemptPayment(
   intent: LockedIntent,
   attempt: { amount: number; phone: string; payer: Payer | undefined; method: PaymentMethod; now: Date },
 ): Promise<PaymentOutcome> {
-  const { now } = attempt;
-  assertAllowed(intent, 'pay', now);
-  const described = { method: attempt.method.name, amount: attempt.amount, phone: attempt.phone, now };
+  assertAllowed(intent, 'pay', attempt.now);
+  const described = { method: attempt.method.name, amount: attempt.amount, phone: attempt.phone, now: attempt.now };
+  const row = newAttemptRow(intent, described);
   if (intent.environment === 'test' && attempt.amount === SANDBOX_FAILING_AMOUNT) {
-    return failAttempt(trx, intent, described, 'SANDBOX_DECLINED');
+    return failAttempt(trx, intent, row, described, 'SANDBOX_DECLINED');
   }
-  const authorization = await attempt.method.authorize(trx, {
-    environment: intent.environment,
-    businessId: intent.business_id,
-    reference: intent.reference_number,
-    amount: attempt.amount,
-    commission: paymentCommission(attempt.amount, feePlanOf(intent)),
-    balance: {
-      type: 'payment',
-      source: { reference: intent.reference_number, kind: 'payment_intent' },
-      description: intent.label
-        ? `Payment ${intent.reference_number}: ${intent.label}`
-        : `Payment ${intent.reference_number}`,
-    },
-    phone: attempt.phone,
-    payer: attempt.payer,
-    now,
+  const authorization = await attempt.method.authorize(trx, methodAttempt(intent, described, attempt.payer));
+  if (authorization.status === 'PROCESSING') {
+    await writeAlone(trx, row, {
+      status: 'PROCESSING',
+      payerPhone: attempt.phone,
+      payerWalletId: null,
+      failure: null,
+      ...NOTHING_MOVED,
+    });
+    return { outcome: 'pending', paymentId: row.id, intent };
+  }
+  return settleAttempt(trx, intent, row, described, authorization);
+}
+
+/** A paid or failed attempt, written with the intent's change it causes. */
+async function settleAttempt(
+  trx: Transaction<DB>,
+  intent: LockedIntent,
+  row: AttemptRow,
+  described: DescribedAttempt,
+  authorization: ImmediateAuthorization,
+): Promise<PaymentOutcome> {
+  if (authorization.status === 'FAILED') return failAttempt(trx, intent, row, described, authorization.failure);
+  const { payer, charge } = authorization;
+  const written = row.written({
+    status: 'SUCCEEDED',
+    payerPhone: payer.wallet.phone,
+    payerWalletId: payer.wallet.id,
+    commission: charge.commission,
+    settlement: settlementRecord(charge.settlement),
+    failure: null,
+    ledgerTransactionId: charge.transfer.transactionId,
   });
-  switch (authorization.status) {
-    case 'SUCCEEDED': {
-      const { payer, charge } = authorization;
-      const payment = intentPayment(intent, described, {
-        status: 'SUCCEEDED',
-        payerPhone: payer.wallet.phone,
-        payerWalletId: payer.wallet.id,
-        commission: charge.commission,
-        settlement: settlementRecord(charge.settlement),
-        failure: null,
-        ledgerTransactionId: charge.transfer.transactionId,
-      });
-      const updated = await payIntent(
-        trx,
-        intent,
-        { amount: attempt.amount, payer, commission: charge.commission, now },
-        [charge.transfer.ctes, paymentInsertCte(payment)],
-      );
-      return { outcome: 'paid', paymentId: payment.id, intent: updated, commission: charge.commission };
-    }
-    case 'FAILED':
-      return failAttempt(trx, intent, described, authorization.failure);
-    case 'PROCESSING': {
-      const payment = intentPayment(intent, described, {
-        status: 'PROCESSING',
-        payerPhone: attempt.phone,
-        payerWalletId: null,
-        failure: null,
-        ...NOTHING_MOVED,
-      });
-      await insertPayment(trx, payment);
-      return { outcome: 'pending', paymentId: payment.id, intent };
-    }
-    default: {
-      const never: never = authorization;
-      throw new Error(`unknown authorization ${JSON.stringify(never)}`);
-    }
-  }
+  const updated = await payIntent(
+    trx,
+    intent,
+    { amount: described.amount, payer, commission: charge.commission, now: described.now },
+    charge.transfer.ctes ? sql.join([charge.transfer.ctes, written]) : written,
+  );
+  return { outcome: 'paid', paymentId: row.id, intent: updated, commission: charge.commission };
+}
+
+/** A payment's row written on its own: an outcome that does not change the intent. */
+async function writeAlone(trx: Transaction<DB>, row: AttemptRow, outcome: OutcomeColumns): Promise<void> {
+  await sql`WITH ${row.written(outcome)} SELECT 1`.execute(trx);
 }
 
 /** The intent's side of a payment that succeeded: PAID with its commission, `payment.confirmed`. */
@@ -162,7 +230,7 @@ async function payIntent(
   trx: Transaction<DB>,
   intent: LockedIntent,
   paid: { amount: number; payer: Payer; commission: Commission; now: Date },
-  alongside: (ReturnType<typeof paymentInsertCte> | undefined)[],
+  alongside: RawBuilder<unknown>,
 ): Promise<IntentRow> {
   const { commission, now } = paid;
   const plan = feePlanOf(intent);
@@ -184,13 +252,12 @@ async function payIntent(
     last_failure: null,
     updated_at: now,
   };
-  const ctes = alongside.filter((cte) => cte !== undefined);
   return changeIntent(
     trx,
     intent,
     change,
     (changed) => [paymentEvent('payment.confirmed', changed, now, { commission })],
-    ctes.length > 0 ? sql.join(ctes) : undefined,
+    alongside,
   );
 }
 
@@ -201,20 +268,21 @@ async function payIntent(
 async function failAttempt(
   trx: Transaction<DB>,
   intent: IntentRow,
-  attempt: { method: PaymentMethodName; amount: number; phone: string; now: Date },
+  row: AttemptRow,
+  attempt: DescribedAttempt,
   failure: PaymentFailureCode,
 ): Promise<PaymentOutcome> {
   const reason = failureMessage(failure, attempt.amount);
-  const payment = intentPayment(intent, attempt, {
+  const outcome: OutcomeColumns = {
     status: 'FAILED',
     payerPhone: attempt.phone,
     payerWalletId: null,
     failure: { code: failure, message: reason },
     ...NOTHING_MOVED,
-  });
+  };
   if (!failsTheIntent(failure)) {
-    await insertPayment(trx, payment);
-    return { outcome: 'failed', paymentId: payment.id, intent, failure, reason };
+    await writeAlone(trx, row, outcome);
+    return { outcome: 'failed', paymentId: row.id, intent, failure, reason };
   }
   const change = {
     status: assertAllowed(intent, 'fail', attempt.now),
@@ -226,9 +294,64 @@ async function failAttempt(
     intent,
     change,
     (changed) => [paymentEvent('payment.failed', changed, attempt.now, { attemptedAmount: attempt.amount })],
-    paymentInsertCte(payment),
+    row.written(outcome),
   );
-  return { outcome: 'failed', paymentId: payment.id, intent: updated, failure, reason };
+  return { outcome: 'failed', paymentId: row.id, intent: updated, failure, reason };
+}
+
+/** How a payer who was asked answered: yes, no, or nothing before the timeout. */
+export type WaitingAnswer = 'APPROVED' | 'DECLINED' | 'TIMED_OUT';
+
+/**
+ * Ends a PROCESSING payment of an intent by a later transaction: the payer approved (paid as any
+ * attempt is, if the intent can still be paid and the wallet still holds enough), declined, or
+ * never answered. The intent is locked first, then the payment, as an attempt locks them; a
+ * payment another transaction ended meanwhile is left alone (false). A payment that held nothing
+ * can end however the intent has moved since: a yes to an intent paid, cancelled or expired since
+ * is FAILED `NOT_PAYABLE`, and nothing moves.
+ */
+export async function endWaitingPayment(
+  trx: Transaction<DB>,
+  waiting: { id: string; intentId: number; phone: string; method: PaymentMethodName },
+  answer: WaitingAnswer,
+  now: Date,
+): Promise<boolean> {
+  const locked =
+    answer === 'APPROVED'
+      ? await lockIntentAndPayer(trx, { id: waiting.intentId }, { phone: waiting.phone })
+      : { intent: await lockIntent(trx, { id: waiting.intentId }), payer: undefined };
+  const payment = await lockProcessingPayment(trx, waiting.id);
+  if (!locked?.intent || !payment) return false;
+  const { intent } = locked;
+  const row = waitingAttemptRow(payment.id, now);
+  const described = { method: payment.method, amount: payment.amount, phone: waiting.phone, now };
+  const failOnly = (failure: PaymentFailureCode) =>
+    writeAlone(trx, row, {
+      status: 'FAILED',
+      payerPhone: waiting.phone,
+      payerWalletId: null,
+      failure: { code: failure, message: failureMessage(failure, payment.amount) },
+      ...NOTHING_MOVED,
+    });
+  if (answer !== 'APPROVED') {
+    await failOnly(answer);
+    return true;
+  }
+  if (!isAllowed(intent, 'pay', now)) {
+    await failOnly('NOT_PAYABLE');
+    return true;
+  }
+  const payer = locked.payer ?? (payment.environment === 'test' ? await sandboxPayer(trx, waiting.phone) : undefined);
+  if (!payer) {
+    await failOnly('WALLET_NOT_FOUND');
+    return true;
+  }
+  if (lockedUntil(payer.wallet, now)) {
+    await failOnly('WALLET_LOCKED');
+    return true;
+  }
+  await settleAttempt(trx, intent, row, described, chargeWallet(methodAttempt(intent, described, payer), payer));
+  return true;
 }
 
 /**

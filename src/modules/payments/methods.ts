@@ -32,6 +32,9 @@ export type Authorization =
   | { status: 'FAILED'; failure: PaymentFailureCode; message: string }
   | { status: 'PROCESSING' };
 
+/** An answer given at once: paid or refused. */
+export type ImmediateAuthorization = Exclude<Authorization, { status: 'PROCESSING' }>;
+
 /** What a refund gives back, to the wallet the payment came from. */
 export interface MethodRefund {
   environment: Environment;
@@ -83,14 +86,14 @@ export function failureMessage(failure: PaymentFailureCode, amount: number): str
   }
 }
 
-export const failed = (failure: PaymentFailureCode, amount: number): Authorization => ({
+export const failed = (failure: PaymentFailureCode, amount: number): ImmediateAuthorization => ({
   status: 'FAILED',
   failure,
   message: failureMessage(failure, amount),
 });
 
 /** The charge of a locked wallet: the money moves, or too little is there and nothing does. */
-export function chargeWallet(attempt: PaymentAttempt, payer: Payer): Authorization {
+export function chargeWallet(attempt: PaymentAttempt, payer: Payer): ImmediateAuthorization {
   const charge = walletCharge({ ...attempt, payer });
   if (charge === 'INSUFFICIENT_BALANCE') return failed('INSUFFICIENT_BALANCE', attempt.amount);
   return { status: 'SUCCEEDED', payer, charge };

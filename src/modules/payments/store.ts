@@ -122,16 +122,14 @@ export async function lockProcessingPayment(
   return result.rows[0];
 }
 
-/** The PROCESSING payments created before `before`, oldest first (the periodic task's work). */
-export async function processingPayments(executor: Executor, before: Date, limit: number): Promise<PaymentRow[]> {
-  return executor
-    .selectFrom('payments')
-    .selectAll()
-    .where('status', '=', 'PROCESSING')
-    .where('created_at', '<=', before)
-    .orderBy('created_at')
-    .limit(limit)
-    .execute();
+/**
+ * The PROCESSING payments whose answer is due (`due`: a condition on the row `payments`), oldest
+ * first: the periodic task's work, read through the partial index of waiting payments.
+ */
+export async function duePayments(executor: Executor, due: RawBuilder<boolean>, limit: number): Promise<PaymentRow[]> {
+  const result = await sql<PaymentRow>`
+    SELECT * FROM payments WHERE status = 'PROCESSING' AND ${due} ORDER BY created_at LIMIT ${limit}`.execute(executor);
+  return result.rows;
 }
 
 /** A payment as the API shows it, with the reference of what it pays. */
