@@ -5,6 +5,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { endWaitingPayments } from '../../src/modules/intents/waiting-payments.js';
+import { PAYMENT_FAILURES } from '../../src/modules/payments/state.js';
 import { pay, RICH, NEARLY_EMPTY, LOCKED } from '../checkout/support.js';
 import { act, ageIntent, createIntent, eventNames } from '../intents/support.js';
 import { ORDERS } from '../orders/support.js';
@@ -312,4 +313,14 @@ describe('payments racing (issue 48)', () => {
     assert.ok(outcomes.size >= 1);
     await assertLedgerSound(t);
   });
+});
+
+test('docs/payments.md words every failure code a payment can have, and no other', () => {
+  const doc = readFileSync(path.resolve(import.meta.dirname, '../../docs/payments.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## Payments: every attempt'), doc.indexOf('## Wallets and the ledger'));
+  const listed = [...section.matchAll(/^\| `([A-Z_]+)` +\|/gm)].map((match) => match[1]!);
+  assert.deepEqual(
+    listed.filter((code) => !['SUCCEEDED', 'FAILED', 'PROCESSING'].includes(code)),
+    [...PAYMENT_FAILURES],
+  );
 });
