@@ -110,15 +110,10 @@ export function paymentEndCte(id: string, ending: PaymentEnding): RawBuilder<unk
     UPDATE payments SET ${set}, updated_at = ${ending.at}::timestamptz WHERE id = ${id} AND status = 'PROCESSING')`;
 }
 
-/** A PROCESSING payment, locked; undefined once it has ended (or when another holds it and `skipLocked`). */
-export async function lockProcessingPayment(
-  executor: Executor,
-  id: string,
-  options: { skipLocked?: boolean } = {},
-): Promise<PaymentRow | undefined> {
+/** A PROCESSING payment, locked; undefined once it has ended. */
+export async function lockProcessingPayment(executor: Executor, id: string): Promise<PaymentRow | undefined> {
   const result = await sql<PaymentRow>`
-    SELECT * FROM payments WHERE id = ${id} AND status = 'PROCESSING'
-    FOR UPDATE ${options.skipLocked ? sql`SKIP LOCKED` : sql``}`.execute(executor);
+    SELECT * FROM payments WHERE id = ${id} AND status = 'PROCESSING' FOR UPDATE`.execute(executor);
   return result.rows[0];
 }
 
