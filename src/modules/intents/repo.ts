@@ -337,19 +337,19 @@ export async function refundsOf(trx: Executor, intentId: number): Promise<Refund
   }));
 }
 
-/** Intents whose time is up and that may expire, locked for the caller's transaction; other workers skip them. */
+/**
+ * Intents whose time is up and that may expire, locked for the caller's transaction; other workers
+ * skip them. The statuses are literals (`sqlFilter`), so a generic plan still uses the expiry index.
+ */
 export async function lockExpiredIntents(trx: Transaction<DB>, limit: number): Promise<IntentRow[]> {
-  return (
-    trx
-      .selectFrom('payment_intents')
-      .selectAll()
-      // Literals: the generic plan of the prepared statement can use the partial expiry index.
-      .where(intentMachine.sqlFilter('expire'))
-      .where('expires_at', '<=', sql<Date>`now()`)
-      .orderBy('expires_at')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked()
-      .execute()
-  );
+  return trx
+    .selectFrom('payment_intents')
+    .selectAll()
+    .where(intentMachine.sqlFilter('expire'))
+    .where('expires_at', '<=', sql<Date>`now()`)
+    .orderBy('expires_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
 }
