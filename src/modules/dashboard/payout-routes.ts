@@ -16,8 +16,8 @@ import { MAX_BATCH_ITEMS } from '../payouts/schemas.js';
 import * as payouts from '../payouts/service.js';
 import {
   PAYOUT_FAILURE_CODES,
-  PAYOUT_OPEN_STATUS,
   PAYOUT_STATUSES,
+  payoutMachine,
   type PayoutFailureCode,
   type PayoutStatus,
 } from '../payouts/state.js';
@@ -446,7 +446,7 @@ export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
       return sendPage(request, reply, 'payout', {
         payout: payoutView(result.payout),
         words: payoutWords(t),
-        cancellable: result.payout.status === PAYOUT_OPEN_STATUS,
+        cancellable: payoutMachine.isAllowed(result.payout, 'cancel'),
         transactions: result.items.map(balanceTransactionView),
         total: result.total,
         page,

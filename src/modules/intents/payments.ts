@@ -37,7 +37,7 @@ import { lockIntentAndPayer } from './payer-lock.js';
 import { changeIntent } from './changes.js';
 import { paymentEvent } from './events.js';
 import { lockIntent, recordRefund, type IntentRow, type IntentWithRefunds, type LockedIntent } from './repo.js';
-import { assertAllowed, intentActions, isAllowed } from './state.js';
+import { assertAllowed, intentMachine, isAllowed } from './state.js';
 
 /**
  * An intent's payments: every attempt to pay it is a payment row (payments/store.ts) written in
@@ -380,7 +380,7 @@ export async function recordRefusedAttempt(
     db,
     payment,
     sql<boolean>`EXISTS (SELECT 1 FROM payment_intents WHERE id = ${intent.id}
-      AND status IN (${sql.join(intentActions.pay.from.map((status) => sql.lit(status)))}) AND expires_at > ${now})`,
+      AND ${intentMachine.sqlFilter('pay')} AND expires_at > ${now})`,
   );
 }
 

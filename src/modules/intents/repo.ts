@@ -5,7 +5,7 @@ import type { AmountType, DB, Environment, IntentStatus, PaymentIntentsTable } f
 import type { Executor } from '../../db/transaction.js';
 import { eventCtes, fanOutSql, sequencedInsertSql, type EventRecord } from '../events/outbox.js';
 import type { LedgerTransfer } from '../payments/ledger.js';
-import { INTENT_STATUSES, intentActions } from './state.js';
+import { INTENT_STATUSES, intentMachine } from './state.js';
 
 export type IntentRow = Selectable<PaymentIntentsTable>;
 
@@ -337,12 +337,15 @@ export async function refundsOf(trx: Executor, intentId: number): Promise<Refund
   }));
 }
 
-/** Intents whose time is up and that may expire, locked for the caller's transaction; other workers skip them. */
+/**
+ * Intents whose time is up and that may expire, locked for the caller's transaction; other workers
+ * skip them. The statuses are literals (`sqlFilter`), so a generic plan still uses the expiry index.
+ */
 export async function lockExpiredIntents(trx: Transaction<DB>, limit: number): Promise<IntentRow[]> {
   return trx
     .selectFrom('payment_intents')
     .selectAll()
-    .where('status', 'in', intentActions.expire.from)
+    .where(intentMachine.sqlFilter('expire'))
     .where('expires_at', '<=', sql<Date>`now()`)
     .orderBy('expires_at')
     .limit(limit)

@@ -1,4 +1,5 @@
 import { ApiError } from '../../http/errors.js';
+import { defineStateMachine, type Decision } from '../../lib/state-machine.js';
 import type { EventNameOf } from '../events/catalog.js';
 
 /** Every status of an order: the one list the table type, schemas and filters derive from. */
@@ -7,25 +8,35 @@ export const ORDER_STATUSES = ['NEW', 'PREPARING', 'READY', 'PICKED_UP', 'DELIVE
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 /**
- * The order state machine (decisions "Orders"), as the one table every route asks: each action,
- * the statuses it starts from, where it leads (`null`: the status stays) and the event it sends.
- * A refund also needs a paid order with something left to refund; a modification keeps the status.
- * Anything else is ORDER_INVALID_TRANSITION.
+ * The order state machine (decisions "Orders"), as the one definition every route asks: each
+ * action, the statuses it starts from, where it leads (`null`: the status stays), the event it
+ * sends and its guard: a refund needs a paid order with something left to refund. Anything else is
+ * ORDER_INVALID_TRANSITION.
  */
-export const orderActions = {
-  accept: { from: ['NEW'], to: 'PREPARING', event: 'order.accepted' },
-  ready: { from: ['PREPARING'], to: 'READY', event: 'order.ready' },
-  pickup: { from: ['READY'], to: 'PICKED_UP', event: null },
-  deliver: { from: ['PICKED_UP'], to: 'DELIVERED', event: 'order.delivered' },
-  cancel: { from: ['NEW', 'PREPARING'], to: 'CANCELLED', event: 'order.cancelled' },
-  // api.md 3.3: the customer cancels while the order is NEW; once accepted, only the merchant can.
-  customerCancel: { from: ['NEW'], to: 'CANCELLED', event: 'order.cancelled' },
-  refund: { from: ORDER_STATUSES, to: 'REFUNDED', event: 'order.refunded' },
-  modify: { from: ['NEW', 'PREPARING'], to: null, event: 'order.modified' },
-} as const satisfies Record<
-  string,
-  { from: readonly OrderStatus[]; to: OrderStatus | null; event: EventNameOf<'order'> | null }
->;
+export const orderMachine = defineStateMachine({
+  statuses: ORDER_STATUSES,
+  initial: 'NEW',
+  actions: {
+    accept: { from: ['NEW'], to: 'PREPARING', event: 'order.accepted' },
+    ready: { from: ['PREPARING'], to: 'READY', event: 'order.ready' },
+    pickup: { from: ['READY'], to: 'PICKED_UP', event: null },
+    deliver: { from: ['PICKED_UP'], to: 'DELIVERED', event: 'order.delivered' },
+    cancel: { from: ['NEW', 'PREPARING'], to: 'CANCELLED', event: 'order.cancelled' },
+    // api.md 3.3: the customer cancels while the order is NEW; once accepted, only the merchant can.
+    customerCancel: { from: ['NEW'], to: 'CANCELLED', event: 'order.cancelled' },
+    refund: { from: ORDER_STATUSES, to: 'REFUNDED', event: 'order.refunded', guard: somethingLeftToRefund },
+    modify: { from: ['NEW', 'PREPARING'], to: null, event: 'order.modified' },
+  },
+  refuse: (order: OrderFacts, action) =>
+    invalidTransition(
+      action === 'customerCancel'
+        ? `The shop has accepted this order (${order.status}); ask the shop to cancel it.`
+        : `Cannot ${action} an order that is ${order.status}.`,
+    ),
+});
+
+/** Each action's row; its event is one of the catalogue's order events. */
+export const orderActions = orderMachine.actions satisfies Record<string, { event: EventNameOf<'order'> | null }>;
 
 export type OrderAction = keyof typeof orderActions;
 
@@ -43,39 +54,31 @@ export interface OrderFacts {
   total_amount_refunded: number;
 }
 
-export type OrderDecision = { allowed: true; to: OrderStatus } | { allowed: false; refusal: ApiError };
+export type OrderDecision = Decision<OrderStatus, ApiError>;
+
+function invalidTransition(message: string): ApiError {
+  return new ApiError('ORDER_INVALID_TRANSITION', message);
+}
+
+function somethingLeftToRefund(order: OrderFacts): ApiError | undefined {
+  if (!order.paid) return invalidTransition('Only a paid order can be refunded.');
+  const left = order.amount_paid - order.total_amount_refunded;
+  return left > 0 ? undefined : invalidTransition('Nothing is left to refund on this order.');
+}
 
 /**
- * Whether `action` may happen to `order`, and the status it leads to: the table's statuses, and
- * a refund's guard (a paid order with something left to refund). Every route, page and button
- * asks here.
+ * Whether `action` may happen to `order`, and the status it leads to. Every route, page and
+ * button asks here.
  */
 export function decideOrder(order: OrderFacts, action: OrderAction): OrderDecision {
-  const refuse = (message: string) => ({
-    allowed: false as const,
-    refusal: new ApiError('ORDER_INVALID_TRANSITION', message),
-  });
-  if (!(orderActions[action].from as readonly OrderStatus[]).includes(order.status)) {
-    return refuse(
-      action === 'customerCancel'
-        ? `The shop has accepted this order (${order.status}); ask the shop to cancel it.`
-        : `Cannot ${action} an order that is ${order.status}.`,
-    );
-  }
-  if (action === 'refund') {
-    if (!order.paid) return refuse('Only a paid order can be refunded.');
-    if (order.amount_paid - order.total_amount_refunded <= 0) return refuse('Nothing is left to refund on this order.');
-  }
-  return { allowed: true, to: orderActions[action].to ?? order.status };
+  return orderMachine.decide(order, action);
 }
 
 export function isOrderActionAllowed(order: OrderFacts, action: OrderAction): boolean {
-  return decideOrder(order, action).allowed;
+  return orderMachine.isAllowed(order, action);
 }
 
 /** The status `action` leads to, or ORDER_INVALID_TRANSITION with the guard's reason. */
 export function assertOrderAction(order: OrderFacts, action: OrderAction): OrderStatus {
-  const decision = decideOrder(order, action);
-  if (!decision.allowed) throw decision.refusal;
-  return decision.to;
+  return orderMachine.assert(order, action);
 }

@@ -1,3 +1,5 @@
+import { defineStateMachine } from '../../lib/state-machine.js';
+
 /** Every status of a payment (one attempt to pay): the one list the table type, schemas and views derive from. */
 export const PAYMENT_STATUSES = ['PROCESSING', 'SUCCEEDED', 'FAILED'] as const;
 
@@ -33,9 +35,17 @@ export type PaymentFailureCode = (typeof PAYMENT_FAILURES)[number];
 
 /**
  * A payment's state machine: it is inserted PROCESSING (a payer who answers later), SUCCEEDED or
- * FAILED (an answer at once); one that waits ends once, by a later transaction.
+ * FAILED (an answer at once); one that waits ends once, by a later transaction. Only the worker and
+ * the intent's own code end a payment, so a refusal is a plain error.
  */
-export const paymentActions = {
-  succeed: { from: ['PROCESSING'], to: 'SUCCEEDED' },
-  fail: { from: ['PROCESSING'], to: 'FAILED' },
-} as const satisfies Record<string, { from: readonly PaymentStatus[]; to: PaymentStatus }>;
+export const paymentMachine = defineStateMachine({
+  statuses: PAYMENT_STATUSES,
+  initial: 'PROCESSING',
+  actions: {
+    succeed: { from: ['PROCESSING'], to: 'SUCCEEDED' },
+    fail: { from: ['PROCESSING'], to: 'FAILED' },
+  },
+  refuse: (payment: { status: PaymentStatus }, action) => new Error(`a ${payment.status} payment cannot ${action}`),
+});
+
+export const paymentActions = paymentMachine.actions;

@@ -6,7 +6,7 @@ import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { maskPhone } from '../../lib/phone.js';
 import type { Commission } from './fees.js';
-import type { PaymentFailureCode, PaymentMethodName, PaymentStatus } from './state.js';
+import { paymentMachine, type PaymentFailureCode, type PaymentMethodName, type PaymentStatus } from './state.js';
 
 export type PaymentRow = Selectable<PaymentsTable>;
 
@@ -106,14 +106,16 @@ export function paymentEndCte(id: string, ending: PaymentEnding): RawBuilder<unk
           ledger_transaction_id = ${ending.ledgerTransactionId}::text, settled_at = ${ending.at}::timestamptz`
       : sql`status = 'FAILED', failure_code = ${ending.failure.code}::text,
           failure_message = ${ending.failure.message}::text`;
+  const action = ending.status === 'SUCCEEDED' ? 'succeed' : 'fail';
   return sql`payment_ended AS (
-    UPDATE payments SET ${set}, updated_at = ${ending.at}::timestamptz WHERE id = ${id} AND status = 'PROCESSING')`;
+    UPDATE payments SET ${set}, updated_at = ${ending.at}::timestamptz
+    WHERE id = ${id} AND ${paymentMachine.sqlFilter(action)})`;
 }
 
 /** A PROCESSING payment, locked; undefined once it has ended. */
 export async function lockProcessingPayment(executor: Executor, id: string): Promise<PaymentRow | undefined> {
   const result = await sql<PaymentRow>`
-    SELECT * FROM payments WHERE id = ${id} AND status = 'PROCESSING' FOR UPDATE`.execute(executor);
+    SELECT * FROM payments WHERE id = ${id} AND ${paymentMachine.sqlFilter('succeed')} FOR UPDATE`.execute(executor);
   return result.rows[0];
 }
 
@@ -123,7 +125,9 @@ export async function lockProcessingPayment(executor: Executor, id: string): Pro
  */
 export async function duePayments(executor: Executor, due: RawBuilder<boolean>, limit: number): Promise<PaymentRow[]> {
   const result = await sql<PaymentRow>`
-    SELECT * FROM payments WHERE status = 'PROCESSING' AND ${due} ORDER BY created_at LIMIT ${limit}`.execute(executor);
+    SELECT * FROM payments WHERE ${paymentMachine.sqlFilter('succeed')} AND ${due} ORDER BY created_at LIMIT ${limit}`.execute(
+    executor,
+  );
   return result.rows;
 }
 

@@ -9,7 +9,7 @@ import { payoutPaid, payoutReturned, releaseSettled } from '../payments/payouts.
 import { openSandboxWallet, SANDBOX_FAILING_PAYOUT_PHONE } from '../sandbox/sandbox.js';
 import { findWallet, type WalletRow } from '../wallets/service.js';
 import { payoutEvent } from './events.js';
-import { PAYOUT_FAILURE_CODES, PAYOUT_OPEN_STATUS, payoutSteps, type PayoutFailureCode } from './state.js';
+import { PAYOUT_FAILURE_CODES, payoutMachine, payoutSteps, type PayoutFailureCode } from './state.js';
 import type { PayoutRow } from './views.js';
 
 const FAILURE_TEXT: Record<PayoutFailureCode, string> = {
@@ -59,7 +59,7 @@ async function sendPayout(db: Kysely<DB>, reference: string): Promise<boolean> {
       .selectAll('p')
       .select(['w.id as destination_wallet_id', 'w.status as destination_wallet_status', 'f.tof_bps', 'f.tte_bps'])
       .where('p.reference', '=', reference)
-      .where('p.status', '=', PAYOUT_OPEN_STATUS)
+      .where(payoutMachine.sqlFilter('pay', 'p.status'))
       .forUpdate('p')
       .skipLocked()
       .executeTakeFirst();
@@ -132,24 +132,24 @@ const LIST_SIZE = 48;
  * a merchant with `LIST_SIZE` does.
  */
 function nextList(db: Executor): Promise<{ reference: string }[]> {
-  // A literal, not a parameter: a prepared statement's generic plan can use the partial index only
-  // when its predicate is written in the text.
-  const pending = sql.lit(PAYOUT_OPEN_STATUS);
+  // Literals (sqlFilter's): a prepared statement's generic plan can use the partial index only when
+  // its predicate is written in the text.
+  const payable = payoutMachine.sqlFilter('pay');
   return sql<{ reference: string }>`
     WITH RECURSIVE queues AS (
-      (SELECT business_id, environment FROM payouts WHERE status = ${pending}
+      (SELECT business_id, environment FROM payouts WHERE ${payable}
        ORDER BY business_id, environment LIMIT 1)
       UNION ALL
       SELECT next.business_id, next.environment FROM queues q CROSS JOIN LATERAL (
         SELECT business_id, environment FROM payouts
-        WHERE status = ${pending} AND (business_id, environment) > (q.business_id, q.environment)
+        WHERE ${payable} AND (business_id, environment) > (q.business_id, q.environment)
         ORDER BY business_id, environment LIMIT 1
       ) next
     )
     SELECT due.reference FROM queues q CROSS JOIN LATERAL (
       SELECT reference, created_at, row_number() OVER (ORDER BY created_at, reference) AS turn
       FROM payouts
-      WHERE status = ${pending} AND business_id = q.business_id AND environment = q.environment
+      WHERE ${payable} AND business_id = q.business_id AND environment = q.environment
       ORDER BY created_at, reference LIMIT ${LIST_SIZE}
     ) due
     ORDER BY due.turn, q.environment = 'test', due.created_at, due.reference

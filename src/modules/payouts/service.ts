@@ -16,7 +16,7 @@ import {
   releaseSettled,
 } from '../payments/payouts.js';
 import { payoutEvent } from './events.js';
-import { PAYOUT_OPEN_STATUS, payoutSteps, type PayoutStatus } from './state.js';
+import { PAYOUT_OPEN_STATUS, payoutMachine, payoutSteps, type PayoutStatus } from './state.js';
 import type { PayoutBatchRow, PayoutRow } from './views.js';
 
 export interface PayoutInput {
@@ -154,7 +154,7 @@ async function checkPendingSandbox(trx: Transaction<DB>, caller: Caller, adding:
     .select('reference')
     .where('business_id', '=', caller.businessId)
     .where('environment', '=', 'test')
-    .where('status', '=', PAYOUT_OPEN_STATUS)
+    .where(payoutMachine.sqlFilter('pay'))
     .limit(max + 1);
   const { n } = await trx
     .selectFrom(waiting.as('waiting'))
@@ -301,14 +301,9 @@ export function getPayout(db: Kysely<DB>, caller: Caller, reference: string): Pr
  */
 export async function cancelPayout(trx: Transaction<DB>, caller: Caller, reference: string): Promise<PayoutRow> {
   const payout = await findPayout(trx, caller, reference, true);
-  if (payout.status !== PAYOUT_OPEN_STATUS) {
-    throw new ApiError(
-      'PAYOUT_NOT_PENDING',
-      `Payout ${reference} is ${payout.status}: only a PENDING payout can be cancelled.`,
-    );
-  }
+  const to = payoutMachine.assert(payout, 'cancel');
   const now = new Date();
-  const { to, event } = payoutSteps.cancel;
+  const { event } = payoutSteps.cancel;
   const changed: PayoutRow = { ...payout, status: to, cancelled_at: now, updated_at: now };
   const money = payoutReturned(
     {

@@ -10,6 +10,7 @@ import { wakeWorkers } from './wake.js';
 import {
   assertDeliveryAction,
   DELIVERY_STATUSES,
+  deliveryMachine,
   fromStatuses,
   isWaiting,
   toStatus,
@@ -263,7 +264,7 @@ export async function retryDelivery(trx: Transaction<DB>, caller: ScopedCaller, 
       updated_at: sql<Date>`now()`,
     })
     .where('id', '=', id)
-    .where(sql<boolean>`status IN (${fromStatuses(action)})`)
+    .where(deliveryMachine.sqlFilter(action))
     .execute();
   await wakeWorkers(trx);
   return getDelivery(trx, caller, id);
@@ -312,7 +313,7 @@ export async function recoverDeliveries(
     .selectFrom('webhook_deliveries')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('endpoint_id', '=', endpoint.id)
-    .where(sql<boolean>`status IN (${fromStatuses('recover')})`)
+    .where(deliveryMachine.sqlFilter('recover'))
     .where('created_at', '>=', window.since)
     .where('created_at', '<=', window.until)
     .executeTakeFirstOrThrow();

@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { defineStateMachine } from '../../lib/state-machine.js';
 import { MAX_ATTEMPTS } from './delivery/retry-schedule.js';
 
 /** Every status of a webhook delivery: the one list the table type, schemas and filters derive from. */
@@ -30,34 +31,43 @@ export const NEW_STATUS = 'PENDING' satisfies DeliveryStatus;
 
 interface DeliveryTransition {
   from: readonly DeliveryStatus[];
-  /** Where it leads; null: the status stays what it was. */
   to: DeliveryStatus | null;
   /** For the actions that lead to DEAD: the reason written on the delivery. */
   deadReason?: DeadReason;
 }
 
 /**
- * The delivery state machine, as the one table the engine, the log's retry and recover, and the
- * endpoint edits ask: what each action may start from and where it leads. A claim counts an
- * attempt and leases the delivery without changing its status; a worker stopping gives back what
- * it claimed but did not send. An attempt's outcome succeeds, fails (FAILED, its next attempt
+ * The delivery state machine, as the one definition the engine, the log's retry and recover, and
+ * the endpoint edits ask: what each action may start from and where it leads (`null`: the status
+ * stays), and for the actions that lead to DEAD the reason written on the delivery. A claim counts
+ * an attempt and leases the delivery without changing its status; a worker stopping gives back
+ * what it claimed but did not send. An attempt's outcome succeeds, fails (FAILED, its next attempt
  * scheduled) or exhausts the schedule (DEAD). A manual retry starts from anything: a waiting
  * delivery is due at once (`hasten`), a finished one starts a fresh schedule (`retry`); a recover
  * brings back what died. Disabling an endpoint (by hand or for failing) or deleting it ends its
- * waiting deliveries DEAD, since no attempt will follow.
+ * waiting deliveries DEAD, since no attempt will follow. Deliveries change in set-based statements
+ * that select their rows by the actions' `from` (`sqlFilter`); a refusal is a bug, not a caller's
+ * mistake.
  */
-export const deliveryActions = {
-  attempt: { from: WAITING_STATUSES, to: null },
-  release: { from: WAITING_STATUSES, to: null },
-  succeed: { from: WAITING_STATUSES, to: 'SUCCEEDED' },
-  fail: { from: WAITING_STATUSES, to: 'FAILED' },
-  exhaust: { from: WAITING_STATUSES, to: 'DEAD', deadReason: 'MAX_ATTEMPTS' },
-  hasten: { from: WAITING_STATUSES, to: null },
-  retry: { from: ['SUCCEEDED', 'DEAD'], to: NEW_STATUS },
-  recover: { from: ['DEAD'], to: NEW_STATUS },
-  endpointDisabled: { from: WAITING_STATUSES, to: 'DEAD', deadReason: 'ENDPOINT_DISABLED' },
-  endpointDeleted: { from: WAITING_STATUSES, to: 'DEAD', deadReason: 'ENDPOINT_DELETED' },
-} as const satisfies Record<string, DeliveryTransition>;
+export const deliveryMachine = defineStateMachine({
+  statuses: DELIVERY_STATUSES,
+  initial: NEW_STATUS,
+  actions: {
+    attempt: { from: WAITING_STATUSES, to: null },
+    release: { from: WAITING_STATUSES, to: null },
+    succeed: { from: WAITING_STATUSES, to: 'SUCCEEDED' },
+    fail: { from: WAITING_STATUSES, to: 'FAILED' },
+    exhaust: { from: WAITING_STATUSES, to: 'DEAD', deadReason: 'MAX_ATTEMPTS' },
+    hasten: { from: WAITING_STATUSES, to: null },
+    retry: { from: ['SUCCEEDED', 'DEAD'], to: NEW_STATUS },
+    recover: { from: ['DEAD'], to: NEW_STATUS },
+    endpointDisabled: { from: WAITING_STATUSES, to: 'DEAD', deadReason: 'ENDPOINT_DISABLED' },
+    endpointDeleted: { from: WAITING_STATUSES, to: 'DEAD', deadReason: 'ENDPOINT_DELETED' },
+  },
+  refuse: (delivery, action) => new Error(`a delivery cannot ${action} from ${delivery.status}`),
+});
+
+export const deliveryActions = deliveryMachine.actions satisfies Record<string, DeliveryTransition>;
 
 export type DeliveryAction = keyof typeof deliveryActions;
 
@@ -74,16 +84,12 @@ export function isWaiting(status: DeliveryStatus): boolean {
 }
 
 export function isDeliveryActionAllowed(status: DeliveryStatus, action: DeliveryAction): boolean {
-  return (deliveryActions[action].from as readonly DeliveryStatus[]).includes(status);
+  return deliveryMachine.isAllowed({ status }, action);
 }
 
-/**
- * The status `action` leads to from `status`. Deliveries change in set-based statements that
- * select their rows by the table's `from`; a refusal here is a bug, not a caller's mistake.
- */
+/** The status `action` leads to from `status`; a refusal is thrown as a bug. */
 export function assertDeliveryAction(status: DeliveryStatus, action: DeliveryAction): DeliveryStatus {
-  if (!isDeliveryActionAllowed(status, action)) throw new Error(`a delivery cannot ${action} from ${status}`);
-  return deliveryActions[action].to ?? status;
+  return deliveryMachine.assert({ status }, action);
 }
 
 /** The reason a DEAD delivery carries after `action` (null for every action that does not kill it). */
@@ -108,7 +114,7 @@ function literals(statuses: readonly DeliveryStatus[]): RawBuilder<unknown> {
  * parameters, so the partial indexes on `status IN ('PENDING', 'FAILED')` still match the statement.
  */
 export function fromStatuses(action: DeliveryAction): RawBuilder<unknown> {
-  return literals(deliveryActions[action].from);
+  return literals(deliveryMachine.fromStatuses(action));
 }
 
 /** WAITING_STATUSES as SQL literals, for `status IN (...)` (the partial indexes' own list). */

@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../db/schema.js';
-import { deadReasonOf, deliveryActions, fromStatuses, type EndpointEnd } from '../delivery-state.js';
+import { deadReasonOf, deliveryActions, deliveryMachine, type EndpointEnd } from '../delivery-state.js';
 
 /**
  * Ends every waiting delivery of an endpoint DEAD, with the reason of `cause` (`endpointDisabled`,
@@ -14,7 +14,7 @@ export async function endWaitingDeliveries(
   endpointId: string,
   end: { cause: EndpointEnd; lastError: string },
 ): Promise<void> {
-  const waiting = sql<boolean>`status IN (${fromStatuses(end.cause)})`;
+  const waiting = deliveryMachine.sqlFilter(end.cause);
   await trx
     .updateTable('webhook_deliveries')
     .set({
