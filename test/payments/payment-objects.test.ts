@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { Commerce } from '@commerce/sdk';
 import { act, createIntent, INTENTS } from '../intents/support.js';
+import { createProduct } from '../products/support.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { checkedFetch } from '../support/openapi-check.js';
 import { assertLedgerSound, setPlan } from './support.js';
 
 const PAYMENTS = '/api/v1/dev/payments';
+const ORDERS = '/api/v1/dev/store/orders';
 
 /** Issue 48 item 2: every attempt to pay is readable through HTTP, one by one and per intent. */
 describe('payments as objects: GET /payments/{id} and GET /intents/{ref}/payments', () => {
@@ -231,5 +233,81 @@ describe('payments of the hosted checkout and through the SDK', () => {
     assert.equal(paid.intent, intent.referenceNumber);
     assert.equal(paid.payerPhone, '+222******01');
     await assert.rejects(commerce.payments.retrieve('pay_unknown000000'), { code: 'PAYMENT_NOT_FOUND' });
+  });
+});
+
+describe("an order's payments: GET /store/orders/{ref}/payments and the order's payment by id", () => {
+  let t: TestApp;
+  let business: TestBusiness;
+  let sk: string;
+  beforeAll(async () => {
+    t = await startTestApp();
+    business = await t.createBusiness();
+    sk = business.keys.secretTest;
+    await setPlan(t, business.id, { providerBps: 300, payerFee: 200, tofBps: 500, tteBps: 0 });
+  });
+  afterAll(() => t.close());
+
+  async function simulatedOrder(): Promise<{ referenceNumber: string; totalAmount: number; payment: any }> {
+    const product = await createProduct(t, sk, { name: 'Mint tea', price: 4_500, status: 'ACTIVE', quantity: 50 });
+    const order = await t.request('POST', `${ORDERS}/simulate`, {
+      key: sk,
+      idempotencyKey: true,
+      body: { items: [{ productId: product.id, quantity: 2 }], customerName: 'Aicha' },
+    });
+    expectStatus(order, 201);
+    return order.body.data;
+  }
+
+  test('a simulated order lists its one SUCCEEDED payment, which reads by id', async () => {
+    const order = await simulatedOrder();
+    const listed = await t.request('GET', `${ORDERS}/${order.referenceNumber}/payments`, { key: sk });
+    expectStatus(listed, 200);
+    assert.equal(listed.body.data.total, 1);
+    assert.equal(listed.body.data.hasMore, false);
+    const [payment] = listed.body.data.items;
+    assert.equal(payment.order, order.referenceNumber);
+    assert.equal(payment.intent, null);
+    assert.equal(payment.method, 'SANDBOX');
+    assert.equal(payment.status, 'SUCCEEDED');
+    assert.equal(payment.amount, order.totalAmount);
+    assert.equal(payment.payerPhone, '+222******01');
+    assert.equal(payment.commission.payer_ttc, order.payment.payerFee);
+    const credited = payment.settlement.reduce((sum: number, line: { amount: number }) => sum + line.amount, 0);
+    assert.equal(credited, order.totalAmount + order.payment.payerFee);
+
+    const one = await t.request('GET', `${PAYMENTS}/${payment.id}`, { key: sk });
+    expectStatus(one, 200);
+    assert.deepEqual(one.body.data, payment);
+    await assertLedgerSound(t);
+  });
+
+  test("ORDER_NOT_FOUND, SANDBOX_MISMATCH, and the scopes an order's payment needs", async () => {
+    const order = await simulatedOrder();
+    const path = `${ORDERS}/${order.referenceNumber}/payments`;
+    const [payment] = (await t.request('GET', path, { key: sk })).body.data.items;
+
+    expectError(await t.request('GET', `${ORDERS}/OR-0000000000000000/payments`, { key: sk }), 404, 'ORDER_NOT_FOUND');
+    const { secretLive } = business.keys;
+    expectError(await t.request('GET', path, { key: secretLive }), 403, 'SANDBOX_MISMATCH');
+    expectError(await t.request('GET', `${PAYMENTS}/${payment.id}`, { key: secretLive }), 403, 'SANDBOX_MISMATCH');
+    const other = await t.createBusiness({ name: 'Someone else' });
+    expectError(await t.request('GET', path, { key: other.keys.secretTest }), 404, 'ORDER_NOT_FOUND');
+
+    const keyWith = async (scopes: string[]) =>
+      (await t.admin('POST', '/keys', { businessId: business.id, kind: 'secret', environment: 'test', scopes })).body
+        .data.key as string;
+    const intentsOnly = await keyWith(['intents:read']);
+    const ordersOnly = await keyWith(['store.orders:read']);
+    const both = await keyWith(['intents:read', 'store.orders:read']);
+    expectError(await t.request('GET', path, { key: intentsOnly }), 403, 'SCOPE_REQUIRED');
+    expectStatus(await t.request('GET', path, { key: ordersOnly }), 200);
+    const byId = (key: string) => t.request('GET', `${PAYMENTS}/${payment.id}`, { key });
+    const refused = await byId(intentsOnly);
+    expectError(refused, 403, 'SCOPE_REQUIRED');
+    assert.match(refused.body.error.message, /store\.orders:read/);
+    expectError(await byId(ordersOnly), 403, 'SCOPE_REQUIRED');
+    expectStatus(await byId(both), 200);
+    expectError(await t.request('GET', path, { key: business.keys.publishableTest }), 403, 'SECRET_KEY_REQUIRED');
   });
 });
