@@ -71,10 +71,11 @@ describe('payments as objects: GET /payments/{id} and GET /intents/{ref}/payment
   test('failed attempts are FAILED payments with their code and message, newest first, and the last one pays', async () => {
     const intent = await createIntent(t, sk, { amount: 5_000 });
     const ref = intent.referenceNumber;
-    // Too little in the wallet, then a simulated failure, then paid.
+    // Too little in the wallet, a locked wallet, a simulated failure, then paid.
     const poor = await act(t, sk, ref, 'simulate', { payerPhone: '+22220000002' });
     expectStatus(poor, 200);
     assert.equal(poor.body.data.status, 'FAILED');
+    expectError(await act(t, sk, ref, 'simulate', { payerPhone: '+22220000003' }), 403, 'WALLET_LOCKED');
     expectStatus(await act(t, sk, ref, 'simulate', { outcome: 'failure' }), 200);
     expectStatus(await act(t, sk, ref, 'simulate'), 200);
 
@@ -89,18 +90,20 @@ describe('payments as objects: GET /payments/{id} and GET /intents/{ref}/payment
       [
         ['SUCCEEDED', null],
         ['FAILED', 'SIMULATED_FAILURE'],
+        ['FAILED', 'WALLET_LOCKED'],
         ['FAILED', 'INSUFFICIENT_BALANCE'],
       ],
     );
-    const [, simulated, insufficient] = items;
+    const [, simulated, locked, insufficient] = items;
     assert.equal(insufficient.payerPhone, '+222******02');
-    for (const failed of [simulated, insufficient]) {
+    assert.equal(locked.payerPhone, '+222******03');
+    for (const failed of [simulated, locked, insufficient]) {
       assert.ok(failed.failure.message.length > 0, 'a failure has its message');
       assert.equal(failed.commission, null);
       assert.deepEqual(failed.settlement, []);
       assert.equal(failed.settledAt, null);
     }
-    assert.ok(items[0].createdAt >= items[1].createdAt && items[1].createdAt >= items[2].createdAt);
+    for (let i = 1; i < items.length; i++) assert.ok(items[i - 1].createdAt >= items[i].createdAt);
     await assertLedgerSound(t);
   });
 
