@@ -53,7 +53,7 @@ const PAYOUT_CODES = ['PAYOUT_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
 
 /** What every read of payments says a payment is. */
 const PAYMENT_ATTEMPTS =
-  "A payment is one attempt to pay an intent or an order, whatever its outcome: `SUCCEEDED` (the money moved: `commission` and the `settlement` lines it credited, which add up to `amount` + the payer fee, and `settledAt`), `FAILED` (nothing moved: `failure.code` says why, such as INSUFFICIENT_BALANCE, WALLET_LOCKED, SANDBOX_DECLINED or SIMULATED_FAILURE), or `PROCESSING` (a payer who has not answered yet). `method` is WALLET_PIN (a wallet and its PIN typed on a hosted page) or SANDBOX (`simulate` with a test key). The payer's phone is masked as in events.";
+  "A payment is one attempt to pay an intent or an order, whatever its outcome: `SUCCEEDED` (the money moved: `commission` and the `settlement` lines it credited, which add up to `amount` + the payer fee, and `settledAt`), `FAILED` (nothing moved: `failure.code` says why, such as INSUFFICIENT_BALANCE, INVALID_PIN, WALLET_LOCKED, SANDBOX_DECLINED or SIMULATED_FAILURE), or `PROCESSING` (a payer who has not answered yet). `method` is WALLET_PIN (a wallet and its PIN typed on a hosted page) or SANDBOX (`simulate` with a test key). The payer's phone is masked as in events.";
 
 /** What every payout operation's description shares: how a payout is sent, fails and reconciles. */
 const PAYOUT_SENDING =

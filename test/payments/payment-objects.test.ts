@@ -208,11 +208,12 @@ describe('payments of the hosted checkout and through the SDK', () => {
   });
   afterAll(() => t.close());
 
-  test('a wallet with too little, then one with enough: two WALLET_PIN payments, read with the SDK', async () => {
+  test('a wrong PIN, a wallet with too little, then one with enough: WALLET_PIN payments, read with the SDK', async () => {
     const sk = business.keys.secretTest;
     const intent = await createIntent(t, sk, { amount: 4_200 });
-    const pay = (phone: string) =>
-      t.request('POST', `/checkout/intents/${intent.shortCode}/pay`, { body: { phone, pin: '1234' } });
+    const pay = (phone: string, pin = '1234') =>
+      t.request('POST', `/checkout/intents/${intent.shortCode}/pay`, { body: { phone, pin } });
+    expectError(await pay('+22220000001', '9999'), 401, 'INVALID_PIN');
     expectError(await pay('+22220000002'), 402, 'INSUFFICIENT_BALANCE');
     expectStatus(await pay('+22220000001'), 200);
 
@@ -223,6 +224,7 @@ describe('payments of the hosted checkout and through the SDK', () => {
       [
         ['WALLET_PIN', 'SUCCEEDED', null],
         ['WALLET_PIN', 'FAILED', 'INSUFFICIENT_BALANCE'],
+        ['WALLET_PIN', 'FAILED', 'INVALID_PIN'],
       ],
     );
     const collected = [];

@@ -65,7 +65,7 @@ export interface paths {
          * List a payment intent's payments
          * @description Every attempt to pay the intent, failed ones included, newest first, paginated.
          *
-         *     A payment is one attempt to pay an intent or an order, whatever its outcome: `SUCCEEDED` (the money moved: `commission` and the `settlement` lines it credited, which add up to `amount` + the payer fee, and `settledAt`), `FAILED` (nothing moved: `failure.code` says why, such as INSUFFICIENT_BALANCE, WALLET_LOCKED, SANDBOX_DECLINED or SIMULATED_FAILURE), or `PROCESSING` (a payer who has not answered yet). `method` is WALLET_PIN (a wallet and its PIN typed on a hosted page) or SANDBOX (`simulate` with a test key). The payer's phone is masked as in events.
+         *     A payment is one attempt to pay an intent or an order, whatever its outcome: `SUCCEEDED` (the money moved: `commission` and the `settlement` lines it credited, which add up to `amount` + the payer fee, and `settledAt`), `FAILED` (nothing moved: `failure.code` says why, such as INSUFFICIENT_BALANCE, INVALID_PIN, WALLET_LOCKED, SANDBOX_DECLINED or SIMULATED_FAILURE), or `PROCESSING` (a payer who has not answered yet). `method` is WALLET_PIN (a wallet and its PIN typed on a hosted page) or SANDBOX (`simulate` with a test key). The payer's phone is masked as in events.
          *
          *     Key: secret (sk_), scope `intents:read`.
          */
@@ -659,7 +659,7 @@ export interface paths {
          * List an order's payments
          * @description The payments of the order, newest first, paginated.
          *
-         *     A payment is one attempt to pay an intent or an order, whatever its outcome: `SUCCEEDED` (the money moved: `commission` and the `settlement` lines it credited, which add up to `amount` + the payer fee, and `settledAt`), `FAILED` (nothing moved: `failure.code` says why, such as INSUFFICIENT_BALANCE, WALLET_LOCKED, SANDBOX_DECLINED or SIMULATED_FAILURE), or `PROCESSING` (a payer who has not answered yet). `method` is WALLET_PIN (a wallet and its PIN typed on a hosted page) or SANDBOX (`simulate` with a test key). The payer's phone is masked as in events.
+         *     A payment is one attempt to pay an intent or an order, whatever its outcome: `SUCCEEDED` (the money moved: `commission` and the `settlement` lines it credited, which add up to `amount` + the payer fee, and `settledAt`), `FAILED` (nothing moved: `failure.code` says why, such as INSUFFICIENT_BALANCE, INVALID_PIN, WALLET_LOCKED, SANDBOX_DECLINED or SIMULATED_FAILURE), or `PROCESSING` (a payer who has not answered yet). `method` is WALLET_PIN (a wallet and its PIN typed on a hosted page) or SANDBOX (`simulate` with a test key). The payer's phone is masked as in events.
          *
          *     Key: secret (sk_), scope `store.orders:read`.
          */
@@ -1244,7 +1244,7 @@ export interface paths {
          * Retrieve a payment
          * @description One payment by its `pay_` id, with the reference of the intent (`intent`) or order (`order`) it pays. A payment of an order also needs the scope `store.orders:read` (SCOPE_REQUIRED otherwise). A payment of the other environment answers SANDBOX_MISMATCH.
          *
-         *     A payment is one attempt to pay an intent or an order, whatever its outcome: `SUCCEEDED` (the money moved: `commission` and the `settlement` lines it credited, which add up to `amount` + the payer fee, and `settledAt`), `FAILED` (nothing moved: `failure.code` says why, such as INSUFFICIENT_BALANCE, WALLET_LOCKED, SANDBOX_DECLINED or SIMULATED_FAILURE), or `PROCESSING` (a payer who has not answered yet). `method` is WALLET_PIN (a wallet and its PIN typed on a hosted page) or SANDBOX (`simulate` with a test key). The payer's phone is masked as in events.
+         *     A payment is one attempt to pay an intent or an order, whatever its outcome: `SUCCEEDED` (the money moved: `commission` and the `settlement` lines it credited, which add up to `amount` + the payer fee, and `settledAt`), `FAILED` (nothing moved: `failure.code` says why, such as INSUFFICIENT_BALANCE, INVALID_PIN, WALLET_LOCKED, SANDBOX_DECLINED or SIMULATED_FAILURE), or `PROCESSING` (a payer who has not answered yet). `method` is WALLET_PIN (a wallet and its PIN typed on a hosted page) or SANDBOX (`simulate` with a test key). The payer's phone is masked as in events.
          *
          *     Key: secret (sk_), scope `intents:read`.
          */
