@@ -51,6 +51,10 @@ const PRODUCT_CODES = ['PRODUCT_NOT_FOUND', 'SHOP_NOT_FOUND', 'SANDBOX_MISMATCH'
 const ENDPOINT_CODES = ['ENDPOINT_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
 const PAYOUT_CODES = ['PAYOUT_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
 
+/** What every read of payments says a payment is. */
+const PAYMENT_ATTEMPTS =
+  "A payment is one attempt to pay an intent or an order, whatever its outcome: `SUCCEEDED` (the money moved: `commission` and the `settlement` lines it credited, which add up to `amount` + the payer fee, and `settledAt`), `FAILED` (nothing moved: `failure.code` says why, such as INSUFFICIENT_BALANCE, INVALID_PIN, WALLET_LOCKED, SANDBOX_DECLINED or SIMULATED_FAILURE), or `PROCESSING` (a payer who has not answered yet). `method` is WALLET_PIN (a wallet and its PIN typed on a hosted page) or SANDBOX (`simulate` with a test key). The payer's phone is masked as in events.";
+
 /** What every payout operation's description shares: how a payout is sent, fails and reconciles. */
 const PAYOUT_SENDING =
   'The worker sends a PENDING payout within about a second: PAID (`payout.paid`) when the wallet takes it, or FAILED (`payout.failed`) with `failureCode` WALLET_NOT_FOUND (no wallet has the phone) or WALLET_LOCKED (the wallet is locked), its amount and fee then back in the balance (`payout_reversal`).';
@@ -105,6 +109,15 @@ export const operationDocs: Record<string, OperationDoc> = {
     description: 'The full intent, with its payment and refunds. A publishable key may read it.',
     codes: INTENT_CODES,
   },
+  'GET /intents/{referenceNumber}/payments': {
+    operationId: 'listIntentPayments',
+    summary: "List a payment intent's payments",
+    description: [
+      'Every attempt to pay the intent, failed ones included, newest first, paginated.',
+      PAYMENT_ATTEMPTS,
+    ].join('\n\n'),
+    codes: INTENT_CODES,
+  },
   'POST /intents/{referenceNumber}/cancel': {
     operationId: 'cancelIntent',
     summary: 'Cancel a payment intent',
@@ -132,6 +145,17 @@ export const operationDocs: Record<string, OperationDoc> = {
     summary: 'Simulate expiry (sandbox)',
     description: 'Test keys only: expires a PENDING intent now, as 24 hours would, and sends `payment.expired`.',
     codes: [...INTENT_CODES, 'INTENT_NOT_PENDING'],
+  },
+
+  // Payments
+  'GET /payments/{id}': {
+    operationId: 'retrievePayment',
+    summary: 'Retrieve a payment',
+    description: [
+      'One payment by its `pay_` id, with the reference of the intent (`intent`) or order (`order`) it pays. A payment of an order also needs the scope `store.orders:read` (SCOPE_REQUIRED otherwise). A payment of the other environment answers SANDBOX_MISMATCH.',
+      PAYMENT_ATTEMPTS,
+    ].join('\n\n'),
+    codes: ['PAYMENT_NOT_FOUND', 'SANDBOX_MISMATCH'],
   },
 
   // Payouts
@@ -430,6 +454,12 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'retrieveOrder',
     summary: 'Retrieve an order',
     description: 'The order with its items, history and refunds.',
+    codes: ['ORDER_NOT_FOUND', 'SANDBOX_MISMATCH'],
+  },
+  'GET /store/orders/{referenceNumber}/payments': {
+    operationId: 'listOrderPayments',
+    summary: "List an order's payments",
+    description: ['The payments of the order, newest first, paginated.', PAYMENT_ATTEMPTS].join('\n\n'),
     codes: ['ORDER_NOT_FOUND', 'SANDBOX_MISMATCH'],
   },
   'POST /store/orders/{referenceNumber}/accept': orderAction('accept'),

@@ -85,6 +85,10 @@ Each event is POSTed to the endpoints subscribed to it, signed: \`X-Commerce-Sig
 
 const TAGS = [
   { name: 'Payment intents', description: 'Ask for a payment, follow it, cancel or refund it.' },
+  {
+    name: 'Payments',
+    description: 'Every attempt to pay an intent or an order: its method, outcome, fees and settlement.',
+  },
   { name: 'Events', description: 'Every event of the business, for polling consumers and `commerce listen`.' },
   { name: 'Webhooks', description: 'Endpoints, the delivery log, retries and recovery.' },
   { name: 'Products', description: 'The shop catalog, images, stock and CSV import/export.' },

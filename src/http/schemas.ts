@@ -78,6 +78,20 @@ export function pageWindow(query: { page?: number; limit?: number }) {
   return { page, limit, offset: (page - 1) * limit };
 }
 
+/** The `data` of a list: one window of it (`pageWindow`) and the total that matches. */
+export function pageOf<T>(
+  window: { page: number; limit: number; offset: number },
+  result: { items: T[]; total: number },
+) {
+  return {
+    items: result.items,
+    page: window.page,
+    limit: window.limit,
+    total: result.total,
+    hasMore: window.offset + result.items.length < result.total,
+  };
+}
+
 const DATE_FILTER_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,3})?Z)?$';
 
 /** decisions.md: date filters take the API's timestamp form or a plain `YYYY-MM-DD` (UTC). */

@@ -4,6 +4,7 @@ import { dashboardRoutes } from './dashboard/plugin.js';
 import { eventRoutes } from './events/routes.js';
 import { intentRoutes } from './intents/routes.js';
 import { balanceRoutes } from './payments/balance-routes.js';
+import { paymentRoutes } from './payments/routes.js';
 import { statementRoutes } from './payments/statement-routes.js';
 import { orderRoutes } from './orders/routes.js';
 import { payoutRoutes } from './payouts/routes.js';
@@ -21,6 +22,7 @@ export const developerModules: FastifyPluginAsync[] = [
   statementRoutes,
   payoutRoutes,
   eventRoutes,
+  paymentRoutes,
 ];
 
 /** Routes outside the API base: uploaded media, the hosted checkout and storefront pages and their APIs, the merchant dashboard. */

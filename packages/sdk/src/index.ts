@@ -5,6 +5,7 @@ import {
   Intents,
   Inventory,
   Orders,
+  Payments,
   Payouts,
   Products,
   WebhookDeliveries,
@@ -23,6 +24,7 @@ export type { components, operations, paths, webhooks as WebhookPayloads } from 
 /** The client of the Commerce Developer API. */
 export class Commerce {
   readonly intents: Intents;
+  readonly payments: Payments;
   readonly products: Products;
   readonly inventory: Inventory;
   readonly orders: Orders;
@@ -40,6 +42,7 @@ export class Commerce {
   constructor(apiKey: string, options: CommerceOptions = {}) {
     const http = new HttpClient(apiKey, options);
     this.intents = new Intents(http);
+    this.payments = new Payments(http);
     this.products = new Products(http);
     this.inventory = new Inventory(http);
     this.orders = new Orders(http);

@@ -18,6 +18,7 @@ export type Intent = ResponseData<'retrieveIntent'>;
 export type CreatedIntent = ResponseData<'createIntent'>;
 export type Product = ResponseData<'retrieveProduct'>;
 export type Order = ResponseData<'retrieveOrder'>;
+export type Payment = ResponseData<'retrievePayment'>;
 export type WebhookEndpoint = ResponseData<'retrieveWebhookEndpoint'>;
 export type WebhookDelivery = ItemOf<'listWebhookDeliveries'>;
 export type WebhookDeliveryDetail = ResponseData<'retrieveWebhookDelivery'>;
@@ -59,6 +60,10 @@ export class Intents extends Resource {
   list(query?: QueryOf<'listIntents'>, options?: RequestOptions) {
     return this.paginate<'listIntents'>('/intents', query, options);
   }
+  /** Every attempt to pay the intent, failed ones included, newest first (secret key). */
+  payments(referenceNumber: string, query?: QueryOf<'listIntentPayments'>, options?: RequestOptions) {
+    return this.paginate<'listIntentPayments'>(`/intents/${path(referenceNumber)}/payments`, query, options);
+  }
   cancel(referenceNumber: string, options?: RequestOptions) {
     return this.http.request<ResponseData<'cancelIntent'>>(
       { method: 'POST', path: `/intents/${path(referenceNumber)}/cancel`, body: {} },
@@ -84,6 +89,18 @@ export class Intents extends Resource {
       { method: 'POST', path: `/intents/${path(referenceNumber)}/simulate-expiry`, body: {} },
       options,
     );
+  }
+}
+
+/**
+ * Payments: each attempt to pay an intent or an order, with its method, outcome, fees and
+ * settlement (secret key, scope `intents:read`; an order's also `store.orders:read`). An intent's
+ * or an order's are listed by `intents.payments` and `orders.payments`.
+ */
+export class Payments extends Resource {
+  /** By its `pay_` id. */
+  retrieve(id: string, options?: RequestOptions) {
+    return this.http.request<Payment>({ method: 'GET', path: `/payments/${path(id)}` }, options);
   }
 }
 
@@ -163,6 +180,10 @@ export class Orders extends Resource {
   }
   retrieve(referenceNumber: string, options?: RequestOptions) {
     return this.http.request<Order>({ method: 'GET', path: `/store/orders/${path(referenceNumber)}` }, options);
+  }
+  /** The order's payments, newest first. */
+  payments(referenceNumber: string, query?: QueryOf<'listOrderPayments'>, options?: RequestOptions) {
+    return this.paginate<'listOrderPayments'>(`/store/orders/${path(referenceNumber)}/payments`, query, options);
   }
   private action(referenceNumber: string, action: string, body: unknown, options?: RequestOptions) {
     return this.http.request<Order>(

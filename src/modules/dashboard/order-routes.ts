@@ -14,7 +14,7 @@ import { at, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
 import { fieldChecks, formState, isAboutForm, refusalOf, type FormFields } from './form-errors.js';
 import { formatAmount } from '../../lib/i18n.js';
 import { dictionaries, parseMru } from './i18n.js';
-import { searchOrders, sourceAmounts } from './queries.js';
+import { paymentAttempts, searchOrders, sourceAmounts } from './queries.js';
 import { partialRefundNote } from './refund-note.js';
 import type { DashboardSession } from './sessions.js';
 import { dashboardWrite, Token, Flash } from './write.js';
@@ -169,6 +169,7 @@ export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
       'order',
       {
         amounts: await sourceAmounts(database, session, order.reference_number),
+        attempts: await paymentAttempts(db, { orderId: order.id }),
         refundNote: partialRefundNote(request),
         order: await view(request, order),
         actions,

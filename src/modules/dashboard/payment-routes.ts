@@ -9,9 +9,10 @@ import { AMOUNT_TYPES, INTENT_STATUSES, isAllowed } from '../intents/state.js';
 import { at, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
 import { formState, isAboutForm, refusalOf, type FormFields } from './form-errors.js';
 import { dictionaries, parseMru } from './i18n.js';
-import { intentTimeline, searchIntents, sourceAmounts } from './queries.js';
+import { intentTimeline, paymentAttempts, searchIntents, sourceAmounts } from './queries.js';
 import { partialRefundNote } from './refund-note.js';
 import { dashboardWrite, Token } from './write.js';
+import { PAYMENT_FAILURES, type PaymentFailureCode } from '../payments/state.js';
 import { FORM_WRITE } from '../../http/idempotency/plugin.js';
 
 const PAGE_SIZE = 20;
@@ -72,6 +73,10 @@ function amountField(text: string | undefined, optional: boolean): number | unde
   return centimes;
 }
 
+function isPaymentFailure(value: string | null): value is PaymentFailureCode {
+  return (PAYMENT_FAILURES as readonly (string | null)[]).includes(value);
+}
+
 /** One `key=value` per line. */
 function metadataField(text: string | undefined): Record<string, string> {
   const metadata: Record<string, string> = {};
@@ -105,7 +110,7 @@ const LINK_FIELDS: FormFields = {
 const detail = (ref: string) => `${DASHBOARD}/payments/${encodeURIComponent(ref)}`;
 
 export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
-  const { database, config } = app.services;
+  const { database, db, config } = app.services;
   const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
 
   app.get(at(`${DASHBOARD}/payments`), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
@@ -181,9 +186,10 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
       const session = requireSession(request);
       const intent = await intents.getIntent(database, session, request.params.ref);
       const view = intents.intentView(intent, payBaseUrl(request));
-      const [timeline, amounts] = await Promise.all([
+      const [timeline, amounts, attempts] = await Promise.all([
         intentTimeline(database, session, intent.reference_number),
         sourceAmounts(database, session, intent.reference_number),
+        paymentAttempts(db, { intentId: intent.id }),
       ]);
       const now = new Date();
       return sendPage(request, reply, 'payment', {
@@ -191,6 +197,9 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
         view,
         timeline,
         amounts,
+        attempts,
+        // A text stored before migration 023 that no version wrote has no words: it is not shown.
+        lastFailure: isPaymentFailure(intent.last_failure) ? intent.last_failure : null,
         refundNote: partialRefundNote(request),
         // A FAILED intent is still payable: it keeps its code and can still be paid or expire.
         qr: isAllowed(intent, 'pay', now) ? renderSVG(view.payUrl, { border: 2 }) : null,

@@ -1,10 +1,11 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/connect.js';
 import { countsByStatus } from '../../db/counted-list.js';
-import type { Environment, IntentStatus, OrderStatus } from '../../db/schema.js';
+import type { DB, Environment, IntentStatus, OrderStatus } from '../../db/schema.js';
 import type { OrderRow } from '../orders/model.js';
 import { ORDER_STATUSES } from '../orders/state.js';
 import type { BalanceTransactionType } from '../payments/balance-types.js';
+import { listPayments, type PaymentSubject } from '../payments/store.js';
 import { listIntents } from '../intents/service.js';
 import { INTENT_STATUSES } from '../intents/state.js';
 import { findIntentWithRefunds, type IntentWithRefunds } from '../intents/repo.js';
@@ -235,4 +236,12 @@ export async function sourceAmounts(
   const sums = row.rows[0];
   if (!sums || Number(sums.n) === 0) return undefined;
   return { gross: Number(sums.gross), refunded: Number(sums.refunded), fee: Number(sums.fee), net: Number(sums.net) };
+}
+
+/** How many attempts a payment's or an order's page shows: more than any real history holds. */
+const ATTEMPTS_SHOWN = 50;
+
+/** The attempts to pay an intent or an order, newest first, for its page's timeline, with their total. */
+export function paymentAttempts(db: Kysely<DB>, subject: PaymentSubject) {
+  return listPayments(db, subject, { limit: ATTEMPTS_SHOWN, offset: 0 });
 }

@@ -2,11 +2,12 @@ import type { EndpointDisabledReason, KeyStatus, ProductStatus } from '../../db/
 import type { Dictionary } from './i18n.js';
 import { INTENT_STATUSES, type IntentStatus } from '../intents/state.js';
 import { ORDER_STATUSES, type OrderStatus } from '../orders/state.js';
+import type { PaymentFailureCode, PaymentMethodName, PaymentStatus } from '../payments/state.js';
 import { DELIVERY_STATUSES, type DeadReason, type DeliveryStatus } from '../webhooks/delivery-state.js';
 
 /**
  * The word the pages show for each status of each vocabulary the dashboard draws as a badge (the
- * status itself stays the badge's class and `data-status`). The compiler refuses a status of a
+ * status itself stays the badge's class and `data-status`), and for a payment's method and failure. The compiler refuses a status of a
  * vocabulary without its word here. Payouts name theirs in payout-routes.ts.
  */
 const STATUS_WORDS = {
@@ -26,6 +27,26 @@ const STATUS_WORDS = {
     CANCELLED: 'orderStatusCancelled',
     REFUNDED: 'orderStatusRefunded',
   } satisfies Record<OrderStatus, keyof Dictionary>,
+  payment: {
+    PROCESSING: 'paymentProcessing',
+    SUCCEEDED: 'paymentSucceeded',
+    FAILED: 'paymentFailed',
+  } satisfies Record<PaymentStatus, keyof Dictionary>,
+  paymentMethod: {
+    WALLET_PIN: 'methodWalletPin',
+    SANDBOX: 'methodSandbox',
+  } satisfies Record<PaymentMethodName, keyof Dictionary>,
+  paymentFailure: {
+    INSUFFICIENT_BALANCE: 'failureInsufficientBalance',
+    SANDBOX_DECLINED: 'failureSandboxDeclined',
+    SIMULATED_FAILURE: 'failureSimulated',
+    INVALID_PIN: 'failureInvalidPin',
+    WALLET_LOCKED: 'failureWalletLocked',
+    WALLET_NOT_FOUND: 'failureWalletNotFound',
+    DECLINED: 'failureDeclined',
+    TIMED_OUT: 'failureTimedOut',
+    NOT_PAYABLE: 'failureNotPayable',
+  } satisfies Record<PaymentFailureCode, keyof Dictionary>,
   delivery: {
     PENDING: 'deliveryPending',
     SUCCEEDED: 'deliverySucceeded',

@@ -2,6 +2,7 @@ import { Type, type TSchema } from 'typebox';
 import { literalUnion, Nullable, Pagination, Timestamp } from '../../http/schemas.js';
 import type { PaymentEventName } from '../intents/events.js';
 import { INTENT_STATUSES } from '../intents/state.js';
+import { Commission } from '../payments/schemas.js';
 import type { PayoutEventName } from '../payouts/events.js';
 import { PAYOUT_FAILURE_CODES, PAYOUT_STATUSES } from '../payouts/state.js';
 import { EVENT_NAMES, WEBHOOK_NOTICES, type OutboxEventName } from './catalog.js';
@@ -18,14 +19,6 @@ const Sequence = Type.Integer({
     'Increases by one for each event of the same object (data.reference_number / referenceNumber / productId): a receiver that already handled a higher sequence of that object can drop this event as stale.',
 });
 const Centimes = Type.Integer({ description: 'integer centimes' });
-
-const Commission = Type.Object({
-  provider_ttc: Centimes,
-  payer_ttc: Centimes,
-  tof: Centimes,
-  tte: Centimes,
-  total_revenue: Centimes,
-});
 
 export const PaymentEventData = Type.Object(
   {

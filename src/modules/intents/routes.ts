@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { requireAuth } from '../../http/context.js';
 import { API_WRITE, CommittedRefusal, write } from '../../http/idempotency/plugin.js';
-import { Envelope, Paginated, pageWindow, parseDateFilter } from '../../http/schemas.js';
+import { Envelope, Paginated, pageOf, pageWindow, parseDateFilter } from '../../http/schemas.js';
+import { ListPaymentsQuery, Payment } from '../payments/schemas.js';
 import {
   CreateIntentBody,
   CreatedIntent,
@@ -24,7 +25,7 @@ export function payBaseUrl(request: FastifyRequest): string {
 const tags = ['Payment intents'];
 
 export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { database, config } = app.services;
+  const { database, db, config } = app.services;
 
   app.post(
     '/intents',
@@ -84,6 +85,29 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
           hasMore: offset + result.items.length < result.total,
         },
       };
+    },
+  );
+
+  app.get(
+    '/intents/:referenceNumber/payments',
+    {
+      config: { auth: 'secret', scope: 'intents:read' },
+      schema: {
+        tags,
+        params: ReferenceParams,
+        querystring: ListPaymentsQuery,
+        response: { 200: Envelope(Paginated(Payment)) },
+      },
+    },
+    async (request) => {
+      const window = pageWindow(request.query);
+      const result = await intents.listIntentPayments(
+        db,
+        requireAuth(request.auth),
+        request.params.referenceNumber,
+        window,
+      );
+      return { success: true as const, data: pageOf(window, result) };
     },
   );
 

@@ -13,6 +13,7 @@ import { CommittedRefusal } from '../../http/idempotency/plugin.js';
 import { sandboxMethod } from '../sandbox/method.js';
 import { sandboxAnswerOf, SANDBOX_DEFAULT_PAYER } from '../sandbox/sandbox.js';
 import { lockIntentAndPayer } from './payer-lock.js';
+import { listPayments } from '../payments/store.js';
 import { changeIntent, expireIntents } from './changes.js';
 import * as repo from './repo.js';
 import type { IntentRow, IntentViewRow, IntentWithRefunds } from './repo.js';
@@ -202,6 +203,17 @@ export async function getIntent(database: Database, caller: Caller, referenceNum
 /** `getIntent` with only what the API's view shows. */
 export async function getIntentView(database: Database, caller: Caller, referenceNumber: string) {
   return visibleTo(await repo.findIntentView(database, referenceNumber), caller);
+}
+
+/** A page of the intent's payments (every attempt to pay it), newest first. */
+export async function listIntentPayments(
+  db: Kysely<DB>,
+  caller: Caller,
+  referenceNumber: string,
+  page: { limit: number; offset: number },
+) {
+  const intent = visibleTo(await repo.findIntent(db, referenceNumber), caller);
+  return listPayments(db, { intentId: intent.id }, page);
 }
 
 export async function listIntents(

@@ -4,6 +4,7 @@ import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import type { Executor } from '../../db/transaction.js';
 import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
+import { listPayments } from '../payments/store.js';
 import type { Caller, OrderLocator, OrderRow } from './model.js';
 import { ORDER_STATUSES } from './state.js';
 
@@ -36,6 +37,15 @@ export async function lockOrder(trx: Transaction<DB>, locator: OrderLocator): Pr
 
 export async function getOrder(db: Kysely<DB>, locator: OrderLocator): Promise<OrderRow> {
   return foundOrder(db, locator, await selectOrder(db, locator).executeTakeFirst());
+}
+
+/** A page of the order's payments (its attempts to be paid), newest first. */
+export async function listOrderPayments(
+  db: Kysely<DB>,
+  locator: OrderLocator,
+  page: { limit: number; offset: number },
+) {
+  return listPayments(db, { orderId: (await getOrder(db, locator)).id }, page);
 }
 
 const ORDERS: CountedTable = { list: 'orders', table: 'orders', tiebreak: 'reference_number' };

@@ -10,6 +10,7 @@ import {
   literalUnion,
   Paginated,
   Pagination,
+  pageOf,
   pageWindow,
   parseDateFilter,
   Timestamp,
@@ -17,6 +18,7 @@ import {
 } from '../../http/schemas.js';
 import { E164_PATTERN } from '../../lib/phone.js';
 import { payBaseUrl } from '../intents/routes.js';
+import { ListPaymentsQuery, Payment } from '../payments/schemas.js';
 import * as orders from './service.js';
 import { FORWARD_ACTIONS, ORDER_STATUSES } from './state.js';
 
@@ -227,6 +229,18 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       success: true as const,
       data: await view(request, await orders.getOrder(db, at(request))),
     }),
+  );
+
+  app.get(
+    '/store/orders/:referenceNumber/payments',
+    {
+      config: read,
+      schema: { tags, params: Params, querystring: ListPaymentsQuery, response: { 200: Envelope(Paginated(Payment)) } },
+    },
+    async (request) => {
+      const window = pageWindow(request.query);
+      return { success: true as const, data: pageOf(window, await orders.listOrderPayments(db, at(request), window)) };
+    },
   );
 
   for (const action of FORWARD_ACTIONS) {

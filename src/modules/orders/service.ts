@@ -10,5 +10,5 @@ export { placeOrder, simulateOrder, type OrderShop, type PlaceOrderInput } from 
 export { transitionOrder } from './workflow.js';
 export { refundableAmount, refundOrder } from './refunds.js';
 export { acceptModification, declineModification, proposeModification } from './modifications.js';
-export { getOrder, listOrders, shopNames } from './reads.js';
+export { getOrder, listOrderPayments, listOrders, shopNames } from './reads.js';
 export { customerUrl, orderView } from './views.js';
