@@ -119,11 +119,10 @@ export interface PeriodicTasksTable {
 
 import type { AmountType, IntentStatus } from '../modules/intents/state.js';
 export type { AmountType, IntentStatus };
-/** Why a payment attempt failed, as a code each channel words in its own way. */
-export type PaymentFailure = 'INSUFFICIENT_BALANCE' | 'SANDBOX_DECLINED' | 'SIMULATED_FAILURE';
-
-import type { PaymentFailureCode, PaymentMethodName, PaymentStatus } from '../modules/payments/state.js';
+import type { IntentFailure, PaymentFailureCode, PaymentMethodName, PaymentStatus } from '../modules/payments/state.js';
 export type { PaymentFailureCode, PaymentMethodName, PaymentStatus };
+/** Why an intent's last payment attempt failed, as a code each channel words in its own way. */
+export type PaymentFailure = IntentFailure;
 
 /** What the platform takes of a payment, snake_case as the `commission` object of events (api.md 6.2). */
 export interface Commission {

@@ -13,7 +13,7 @@ import { intentTimeline, paymentAttempts, searchIntents, sourceAmounts } from '.
 import { partialRefundNote } from './refund-note.js';
 import { dashboardWrite, Token } from './write.js';
 import { PAYMENT_FAILURES, type PaymentFailureCode } from '../payments/state.js';
-import { FORM_WRITE } from '../../http/idempotency/plugin.js';
+import { CommittedRefusal, FORM_WRITE } from '../../http/idempotency/plugin.js';
 
 const PAGE_SIZE = 20;
 
@@ -250,13 +250,17 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
         if (outcome === 'expire') await intents.simulateExpiry(trx, caller, request.params.ref);
         else {
           const amount = amountField(request.body.amount, true);
-          await intents.simulatePayment(
+          const simulated = await intents.simulatePayment(
             trx,
             caller,
             request.params.ref,
             { outcome, ...(amount !== undefined ? { amount } : {}) },
             config.intentMaxAmount,
           );
+          // A refusal whose attempt is kept (a locked sandbox wallet): committed, and shown as any refusal.
+          if (simulated instanceof CommittedRefusal) {
+            return { redirect: detail(request.params.ref), refusal: simulated.error };
+          }
         }
         return { redirect: detail(request.params.ref) };
       }),

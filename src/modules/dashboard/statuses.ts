@@ -42,7 +42,6 @@ const STATUS_WORDS = {
     SIMULATED_FAILURE: 'failureSimulated',
     INVALID_PIN: 'failureInvalidPin',
     WALLET_LOCKED: 'failureWalletLocked',
-    WALLET_NOT_FOUND: 'failureWalletNotFound',
     DECLINED: 'failureDeclined',
     TIMED_OUT: 'failureTimedOut',
     NOT_PAYABLE: 'failureNotPayable',

@@ -27,6 +27,8 @@ export interface WriteResult {
   page?: { template: string; data: Record<string, unknown> };
   /** Runs once the change is committed (cache invalidation); never on a repeat. */
   afterCommit?: () => Promise<void>;
+  /** A refusal whose attempt is kept (committed), shown as a refusal rather than "done". */
+  refusal?: ApiError;
 }
 
 /** `path` with one more query parameter, put before its fragment (`/settings?notice=done#live-access`). */
@@ -85,5 +87,6 @@ export async function dashboardWrite(
   const result = outcome.value;
   await result.afterCommit?.();
   if (result.page) return sendPage(request, reply, result.page.template, result.page.data);
+  if (result.refusal) return reply.redirect(withQuery(result.redirect, 'error', result.refusal.code), 303);
   return reply.redirect(withQuery(result.redirect, 'notice', 'done'), 303);
 }

@@ -12,7 +12,6 @@ import {
   type FeeState,
 } from '../payments/fees.js';
 import {
-  chargeWallet,
   failureMessage,
   walletPin,
   type ImmediateAuthorization,
@@ -21,7 +20,8 @@ import {
 } from '../payments/methods.js';
 import type { Payer } from '../payments/payers.js';
 import { settlementRecord } from '../payments/settlement.js';
-import type { PaymentFailureCode, PaymentMethodName } from '../payments/state.js';
+import type { WalletCharge } from '../payments/wallet-payments.js';
+import { INTENT_FAILURES, type PaymentFailureCode, type PaymentMethodName } from '../payments/state.js';
 import {
   insertPayment,
   lockProcessingPayment,
@@ -31,8 +31,7 @@ import {
   type NewPayment,
 } from '../payments/store.js';
 import { sandboxMethod } from '../sandbox/method.js';
-import { SANDBOX_FAILING_AMOUNT, sandboxPayer } from '../sandbox/sandbox.js';
-import { lockedUntil } from '../wallets/service.js';
+import { SANDBOX_FAILING_AMOUNT } from '../sandbox/sandbox.js';
 import { lockIntentAndPayer } from './payer-lock.js';
 import { changeIntent } from './changes.js';
 import { paymentEvent } from './events.js';
@@ -45,18 +44,11 @@ import { assertAllowed, intentMachine, isAllowed } from './state.js';
  * method (payments/methods.ts) whether the money moves.
  */
 
-/** The failures that fail the intent itself (FAILED, `payment.failed`), as they always have. */
-const FAILS_THE_INTENT = [
-  'INSUFFICIENT_BALANCE',
-  'SANDBOX_DECLINED',
-  'SIMULATED_FAILURE',
-] as const satisfies readonly PaymentFailure[];
-
 function failsTheIntent(failure: PaymentFailureCode): failure is PaymentFailure {
-  return (FAILS_THE_INTENT as readonly string[]).includes(failure);
+  return (INTENT_FAILURES as readonly string[]).includes(failure);
 }
 
-/** The methods by name: how a payment made with one is refunded. */
+/** The methods by name: how a payment made with one is refunded, or approved once it waited. */
 const METHODS: Record<PaymentMethodName, PaymentMethod> = { WALLET_PIN: walletPin, SANDBOX: sandboxMethod() };
 
 export type PaymentOutcome = { paymentId: string; intent: IntentRow } & (
@@ -64,22 +56,6 @@ export type PaymentOutcome = { paymentId: string; intent: IntentRow } & (
   | { outcome: 'failed'; failure: PaymentFailureCode; reason: string }
   | { outcome: 'pending' }
 );
-
-/** What a payment's row says of its outcome. */
-type OutcomeColumns = Pick<
-  NewPayment,
-  'status' | 'payerPhone' | 'payerWalletId' | 'commission' | 'settlement' | 'failure' | 'ledgerTransactionId'
->;
-
-/**
- * Where an attempt's outcome is written: a new payment row, or the end of one that waited. Either
- * way a CTE of the statement that changes the intent, so the row, the money and the event go
- * together.
- */
-interface AttemptRow {
-  id: string;
-  written(outcome: OutcomeColumns): RawBuilder<unknown>;
-}
 
 /** An attempt described as its payment row says it. */
 interface DescribedAttempt {
@@ -89,49 +65,95 @@ interface DescribedAttempt {
   now: Date;
 }
 
-function intentPayment(intent: IntentRow, attempt: DescribedAttempt, outcome: OutcomeColumns): NewPayment {
-  return {
-    id: newPaymentId(),
+/** What an attempt came to, as its payment row records it. */
+type AttemptOutcome =
+  | { status: 'SUCCEEDED'; payer: Payer; charge: WalletCharge }
+  | { status: 'FAILED'; failure: PaymentFailureCode }
+  | { status: 'PROCESSING' };
+
+/**
+ * Where an attempt's outcome is written: a new payment row, or the end of one that waited. Either
+ * way a CTE of the statement that changes the intent, so the row, the money and the event go
+ * together.
+ */
+interface AttemptRow {
+  id: string;
+  written(outcome: AttemptOutcome): RawBuilder<unknown>;
+}
+
+function newAttemptRow(intent: IntentRow, attempt: DescribedAttempt): AttemptRow {
+  const id = newPaymentId();
+  return { id, written: (outcome) => paymentInsertCte(intentPayment(id, intent, attempt, outcome)) };
+}
+
+function intentPayment(id: string, intent: IntentRow, attempt: DescribedAttempt, outcome: AttemptOutcome): NewPayment {
+  const attempted = {
+    id,
     businessId: intent.business_id,
     environment: intent.environment,
     subject: { intentId: intent.id },
     method: attempt.method,
     amount: attempt.amount,
     createdAt: attempt.now,
-    ...outcome,
+  };
+  if (outcome.status === 'SUCCEEDED') {
+    const { payer, charge } = outcome;
+    return {
+      ...attempted,
+      status: 'SUCCEEDED',
+      payerPhone: payer.wallet.phone,
+      payerWalletId: payer.wallet.id,
+      commission: charge.commission,
+      settlement: settlementRecord(charge.settlement),
+      failure: null,
+      ledgerTransactionId: charge.transfer.transactionId,
+    };
+  }
+  return {
+    ...attempted,
+    status: outcome.status,
+    payerPhone: attempt.phone,
+    payerWalletId: null,
+    commission: null,
+    settlement: [],
+    failure:
+      outcome.status === 'FAILED'
+        ? { code: outcome.failure, message: failureMessage(outcome.failure, attempt.amount) }
+        : null,
+    ledgerTransactionId: null,
   };
 }
 
-function newAttemptRow(intent: IntentRow, attempt: DescribedAttempt): AttemptRow {
-  const id = newPaymentId();
-  return { id, written: (outcome) => paymentInsertCte({ ...intentPayment(intent, attempt, outcome), id }) };
-}
-
-function waitingAttemptRow(id: string, at: Date): AttemptRow {
+function waitingAttemptRow(id: string, attempt: DescribedAttempt): AttemptRow {
   return {
     id,
-    written: (outcome) =>
-      paymentEndCte(
-        id,
-        outcome.failure !== null
-          ? { status: 'FAILED', failure: outcome.failure, at }
-          : {
-              status: 'SUCCEEDED',
-              payerWalletId: outcome.payerWalletId ?? '',
-              commission: outcome.commission!,
-              settlement: outcome.settlement,
-              ledgerTransactionId: outcome.ledgerTransactionId,
-              at,
-            },
-      ),
+    written: (outcome) => {
+      switch (outcome.status) {
+        case 'SUCCEEDED':
+          return paymentEndCte(id, {
+            status: 'SUCCEEDED',
+            payerWalletId: outcome.payer.wallet.id,
+            commission: outcome.charge.commission,
+            settlement: settlementRecord(outcome.charge.settlement),
+            ledgerTransactionId: outcome.charge.transfer.transactionId,
+            at: attempt.now,
+          });
+        case 'FAILED':
+          return paymentEndCte(id, {
+            status: 'FAILED',
+            failure: { code: outcome.failure, message: failureMessage(outcome.failure, attempt.amount) },
+            at: attempt.now,
+          });
+        case 'PROCESSING':
+          throw new Error(`payment ${id} waited already`);
+        default: {
+          const never: never = outcome;
+          throw new Error(`unknown outcome ${JSON.stringify(never)}`);
+        }
+      }
+    },
   };
 }
-
-const NOTHING_MOVED: Pick<NewPayment, 'commission' | 'settlement' | 'ledgerTransactionId'> = {
-  commission: null,
-  settlement: [],
-  ledgerTransactionId: null,
-};
 
 /** The attempt as the method sees it: the intent's fee plan applied, its balance entry worded. */
 function methodAttempt(intent: LockedIntent, attempt: DescribedAttempt, payer: Payer | undefined): PaymentAttempt {
@@ -150,6 +172,7 @@ function methodAttempt(intent: LockedIntent, attempt: DescribedAttempt, payer: P
     },
     phone: attempt.phone,
     payer,
+    declinedInSandbox: intent.environment === 'test' && attempt.amount === SANDBOX_FAILING_AMOUNT,
     now: attempt.now,
   };
 }
@@ -175,18 +198,9 @@ export async function attemptPayment(
   assertAllowed(intent, 'pay', attempt.now);
   const described = { method: attempt.method.name, amount: attempt.amount, phone: attempt.phone, now: attempt.now };
   const row = newAttemptRow(intent, described);
-  if (intent.environment === 'test' && attempt.amount === SANDBOX_FAILING_AMOUNT) {
-    return failAttempt(trx, intent, row, described, 'SANDBOX_DECLINED');
-  }
   const authorization = await attempt.method.authorize(trx, methodAttempt(intent, described, attempt.payer));
   if (authorization.status === 'PROCESSING') {
-    await writeAlone(trx, row, {
-      status: 'PROCESSING',
-      payerPhone: attempt.phone,
-      payerWalletId: null,
-      failure: null,
-      ...NOTHING_MOVED,
-    });
+    await writeAlone(trx, row, authorization);
     return { outcome: 'pending', paymentId: row.id, intent };
   }
   return settleAttempt(trx, intent, row, described, authorization);
@@ -202,15 +216,7 @@ async function settleAttempt(
 ): Promise<PaymentOutcome> {
   if (authorization.status === 'FAILED') return failAttempt(trx, intent, row, described, authorization.failure);
   const { payer, charge } = authorization;
-  const written = row.written({
-    status: 'SUCCEEDED',
-    payerPhone: payer.wallet.phone,
-    payerWalletId: payer.wallet.id,
-    commission: charge.commission,
-    settlement: settlementRecord(charge.settlement),
-    failure: null,
-    ledgerTransactionId: charge.transfer.transactionId,
-  });
+  const written = row.written(authorization);
   const updated = await payIntent(
     trx,
     intent,
@@ -221,7 +227,7 @@ async function settleAttempt(
 }
 
 /** A payment's row written on its own: an outcome that does not change the intent. */
-async function writeAlone(trx: Transaction<DB>, row: AttemptRow, outcome: OutcomeColumns): Promise<void> {
+async function writeAlone(trx: Transaction<DB>, row: AttemptRow, outcome: AttemptOutcome): Promise<void> {
   await sql`WITH ${row.written(outcome)} SELECT 1`.execute(trx);
 }
 
@@ -273,13 +279,7 @@ async function failAttempt(
   failure: PaymentFailureCode,
 ): Promise<PaymentOutcome> {
   const reason = failureMessage(failure, attempt.amount);
-  const outcome: OutcomeColumns = {
-    status: 'FAILED',
-    payerPhone: attempt.phone,
-    payerWalletId: null,
-    failure: { code: failure, message: reason },
-    ...NOTHING_MOVED,
-  };
+  const outcome = { status: 'FAILED', failure } as const;
   if (!failsTheIntent(failure)) {
     await writeAlone(trx, row, outcome);
     return { outcome: 'failed', paymentId: row.id, intent, failure, reason };
@@ -303,16 +303,16 @@ async function failAttempt(
 export type WaitingAnswer = 'APPROVED' | 'DECLINED' | 'TIMED_OUT';
 
 /**
- * Ends a PROCESSING payment of an intent by a later transaction: the payer approved (paid as any
- * attempt is, if the intent can still be paid and the wallet still holds enough), declined, or
- * never answered. The intent is locked first, then the payment, as an attempt locks them; a
- * payment another transaction ended meanwhile is left alone (false). A payment that held nothing
- * can end however the intent has moved since: a yes to an intent paid, cancelled or expired since
- * is FAILED `NOT_PAYABLE`, and nothing moves.
+ * Ends a PROCESSING payment of an intent by a later transaction: the payer approved (its method's
+ * `approve`: paid as any attempt is, if the intent can still be paid and the wallet still holds
+ * enough), declined, or never answered. The intent is locked first, then the payer's wallet, then
+ * the payment, as an attempt locks them; a payment another transaction ended meanwhile is left
+ * alone (false). A payment that held nothing can end however the intent has moved since: a yes to
+ * an intent paid, cancelled or expired since is FAILED `NOT_PAYABLE`, and nothing moves.
  */
 export async function endWaitingPayment(
   trx: Transaction<DB>,
-  waiting: { id: string; intentId: number; phone: string; method: PaymentMethodName },
+  waiting: { id: string; intentId: number; phone: string },
   answer: WaitingAnswer,
   now: Date,
 ): Promise<boolean> {
@@ -323,41 +323,22 @@ export async function endWaitingPayment(
   const payment = await lockProcessingPayment(trx, waiting.id);
   if (!locked?.intent || !payment) return false;
   const { intent } = locked;
-  const row = waitingAttemptRow(payment.id, now);
   const described = { method: payment.method, amount: payment.amount, phone: waiting.phone, now };
-  const failOnly = (failure: PaymentFailureCode) =>
-    writeAlone(trx, row, {
-      status: 'FAILED',
-      payerPhone: waiting.phone,
-      payerWalletId: null,
-      failure: { code: failure, message: failureMessage(failure, payment.amount) },
-      ...NOTHING_MOVED,
-    });
-  if (answer !== 'APPROVED') {
-    await failOnly(answer);
+  const row = waitingAttemptRow(payment.id, described);
+  const approve = METHODS[payment.method].approve;
+  if (answer !== 'APPROVED' || !approve || !isAllowed(intent, 'pay', now)) {
+    const failure = answer !== 'APPROVED' ? answer : 'NOT_PAYABLE';
+    await writeAlone(trx, row, { status: 'FAILED', failure });
     return true;
   }
-  if (!isAllowed(intent, 'pay', now)) {
-    await failOnly('NOT_PAYABLE');
-    return true;
-  }
-  const payer = locked.payer ?? (payment.environment === 'test' ? await sandboxPayer(trx, waiting.phone) : undefined);
-  if (!payer) {
-    await failOnly('WALLET_NOT_FOUND');
-    return true;
-  }
-  if (lockedUntil(payer.wallet, now)) {
-    await failOnly('WALLET_LOCKED');
-    return true;
-  }
-  await settleAttempt(trx, intent, row, described, chargeWallet(methodAttempt(intent, described, payer), payer));
+  await settleAttempt(trx, intent, row, described, await approve(trx, methodAttempt(intent, described, locked.payer)));
   return true;
 }
 
 /**
  * An attempt refused before the intent was locked (a wrong PIN, a locked wallet, checked outside
  * the transaction because the hash is slow): a FAILED payment of its own, kept only while the
- * intent could still be paid (the state machine's statuses and its expiry, in SQL).
+ * intent could still be paid (the state machine's `pay`, and the expiry its guard reads, in SQL).
  */
 export async function recordRefusedAttempt(
   db: Executor,
@@ -366,15 +347,10 @@ export async function recordRefusedAttempt(
 ): Promise<void> {
   const now = new Date();
   const payment = intentPayment(
+    newPaymentId(),
     intent,
     { ...attempt, now },
-    {
-      status: 'FAILED',
-      payerPhone: attempt.phone,
-      payerWalletId: null,
-      failure: { code: attempt.failure, message: failureMessage(attempt.failure, attempt.amount) },
-      ...NOTHING_MOVED,
-    },
+    { status: 'FAILED', failure: attempt.failure },
   );
   await insertPayment(
     db,

@@ -25,19 +25,22 @@ export async function endWaitingPayments(
   const due = sql<boolean>`intent_id IS NOT NULL AND (created_at <= ${timedOut}
     ${answered.length > 0 ? sql`OR (method = 'SANDBOX' AND (${sql.join(answered, sql` OR `)}))` : sql``})`;
   let ended = 0;
+  const failed: string[] = [];
   for (const payment of await duePayments(db, due, options.batchSize ?? 100)) {
+    if (payment.intent_id === null || payment.payer_phone === null) continue;
+    const waiting = { id: payment.id, intentId: payment.intent_id, phone: payment.payer_phone };
     const answer = answerOf(payment, timedOut);
-    const done = await db
-      .transaction()
-      .execute((trx) =>
-        endWaitingPayment(
-          trx,
-          { id: payment.id, intentId: payment.intent_id!, phone: payment.payer_phone ?? '', method: payment.method },
-          answer,
-          now,
-        ),
-      );
-    if (done) ended++;
+    // One payment that cannot end does not hold up the others: the run ends them, then fails naming it.
+    try {
+      if (await db.transaction().execute((trx) => endWaitingPayment(trx, waiting, answer, now))) ended++;
+    } catch (error) {
+      failed.push(`${payment.id} (${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
+  if (failed.length > 0) {
+    throw new Error(
+      `waiting payments: ended ${ended}; could not end ${failed.length}: ${failed.slice(0, 5).join(', ')}`,
+    );
   }
   return ended;
 }

@@ -20,6 +20,12 @@ export interface PaymentAttempt {
   /** The payer's phone, and its wallet if the caller locked one for it (with the intent). */
   phone: string;
   payer: Payer | undefined;
+  /**
+   * The sandbox's reserved failing amount, which the caller knows (sandbox/sandbox.ts): declined
+   * once the wallet is found usable, as the sandbox always has, so a locked wallet still answers
+   * as locked.
+   */
+  declinedInSandbox: boolean;
   now: Date;
 }
 
@@ -55,6 +61,11 @@ export interface MethodRefund {
 export interface PaymentMethod {
   readonly name: PaymentMethodName;
   authorize(trx: Transaction<DB>, attempt: PaymentAttempt): Promise<Authorization>;
+  /**
+   * The payer's yes to an attempt that waited (PROCESSING): the money moves now, or the attempt
+   * fails. Only a method that can answer PROCESSING has it.
+   */
+  approve?(trx: Transaction<DB>, attempt: PaymentAttempt): Promise<ImmediateAuthorization>;
   refund(trx: Transaction<DB>, refund: MethodRefund): Promise<LedgerTransfer>;
 }
 
@@ -71,8 +82,6 @@ export function failureMessage(failure: PaymentFailureCode, amount: number): str
       return 'Wrong phone number or PIN.';
     case 'WALLET_LOCKED':
       return 'The wallet is locked.';
-    case 'WALLET_NOT_FOUND':
-      return 'No wallet has this phone number.';
     case 'DECLINED':
       return 'The payer declined the payment.';
     case 'TIMED_OUT':
@@ -94,6 +103,7 @@ export const failed = (failure: PaymentFailureCode, amount: number): ImmediateAu
 
 /** The charge of a locked wallet: the money moves, or too little is there and nothing does. */
 export function chargeWallet(attempt: PaymentAttempt, payer: Payer): ImmediateAuthorization {
+  if (attempt.declinedInSandbox) return failed('SANDBOX_DECLINED', attempt.amount);
   const charge = walletCharge({ ...attempt, payer });
   if (charge === 'INSUFFICIENT_BALANCE') return failed('INSUFFICIENT_BALANCE', attempt.amount);
   return { status: 'SUCCEEDED', payer, charge };

@@ -14,18 +14,22 @@ export const PAYMENT_METHODS = ['WALLET_PIN', 'SANDBOX'] as const;
 export type PaymentMethodName = (typeof PAYMENT_METHODS)[number];
 
 /**
- * Why a payment failed. The first three also fail the intent (FAILED, `payment.failed`) as they
- * always have; the others are attempts that never reached the money (a wrong PIN, a locked or
- * unknown wallet), a payer who said no, one who never answered in time, or one whose yes came after
- * the intent could no longer be paid.
+ * The failures that fail the intent too (FAILED, `payment.failed`, its `last_failure`), as they
+ * always have: the money was asked for and not given.
+ */
+export const INTENT_FAILURES = ['INSUFFICIENT_BALANCE', 'SANDBOX_DECLINED', 'SIMULATED_FAILURE'] as const;
+
+export type IntentFailure = (typeof INTENT_FAILURES)[number];
+
+/**
+ * Why a payment failed: the intent's failures, then those of an attempt that never reached the
+ * money (a wrong PIN, a locked wallet), a payer who said no, one who never answered in
+ * time, or one whose yes came after the intent could no longer be paid.
  */
 export const PAYMENT_FAILURES = [
-  'INSUFFICIENT_BALANCE',
-  'SANDBOX_DECLINED',
-  'SIMULATED_FAILURE',
+  ...INTENT_FAILURES,
   'INVALID_PIN',
   'WALLET_LOCKED',
-  'WALLET_NOT_FOUND',
   'DECLINED',
   'TIMED_OUT',
   'NOT_PAYABLE',
@@ -47,5 +51,3 @@ export const paymentMachine = defineStateMachine({
   },
   refuse: (payment: { status: PaymentStatus }, action) => new Error(`a ${payment.status} payment cannot ${action}`),
 });
-
-export const paymentActions = paymentMachine.actions;

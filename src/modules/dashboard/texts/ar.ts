@@ -88,7 +88,6 @@ export const ar: Record<keyof typeof en, string> = {
   methodSandbox: 'محاكاة تجريبية',
   failureInvalidPin: 'رمز سري خاطئ',
   failureWalletLocked: 'كانت محفظة الدافع مقفلة',
-  failureWalletNotFound: 'لا توجد محفظة بهذا الرقم',
   failureDeclined: 'رفض الدافع',
   failureTimedOut: 'لم يرد الدافع في الوقت المحدد',
   failureNotPayable: 'تمت الموافقة بعد أن أصبح الدفع غير ممكن',

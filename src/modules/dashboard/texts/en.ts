@@ -89,7 +89,6 @@ export const en = {
   methodSandbox: 'Sandbox simulation',
   failureInvalidPin: 'Wrong PIN',
   failureWalletLocked: "The payer's wallet was locked",
-  failureWalletNotFound: 'No wallet has this phone number',
   failureDeclined: 'The payer declined',
   failureTimedOut: 'The payer did not answer in time',
   failureNotPayable: 'Accepted once the payment could no longer be made',

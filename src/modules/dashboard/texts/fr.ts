@@ -85,7 +85,6 @@ export const fr: Record<keyof typeof en, string> = {
   methodSandbox: 'Simulation (bac à sable)',
   failureInvalidPin: 'Code PIN erroné',
   failureWalletLocked: 'Le portefeuille du payeur était bloqué',
-  failureWalletNotFound: 'Aucun portefeuille pour ce numéro',
   failureDeclined: 'Le payeur a refusé',
   failureTimedOut: "Le payeur n'a pas répondu à temps",
   failureNotPayable: "Accepté alors que le paiement n'était plus possible",
