@@ -136,7 +136,7 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: 'simulateIntentPayment',
     summary: 'Simulate a payment (sandbox)',
     description:
-      'Test keys only: pays the intent from a sandbox wallet (`outcome: success`) or fails it (`failure`), with the events a real payment sends.',
+      'Test keys only: pays the intent from a sandbox wallet (`outcome: success`) or fails it (`failure`), with the events a real payment sends. From `+22220000004` (approves), `+22220000005` (declines) or `+22220000006` (never answers) the intent stays `PENDING` with a `PROCESSING` payment, which the payer ends about 2 s later (or the timeout ends); see the sandbox scenarios in docs/payments.md.',
     codes: [...INTENT_CODES, 'INTENT_NOT_PENDING', 'AMOUNT_OUT_OF_RANGE', 'PAYMENT_FAILED', 'WALLET_LOCKED'],
     requestExample: { outcome: 'success' },
   },

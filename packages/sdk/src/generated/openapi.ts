@@ -133,7 +133,7 @@ export interface paths {
         put?: never;
         /**
          * Simulate a payment (sandbox)
-         * @description Test keys only: pays the intent from a sandbox wallet (`outcome: success`) or fails it (`failure`), with the events a real payment sends.
+         * @description Test keys only: pays the intent from a sandbox wallet (`outcome: success`) or fails it (`failure`), with the events a real payment sends. From `+22220000004` (approves), `+22220000005` (declines) or `+22220000006` (never answers) the intent stays `PENDING` with a `PROCESSING` payment, which the payer ends about 2 s later (or the timeout ends); see the sandbox scenarios in docs/payments.md.
          *
          *     Key: secret (sk_), scope `intents:write`, test keys only.
          */
@@ -1994,7 +1994,7 @@ export interface components {
                 amount: number;
             }[];
             failure: {
-                code: "INSUFFICIENT_BALANCE" | "SANDBOX_DECLINED" | "SIMULATED_FAILURE" | "INVALID_PIN" | "WALLET_LOCKED" | "WALLET_NOT_FOUND" | "DECLINED" | "TIMED_OUT" | "NOT_PAYABLE";
+                code: "INSUFFICIENT_BALANCE" | "SANDBOX_DECLINED" | "SIMULATED_FAILURE" | "INVALID_PIN" | "WALLET_LOCKED" | "DECLINED" | "TIMED_OUT" | "NOT_PAYABLE";
                 message: string;
             } | null;
             sandbox: boolean;
