@@ -214,6 +214,8 @@ export async function payIntent(
     }
     return new CommittedRefusal(new ApiError('PAYMENT_FAILED', `${result.reason} Nothing was charged.`));
   }
+  // A wallet and its PIN answer at once: nothing waits for a payer who is here.
+  if (result.outcome === 'pending') throw new Error(`payment ${result.paymentId} of a wallet and PIN is waiting`);
   // The payer fee as it was charged: the plan read under the intent's lock.
   return checkoutView(result.intent, { name: payable.payee.name, payerFee: intent.plan_payer_fee ?? 0 });
 }
