@@ -1,4 +1,4 @@
-import { randomFillSync, randomInt } from 'node:crypto';
+import { randomBytes, randomFillSync, randomInt } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -15,7 +15,10 @@ function randomByte(): number {
   return pool[used++]!;
 }
 
-/** Uniformly random base62 text (rejection sampling keeps every character equally likely). */
+/**
+ * Uniformly random base62 text (rejection sampling keeps every character equally likely), from the
+ * shared pool: for ids and codes that are public once made. A secret comes from `secretBase62`.
+ */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
@@ -37,4 +40,18 @@ export function randomDigits(length: number): string {
  */
 export function newId(prefix: string): string {
   return `${prefix}_${Date.now().toString(36).padStart(10, '0')}${randomBase62(14)}`;
+}
+
+/**
+ * Secret base62 text (API keys, customer links, form tokens), drawn from the system's generator
+ * for each call: never from the shared pool, whose bytes wait in memory before they are used.
+ */
+export function secretBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length + 8)) {
+      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
+    }
+  }
+  return out;
 }

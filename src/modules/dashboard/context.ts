@@ -13,7 +13,7 @@ import {
   textDirection,
   type Lang,
 } from '../../lib/i18n.js';
-import { randomBase62 } from '../../lib/ids.js';
+import { secretBase62 } from '../../lib/ids.js';
 import { allScopes } from '../keys/scopes.js';
 import { dashboardAssets } from './assets.js';
 import { dictionaries, errorText, type Dictionary } from './i18n.js';
@@ -141,7 +141,7 @@ export async function sendPage(
     statusText: (vocabulary: StatusVocabulary, status: string) => statusText(t, vocabulary, status),
     ledgerDescription: (description: string) => ledgerDescription(lang, description),
     // A fresh idempotency token per form drawn: a double submit of one form carries the same one.
-    formToken: () => randomBase62(24),
+    formToken: () => secretBase62(24),
     ...flash(request, t, lang),
     ...data,
   });

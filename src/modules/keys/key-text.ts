@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Environment, KeyKind } from '../../db/schema.js';
-import { randomBase62 } from '../../lib/ids.js';
+import { secretBase62 } from '../../lib/ids.js';
 
 const KEY_PATTERN = /^(sk|pk)_(test|live)_[0-9A-Za-z]{32,128}$/;
 
 export function generateKeyText(kind: KeyKind, environment: Environment): string {
-  return `${kind === 'secret' ? 'sk' : 'pk'}_${environment}_${randomBase62(40)}`;
+  return `${kind === 'secret' ? 'sk' : 'pk'}_${environment}_${secretBase62(40)}`;
 }
 
 export function isWellFormedKey(text: string): boolean {

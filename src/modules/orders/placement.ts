@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { DB, Environment, OrderPayment } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
-import { randomBase62, randomDigits } from '../../lib/ids.js';
+import { randomDigits, secretBase62 } from '../../lib/ids.js';
 import { changeWithEvents } from '../events/outbox.js';
 import { checkPaymentAmount } from '../payments/amount.js';
 import { feePlanFromColumns, type FeePlan } from '../payments/fees.js';
@@ -79,7 +79,7 @@ export async function placeOrder(
   const { fees } = charge;
   const row = {
     reference_number: referenceNumber,
-    customer_ref: randomBase62(32),
+    customer_ref: secretBase62(32),
     shop_id: shop.id,
     business_id: shop.businessId,
     environment: shop.environment,
