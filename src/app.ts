@@ -1,7 +1,13 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifySchema,
+} from 'fastify';
 import { sql } from 'kysely';
 import { authenticate, trustProxyOption } from './http/auth.js';
 import { registerCors } from './http/cors.js';
@@ -18,6 +24,7 @@ import { checkDateRanges, strictDeveloperQueries, strictValidatorCompiler } from
 import { randomBase62 } from './lib/ids.js';
 import { adminRoutes } from './modules/admin/routes.js';
 import { DASHBOARD } from './modules/dashboard/context.js';
+import { eventPayloads } from './modules/events/schemas.js';
 import { rootModules } from './modules/index.js';
 import { welcomeRoutes } from './modules/welcome/routes.js';
 
@@ -79,7 +86,10 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   );
 
   app.addSchema(ErrorEnvelope);
-  const routeConfigs = new RouteConfigs();
+  // The Developer API and the storefront's customer API; pages, media and the admin API are not.
+  const documented = (url: string, schema?: FastifySchema): boolean =>
+    (url.startsWith(API_BASE) || url.startsWith('/storefront/')) && !url.includes('*') && schema?.hide !== true;
+  const routeConfigs = new RouteConfigs(documented);
   app.addHook('onRoute', (route) => routeConfigs.record(route));
   registerWritePath(app);
   strictDeveloperQueries(app, API_BASE);
@@ -100,16 +110,12 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
       security: [{ apiKey: [] }],
     },
     hideUntagged: false,
-    transform: ({ schema, url, route }) => {
-      // The Developer API and the storefront's customer API; pages, media and the admin API are not.
-      const hidden = !(url.startsWith(API_BASE) || url.startsWith('/storefront/')) || url.includes('*');
-      return { schema: hidden ? { ...schema, hide: true } : schema, url, ...(route ? {} : {}) };
-    },
+    transform: ({ schema, url }) => ({ schema: documented(url, schema) ? schema : { ...schema, hide: true }, url }),
     transformObject: (documents) =>
       completeDocument(
         ('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject) as Record<string, unknown>,
         routeConfigs,
-        API_BASE,
+        eventPayloads,
       ),
   });
 

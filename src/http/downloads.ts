@@ -144,3 +144,7 @@ export async function startDownload(
     body: Readable.from(paced(response, file.chunks, limits.stallMs), { objectMode: false }),
   };
 }
+
+/** What the docs of every download (exports, statement files) say of its limits. */
+export const DOWNLOAD_LIMITS_DESCRIPTION =
+  'A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After.';

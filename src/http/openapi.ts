@@ -1,17 +1,54 @@
-import type { FastifyContextConfig, RouteOptions } from 'fastify';
+import type { FastifyContextConfig, FastifySchema, RouteOptions } from 'fastify';
 import type { TSchema } from 'typebox';
 import Value from 'typebox/value';
-import { eventPayloads } from '../modules/events/schemas.js';
 import { errorCatalogue, type ErrorCode } from './errors.js';
 import { mediaTypesOf } from './media-types.js';
-import { operationDocs } from './openapi-operations.js';
 
 /**
- * Completes the document @fastify/swagger builds from the route schemas, in one place: operation
- * names, summaries, the `X-Idempotency-Key` parameter, every error answer with the codes it can
- * carry, named component schemas, tags, and the `webhooks` section (OpenAPI 3.1). Route files
- * only carry their TypeBox schemas; the rest is derived from their config (auth, scope, sandbox).
+ * Completes the document @fastify/swagger builds from the routes, in one place: the key each
+ * operation takes, the `X-Idempotency-Key` parameter, every error answer with the codes it can
+ * carry, named component schemas, tags, and the `webhooks` section (OpenAPI 3.1). Each route
+ * documents itself: `operationId`, `summary` and `description` on its schema (read by
+ * @fastify/swagger), the codes its own logic answers and what its schemas cannot say on its config
+ * (below); the codes of authentication, validation and idempotency come from its auth config.
  */
+
+/** What the document says of an operation that its schemas cannot. */
+export interface OperationExtras {
+  /** The example of its JSON body. */
+  requestExample?: Record<string, unknown>;
+  /** An upload: what the file holds (a multipart `file` field, or the whole body for a text type). */
+  upload?: string;
+  /**
+   * The body is required although its schema takes `{}` (the operation needs one of its fields,
+   * which the schema cannot say): such bodies are otherwise documented as optional.
+   */
+  bodyRequired?: true;
+  /** The success answer is CSV text. */
+  csv?: true;
+  /** Other media types the success answer may take besides JSON (chosen by a query parameter). */
+  alsoAnswers?: readonly ('text/csv' | 'text/html')[];
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The codes the route's own logic can answer (those of auth, validation and idempotency are added). */
+    errorCodes?: readonly ErrorCode[];
+    openapi?: OperationExtras;
+  }
+}
+
+/**
+ * An operation's docs kept in its module's docs.ts when its route file would grow long: the route
+ * spreads `schema` into its schema and `config` into its config.
+ */
+export interface OperationDocs {
+  schema: { operationId: string; summary: string; description: string };
+  config?: Pick<FastifyContextConfig, 'errorCodes' | 'openapi'>;
+}
+
+/** What the webhooks section lists: every event a receiver can get, with when it is sent and its payload. */
+export type WebhookPayloads = Record<string, { when: string; schema: TSchema }>;
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -30,11 +67,22 @@ interface RouteFacts {
   bodyOptional: boolean;
 }
 
-/** Route facts by `METHOD /full/path` in OpenAPI form, filled by an onRoute hook. */
+/**
+ * Route facts by `METHOD /full/path` in OpenAPI form, filled by an onRoute hook. A route the
+ * document shows (`documents` says which URLs it shows) without an operationId or a summary is
+ * refused, so the app does not start with an operation that has no name.
+ */
 export class RouteConfigs {
   private readonly facts = new Map<string, RouteFacts>();
 
+  constructor(private readonly documents: (url: string, schema: FastifySchema | undefined) => boolean) {}
+
   record(route: RouteOptions): void {
+    if (this.documents(route.url, route.schema) && !(route.schema?.operationId && route.schema.summary)) {
+      throw new Error(
+        `${[route.method].flat().join(',')} ${route.url} is in the API document: its schema needs an operationId and a summary`,
+      );
+    }
     const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     const body = route.schema?.body as TSchema | undefined;
     const facts: RouteFacts = {
@@ -172,14 +220,6 @@ function errorExamples(paths: Json): Json {
   );
 }
 
-function fallbackOperationId(method: string, path: string): string {
-  const words = path
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((word) => word[0]!.toUpperCase() + word.slice(1));
-  return method.toLowerCase() + words.join('');
-}
-
 /**
  * Moves object schemas that carry a `title` (Intent, Product, Order...) into components.schemas
  * and points at them, so generated clients get named types. Two different schemas of one title:
@@ -204,7 +244,7 @@ function hoistTitledSchemas(node: unknown, schemas: Json, atRoot = true): unknow
 }
 
 /** The `transformObject` of @fastify/swagger. */
-export function completeDocument(document: Json, routes: RouteConfigs, apiBase: string): Json {
+export function completeDocument(document: Json, routes: RouteConfigs, webhookPayloads: WebhookPayloads): Json {
   const components = (document.components ?? {}) as Json;
   const schemas = { ...((components.schemas ?? {}) as Json) };
   // The error envelope is registered with $id ErrorEnvelope; swagger names it def-0.
@@ -219,7 +259,6 @@ export function completeDocument(document: Json, routes: RouteConfigs, apiBase: 
 
   const paths: Record<string, Json> = {};
   for (const [path, item] of Object.entries(refRenamed)) {
-    const short = path.startsWith(apiBase) ? path.slice(apiBase.length) : path;
     const completed: Json = {};
     for (const [methodName, value] of Object.entries(item)) {
       if (!(HTTP_METHODS as readonly string[]).includes(methodName)) {
@@ -227,15 +266,16 @@ export function completeDocument(document: Json, routes: RouteConfigs, apiBase: 
         continue;
       }
       const method = methodName.toUpperCase();
-      const operation = { ...(value as Json) };
+      const { operationId, summary, description, ...rest } = value as Json;
+      const operation = { ...rest };
       const config = routes.get(method, path);
-      const doc = operationDocs[`${method} ${short}`];
+      const extras = config.openapi ?? {};
       const auth = config.auth ?? 'none';
       const ordered: Json = {
-        operationId: doc?.operationId ?? fallbackOperationId(method, short),
-        summary: doc?.summary ?? `${method} ${short}`,
+        operationId,
+        summary,
         description: [
-          doc?.description ?? '',
+          description ?? '',
           auth === 'none'
             ? 'No key.'
             : `Key: ${auth === 'secret' ? 'secret (sk_)' : 'secret or publishable'}` +
@@ -261,32 +301,34 @@ export function completeDocument(document: Json, routes: RouteConfigs, apiBase: 
         ];
       }
       const facts = routes.factsOf(method, path);
-      if (doc?.upload && !operation.requestBody) {
+      if (extras.upload && !operation.requestBody) {
         // The route's media types: a multipart form with the file, or the file as the body (CSV).
         const mediaTypes = facts?.mediaTypes ?? ['multipart/form-data'];
         operation.requestBody = {
           required: true,
-          content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: fileBodySchema(type, doc.upload!) }])),
+          content: Object.fromEntries(
+            mediaTypes.map((type) => [type, { schema: fileBodySchema(type, extras.upload!) }]),
+          ),
         };
         ordered.requestBody = operation.requestBody;
-      } else if (operation.requestBody && facts?.bodyOptional && !doc?.bodyRequired) {
+      } else if (operation.requestBody && facts?.bodyOptional && !extras.bodyRequired) {
         // decisions.md: an action without a body may be sent with none.
         operation.requestBody = { ...(operation.requestBody as Json), required: false };
         ordered.requestBody = operation.requestBody;
       }
-      if (doc?.csv) {
+      if (extras.csv) {
         const responses = operation.responses as Record<string, Json>;
         responses['200'] = { description: 'CSV', content: { 'text/csv': { schema: { type: 'string' } } } };
       }
-      if (doc?.alsoAnswers) {
+      if (extras.alsoAnswers) {
         const success = (operation.responses as Record<string, { content?: Json }>)['200'];
         if (success?.content) {
-          for (const type of doc.alsoAnswers) success.content[type] = { schema: { type: 'string' } };
+          for (const type of extras.alsoAnswers) success.content[type] = { schema: { type: 'string' } };
         }
       }
       const requestBody = operation.requestBody as { content?: Record<string, Json> } | undefined;
       const jsonBody = requestBody?.content?.['application/json'];
-      if (jsonBody && doc?.requestExample) jsonBody.example = doc.requestExample;
+      if (jsonBody && extras.requestExample) jsonBody.example = extras.requestExample;
       const responses = { ...((operation.responses ?? {}) as Record<string, Json>) };
       for (const [status, response] of Object.entries(responses)) {
         if (response.description === 'Default Response') {
@@ -295,7 +337,7 @@ export function completeDocument(document: Json, routes: RouteConfigs, apiBase: 
       }
       ordered.responses = {
         ...responses,
-        ...errorResponses([...codesOf(method, config), ...(doc?.codes ?? [])], envelope),
+        ...errorResponses([...codesOf(method, config), ...(config.errorCodes ?? [])], envelope),
       };
       completed[methodName] = ordered;
     }
@@ -303,7 +345,7 @@ export function completeDocument(document: Json, routes: RouteConfigs, apiBase: 
   }
 
   const webhooks: Json = {};
-  for (const [name, { when, schema }] of Object.entries(eventPayloads)) {
+  for (const [name, { when, schema }] of Object.entries(webhookPayloads)) {
     webhooks[name] = {
       post: {
         operationId: `webhook_${name.replace(/[^A-Za-z0-9]/g, '_')}`,

@@ -13,10 +13,15 @@ const SECRET = 'whsec_do_not_log_0123456789';
 
 /** A route whose statement fails with a secret among its parameters. */
 const failingRoute: FastifyPluginAsync = async (app) => {
-  app.get('/probe/db-error', { config: { auth: 'publishable', scope: 'intents:read' } }, async () => {
-    await sql`INSERT INTO businesses (id, name) VALUES (${SECRET}, ${null})`.execute(app.services.db);
-    return { success: true };
-  });
+  const documented = { operationId: 'probeDbError', summary: 'A read whose statement fails' };
+  app.get(
+    '/probe/db-error',
+    { config: { auth: 'publishable', scope: 'intents:read' }, schema: documented },
+    async () => {
+      await sql`INSERT INTO businesses (id, name) VALUES (${SECRET}, ${null})`.execute(app.services.db);
+      return { success: true };
+    },
+  );
 };
 
 describe('database errors are logged without their parameters (issue 15 item 6)', () => {

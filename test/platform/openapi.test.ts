@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import type { FastifyPluginAsync } from 'fastify';
 import { afterAll, beforeAll, test } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { developerModules } from '../../src/modules/index.js';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 
 let t: TestApp;
@@ -22,4 +25,28 @@ test('the committed openapi.json matches the document generated from the routes 
     JSON.stringify(served.body) === JSON.stringify(committed),
     'openapi.json is out of date: run `npm run openapi`',
   );
+});
+
+test('a route of the API without an operationId and a summary keeps the app from starting', async () => {
+  const undocumented: FastifyPluginAsync = async (app) => {
+    app.get('/probe/undocumented', { config: { auth: 'publishable', scope: 'intents:read' } }, async () => ({}));
+  };
+  await assert.rejects(async () => {
+    const app = await buildApp(t.runtime, { developerRoutes: [...developerModules, undocumented] });
+    await app.ready();
+  }, /GET \/api\/v1\/dev\/probe\/undocumented is in the API document: its schema needs an operationId and a summary/);
+  const summaryOnly: FastifyPluginAsync = async (app) => {
+    app.get('/probe/unnamed', { schema: { summary: 'A read with no name' } }, async () => ({}));
+  };
+  await assert.rejects(async () => {
+    const app = await buildApp(t.runtime, { developerRoutes: [summaryOnly] });
+    await app.ready();
+  }, /\/probe\/unnamed is in the API document/);
+  // A hidden route, or one outside the API, needs no name.
+  const hidden: FastifyPluginAsync = async (app) => {
+    app.get('/probe/hidden', { schema: { hide: true } }, async () => ({}));
+  };
+  const app = await buildApp(t.runtime, { developerRoutes: [hidden] });
+  await app.ready();
+  await app.close();
 });

@@ -17,7 +17,13 @@ import { ADMIN_TOKEN } from '../support/harness.js';
 const brokenSerializer: FastifyPluginAsync = async (app) => {
   app.get(
     '/probe/broken',
-    { schema: { response: { 200: { type: 'object', properties: { a: { $ref: 'nowhere#' } } } } } },
+    {
+      schema: {
+        operationId: 'probeBroken',
+        summary: 'A read whose answer cannot be serialized',
+        response: { 200: { type: 'object', properties: { a: { $ref: 'nowhere#' } } } },
+      },
+    },
     async () => ({ a: 1 }),
   );
 };

@@ -16,7 +16,11 @@ export const probeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/probe/read',
     {
       config: { auth: 'publishable', scope: 'intents:read' },
-      schema: { response: { 200: Envelope(Type.Object({ businessId: Type.String(), sandbox: Type.Boolean() })) } },
+      schema: {
+        operationId: 'probeRead',
+        summary: 'A read that answers who the key is',
+        response: { 200: Envelope(Type.Object({ businessId: Type.String(), sandbox: Type.Boolean() })) },
+      },
     },
     async (request) => ({
       success: true as const,
@@ -29,6 +33,8 @@ export const probeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { auth: 'secret', scope: 'intents:write', write: API_WRITE },
       schema: {
+        operationId: 'probeCounter',
+        summary: 'A write that counts its executions',
         body: Type.Object(
           {
             name: Type.String({ minLength: 1, maxLength: 100 }),
@@ -75,7 +81,10 @@ export const probeRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/probe/sandbox-only',
-    { config: { auth: 'secret', scope: 'intents:write', sandboxOnly: true, write: API_WRITE } },
+    {
+      config: { auth: 'secret', scope: 'intents:write', sandboxOnly: true, write: API_WRITE },
+      schema: { operationId: 'probeSandboxOnly', summary: 'A write of test keys only' },
+    },
     async (request, reply) => write(request, reply, 200, async () => ({ environment: request.auth!.environment })),
   );
 };

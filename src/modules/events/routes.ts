@@ -28,7 +28,18 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/events',
-    { config: read, schema: { tags, querystring: EventsQuery, response: { 200: Envelope(Paginated(EventResource)) } } },
+    {
+      config: { ...read, errorCodes: ['EVENT_NOT_FOUND'] },
+      schema: {
+        operationId: 'listEvents',
+        summary: 'List events',
+        description:
+          "The events of the key's business and environment, of the types its scopes may read. Newest first with `page`; or, with `after=evt_...`, the events that follow it oldest first (for polling consumers: pass the last id seen). Both follow one order, the order in which the events were committed: the pages read newest first are that order reversed, whatever the events' `createdAt` (events written together share one). Filters by `type` (a name or a `prefix.*`) and `object` (an intent, order or payout reference, a product id). Events are kept at least 30 days.",
+        tags,
+        querystring: EventsQuery,
+        response: { 200: Envelope(Paginated(EventResource)) },
+      },
+    },
     async (request) => {
       const { page, limit, offset } = pageWindow(request.query);
       const { type, object, after } = request.query;
@@ -67,7 +78,18 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/events/:id',
-    { config: read, schema: { tags, params: EventParams, response: { 200: Envelope(EventResource) } } },
+    {
+      config: { ...read, errorCodes: ['EVENT_NOT_FOUND', 'SANDBOX_MISMATCH'] },
+      schema: {
+        operationId: 'retrieveEvent',
+        summary: 'Retrieve an event',
+        description:
+          'One event with its payload exactly as delivered to webhook endpoints. An event of the other environment answers SANDBOX_MISMATCH.',
+        tags,
+        params: EventParams,
+        response: { 200: Envelope(EventResource) },
+      },
+    },
     async (request) => ({ success: true as const, data: await getEvent(db, caller(request), request.params.id) }),
   );
 };

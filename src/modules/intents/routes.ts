@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { requireAuth } from '../../http/context.js';
 import { API_WRITE, CommittedRefusal, write } from '../../http/idempotency/plugin.js';
 import { Envelope, Paginated, pageOf, pageWindow, parseDateFilter } from '../../http/schemas.js';
-import { ListPaymentsQuery, Payment } from '../payments/schemas.js';
+import { ListPaymentsQuery, PAYMENT_ATTEMPTS, Payment } from '../payments/schemas.js';
 import {
   CreateIntentBody,
   CreatedIntent,
@@ -23,6 +23,7 @@ export function payBaseUrl(request: FastifyRequest): string {
 }
 
 const tags = ['Payment intents'];
+const INTENT_CODES = ['INTENT_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
 
 export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { database, db, config } = app.services;
@@ -30,8 +31,30 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/intents',
     {
-      config: { auth: 'secret', scope: 'intents:write', write: API_WRITE },
-      schema: { tags, body: CreateIntentBody, response: { 201: Envelope(CreatedIntent) } },
+      config: {
+        auth: 'secret',
+        scope: 'intents:write',
+        write: API_WRITE,
+        errorCodes: [
+          'AMOUNT_OUT_OF_RANGE',
+          'METADATA_TOO_MANY_KEYS',
+          'METADATA_VALUE_TOO_LONG',
+          'CODE_SPACE_EXHAUSTED',
+        ],
+        openapi: {
+          requestExample: { amount: 150000, label: 'Order #1042', metadata: { orderId: '1042' } },
+          bodyRequired: true,
+        },
+      },
+      schema: {
+        operationId: 'createIntent',
+        summary: 'Create a payment intent',
+        description:
+          'Creates a PENDING intent with a 6-digit payment code and a hosted checkout URL (`payUrl`), valid 24 hours. Sends `payment.created`.',
+        tags,
+        body: CreateIntentBody,
+        response: { 201: Envelope(CreatedIntent) },
+      },
     },
     async (request, reply) =>
       write(request, reply, 201, async (trx) =>
@@ -48,8 +71,15 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/intents/:referenceNumber',
     {
-      config: { auth: 'publishable', scope: 'intents:read' },
-      schema: { tags, params: ReferenceParams, response: { 200: Envelope(Intent) } },
+      config: { auth: 'publishable', scope: 'intents:read', errorCodes: INTENT_CODES },
+      schema: {
+        operationId: 'retrieveIntent',
+        summary: 'Retrieve a payment intent',
+        description: 'The full intent, with its payment and refunds. A publishable key may read it.',
+        tags,
+        params: ReferenceParams,
+        response: { 200: Envelope(Intent) },
+      },
     },
     async (request) => {
       const intent = await intents.getIntentView(database, requireAuth(request.auth), request.params.referenceNumber);
@@ -61,7 +91,14 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/intents',
     {
       config: { auth: 'publishable', scope: 'intents:read' },
-      schema: { tags, querystring: ListIntentsQuery, response: { 200: Envelope(Paginated(Intent)) } },
+      schema: {
+        operationId: 'listIntents',
+        summary: 'List payment intents',
+        description: 'Newest first, paginated. Filters by status and creation date.',
+        tags,
+        querystring: ListIntentsQuery,
+        response: { 200: Envelope(Paginated(Intent)) },
+      },
     },
     async (request) => {
       const { page, limit, offset } = pageWindow(request.query);
@@ -91,8 +128,11 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/intents/:referenceNumber/payments',
     {
-      config: { auth: 'secret', scope: 'intents:read' },
+      config: { auth: 'secret', scope: 'intents:read', errorCodes: INTENT_CODES },
       schema: {
+        operationId: 'listIntentPayments',
+        summary: "List a payment intent's payments",
+        description: `Every attempt to pay the intent, failed ones included, newest first, paginated.\n\n${PAYMENT_ATTEMPTS}`,
         tags,
         params: ReferenceParams,
         querystring: ListPaymentsQuery,
@@ -114,8 +154,21 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/intents/:referenceNumber/cancel',
     {
-      config: { auth: 'secret', scope: 'intents:write', write: API_WRITE },
-      schema: { tags, params: ReferenceParams, body: NoBody, response: { 200: Envelope(Intent) } },
+      config: {
+        auth: 'secret',
+        scope: 'intents:write',
+        write: API_WRITE,
+        errorCodes: [...INTENT_CODES, 'INTENT_CANCEL_INVALID_STATUS', 'INTENT_CANCEL_CONFLICT'],
+      },
+      schema: {
+        operationId: 'cancelIntent',
+        summary: 'Cancel a payment intent',
+        description: 'Cancels a PENDING intent and sends `payment.cancelled`. No body.',
+        tags,
+        params: ReferenceParams,
+        body: NoBody,
+        response: { 200: Envelope(Intent) },
+      },
     },
     async (request, reply) =>
       write(request, reply, 200, async (trx) =>
@@ -129,8 +182,23 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/intents/:referenceNumber/refund',
     {
-      config: { auth: 'secret', scope: 'intents:write', write: API_WRITE },
-      schema: { tags, params: ReferenceParams, body: RefundBody, response: { 200: Envelope(Intent) } },
+      config: {
+        auth: 'secret',
+        scope: 'intents:write',
+        write: API_WRITE,
+        errorCodes: [...INTENT_CODES, 'INTENT_REFUND_INVALID_STATUS', 'REFUND_AMOUNT_INVALID', 'INSUFFICIENT_FUNDS'],
+        openapi: { requestExample: { amount: 50000, reason: 'Damaged item' } },
+      },
+      schema: {
+        operationId: 'refundIntent',
+        summary: 'Refund a payment intent',
+        description:
+          'Refunds a PAID intent in full (no amount) or in part, from the merchant balance. Sends `payment.refunded`. A balance that cannot cover the refund answers 402 INSUFFICIENT_FUNDS (as a payout does) and nothing moves.',
+        tags,
+        params: ReferenceParams,
+        body: RefundBody,
+        response: { 200: Envelope(Intent) },
+      },
     },
     async (request, reply) =>
       write(request, reply, 200, async (trx) =>
@@ -144,8 +212,24 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/intents/:referenceNumber/simulate',
     {
-      config: { auth: 'secret', scope: 'intents:write', sandboxOnly: true, write: API_WRITE },
-      schema: { tags, params: ReferenceParams, body: SimulateBody, response: { 200: Envelope(Intent) } },
+      config: {
+        auth: 'secret',
+        scope: 'intents:write',
+        sandboxOnly: true,
+        write: API_WRITE,
+        errorCodes: [...INTENT_CODES, 'INTENT_NOT_PENDING', 'AMOUNT_OUT_OF_RANGE', 'PAYMENT_FAILED', 'WALLET_LOCKED'],
+        openapi: { requestExample: { outcome: 'success' } },
+      },
+      schema: {
+        operationId: 'simulateIntentPayment',
+        summary: 'Simulate a payment (sandbox)',
+        description:
+          'Test keys only: pays the intent from a sandbox wallet (`outcome: success`) or fails it (`failure`), with the events a real payment sends. From `+22220000004` (approves), `+22220000005` (declines) or `+22220000006` (never answers) the intent stays `PENDING` with a `PROCESSING` payment, which the payer ends about 2 s later (or the timeout ends); see the sandbox scenarios in docs/payments.md.',
+        tags,
+        params: ReferenceParams,
+        body: SimulateBody,
+        response: { 200: Envelope(Intent) },
+      },
     },
     async (request, reply) =>
       write(request, reply, 200, async (trx) => {
@@ -163,8 +247,22 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/intents/:referenceNumber/simulate-expiry',
     {
-      config: { auth: 'secret', scope: 'intents:write', sandboxOnly: true, write: API_WRITE },
-      schema: { tags, params: ReferenceParams, body: NoBody, response: { 200: Envelope(Intent) } },
+      config: {
+        auth: 'secret',
+        scope: 'intents:write',
+        sandboxOnly: true,
+        write: API_WRITE,
+        errorCodes: [...INTENT_CODES, 'INTENT_NOT_PENDING'],
+      },
+      schema: {
+        operationId: 'simulateIntentExpiry',
+        summary: 'Simulate expiry (sandbox)',
+        description: 'Test keys only: expires a PENDING intent now, as 24 hours would, and sends `payment.expired`.',
+        tags,
+        params: ReferenceParams,
+        body: NoBody,
+        response: { 200: Envelope(Intent) },
+      },
     },
     async (request, reply) =>
       write(request, reply, 200, async (trx) =>

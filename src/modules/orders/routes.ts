@@ -19,6 +19,7 @@ import {
 import { E164_PATTERN } from '../../lib/phone.js';
 import { payBaseUrl } from '../intents/routes.js';
 import { ListPaymentsQuery, Payment } from '../payments/schemas.js';
+import { orderActionDocs, orderDocs } from './docs.js';
 import * as orders from './service.js';
 import { FORWARD_ACTIONS, ORDER_STATUSES } from './state.js';
 
@@ -152,8 +153,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/orders/simulate',
     {
-      config: { ...writeRoute, sandboxOnly: true },
+      config: { ...writeRoute, sandboxOnly: true, ...orderDocs.simulateOrder.config },
       schema: {
+        ...orderDocs.simulateOrder.schema,
         tags,
         body: Type.Object(
           {
@@ -180,6 +182,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: read,
       schema: {
+        ...orderDocs.listOrders.schema,
         tags,
         querystring: Type.Object(
           {
@@ -224,7 +227,10 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/store/orders/:referenceNumber',
-    { config: read, schema: { tags, params: Params, response: { 200: Envelope(Order) } } },
+    {
+      config: { ...read, ...orderDocs.retrieveOrder.config },
+      schema: { ...orderDocs.retrieveOrder.schema, tags, params: Params, response: { 200: Envelope(Order) } },
+    },
     async (request) => ({
       success: true as const,
       data: await view(request, await orders.getOrder(db, at(request))),
@@ -234,8 +240,14 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/store/orders/:referenceNumber/payments',
     {
-      config: read,
-      schema: { tags, params: Params, querystring: ListPaymentsQuery, response: { 200: Envelope(Paginated(Payment)) } },
+      config: { ...read, ...orderDocs.listOrderPayments.config },
+      schema: {
+        ...orderDocs.listOrderPayments.schema,
+        tags,
+        params: Params,
+        querystring: ListPaymentsQuery,
+        response: { 200: Envelope(Paginated(Payment)) },
+      },
     },
     async (request) => {
       const window = pageWindow(request.query);
@@ -244,9 +256,19 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   for (const action of FORWARD_ACTIONS) {
+    const docs = orderActionDocs(action);
     app.post(
       `/store/orders/:referenceNumber/${action}`,
-      { config: writeRoute, schema: { tags, params: Params, body: NoBody, response: { 200: Envelope(Order) } } },
+      {
+        config: { ...writeRoute, ...docs.config },
+        schema: {
+          ...docs.schema,
+          tags,
+          params: Params,
+          body: NoBody,
+          response: { 200: Envelope(Order) },
+        },
+      },
       async (request, reply) =>
         write(request, reply, 200, async (trx) =>
           changedView(request, await orders.transitionOrder(trx, at(request), action)),
@@ -257,8 +279,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/orders/:referenceNumber/cancel',
     {
-      config: writeRoute,
+      config: { ...writeRoute, ...orderDocs.cancelOrder.config },
       schema: {
+        ...orderDocs.cancelOrder.schema,
         tags,
         params: Params,
         body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false }),
@@ -274,8 +297,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/orders/:referenceNumber/refund',
     {
-      config: writeRoute,
+      config: { ...writeRoute, ...orderDocs.refundOrder.config },
       schema: {
+        ...orderDocs.refundOrder.schema,
         tags,
         params: Params,
         body: Type.Object(
@@ -297,8 +321,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/orders/:referenceNumber/propose-modification',
     {
-      config: writeRoute,
+      config: { ...writeRoute, ...orderDocs.proposeOrderModification.config },
       schema: {
+        ...orderDocs.proposeOrderModification.schema,
         tags,
         params: Params,
         body: Type.Object({ items: RequestedItems }, { additionalProperties: false }),
@@ -319,8 +344,14 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/orders/:referenceNumber/modification/accept',
     {
-      config: { ...writeRoute, sandboxOnly: true },
-      schema: { tags, params: Params, body: NoBody, response: { 200: Envelope(Order) } },
+      config: { ...writeRoute, sandboxOnly: true, ...orderDocs.acceptOrderModification.config },
+      schema: {
+        ...orderDocs.acceptOrderModification.schema,
+        tags,
+        params: Params,
+        body: NoBody,
+        response: { 200: Envelope(Order) },
+      },
     },
     async (request, reply) =>
       write(request, reply, 200, async (trx) =>
@@ -331,8 +362,14 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/orders/:referenceNumber/modification/decline',
     {
-      config: { ...writeRoute, sandboxOnly: true },
-      schema: { tags, params: Params, body: NoBody, response: { 200: Envelope(Order) } },
+      config: { ...writeRoute, sandboxOnly: true, ...orderDocs.declineOrderModification.config },
+      schema: {
+        ...orderDocs.declineOrderModification.schema,
+        tags,
+        params: Params,
+        body: NoBody,
+        response: { 200: Envelope(Order) },
+      },
     },
     async (request, reply) =>
       write(request, reply, 200, async (trx) =>

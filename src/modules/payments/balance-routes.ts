@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/context.js';
-import { startDownload } from '../../http/downloads.js';
+import { DOWNLOAD_LIMITS_DESCRIPTION, startDownload } from '../../http/downloads.js';
 import {
   DateFilter,
   Envelope,
@@ -76,6 +76,10 @@ export const balanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { auth: 'secret', scope: 'intents:read' },
       schema: {
+        operationId: 'retrieveBalance',
+        summary: 'Retrieve the merchant balance',
+        description:
+          "The available balance of the key's environment, in centimes: the sum of the `net` of its balance transactions.",
         tags,
         querystring: Type.Object({}, { additionalProperties: false }),
         response: {
@@ -100,7 +104,15 @@ export const balanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/balance/transactions',
     {
       config: { auth: 'secret', scope: 'balance:read' },
-      schema: { tags, querystring: ListQuery, response: { 200: Envelope(Paginated(BalanceTransaction)) } },
+      schema: {
+        operationId: 'listBalanceTransactions',
+        summary: 'List balance transactions',
+        description:
+          "Every movement of the merchant balance in the key's environment, newest first: payments, refunds, order payments, order refunds and modification adjustments, each with its gross `amount`, the `fee` the platform kept and the `net` that moved the balance. Filters: `type`, `source` (a PI-/OR- reference), `from`, `to`. Needs the `balance:read` scope.",
+        tags,
+        querystring: ListQuery,
+        response: { 200: Envelope(Paginated(BalanceTransaction)) },
+      },
     },
     async (request) => {
       const { page, limit, offset } = pageWindow(request.query);
@@ -128,8 +140,11 @@ export const balanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/balance/transactions/export',
     {
-      config: { auth: 'secret', scope: 'balance:read' },
+      config: { auth: 'secret', scope: 'balance:read', errorCodes: ['TOO_MANY_DOWNLOADS'], openapi: { csv: true } },
       schema: {
+        operationId: 'exportBalanceTransactions',
+        summary: 'Export balance transactions as CSV',
+        description: `The balance transactions that the list's filters take (\`type\`, \`source\`, \`from\`, \`to\`; all when absent) as CSV, streamed, newest first, with a header row naming the same fields as the list (id, type, amount, fee, net, currency, sourceReference, sourceKind, description, balanceAfter, createdAt); text cells that a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each \`;\`, tab or line break that a formula would follow. ${DOWNLOAD_LIMITS_DESCRIPTION}`,
         tags,
         querystring: ExportQuery,
         produces: ['text/csv'],
@@ -157,8 +172,19 @@ export const balanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/balance/transactions/:id',
     {
-      config: { auth: 'secret', scope: 'balance:read' },
-      schema: { tags, params: IdParams, response: { 200: Envelope(BalanceTransaction) } },
+      config: {
+        auth: 'secret',
+        scope: 'balance:read',
+        errorCodes: ['BALANCE_TRANSACTION_NOT_FOUND', 'SANDBOX_MISMATCH'],
+      },
+      schema: {
+        operationId: 'retrieveBalanceTransaction',
+        summary: 'Retrieve a balance transaction',
+        description: 'One balance transaction by its `txn_` id.',
+        tags,
+        params: IdParams,
+        response: { 200: Envelope(BalanceTransaction) },
+      },
     },
     async (request) => ({
       success: true as const,

@@ -3,7 +3,7 @@ import type { FastifyContextConfig } from 'fastify';
 import { requireAuth } from '../../http/context.js';
 import { ApiError } from '../../http/errors.js';
 import { Envelope } from '../../http/schemas.js';
-import { Payment, PaymentParams } from './schemas.js';
+import { PAYMENT_ATTEMPTS, Payment, PaymentParams } from './schemas.js';
 import { getPayment, type PaymentView } from './store.js';
 
 const tags = ['Payments'];
@@ -29,8 +29,15 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/payments/:id',
     {
-      config: { auth: 'secret', scope: 'intents:read' },
-      schema: { tags, params: PaymentParams, response: { 200: Envelope(Payment) } },
+      config: { auth: 'secret', scope: 'intents:read', errorCodes: ['PAYMENT_NOT_FOUND', 'SANDBOX_MISMATCH'] },
+      schema: {
+        operationId: 'retrievePayment',
+        summary: 'Retrieve a payment',
+        description: `One payment by its \`pay_\` id, with the reference of the intent (\`intent\`) or order (\`order\`) it pays. A payment of an order also needs the scope \`store.orders:read\` (SCOPE_REQUIRED otherwise). A payment of the other environment answers SANDBOX_MISMATCH.\n\n${PAYMENT_ATTEMPTS}`,
+        tags,
+        params: PaymentParams,
+        response: { 200: Envelope(Payment) },
+      },
     },
     async (request) => {
       const auth = requireAuth(request.auth);

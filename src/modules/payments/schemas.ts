@@ -62,3 +62,7 @@ export const PaymentParams = Type.Object({ id: Type.String({ pattern: '^pay_[0-9
 
 /** The query of a list of one intent's or order's payments: pages only. */
 export const ListPaymentsQuery = Type.Object({ ...Pagination }, { additionalProperties: false });
+
+/** What the docs of every read of payments say a payment is. */
+export const PAYMENT_ATTEMPTS =
+  "A payment is one attempt to pay an intent or an order, whatever its outcome: `SUCCEEDED` (the money moved: `commission` and the `settlement` lines it credited, which add up to `amount` + the payer fee, and `settledAt`), `FAILED` (nothing moved: `failure.code` says why, such as INSUFFICIENT_BALANCE, INVALID_PIN, WALLET_LOCKED, SANDBOX_DECLINED or SIMULATED_FAILURE), or `PROCESSING` (a payer who has not answered yet). `method` is WALLET_PIN (a wallet and its PIN typed on a hosted page) or SANDBOX (`simulate` with a test key). The payer's phone is masked as in events.";

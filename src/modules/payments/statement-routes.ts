@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth, type AuthContext } from '../../http/context.js';
-import { startDownload } from '../../http/downloads.js';
+import { DOWNLOAD_LIMITS_DESCRIPTION, startDownload } from '../../http/downloads.js';
 import { Envelope, literalUnion } from '../../http/schemas.js';
 import { DEFAULT_LANG, LANGS, type Lang } from '../../lib/i18n.js';
 import { TransactionType } from './balance-routes.js';
@@ -77,6 +77,15 @@ const RangeQuery = Type.Object(
 
 const statementResponse = { 200: Envelope(BalanceStatement) };
 
+/** What the docs of both statements say of their files. */
+const STATEMENT_FILES =
+  'With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. ' +
+  DOWNLOAD_LIMITS_DESCRIPTION +
+  ' A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`.';
+/** What the docs of both statements say of their figures. */
+const STATEMENT_FIGURES =
+  "the opening balance (the sum of `net` of every balance transaction of the key's environment created before the period), the totals of the period by type (one entry per type, in a fixed order: count, gross = sum of `amount`, fees = sum of `fee`, net = sum of `net`), and the closing balance (opening + the period's net), to the centime with `GET /balance/transactions`. `period.to` is exclusive: the first instant after the period.";
+
 /**
  * `GET /dev/balance/statements/{YYYY-MM}` and `GET /dev/balance/statements?from=&to=`: the
  * merchant's balance statement for a UTC month or a range of UTC days, as JSON, CSV or a
@@ -107,8 +116,16 @@ export const statementRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/balance/statements/:period',
     {
-      config: { auth: 'secret', scope: 'balance:read' },
+      config: {
+        auth: 'secret',
+        scope: 'balance:read',
+        errorCodes: ['STATEMENT_PERIOD_INVALID', 'TOO_MANY_DOWNLOADS'],
+        openapi: { alsoAnswers: ['text/csv', 'text/html'] },
+      },
       schema: {
+        operationId: 'retrieveBalanceStatement',
+        summary: 'Retrieve the balance statement of a month',
+        description: `The statement of a UTC month (\`YYYY-MM\`): ${STATEMENT_FIGURES}\n\n${STATEMENT_FILES}`,
         tags,
         params: MonthParams,
         querystring: Type.Object(FileOptions, { additionalProperties: false }),
@@ -122,8 +139,20 @@ export const statementRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/balance/statements',
     {
-      config: { auth: 'secret', scope: 'balance:read' },
-      schema: { tags, querystring: RangeQuery, response: statementResponse },
+      config: {
+        auth: 'secret',
+        scope: 'balance:read',
+        errorCodes: ['STATEMENT_PERIOD_INVALID', 'TOO_MANY_DOWNLOADS'],
+        openapi: { alsoAnswers: ['text/csv', 'text/html'] },
+      },
+      schema: {
+        operationId: 'retrieveBalanceStatementForRange',
+        summary: 'Retrieve the balance statement of a range of days',
+        description: `The statement of the UTC days \`from\`..\`to\`, both included, at most 366 days: ${STATEMENT_FIGURES}\n\n${STATEMENT_FILES}`,
+        tags,
+        querystring: RangeQuery,
+        response: statementResponse,
+      },
     },
     async (request, reply) =>
       answer(requireAuth(request.auth), rangePeriod(request.query.from, request.query.to), request.query, reply),

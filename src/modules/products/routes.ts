@@ -8,6 +8,7 @@ import { ApiError } from '../../http/errors.js';
 import { API_UPLOAD, API_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope, Paginated, pageWindow } from '../../http/schemas.js';
 import { exportProducts, importProducts } from './csv.js';
+import { productDocs } from './docs.js';
 import { MAX_IMAGE_BYTES, prepareImage, storeImage } from './images.js';
 import { productView } from './model.js';
 import {
@@ -106,7 +107,10 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/store/products',
-    { config: writeRoute, schema: { tags, body: ProductBody, response: { 201: Envelope(Product) } } },
+    {
+      config: { ...writeRoute, ...productDocs.createProduct.config },
+      schema: { ...productDocs.createProduct.schema, tags, body: ProductBody, response: { 201: Envelope(Product) } },
+    },
     async (request, reply) =>
       write(request, reply, 201, async (trx) =>
         productView(await products.createProduct(trx, caller(request), request.body)),
@@ -115,7 +119,15 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/store/products/:id',
-    { config: read, schema: { tags, params: ProductParams, response: { 200: Envelope(Product) } } },
+    {
+      config: { ...read, ...productDocs.retrieveProduct.config },
+      schema: {
+        ...productDocs.retrieveProduct.schema,
+        tags,
+        params: ProductParams,
+        response: { 200: Envelope(Product) },
+      },
+    },
     async (request) => ({
       success: true as const,
       data: productView(await products.getProduct(db, caller(request), request.params.id), publicView(request)),
@@ -124,7 +136,15 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/store/products',
-    { config: read, schema: { tags, querystring: ProductListQuery, response: { 200: Envelope(Paginated(Product)) } } },
+    {
+      config: { ...read, ...productDocs.listProducts.config },
+      schema: {
+        ...productDocs.listProducts.schema,
+        tags,
+        querystring: ProductListQuery,
+        response: { 200: Envelope(Paginated(Product)) },
+      },
+    },
     async (request) => {
       const { page, limit, offset } = pageWindow(request.query);
       const { search, status, sortBy, categoryId } = request.query;
@@ -152,8 +172,14 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/store/products/:id',
     {
-      config: writeRoute,
-      schema: { tags, params: ProductParams, body: ProductBody, response: { 200: Envelope(Product) } },
+      config: { ...writeRoute, ...productDocs.replaceProduct.config },
+      schema: {
+        ...productDocs.replaceProduct.schema,
+        tags,
+        params: ProductParams,
+        body: ProductBody,
+        response: { 200: Envelope(Product) },
+      },
     },
     async (request, reply) =>
       releasingImages(request, (released) =>
@@ -166,8 +192,14 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/store/products/:id',
     {
-      config: writeRoute,
-      schema: { tags, params: ProductParams, body: ProductPatchBody, response: { 200: Envelope(Product) } },
+      config: { ...writeRoute, ...productDocs.updateProduct.config },
+      schema: {
+        ...productDocs.updateProduct.schema,
+        tags,
+        params: ProductParams,
+        body: ProductPatchBody,
+        response: { 200: Envelope(Product) },
+      },
     },
     async (request, reply) =>
       releasingImages(request, (released) =>
@@ -180,8 +212,9 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/store/products/:id',
     {
-      config: writeRoute,
+      config: { ...writeRoute, ...productDocs.deleteProduct.config },
       schema: {
+        ...productDocs.deleteProduct.schema,
         tags,
         params: ProductParams,
         response: { 200: Envelope(Type.Object({ deleted: Type.Literal(true) })) },
@@ -196,9 +229,10 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/products/:id/images',
     {
-      config: { ...writeRoute, write: API_UPLOAD },
+      config: { ...writeRoute, write: API_UPLOAD, ...productDocs.uploadProductImage.config },
       preHandler: fileAsBody((request) => readUpload(request, MAX_IMAGE_BYTES, 'The file is larger than 5 MB.')),
       schema: {
+        ...productDocs.uploadProductImage.schema,
         tags,
         params: ProductParams,
         consumes: ['multipart/form-data'],
@@ -230,8 +264,14 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/store/products/:id/inventory',
     {
-      config: writeRoute,
-      schema: { tags, params: ProductParams, body: InventoryBody, response: { 200: Envelope(Product) } },
+      config: { ...writeRoute, ...productDocs.updateProductInventory.config },
+      schema: {
+        ...productDocs.updateProductInventory.schema,
+        tags,
+        params: ProductParams,
+        body: InventoryBody,
+        response: { 200: Envelope(Product) },
+      },
     },
     async (request, reply) =>
       write(request, reply, 200, async (trx) =>
@@ -242,8 +282,9 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/inventory',
     {
-      config: writeRoute,
+      config: { ...writeRoute, ...productDocs.updateInventoryBatch.config },
       schema: {
+        ...productDocs.updateInventoryBatch.schema,
         tags,
         body: BulkInventoryBody,
         response: { 200: Envelope(Type.Object({ items: Type.Array(Product) })) },
@@ -260,9 +301,10 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/store/products/import',
     {
-      config: { ...writeRoute, write: API_UPLOAD },
+      config: { ...writeRoute, write: API_UPLOAD, ...productDocs.importProducts.config },
       preHandler: fileAsBody(readCsv),
       schema: {
+        ...productDocs.importProducts.schema,
         tags,
         consumes: ['multipart/form-data', 'text/csv'],
         querystring: Type.Object(
@@ -294,8 +336,8 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/store/products/export',
     {
-      config: { auth: 'secret', scope: 'store.products:read' },
-      schema: { tags, querystring: ProductExportQuery, produces: ['text/csv'] },
+      config: { auth: 'secret', scope: 'store.products:read', ...productDocs.exportProducts.config },
+      schema: { ...productDocs.exportProducts.schema, tags, querystring: ProductExportQuery, produces: ['text/csv'] },
     },
     async (request, reply) => {
       const who = caller(request);

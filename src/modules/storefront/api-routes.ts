@@ -6,6 +6,7 @@ import { CUSTOMER_LINK_WRITE, CUSTOMER_WRITE, write } from '../../http/idempoten
 import { Envelope } from '../../http/schemas.js';
 import { readWalletPhoneOfBody } from '../../lib/phone.js';
 import { lockPayer } from '../payments/payers.js';
+import { SANDBOX_DEFAULT_PAYER, SANDBOX_WALLET_PIN } from '../sandbox/sandbox.js';
 import { payBaseUrl } from '../intents/routes.js';
 import { RequestedItems } from '../orders/routes.js';
 import * as orders from '../orders/service.js';
@@ -49,9 +50,13 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/storefront/shops/:shopId',
     {
+      config: { errorCodes: ['SHOP_NOT_FOUND', 'RATE_LIMITED'] },
       schema: {
-        tags,
+        operationId: 'storefrontCatalog',
         summary: "A shop's catalog: its ACTIVE products",
+        description:
+          "The shop's ACTIVE products with prices, variants, options and stock flags (`?search=`, `?page=`); `?mode=test` reads the shop's sandbox twin and lists the test wallets. Rate limited per address.",
+        tags,
         params: ShopParams,
         querystring: Type.Object(
           {
@@ -74,9 +79,23 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/storefront/shops/:shopId/quote',
     {
+      config: {
+        errorCodes: [
+          'SHOP_NOT_FOUND',
+          'PRODUCT_NOT_FOUND',
+          'VARIANT_NOT_FOUND',
+          'INSUFFICIENT_STOCK',
+          'AMOUNT_OUT_OF_RANGE',
+          'RATE_LIMITED',
+        ],
+        openapi: { requestExample: { items: [{ productId: 'prod_...', quantity: 2 }] } },
+      },
       schema: {
-        tags,
+        operationId: 'storefrontQuote',
         summary: 'Price a cart as an order of it would be priced now (nothing is taken)',
+        description:
+          'Prices every line on the server (catalog price + variant + options, times quantity; a flexible-price product takes the typed price, at least its catalog price) and adds the payer fee. Nothing is taken.',
+        tags,
         params: ShopParams,
         querystring: ModeQuery,
         body: Type.Object({ items: RequestedItems }, { additionalProperties: false }),
@@ -93,11 +112,38 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/storefront/shops/:shopId/orders',
     {
-      config: { write: CUSTOMER_WRITE },
+      config: {
+        write: CUSTOMER_WRITE,
+        errorCodes: [
+          'SHOP_NOT_FOUND',
+          'PRODUCT_NOT_FOUND',
+          'VARIANT_NOT_FOUND',
+          'INSUFFICIENT_STOCK',
+          'AMOUNT_OUT_OF_RANGE',
+          'INVALID_PIN',
+          'WALLET_LOCKED',
+          'WALLET_NOT_FOUND',
+          'INSUFFICIENT_BALANCE',
+          'IDEMPOTENCY_KEY_REUSED',
+          'IDEMPOTENCY_KEY_IN_PROGRESS',
+          'RATE_LIMITED',
+        ],
+        openapi: {
+          requestExample: {
+            items: [{ productId: 'prod_...', quantity: 1 }],
+            customerName: 'Mariem',
+            phone: SANDBOX_DEFAULT_PAYER,
+            pin: SANDBOX_WALLET_PIN,
+          },
+        },
+      },
       preValidation: readWalletPhoneOfBody,
       schema: {
-        tags,
+        operationId: 'storefrontPlaceOrder',
         summary: 'Place and pay an order with a wallet (phone + PIN)',
+        description:
+          "One transaction: prices the cart, takes the stock, debits the customer's wallet (amount + payer fee) after its PIN, credits the merchant and sends `order.new`. Anything refused takes nothing. An optional `X-Idempotency-Key` (scoped to the wallet) makes a retried or double-submitted order answer the first one. The answer's `orderUrl` is the customer's link to the order.",
+        tags,
         params: ShopParams,
         querystring: ModeQuery,
         headers: Type.Object({
@@ -146,9 +192,13 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/storefront/orders/:orderRef',
     {
+      config: { errorCodes: ['ORDER_NOT_FOUND', 'RATE_LIMITED'] },
       schema: {
-        tags,
+        operationId: 'storefrontGetOrder',
         summary: "The customer's order, by its link",
+        description:
+          'The order behind the customer link (`orderRef`, unguessable): status, lines, total, payment and refunds.',
+        tags,
         params: OrderParams,
         response: { 200: Envelope(CustomerOrder) },
       },
@@ -164,10 +214,16 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/storefront/orders/:orderRef/cancel',
     {
-      config: { write: CUSTOMER_LINK_WRITE },
+      config: {
+        write: CUSTOMER_LINK_WRITE,
+        errorCodes: ['ORDER_NOT_FOUND', 'ORDER_INVALID_TRANSITION', 'INSUFFICIENT_FUNDS', 'RATE_LIMITED'],
+      },
       schema: {
-        tags,
+        operationId: 'storefrontCancelOrder',
         summary: 'The customer cancels a NEW order: refunded in full, stock returned',
+        description:
+          'While the order is NEW: cancelled, refunded in full to the wallet, stock returned. Sends `order.cancelled`. A merchant balance that cannot cover the refund leaves the order as it was (INSUFFICIENT_FUNDS).',
+        tags,
         params: OrderParams,
         body: Type.Object(
           { reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) },
@@ -197,10 +253,28 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/storefront/orders/:orderRef/modification/accept',
     {
-      config: { write: CUSTOMER_LINK_WRITE },
+      config: {
+        write: CUSTOMER_LINK_WRITE,
+        errorCodes: [
+          'ORDER_NOT_FOUND',
+          'ORDER_INVALID_TRANSITION',
+          'PRODUCT_NOT_FOUND',
+          'VARIANT_NOT_FOUND',
+          'INSUFFICIENT_STOCK',
+          'INVALID_PIN',
+          'WALLET_LOCKED',
+          'WALLET_NOT_FOUND',
+          'INSUFFICIENT_BALANCE',
+          'INSUFFICIENT_FUNDS',
+          'RATE_LIMITED',
+        ],
+      },
       schema: {
-        tags,
+        operationId: 'storefrontAcceptModification',
         summary: "Accept the shop's proposed modification: the difference is charged or refunded",
+        description:
+          'Takes the wallet PIN: the difference is charged (or refunded) and the order takes the proposed lines. Sends `order.modified`. A wallet that cannot pay the difference (INSUFFICIENT_BALANCE), or a merchant balance that cannot refund it (INSUFFICIENT_FUNDS), leaves the order as it was.',
+        tags,
         params: OrderParams,
         body: Type.Object(
           {
@@ -238,10 +312,15 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/storefront/orders/:orderRef/modification/decline',
     {
-      config: { write: CUSTOMER_LINK_WRITE },
+      config: {
+        write: CUSTOMER_LINK_WRITE,
+        errorCodes: ['ORDER_NOT_FOUND', 'ORDER_INVALID_TRANSITION', 'RATE_LIMITED'],
+      },
       schema: {
-        tags,
+        operationId: 'storefrontDeclineModification',
         summary: "Decline the shop's proposed modification: the order stays as it was",
+        description: 'The order stays as it was; sends `order.modification_declined`.',
+        tags,
         params: OrderParams,
         body: Type.Object({}, { additionalProperties: false }),
         response: { 200: Envelope(CustomerOrder) },
