@@ -15,6 +15,13 @@ export const DEAD_REASONS = ['MAX_ATTEMPTS', 'ENDPOINT_DISABLED', 'ENDPOINT_DELE
 
 export type DeadReason = (typeof DEAD_REASONS)[number];
 
+/**
+ * The statuses of a delivery waiting for an attempt: PENDING (none yet) and FAILED (the last one
+ * failed, the next is scheduled). Only these have a next attempt (`nextAttemptAt`); a claim takes
+ * only these, and the partial indexes cover them. SUCCEEDED and DEAD are final.
+ */
+export const WAITING_STATUSES = ['PENDING', 'FAILED'] as const satisfies readonly DeliveryStatus[];
+
 export type SignatureScheme = 'commerce' | 'standard';
 export type EndpointDisabledReason = 'FAILING' | 'MANUAL';
 

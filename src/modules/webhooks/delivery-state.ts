@@ -1,17 +1,16 @@
 import { sql, type RawBuilder } from 'kysely';
 import { defineStateMachine } from '../../lib/state-machine.js';
 import { MAX_ATTEMPTS } from './delivery/retry-schedule.js';
-import { DEAD_REASONS, DELIVERY_STATUSES, type DeadReason, type DeliveryStatus } from '../../db/schema/webhooks.js';
+import {
+  DEAD_REASONS,
+  DELIVERY_STATUSES,
+  WAITING_STATUSES,
+  type DeadReason,
+  type DeliveryStatus,
+} from '../../db/schema/webhooks.js';
 
 /** The columns' vocabularies live beside their table (db/schema/webhooks.ts): the schema reads nothing above db. */
-export { DEAD_REASONS, DELIVERY_STATUSES, type DeadReason, type DeliveryStatus };
-
-/**
- * The statuses of a delivery waiting for an attempt: PENDING (none yet) and FAILED (the last one
- * failed, the next is scheduled). Only these have a next attempt (`nextAttemptAt`); a claim takes
- * only these, and the partial indexes cover them. SUCCEEDED and DEAD are final.
- */
-export const WAITING_STATUSES = ['PENDING', 'FAILED'] as const satisfies readonly DeliveryStatus[];
+export { DEAD_REASONS, DELIVERY_STATUSES, WAITING_STATUSES, type DeadReason, type DeliveryStatus };
 
 /**
  * The status a new delivery is inserted with (the fan-out, a ping, the `endpoint.disabled`
