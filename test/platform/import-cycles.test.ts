@@ -169,4 +169,9 @@ test('imports run one way: each room imports its own floor or the floors below',
     'an excepted upward import that is gone leaves its list',
   );
   assert.ok(ALLOWED_UPWARD_IMPORTS.length <= 3);
+  const architecture = readFileSync(path.resolve(SRC, '../docs/ARCHITECTURE.md'), 'utf8');
+  for (const edge of ALLOWED_UPWARD_IMPORTS) {
+    const [from, to] = edge.split(' -> ') as [string, string];
+    assert.ok(architecture.includes(`\`${from}\` → \`${to}\``), `docs/ARCHITECTURE.md explains ${edge}`);
+  }
 });
