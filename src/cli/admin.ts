@@ -50,7 +50,7 @@ DATA_DIR/admin-token) or ADMIN_TOKEN. ADMIN_URL (default http://127.0.0.1:$PORT)
 server; ADMIN_TIMEOUT_MS (30000: how long one attempt waits for its answer before it counts as lost).`;
 
 /** Each command group by its first word. */
-const GROUPS: Record<string, CommandGroup> = {
+const GROUPS: Readonly<Record<string, CommandGroup>> = {
   ...businessCommands,
   ...keyCommands,
   ...walletCommands,
@@ -61,8 +61,12 @@ function toCall(args: string[]): Call {
   const { values, positionals } = parseCommandLine(args);
   const [group, action, id] = positionals;
   const command = `${group ?? ''} ${action ?? ''}`.trim();
-  const call = group !== undefined && Object.hasOwn(GROUPS, group) ? GROUPS[group]!(action, id, values) : undefined;
-  if (!call) throw new UsageError(command ? `unknown command "${command}"` : 'no command');
+  const commands = group !== undefined && Object.hasOwn(GROUPS, group) ? GROUPS[group] : undefined;
+  // Own keys only: `key constructor` is no command.
+  if (!commands || action === undefined || !Object.hasOwn(commands, action)) {
+    throw new UsageError(command ? `unknown command "${command}"` : 'no command');
+  }
+  const call = commands[action]!({ action, id, values });
   const key = values['idempotency-key'];
   if (key === undefined) return call;
   if (call.method === 'GET') throw new UsageError('--idempotency-key is for commands that change something');

@@ -75,9 +75,15 @@ export function required(value: string | undefined, what: string): string {
   return value;
 }
 
-/** The commands of one group (`business`, `key`...): the call an action asks for, or undefined for an unknown action. */
-export type CommandGroup = (
-  action: string | undefined,
-  id: string | undefined,
-  values: OptionValues,
-) => Call | undefined;
+/** What a command line asks: its action (the second word), an id (the third) and its options. */
+export interface CommandInput {
+  action: string;
+  id: string | undefined;
+  values: OptionValues;
+}
+
+/** The call one command makes. */
+export type Command = (input: CommandInput) => Call;
+
+/** The commands of one group (`business`, `key`...) by their action. */
+export type CommandGroup = Readonly<Record<string, Command>>;

@@ -1,9 +1,9 @@
 import { ApiError } from '../../http/errors.js';
 import { defineStateMachine, type Decision } from '../../lib/state-machine.js';
-import { AMOUNT_TYPES, INTENT_STATUSES, type AmountType, type IntentStatus } from '../../db/schema/intents.js';
+import { INTENT_STATUSES, type IntentStatus } from '../../db/schema/intents.js';
 
 /** The columns' vocabularies live beside their table (db/schema/intents.ts): the schema reads nothing above db. */
-export { AMOUNT_TYPES, INTENT_STATUSES, type AmountType, type IntentStatus };
+export { AMOUNT_TYPES, INTENT_STATUSES, type AmountType, type IntentStatus } from '../../db/schema/intents.js';
 
 /**
  * The intent state machine of api.md 3.1 with decisions' FAILED rule, as the one definition every

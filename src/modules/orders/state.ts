@@ -4,7 +4,7 @@ import type { EventNameOf } from '../events/catalog.js';
 import { ORDER_STATUSES, type OrderStatus } from '../../db/schema/orders.js';
 
 /** The columns' vocabularies live beside their table (db/schema/orders.ts): the schema reads nothing above db. */
-export { ORDER_STATUSES, type OrderStatus };
+export { ORDER_STATUSES, type OrderStatus } from '../../db/schema/orders.js';
 
 /**
  * The order state machine (decisions "Orders"), as the one definition every route asks: each

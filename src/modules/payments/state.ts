@@ -1,14 +1,5 @@
 import { defineStateMachine } from '../../lib/state-machine.js';
-import {
-  INTENT_FAILURES,
-  PAYMENT_FAILURES,
-  PAYMENT_METHODS,
-  PAYMENT_STATUSES,
-  type IntentFailure,
-  type PaymentFailureCode,
-  type PaymentMethodName,
-  type PaymentStatus,
-} from '../../db/schema/payments.js';
+import { PAYMENT_STATUSES, type PaymentStatus } from '../../db/schema/payments.js';
 
 /** The columns' vocabularies live beside their table (db/schema/payments.ts): the schema reads nothing above db. */
 export {
@@ -20,7 +11,7 @@ export {
   type PaymentFailureCode,
   type PaymentMethodName,
   type PaymentStatus,
-};
+} from '../../db/schema/payments.js';
 
 /**
  * A payment's state machine: it is inserted PROCESSING (a payer who answers later), SUCCEEDED or

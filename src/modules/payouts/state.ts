@@ -1,15 +1,15 @@
 import { ApiError } from '../../http/errors.js';
 import { defineStateMachine } from '../../lib/state-machine.js';
 import type { EventNameOf } from '../events/catalog.js';
-import {
+import { PAYOUT_STATUSES, type PayoutStatus } from '../../db/schema/payouts.js';
+
+/** The columns' vocabularies live beside their table (db/schema/payouts.ts): the schema reads nothing above db. */
+export {
   PAYOUT_FAILURE_CODES,
   PAYOUT_STATUSES,
   type PayoutFailureCode,
   type PayoutStatus,
 } from '../../db/schema/payouts.js';
-
-/** The columns' vocabularies live beside their table (db/schema/payouts.ts): the schema reads nothing above db. */
-export { PAYOUT_FAILURE_CODES, PAYOUT_STATUSES, type PayoutFailureCode, type PayoutStatus };
 
 /** The status a payout is created with, and the only one a step starts from. */
 export const PAYOUT_OPEN_STATUS = 'PENDING' satisfies PayoutStatus;

@@ -1,16 +1,16 @@
 import { sql, type RawBuilder } from 'kysely';
 import { defineStateMachine } from '../../lib/state-machine.js';
 import { MAX_ATTEMPTS } from './delivery/retry-schedule.js';
-import {
+import { DELIVERY_STATUSES, WAITING_STATUSES, type DeadReason, type DeliveryStatus } from '../../db/schema/webhooks.js';
+
+/** The columns' vocabularies live beside their table (db/schema/webhooks.ts): the schema reads nothing above db. */
+export {
   DEAD_REASONS,
   DELIVERY_STATUSES,
   WAITING_STATUSES,
   type DeadReason,
   type DeliveryStatus,
 } from '../../db/schema/webhooks.js';
-
-/** The columns' vocabularies live beside their table (db/schema/webhooks.ts): the schema reads nothing above db. */
-export { DEAD_REASONS, DELIVERY_STATUSES, WAITING_STATUSES, type DeadReason, type DeliveryStatus };
 
 /**
  * The status a new delivery is inserted with (the fan-out, a ping, the `endpoint.disabled`
