@@ -1,7 +1,9 @@
 import { isIP } from 'node:net';
 import { Type, type Static } from 'typebox';
 import Value from 'typebox/value';
-import { PASSWORD_COST_EXPONENT } from './modules/dashboard/password.js';
+
+/** log2 of scrypt's N for dashboard passwords: N = 2^15 (with r = 8, p = 1) is OWASP's scrypt floor, ~120 ms of CPU per hash. */
+export const PASSWORD_COST_EXPONENT = 15;
 
 /**
  * Every setting the process reads from the environment. Values arrive as strings; the schema

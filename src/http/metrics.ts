@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { waitingStatuses } from '../modules/webhooks/delivery-state.js';
+import { WAITING_STATUSES } from '../db/schema.js';
 import { bearerToken, sameToken } from './auth.js';
 import type { AppServices } from './context.js';
 import { ApiError } from './errors.js';
@@ -97,7 +97,7 @@ export async function registerMetrics(app: FastifyInstance, services: AppService
     registers,
   });
 
-  /** Two cheap statements: pending deliveries through their partial index, attempts by outcome. */
+  /** Two cheap statements: waiting deliveries through their partial index (its statuses as literals), attempts by outcome. */
   async function readDatabaseState(): Promise<void> {
     const { rows } = await sql<DeliveryState>`
       SELECT
@@ -110,7 +110,7 @@ export async function registerMetrics(app: FastifyInstance, services: AppService
         COALESCE(EXTRACT(EPOCH FROM now() - min(created_at) FILTER (WHERE attempt_count = 0)), 0)::float8
           AS outbox_lag
       FROM webhook_deliveries
-      WHERE status IN (${waitingStatuses()})`.execute(services.db);
+      WHERE status IN (${sql.join(WAITING_STATUSES.map((status) => sql.lit(status)))})`.execute(services.db);
     const state = rows[0];
     if (state) {
       backlog.set({ state: 'due' }, Number(state.due));

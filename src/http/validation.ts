@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifySchemaCompiler, preHandlerHookHandler } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { walletPhone } from '../lib/phone.js';
+import { invalid } from './errors.js';
 import { compileOnFirstUse } from './schema-compilers.js';
 import { isDateFilter, parseDateRange } from './schemas.js';
 
@@ -128,4 +130,21 @@ export function checkDateRanges(app: FastifyInstance, base: string): void {
     const own = route.preHandler === undefined ? [] : [route.preHandler].flat();
     route.preHandler = [checkRange, ...own];
   });
+}
+
+/**
+ * A route's `preValidation` step for a body with a wallet `phone`: a phone typed nationally is
+ * replaced by its E.164 form before the body's schema is checked, so everything after it (the PIN
+ * check, the per-wallet limit, an idempotency key's fingerprint) sees one spelling of a wallet. A
+ * phone that reads as none is refused here (VALIDATION_ERROR on `body.phone`): the schema's
+ * pattern also takes 8 digits, as the document promises, and must not let unreadable ones through.
+ */
+export async function readWalletPhoneOfBody(request: { body: unknown }): Promise<void> {
+  const body = request.body;
+  if (typeof body !== 'object' || body === null || !('phone' in body) || typeof body.phone !== 'string') return;
+  const phone = walletPhone(body.phone);
+  if (phone === undefined) {
+    throw invalid('body.phone', 'is not a wallet phone: + and the country code, or 8 Mauritanian digits');
+  }
+  (body as { phone: string }).phone = phone;
 }

@@ -1,5 +1,4 @@
 import { getCountries, getCountryCallingCode, parsePhoneNumberFromString } from 'libphonenumber-js';
-import { invalid } from '../http/errors.js';
 
 /** E.164: `+`, a country code that does not start with 0, 8 to 15 digits in all. */
 export const E164_PATTERN = '^\\+[1-9][0-9]{7,14}$';
@@ -7,7 +6,7 @@ const E164 = new RegExp(E164_PATTERN);
 
 /**
  * What a customer's wallet phone field documents (decision 056): E.164, or a Mauritanian number's
- * 8 national digits. `readWalletPhoneOfBody` reads the second as the first, or refuses it.
+ * 8 national digits. `readWalletPhoneOfBody` (http/validation.ts) reads the second as the first, or refuses it.
  */
 export const WALLET_PHONE_PATTERN = '^(\\+[1-9][0-9]{7,14}|[0-9]{8})$';
 
@@ -59,21 +58,4 @@ export function walletPhone(typed: string): string | undefined {
   if (!/^[0-9]+$/.test(compact)) return undefined;
   const parsed = parsePhoneNumberFromString(compact, HOME_COUNTRY);
   return parsed?.isValid() && E164.test(parsed.number) ? parsed.number : undefined;
-}
-
-/**
- * A route's `preValidation` step for a body with a wallet `phone`: a phone typed nationally is
- * replaced by its E.164 form before the body's schema is checked, so everything after it (the PIN
- * check, the per-wallet limit, an idempotency key's fingerprint) sees one spelling of a wallet. A
- * phone that reads as none is refused here (VALIDATION_ERROR on `body.phone`): the schema's
- * pattern also takes 8 digits, as the document promises, and must not let unreadable ones through.
- */
-export async function readWalletPhoneOfBody(request: { body: unknown }): Promise<void> {
-  const body = request.body;
-  if (typeof body !== 'object' || body === null || !('phone' in body) || typeof body.phone !== 'string') return;
-  const phone = walletPhone(body.phone);
-  if (phone === undefined) {
-    throw invalid('body.phone', 'is not a wallet phone: + and the country code, or 8 Mauritanian digits');
-  }
-  (body as { phone: string }).phone = phone;
 }

@@ -77,3 +77,95 @@ test('the money core imports only what its folder rule allows', () => {
   }
   assert.deepEqual(broken, []);
 });
+
+/**
+ * Issue 49: the house, floor by floor from the top (docs/ARCHITECTURE.md, "The house"). A room is a
+ * folder of src/ (a module of src/modules/ on its own), or a file at src/'s root; a room imports
+ * only rooms on its own floor or below. Every room has a floor: a new folder is placed here.
+ */
+const FLOORS: readonly (readonly string[])[] = [
+  ['app.ts', 'server.ts'],
+  ['worker', 'cli', 'modules/index.ts'],
+  ['bootstrap.ts'],
+  ['modules/admin', 'modules/dashboard', 'modules/welcome'],
+  ['modules/storefront', 'modules/checkout'],
+  ['modules/orders'],
+  ['modules/intents'],
+  ['modules/payouts'],
+  ['modules/products'],
+  ['modules/sandbox'],
+  ['modules/wallets'],
+  ['modules/payments'],
+  ['modules/webhooks'],
+  ['modules/events'],
+  ['modules/businesses'],
+  ['http'],
+  ['modules/keys'],
+  ['db'],
+  ['lib'],
+  ['config.ts'],
+];
+
+/** The upward imports the house keeps, each explained in docs/ARCHITECTURE.md (at most 3). */
+const ALLOWED_UPWARD_IMPORTS: readonly string[] = [];
+
+/**
+ * Upward imports that other branches of issue 49 remove (openapi-operations.ts deleted, the event
+ * schemas inverted, the outbox reading the delivery vocabulary from db/schema); the lead empties
+ * this list as they merge (the test fails for an entry that is gone).
+ */
+const UPWARD_IMPORTS_PENDING_MERGE: readonly string[] = [
+  'modules/events/outbox.ts -> modules/webhooks/delivery-state.ts',
+  'modules/events/schemas.ts -> modules/intents/events.ts',
+  'modules/events/schemas.ts -> modules/intents/state.ts',
+  'modules/events/schemas.ts -> modules/payments/schemas.ts',
+  'modules/events/schemas.ts -> modules/payouts/events.ts',
+  'modules/events/schemas.ts -> modules/payouts/state.ts',
+];
+
+function roomOf(file: string): string {
+  const parts = path.relative(SRC, file).split(path.sep);
+  if (parts.length === 1) return parts[0]!;
+  if (parts[0] === 'modules') return `modules/${parts[1]}`;
+  return parts[0]!;
+}
+
+function floorOf(room: string): number {
+  return FLOORS.findIndex((floor) => floor.includes(room));
+}
+
+function upwardImports(): { upward: string[]; homeless: string[] } {
+  const upward: string[] = [];
+  const homeless = new Set<string>();
+  for (const file of sourceFiles(SRC)) {
+    const from = roomOf(file);
+    if (floorOf(from) < 0) homeless.add(from);
+    for (const target of importsOf(file)) {
+      const to = roomOf(target);
+      if (floorOf(to) < 0) homeless.add(to);
+      else if (floorOf(to) < floorOf(from)) upward.push(`${path.relative(SRC, file)} -> ${path.relative(SRC, target)}`);
+    }
+  }
+  return { upward: upward.map((edge) => edge.split(path.sep).join('/')).sort(), homeless: [...homeless].sort() };
+}
+
+test('imports run one way: each room imports its own floor or the floors below', () => {
+  const { upward, homeless } = upwardImports();
+  assert.deepEqual(homeless, [], 'rooms with no floor: place them in FLOORS');
+  const kept = new Set([...ALLOWED_UPWARD_IMPORTS, ...UPWARD_IMPORTS_PENDING_MERGE]);
+  assert.deepEqual(
+    upward.filter((edge) => !kept.has(edge)),
+    [],
+  );
+  assert.deepEqual(
+    [...kept].filter((edge) => !upward.includes(edge)),
+    [],
+    'an excepted upward import that is gone leaves its list',
+  );
+  assert.ok(ALLOWED_UPWARD_IMPORTS.length <= 3);
+  const architecture = readFileSync(path.resolve(SRC, '../docs/ARCHITECTURE.md'), 'utf8');
+  for (const edge of ALLOWED_UPWARD_IMPORTS) {
+    const [from, to] = edge.split(' -> ') as [string, string];
+    assert.ok(architecture.includes(`\`${from}\` → \`${to}\``), `docs/ARCHITECTURE.md explains ${edge}`);
+  }
+});

@@ -5,7 +5,7 @@ import { createRuntime, type Runtime } from '../../src/bootstrap.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { LimiterLog } from '../../src/http/rate-limit.js';
 import { developerModules } from '../../src/modules/index.js';
-import type { IssuedKey } from '../../src/modules/keys/service.js';
+import type { IssuedKey } from '../../src/modules/businesses/keys.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { checkResponse, takeDrifts } from './openapi-check.js';
 import { patience } from './patience.js';

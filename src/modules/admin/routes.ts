@@ -12,7 +12,7 @@ import {
   updateBusiness,
 } from '../businesses/service.js';
 import { setFeePlan } from '../payments/fee-plans.js';
-import { issueKey, listKeys, rotateKey, setKeyStatus, type IssuedKey } from '../keys/service.js';
+import { issueKey, listKeys, rotateKey, setKeyStatus, type IssuedKey } from '../businesses/keys.js';
 import { validAllowlistEntry } from '../keys/allowlist.js';
 import { allScopes } from '../keys/scopes.js';
 import { userAdminRoutes } from './user-routes.js';

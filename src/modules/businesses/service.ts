@@ -3,7 +3,7 @@ import type { Environment, KeyKind } from '../../db/schema.js';
 import { inTransaction, type Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
-import { issueKey, type IssuedKey } from '../keys/service.js';
+import { issueKey, type IssuedKey } from './keys.js';
 
 export interface BusinessView {
   id: string;

@@ -7,7 +7,7 @@ import { literalUnion, parseDateFilter } from '../../http/schemas.js';
 import { EVENT_NAMES } from '../events/catalog.js';
 import { validAllowlistEntry } from '../keys/allowlist.js';
 import { allScopes } from '../keys/scopes.js';
-import { issueKey, listKeys, rotateKey, setKeyStatus } from '../keys/service.js';
+import { issueKey, listKeys, rotateKey, setKeyStatus } from '../businesses/keys.js';
 import { getDelivery, listDeliveries, retryDelivery } from '../webhooks/deliveries.js';
 import { isFailing, withHealth } from './delivery-health.js';
 import * as endpoints from '../webhooks/endpoints.js';

@@ -1,12 +1,11 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { PASSWORD_COST_EXPONENT } from '../../config.js';
 
 /**
  * Dashboard passwords: scrypt from Node's own crypto (no native package to build), its cost
  * parameters stored with each hash as `scrypt$N$r$p$salt$hash` (base64), so the cost can rise
  * later while old hashes still verify. New hashes use N = 2^costExponent, r = 8, p = 1.
  */
-/** N = 2^15 (with r = 8, p = 1) is OWASP's scrypt floor: ~120 ms of CPU per hash. */
-export const PASSWORD_COST_EXPONENT = 15;
 const KEY_BYTES = 32;
 const SALT_BYTES = 16;
 const MAX_COST_EXPONENT = 20;

@@ -1,15 +1,9 @@
 import { ApiError } from '../../http/errors.js';
 import { defineStateMachine, type Decision } from '../../lib/state-machine.js';
+import { INTENT_STATUSES, type IntentStatus } from '../../db/schema/intents.js';
 
-/** Every status of a payment intent: the one list the table type, schemas and filters derive from. */
-export const INTENT_STATUSES = ['PENDING', 'PAID', 'REFUNDED', 'CANCELLED', 'FAILED'] as const;
-
-export type IntentStatus = (typeof INTENT_STATUSES)[number];
-
-/** A fixed amount set by the merchant, or an open one the payer enters. */
-export const AMOUNT_TYPES = ['FIXED', 'OPEN'] as const;
-
-export type AmountType = (typeof AMOUNT_TYPES)[number];
+/** The columns' vocabularies live beside their table (db/schema/intents.ts): the schema reads nothing above db. */
+export { AMOUNT_TYPES, INTENT_STATUSES, type AmountType, type IntentStatus } from '../../db/schema/intents.js';
 
 /**
  * The intent state machine of api.md 3.1 with decisions' FAILED rule, as the one definition every

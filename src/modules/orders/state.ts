@@ -1,11 +1,10 @@
 import { ApiError } from '../../http/errors.js';
 import { defineStateMachine, type Decision } from '../../lib/state-machine.js';
 import type { EventNameOf } from '../events/catalog.js';
+import { ORDER_STATUSES, type OrderStatus } from '../../db/schema/orders.js';
 
-/** Every status of an order: the one list the table type, schemas and filters derive from. */
-export const ORDER_STATUSES = ['NEW', 'PREPARING', 'READY', 'PICKED_UP', 'DELIVERED', 'CANCELLED', 'REFUNDED'] as const;
-
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
+/** The columns' vocabularies live beside their table (db/schema/orders.ts): the schema reads nothing above db. */
+export { ORDER_STATUSES, type OrderStatus } from '../../db/schema/orders.js';
 
 /**
  * The order state machine (decisions "Orders"), as the one definition every route asks: each

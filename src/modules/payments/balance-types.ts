@@ -15,7 +15,4 @@ export const BALANCE_TRANSACTION_TYPES = [
 
 export type BalanceTransactionType = (typeof BALANCE_TRANSACTION_TYPES)[number];
 
-/** What a balance transaction belongs to. */
-export const BALANCE_SOURCE_KINDS = ['payment_intent', 'order', 'payout'] as const;
-
-export type BalanceSourceKind = (typeof BALANCE_SOURCE_KINDS)[number];
+export { BALANCE_SOURCE_KINDS, type BalanceSourceKind } from '../../db/schema/payments.js';

@@ -1,16 +1,15 @@
 import { ApiError } from '../../http/errors.js';
 import { defineStateMachine } from '../../lib/state-machine.js';
 import type { EventNameOf } from '../events/catalog.js';
+import { PAYOUT_STATUSES, type PayoutStatus } from '../../db/schema/payouts.js';
 
-/** Every status of a payout: the one list the table type, schemas and filters derive from. */
-export const PAYOUT_STATUSES = ['PENDING', 'PAID', 'FAILED', 'CANCELLED'] as const;
-
-export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
-
-/** Why a payout failed, as its `failureCode` says. */
-export const PAYOUT_FAILURE_CODES = ['WALLET_NOT_FOUND', 'WALLET_LOCKED'] as const;
-
-export type PayoutFailureCode = (typeof PAYOUT_FAILURE_CODES)[number];
+/** The columns' vocabularies live beside their table (db/schema/payouts.ts): the schema reads nothing above db. */
+export {
+  PAYOUT_FAILURE_CODES,
+  PAYOUT_STATUSES,
+  type PayoutFailureCode,
+  type PayoutStatus,
+} from '../../db/schema/payouts.js';
 
 /** The status a payout is created with, and the only one a step starts from. */
 export const PAYOUT_OPEN_STATUS = 'PENDING' satisfies PayoutStatus;

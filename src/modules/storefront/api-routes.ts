@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
 import { CUSTOMER_LINK_WRITE, CUSTOMER_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope } from '../../http/schemas.js';
-import { readWalletPhoneOfBody } from '../../lib/phone.js';
+import { readWalletPhoneOfBody } from '../../http/validation.js';
 import { lockPayer } from '../payments/payers.js';
 import { SANDBOX_DEFAULT_PAYER, SANDBOX_WALLET_PIN } from '../sandbox/sandbox.js';
 import { payBaseUrl } from '../intents/routes.js';

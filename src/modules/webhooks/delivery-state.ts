@@ -1,27 +1,16 @@
 import { sql, type RawBuilder } from 'kysely';
 import { defineStateMachine } from '../../lib/state-machine.js';
 import { MAX_ATTEMPTS } from './delivery/retry-schedule.js';
+import { DELIVERY_STATUSES, WAITING_STATUSES, type DeadReason, type DeliveryStatus } from '../../db/schema/webhooks.js';
 
-/** Every status of a webhook delivery: the one list the table type, schemas and filters derive from. */
-export const DELIVERY_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'DEAD'] as const;
-
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-
-/**
- * Why a DEAD delivery gets no further attempt, kept on the delivery (`deadReason`) from the moment
- * it dies until a retry or a recover brings it back: its 8 attempts failed, or its endpoint was
- * disabled (by hand or for failing) or deleted while it waited.
- */
-export const DEAD_REASONS = ['MAX_ATTEMPTS', 'ENDPOINT_DISABLED', 'ENDPOINT_DELETED'] as const;
-
-export type DeadReason = (typeof DEAD_REASONS)[number];
-
-/**
- * The statuses of a delivery waiting for an attempt: PENDING (none yet) and FAILED (the last one
- * failed, the next is scheduled). Only these have a next attempt (`nextAttemptAt`); a claim takes
- * only these, and the partial indexes cover them. SUCCEEDED and DEAD are final.
- */
-export const WAITING_STATUSES = ['PENDING', 'FAILED'] as const satisfies readonly DeliveryStatus[];
+/** The columns' vocabularies live beside their table (db/schema/webhooks.ts): the schema reads nothing above db. */
+export {
+  DEAD_REASONS,
+  DELIVERY_STATUSES,
+  WAITING_STATUSES,
+  type DeadReason,
+  type DeliveryStatus,
+} from '../../db/schema/webhooks.js';
 
 /**
  * The status a new delivery is inserted with (the fan-out, a ping, the `endpoint.disabled`

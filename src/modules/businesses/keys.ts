@@ -1,10 +1,14 @@
+/**
+ * A business's API keys: issued, listed, suspended, rotated. The key as a credential (its text, its
+ * cache, its scopes) is modules/keys, a floor below http, which authenticates requests with it.
+ */
 import { sql } from 'kysely';
 import type { Environment, KeyKind, KeyStatus } from '../../db/schema.js';
 import { inTransaction, type Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
-import { generateKeyText, hashKey, keyHint } from './key-text.js';
-import { allScopes } from './scopes.js';
+import { generateKeyText, hashKey, keyHint } from '../keys/key-text.js';
+import { allScopes } from '../keys/scopes.js';
 
 export interface KeyView {
   id: string;

@@ -1,0 +1,26 @@
+import type { Generated } from 'kysely';
+import type { CreatedAt, Environment } from './columns.js';
+
+export interface BusinessesTable {
+  id: string;
+  name: string;
+  live_approved: Generated<boolean>;
+  api_enabled: Generated<boolean>;
+  /** When the business asked for live access from its dashboard (migration 031); null: never. */
+  live_requested_at: Generated<Date | null>;
+  /** The shop's contact on its customers' order pages (migration 032); each may be null. */
+  contact_phone: Generated<string | null>;
+  contact_email: Generated<string | null>;
+  pickup_address: Generated<string | null>;
+  delivers: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface ShopsTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  name: string;
+  created_at: CreatedAt;
+}

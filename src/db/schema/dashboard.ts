@@ -1,0 +1,29 @@
+import type { ColumnType } from 'kysely';
+import type { Lang } from '../../lib/i18n.js';
+import type { CreatedAt, Environment } from './columns.js';
+
+export type DashboardRole = 'owner' | 'viewer';
+/** A dashboard session's language: any language the pages speak (migration 030 lets the column hold 'ar'). */
+export type DashboardLang = Lang;
+
+export interface DashboardUsersTable {
+  id: string;
+  business_id: string;
+  email: string;
+  password_hash: string;
+  role: DashboardRole;
+  disabled_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface DashboardSessionsTable {
+  token_hash: string;
+  user_id: string;
+  csrf_token: string;
+  environment: ColumnType<Environment, Environment | undefined, Environment>;
+  lang: ColumnType<DashboardLang, DashboardLang | undefined, DashboardLang>;
+  created_at: CreatedAt;
+  last_seen_at: CreatedAt;
+  revoked_at: Date | null;
+}
