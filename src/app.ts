@@ -100,10 +100,10 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
       security: [{ apiKey: [] }],
     },
     hideUntagged: false,
-    transform: ({ schema, url, route }) => {
+    transform: ({ schema, url }) => {
       // The Developer API and the storefront's customer API; pages, media and the admin API are not.
       const hidden = !(url.startsWith(API_BASE) || url.startsWith('/storefront/')) || url.includes('*');
-      return { schema: hidden ? { ...schema, hide: true } : schema, url, ...(route ? {} : {}) };
+      return { schema: hidden ? { ...schema, hide: true } : schema, url };
     },
     transformObject: (documents) =>
       completeDocument(
