@@ -43,8 +43,8 @@ export class PGliteDialect implements Dialect {
 
 /** Named statements one PGlite session keeps at most; texts past that run unnamed. */
 const MAX_PREPARED = 500;
-/** Each PGlite session's named statements, by text: they live as long as the session does. */
-const preparedBySession = new WeakMap<PGlite, Map<string, NamedStatement>>();
+/** Where a PGlite instance keeps its named statements: on the instance, as the session keeps them. */
+const PREPARED = Symbol('preparedStatements');
 
 type BackendMessage = Parameters<typeof parse.parseResults>[0][number];
 
@@ -64,11 +64,8 @@ interface NamedStatement {
  * rows parsed exactly as `query` does. The caller holds the session (the dialect's mutex).
  */
 export async function queryNamed<R>(pglite: PGlite, text: string, values: readonly unknown[]): Promise<Results<R>> {
-  let statements = preparedBySession.get(pglite);
-  if (!statements) {
-    statements = new Map();
-    preparedBySession.set(pglite, statements);
-  }
+  const holder = pglite as PGlite & { [PREPARED]?: Map<string, NamedStatement> };
+  const statements = (holder[PREPARED] ??= new Map());
   if (!statements.has(text) && statements.size >= MAX_PREPARED) return pglite.query<R>(text, [...values]);
   try {
     let statement = statements.get(text);
