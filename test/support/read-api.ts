@@ -1,7 +1,7 @@
 /**
- * What a test needs to know but does not test (an intent's state, the events of an object), read
- * through the API with the business's key, as an integrator reads it: a test that checks storage
- * itself (ledger rows, locks, idempotency records) queries its tables instead.
+ * What a test needs to know but does not test (the events of an object), read through the API
+ * with the business's key, as an integrator reads it: a test that checks storage itself (ledger
+ * rows, locks, idempotency records) queries its tables instead.
  */
 import { expectStatus, type TestApp } from './harness.js';
 
@@ -31,11 +31,4 @@ export async function eventIdOf(t: TestApp, key: string, object: string, type?: 
   if (!event || more.length > 0)
     throw new Error(`expected one ${type ?? 'event'} of ${object}, got ${more.length + (event ? 1 : 0)}`);
   return event.id;
-}
-
-/** An intent as GET /dev/intents/:reference answers it. */
-export async function getIntent(t: TestApp, key: string, reference: string): Promise<Record<string, any>> {
-  const response = await t.request('GET', `/api/v1/dev/intents/${reference}`, { key });
-  expectStatus(response, 200);
-  return response.body.data;
 }
