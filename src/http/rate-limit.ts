@@ -1,11 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
-import {
-  RateLimiterMemory,
-  RateLimiterRedis,
-  type RateLimiterAbstract,
-  type RateLimiterRes,
-} from 'rate-limiter-flexible';
+import { RateLimiterCompatibleAbstract, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { ApiError } from './errors.js';
 
 export interface RateLimitDecision {
@@ -32,156 +27,197 @@ export interface LimiterLog {
 const WINDOW_MS = 60_000;
 /**
  * A counter outlives its window by a few seconds, so processes whose clocks differ a little still
- * share it; then its store drops it (a timer in memory, a TTL in Redis), one counter at a time.
+ * share it; then its store drops it (a TTL in Redis, on its next look in memory).
  */
 const KEPT_SECONDS = WINDOW_MS / 1000 + 5;
-/** Counters are `ratelimit:{subject}:{windowStart}`: a fixed wall-clock minute per key. */
+/** Counters are `ratelimit:{subject}:{windowStart}`: a fixed wall-clock minute per key (decision 074). */
 const KEY_PREFIX = 'ratelimit';
 
-/**
- * The library counts and the limit is decided here: the limit depends on the subject (a key's
- * environment, the customer pages, the sign-in) while the library fixes one (`points`) per
- * limiter. One limiter per store gives a subject one counter whatever limit it is counted under,
- * as one Redis key does; with these points the library never refuses a hit itself.
- */
-const COUNTER = { points: Number.MAX_SAFE_INTEGER, duration: KEPT_SECONDS, keyPrefix: KEY_PREFIX };
+/** A library limiter of `points` hits per counter: one is made per limit in use, and kept. */
+type LimiterOfLimit<L> = (points: number) => L;
+
+function cachedByLimit<L>(make: LimiterOfLimit<L>): LimiterOfLimit<L> {
+  const limiters = new Map<number, L>();
+  return (points) => {
+    let limiter = limiters.get(points);
+    if (!limiter) {
+      limiter = make(points);
+      limiters.set(points, limiter);
+    }
+    return limiter;
+  };
+}
 
 /**
- * Counts one hit in the fixed one-minute window of `now` (the documented contract, and what
- * X-RateLimit-Reset counts down). The window's start is part of the counter's key, so a new minute
- * is a new counter: the library's own window, which starts at a key's first hit, never decides.
- * `marker` is handed to whichever limiter counts the hit (see InsuranceCounter).
+ * Counts one hit of `subject` in the fixed one-minute window of `now` (the documented contract,
+ * and what X-RateLimit-Reset counts down), with the limiter whose points are the limit: it
+ * resolves while the subject is within it and rejects with the same RateLimiterRes past it.
+ * Every limiter of a store counts in the same counters, so a subject has one count whatever limit
+ * it is counted under.
  */
 async function hitWindow(
-  counter: RateLimiterAbstract,
+  limiter: RateLimiterCompatibleAbstract | RateLimiterRedis,
   subject: string,
   limit: number,
   now: number,
-  marker: object = {},
 ): Promise<RateLimitDecision> {
   const windowStart = now - (now % WINDOW_MS);
-  const { consumedPoints } = await counter.consume(`${subject}:${windowStart}`, 1, marker);
+  let allowed = true;
+  let counted: RateLimiterRes;
+  try {
+    counted = await limiter.consume(`${subject}:${windowStart}`);
+  } catch (refusal) {
+    if (!(refusal instanceof RateLimiterRes)) throw refusal;
+    allowed = false;
+    counted = refusal;
+  }
   return {
-    allowed: consumedPoints <= limit,
+    allowed,
     limit,
-    remaining: Math.max(0, limit - consumedPoints),
+    remaining: counted.remainingPoints,
     resetSeconds: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)),
   };
 }
 
 /**
  * Counters kept in one process's memory at most: twice the 50,000 subjects at which the
- * hand-written limiter cleared them all, some 30 MB (a counter and its expiry timer each).
+ * hand-written limiter cleared them all.
  */
 export const MEMORY_COUNTERS_CAP = 100_000;
 
 /**
- * The library's memory store, bounded: past `capacity` counters, the one hit least recently is
- * dropped (that subject alone starts counting again), never every counter at once. A subject
- * that keeps hitting stays counted, however many others come and go; counters the library
- * already dropped (65 s after their first hit) leave the order as they come to its front.
+ * One process's counters, bounded: past `capacity`, the counter hit least recently is dropped
+ * (that subject alone starts counting again), never every counter at once. A subject that keeps
+ * hitting stays counted however many others come and go. The library's own memory store keeps
+ * every key until its duration ends, so a flood of new subjects (addresses) grows it without
+ * bound for 65 s; and it is one store per limiter, where a subject must have one count.
  */
-class BoundedMemoryCounter extends RateLimiterMemory {
-  /** Counter keys, least recently hit first, with when the library drops them. */
-  private readonly recent = new Map<string, number>();
+class BoundedCounters {
+  /** Least recently hit first (a Map keeps insertion order; a hit re-inserts its counter). */
+  private readonly counters = new Map<string, { hits: number; dropsAt: number }>();
 
-  constructor(private readonly capacity: number) {
-    super(COUNTER);
-  }
+  constructor(
+    private readonly capacity: number,
+    private readonly now: Clock,
+  ) {}
 
-  override consume(key: string | number, points?: number, options: object = {}): Promise<RateLimiterRes> {
-    const name = String(key);
-    const realNow = Date.now();
-    const dropsAt = this.recent.get(name) ?? realNow + KEPT_SECONDS * 1000;
-    this.recent.delete(name);
-    this.recent.set(name, dropsAt);
-    for (const [oldest, oldestDropsAt] of this.recent) {
-      const expired = oldestDropsAt <= realNow;
-      if (!expired && this.recent.size <= this.capacity) break;
-      this.recent.delete(oldest);
-      if (!expired) void this.delete(oldest);
+  add(key: string, hits: number): RateLimiterRes & { hits: number } {
+    const now = this.now();
+    const kept = this.counters.get(key);
+    this.counters.delete(key);
+    const counter = kept && kept.dropsAt > now ? kept : { hits: 0, dropsAt: now + KEPT_SECONDS * 1000 };
+    counter.hits += hits;
+    this.counters.set(key, counter);
+    for (const [oldest, { dropsAt }] of this.counters) {
+      if (dropsAt > now && this.counters.size <= this.capacity) break;
+      this.counters.delete(oldest);
     }
-    return super.consume(key, points, options);
+    return Object.assign(new RateLimiterRes(0, counter.dropsAt - now, counter.hits, counter.hits === hits), {
+      hits: counter.hits,
+    });
   }
+}
+
+/**
+ * A limiter of the library's family over BoundedCounters, so the Redis limiter takes it as its
+ * insurance. Only `consume` is used here (by us and by RateLimiterRedis on a failed hit); the
+ * abstract class answers every other operation with an error.
+ */
+class BoundedMemoryLimiter extends RateLimiterCompatibleAbstract {
+  override readonly keyPrefix = KEY_PREFIX;
+  override blockDuration = 0;
+  override execEvenly = false;
+
+  constructor(
+    private readonly counters: BoundedCounters,
+    private readonly points: number,
+  ) {
+    super();
+  }
+
+  override consume(key: string | number, pointsToConsume = 1): Promise<RateLimiterRes> {
+    const counted = this.counters.add(`${this.keyPrefix}:${key}`, pointsToConsume);
+    const res = new RateLimiterRes(
+      Math.max(this.points - counted.hits, 0),
+      counted.msBeforeNext,
+      counted.consumedPoints,
+      counted.isFirstInDuration,
+    );
+    return counted.hits > this.points ? Promise.reject(res) : Promise.resolve(res);
+  }
+}
+
+function memoryLimiters(now: Clock, capacity: number): LimiterOfLimit<BoundedMemoryLimiter> {
+  const counters = new BoundedCounters(capacity, now);
+  return cachedByLimit((points) => new BoundedMemoryLimiter(counters, points));
 }
 
 /** Counted in this process's memory: right for a single API process. */
 export class MemoryRateLimiter implements RateLimiter {
-  private readonly counter: BoundedMemoryCounter;
+  private readonly limiterOf: LimiterOfLimit<BoundedMemoryLimiter>;
 
   constructor(
     private readonly now: Clock = Date.now,
     capacity = MEMORY_COUNTERS_CAP,
   ) {
-    this.counter = new BoundedMemoryCounter(capacity);
+    this.limiterOf = memoryLimiters(now, capacity);
   }
 
   hit(subject: string, limit: number): Promise<RateLimitDecision> {
-    return hitWindow(this.counter, subject, limit, this.now());
-  }
-}
-
-/**
- * The memory limiter RateLimiterRedis turns to when Redis fails a hit. The library hands it the
- * hit's own options object, which it notes: that is how a hit learns who counted it.
- */
-class InsuranceCounter extends BoundedMemoryCounter {
-  constructor(private readonly countedHere: WeakSet<object>) {
-    super(MEMORY_COUNTERS_CAP);
-  }
-
-  override consume(key: string | number, points?: number, options: object = {}): Promise<RateLimiterRes> {
-    this.countedHere.add(options);
-    return super.consume(key, points, options);
+    return hitWindow(this.limiterOf(limit), subject, limit, this.now());
   }
 }
 
 /**
  * The same windows counted in Redis, so every API process enforces one limit per key. While Redis
- * is away, each process counts on its own in the insurance limiter (a limit per process instead
- * of one for all; a cache outage must not take the payment API down with it) and says so once in
- * the log; with Redis back, counting goes back to Redis and that is logged once too. A hit is not
- * sent while the client is not ready, and commands are not queued while disconnected (see
- * connectRedis), so an outage costs no waiting.
+ * is away, each process counts on its own in the library's insurance limiter (a limit per process
+ * instead of one for all; a cache outage must not take the payment API down with it) and says so
+ * once in the log; with Redis back, counting goes back to Redis and that is logged once too. A hit
+ * is not sent while the client is not ready (`rejectIfRedisNotReady`) and commands are not queued
+ * while disconnected (see connectRedis), so an outage costs no waiting.
  */
 export class RedisRateLimiter implements RateLimiter {
-  private readonly countedHere = new WeakSet<object>();
-  private readonly counter: RateLimiterRedis;
+  private readonly limiterOf: LimiterOfLimit<RateLimiterRedis>;
   private degraded = false;
-  /** Hits are numbered as they are sent; an answer to one sent before the outage began proves nothing. */
-  private sent = 0;
-  private degradedAt = 0;
 
   constructor(
-    redis: Redis,
+    private readonly redis: Redis,
     private readonly now: Clock = Date.now,
     private readonly log: LimiterLog = { warn: () => {}, info: () => {} },
   ) {
-    this.counter = new RateLimiterRedis({
-      ...COUNTER,
-      storeClient: redis,
-      rejectIfRedisNotReady: true,
-      insuranceLimiter: new InsuranceCounter(this.countedHere),
-    });
+    const insuranceOf = memoryLimiters(now, MEMORY_COUNTERS_CAP);
+    this.limiterOf = cachedByLimit(
+      (points) =>
+        new RateLimiterRedis({
+          storeClient: redis,
+          points,
+          duration: KEPT_SECONDS,
+          keyPrefix: KEY_PREFIX,
+          rejectIfRedisNotReady: true,
+          insuranceLimiter: insuranceOf(points),
+        }),
+    );
   }
 
-  async hit(subject: string, limit: number): Promise<RateLimitDecision> {
-    const sequence = ++this.sent;
-    const marker = {};
-    const decision = await hitWindow(this.counter, subject, limit, this.now(), marker);
-    if (this.countedHere.has(marker)) {
-      if (!this.degraded) {
-        this.degraded = true;
-        this.degradedAt = this.sent;
-        this.log.warn('Redis is unavailable: rate limits are counted per API process until it is back');
-      }
-    } else if (this.degraded && sequence > this.degradedAt) {
-      // Only an answer from Redis to a hit sent after the outage began says Redis is back: one in
-      // flight when it went away can still come in late.
+  hit(subject: string, limit: number): Promise<RateLimitDecision> {
+    this.noteWhereCounted();
+    return hitWindow(this.limiterOf(limit), subject, limit, this.now());
+  }
+
+  /**
+   * The library sends a hit to Redis only while the client is ready, so the client's state says
+   * where this hit is counted. (A hit sent as Redis goes away is counted in memory too; the next
+   * one sees the client no longer ready.)
+   */
+  private noteWhereCounted(): void {
+    const ready = this.redis.status === 'ready';
+    if (!ready && !this.degraded) {
+      this.degraded = true;
+      this.log.warn('Redis is unavailable: rate limits are counted per API process until it is back');
+    } else if (ready && this.degraded) {
       this.degraded = false;
       this.log.info('Redis answers again: rate limits are shared by every API process again');
     }
-    return decision;
   }
 }
 

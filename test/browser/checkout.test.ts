@@ -14,7 +14,7 @@ import { MAX_PIN_ATTEMPTS, PIN_LOCK_MINUTES } from '../../src/modules/wallets/se
 const skip = skipWithoutChromium;
 const ARTIFACTS = path.resolve('test-artifacts', 'browser');
 
-describe('hosted checkout and pay-by-code in a real browser', { skip: Boolean(skip) }, () => {
+describe.skipIf(skip)('hosted checkout and pay-by-code in a real browser', () => {
   let t: TestApp;
   let browser: Browser;
   let business: TestBusiness;

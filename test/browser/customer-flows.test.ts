@@ -18,7 +18,7 @@ const sessionKeys = (page: Page) =>
   page.evaluate(() => (globalThis as unknown as { sessionStorage: { length: number } }).sessionStorage.length);
 
 /** Issue 38, what a customer does: the fixes of the checkout, the storefront and the order page, in a real browser. */
-describe('customer flows in a real browser (issue 38)', { skip: Boolean(skipWithoutChromium) }, () => {
+describe.skipIf(skipWithoutChromium)('customer flows in a real browser (issue 38)', () => {
   let t: TestApp;
   let browser: Browser;
   let business: TestBusiness;

@@ -14,9 +14,8 @@ import { openState, seedCustomerPages, SIZES, type CustomerPageState } from './c
  * English text left on the French and Arabic pages (among what the browser shows, the script's
  * texts included).
  */
-describe(
+describe.skipIf(skipWithoutChromium)(
   'customer pages in every language and size: accessible, no English left (issue 38)',
-  { skip: Boolean(skipWithoutChromium) },
   () => {
     let t: TestApp;
     let browser: Browser;

@@ -98,9 +98,8 @@ const RUNS = [
  * this file holds what only a browser shows: the error read out next to its field, the picker, the
  * collapsed values table, the checkbox that a delete needs, the red badge.
  */
-describe(
+describe.skipIf(skipWithoutChromium)(
   'dashboard forms and figures in a real browser, in Arabic and French (issue 38)',
-  { skip: Boolean(skipWithoutChromium) },
   () => {
     let t: TestApp;
     let browser: Browser;

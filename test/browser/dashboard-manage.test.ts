@@ -16,9 +16,8 @@ const PNG = Buffer.from(
   'base64',
 );
 
-describe(
+describe.skipIf(skipWithoutChromium)(
   'the dashboard orders, products, webhook endpoint and settings pages in a real browser',
-  { skip: Boolean(skipWithoutChromium) },
   () => {
     let t: TestApp;
     let browser: Browser;

@@ -20,9 +20,8 @@ import {
  * wider than the screen, right to left in Arabic, and no English text left on the French and
  * Arabic pages. One browser; one page per size, signed in once per language.
  */
-describe(
+describe.skipIf(skipWithoutChromium)(
   'dashboard pages in every language and size: accessible, no English left, nothing cut off (issue 38)',
-  { skip: Boolean(skipWithoutChromium) },
   () => {
     let t: TestApp;
     let browser: Browser;

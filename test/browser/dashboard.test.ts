@@ -16,7 +16,7 @@ const skip = skipWithoutChromium;
 const ARTIFACTS = path.resolve('test-artifacts', 'dashboard');
 const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
 
-describe('the merchant dashboard in a real browser', { skip: Boolean(skip) }, () => {
+describe.skipIf(skip)('the merchant dashboard in a real browser', () => {
   let t: TestApp;
   let browser: Browser;
   let business: TestBusiness;

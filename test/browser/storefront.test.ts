@@ -15,7 +15,7 @@ const ARTIFACTS = path.resolve('test-artifacts', 'browser');
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
 
-describe('hosted storefront and order page in a real browser (issue 11)', { skip: Boolean(skip) }, () => {
+describe.skipIf(skip)('hosted storefront and order page in a real browser (issue 11)', () => {
   let t: TestApp;
   let browser: Browser;
   let business: TestBusiness;

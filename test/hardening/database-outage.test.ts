@@ -41,9 +41,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-describe(
+describe.skipIf(!initdb || !pgCtl ? 'no initdb/pg_ctl' : false)(
   'a PostgreSQL of its own stopped and restarted under load (issue 15, faults)',
-  { skip: Boolean(!initdb || !pgCtl ? 'no initdb/pg_ctl' : false) },
   () => {
     let dir: string;
     let t: TestApp;

@@ -85,9 +85,8 @@ describe('PIN lockout under parallel guesses (issue 15 item 1)', () => {
     expectStatus(await pay(t, intent.shortCode, { phone, pin: '2468' }), 200);
   });
 
-  test(
+  test.skipIf(!testDatabaseUrl && 'PostgreSQL only')(
     'two API processes on one PostgreSQL share the count',
-    { skip: Boolean(!testDatabaseUrl && 'PostgreSQL only') },
     async () => {
       const url = t.testDatabase.url!;
       const second = await startTestApp({

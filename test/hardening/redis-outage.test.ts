@@ -56,9 +56,8 @@ function recorder() {
   };
 }
 
-describe(
+describe.skipIf(!redisServer && 'no redis-server')(
   'a Redis of its own stopped and restarted under load (issue 15, faults)',
-  { skip: Boolean(!redisServer && 'no redis-server') },
   () => {
     // The limiters and key caches read this clock: cache entries never expire by themselves here,
     // so only a message through Redis (or a reconnection) can make an app forget a revoked key.

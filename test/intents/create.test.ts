@@ -345,55 +345,47 @@ describe('POST /dev/intents', () => {
     assert.equal(replay.text, invalid.text);
   });
 
-  test(
-    'a key held by a running request answers 409; once that request is gone the key executes once',
-    {
-      skip: Boolean(
-        testDatabaseKind === 'pglite'
-          ? 'PGlite runs one transaction at a time: a second request waits instead of overlapping'
-          : false,
-      ),
-    },
-    async () => {
-      // A request in flight holds its key's transaction-scoped lock (the claim commits with its
-      // effect); another connection holding that lock stands for it, then dies (rolls back).
-      const client = new pg.Client({ connectionString: t.testDatabase.url });
-      await client.connect();
-      try {
-        await client.query('BEGIN');
-        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-          `${business.id}:test:live-create`,
-        ]);
-        const busy = await t.request('POST', INTENTS, {
-          key: business.keys.secretTest,
-          body: { amount: 4711 },
-          idempotencyKey: 'live-create',
-        });
-        expectError(busy, 409, 'IDEMPOTENCY_KEY_IN_PROGRESS');
-        await client.query('ROLLBACK');
-      } finally {
-        await client.end();
-      }
-      const response = await t.request('POST', INTENTS, {
+  test.skipIf(
+    testDatabaseKind === 'pglite'
+      ? 'PGlite runs one transaction at a time: a second request waits instead of overlapping'
+      : false,
+  )('a key held by a running request answers 409; once that request is gone the key executes once', async () => {
+    // A request in flight holds its key's transaction-scoped lock (the claim commits with its
+    // effect); another connection holding that lock stands for it, then dies (rolls back).
+    const client = new pg.Client({ connectionString: t.testDatabase.url });
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${business.id}:test:live-create`]);
+      const busy = await t.request('POST', INTENTS, {
         key: business.keys.secretTest,
         body: { amount: 4711 },
         idempotencyKey: 'live-create',
       });
-      expectStatus(response, 201);
-      const replay = await t.request('POST', INTENTS, {
-        key: business.keys.secretTest,
-        body: { amount: 4711 },
-        idempotencyKey: 'live-create',
-      });
-      assert.equal(replay.text, response.text);
-      assert.equal(replay.headers.get('idempotent-replayed'), 'true');
-      const rows = await t.runtime.db
-        .selectFrom('payment_intents')
-        .select('id')
-        .where('business_id', '=', business.id)
-        .where('amount', '=', 4711)
-        .execute();
-      assert.equal(rows.length, 1);
-    },
-  );
+      expectError(busy, 409, 'IDEMPOTENCY_KEY_IN_PROGRESS');
+      await client.query('ROLLBACK');
+    } finally {
+      await client.end();
+    }
+    const response = await t.request('POST', INTENTS, {
+      key: business.keys.secretTest,
+      body: { amount: 4711 },
+      idempotencyKey: 'live-create',
+    });
+    expectStatus(response, 201);
+    const replay = await t.request('POST', INTENTS, {
+      key: business.keys.secretTest,
+      body: { amount: 4711 },
+      idempotencyKey: 'live-create',
+    });
+    assert.equal(replay.text, response.text);
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    const rows = await t.runtime.db
+      .selectFrom('payment_intents')
+      .select('id')
+      .where('business_id', '=', business.id)
+      .where('amount', '=', 4711)
+      .execute();
+    assert.equal(rows.length, 1);
+  });
 });

@@ -174,13 +174,8 @@ describe('statements per payment and refund', () => {
   // unless that looks dearer than planning each call: a statement whose generic plan looks dear
   // (the ledger transfer's, with its lines as arrays of unknown length) is planned on every call.
   // One PGlite session holds every statement the app prepared, so all of them can be read here.
-  test(
+  test.skipIf(testDatabaseKind === 'pglite' ? false : 'PGlite only: on PostgreSQL each pooled session has its own')(
     'the payment path runs on generic plans: no statement is planned again on every call',
-    {
-      skip: Boolean(
-        testDatabaseKind === 'pglite' ? false : 'PGlite only: on PostgreSQL each pooled session has its own',
-      ),
-    },
     async () => {
       // The session may be one an earlier test file used: only the plans made in this loop count.
       const plans = async () =>

@@ -183,42 +183,34 @@ describe('a ledger without hot rows', () => {
     assert.equal(refused.body.error.code, 'INSUFFICIENT_FUNDS');
   });
 
-  test(
-    'payments never wait on the merchant or platform rows (another transaction holds them all)',
-    {
-      skip: Boolean(
-        testDatabaseKind === 'pglite'
-          ? 'PGlite runs one transaction at a time: nothing can hold a row meanwhile'
-          : false,
-      ),
-    },
-    async () => {
-      const sk = business.keys.secretTest;
-      const intents = await Promise.all([1, 2, 3].map(() => createIntent(t, sk, { amount: 1_000 })));
-      const holder = new pg.Client({ connectionString: t.testDatabase.url });
-      await holder.connect();
-      try {
-        await holder.query('BEGIN');
-        const held = await holder.query(
-          `SELECT id FROM ledger_accounts WHERE environment = 'test' AND kind <> 'wallet' FOR UPDATE`,
-        );
-        assert.ok(held.rowCount! >= 5);
-        // Three payments from three wallets to the held merchant all complete meanwhile.
-        const payers = ['+22230000001', '+22230000002', '+22230000003'];
-        const paid = await Promise.all(
-          intents.map((intent, i) => act(t, sk, intent.referenceNumber, 'simulate', { payerPhone: payers[i] })),
-        );
-        for (const response of paid) {
-          expectStatus(response, 200);
-          assert.equal(response.body.data.status, 'PAID');
-        }
-        await holder.query('ROLLBACK');
-      } finally {
-        await holder.end();
+  test.skipIf(
+    testDatabaseKind === 'pglite' ? 'PGlite runs one transaction at a time: nothing can hold a row meanwhile' : false,
+  )('payments never wait on the merchant or platform rows (another transaction holds them all)', async () => {
+    const sk = business.keys.secretTest;
+    const intents = await Promise.all([1, 2, 3].map(() => createIntent(t, sk, { amount: 1_000 })));
+    const holder = new pg.Client({ connectionString: t.testDatabase.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      const held = await holder.query(
+        `SELECT id FROM ledger_accounts WHERE environment = 'test' AND kind <> 'wallet' FOR UPDATE`,
+      );
+      assert.ok(held.rowCount! >= 5);
+      // Three payments from three wallets to the held merchant all complete meanwhile.
+      const payers = ['+22230000001', '+22230000002', '+22230000003'];
+      const paid = await Promise.all(
+        intents.map((intent, i) => act(t, sk, intent.referenceNumber, 'simulate', { payerPhone: payers[i] })),
+      );
+      for (const response of paid) {
+        expectStatus(response, 200);
+        assert.equal(response.body.data.status, 'PAID');
       }
-      assert.deepEqual((await checkLedger(t.runtime.db)).problems, []);
-    },
-  );
+      await holder.query('ROLLBACK');
+    } finally {
+      await holder.end();
+    }
+    assert.deepEqual((await checkLedger(t.runtime.db)).problems, []);
+  });
 
   // Under READ COMMITTED a statement that waits for a row lock still reads other tables with the
   // snapshot it began with: a balance summed in the locking statement misses what the transaction
@@ -266,11 +258,8 @@ describe('a ledger without hot rows', () => {
     return { fresh: merchant, sk, intents };
   };
 
-  test(
+  test.skipIf(testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite runs one transaction at a time')(
     'two refunds racing for the last of a merchant balance: one is paid, the other is refused',
-    {
-      skip: Boolean(testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite runs one transaction at a time'),
-    },
     async () => {
       // 9,900 received, 4,900 paid out: 5,000 left, and each full refund takes 4,950 from the merchant.
       const { fresh, sk, intents } = await paidThenPaidOut('Two refunds, one balance', 2, 4_900);
@@ -297,11 +286,8 @@ describe('a ledger without hot rows', () => {
     },
   );
 
-  test(
+  test.skipIf(testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite runs one transaction at a time')(
     'a refund that waited for a fold of its merchant counts the folded movements once',
-    {
-      skip: Boolean(testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite runs one transaction at a time'),
-    },
     async () => {
       // 4,950 received, 10 paid out: 4,940 left, all of it pending; the refund needs 4,950.
       const { fresh, sk, intents } = await paidThenPaidOut('Refund behind a fold', 1, 10);

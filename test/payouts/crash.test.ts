@@ -12,7 +12,7 @@ import { earn, PAYOUTS, payoutTo, sendPayouts } from './support.js';
 const skip =
   testDatabaseKind !== 'postgres' ? 'needs PostgreSQL: a second process cannot open the PGlite database' : false;
 
-describe('a worker killed in the middle of a batch of 1,000 payouts', { skip: Boolean(skip) }, () => {
+describe.skipIf(skip)('a worker killed in the middle of a batch of 1,000 payouts', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });

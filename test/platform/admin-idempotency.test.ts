@@ -444,13 +444,8 @@ describe('operator API idempotency', () => {
     assert.equal(await balanceOf(phone), 400, 'credited once over four requests');
   });
 
-  test(
+  test.skipIf(testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: on PGlite a second attempt waits, no 409')(
     'the CLI waits while an earlier attempt with its key still runs, then answers once it is done',
-    {
-      skip: Boolean(
-        testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: on PGlite a second attempt waits, no 409',
-      ),
-    },
     async () => {
       const phone = await newWallet(0);
       const key = 'held-1';

@@ -33,11 +33,8 @@ describe('idempotency (api.md 4, decisions "Idempotency")', () => {
       ...(headers ? { headers } : {}),
     });
 
-  test(
+  test.skipIf(testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite runs one transaction at a time')(
     'a key another request commits while this one runs: this one rolls back and replays that answer',
-    {
-      skip: Boolean(testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite runs one transaction at a time'),
-    },
     async () => {
       // The key is stored at the end of the write's transaction: the insert then finds it taken.
       const response = await post('taken-meanwhile', { name: 'taken' }, undefined, { 'x-probe-key-taken': '1' });
@@ -48,9 +45,8 @@ describe('idempotency (api.md 4, decisions "Idempotency")', () => {
     },
   );
 
-  test(
+  test.skipIf(testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: it takes three sessions')(
     "the claim reads the key after taking its lock: a commit between the claim's start and its lock is seen",
-    { skip: Boolean(testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: it takes three sessions') },
     async () => {
       const url = t.testDatabase.url!;
       const [gate, claimer, other] = [new pg.Client(url), new pg.Client(url), new pg.Client(url)];

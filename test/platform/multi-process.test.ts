@@ -51,7 +51,7 @@ async function startApiProcess(databaseUrl: string): Promise<{ child: ChildProce
   return { child, baseUrl: `http://127.0.0.1:${port}` };
 }
 
-describe('two API processes on one PostgreSQL and Redis', { skip: Boolean(skip) }, () => {
+describe.skipIf(skip)('two API processes on one PostgreSQL and Redis', () => {
   let database: TestDatabase;
   let processes: { child: ChildProcess; baseUrl: string }[] = [];
   beforeAll(async () => {

@@ -15,7 +15,7 @@ import { createTestDatabase, testDatabaseKind, type TestDatabase } from '../supp
 
 const skip = testDatabaseKind === 'pglite' ? false : 'PGlite only';
 
-describe('named statements on PGlite', { skip: Boolean(skip) }, () => {
+describe.skipIf(skip)('named statements on PGlite', () => {
   let testDatabase: TestDatabase;
   let pglite: PGlite;
   beforeAll(async () => {
@@ -89,35 +89,31 @@ describe('named statements on PGlite', { skip: Boolean(skip) }, () => {
   });
 });
 
-describe(
-  'named statements on PostgreSQL',
-  { skip: Boolean(testDatabaseKind === 'postgres' ? false : 'PostgreSQL only') },
-  () => {
-    let testDatabase: TestDatabase;
-    beforeAll(async () => {
-      testDatabase = await createTestDatabase();
-    });
-    afterAll(() => testDatabase?.drop());
+describe.skipIf(testDatabaseKind === 'postgres' ? false : 'PostgreSQL only')('named statements on PostgreSQL', () => {
+  let testDatabase: TestDatabase;
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase();
+  });
+  afterAll(() => testDatabase?.drop());
 
-    /** Runs a parameterized statement, then counts the prepared statements of its text on the same connection. */
-    async function preparedOnConnection(namedStatements: boolean): Promise<number> {
-      const database = await openDatabase({ kind: 'postgres', url: testDatabase.url!, poolSize: 1, namedStatements });
-      try {
-        return await database.db.transaction().execute(async (trx) => {
-          const { rows } = await sql<{ one: number }>`SELECT ${1}::int AS one`.execute(trx);
-          assert.deepEqual(rows, [{ one: 1 }]);
-          const counted = await sql<{ n: number }>`
+  /** Runs a parameterized statement, then counts the prepared statements of its text on the same connection. */
+  async function preparedOnConnection(namedStatements: boolean): Promise<number> {
+    const database = await openDatabase({ kind: 'postgres', url: testDatabase.url!, poolSize: 1, namedStatements });
+    try {
+      return await database.db.transaction().execute(async (trx) => {
+        const { rows } = await sql<{ one: number }>`SELECT ${1}::int AS one`.execute(trx);
+        assert.deepEqual(rows, [{ one: 1 }]);
+        const counted = await sql<{ n: number }>`
           SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = 'SELECT $1::int AS one'`.execute(trx);
-          return counted.rows[0]!.n;
-        });
-      } finally {
-        await database.close();
-      }
+        return counted.rows[0]!.n;
+      });
+    } finally {
+      await database.close();
     }
+  }
 
-    test('each text prepared once per connection; none when turned off', async () => {
-      assert.equal(await preparedOnConnection(true), 1);
-      assert.equal(await preparedOnConnection(false), 0);
-    });
-  },
-);
+  test('each text prepared once per connection; none when turned off', async () => {
+    assert.equal(await preparedOnConnection(true), 1);
+    assert.equal(await preparedOnConnection(false), 0);
+  });
+});

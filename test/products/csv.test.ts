@@ -88,7 +88,7 @@ describe('CSV import and export (decisions "Products")', () => {
     assert.deepEqual([updated.name, updated.price, updated.quantity, updated.status], ['New name', 150, 4, 'DISABLED']);
     assert.equal(updated.variants.length, 1, 'columns not in the CSV are kept');
     assert.deepEqual(
-      (await storeEvents(t, updated.id)).map((e) => e.event),
+      (await storeEvents(t, sk, updated.id)).map((e) => e.event),
       ['product.stock_low'],
       'a stock drop by import sends its event',
     );

@@ -107,7 +107,7 @@ describe('inventory and stock events (decisions "Products"; api.md 6.4)', () => 
       .where('id', '=', product.id)
       .executeTakeFirstOrThrow();
     assert.equal(stored.quantity, 0);
-    const events = await storeEvents(t, product.id);
+    const events = await storeEvents(t, sk, product.id);
     assert.deepEqual(
       events.map((e) => e.event),
       ['product.stock_low', 'product.stock_out'],
@@ -124,10 +124,10 @@ describe('inventory and stock events (decisions "Products"; api.md 6.4)', () => 
       lowStockThreshold: 5,
     });
     await inventory(product.id, { delta: -4 }); // 6: above
-    assert.deepEqual(await storeEvents(t, product.id), []);
+    assert.deepEqual(await storeEvents(t, sk, product.id), []);
     await inventory(product.id, { delta: -2 }); // 4: crosses
     await inventory(product.id, { delta: -1 }); // 3: still low, no new event
-    let events = await storeEvents(t, product.id);
+    let events = await storeEvents(t, sk, product.id);
     assert.equal(events.length, 1);
     const [low] = events;
     assert.deepEqual(Object.keys(low), ['id', 'event', 'timestamp', 'sandbox', 'data', 'sequence']);
@@ -146,7 +146,7 @@ describe('inventory and stock events (decisions "Products"; api.md 6.4)', () => 
     await inventory(product.id, { quantity: 8 }); // back up: no event
     await inventory(product.id, { delta: -6 }); // 2: a second crossing
     await inventory(product.id, { delta: -2 }); // 0: out
-    events = await storeEvents(t, product.id);
+    events = await storeEvents(t, sk, product.id);
     assert.deepEqual(
       events.map((e) => [e.event, e.data.quantity]),
       [
@@ -163,14 +163,14 @@ describe('inventory and stock events (decisions "Products"; api.md 6.4)', () => 
       shopId: business.shopId,
     });
     await inventory(product.id, { quantity: 0 }); // already 0: nothing new
-    assert.equal((await storeEvents(t, product.id)).length, 3);
+    assert.equal((await storeEvents(t, sk, product.id)).length, 3);
   });
 
   test('a drop straight to 0 sends stock_low then stock_out; unlimited counts as above the threshold', async () => {
     const product = await createProduct(t, sk, { name: 'Unlimited', price: 100 });
     await inventory(product.id, { quantity: 0 });
     assert.deepEqual(
-      (await storeEvents(t, product.id)).map((e) => e.event),
+      (await storeEvents(t, sk, product.id)).map((e) => e.event),
       ['product.stock_low', 'product.stock_out'],
     );
   });
@@ -183,7 +183,7 @@ describe('inventory and stock events (decisions "Products"; api.md 6.4)', () => 
     });
     const blue = product.variants[0];
     await inventory(product.id, { variantId: blue._id, delta: -5 });
-    const events = await storeEvents(t, product.id);
+    const events = await storeEvents(t, sk, product.id);
     assert.deepEqual(
       events.map((e) => e.event),
       ['product.stock_low', 'product.stock_out'],
@@ -205,7 +205,7 @@ describe('inventory and stock events (decisions "Products"; api.md 6.4)', () => 
     expectStatus(await write(t, sk, 'PATCH', `/${product.id}`, { quantity: 1 }), 200);
     expectStatus(await write(t, sk, 'PUT', `/${product.id}`, { name: 'Patched', price: 100, quantity: 0 }), 200);
     assert.deepEqual(
-      (await storeEvents(t, product.id)).map((e) => [e.event, e.data.quantity]),
+      (await storeEvents(t, sk, product.id)).map((e) => [e.event, e.data.quantity]),
       [
         ['product.stock_low', 1],
         ['product.stock_out', 0],

@@ -1,5 +1,6 @@
 import type { TestApp, TestResponse } from '../support/harness.js';
 import { expectStatus } from '../support/harness.js';
+import { listEvents } from '../support/read-api.js';
 
 export const PRODUCTS = '/api/v1/dev/store/products';
 
@@ -17,12 +18,7 @@ export function write(t: TestApp, key: string, method: string, path: string, bod
   });
 }
 
-export async function storeEvents(t: TestApp, productId: string) {
-  const rows = await t.runtime.db
-    .selectFrom('events')
-    .select('body')
-    .where('subject', '=', productId)
-    .orderBy('seq')
-    .execute();
-  return rows.map((row) => JSON.parse(row.body));
+/** A product's events as the Events API answers them, oldest first: what webhooks deliver. */
+export async function storeEvents(t: TestApp, key: string, productId: string): Promise<any[]> {
+  return (await listEvents(t, key, productId)).map((event) => event.payload);
 }

@@ -13,7 +13,7 @@ import { nodeEntry } from '../support/node-entry.js';
 const skip =
   testDatabaseKind !== 'postgres' ? 'needs PostgreSQL: a second process cannot open the PGlite database' : false;
 
-describe('a worker killed mid-delivery loses nothing', { skip: Boolean(skip) }, () => {
+describe.skipIf(skip)('a worker killed mid-delivery loses nothing', () => {
   let t: TestApp;
   let receiver: Receiver;
   beforeAll(async () => {

@@ -5,6 +5,7 @@ import { listMigrations } from '../../src/db/migrate.js';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { createIntent } from '../intents/support.js';
+import { eventIdOf } from '../support/read-api.js';
 import { DELIVERIES, ENDPOINTS, webhookHelpers } from './support.js';
 
 const HOUR = 3_600_000;
@@ -215,11 +216,7 @@ describe('migration 034 rewrites deliveries of the old states into the new ones'
     const sk = business.keys.secretTest;
     // The event first, so the fan-out writes no delivery of its own to these endpoints.
     const intent = await createIntent(t, sk, { amount: 3400 });
-    const event = await t.runtime.db
-      .selectFrom('events')
-      .select('id')
-      .where('subject', '=', intent.referenceNumber)
-      .executeTakeFirstOrThrow();
+    const eventId = await eventIdOf(t, sk, intent.referenceNumber);
     const endpointAt = async (path: string) => {
       const response = await t.request('POST', ENDPOINTS, {
         key: sk,
@@ -265,7 +262,7 @@ describe('migration 034 rewrites deliveries of the old states into the new ones'
       .values(
         old.map((row, i) => ({
           id: ids[i]!,
-          event_id: event.id,
+          event_id: eventId,
           endpoint_id: row.endpoint,
           business_id: business.id,
           environment: 'test' as const,

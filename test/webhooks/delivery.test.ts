@@ -12,6 +12,7 @@ import {
   type TestApp,
   type TestBusiness,
 } from '../support/harness.js';
+import { eventIdOf } from '../support/read-api.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { act, createIntent } from '../intents/support.js';
 
@@ -201,13 +202,8 @@ describe('webhook deliveries (api.md 6; decisions "Events and deliveries")', () 
     const intent = await createIntent(t, sk, { amount: 1313 });
     await act(t, sk, intent.referenceNumber, 'simulate');
     const requests = await receiver.waitFor(8, 40_000);
-    const event = await t.runtime.db
-      .selectFrom('events')
-      .select('id')
-      .where('subject', '=', intent.referenceNumber)
-      .where('event', '=', 'payment.failed')
-      .executeTakeFirstOrThrow();
-    const dead = await waitForDelivery((await deliveryOf(event.id)).id, (d) => d.status === 'DEAD');
+    const eventId = await eventIdOf(t, sk, intent.referenceNumber, 'payment.failed');
+    const dead = await waitForDelivery((await deliveryOf(eventId)).id, (d) => d.status === 'DEAD');
     for (let i = 1; i < 8; i++) {
       const gap = requests[i]!.at - requests[i - 1]!.at;
       // Each gap is jittered by up to 10 % either way (RETRY_JITTER; exact gaps before).
@@ -260,13 +256,8 @@ describe('webhook deliveries (api.md 6; decisions "Events and deliveries")', () 
     const intent = await createIntent(t, sk, { amount: 100 });
     await act(t, sk, intent.referenceNumber, 'simulate-expiry');
     await receiver.waitFor(1);
-    const event = await t.runtime.db
-      .selectFrom('events')
-      .select('id')
-      .where('subject', '=', intent.referenceNumber)
-      .where('event', '=', 'payment.expired')
-      .executeTakeFirstOrThrow();
-    const delivery = await deliveryOf(event.id);
+    const eventId = await eventIdOf(t, sk, intent.referenceNumber, 'payment.expired');
+    const delivery = await deliveryOf(eventId);
     const failed = await waitForDelivery(delivery.id, (d) => d.attempts[0]?.error?.startsWith('no answer within'));
     assert.equal(failed.attempts[0].statusCode, null);
     assert.ok(failed.attempts[0].durationMs >= 1000);
@@ -281,16 +272,11 @@ describe('webhook deliveries (api.md 6; decisions "Events and deliveries")', () 
     const intent = await createIntent(t, sk, { amount: 100 });
     await act(t, sk, intent.referenceNumber, 'simulate');
     await receiver.waitFor(2);
-    const event = await t.runtime.db
-      .selectFrom('events')
-      .select('id')
-      .where('subject', '=', intent.referenceNumber)
-      .where('event', '=', 'payment.confirmed')
-      .executeTakeFirstOrThrow();
+    const eventId = await eventIdOf(t, sk, intent.referenceNumber, 'payment.confirmed');
     // An attempt's outcome is recorded after its HTTP exchange (a followed redirect included):
     // once two are recorded as 302, any visit to the Location would already have arrived.
     const delivery = await waitForDelivery(
-      (await deliveryOf(event.id)).id,
+      (await deliveryOf(eventId)).id,
       (d) => d.attempts[0]?.statusCode === 302 && d.attempts[1]?.statusCode === 302,
     );
     assert.ok(
@@ -362,15 +348,11 @@ describe('webhook deliveries (api.md 6; decisions "Events and deliveries")', () 
     for (const url of [`https://127.0.0.1:${port}/hook`, `https://localhost:${port}/hook`]) {
       await t.runtime.db.updateTable('webhook_endpoints').set({ url }).where('id', '=', endpointId).execute();
       const intent = await createIntent(t, business.keys.secretLive, { amount: 100 });
-      const event = await t.runtime.db
-        .selectFrom('events')
-        .select('id')
-        .where('subject', '=', intent.referenceNumber)
-        .executeTakeFirstOrThrow();
+      const eventId = await eventIdOf(t, business.keys.secretLive, intent.referenceNumber);
       const row = await t.runtime.db
         .selectFrom('webhook_deliveries')
         .select('id')
-        .where('event_id', '=', event.id)
+        .where('event_id', '=', eventId)
         .executeTakeFirstOrThrow();
       const failed = await waitUntil(async () => {
         const response = await t.request('GET', `${DELIVERIES}/${row.id}`, { key: business.keys.secretLive });

@@ -17,9 +17,8 @@ const IN_FLIGHT = 16;
  * a deadlock fails a disable or a delete with a 500, and the worker only hides it by writing its
  * outcomes again one by one, so PostgreSQL's own count is what the test reads.
  */
-describe(
+describe.skipIf(testDatabaseKind !== 'postgres' ? 'transactions side by side need PostgreSQL' : false)(
   'racing writes of many deliveries never deadlock',
-  { skip: Boolean(testDatabaseKind !== 'postgres' ? 'transactions side by side need PostgreSQL' : false) },
   () => {
     let t: TestApp;
     let worker: Worker;

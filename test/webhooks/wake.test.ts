@@ -68,11 +68,8 @@ describe('the worker wakes on commit (issue 14, item 3)', () => {
     workers.splice(workers.indexOf(worker), 1);
   });
 
-  test(
+  test.skipIf(testDatabaseKind !== 'postgres' ? 'LISTEN over a connection of its own is PostgreSQL only' : false)(
     'PostgreSQL: a lost listening connection is opened again, and what committed meanwhile is claimed',
-    {
-      skip: Boolean(testDatabaseKind !== 'postgres' ? 'LISTEN over a connection of its own is PostgreSQL only' : false),
-    },
     async () => {
       const business = await t.createBusiness();
       const sk = business.keys.secretTest;
