@@ -1,24 +1,24 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import type { DB } from '../../db/schema.js';
-import { formatUtcMonth, type Lang } from '../../lib/i18n.js';
-import type { Caller } from '../../http/context.js';
-import { startDownload } from '../../http/downloads.js';
-import { ApiError, invalid } from '../../http/errors.js';
-import { parseDateFilter } from '../../http/schemas.js';
+import type { DB } from '../../../../db/schema.js';
+import { formatUtcMonth, type Lang } from '../../../../lib/i18n.js';
+import type { Caller } from '../../../../http/context.js';
+import { startDownload } from '../../../../http/downloads.js';
+import { ApiError, invalid } from '../../../../http/errors.js';
+import { parseDateFilter } from '../../../../http/schemas.js';
 import {
   BALANCE_TRANSACTION_TYPES,
   balanceTransactionView,
   exportBalanceTransactions,
   listBalanceTransactions,
   type BalanceTransactionType,
-} from '../payments/balance-transactions.js';
-import { accountBalance } from '../payments/ledger.js';
-import { balanceStatement, monthPeriod, statementFile, statementMonths } from '../payments/statements.js';
-import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
-import { dictionaries, type Dictionary } from './i18n.js';
-import { Flash } from './write.js';
+} from '../../../payments/balance-transactions.js';
+import { accountBalance } from '../../../payments/ledger.js';
+import { balanceStatement, monthPeriod, statementFile, statementMonths } from '../../../payments/statements.js';
+import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
+import { dictionaries, type Dictionary } from '../../i18n.js';
+import { Flash } from '../../write.js';
 
 const BALANCE = `${DASHBOARD}/balance`;
 const PAGE_SIZE = 20;

@@ -6,19 +6,26 @@ import {
   renameBusiness,
   requestLiveAccess,
   setBusinessContact,
-} from '../businesses/service.js';
-import { walletPhone } from '../../lib/phone.js';
-import { getFeePlan } from '../payments/fee-plans.js';
+} from '../../../businesses/service.js';
+import { walletPhone } from '../../../../lib/phone.js';
+import { getFeePlan } from '../../../payments/fee-plans.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../http/errors.js';
-import { at, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
-import { fieldChecks, formState, isAboutForm, refusalOf, type FormFields } from './form-errors.js';
-import { dictionaries } from './i18n.js';
-import { passwordProblem } from './password.js';
-import { passwordAttemptAllowed, RETRY_AFTER_SECONDS } from './password-attempts.js';
-import { changeOwnPassword, changeUser, createUser, isCurrentPassword, listUsers, newPasswordHash } from './users.js';
-import { dashboardWrite, Token } from './write.js';
-import { FORM_WRITE } from '../../http/idempotency/plugin.js';
+import { ApiError } from '../../../../http/errors.js';
+import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
+import { fieldChecks, formState, isAboutForm, refusalOf, type FormFields } from '../../form-errors.js';
+import { dictionaries } from '../../i18n.js';
+import { passwordProblem } from '../../password.js';
+import { passwordAttemptAllowed, RETRY_AFTER_SECONDS } from '../../password-attempts.js';
+import {
+  changeOwnPassword,
+  changeUser,
+  createUser,
+  isCurrentPassword,
+  listUsers,
+  newPasswordHash,
+} from '../../users.js';
+import { dashboardWrite, Token } from '../../write.js';
+import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 
 const SETTINGS = `${DASHBOARD}/settings`;
 
