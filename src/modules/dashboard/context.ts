@@ -16,6 +16,7 @@ import {
 import { secretBase62 } from '../../lib/ids.js';
 import { allScopes } from '../keys/scopes.js';
 import { dashboardAssets } from './assets.js';
+import type { DrawnPage, ViewName, Views } from './page-views.js';
 import { dictionaries, errorText, type Dictionary } from './i18n.js';
 import { statusText, type StatusVocabulary } from './statuses.js';
 import type { DashboardSession } from './sessions.js';
@@ -101,12 +102,25 @@ function flash(request: FastifyRequest, t: Dictionary, lang: Lang): { notice?: s
   return out;
 }
 
-/** Renders a page through the view engine with what every page shows, and the headers every page carries. */
-export async function sendPage(
+/**
+ * Renders a dashboard page through the view engine with what every page shows, and the headers
+ * every page carries: `data` is the page's view model, checked against the template's (Views).
+ */
+export function sendPage<K extends ViewName>(
   request: FastifyRequest,
   reply: FastifyReply,
-  template: string,
-  data: Record<string, unknown>,
+  template: K,
+  data: Views[K],
+  status = 200,
+): Promise<FastifyReply> {
+  return drawPage(request, reply, { template, data } as DrawnPage, status);
+}
+
+/** A page already paired with its data (a write's page shown once): sendPage's own path. */
+export async function drawPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { template, data }: DrawnPage,
   status = 200,
 ): Promise<FastifyReply> {
   const nonce = newNonce();

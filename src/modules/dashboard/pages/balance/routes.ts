@@ -19,6 +19,7 @@ import { balanceStatement, monthPeriod, statementFile, statementMonths } from '.
 import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { dictionaries, type Dictionary } from '../../i18n.js';
 import { Flash } from '../../write.js';
+import type { StatementLink } from './view.js';
 
 const BALANCE = `${DASHBOARD}/balance`;
 const PAGE_SIZE = 20;
@@ -130,7 +131,7 @@ function readFilters(
 }
 
 /** The months offered a statement, each with its files, named in the dashboard's language. */
-async function statementLinks(db: Kysely<DB>, caller: Caller, lang: Lang) {
+async function statementLinks(db: Kysely<DB>, caller: Caller, lang: Lang): Promise<StatementLink[]> {
   const months = await statementMonths(db, caller);
   return months.map((month, index) => ({
     month: month.label,

@@ -37,6 +37,7 @@ import {
   shortOfFunds,
   wordsOf,
 } from './words.js';
+import type { BatchReport } from './view.js';
 
 const PAYOUTS = `${DASHBOARD}/payouts`;
 const BATCH = `${PAYOUTS}/batch`;
@@ -148,7 +149,7 @@ function batchOwner(session: DashboardSession): BatchOwner {
 function drawBatch(
   request: FastifyRequest,
   reply: FastifyReply,
-  data: { report?: Record<string, unknown>; error?: string },
+  data: { report?: BatchReport; error?: string },
   status = 200,
 ): Promise<FastifyReply> {
   return sendPage(request, reply, 'payout-batch', { maxLines: MAX_BATCH_ITEMS, report: null, ...data }, status);

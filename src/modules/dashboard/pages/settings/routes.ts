@@ -25,6 +25,7 @@ import {
   newPasswordHash,
 } from '../../users.js';
 import { dashboardWrite, Token } from '../../write.js';
+import type { ContactTyped } from './view.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 
 const SETTINGS = `${DASHBOARD}/settings`;
@@ -68,12 +69,6 @@ const ContactForm = Type.Object(
   { additionalProperties: false },
 );
 /** The shop-contact form as typed: drawn back as it was when refused. */
-interface ContactTyped {
-  phone: string;
-  email: string;
-  pickupAddress: string;
-  delivers: boolean;
-}
 const PICKUP_ADDRESS_MAX = 300;
 // What an address needs to be one; the mail itself is the only real check.
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
