@@ -1,6 +1,6 @@
 import type { BarChart } from '../../chart.js';
+import type { RefundNote } from '../../view-types.js';
 import type { intentCountsByStatus, latestIntents, orderCountsByStatus, paidVolumeByDay } from '../../queries.js';
-import type { partialRefundNote } from '../../refund-note.js';
 
 type Day = Awaited<ReturnType<typeof paidVolumeByDay>>[number];
 
@@ -16,6 +16,6 @@ export interface HomeViews {
     counts: Awaited<ReturnType<typeof intentCountsByStatus>>;
     orderCounts: Awaited<ReturnType<typeof orderCountsByStatus>>;
     latest: Awaited<ReturnType<typeof latestIntents>>;
-    refundNote: ReturnType<typeof partialRefundNote>;
+    refundNote: RefundNote;
   };
 }

@@ -1,9 +1,8 @@
 import type { OrderRow } from '../../../orders/model.js';
 import type { ORDER_STATUSES, OrderAction } from '../../../orders/state.js';
 import type { orderView } from '../../../orders/views.js';
-import type { FormState } from '../../form-view.js';
+import type { FormState, RefundNote } from '../../view-types.js';
 import type { paymentAttempts, sourceAmounts } from '../../queries.js';
-import type { partialRefundNote } from '../../refund-note.js';
 
 /** The workflow buttons an order's page draws (a customer's cancel is the customer's, never a button here). */
 export type OrderActions = Record<Exclude<OrderAction, 'customerCancel'>, boolean>;
@@ -12,7 +11,7 @@ export type OrderActions = Record<Exclude<OrderAction, 'customerCancel'>, boolea
 export interface OrderViews {
   orders: {
     orders: OrderRow[];
-    refundNote: ReturnType<typeof partialRefundNote>;
+    refundNote: RefundNote;
     total: number;
     page: number;
     pages: number;
@@ -24,7 +23,7 @@ export interface OrderViews {
   order: FormState & {
     amounts: Awaited<ReturnType<typeof sourceAmounts>>;
     attempts: Awaited<ReturnType<typeof paymentAttempts>>;
-    refundNote: ReturnType<typeof partialRefundNote>;
+    refundNote: RefundNote;
     order: ReturnType<typeof orderView>;
     actions: OrderActions;
     refundable: number;

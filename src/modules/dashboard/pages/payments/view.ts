@@ -2,9 +2,8 @@ import type { getIntent, IntentView } from '../../../intents/service.js';
 import type { INTENT_STATUSES } from '../../../intents/state.js';
 import type { IntentWithRefunds } from '../../../intents/repo.js';
 import type { PaymentFailureCode } from '../../../payments/state.js';
-import type { FormState } from '../../form-view.js';
+import type { FormState, RefundNote } from '../../view-types.js';
 import type { intentTimeline, paymentAttempts, sourceAmounts } from '../../queries.js';
-import type { partialRefundNote } from '../../refund-note.js';
 
 /** The payment-link form's fields as typed. */
 export interface LinkFormValues {
@@ -21,7 +20,7 @@ export interface PaymentViews {
     filters: { status: string; from: string; to: string; q: string };
     filterQuery: string;
     items: IntentWithRefunds[];
-    refundNote: ReturnType<typeof partialRefundNote>;
+    refundNote: RefundNote;
     total: number;
     page: number;
     pages: number;
@@ -34,7 +33,7 @@ export interface PaymentViews {
     amounts: Awaited<ReturnType<typeof sourceAmounts>>;
     attempts: Awaited<ReturnType<typeof paymentAttempts>>;
     lastFailure: PaymentFailureCode | null;
-    refundNote: ReturnType<typeof partialRefundNote>;
+    refundNote: RefundNote;
     /** The pay link as a QR code (SVG), while the payment can still be paid. */
     qr: string | null;
     refundable: number;

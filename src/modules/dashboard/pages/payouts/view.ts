@@ -1,10 +1,9 @@
 import type { balanceTransactionView } from '../../../payments/balance-transactions.js';
 import type { PayoutQuote } from '../../../payouts/quote.js';
 import type { PayoutInput } from '../../../payouts/service.js';
-import type { PAYOUT_STATUSES } from '../../../payouts/state.js';
+import type { PAYOUT_STATUSES, PayoutFailureCode, PayoutStatus } from '../../../payouts/state.js';
 import type { batchView, payoutView } from '../../../payouts/views.js';
 import type { PayoutField, sealBatch } from './input.js';
-import type { payoutWords } from './words.js';
 
 /** The new-payout form's fields as typed. */
 export interface PayoutFormValues {
@@ -21,13 +20,19 @@ export interface BatchReport {
   sealed: ReturnType<typeof sealBatch> | null;
 }
 
+/** How the pages name each status and failure, in the page's language. */
+export interface PayoutWords {
+  status: Record<PayoutStatus, string>;
+  failure: Record<PayoutFailureCode, string>;
+}
+
 type Paged<T> = { total: number; page: number; pages: number } & T;
 
 /** What the Payouts pages' templates draw: the list, the form and its review, a batch, and a payout. */
 export interface PayoutViews {
   payouts: Paged<{
     statuses: typeof PAYOUT_STATUSES;
-    words: ReturnType<typeof payoutWords>;
+    words: PayoutWords;
     filters: { status: string; batch: string };
     filterQuery: string;
     batch: ReturnType<typeof batchView> | null;
@@ -38,7 +43,7 @@ export interface PayoutViews {
   'payout-batch': { maxLines: number; report: BatchReport | null; error?: string };
   payout: Paged<{
     payout: ReturnType<typeof payoutView>;
-    words: ReturnType<typeof payoutWords>;
+    words: PayoutWords;
     cancellable: boolean;
     transactions: ReturnType<typeof balanceTransactionView>[];
     error?: string;

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { fillText, formatAmount } from '../../../../lib/i18n.js';
 import { MAX_BATCH_ITEMS } from '../../../payouts/schemas.js';
 import type { PayoutQuote } from '../../../payouts/quote.js';
+import type { PayoutWords } from './view.js';
 import {
   PAYOUT_FAILURE_CODES,
   PAYOUT_STATUSES,
@@ -71,7 +72,7 @@ export function wordsOf(request: FastifyRequest) {
 }
 
 /** How the pages name statuses and failures, in the page's language. */
-export function payoutWords(t: Dictionary) {
+export function payoutWords(t: Dictionary): PayoutWords {
   return {
     status: Object.fromEntries(PAYOUT_STATUSES.map((status) => [status, t[STATUS_WORDS[status]]])) as Record<
       PayoutStatus,

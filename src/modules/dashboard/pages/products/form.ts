@@ -4,6 +4,7 @@ import type { OptionInput, productView, ProductFields, VariantInput } from '../.
 import { fieldChecks, type FormFields } from '../../form-errors.js';
 import { parseMru } from '../../i18n.js';
 import { Token } from '../../write.js';
+import type { ProductFormValues } from './view.js';
 
 /**
  * The product form: its fields as posted, read into the catalogue's input, and drawn back as text
@@ -128,18 +129,6 @@ export function fieldsFromForm(
 /** An amount in centimes as the form shows it: "250.00", "-5.00". */
 export function mruText(centimes: number): string {
   return `${centimes < 0 ? '-' : ''}${(Math.abs(centimes) / 100).toFixed(2)}`;
-}
-
-/** The product form's fields as text, the rows of variants and options followed by blank ones. */
-export interface ProductFormValues {
-  name: string;
-  price: string;
-  description: string;
-  status: string;
-  quantity: string;
-  sku: string;
-  variants: { id: string; type: string; label: string; adjustment: string; quantity: string }[];
-  options: { id: string; name: string; adjustment: string }[];
 }
 
 const blankVariant = () => ({ id: '', type: '', label: '', adjustment: '', quantity: '' });

@@ -12,14 +12,8 @@ import { formState, isAboutForm, refusalOf } from '../../form-errors.js';
 import { dictionaries } from '../../i18n.js';
 import type { DashboardSession } from '../../sessions.js';
 import { dashboardWrite, Token, Flash } from '../../write.js';
-import {
-  fieldsFromForm,
-  postedValues,
-  PRODUCT_FIELDS,
-  ProductForm,
-  storedValues,
-  type ProductFormValues,
-} from './form.js';
+import { fieldsFromForm, postedValues, PRODUCT_FIELDS, ProductForm, storedValues } from './form.js';
+import type { ProductFormValues } from './view.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 
 const PAGE_SIZE = 20;

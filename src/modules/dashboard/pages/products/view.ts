@@ -1,7 +1,18 @@
 import type { importProducts } from '../../../products/csv.js';
 import type { productView } from '../../../products/model.js';
-import type { FormState } from '../../form-view.js';
-import type { ProductFormValues } from './form.js';
+import type { FormState } from '../../view-types.js';
+
+/** The product form's fields as text, the rows of variants and options followed by blank ones. */
+export interface ProductFormValues {
+  name: string;
+  price: string;
+  description: string;
+  status: string;
+  quantity: string;
+  sku: string;
+  variants: { id: string; type: string; label: string; adjustment: string; quantity: string }[];
+  options: { id: string; name: string; adjustment: string }[];
+}
 
 type Product = ReturnType<typeof productView>;
 type Image = Product['images'][number];

@@ -1,6 +1,6 @@
 import type { getBusiness } from '../../../businesses/service.js';
 import type { getFeePlan } from '../../../payments/fee-plans.js';
-import type { FormState } from '../../form-view.js';
+import type { FormState } from '../../view-types.js';
 import type { listUsers } from '../../users.js';
 
 /** The contact form's fields as typed (or as stored). */
