@@ -68,15 +68,7 @@ process.stdout.write(`build: compiled src/ to dist/ and copied ${copied} other f
  * WebAssembly, Swagger UI's pages, pino's worker, ...) through `__dirname`, which a bundle cannot
  * give each of them. The build fails if another such package comes in.
  */
-const UNBUNDLED = [
-  '@electric-sql/pglite',
-  '@fastify/swagger',
-  '@fastify/swagger-ui',
-  '@fastify/view',
-  'ioredis',
-  'pg-native',
-  'pino',
-];
+const UNBUNDLED = ['@electric-sql/pglite', '@fastify/swagger', '@fastify/swagger-ui', 'ioredis', 'pg-native', 'pino'];
 
 /**
  * dist/server.js, rewritten as one file with its modules and packages (esbuild). Loading some

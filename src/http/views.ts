@@ -32,7 +32,18 @@ import { ApiError } from './errors.js';
 /** The compiled sources' root (src/ under tsx, dist/ once built): template names start there. */
 const SOURCE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/**
+ * The server's one view engine: customer pages, the dashboard, the welcome page and printable
+ * statements all render through it. Every value is escaped (business names, labels and
+ * descriptions are other people's text); a template is named from the sources' root
+ * (`/modules/dashboard/views/home`), and names inside a template resolve beside it.
+ */
 const views = new Eta({ views: SOURCE_ROOT, autoEscape: true, autoTrim: false, cache: true });
+
+/** A template drawn with its data: `template` is its eta name from the sources' root. */
+export function renderView(template: string, data: object): string {
+  return views.render(template, data);
+}
 
 /** The shared layout, its partials and the assets every customer page loads. */
 const SHARED_VIEWS = '/http/views';
@@ -120,20 +131,46 @@ export function assetFolder(prefix: string, folders: readonly string[]): AssetFo
 // ---------------------------------------------------------------------------------------------
 // Pages
 
+/** A fresh nonce for one response's Content-Security-Policy and the elements it lets load. */
+export function newNonce(): string {
+  return randomBytes(16).toString('base64');
+}
+
+/** What a page's policy lets in besides its own nonce-carrying style, which every page has. */
+export interface PagePolicy {
+  /** Scripts carrying the nonce run (none otherwise). */
+  scripts?: boolean;
+  /** `fetch()` may reach this origin (none otherwise). */
+  connect?: boolean;
+  /**
+   * Where images come from: none; this origin; this origin and any https host (a merchant's
+   * image URLs); or this origin, data: and blob: URLs (an upload's preview drawn before it is sent).
+   */
+  images?: 'none' | 'self' | 'self-and-https' | 'self-data-blob';
+  /** Where forms may post: this origin, or nowhere for a page with no form. */
+  forms: 'self' | 'none';
+}
+
+const IMAGE_SOURCES = {
+  self: "'self'",
+  'self-and-https': "'self' https:",
+  'self-data-blob': "'self' data: blob:",
+} as const;
+
 /**
- * The customer pages' Content-Security-Policy: only the stylesheet and scripts carrying this
- * response's nonce load (no inline script or style runs), fetches and forms go to this origin
- * only, images come from this origin (and, for a catalog, any https host: a merchant's image
- * URLs), and no site may frame the page.
+ * Every HTML page's Content-Security-Policy: nothing loads by default, only the style (and, if
+ * allowed, the scripts) carrying this response's nonce; no inline script or style runs, the base
+ * URL cannot be moved and no site may frame the page.
  */
-export function customerCsp(nonce: string, images: 'self' | 'self-and-https'): string {
+export function pageCsp(nonce: string, policy: PagePolicy): string {
+  const images = policy.images ?? 'none';
   return [
     "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
     `style-src 'nonce-${nonce}'`,
-    "connect-src 'self'",
-    images === 'self' ? "img-src 'self'" : "img-src 'self' https:",
-    "form-action 'self'",
+    ...(policy.scripts ? [`script-src 'nonce-${nonce}'`] : []),
+    ...(policy.connect ? ["connect-src 'self'"] : []),
+    ...(images === 'none' ? [] : [`img-src ${IMAGE_SOURCES[images]}`]),
+    `form-action '${policy.forms}'`,
     "base-uri 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
@@ -182,7 +219,7 @@ function helpers(choice: LangChoice) {
 
 /** Renders a customer page through its template and the shared layout, with the headers every customer page carries. */
 export function sendCustomerPage(reply: FastifyReply, page: CustomerPage): FastifyReply {
-  const nonce = randomBytes(16).toString('base64');
+  const nonce = newNonce();
   const { lang } = page.choice;
   const html = views.render(page.template, {
     ...helpers(page.choice),
@@ -207,7 +244,10 @@ export function sendCustomerPage(reply: FastifyReply, page: CustomerPage): Fasti
     .type('text/html; charset=utf-8')
     .header('Cache-Control', 'no-store')
     .header('Vary', 'Accept-Language')
-    .header('Content-Security-Policy', customerCsp(nonce, page.images ?? 'self'))
+    .header(
+      'Content-Security-Policy',
+      pageCsp(nonce, { scripts: true, connect: true, images: page.images ?? 'self', forms: 'self' }),
+    )
     .header('X-Content-Type-Options', 'nosniff')
     .header('Referrer-Policy', 'no-referrer')
     .header('X-Frame-Options', 'DENY')

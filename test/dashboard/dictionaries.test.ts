@@ -7,13 +7,15 @@ import { dictionaryProblems, readSources } from '../support/i18n.js';
 
 const DASHBOARD = 'src/modules/dashboard';
 
-/** Every file that reads the dashboard's keys: its routes and helpers, and every template. */
+/**
+ * Every file that reads the dashboard's keys: its routes and helpers, and every template, in every
+ * folder; not the dictionaries themselves (texts/ and each page's texts.ts).
+ */
 function dashboardSources(): string[] {
-  const code = readdirSync(DASHBOARD)
-    .filter((name) => name.endsWith('.ts') && name !== 'i18n.ts')
+  const dictionary = /(^|\/)(i18n\.ts$|texts\/|words\/)/;
+  return readdirSync(DASHBOARD, { recursive: true, encoding: 'utf8' })
+    .filter((name) => (name.endsWith('.ts') || name.endsWith('.eta')) && !dictionary.test(name))
     .map((name) => `${DASHBOARD}/${name}`);
-  const views = readdirSync(`${DASHBOARD}/views`).map((name) => `${DASHBOARD}/views/${name}`);
-  return [...code, ...views];
 }
 
 describe('dashboard dictionaries (issue 38)', () => {

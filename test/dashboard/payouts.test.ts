@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { formatAmount } from '../../src/lib/i18n.js';
-import { SEAL_MAX_AGE_SECONDS, sealBatch } from '../../src/modules/dashboard/payout-input.js';
+import { SEAL_MAX_AGE_SECONDS, sealBatch } from '../../src/modules/dashboard/pages/payouts/input.js';
 import { hashToken } from '../../src/modules/dashboard/sessions.js';
 import { sendDuePayouts } from '../../src/modules/payouts/send.js';
 import { assertLedgerSound, fold, setPlan } from '../payments/support.js';

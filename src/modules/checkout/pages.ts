@@ -62,7 +62,30 @@ function codePath(context: PageContext, sandbox: boolean): string {
   return keepLang(sandbox ? '/pay?mode=test' : '/pay', context.choice);
 }
 
-function page(context: PageContext, template: string, title: string, rest: Partial<CustomerPage>): CustomerPage {
+/** What each checkout template draws: its view model, checked where the page is built. */
+interface CheckoutViews {
+  checkout: {
+    t: Texts;
+    view: CheckoutView | null;
+    problem: Exclude<CheckoutPageContent, CheckoutView> | null;
+    codePath: string;
+  };
+  'pay-by-code': {
+    t: Texts;
+    sandbox: boolean;
+    langInForm: boolean;
+    code: string;
+    problem: CodeProblem | null;
+    problemText: string;
+  };
+}
+
+function page<K extends keyof CheckoutViews>(
+  context: PageContext,
+  template: K,
+  title: string,
+  rest: Omit<Partial<CustomerPage>, 'data'> & { data: CheckoutViews[K] },
+): CustomerPage {
   const t = checkoutDictionaries[context.choice.lang];
   return {
     status: 200,
@@ -72,7 +95,6 @@ function page(context: PageContext, template: string, title: string, rest: Parti
     title,
     assets: checkoutAssets,
     languagesLabel: t.languages,
-    data: {},
     ...rest,
   };
 }

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorCatalogue, type ErrorCode } from '../../http/errors.js';
+import { newNonce, pageCsp, renderView, templateFolder } from '../../http/views.js';
 import {
   formatAmount,
   formatAmountInput,
@@ -16,6 +16,7 @@ import {
 import { secretBase62 } from '../../lib/ids.js';
 import { allScopes } from '../keys/scopes.js';
 import { dashboardAssets } from './assets.js';
+import type { DrawnPage, ViewName, Views } from './page-views.js';
 import { dictionaries, errorText, type Dictionary } from './i18n.js';
 import { statusText, type StatusVocabulary } from './statuses.js';
 import type { DashboardSession } from './sessions.js';
@@ -70,22 +71,14 @@ export function languageChoices(current: Lang) {
   }));
 }
 
+/** The dashboard's templates, as the shared view engine names them. */
+const VIEWS = templateFolder(import.meta.url);
+
 /**
- * The page's Content-Security-Policy: only the style and script elements carrying this response's
- * nonce (pages work without script; a script only adds, such as an image's preview before its
- * upload, drawn from a blob: URL), forms posting to this origin only, and no site may frame the page.
+ * A dashboard page's policy: scripts only add (an image's preview before its upload, drawn from a
+ * blob: URL); pages work without them.
  */
-function pageCsp(nonce: string): string {
-  return [
-    "default-src 'none'",
-    `style-src 'nonce-${nonce}'`,
-    `script-src 'nonce-${nonce}'`,
-    "img-src 'self' data: blob:",
-    "form-action 'self'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
+const DASHBOARD_POLICY = { scripts: true, images: 'self-data-blob', forms: 'self' } as const;
 
 /**
  * A balance transaction's description as a page in `lang` shows it. The ledger writes them in
@@ -109,19 +102,32 @@ function flash(request: FastifyRequest, t: Dictionary, lang: Lang): { notice?: s
   return out;
 }
 
-/** Renders a page through the view engine with what every page shows, and the headers every page carries. */
-export async function sendPage(
+/**
+ * Renders a dashboard page through the view engine with what every page shows, and the headers
+ * every page carries: `data` is the page's view model, checked against the template's (Views).
+ */
+export function sendPage<K extends ViewName>(
   request: FastifyRequest,
   reply: FastifyReply,
-  template: string,
-  data: Record<string, unknown>,
+  template: K,
+  data: Views[K],
   status = 200,
 ): Promise<FastifyReply> {
-  const nonce = randomBytes(16).toString('base64');
+  return drawPage(request, reply, { template, data } as DrawnPage, status);
+}
+
+/** A page already paired with its data (a write's page shown once): sendPage's own path. */
+export async function drawPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { template, data }: DrawnPage,
+  status = 200,
+): Promise<FastifyReply> {
+  const nonce = newNonce();
   const lang = langOf(request);
   const t = dictionaries[lang];
   const session = request.dashboard;
-  const html = await reply.viewAsync(template, {
+  const html = renderView(`${VIEWS}/${template}`, {
     t,
     lang,
     dir: textDirection(lang),
@@ -149,7 +155,7 @@ export async function sendPage(
     .code(status)
     .type('text/html; charset=utf-8')
     .header('Cache-Control', 'no-store')
-    .header('Content-Security-Policy', pageCsp(nonce))
+    .header('Content-Security-Policy', pageCsp(nonce, DASHBOARD_POLICY))
     .header('X-Content-Type-Options', 'nosniff')
     .header('Referrer-Policy', 'same-origin')
     .header('X-Frame-Options', 'DENY')

@@ -1,32 +1,27 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import view from '@fastify/view';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Eta } from 'eta';
 import { toApiError } from '../../http/error-handler.js';
 import { dashboardAssets } from './assets.js';
-import { authRoutes } from './auth-routes.js';
-import { balancePages } from './balance-routes.js';
+import { authRoutes } from './pages/auth/routes.js';
+import { balancePages } from './pages/balance/routes.js';
 import { DASHBOARD, langOf, sendPage } from './context.js';
 import { sameToken } from '../../http/auth.js';
 import { cookieNames, cookiesOf, setCookie } from './cookies.js';
-import { developerPages } from './developer-routes.js';
+import { developerPages } from './pages/developers/routes.js';
 import { dictionaries, errorText } from './i18n.js';
-import { homePages } from './home-routes.js';
-import { paymentPages } from './payment-routes.js';
-import { payoutPages } from './payout-routes.js';
-import { orderPages } from './order-routes.js';
-import { productPages } from './product-routes.js';
-import { settingsPages } from './settings-routes.js';
+import { homePages } from './pages/home/routes.js';
+import { paymentPages } from './pages/payments/routes.js';
+import { payoutPages } from './pages/payouts/routes.js';
+import { orderPages } from './pages/orders/routes.js';
+import { productPages } from './pages/products/routes.js';
+import { settingsPages } from './pages/settings/routes.js';
 import { findSession } from './sessions.js';
 
-const VIEWS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'views');
 const FORM_BYTES = 64 * 1024;
 
 /**
- * The merchant dashboard at /dashboard: server-drawn HTML pages (eta through @fastify/view, every
+ * The merchant dashboard at /dashboard: server-drawn HTML pages (the server's one eta engine, every
  * value escaped) over the same services as the API. Everything but the sign-in page needs a
  * session; every POST needs the session's CSRF token; changes need the owner role.
  */
@@ -42,11 +37,6 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(multipart, {
     attachFieldsToBody: 'keyValues',
     limits: { files: 0, fields: 20, fieldSize: FORM_BYTES, parts: 20 },
-  });
-  await app.register(view, {
-    engine: { eta: new Eta({ autoEscape: true, autoTrim: false }) },
-    templates: VIEWS,
-    production: true,
   });
   app.decorateRequest('dashboard', undefined);
 

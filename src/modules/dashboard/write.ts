@@ -4,7 +4,8 @@ import type { DB } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { keyedWrite } from '../../http/idempotency/plugin.js';
 import { Type } from 'typebox';
-import { callerOf, requireSession, sendPage } from './context.js';
+import { callerOf, drawPage, requireSession } from './context.js';
+import type { DrawnPage } from './page-views.js';
 import type { DashboardSession } from './sessions.js';
 
 /** The fields every dashboard form posts beside its own: the CSRF token and the idempotency key. */
@@ -24,7 +25,7 @@ export interface WriteResult {
   /** Where the browser goes next; also what a repeated submit of the same form is sent to. */
   redirect: string;
   /** Drawn instead of redirecting, the first time only (a new key's text is never stored). */
-  page?: { template: string; data: Record<string, unknown> };
+  page?: DrawnPage;
   /** Runs once the change is committed (cache invalidation); never on a repeat. */
   afterCommit?: () => Promise<void>;
   /** A refusal whose attempt is kept (committed), shown as a refusal rather than "done". */
@@ -86,7 +87,7 @@ export async function dashboardWrite(
   }
   const result = outcome.value;
   await result.afterCommit?.();
-  if (result.page) return sendPage(request, reply, result.page.template, result.page.data);
+  if (result.page) return drawPage(request, reply, result.page);
   if (result.refusal) return reply.redirect(withQuery(result.redirect, 'error', result.refusal.code), 303);
   return reply.redirect(withQuery(result.redirect, 'notice', 'done'), 303);
 }

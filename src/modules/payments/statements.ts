@@ -1,12 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Eta } from 'eta';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Caller } from '../../http/context.js';
 import type { DownloadFile } from '../../http/downloads.js';
 import { ApiError } from '../../http/errors.js';
+import { newNonce, pageCsp, renderView, templateFolder } from '../../http/views.js';
 import { csvTextCell } from '../../lib/csv.js';
 import { fillText, formatAmount, INTL_LOCALES, textDirection, type Lang } from '../../lib/i18n.js';
 import { balanceTransactionTexts, EXPORT_COLUMNS, exportLine, type ExportRow } from './balance-transactions.js';
@@ -312,9 +309,8 @@ async function* csvChunks(db: Kysely<DB>, statement: BalanceStatement, lang: Lan
 // ---------------------------------------------------------------------------------------------
 // The printable page
 
-const VIEWS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'views');
-// Every value escaped: business names and descriptions are the merchant's text.
-const eta = new Eta({ views: VIEWS, autoEscape: true, autoTrim: false, cache: true });
+// Through the server's one view engine, every value escaped: business names and descriptions are the merchant's text.
+const VIEWS = templateFolder(import.meta.url);
 
 /** How the page writes amounts and times in its language (UTC: a statement's days are UTC days). */
 function makeFormatters(lang: Lang) {
@@ -344,7 +340,7 @@ async function* htmlChunks(db: Kysely<DB>, statement: BalanceStatement, lang: La
   const t = statementDictionaries[lang];
   const format = formatters(lang);
   const { period } = statement;
-  yield eta.render('statement-head', {
+  yield renderView(`${VIEWS}/statement-head`, {
     t,
     lang,
     dir: textDirection(lang),
@@ -370,7 +366,7 @@ async function* htmlChunks(db: Kysely<DB>, statement: BalanceStatement, lang: La
   let shown = 0;
   yield* periodTexts(db, statement, (rows) => {
     shown += rows.length;
-    return eta.render('statement-rows', {
+    return renderView(`${VIEWS}/statement-rows`, {
       rows: rows.map((row) => {
         balance += row.net;
         return {
@@ -387,7 +383,7 @@ async function* htmlChunks(db: Kysely<DB>, statement: BalanceStatement, lang: La
       }),
     });
   });
-  yield eta.render('statement-foot', { t, empty: shown === 0 });
+  yield renderView(`${VIEWS}/statement-foot`, { t, empty: shown === 0 });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -416,13 +412,13 @@ export function statementFile(
       chunks: csvChunks(db, statement, lang),
     };
   }
-  const nonce = randomBytes(16).toString('base64');
+  const nonce = newNonce();
   return {
     headers: {
       ...common,
       'Content-Type': 'text/html; charset=utf-8',
       'Content-Disposition': `inline; filename="${name}.html"`,
-      'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+      'Content-Security-Policy': pageCsp(nonce, { forms: 'none' }),
       'Referrer-Policy': 'no-referrer',
     },
     chunks: htmlChunks(db, statement, lang, nonce),

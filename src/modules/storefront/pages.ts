@@ -78,7 +78,35 @@ function clientErrors(t: Texts) {
   return { byCode, generic: t.errGeneric };
 }
 
-function page(context: PageContext, template: string, title: string, rest: Partial<CustomerPage>): CustomerPage {
+/** What each storefront template draws: its view model, checked where the page is built. */
+interface StorefrontViews {
+  /** A shop or an order that cannot be shown, and why. */
+  state: { t: Texts; message: string };
+  storefront: {
+    t: Texts;
+    view: CatalogView;
+    search: string;
+    mode: 'test' | 'live';
+    langInForm: boolean;
+    products: ReturnType<typeof productCard>[];
+  };
+  order: {
+    t: Texts;
+    view: CustomerOrderView;
+    statusText: string;
+    nextText: string;
+    cancelledByYou: boolean;
+    shopPath: string;
+    contact: BusinessContact | null;
+  };
+}
+
+function page<K extends keyof StorefrontViews>(
+  context: PageContext,
+  template: K,
+  title: string,
+  rest: Omit<Partial<CustomerPage>, 'data'> & { data: StorefrontViews[K] },
+): CustomerPage {
   return {
     status: 200,
     template: `${VIEWS}/${template}`,
@@ -88,7 +116,6 @@ function page(context: PageContext, template: string, title: string, rest: Parti
     assets: storefrontAssets,
     languagesLabel: storefrontDictionaries[context.choice.lang].languages,
     images: 'self-and-https',
-    data: {},
     ...rest,
   };
 }

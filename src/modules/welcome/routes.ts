@@ -1,16 +1,14 @@
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import view from '@fastify/view';
-import { Eta } from 'eta';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import Negotiator from 'negotiator';
 import type { DB } from '../../db/schema.js';
+import { newNonce, pageCsp, renderView, templateFolder } from '../../http/views.js';
 import { DEMO_BUSINESS_ID, DEMO_BUSINESS_NAME } from '../businesses/service.js';
 import { DASHBOARD } from '../dashboard/context.js';
 
-const VIEWS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'views');
+const VIEWS = templateFolder(import.meta.url);
+/** Only this page's own style; nothing else loads, it has no form. */
+const WELCOME_POLICY = { forms: 'none' } as const;
 
 /** Where a newcomer goes from the server's root: every path here is one this server answers. */
 export interface WelcomeLinks {
@@ -42,17 +40,6 @@ async function demoShopId(db: Kysely<DB>): Promise<string | null> {
   return shop?.id ?? null;
 }
 
-/** Only this page's own style; nothing else loads, nothing may frame it. */
-function pageCsp(nonce: string): string {
-  return [
-    "default-src 'none'",
-    `style-src 'nonce-${nonce}'`,
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
-
 /**
  * `GET /`: what this server is and where to go (dashboard, API docs, storefronts, health checks),
  * as a small HTML page, or as JSON for a client asking for it (`Accept: application/json`), so
@@ -61,12 +48,6 @@ function pageCsp(nonce: string): string {
 export function welcomeRoutes(options: { apiBase: string; docs: string }): FastifyPluginAsync {
   return async (app) => {
     const { db, config } = app.services;
-    await app.register(view, {
-      engine: { eta: new Eta({ autoEscape: true, autoTrim: false }) },
-      templates: VIEWS,
-      production: true,
-    });
-
     app.get('/', { schema: { hide: true } }, async (request, reply) => {
       const links: WelcomeLinks = {
         dashboard: DASHBOARD,
@@ -94,11 +75,11 @@ export function welcomeRoutes(options: { apiBase: string; docs: string }): Fasti
           .type('application/json; charset=utf-8')
           .send({ success: true, data: { name: 'Commerce Developer API', links } });
       }
-      const nonce = randomBytes(16).toString('base64');
-      const html = await reply.viewAsync('welcome', { nonce, links, demoBusiness: DEMO_BUSINESS_NAME });
+      const nonce = newNonce();
+      const html = renderView(`${VIEWS}/welcome`, { nonce, links, demoBusiness: DEMO_BUSINESS_NAME });
       return reply
         .type('text/html; charset=utf-8')
-        .header('Content-Security-Policy', pageCsp(nonce))
+        .header('Content-Security-Policy', pageCsp(nonce, WELCOME_POLICY))
         .header('Referrer-Policy', 'same-origin')
         .header('X-Frame-Options', 'DENY')
         .send(html);

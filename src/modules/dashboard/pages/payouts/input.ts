@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
-import { sameToken } from '../../http/auth.js';
-import { E164_PATTERN } from '../../lib/phone.js';
-import { MAX_BATCH_ITEMS } from '../payouts/schemas.js';
-import type { PayoutInput } from '../payouts/service.js';
-import { parseMru } from './i18n.js';
+import { sameToken } from '../../../../http/auth.js';
+import { E164_PATTERN } from '../../../../lib/phone.js';
+import { MAX_BATCH_ITEMS } from '../../../payouts/schemas.js';
+import type { PayoutInput } from '../../../payouts/service.js';
+import { parseMru } from '../../i18n.js';
 
 /**
  * What the payout forms and the batch CSV are read into, and why a value is refused. Problems are

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { accountBalance } from '../payments/ledger.js';
-import { barChart } from './chart.js';
-import { at, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
-import { intentCountsByStatus, latestIntents, orderCountsByStatus, paidVolumeByDay } from './queries.js';
-import { partialRefundNote } from './refund-note.js';
+import { accountBalance } from '../../../payments/ledger.js';
+import { barChart } from '../../chart.js';
+import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
+import { intentCountsByStatus, latestIntents, orderCountsByStatus, paidVolumeByDay } from '../../queries.js';
+import { partialRefundNote } from '../../refund-note.js';
 
 const LATEST = 8;
 

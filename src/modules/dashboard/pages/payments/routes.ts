@@ -1,19 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { renderSVG } from 'uqr';
-import { ApiError, invalid } from '../../http/errors.js';
-import { literalUnion, parseDateFilter } from '../../http/schemas.js';
-import { payBaseUrl } from '../intents/routes.js';
-import * as intents from '../intents/service.js';
-import { AMOUNT_TYPES, INTENT_STATUSES, isAllowed } from '../intents/state.js';
-import { at, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
-import { formState, isAboutForm, refusalOf, type FormFields } from './form-errors.js';
-import { dictionaries, parseMru } from './i18n.js';
-import { intentTimeline, paymentAttempts, searchIntents, sourceAmounts } from './queries.js';
-import { partialRefundNote } from './refund-note.js';
-import { dashboardWrite, Token } from './write.js';
-import { PAYMENT_FAILURES, type PaymentFailureCode } from '../payments/state.js';
-import { CommittedRefusal, FORM_WRITE } from '../../http/idempotency/plugin.js';
+import { ApiError, invalid } from '../../../../http/errors.js';
+import { literalUnion, parseDateFilter } from '../../../../http/schemas.js';
+import { payBaseUrl } from '../../../intents/routes.js';
+import * as intents from '../../../intents/service.js';
+import { AMOUNT_TYPES, INTENT_STATUSES, isAllowed } from '../../../intents/state.js';
+import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
+import { formState, isAboutForm, refusalOf, type FormFields } from '../../form-errors.js';
+import { dictionaries, parseMru } from '../../i18n.js';
+import { intentTimeline, paymentAttempts, searchIntents, sourceAmounts } from '../../queries.js';
+import { partialRefundNote } from '../../refund-note.js';
+import { dashboardWrite, Token } from '../../write.js';
+import { PAYMENT_FAILURES, type PaymentFailureCode } from '../../../payments/state.js';
+import { CommittedRefusal, FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 
 const PAGE_SIZE = 20;
 

@@ -1,29 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import type { DB } from '../../db/schema.js';
-import type { Caller } from '../../http/context.js';
-import { ApiError } from '../../http/errors.js';
-import { FORM_WRITE } from '../../http/idempotency/plugin.js';
-import { literalUnion } from '../../http/schemas.js';
-import { fillText, formatAmount } from '../../lib/i18n.js';
-import { balanceTransactionView } from '../payments/balance-transactions.js';
-import { payoutFeePlan } from '../payments/fee-plans.js';
-import { payoutFee } from '../payments/fees.js';
-import { accountBalance } from '../payments/ledger.js';
-import { MAX_BATCH_ITEMS } from '../payouts/schemas.js';
-import * as payouts from '../payouts/service.js';
-import {
-  PAYOUT_FAILURE_CODES,
-  PAYOUT_STATUSES,
-  payoutMachine,
-  type PayoutFailureCode,
-  type PayoutStatus,
-} from '../payouts/state.js';
-import { batchView, payoutView } from '../payouts/views.js';
-import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
-import { dictionaries, errorText, type Dictionary } from './i18n.js';
+import { ApiError } from '../../../../http/errors.js';
+import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
+import { literalUnion } from '../../../../http/schemas.js';
+import { fillText } from '../../../../lib/i18n.js';
+import { balanceTransactionView } from '../../../payments/balance-transactions.js';
+import { MAX_BATCH_ITEMS } from '../../../payouts/schemas.js';
+import { payoutQuote } from '../../../payouts/quote.js';
+import * as payouts from '../../../payouts/service.js';
+import { PAYOUT_STATUSES, payoutMachine } from '../../../payouts/state.js';
+import { batchView, payoutView } from '../../../payouts/views.js';
+import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
+import { errorText, type Dictionary } from '../../i18n.js';
 import {
   MAX_DESCRIPTION,
   mruText,
@@ -33,14 +22,22 @@ import {
   sealBatch,
   sealKey,
   type BatchOwner,
-  type FileProblem,
-  type LineError,
-  type LineProblem,
   type PayoutField,
   type Problem,
-} from './payout-input.js';
-import type { DashboardSession } from './sessions.js';
-import { dashboardWrite, Token, Flash } from './write.js';
+} from './input.js';
+import type { DashboardSession } from '../../sessions.js';
+import { dashboardWrite, Token, Flash } from '../../write.js';
+import {
+  FIELD_WORDS,
+  fileText,
+  lineText,
+  payoutWords,
+  PROBLEM_WORDS,
+  refusal,
+  shortOfFunds,
+  wordsOf,
+} from './words.js';
+import type { BatchReport } from './view.js';
 
 const PAYOUTS = `${DASHBOARD}/payouts`;
 const BATCH = `${PAYOUTS}/batch`;
@@ -96,106 +93,6 @@ const sealedBatchForm = {
   multipartOptions: { limits: { fields: 10, fieldSize: MAX_SEALED_CHARS, parts: 10, files: 0 } },
 } as const;
 
-// Words: every status and failure code has its own, checked against the lists at compile time.
-
-const STATUS_WORDS = {
-  PENDING: 'payoutStatusPending',
-  PAID: 'payoutStatusPaid',
-  FAILED: 'payoutStatusFailed',
-  CANCELLED: 'payoutStatusCancelled',
-} as const satisfies Record<PayoutStatus, keyof Dictionary>;
-const FAILURE_WORDS = {
-  WALLET_NOT_FOUND: 'payoutFailureWalletNotFound',
-  WALLET_LOCKED: 'payoutFailureWalletLocked',
-} as const satisfies Record<PayoutFailureCode, keyof Dictionary>;
-const PROBLEM_WORDS = {
-  phone: 'payoutPhoneInvalid',
-  amount: 'payoutAmountInvalid',
-  amountRange: 'payoutAmountRange',
-  description: 'payoutDescriptionTooLong',
-} as const satisfies Record<Problem, keyof Dictionary>;
-const LINE_WORDS = {
-  phone: 'lineBadPhone',
-  amount: 'lineBadAmount',
-  amountRange: 'lineAmountRange',
-  description: 'lineDescriptionTooLong',
-  columns: 'lineColumns',
-  tooMany: 'lineTooMany',
-} as const satisfies Record<LineProblem, keyof Dictionary>;
-const FILE_WORDS = {
-  unreadable: 'batchFileUnreadable',
-  header: 'batchFileHeader',
-  empty: 'batchFileEmpty',
-  notText: 'batchFileNotText',
-} as const satisfies Record<FileProblem['kind'], keyof Dictionary>;
-const FIELD_WORDS = {
-  amount: 'amountMru',
-  phone: 'destinationPhone',
-  description: 'description',
-} as const satisfies Record<PayoutField, keyof Dictionary>;
-/** The refusals a write sends back with `?error=` that these pages word themselves. */
-const REFUSAL_WORDS: Partial<Record<string, keyof Dictionary>> = {
-  INSUFFICIENT_FUNDS: 'payoutInsufficientFundsLater',
-  PAYOUT_NOT_PENDING: 'payoutNotPending',
-  AMOUNT_OUT_OF_RANGE: 'payoutAmountRefused',
-};
-
-function wordsOf(request: FastifyRequest) {
-  const lang = langOf(request);
-  return { t: dictionaries[lang], mru: (centimes: number) => formatAmount(centimes, lang) };
-}
-
-/** How the pages name statuses and failures, in the page's language. */
-function payoutWords(t: Dictionary) {
-  return {
-    status: Object.fromEntries(PAYOUT_STATUSES.map((status) => [status, t[STATUS_WORDS[status]]])) as Record<
-      PayoutStatus,
-      string
-    >,
-    failure: Object.fromEntries(PAYOUT_FAILURE_CODES.map((code) => [code, t[FAILURE_WORDS[code]]])) as Record<
-      PayoutFailureCode,
-      string
-    >,
-  };
-}
-
-/** The page's own words for a refusal sent back by a write, or nothing (then the catalogue's are shown). */
-function refusal(t: Dictionary, code: string | undefined): { error?: string } {
-  // The code comes from the query: only the table's own entries are looked up.
-  const word = code !== undefined && Object.hasOwn(REFUSAL_WORDS, code) ? REFUSAL_WORDS[code] : undefined;
-  return word ? { error: t[word] } : {};
-}
-
-// Money: what a payout (or a batch) takes from the balance, as the review pages show it.
-
-interface Money {
-  count: number;
-  amount: number;
-  fee: number;
-  total: number;
-  available: number;
-  after: number;
-}
-
-/**
- * The fees of these amounts on the business's plan and the balance they leave, read without a
- * lock: a preview. The write reserves under the lock and refuses if the balance moved meanwhile.
- */
-async function previewMoney(db: Kysely<DB>, caller: Caller, amounts: readonly number[]): Promise<Money> {
-  const [plan, available] = await Promise.all([
-    payoutFeePlan(db, caller.businessId),
-    accountBalance(db, caller.environment, { kind: 'merchant', ownerId: caller.businessId }),
-  ]);
-  const amount = amounts.reduce((total, each) => total + each, 0);
-  const fee = amounts.reduce((total, each) => total + payoutFee(each, plan), 0);
-  return { count: amounts.length, amount, fee, total: amount + fee, available, after: available - amount - fee };
-}
-
-function shortOfFunds(request: FastifyRequest, money: Money): string {
-  const { t, mru } = wordsOf(request);
-  return fillText(t.payoutInsufficientFunds, { available: mru(money.available), needed: mru(money.total) });
-}
-
 // The single payout's form.
 
 interface FormValues {
@@ -249,20 +146,10 @@ function batchOwner(session: DashboardSession): BatchOwner {
   return { secret: session.tokenHash, businessId: session.businessId, environment: session.environment };
 }
 
-function lineText(t: Dictionary, error: LineError, maxAmount: string): string {
-  const max =
-    error.problem === 'tooMany' ? MAX_BATCH_ITEMS : error.problem === 'description' ? MAX_DESCRIPTION : maxAmount;
-  return fillText(t[LINE_WORDS[error.problem]], { value: error.value, max: String(max) });
-}
-
-function fileText(t: Dictionary, problem: FileProblem): string {
-  return fillText(t[FILE_WORDS[problem.kind]], problem.kind === 'unreadable' ? { line: String(problem.line) } : {});
-}
-
 function drawBatch(
   request: FastifyRequest,
   reply: FastifyReply,
-  data: { report?: Record<string, unknown>; error?: string },
+  data: { report?: BatchReport; error?: string },
   status = 200,
 ): Promise<FastifyReply> {
   return sendPage(request, reply, 'payout-batch', { maxLines: MAX_BATCH_ITEMS, report: null, ...data }, status);
@@ -339,7 +226,7 @@ export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
       const values = formValues(request.body);
       const reading = readPayoutForm(values, limits.maxAmount);
       if ('problems' in reading) return drawForm(request, reply, values, reading.problems, 400);
-      const money = await previewMoney(db, callerOf(requireSession(request)), [reading.input.amount]);
+      const money = await payoutQuote(db, callerOf(requireSession(request)), [reading.input.amount]);
       if (money.after < 0) return drawForm(request, reply, values, {}, 402, shortOfFunds(request, money));
       return sendPage(request, reply, 'payout-review', {
         payout: reading.input,
@@ -388,7 +275,7 @@ export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
     if (typeof file === 'string') return drawBatch(request, reply, { error: file }, 400);
     const reading = readBatchCsv(file, limits.maxAmount);
     if (reading.kind === 'file') return drawBatch(request, reply, { error: fileText(t, reading.problem) }, 400);
-    const money = await previewMoney(
+    const money = await payoutQuote(
       db,
       callerOf(session),
       reading.items.map((item) => item.amount),

@@ -1,21 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Transaction } from 'kysely';
 import { Type } from 'typebox';
-import type { DB } from '../../db/schema.js';
-import { ApiError, invalid } from '../../http/errors.js';
-import { literalUnion, parseDateFilter } from '../../http/schemas.js';
-import { EVENT_NAMES } from '../events/catalog.js';
-import { validAllowlistEntry } from '../keys/allowlist.js';
-import { allScopes } from '../keys/scopes.js';
-import { issueKey, listKeys, rotateKey, setKeyStatus } from '../businesses/keys.js';
-import { getDelivery, listDeliveries, retryDelivery } from '../webhooks/deliveries.js';
-import { isFailing, withHealth } from './delivery-health.js';
-import * as endpoints from '../webhooks/endpoints.js';
-import { at, callerOf, DASHBOARD, requireSession, sendPage } from './context.js';
-import type { DashboardSession } from './sessions.js';
-import { dashboardWrite, Token, Flash } from './write.js';
-import { FORM_WRITE } from '../../http/idempotency/plugin.js';
-import { DELIVERY_STATUSES } from '../webhooks/delivery-state.js';
+import type { DB } from '../../../../db/schema.js';
+import { ApiError, invalid } from '../../../../http/errors.js';
+import { literalUnion, parseDateFilter } from '../../../../http/schemas.js';
+import { EVENT_NAMES } from '../../../events/catalog.js';
+import { validAllowlistEntry } from '../../../keys/allowlist.js';
+import { allScopes } from '../../../keys/scopes.js';
+import { issueKey, listKeys, rotateKey, setKeyStatus } from '../../../businesses/keys.js';
+import { getDelivery, listDeliveries, retryDelivery } from '../../../webhooks/deliveries.js';
+import { isFailing, withHealth } from '../../delivery-health.js';
+import * as endpoints from '../../../webhooks/endpoints.js';
+import { at, callerOf, DASHBOARD, requireSession, sendPage } from '../../context.js';
+import type { DashboardSession } from '../../sessions.js';
+import { dashboardWrite, Token, Flash } from '../../write.js';
+import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
+import { DELIVERY_STATUSES } from '../../../webhooks/delivery-state.js';
 
 const PAGE_SIZE = 25;
 

@@ -6,19 +6,27 @@ import {
   renameBusiness,
   requestLiveAccess,
   setBusinessContact,
-} from '../businesses/service.js';
-import { walletPhone } from '../../lib/phone.js';
-import { getFeePlan } from '../payments/fee-plans.js';
+} from '../../../businesses/service.js';
+import { walletPhone } from '../../../../lib/phone.js';
+import { getFeePlan } from '../../../payments/fee-plans.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../http/errors.js';
-import { at, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
-import { fieldChecks, formState, isAboutForm, refusalOf, type FormFields } from './form-errors.js';
-import { dictionaries } from './i18n.js';
-import { passwordProblem } from './password.js';
-import { passwordAttemptAllowed, RETRY_AFTER_SECONDS } from './password-attempts.js';
-import { changeOwnPassword, changeUser, createUser, isCurrentPassword, listUsers, newPasswordHash } from './users.js';
-import { dashboardWrite, Token } from './write.js';
-import { FORM_WRITE } from '../../http/idempotency/plugin.js';
+import { ApiError } from '../../../../http/errors.js';
+import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
+import { fieldChecks, formState, isAboutForm, refusalOf, type FormFields } from '../../form-errors.js';
+import { dictionaries } from '../../i18n.js';
+import { passwordProblem } from '../../password.js';
+import { passwordAttemptAllowed, RETRY_AFTER_SECONDS } from '../../password-attempts.js';
+import {
+  changeOwnPassword,
+  changeUser,
+  createUser,
+  isCurrentPassword,
+  listUsers,
+  newPasswordHash,
+} from '../../users.js';
+import { dashboardWrite, Token } from '../../write.js';
+import type { ContactTyped } from './view.js';
+import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 
 const SETTINGS = `${DASHBOARD}/settings`;
 
@@ -61,12 +69,6 @@ const ContactForm = Type.Object(
   { additionalProperties: false },
 );
 /** The shop-contact form as typed: drawn back as it was when refused. */
-interface ContactTyped {
-  phone: string;
-  email: string;
-  pickupAddress: string;
-  delivers: boolean;
-}
 const PICKUP_ADDRESS_MAX = 300;
 // What an address needs to be one; the mail itself is the only real check.
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -1,24 +1,25 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import type { DB } from '../../db/schema.js';
-import { formatUtcMonth, type Lang } from '../../lib/i18n.js';
-import type { Caller } from '../../http/context.js';
-import { startDownload } from '../../http/downloads.js';
-import { ApiError, invalid } from '../../http/errors.js';
-import { parseDateFilter } from '../../http/schemas.js';
+import type { DB } from '../../../../db/schema.js';
+import { formatUtcMonth, type Lang } from '../../../../lib/i18n.js';
+import type { Caller } from '../../../../http/context.js';
+import { startDownload } from '../../../../http/downloads.js';
+import { ApiError, invalid } from '../../../../http/errors.js';
+import { parseDateFilter } from '../../../../http/schemas.js';
 import {
   BALANCE_TRANSACTION_TYPES,
   balanceTransactionView,
   exportBalanceTransactions,
   listBalanceTransactions,
   type BalanceTransactionType,
-} from '../payments/balance-transactions.js';
-import { accountBalance } from '../payments/ledger.js';
-import { balanceStatement, monthPeriod, statementFile, statementMonths } from '../payments/statements.js';
-import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from './context.js';
-import { dictionaries, type Dictionary } from './i18n.js';
-import { Flash } from './write.js';
+} from '../../../payments/balance-transactions.js';
+import { accountBalance } from '../../../payments/ledger.js';
+import { balanceStatement, monthPeriod, statementFile, statementMonths } from '../../../payments/statements.js';
+import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
+import { dictionaries, type Dictionary } from '../../i18n.js';
+import { Flash } from '../../write.js';
+import type { StatementLink } from './view.js';
 
 const BALANCE = `${DASHBOARD}/balance`;
 const PAGE_SIZE = 20;
@@ -130,7 +131,7 @@ function readFilters(
 }
 
 /** The months offered a statement, each with its files, named in the dashboard's language. */
-async function statementLinks(db: Kysely<DB>, caller: Caller, lang: Lang) {
+async function statementLinks(db: Kysely<DB>, caller: Caller, lang: Lang): Promise<StatementLink[]> {
   const months = await statementMonths(db, caller);
   return months.map((month, index) => ({
     month: month.label,

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { at, DASHBOARD, langOf, requireSession, safeNext, sendPage } from './context.js';
-import { isLang } from '../../lib/i18n.js';
-import { dictionaries } from './i18n.js';
-import { sameToken } from '../../http/auth.js';
-import { cookiesOf, newToken, setCookie, type CookieNames } from './cookies.js';
-import { createSession, revokeSession, setSessionPreferences } from './sessions.js';
-import { passwordAttemptAllowed, RETRY_AFTER_SECONDS } from './password-attempts.js';
-import { checkCredentials } from './users.js';
+import { at, DASHBOARD, langOf, requireSession, safeNext, sendPage } from '../../context.js';
+import { isLang } from '../../../../lib/i18n.js';
+import { dictionaries } from '../../i18n.js';
+import { sameToken } from '../../../../http/auth.js';
+import { cookiesOf, newToken, setCookie, type CookieNames } from '../../cookies.js';
+import { createSession, revokeSession, setSessionPreferences } from '../../sessions.js';
+import { passwordAttemptAllowed, RETRY_AFTER_SECONDS } from '../../password-attempts.js';
+import { checkCredentials } from '../../users.js';
 
 const LoginForm = Type.Object(
   {

@@ -1,0 +1,32 @@
+import type {
+  BALANCE_TRANSACTION_TYPES,
+  BalanceTransactionType,
+  balanceTransactionView,
+} from '../../../payments/balance-transactions.js';
+
+/** A month offered a statement, named in the page's language, with its files. */
+export interface StatementLink {
+  month: string;
+  name: string;
+  current: boolean;
+  csvUrl: string;
+  htmlUrl: string;
+}
+
+/** What the Balance page draws: the available balance, the statements, and the filtered transactions. */
+export interface BalanceViews {
+  balance: {
+    available: number;
+    statements: StatementLink[];
+    types: typeof BALANCE_TRANSACTION_TYPES;
+    typeLabels: Record<BalanceTransactionType, string>;
+    filters: { type: string; source: string; from: string; to: string };
+    filterQuery: string;
+    exportUrl: string;
+    items: ReturnType<typeof balanceTransactionView>[];
+    total: number;
+    page: number;
+    pages: number;
+    error?: string;
+  };
+}

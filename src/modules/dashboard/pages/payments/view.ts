@@ -1,0 +1,42 @@
+import type { getIntent, IntentView } from '../../../intents/service.js';
+import type { INTENT_STATUSES } from '../../../intents/state.js';
+import type { IntentWithRefunds } from '../../../intents/repo.js';
+import type { PaymentFailureCode } from '../../../payments/state.js';
+import type { FormState, RefundNote } from '../../view-types.js';
+import type { intentTimeline, paymentAttempts, sourceAmounts } from '../../queries.js';
+
+/** The payment-link form's fields as typed. */
+export interface LinkFormValues {
+  amountType: string;
+  amount: string;
+  label?: string | undefined;
+  metadata?: string | undefined;
+}
+
+/** What the Payments pages' templates draw: the list, the payment-link form, and a payment with its actions. */
+export interface PaymentViews {
+  payments: {
+    statuses: typeof INTENT_STATUSES;
+    filters: { status: string; from: string; to: string; q: string };
+    filterQuery: string;
+    items: IntentWithRefunds[];
+    refundNote: RefundNote;
+    total: number;
+    page: number;
+    pages: number;
+  };
+  'payment-new': FormState & { values: LinkFormValues };
+  payment: {
+    intent: Awaited<ReturnType<typeof getIntent>>;
+    view: IntentView;
+    timeline: Awaited<ReturnType<typeof intentTimeline>>;
+    amounts: Awaited<ReturnType<typeof sourceAmounts>>;
+    attempts: Awaited<ReturnType<typeof paymentAttempts>>;
+    lastFailure: PaymentFailureCode | null;
+    refundNote: RefundNote;
+    /** The pay link as a QR code (SVG), while the payment can still be paid. */
+    qr: string | null;
+    refundable: number;
+    can: { cancel: boolean; pay: boolean; expire: boolean; refund: boolean };
+  };
+}
