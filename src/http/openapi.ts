@@ -1,7 +1,7 @@
 import type { FastifyContextConfig, RouteOptions } from 'fastify';
 import type { TSchema } from 'typebox';
 import Value from 'typebox/value';
-import { eventPayloads } from '../modules/events/schemas.js';
+import { eventPayloads } from '../modules/event-payloads.js';
 import { errorCatalogue, type ErrorCode } from './errors.js';
 import { mediaTypesOf } from './media-types.js';
 import { operationDocs } from './openapi-operations.js';

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
-import { recordEvents } from '../../src/modules/events/outbox.js';
-import { storeEvent } from '../../src/modules/events/store-events.js';
+import { eventRecord, recordEvents } from '../../src/modules/events/outbox.js';
 import { testDatabaseKind } from '../support/database.js';
 import { expectStatus, startTestApp, waitUntil, type TestApp, type TestBusiness } from '../support/harness.js';
 
@@ -25,10 +24,10 @@ describe('the event list and the after cursor follow one order (issue 47 item 13
   afterAll(() => t?.close());
 
   const scope = () => ({ businessId: business.id, environment: 'test' as const });
-  /** `count` events of one kind, all with the same `createdAt`. */
+  /** `count` events of one kind, all with the same `createdAt` (data the test reads back, not a stock event's). */
   const batch = (label: string, count: number, createdAt: Date) =>
     Array.from({ length: count }, (_, n) =>
-      storeEvent('product.stock_low', scope(), `prod_${label}_${n % 2}`, { label, n }, createdAt),
+      eventRecord('product.stock_low', scope(), `prod_${label}_${n % 2}`, { label, n } as never, createdAt),
     );
   const labelOf = (event: any) => `${event.payload.data.label}${event.payload.data.n}`;
 

@@ -1,9 +1,11 @@
 import { sql, type Compilable, type OperationNodeSource, type RawBuilder } from 'kysely';
+import type { Static, TSchema } from 'typebox';
 import type { Environment } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
 import { NEW_STATUS } from '../webhooks/delivery-state.js';
-import type { OutboxEventName } from './catalog.js';
+import type { EventPayloads, OutboxEventName } from './catalog.js';
+import { isMoneyEvent } from './envelopes.js';
 
 /**
  * The transactional outbox. A state change and the event it causes are written by the same
@@ -25,25 +27,32 @@ export function newEventId(): string {
   return newId('evt');
 }
 
+/** The data of an event, as its module's registered schema types it (`EventPayloads`). */
+export type EventData<N extends OutboxEventName> = N extends keyof EventPayloads
+  ? EventPayloads[N] extends TSchema
+    ? Static<EventPayloads[N]>
+    : never
+  : never;
+
 /**
- * An event in the envelope of money events (payments and payouts, api.md 6.2): `{ id, event,
- * created_at, sandbox, data }`, in that order, once: the body text is what gets signed.
+ * The one way an event is made: its data typed by its name's schema, in its family's envelope
+ * (`envelopes.ts`): `{ id, event, created_at | timestamp, sandbox, data }`, in that order, once:
+ * the body text is what gets signed (the outbox appends `sequence`).
  */
-export function moneyEvent(
-  event: OutboxEventName,
+export function eventRecord<N extends OutboxEventName>(
+  event: N,
   owner: { businessId: string; environment: Environment },
   subject: string,
-  data: Record<string, unknown>,
-  createdAt: Date,
+  // NoInfer: the name alone chooses the schema, so an extra field is refused rather than widening N.
+  data: EventData<NoInfer<N>>,
+  createdAt = new Date(),
 ): EventRecord {
   const id = newEventId();
-  const body = JSON.stringify({
-    id,
-    event,
-    created_at: createdAt.toISOString(),
-    sandbox: owner.environment === 'test',
-    data,
-  });
+  const at = createdAt.toISOString();
+  const sandbox = owner.environment === 'test';
+  const body = JSON.stringify(
+    isMoneyEvent(event) ? { id, event, created_at: at, sandbox, data } : { id, event, timestamp: at, sandbox, data },
+  );
   return { id, businessId: owner.businessId, environment: owner.environment, event, subject, body, createdAt };
 }
 

@@ -74,16 +74,26 @@ export async function transitionOrder(
     .returning(SHOP_NAME)
     .executeTakeFirstOrThrow();
   if (step.event) {
-    const data: Record<string, unknown> = {
+    const statusData = {
       referenceNumber: updated.reference_number,
       status: updated.status,
       previousStatus: order.status,
     };
-    if (action === 'cancel') {
-      data.cancellationReason = reason ?? '';
-      data.amountRefunded = money?.refund.amount ?? 0;
-    }
-    await recordEvents(trx, [...stockEvents, orderEvent(step.event, updated, data, now)]);
+    const event =
+      step.event === 'order.cancelled'
+        ? orderEvent(
+            step.event,
+            updated,
+            {
+              ...statusData,
+              status: 'CANCELLED',
+              cancellationReason: reason ?? '',
+              amountRefunded: money?.refund.amount ?? 0,
+            },
+            now,
+          )
+        : orderEvent(step.event, updated, statusData, now);
+    await recordEvents(trx, [...stockEvents, event]);
   } else {
     await recordEvents(trx, stockEvents);
   }

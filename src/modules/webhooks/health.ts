@@ -1,8 +1,7 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { WebhookNotice } from '../events/catalog.js';
-import { insertEvents } from '../events/outbox.js';
-import { storeEvent } from '../events/store-events.js';
+import { eventRecord, insertEvents } from '../events/outbox.js';
 import { endWaitingDeliveries } from './delivery/end-waiting.js';
 import { NEW_STATUS } from './delivery-state.js';
 
@@ -31,7 +30,7 @@ async function recordEndpointEvent(
   endpoint: EndpointRow,
   data: { disabled: boolean; disableAt: Date },
 ): Promise<void> {
-  const record = storeEvent(
+  const record = eventRecord(
     ENDPOINT_DISABLED_EVENT,
     { businessId: endpoint.business_id, environment: endpoint.environment },
     endpoint.id,
