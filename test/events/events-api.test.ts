@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import pino from 'pino';
-import { eventRecord, recordEvents } from '../../src/modules/events/outbox.js';
+import { eventRecord } from '../../src/modules/events/outbox.js';
+import { unitOfWork } from '../../src/modules/events/unit-of-work.js';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import {
   expectError,
@@ -201,7 +202,7 @@ describe('the Events API and per-object sequences', () => {
           const events = [eventRecord('product.stock_low', scope, subject, { writer, n: 1 } as never)];
           if (writer % 2 === 0)
             events.push(eventRecord('product.stock_out', scope, subject, { writer, n: 2 } as never));
-          await recordEvents(trx, events);
+          await unitOfWork().events(events).run(trx);
         }),
       ),
     );

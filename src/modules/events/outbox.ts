@@ -1,7 +1,6 @@
-import { sql, type Compilable, type OperationNodeSource, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Static, TSchema } from 'typebox';
 import type { Environment } from '../../db/schema.js';
-import type { Executor } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
 import { NEW_STATUS } from '../webhooks/delivery-state.js';
 import type { EventPayloads, OutboxEventName } from './catalog.js';
@@ -137,48 +136,12 @@ function valuesOf(events: readonly EventRecord[]) {
 }
 
 /**
- * The CTEs that write `events` and their deliveries, for a statement of the caller's that makes
- * the change they announce (a data-modifying CTE must sit at the top of its statement).
+ * The CTEs that write `events` and, unless `fanOut` is false, their deliveries, for the statement
+ * of a unit of work (`unit-of-work.ts`) that makes the change they announce (a data-modifying CTE
+ * must sit at the top of its statement).
  */
-export function eventCtes(events: readonly EventRecord[]): RawBuilder<unknown> {
+export function eventCtes(events: readonly EventRecord[], options: { fanOut: boolean }): RawBuilder<unknown> {
   if (events.length === 0) throw new Error('eventCtes needs at least one event');
-  return sql`${valuesOf(events)}, ${sql.raw(sequencedInsertSql('ev_input', countOf(events)))},
-    ev_deliveries AS (${sql.raw(fanOutSql('ev'))})`;
-}
-
-/** Writes events and their deliveries in the caller's transaction, in one statement. */
-export async function recordEvents(executor: Executor, events: readonly EventRecord[]): Promise<void> {
-  if (events.length === 0) return;
-  await sql`
-    WITH ${valuesOf(events)}, ${sql.raw(sequencedInsertSql('ev_input', countOf(events)))}
-    ${sql.raw(fanOutSql('ev'))}`.execute(executor);
-}
-
-/**
- * A change (an UPDATE or INSERT ... RETURNING) and the events it causes, in one statement: one
- * round trip where a change and then its events took two. The events are built by the caller
- * from what the change will make of rows it holds locked; the change's rows are the answer.
- * `alongside`: more CTEs the same statement writes, such as the ledger transfer of a payment
- * (`ledger.transfer`), so that the money, the change and its events go in one round trip.
- */
-export async function changeWithEvents<Row>(
-  executor: Executor,
-  change: Compilable<Row> & OperationNodeSource,
-  events: readonly EventRecord[],
-  alongside?: RawBuilder<unknown>,
-  /** CTEs that read the change's rows (`changed`), such as a payment naming the order just inserted. */
-  following?: RawBuilder<unknown>,
-): Promise<Row[]> {
-  if (events.length === 0 && !alongside && !following) return (await sql<Row>`${change}`.execute(executor)).rows;
-  const ctes = [...(alongside ? [alongside] : []), sql`changed AS (${change})`, ...(following ? [following] : [])];
-  if (events.length > 0) ctes.push(eventCtes(events));
-  return (await sql<Row>`WITH ${sql.join(ctes)} SELECT * FROM changed`.execute(executor)).rows;
-}
-
-/** Writes events without the subscription fan-out: the caller chooses who gets them. */
-export async function insertEvents(executor: Executor, events: readonly EventRecord[]): Promise<void> {
-  if (events.length === 0) return;
-  await sql`
-    WITH ${valuesOf(events)}, ${sql.raw(sequencedInsertSql('ev_input', countOf(events)))}
-    SELECT count(*) FROM ev`.execute(executor);
+  const written = sql`${valuesOf(events)}, ${sql.raw(sequencedInsertSql('ev_input', countOf(events)))}`;
+  return options.fanOut ? sql`${written}, ev_deliveries AS (${sql.raw(fanOutSql('ev'))})` : written;
 }

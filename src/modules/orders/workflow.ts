@@ -1,7 +1,8 @@
 import type { Transaction } from 'kysely';
 import type { DB, OrderFees, OrderRefund } from '../../db/schema.js';
 import { randomDigits } from '../../lib/ids.js';
-import { recordEvents, type EventRecord } from '../events/outbox.js';
+import { type EventRecord } from '../events/outbox.js';
+import { unitOfWork } from '../events/unit-of-work.js';
 import { moveStock } from '../products/stock.js';
 import { orderEvent } from './events.js';
 import { SHOP_NAME, type ChangedOrder, type OrderLocator } from './model.js';
@@ -93,9 +94,11 @@ export async function transitionOrder(
             now,
           )
         : orderEvent(step.event, updated, statusData, now);
-    await recordEvents(trx, [...stockEvents, event]);
+    await unitOfWork()
+      .events([...stockEvents, event])
+      .run(trx);
   } else {
-    await recordEvents(trx, stockEvents);
+    await unitOfWork().events(stockEvents).run(trx);
   }
   return updated;
 }

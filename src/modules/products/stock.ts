@@ -1,7 +1,8 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { DB, ProductsTable, StoredVariant } from '../../db/schema.js';
 import { ApiError, invalid } from '../../http/errors.js';
-import { eventRecord, recordEvents, type EventRecord } from '../events/outbox.js';
+import { eventRecord, type EventRecord } from '../events/outbox.js';
+import { unitOfWork } from '../events/unit-of-work.js';
 import { normaliseExternalId, type ProductRow } from './model.js';
 import { resolveProduct, shopOf, type CatalogCaller } from './reads.js';
 
@@ -195,7 +196,7 @@ export async function applyStockChange(
 ): Promise<ProductRow> {
   const { product: updated, events } = stockChangeOf(product, change, field, now);
   await writeStock(trx, [updated]);
-  await recordEvents(trx, events);
+  await unitOfWork().events(events).run(trx);
   return updated;
 }
 

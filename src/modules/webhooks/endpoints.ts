@@ -3,7 +3,8 @@ import type { DB, EndpointDisabledReason, Environment, WebhookEndpointsTable } f
 import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
-import { eventRecord, recordEvents } from '../events/outbox.js';
+import { eventRecord } from '../events/outbox.js';
+import { unitOfWork } from '../events/unit-of-work.js';
 import { endWaitingDeliveries } from './delivery/end-waiting.js';
 import { NEW_STATUS } from './delivery-state.js';
 import { newEndpointSecret, type SignatureScheme } from './signing.js';
@@ -281,7 +282,7 @@ export async function sendPing(trx: Transaction<DB>, caller: ScopedCaller, id: s
     { endpointId: endpoint.id, message: 'Webhook test from the Commerce Developer API.' },
     now,
   );
-  await recordEvents(trx, [event]);
+  await unitOfWork().events([event]).run(trx);
   const deliveryId = newId('dlv');
   await trx
     .insertInto('webhook_deliveries')
