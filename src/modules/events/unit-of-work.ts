@@ -28,6 +28,7 @@ export class UnitOfWork<Row = never> {
 
   /** The change whose rows `run` answers (an UPDATE or INSERT ... RETURNING). */
   change<R>(query: Change<R>): UnitOfWork<R> {
+    if (this.changeQuery) throw new Error('a unit of work makes one change');
     const unit = this as unknown as UnitOfWork<R>;
     unit.changeQuery = query;
     return unit;
