@@ -8,7 +8,8 @@
 import { randomInt } from 'node:crypto';
 import pg from 'pg';
 import { newId, randomBase62 } from '../src/lib/ids.js';
-import { recordEvents, type EventRecord } from '../src/modules/events/outbox.js';
+import { type EventRecord } from '../src/modules/events/outbox.js';
+import { unitOfWork } from '../src/modules/events/unit-of-work.js';
 import { ADMIN_TOKEN, createBusiness, keyOf } from './intents.js';
 import { printThroughput, type Throughput } from './report.js';
 import { createScratchDatabase } from './support/database.js';
@@ -127,7 +128,7 @@ export async function clusterSuite(): Promise<void> {
       const events = Array.from({ length: DELIVERIES / 5 }, (_, i) =>
         event(hookBusinesses[i % hookBusinesses.length]!),
       );
-      await db.transaction().execute((trx) => recordEvents(trx, events));
+      await db.transaction().execute((trx) => unitOfWork().events(events).run(trx));
       const started = Date.now();
       await receiver.waitFor(before + DELIVERIES);
       const seconds = (Date.now() - started) / 1000;

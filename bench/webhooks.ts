@@ -2,7 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { newId } from '../src/lib/ids.js';
-import { recordEvents, type EventRecord } from '../src/modules/events/outbox.js';
+import { type EventRecord } from '../src/modules/events/outbox.js';
+import { unitOfWork } from '../src/modules/events/unit-of-work.js';
 import { printLatencies, printThroughput } from './report.js';
 import { createScratchDatabase } from './support/database.js';
 import { runLoad, timeSamples } from './support/load.js';
@@ -148,7 +149,7 @@ export async function webhooksSuite(): Promise<void> {
       const events = Array.from({ length: DELIVERIES / perBusiness }, (_, i) =>
         event(businesses[i % businesses.length]!),
       );
-      await db.transaction().execute((trx) => recordEvents(trx, events));
+      await db.transaction().execute((trx) => unitOfWork().events(events).run(trx));
       const started = Date.now();
       await receiver.waitFor(DELIVERIES);
       const seconds = (Date.now() - started) / 1000;
@@ -177,7 +178,7 @@ export async function webhooksSuite(): Promise<void> {
       const committedAt = new Map<string, number>();
       for (let i = 0; i < LATENCY_EVENTS; i++) {
         const one = event(businesses[i % businesses.length]!);
-        await db.transaction().execute((trx) => recordEvents(trx, [one]));
+        await db.transaction().execute((trx) => unitOfWork().events([one]).run(trx));
         committedAt.set(one.id, Date.now());
         await new Promise((resolve) => setTimeout(resolve, 50));
       }

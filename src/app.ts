@@ -24,7 +24,7 @@ import { checkDateRanges, strictDeveloperQueries, strictValidatorCompiler } from
 import { randomBase62 } from './lib/ids.js';
 import { adminRoutes } from './modules/admin/routes.js';
 import { DASHBOARD } from './modules/dashboard/context.js';
-import { eventPayloads } from './modules/events/schemas.js';
+import { eventPayloads } from './modules/event-payloads.js';
 import { rootModules } from './modules/index.js';
 import { welcomeRoutes } from './modules/welcome/routes.js';
 

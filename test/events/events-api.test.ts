@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import pino from 'pino';
-import { recordEvents } from '../../src/modules/events/outbox.js';
-import { storeEvent } from '../../src/modules/events/store-events.js';
+import { eventRecord } from '../../src/modules/events/outbox.js';
+import { unitOfWork } from '../../src/modules/events/unit-of-work.js';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import {
   expectError,
@@ -197,10 +197,12 @@ describe('the Events API and per-object sequences', () => {
     await Promise.all(
       Array.from({ length: writers }, (_, writer) =>
         t.runtime.db.transaction().execute(async (trx) => {
-          // Two events per transaction for half the writers: numbered in order within the statement.
-          const events = [storeEvent('product.stock_low', scope, subject, { writer, n: 1 })];
-          if (writer % 2 === 0) events.push(storeEvent('product.stock_out', scope, subject, { writer, n: 2 }));
-          await recordEvents(trx, events);
+          // Two events per transaction for half the writers: numbered in order within the statement
+          // (their data is the test's marks, not a stock event's).
+          const events = [eventRecord('product.stock_low', scope, subject, { writer, n: 1 } as never)];
+          if (writer % 2 === 0)
+            events.push(eventRecord('product.stock_out', scope, subject, { writer, n: 2 } as never));
+          await unitOfWork().events(events).run(trx);
         }),
       ),
     );

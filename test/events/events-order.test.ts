@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
-import { recordEvents } from '../../src/modules/events/outbox.js';
-import { storeEvent } from '../../src/modules/events/store-events.js';
+import { eventRecord } from '../../src/modules/events/outbox.js';
+import { unitOfWork } from '../../src/modules/events/unit-of-work.js';
 import { testDatabaseKind } from '../support/database.js';
 import { expectStatus, startTestApp, waitUntil, type TestApp, type TestBusiness } from '../support/harness.js';
 
@@ -25,10 +25,10 @@ describe('the event list and the after cursor follow one order (issue 47 item 13
   afterAll(() => t?.close());
 
   const scope = () => ({ businessId: business.id, environment: 'test' as const });
-  /** `count` events of one kind, all with the same `createdAt`. */
+  /** `count` events of one kind, all with the same `createdAt` (data the test reads back, not a stock event's). */
   const batch = (label: string, count: number, createdAt: Date) =>
     Array.from({ length: count }, (_, n) =>
-      storeEvent('product.stock_low', scope(), `prod_${label}_${n % 2}`, { label, n }, createdAt),
+      eventRecord('product.stock_low', scope(), `prod_${label}_${n % 2}`, { label, n } as never, createdAt),
     );
   const labelOf = (event: any) => `${event.payload.data.label}${event.payload.data.n}`;
 
@@ -40,11 +40,19 @@ describe('the event list and the after cursor follow one order (issue 47 item 13
 
   test('events sharing a createdAt, in one transaction and in two interleaved ones: newest first is the cursor walk reversed', async () => {
     const createdAt = new Date();
-    await t.runtime.db.transaction().execute((trx) => recordEvents(trx, batch('anchor', 1, createdAt)));
+    await t.runtime.db.transaction().execute((trx) =>
+      unitOfWork()
+        .events(batch('anchor', 1, createdAt))
+        .run(trx),
+    );
     await t.runtime.db.transaction().execute(async (trx) => {
       // Two statements of one transaction, every event with the same createdAt.
-      await recordEvents(trx, batch('a', 3, createdAt));
-      await recordEvents(trx, batch('b', 2, createdAt));
+      await unitOfWork()
+        .events(batch('a', 3, createdAt))
+        .run(trx);
+      await unitOfWork()
+        .events(batch('b', 2, createdAt))
+        .run(trx);
     });
     if (testDatabaseKind === 'postgres') {
       // The first transaction takes its id before the second, and writes its events after the
@@ -58,10 +66,16 @@ describe('the event list and the after cursor follow one order (issue 47 item 13
         await sql`SELECT pg_current_xact_id()`.execute(trx);
         hasId();
         await secondDone;
-        await recordEvents(trx, batch('c', 3, createdAt));
+        await unitOfWork()
+          .events(batch('c', 3, createdAt))
+          .run(trx);
       });
       await idTaken;
-      await t.runtime.db.transaction().execute((trx) => recordEvents(trx, batch('d', 3, createdAt)));
+      await t.runtime.db.transaction().execute((trx) =>
+        unitOfWork()
+          .events(batch('d', 3, createdAt))
+          .run(trx),
+      );
       goOn();
       await first;
     }

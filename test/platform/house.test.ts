@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'vitest';
 
 /**
- * Issue 49: the house keeps rooms a reader can hold in mind. A TypeScript source file of src/ or
+ * The house keeps rooms a reader can hold in mind. A TypeScript source file of src/ or
  * of a package's src/ past this many lines is split by feature (docs/ARCHITECTURE.md, "The house").
  */
 const MAX_LINES = 450;
@@ -14,12 +14,6 @@ const SOURCE_ROOTS = ['src', 'packages/sdk/src'];
 
 /** Written by a tool, not read as code: `npm run sdk:types` writes it from openapi.json. */
 const GENERATED = ['packages/sdk/src/generated/'];
-
-/**
- * Files other helpers of issue 49 split or delete on their branches; the lead empties this list
- * when they merge (the test below fails for an entry that is no longer over the limit).
- */
-const STILL_OVER_450_MERGING = ['src/modules/intents/payments.ts'];
 
 function sourceFiles(directory: string): string[] {
   return readdirSync(path.join(ROOT, directory), { withFileTypes: true }).flatMap((entry) => {
@@ -39,16 +33,10 @@ const files = SOURCE_ROOTS.flatMap(sourceFiles).filter((file) => !isGenerated(fi
 
 test(`no source file is over ${MAX_LINES} lines, generated files aside`, () => {
   const over = files
-    .filter((file) => !STILL_OVER_450_MERGING.includes(file))
     .map((file) => ({ file, lines: lineCount(file) }))
     .filter(({ lines }) => lines > MAX_LINES)
     .map(({ file, lines }) => `${file}: ${lines} lines`);
   assert.deepEqual(over, []);
-});
-
-test('each file excepted while the others merge is still over the limit (else it leaves the list)', () => {
-  const settled = STILL_OVER_450_MERGING.filter((file) => !files.includes(file) || lineCount(file) <= MAX_LINES);
-  assert.deepEqual(settled, []);
 });
 
 test('the generated files excepted exist', () => {

@@ -22,6 +22,12 @@ export type DeadReason = (typeof DEAD_REASONS)[number];
  */
 export const WAITING_STATUSES = ['PENDING', 'FAILED'] as const satisfies readonly DeliveryStatus[];
 
+/**
+ * The status a new delivery is inserted with (the fan-out, a ping, the `endpoint.disabled`
+ * notice: not transitions), and where a retry or a recover starts a fresh schedule.
+ */
+export const NEW_STATUS = 'PENDING' satisfies DeliveryStatus;
+
 export type SignatureScheme = 'commerce' | 'standard';
 export type EndpointDisabledReason = 'FAILING' | 'MANUAL';
 

@@ -52,3 +52,12 @@ export type OutboxEventName = EventName | WebhookNotice;
 
 /** Subscribable names of one family (`payment`, `order`, `product`, `payout`). */
 export type EventNameOf<Family extends string> = Extract<EventName, `${Family}.${string}`>;
+
+/**
+ * The data schema of every event, by name: a registry each module fills for its own events
+ * (`declare module '../events/catalog.js'` in its event-payloads.ts), so that the events floor
+ * types payloads without importing the modules above it. A name no module registers has no data
+ * type, and an event of it does not compile.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface EventPayloads {}

@@ -1,9 +1,10 @@
-import { sql, type Compilable, type OperationNodeSource, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
+import type { Static, TSchema } from 'typebox';
 import type { Environment } from '../../db/schema.js';
-import type { Executor } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
-import { NEW_STATUS } from '../webhooks/delivery-state.js';
-import type { OutboxEventName } from './catalog.js';
+import { NEW_STATUS } from '../../db/schema/webhooks.js';
+import type { EventPayloads, OutboxEventName } from './catalog.js';
+import { isMoneyEvent } from './envelopes.js';
 
 /**
  * The transactional outbox. A state change and the event it causes are written by the same
@@ -25,25 +26,32 @@ export function newEventId(): string {
   return newId('evt');
 }
 
+/** The data of an event, as its module's registered schema types it (`EventPayloads`). */
+export type EventData<N extends OutboxEventName> = N extends keyof EventPayloads
+  ? EventPayloads[N] extends TSchema
+    ? Static<EventPayloads[N]>
+    : never
+  : never;
+
 /**
- * An event in the envelope of money events (payments and payouts, api.md 6.2): `{ id, event,
- * created_at, sandbox, data }`, in that order, once: the body text is what gets signed.
+ * The one way an event is made: its data typed by its name's schema, in its family's envelope
+ * (`envelopes.ts`): `{ id, event, created_at | timestamp, sandbox, data }`, in that order, once:
+ * the body text is what gets signed (the outbox appends `sequence`).
  */
-export function moneyEvent(
-  event: OutboxEventName,
+export function eventRecord<N extends OutboxEventName>(
+  event: N,
   owner: { businessId: string; environment: Environment },
   subject: string,
-  data: Record<string, unknown>,
-  createdAt: Date,
+  // NoInfer: the name alone chooses the schema, so an extra field is refused rather than widening N.
+  data: EventData<NoInfer<N>>,
+  createdAt = new Date(),
 ): EventRecord {
   const id = newEventId();
-  const body = JSON.stringify({
-    id,
-    event,
-    created_at: createdAt.toISOString(),
-    sandbox: owner.environment === 'test',
-    data,
-  });
+  const at = createdAt.toISOString();
+  const sandbox = owner.environment === 'test';
+  const body = JSON.stringify(
+    isMoneyEvent(event) ? { id, event, created_at: at, sandbox, data } : { id, event, timestamp: at, sandbox, data },
+  );
   return { id, businessId: owner.businessId, environment: owner.environment, event, subject, body, createdAt };
 }
 
@@ -128,48 +136,12 @@ function valuesOf(events: readonly EventRecord[]) {
 }
 
 /**
- * The CTEs that write `events` and their deliveries, for a statement of the caller's that makes
- * the change they announce (a data-modifying CTE must sit at the top of its statement).
+ * The CTEs that write `events` and, unless `fanOut` is false, their deliveries, for the statement
+ * of a unit of work (`unit-of-work.ts`) that makes the change they announce (a data-modifying CTE
+ * must sit at the top of its statement).
  */
-export function eventCtes(events: readonly EventRecord[]): RawBuilder<unknown> {
+export function eventCtes(events: readonly EventRecord[], options: { fanOut: boolean }): RawBuilder<unknown> {
   if (events.length === 0) throw new Error('eventCtes needs at least one event');
-  return sql`${valuesOf(events)}, ${sql.raw(sequencedInsertSql('ev_input', countOf(events)))},
-    ev_deliveries AS (${sql.raw(fanOutSql('ev'))})`;
-}
-
-/** Writes events and their deliveries in the caller's transaction, in one statement. */
-export async function recordEvents(executor: Executor, events: readonly EventRecord[]): Promise<void> {
-  if (events.length === 0) return;
-  await sql`
-    WITH ${valuesOf(events)}, ${sql.raw(sequencedInsertSql('ev_input', countOf(events)))}
-    ${sql.raw(fanOutSql('ev'))}`.execute(executor);
-}
-
-/**
- * A change (an UPDATE or INSERT ... RETURNING) and the events it causes, in one statement: one
- * round trip where a change and then its events took two. The events are built by the caller
- * from what the change will make of rows it holds locked; the change's rows are the answer.
- * `alongside`: more CTEs the same statement writes, such as the ledger transfer of a payment
- * (`ledger.transfer`), so that the money, the change and its events go in one round trip.
- */
-export async function changeWithEvents<Row>(
-  executor: Executor,
-  change: Compilable<Row> & OperationNodeSource,
-  events: readonly EventRecord[],
-  alongside?: RawBuilder<unknown>,
-  /** CTEs that read the change's rows (`changed`), such as a payment naming the order just inserted. */
-  following?: RawBuilder<unknown>,
-): Promise<Row[]> {
-  if (events.length === 0 && !alongside && !following) return (await sql<Row>`${change}`.execute(executor)).rows;
-  const ctes = [...(alongside ? [alongside] : []), sql`changed AS (${change})`, ...(following ? [following] : [])];
-  if (events.length > 0) ctes.push(eventCtes(events));
-  return (await sql<Row>`WITH ${sql.join(ctes)} SELECT * FROM changed`.execute(executor)).rows;
-}
-
-/** Writes events without the subscription fan-out: the caller chooses who gets them. */
-export async function insertEvents(executor: Executor, events: readonly EventRecord[]): Promise<void> {
-  if (events.length === 0) return;
-  await sql`
-    WITH ${valuesOf(events)}, ${sql.raw(sequencedInsertSql('ev_input', countOf(events)))}
-    SELECT count(*) FROM ev`.execute(executor);
+  const written = sql`${valuesOf(events)}, ${sql.raw(sequencedInsertSql('ev_input', countOf(events)))}`;
+  return options.fanOut ? sql`${written}, ev_deliveries AS (${sql.raw(fanOutSql('ev'))})` : written;
 }

@@ -1,6 +1,7 @@
-import type { RawBuilder, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { changeWithEvents, type EventRecord } from '../events/outbox.js';
+import type { EventRecord } from '../events/outbox.js';
+import { unitOfWork, type UnitOfWork } from '../events/unit-of-work.js';
 import { paymentEvent } from './events.js';
 import type { IntentRow } from './repo.js';
 import { intentActions, isAllowed } from './state.js';
@@ -18,19 +19,20 @@ export async function expireIntents(trx: Transaction<DB>, intents: IntentRow[], 
     payment_code: null,
     updated_at: now,
   } as const;
-  const expired = await changeWithEvents(
-    trx,
-    trx
-      .updateTable('payment_intents')
-      .set(change)
-      .where(
-        'id',
-        'in',
-        due.map((intent) => intent.id),
-      )
-      .returningAll(),
-    due.map((intent) => paymentEvent('payment.expired', { ...intent, ...change }, now)),
-  );
+  const expired = await unitOfWork()
+    .change(
+      trx
+        .updateTable('payment_intents')
+        .set(change)
+        .where(
+          'id',
+          'in',
+          due.map((intent) => intent.id),
+        )
+        .returningAll(),
+    )
+    .events(due.map((intent) => paymentEvent('payment.expired', { ...intent, ...change }, now)))
+    .run(trx);
   // The events were built for every due intent: the caller's locks make each of them change.
   if (expired.length !== due.length) throw new Error(`${due.length - expired.length} due intents were not expired`);
   return expired;
@@ -38,7 +40,8 @@ export async function expireIntents(trx: Transaction<DB>, intents: IntentRow[], 
 
 /**
  * One intent's change and its events, in one statement, with what else the statement writes if
- * anything (`alongside`: the ledger transfer that pays it, its payment's row). The caller holds the intent's row locked, so the row the change leaves is the one read plus
+ * anything (`unit`: the ledger transfer that pays it, its payment's row). The caller holds the
+ * intent's row locked, so the row the change leaves is the one read plus
  * the change: the events are built from it, and it is the answer (no row to read back). A change
  * of anything a trigger or default would rewrite does not belong here.
  */
@@ -48,15 +51,13 @@ export async function changeIntent(
   // Columns whose written value is the value read back (metadata is written as JSON text).
   change: Partial<Omit<IntentRow, 'id' | 'metadata'>>,
   events: (changed: IntentRow) => EventRecord[],
-  alongside?: RawBuilder<unknown>,
+  unit: UnitOfWork = unitOfWork(),
 ): Promise<IntentRow> {
   const changed: IntentRow = { ...intent, ...change };
-  const rows = await changeWithEvents(
-    trx,
-    trx.updateTable('payment_intents').set(change).where('id', '=', intent.id).returning('id'),
-    events(changed),
-    alongside,
-  );
+  const rows = await unit
+    .change(trx.updateTable('payment_intents').set(change).where('id', '=', intent.id).returning('id'))
+    .events(events(changed))
+    .run(trx);
   if (rows.length !== 1) throw new Error(`intent ${intent.id} was not changed`);
   return changed;
 }

@@ -1,6 +1,6 @@
 import { maskPhone } from '../../lib/phone.js';
 import type { EventNameOf } from '../events/catalog.js';
-import { moneyEvent, type EventRecord } from '../events/outbox.js';
+import { eventRecord, type EventData, type EventRecord } from '../events/outbox.js';
 import { NO_COMMISSION, type Commission } from '../payments/fees.js';
 import type { IntentRow } from './repo.js';
 
@@ -43,7 +43,7 @@ export function paymentEvent(
   extras: PaymentEventExtras = {},
 ): EventRecord {
   const paid = intent.paid_at !== null;
-  const data: Record<string, unknown> = {
+  const data: EventData<PaymentEventName> = {
     reference_number: intent.reference_number,
     short_code: intent.short_code,
     amount: intent.amount_paid ?? intent.amount ?? extras.attemptedAmount ?? null,
@@ -59,7 +59,7 @@ export function paymentEvent(
     data.amount_refunded = extras.refund.amount;
     data.total_amount_refunded = intent.total_amount_refunded;
   }
-  return moneyEvent(
+  return eventRecord(
     event,
     { businessId: intent.business_id, environment: intent.environment },
     intent.reference_number,

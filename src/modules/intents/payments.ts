@@ -1,16 +1,8 @@
 import { sql, type RawBuilder, type Transaction } from 'kysely';
+import { unitOfWork, type UnitOfWork } from '../events/unit-of-work.js';
 import type { DB, PaymentFailure } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
-import { ApiError } from '../../http/errors.js';
-import { randomDigits } from '../../lib/ids.js';
-import {
-  feePlanFromColumns,
-  paymentCommission,
-  refundCommission,
-  type Commission,
-  type FeePlan,
-  type FeeState,
-} from '../payments/fees.js';
+import { feePlanFromColumns, paymentCommission, type Commission, type FeePlan } from '../payments/fees.js';
 import {
   failureMessage,
   walletPin,
@@ -26,8 +18,8 @@ import {
   insertPayment,
   lockProcessingPayment,
   newPaymentId,
-  paymentEndCte,
-  paymentInsertCte,
+  paymentEnd,
+  paymentInsert,
   type NewPayment,
 } from '../payments/store.js';
 import { sandboxMethod } from '../sandbox/method.js';
@@ -35,7 +27,7 @@ import { SANDBOX_FAILING_AMOUNT } from '../sandbox/sandbox.js';
 import { lockIntentAndPayer } from './payer-lock.js';
 import { changeIntent } from './changes.js';
 import { paymentEvent } from './events.js';
-import { lockIntent, recordRefund, type IntentRow, type IntentWithRefunds, type LockedIntent } from './repo.js';
+import { lockIntent, type IntentRow, type LockedIntent } from './repo.js';
 import { assertAllowed, intentMachine, isAllowed } from './state.js';
 
 /**
@@ -49,7 +41,7 @@ function failsTheIntent(failure: PaymentFailureCode): failure is PaymentFailure 
 }
 
 /** The methods by name: how a payment made with one is refunded, or approved once it waited. */
-const METHODS: Record<PaymentMethodName, PaymentMethod> = { WALLET_PIN: walletPin, SANDBOX: sandboxMethod() };
+export const METHODS: Record<PaymentMethodName, PaymentMethod> = { WALLET_PIN: walletPin, SANDBOX: sandboxMethod() };
 
 export type PaymentOutcome = { paymentId: string; intent: IntentRow } & (
   | { outcome: 'paid'; commission: Commission }
@@ -73,8 +65,8 @@ type AttemptOutcome =
 
 /**
  * Where an attempt's outcome is written: a new payment row, or the end of one that waited. Either
- * way a CTE of the statement that changes the intent, so the row, the money and the event go
- * together.
+ * way a statement of the unit of work that changes the intent, so the row, the money and the
+ * event go together.
  */
 interface AttemptRow {
   id: string;
@@ -83,7 +75,7 @@ interface AttemptRow {
 
 function newAttemptRow(intent: IntentRow, attempt: DescribedAttempt): AttemptRow {
   const id = newPaymentId();
-  return { id, written: (outcome) => paymentInsertCte(intentPayment(id, intent, attempt, outcome)) };
+  return { id, written: (outcome) => paymentInsert(intentPayment(id, intent, attempt, outcome)) };
 }
 
 function intentPayment(id: string, intent: IntentRow, attempt: DescribedAttempt, outcome: AttemptOutcome): NewPayment {
@@ -130,7 +122,7 @@ function waitingAttemptRow(id: string, attempt: DescribedAttempt): AttemptRow {
     written: (outcome) => {
       switch (outcome.status) {
         case 'SUCCEEDED':
-          return paymentEndCte(id, {
+          return paymentEnd(id, {
             status: 'SUCCEEDED',
             payerWalletId: outcome.payer.wallet.id,
             commission: outcome.charge.commission,
@@ -139,7 +131,7 @@ function waitingAttemptRow(id: string, attempt: DescribedAttempt): AttemptRow {
             at: attempt.now,
           });
         case 'FAILED':
-          return paymentEndCte(id, {
+          return paymentEnd(id, {
             status: 'FAILED',
             failure: { code: outcome.failure, message: failureMessage(outcome.failure, attempt.amount) },
             at: attempt.now,
@@ -216,19 +208,18 @@ async function settleAttempt(
 ): Promise<PaymentOutcome> {
   if (authorization.status === 'FAILED') return failAttempt(trx, intent, row, described, authorization.failure);
   const { payer, charge } = authorization;
-  const written = row.written(authorization);
   const updated = await payIntent(
     trx,
     intent,
     { amount: described.amount, payer, commission: charge.commission, now: described.now },
-    charge.transfer.ctes ? sql.join([charge.transfer.ctes, written]) : written,
+    unitOfWork().money(charge.transfer).write(row.written(authorization)),
   );
   return { outcome: 'paid', paymentId: row.id, intent: updated, commission: charge.commission };
 }
 
 /** A payment's row written on its own: an outcome that does not change the intent. */
 async function writeAlone(trx: Transaction<DB>, row: AttemptRow, outcome: AttemptOutcome): Promise<void> {
-  await sql`WITH ${row.written(outcome)} SELECT 1`.execute(trx);
+  await unitOfWork().write(row.written(outcome)).run(trx);
 }
 
 /** The intent's side of a payment that succeeded: PAID with its commission, `payment.confirmed`. */
@@ -236,7 +227,7 @@ async function payIntent(
   trx: Transaction<DB>,
   intent: LockedIntent,
   paid: { amount: number; payer: Payer; commission: Commission; now: Date },
-  alongside: RawBuilder<unknown>,
+  unit: UnitOfWork,
 ): Promise<IntentRow> {
   const { commission, now } = paid;
   const plan = feePlanOf(intent);
@@ -263,7 +254,7 @@ async function payIntent(
     intent,
     change,
     (changed) => [paymentEvent('payment.confirmed', changed, now, { commission })],
-    alongside,
+    unit,
   );
 }
 
@@ -294,7 +285,7 @@ async function failAttempt(
     intent,
     change,
     (changed) => [paymentEvent('payment.failed', changed, attempt.now, { attemptedAmount: attempt.amount })],
-    row.written(outcome),
+    unitOfWork().write(row.written(outcome)),
   );
   return { outcome: 'failed', paymentId: row.id, intent: updated, failure, reason };
 }
@@ -358,100 +349,6 @@ export async function recordRefusedAttempt(
     sql<boolean>`EXISTS (SELECT 1 FROM payment_intents WHERE id = ${intent.id}
       AND ${intentMachine.sqlFilter('pay')} AND expires_at > ${now})`,
   );
-}
-
-/** An intent's fee state: what its payment credited and what its refunds took back. */
-export function intentFees(intent: IntentRow): FeeState {
-  return {
-    charged: intent.amount_paid ?? 0,
-    providerTtc: intent.provider_ttc,
-    payerTtc: intent.payer_ttc,
-    tof: intent.tof,
-    tte: intent.tte,
-    returned: intent.total_amount_refunded,
-    providerReturned: intent.provider_returned,
-    tofReturned: intent.tof_returned,
-    tteReturned: intent.tte_returned,
-  };
-}
-
-/**
- * A refund of a paid intent, partial or full, back to the wallet that paid, with the intent
- * locked by the caller: the money (`walletRefund`), the refund's record, the intent's totals and
- * `payment.refunded` in one statement.
- */
-export async function refundPayment(
-  trx: Transaction<DB>,
-  intent: IntentRow,
-  input: { amount?: number | undefined; reason?: string | undefined },
-): Promise<IntentWithRefunds> {
-  const now = new Date();
-  const status = assertAllowed(intent, 'refund', now);
-  const left = refundableLeft(intent);
-  const amount = input.amount ?? left;
-  if (amount < 1 || amount > left) {
-    throw new ApiError('REFUND_AMOUNT_INVALID', `The refund amount must be between 1 and ${left} centimes.`);
-  }
-  const fees = intentFees(intent);
-  const commission = refundCommission(fees, amount, amount === left);
-  const refundId = `RF-${randomDigits(16)}`;
-  // Written by the statement that records the refund (none for a payment that moved no wallet money).
-  const money = intent.payer_wallet_id
-    ? await (
-        await methodOfPayment(trx, intent)
-      ).refund(trx, {
-        environment: intent.environment,
-        businessId: intent.business_id,
-        walletId: intent.payer_wallet_id,
-        reference: refundId,
-        amount,
-        commission,
-        balance: {
-          type: 'refund',
-          source: { reference: intent.reference_number, kind: 'payment_intent' },
-          description: `Refund ${refundId} of ${intent.reference_number}`,
-        },
-        now,
-      })
-    : undefined;
-  const totalAmountRefunded = intent.total_amount_refunded + amount;
-  return recordRefund(
-    trx,
-    { id: intent.id, status, totalAmountRefunded },
-    {
-      id: refundId,
-      amount,
-      reason: input.reason ?? null,
-      providerTtc: commission.provider_ttc,
-      tof: commission.tof,
-      tte: commission.tte,
-      createdAt: now,
-      ledgerTransactionId: money?.transactionId ?? null,
-    },
-    [
-      paymentEvent('payment.refunded', { ...intent, status, total_amount_refunded: totalAmountRefunded }, now, {
-        commission,
-        refund: { id: refundId, amount },
-      }),
-    ],
-    money,
-  );
-}
-
-/** What can still go back to the payer: what was paid less what was refunded. */
-export function refundableLeft(intent: IntentRow): number {
-  return (intent.amount_paid ?? 0) - intent.total_amount_refunded;
-}
-
-/** The method of the payment that paid `intent` (WALLET_PIN for one paid before payments were rows). */
-async function methodOfPayment(trx: Transaction<DB>, intent: IntentRow): Promise<PaymentMethod> {
-  const paid = await trx
-    .selectFrom('payments')
-    .select('method')
-    .where('intent_id', '=', intent.id)
-    .where('status', '=', 'SUCCEEDED')
-    .executeTakeFirst();
-  return METHODS[paid?.method ?? 'WALLET_PIN'];
 }
 
 /**

@@ -3,7 +3,8 @@ import type { Database, PreparedStatement } from '../../db/connect.js';
 import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import type { AmountType, DB, Environment, IntentStatus, PaymentIntentsTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
-import { eventCtes, fanOutSql, sequencedInsertSql, type EventRecord } from '../events/outbox.js';
+import { fanOutSql, sequencedInsertSql, type EventRecord } from '../events/outbox.js';
+import { unitOfWork } from '../events/unit-of-work.js';
 import type { LedgerTransfer } from '../payments/ledger.js';
 import { INTENT_STATUSES, intentMachine } from './state.js';
 
@@ -293,16 +294,17 @@ export async function recordRefund(
   events: readonly EventRecord[],
   money: LedgerTransfer | undefined,
 ): Promise<IntentWithRefunds> {
-  const result = await sql<IntentRow & { refunds: RawRefund[] }>`
-    WITH ${money?.ctes ? sql`${money.ctes},` : sql``} refund AS (
-      INSERT INTO refunds (id, intent_id, amount, reason, status, provider_ttc, tof, tte, created_at,
+  // The new refund is not visible to the statement that inserts it: the answer lists it from its values.
+  const [row] = await unitOfWork()
+    .money(money)
+    .write(
+      sql`INSERT INTO refunds (id, intent_id, amount, reason, status, provider_ttc, tof, tte, created_at,
         ledger_transaction_id)
       VALUES (${refund.id}, ${intent.id}, ${refund.amount}, ${refund.reason}, 'SUCCEEDED', ${refund.providerTtc},
-        ${refund.tof}, ${refund.tte}, ${refund.createdAt}::timestamptz, ${refund.ledgerTransactionId})
-      RETURNING id, amount, reason, status, created_at
-    ),
-    changed AS (
-      UPDATE payment_intents i
+        ${refund.tof}, ${refund.tte}, ${refund.createdAt}::timestamptz, ${refund.ledgerTransactionId})`,
+    )
+    .change(
+      sql<IntentRow & { refunds: RawRefund[] }>`UPDATE payment_intents i
       SET status = ${intent.status}, total_amount_refunded = ${intent.totalAmountRefunded},
         provider_returned = i.provider_returned + ${refund.providerTtc},
         tof_returned = i.tof_returned + ${refund.tof}, tte_returned = i.tte_returned + ${refund.tte},
@@ -312,12 +314,13 @@ export async function recordRefund(
         SELECT json_agg(json_build_object('id', r.id, 'amount', r.amount, 'reason', r.reason, 'status', r.status,
                                           'createdAt', r.created_at) ORDER BY r.created_at, r.id)
         FROM (SELECT id, amount, reason, status, created_at FROM refunds WHERE intent_id = i.id
-              UNION ALL SELECT * FROM refund) AS r
-      ) AS refunds
-    ),
-    ${eventCtes(events)}
-    SELECT * FROM changed`.execute(trx);
-  return withParsedRefunds(result.rows[0]!);
+              UNION ALL SELECT ${refund.id}::text, ${refund.amount}::bigint, ${refund.reason}::text,
+                'SUCCEEDED'::text, ${refund.createdAt}::timestamptz) AS r
+      ) AS refunds`,
+    )
+    .events(events)
+    .run(trx);
+  return withParsedRefunds(row!);
 }
 
 export async function refundsOf(trx: Executor, intentId: number): Promise<RefundRow[]> {

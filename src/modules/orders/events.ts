@@ -1,6 +1,5 @@
 import type { EventNameOf } from '../events/catalog.js';
-import type { EventRecord } from '../events/outbox.js';
-import { storeEvent } from '../events/store-events.js';
+import { eventRecord, type EventData, type EventRecord } from '../events/outbox.js';
 import type { OrderRow } from './model.js';
 
 /** The `order.new` data: exactly the fields of api.md 2.5. */
@@ -38,13 +37,13 @@ export function orderNewData(
   };
 }
 
-export function orderEvent(
-  event: EventNameOf<'order'>,
+export function orderEvent<N extends EventNameOf<'order'>>(
+  event: N,
   order: Pick<OrderRow, 'business_id' | 'environment' | 'reference_number'>,
-  data: Record<string, unknown>,
+  data: EventData<N>,
   at: Date,
 ): EventRecord {
-  return storeEvent(
+  return eventRecord(
     event,
     { businessId: order.business_id, environment: order.environment },
     order.reference_number,

@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { DB, OrderFees, OrderPayment } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { randomDigits } from '../../lib/ids.js';
-import { recordEvents } from '../events/outbox.js';
+import { unitOfWork } from '../events/unit-of-work.js';
 import { checkPaymentAmount } from '../payments/amount.js';
 import { chargeOrderDifference } from '../payments/order-payments.js';
 import { lockPayer } from '../payments/payers.js';
@@ -147,20 +147,22 @@ export async function acceptModification(
     .returningAll()
     .returning(SHOP_NAME)
     .executeTakeFirstOrThrow();
-  await recordEvents(trx, [
-    ...stockEvents,
-    orderEvent(
-      'order.modified',
-      updated,
-      {
-        referenceNumber: updated.reference_number,
-        previousTotalAmount: order.total_amount,
-        newTotalAmount: updated.total_amount,
-        modifiedItems: proposal.items.map(({ productId, name, quantity }) => ({ productId, name, quantity })),
-      },
-      now,
-    ),
-  ]);
+  await unitOfWork()
+    .events([
+      ...stockEvents,
+      orderEvent(
+        'order.modified',
+        updated,
+        {
+          referenceNumber: updated.reference_number,
+          previousTotalAmount: order.total_amount,
+          newTotalAmount: updated.total_amount,
+          modifiedItems: proposal.items.map(({ productId, name, quantity }) => ({ productId, name, quantity })),
+        },
+        now,
+      ),
+    ])
+    .run(trx);
   return updated;
 }
 
@@ -181,18 +183,20 @@ export async function declineModification(trx: Transaction<DB>, locator: OrderLo
     .returningAll()
     .returning(SHOP_NAME)
     .executeTakeFirstOrThrow();
-  await recordEvents(trx, [
-    orderEvent(
-      'order.modification_declined',
-      updated,
-      {
-        referenceNumber: updated.reference_number,
-        totalAmount: updated.total_amount,
-        proposedTotalAmount: proposal.totalAmount,
-        proposedItems: proposal.items.map(({ productId, name, quantity }) => ({ productId, name, quantity })),
-      },
-      now,
-    ),
-  ]);
+  await unitOfWork()
+    .events([
+      orderEvent(
+        'order.modification_declined',
+        updated,
+        {
+          referenceNumber: updated.reference_number,
+          totalAmount: updated.total_amount,
+          proposedTotalAmount: proposal.totalAmount,
+          proposedItems: proposal.items.map(({ productId, name, quantity }) => ({ productId, name, quantity })),
+        },
+        now,
+      ),
+    ])
+    .run(trx);
   return updated;
 }

@@ -1,15 +1,15 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { DB, Environment, OrderPayment } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { randomDigits, secretBase62 } from '../../lib/ids.js';
-import { changeWithEvents } from '../events/outbox.js';
+import { unitOfWork } from '../events/unit-of-work.js';
 import { checkPaymentAmount } from '../payments/amount.js';
 import { feePlanFromColumns, type FeePlan } from '../payments/fees.js';
 import { chargeOrder } from '../payments/order-payments.js';
 import { settlementRecord } from '../payments/settlement.js';
 import type { PaymentMethodName } from '../payments/state.js';
-import { newPaymentId, paymentInsertCte } from '../payments/store.js';
+import { newPaymentId, paymentInsert } from '../payments/store.js';
 import type { Payer } from '../payments/payers.js';
 import { sandboxPayer, SANDBOX_DEFAULT_PAYER } from '../sandbox/sandbox.js';
 import { moveStock } from '../products/stock.js';
@@ -91,44 +91,46 @@ export async function placeOrder(
   };
   // The order's payment row names the order by its id, known only once it is inserted: the row
   // takes it from the statement's insert (`changed`).
-  const paymentRow = paymentInsertCte({
-    id: newPaymentId(),
-    businessId: shop.businessId,
-    environment: shop.environment,
-    subject: { orderIdOf: sql<number>`(SELECT id FROM changed)` },
-    method,
-    status: 'SUCCEEDED',
-    amount: total,
-    payerPhone: payer.wallet.phone,
-    payerWalletId: payer.wallet.id,
-    commission: charge.commission,
-    settlement: settlementRecord(charge.settlement),
-    failure: null,
-    ledgerTransactionId: charge.transfer.transactionId,
-    createdAt: now,
-  });
+  const paymentRow = (changed: RawBuilder<unknown>) =>
+    paymentInsert({
+      id: newPaymentId(),
+      businessId: shop.businessId,
+      environment: shop.environment,
+      subject: { orderIdOf: sql<number>`(SELECT id FROM ${changed})` },
+      method,
+      status: 'SUCCEEDED',
+      amount: total,
+      payerPhone: payer.wallet.phone,
+      payerWalletId: payer.wallet.id,
+      commission: charge.commission,
+      settlement: settlementRecord(charge.settlement),
+      failure: null,
+      ledgerTransactionId: charge.transfer.transactionId,
+      createdAt: now,
+    });
   // The order, its payment (row and ledger transfer), its `order.new` and the stock events, in one statement.
-  const [order] = await changeWithEvents(
-    trx,
-    trx
-      .insertInto('orders')
-      .values({
-        ...row,
-        items: JSON.stringify(items),
-        paid: true,
-        payer_wallet_id: payer.wallet.id,
-        amount_paid: total,
-        payment: JSON.stringify(payment),
-        fees: JSON.stringify(fees),
-        cancellation_reason: null,
-        history: JSON.stringify([{ status: 'NEW', previousStatus: null, at: now.toISOString() }]),
-        updated_at: now,
-      })
-      .returningAll(),
-    [...stockEvents, orderEvent('order.new', row, orderNewData({ ...row, items }, shop.name), now)],
-    charge.transfer.ctes,
-    paymentRow,
-  );
+  const [order] = await unitOfWork()
+    .money(charge.transfer)
+    .change(
+      trx
+        .insertInto('orders')
+        .values({
+          ...row,
+          items: JSON.stringify(items),
+          paid: true,
+          payer_wallet_id: payer.wallet.id,
+          amount_paid: total,
+          payment: JSON.stringify(payment),
+          fees: JSON.stringify(fees),
+          cancellation_reason: null,
+          history: JSON.stringify([{ status: 'NEW', previousStatus: null, at: now.toISOString() }]),
+          updated_at: now,
+        })
+        .returningAll(),
+    )
+    .following(paymentRow)
+    .events([...stockEvents, orderEvent('order.new', row, orderNewData({ ...row, items }, shop.name), now)])
+    .run(trx);
   if (!order) throw new Error(`order ${referenceNumber} was not inserted`);
   return order;
 }

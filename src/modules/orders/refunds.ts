@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { DB, OrderFees, OrderRefund } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { randomDigits } from '../../lib/ids.js';
-import { recordEvents } from '../events/outbox.js';
+import { unitOfWork } from '../events/unit-of-work.js';
 import { returnOrderMoney } from '../payments/order-payments.js';
 import { orderEvent } from './events.js';
 import { SHOP_NAME, type ChangedOrder, type OrderLocator, type OrderRow } from './model.js';
@@ -82,19 +82,21 @@ export async function refundOrder(
     .returningAll()
     .returning(SHOP_NAME)
     .executeTakeFirstOrThrow();
-  await recordEvents(trx, [
-    orderEvent(
-      'order.refunded',
-      updated,
-      {
-        referenceNumber: updated.reference_number,
-        status: 'REFUNDED',
-        amountRefunded: amount,
-        totalAmountRefunded: totalRefunded,
-        totalAmount: updated.total_amount,
-      },
-      now,
-    ),
-  ]);
+  await unitOfWork()
+    .events([
+      orderEvent(
+        'order.refunded',
+        updated,
+        {
+          referenceNumber: updated.reference_number,
+          status: 'REFUNDED',
+          amountRefunded: amount,
+          totalAmountRefunded: totalRefunded,
+          totalAmount: updated.total_amount,
+        },
+        now,
+      ),
+    ])
+    .run(trx);
   return updated;
 }

@@ -1,7 +1,8 @@
 import type { Transaction } from 'kysely';
 import type { DB, OrderFees, OrderRefund } from '../../db/schema.js';
 import { randomDigits } from '../../lib/ids.js';
-import { recordEvents, type EventRecord } from '../events/outbox.js';
+import { type EventRecord } from '../events/outbox.js';
+import { unitOfWork } from '../events/unit-of-work.js';
 import { moveStock } from '../products/stock.js';
 import { orderEvent } from './events.js';
 import { SHOP_NAME, type ChangedOrder, type OrderLocator } from './model.js';
@@ -74,18 +75,30 @@ export async function transitionOrder(
     .returning(SHOP_NAME)
     .executeTakeFirstOrThrow();
   if (step.event) {
-    const data: Record<string, unknown> = {
+    const statusData = {
       referenceNumber: updated.reference_number,
       status: updated.status,
       previousStatus: order.status,
     };
-    if (action === 'cancel') {
-      data.cancellationReason = reason ?? '';
-      data.amountRefunded = money?.refund.amount ?? 0;
-    }
-    await recordEvents(trx, [...stockEvents, orderEvent(step.event, updated, data, now)]);
+    const event =
+      step.event === 'order.cancelled'
+        ? orderEvent(
+            step.event,
+            updated,
+            {
+              ...statusData,
+              status: 'CANCELLED',
+              cancellationReason: reason ?? '',
+              amountRefunded: money?.refund.amount ?? 0,
+            },
+            now,
+          )
+        : orderEvent(step.event, updated, statusData, now);
+    await unitOfWork()
+      .events([...stockEvents, event])
+      .run(trx);
   } else {
-    await recordEvents(trx, stockEvents);
+    await unitOfWork().events(stockEvents).run(trx);
   }
   return updated;
 }

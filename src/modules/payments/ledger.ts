@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB, Environment, LedgerAccountKind } from '../../db/schema.js';
+import { namesUnder, type NamedCtes } from '../../db/named-ctes.js';
 import type { Executor } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
 import type { BalanceSourceKind, BalanceTransactionType } from './balance-types.js';
@@ -92,14 +93,14 @@ export interface BalanceEntry {
 /** A ledger transaction as CTEs, to be written by a statement of the caller's (or by `post`). */
 export interface LedgerTransfer {
   transactionId: string;
-  /** CTEs for the statement's WITH, all named `ledger_*`; undefined when no line moves money. */
-  ctes: RawBuilder<unknown> | undefined;
+  /** CTEs for the statement's WITH, named by it; undefined when no line moves money. */
+  ctes: NamedCtes | undefined;
 }
 
 /** Several ledger transactions as the CTEs of one statement (`transfers`). */
 export interface LedgerTransfers {
   transactionIds: string[];
-  ctes: RawBuilder<unknown> | undefined;
+  ctes: NamedCtes | undefined;
 }
 
 /**
@@ -161,11 +162,13 @@ export function transfers(entries: readonly LedgerEntry[]): LedgerTransfers {
   if (lineValues.length === 0) return { transactionIds, ctes: undefined };
   // Two lines of one wallet in one statement must add up before they update its row (an UPDATE
   // meets each row once); a payment's single line needs no grouping.
-  const walletMoves = walletTwice
-    ? sql`(SELECT account_id, sum(amount)::bigint AS amount FROM ledger_lines WHERE kind = 'wallet' GROUP BY account_id)`
-    : sql`(SELECT account_id, amount FROM ledger_lines WHERE kind = 'wallet')`;
-  const ctes = sql`
-    ledger_lines AS (
+  const ctes: NamedCtes = (name) => {
+    const lines = name('lines');
+    const walletMoves = walletTwice
+      ? sql`(SELECT account_id, sum(amount)::bigint AS amount FROM ${lines} WHERE kind = 'wallet' GROUP BY account_id)`
+      : sql`(SELECT account_id, amount FROM ${lines} WHERE kind = 'wallet')`;
+    return sql`
+    ${lines} AS (
       SELECT a.id AS account_id, l.transaction_id, l.kind, l.amount, l.line, l.posting_kind, l.reference, l.at,
         l.balance_id
       FROM (VALUES ${sql.join(lineValues)})
@@ -178,23 +181,23 @@ export function transfers(entries: readonly LedgerEntry[]): LedgerTransfers {
         LIMIT 1
       ) a ON true
     ),
-    ledger_posted AS (
+    ${name('posted')} AS (
       -- In the transfer's own order, whatever order the join's plan yields them in.
       INSERT INTO ledger_postings (transaction_id, account_id, amount, kind, reference, created_at)
       SELECT transaction_id, account_id, amount, posting_kind, reference, at
-      FROM ledger_lines ORDER BY line
+      FROM ${lines} ORDER BY line
     ),
-    ledger_wallets AS (
+    ${name('wallets')} AS (
       UPDATE ledger_accounts a SET balance = a.balance + moves.amount
       FROM ${walletMoves} AS moves WHERE a.id = moves.account_id
     ),
-    ledger_pending AS (
+    ${name('pending')} AS (
       INSERT INTO ledger_pending_movements (account_id, amount, balance_transaction_id)
-      SELECT account_id, amount, balance_id FROM ledger_lines WHERE kind <> 'wallet' ORDER BY line
+      SELECT account_id, amount, balance_id FROM ${lines} WHERE kind <> 'wallet' ORDER BY line
     )${
       balanceValues.length > 0
         ? sql`,
-    ledger_balance AS (
+    ${name('balance')} AS (
       INSERT INTO balance_transactions (id, business_id, environment, type, amount, fee, net, source_reference,
         source_kind, description, ledger_transaction_id, created_at, settled_by)
       SELECT id, business_id, ${environment}, type, amount, fee, net, source_reference, source_kind, description,
@@ -204,6 +207,7 @@ export function transfers(entries: readonly LedgerEntry[]): LedgerTransfers {
     )`
         : sql``
     }`;
+  };
   return { transactionIds, ctes };
 }
 
@@ -215,7 +219,7 @@ export function post(trx: Executor, entry: LedgerEntry): Promise<string> {
 /** A transfer (`transfer`) in a statement of its own. */
 export async function postTransfer(trx: Executor, { transactionId, ctes }: LedgerTransfer): Promise<string> {
   // Data-modifying CTEs run whether or not the statement reads them.
-  if (ctes) await sql`WITH ${ctes} SELECT 1`.execute(trx);
+  if (ctes) await sql`WITH ${ctes(namesUnder('ledger'))} SELECT 1`.execute(trx);
   return transactionId;
 }
 

@@ -1,5 +1,6 @@
-import { sql, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { DB, Environment } from '../../db/schema.js';
+import type { NamedCtes } from '../../db/named-ctes.js';
 import { ApiError } from '../../http/errors.js';
 import { balanceIn, lockAccounts, transfer, transfers, type LedgerEntry, type LedgerTransfer } from './ledger.js';
 import { payoutFeeCommission, type FeePlan } from './fees.js';
@@ -92,18 +93,20 @@ export function payoutReservation(
   payouts: readonly PayoutMoney[],
   settledBy: string | undefined,
   at: Date,
-): RawBuilder<unknown> {
+): NamedCtes {
   if (payouts.length > MAX_PAYOUTS_PER_STATEMENT) throw new Error('too many payouts for one statement');
   const entries = payouts.flatMap((payout) => reservationEntries(owner.environment, owner.businessId, payout, at));
   const { ctes } = transfers(entries);
-  const settle = settledBy
-    ? sql`payout_settled AS (
+  return (name) => {
+    const settle = settledBy
+      ? sql`${name('settled')} AS (
         UPDATE balance_transactions SET settled_by = ${settledBy}
         WHERE business_id = ${owner.businessId} AND environment = ${owner.environment}
           AND settled_by IS NULL AND source_kind <> 'payout'
       )`
-    : undefined;
-  return sql.join([ctes, settle].filter((cte) => cte !== undefined));
+      : undefined;
+    return sql.join([ctes?.(name), settle].filter((cte) => cte !== undefined));
+  };
 }
 
 /** A failed or cancelled single payout settles nothing: the next payout takes its transactions. */

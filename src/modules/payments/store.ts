@@ -59,12 +59,12 @@ const COLUMNS = sql.raw(`id, business_id, environment, intent_id, order_id, meth
   settled_at, updated_at`);
 
 /**
- * The payment's row as a CTE of the statement that makes the change it causes (the intent paid,
- * the order placed), beside its ledger transfer: the attempt, the money and the events in one
- * round trip. A payment of the order the statement inserts follows its `changed` CTE.
+ * The payment's row as a statement of the unit of work that makes the change it causes (the
+ * intent paid, the order placed), beside its ledger transfer: the attempt, the money and the
+ * events in one round trip. A payment of the order the unit inserts follows its change.
  */
-export function paymentInsertCte(payment: NewPayment): RawBuilder<unknown> {
-  return sql`payment_written AS (INSERT INTO payments (${COLUMNS}) VALUES (${rowValues(payment)}))`;
+export function paymentInsert(payment: NewPayment): RawBuilder<unknown> {
+  return sql`INSERT INTO payments (${COLUMNS}) VALUES (${rowValues(payment)})`;
 }
 
 /**
@@ -95,10 +95,10 @@ export type PaymentEnding =
   | { status: 'FAILED'; failure: { code: PaymentFailureCode; message: string }; at: Date };
 
 /**
- * The end of a PROCESSING payment as a CTE of the caller's statement. It changes the row only
- * while it is PROCESSING; the caller holds it locked (`lockProcessingPayment`), so it does.
+ * The end of a PROCESSING payment as a statement of the caller's unit of work. It changes the row
+ * only while it is PROCESSING; the caller holds it locked (`lockProcessingPayment`), so it does.
  */
-export function paymentEndCte(id: string, ending: PaymentEnding): RawBuilder<unknown> {
+export function paymentEnd(id: string, ending: PaymentEnding): RawBuilder<unknown> {
   const set =
     ending.status === 'SUCCEEDED'
       ? sql`status = 'SUCCEEDED', payer_wallet_id = ${ending.payerWalletId}::text,
@@ -107,9 +107,8 @@ export function paymentEndCte(id: string, ending: PaymentEnding): RawBuilder<unk
       : sql`status = 'FAILED', failure_code = ${ending.failure.code}::text,
           failure_message = ${ending.failure.message}::text`;
   const action = ending.status === 'SUCCEEDED' ? 'succeed' : 'fail';
-  return sql`payment_ended AS (
-    UPDATE payments SET ${set}, updated_at = ${ending.at}::timestamptz
-    WHERE id = ${id} AND ${paymentMachine.sqlFilter(action)})`;
+  return sql`UPDATE payments SET ${set}, updated_at = ${ending.at}::timestamptz
+    WHERE id = ${id} AND ${paymentMachine.sqlFilter(action)}`;
 }
 
 /** A PROCESSING payment, locked; undefined once it has ended. */

@@ -1,6 +1,6 @@
 import { maskPhone } from '../../lib/phone.js';
 import type { EventNameOf } from '../events/catalog.js';
-import { moneyEvent, type EventRecord } from '../events/outbox.js';
+import { eventRecord, type EventData, type EventRecord } from '../events/outbox.js';
 import type { PayoutRow } from './views.js';
 
 export type PayoutEventName = EventNameOf<'payout'>;
@@ -11,7 +11,7 @@ export type PayoutEventName = EventNameOf<'payout'>;
  * Events API and webhook logs show events to keys that may not read payouts themselves.
  */
 export function payoutEvent(event: PayoutEventName, payout: PayoutRow, createdAt: Date): EventRecord {
-  const data = {
+  const data: EventData<PayoutEventName> = {
     reference_number: payout.reference,
     batch_id: payout.batch_id,
     amount: payout.amount,
@@ -25,7 +25,7 @@ export function payoutEvent(event: PayoutEventName, payout: PayoutRow, createdAt
     failure_message: payout.failure_message,
     created_at: payout.created_at.toISOString(),
   };
-  return moneyEvent(
+  return eventRecord(
     event,
     { businessId: payout.business_id, environment: payout.environment },
     payout.reference,

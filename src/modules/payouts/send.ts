@@ -3,7 +3,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import { inTransaction, type Executor } from '../../db/transaction.js';
-import { changeWithEvents } from '../events/outbox.js';
+import { unitOfWork } from '../events/unit-of-work.js';
 import { feePlanFromColumns } from '../payments/fees.js';
 import { payoutPaid, payoutReturned, releaseSettled } from '../payments/payouts.js';
 import { openSandboxWallet, SANDBOX_FAILING_PAYOUT_PHONE } from '../sandbox/sandbox.js';
@@ -84,12 +84,11 @@ async function sendPayout(db: Kysely<DB>, reference: string): Promise<boolean> {
         failed_at: now,
         updated_at: now,
       };
-      await changeWithEvents(
-        trx,
-        update.set(failed),
-        [payoutEvent(event, { ...row, ...failed }, now)],
-        payoutReturned(reserved, 'failed', now).ctes,
-      );
+      await unitOfWork()
+        .money(payoutReturned(reserved, 'failed', now))
+        .change(update.set(failed))
+        .events([payoutEvent(event, { ...row, ...failed }, now)])
+        .run(trx);
       if (!payout.batch_id) await releaseSettled(trx, reference);
       return true;
     }
@@ -97,12 +96,11 @@ async function sendPayout(db: Kysely<DB>, reference: string): Promise<boolean> {
     const taxes = { tofBps: tof_bps ?? defaults.tofBps, tteBps: tte_bps ?? defaults.tteBps };
     const { to, event } = payoutSteps.pay;
     const paid = { status: to, wallet_id: destination, paid_at: now, updated_at: now };
-    await changeWithEvents(
-      trx,
-      update.set(paid),
-      [payoutEvent(event, { ...row, ...paid }, now)],
-      payoutPaid(reserved, destination, taxes, now).ctes,
-    );
+    await unitOfWork()
+      .money(payoutPaid(reserved, destination, taxes, now))
+      .change(update.set(paid))
+      .events([payoutEvent(event, { ...row, ...paid }, now)])
+      .run(trx);
     return true;
   });
 }

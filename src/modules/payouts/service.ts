@@ -5,7 +5,7 @@ import type { Caller } from '../../http/context.js';
 import { ApiError, type ErrorDetail } from '../../http/errors.js';
 import { checkMetadata } from '../../http/metadata.js';
 import { newId, randomDigits } from '../../lib/ids.js';
-import { changeWithEvents } from '../events/outbox.js';
+import { unitOfWork } from '../events/unit-of-work.js';
 import { payoutFeePlan } from '../payments/fee-plans.js';
 import { payoutFee } from '../payments/fees.js';
 import {
@@ -213,12 +213,11 @@ async function reserveAndInsert(
       .values(chunk.map((row) => ({ ...row, metadata: JSON.stringify(row.metadata) })))
       .returningAll();
     inserted.push(
-      ...(await changeWithEvents(
-        trx,
-        change,
-        chunk.map((row) => payoutEvent('payout.created', row, row.created_at)),
-        payoutReservation(caller, money, start === 0 ? settledBy : undefined, at),
-      )),
+      ...(await unitOfWork()
+        .money(payoutReservation(caller, money, start === 0 ? settledBy : undefined, at))
+        .change(change)
+        .events(chunk.map((row) => payoutEvent('payout.created', row, row.created_at)))
+        .run(trx)),
     );
   }
   return inserted;
@@ -316,16 +315,17 @@ export async function cancelPayout(trx: Transaction<DB>, caller: Caller, referen
     'cancelled',
     now,
   );
-  const [row] = await changeWithEvents(
-    trx,
-    trx
-      .updateTable('payouts')
-      .set({ status: to, cancelled_at: now, updated_at: now })
-      .where('reference', '=', reference)
-      .returningAll(),
-    [payoutEvent(event, changed, now)],
-    money.ctes,
-  );
+  const [row] = await unitOfWork()
+    .money(money)
+    .change(
+      trx
+        .updateTable('payouts')
+        .set({ status: to, cancelled_at: now, updated_at: now })
+        .where('reference', '=', reference)
+        .returningAll(),
+    )
+    .events([payoutEvent(event, changed, now)])
+    .run(trx);
   if (!payout.batch_id) await releaseSettled(trx, reference);
   return row!;
 }

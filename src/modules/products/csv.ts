@@ -4,7 +4,8 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
-import { recordEvents, type EventRecord } from '../events/outbox.js';
+import { type EventRecord } from '../events/outbox.js';
+import { unitOfWork } from '../events/unit-of-work.js';
 import { fold, normaliseExternalId, searchQuery, type ProductRow } from './model.js';
 import { shopOf, type CatalogCaller } from './reads.js';
 import { lowestPrice } from './writes.js';
@@ -317,7 +318,7 @@ export async function importProducts(
         description text, quantity integer, status text, category_id text, cost_basis bigint)
       WHERE p.id = v.id`.execute(trx);
   }
-  await recordEvents(trx, events);
+  await unitOfWork().events(events).run(trx);
   return result;
 }
 

@@ -1,8 +1,8 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { DB, ProductsTable, StoredVariant } from '../../db/schema.js';
 import { ApiError, invalid } from '../../http/errors.js';
-import { recordEvents, type EventRecord } from '../events/outbox.js';
-import { storeEvent } from '../events/store-events.js';
+import { eventRecord, type EventRecord } from '../events/outbox.js';
+import { unitOfWork } from '../events/unit-of-work.js';
 import { normaliseExternalId, type ProductRow } from './model.js';
 import { resolveProduct, shopOf, type CatalogCaller } from './reads.js';
 
@@ -39,7 +39,7 @@ export function stockEvents(
   const events: EventRecord[] = [];
   if (was >= threshold && after < threshold) {
     events.push(
-      storeEvent(
+      eventRecord(
         'product.stock_low',
         scope,
         product.id,
@@ -58,7 +58,7 @@ export function stockEvents(
   }
   if (was > 0 && after === 0) {
     events.push(
-      storeEvent(
+      eventRecord(
         'product.stock_out',
         scope,
         product.id,
@@ -196,7 +196,7 @@ export async function applyStockChange(
 ): Promise<ProductRow> {
   const { product: updated, events } = stockChangeOf(product, change, field, now);
   await writeStock(trx, [updated]);
-  await recordEvents(trx, events);
+  await unitOfWork().events(events).run(trx);
   return updated;
 }
 

@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
-import { recordEvents } from '../events/outbox.js';
+import { unitOfWork } from '../events/unit-of-work.js';
 import { columnsFor, fieldsOf, withDefaults, type ProductFields, type ProductRow } from './model.js';
 import { resolveProduct, shopOf, type CatalogCaller } from './reads.js';
 import { stockEventsBetween } from './stock.js';
@@ -134,7 +134,9 @@ export async function writeProduct(
       .executeTakeFirstOrThrow(),
     fields.externalId,
   );
-  await recordEvents(trx, stockEventsBetween(current, updated, now));
+  await unitOfWork()
+    .events(stockEventsBetween(current, updated, now))
+    .run(trx);
   return updated;
 }
 

@@ -1,22 +1,23 @@
 import { sql, type RawBuilder } from 'kysely';
 import { defineStateMachine } from '../../lib/state-machine.js';
 import { MAX_ATTEMPTS } from './delivery/retry-schedule.js';
-import { DELIVERY_STATUSES, WAITING_STATUSES, type DeadReason, type DeliveryStatus } from '../../db/schema/webhooks.js';
-
-/** The columns' vocabularies live beside their table (db/schema/webhooks.ts): the schema reads nothing above db. */
-export {
-  DEAD_REASONS,
+import {
   DELIVERY_STATUSES,
+  NEW_STATUS,
   WAITING_STATUSES,
   type DeadReason,
   type DeliveryStatus,
 } from '../../db/schema/webhooks.js';
 
-/**
- * The status a new delivery is inserted with (the fan-out, a ping, the `endpoint.disabled`
- * notice: not transitions), and where a retry or a recover starts a fresh schedule.
- */
-export const NEW_STATUS = 'PENDING' satisfies DeliveryStatus;
+/** The columns' vocabularies live beside their table (db/schema/webhooks.ts): the schema reads nothing above db. */
+export {
+  DEAD_REASONS,
+  DELIVERY_STATUSES,
+  NEW_STATUS,
+  WAITING_STATUSES,
+  type DeadReason,
+  type DeliveryStatus,
+} from '../../db/schema/webhooks.js';
 
 interface DeliveryTransition {
   from: readonly DeliveryStatus[];

@@ -3,7 +3,8 @@ import type { DB, EndpointDisabledReason, Environment, WebhookEndpointsTable } f
 import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
-import { recordEvents, newEventId } from '../events/outbox.js';
+import { eventRecord } from '../events/outbox.js';
+import { unitOfWork } from '../events/unit-of-work.js';
 import { endWaitingDeliveries } from './delivery/end-waiting.js';
 import { NEW_STATUS } from './delivery-state.js';
 import { newEndpointSecret, type SignatureScheme } from './signing.js';
@@ -274,31 +275,20 @@ export async function sendPing(trx: Transaction<DB>, caller: ScopedCaller, id: s
     );
   }
   const now = new Date();
-  const eventId = newEventId();
-  const body = JSON.stringify({
-    id: eventId,
-    event: 'ping',
-    timestamp: now.toISOString(),
-    sandbox: caller.environment === 'test',
-    data: { endpointId: endpoint.id, message: 'Webhook test from the Commerce Developer API.' },
-  });
-  await recordEvents(trx, [
-    {
-      id: eventId,
-      businessId: caller.businessId,
-      environment: caller.environment,
-      event: 'ping',
-      subject: endpoint.id,
-      body,
-      createdAt: now,
-    },
-  ]);
+  const event = eventRecord(
+    'ping',
+    caller,
+    endpoint.id,
+    { endpointId: endpoint.id, message: 'Webhook test from the Commerce Developer API.' },
+    now,
+  );
+  await unitOfWork().events([event]).run(trx);
   const deliveryId = newId('dlv');
   await trx
     .insertInto('webhook_deliveries')
     .values({
       id: deliveryId,
-      event_id: eventId,
+      event_id: event.id,
       endpoint_id: endpoint.id,
       business_id: caller.businessId,
       environment: caller.environment,

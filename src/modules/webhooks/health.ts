@@ -1,8 +1,8 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { WebhookNotice } from '../events/catalog.js';
-import { insertEvents } from '../events/outbox.js';
-import { storeEvent } from '../events/store-events.js';
+import { eventRecord } from '../events/outbox.js';
+import { unitOfWork } from '../events/unit-of-work.js';
 import { endWaitingDeliveries } from './delivery/end-waiting.js';
 import { NEW_STATUS } from './delivery-state.js';
 
@@ -31,7 +31,7 @@ async function recordEndpointEvent(
   endpoint: EndpointRow,
   data: { disabled: boolean; disableAt: Date },
 ): Promise<void> {
-  const record = storeEvent(
+  const record = eventRecord(
     ENDPOINT_DISABLED_EVENT,
     { businessId: endpoint.business_id, environment: endpoint.environment },
     endpoint.id,
@@ -44,7 +44,7 @@ async function recordEndpointEvent(
       disableAt: data.disableAt.toISOString(),
     },
   );
-  await insertEvents(trx, [record]);
+  await unitOfWork().events([record], { fanOut: false }).run(trx);
   await sql`
     INSERT INTO webhook_deliveries (id, event_id, endpoint_id, business_id, environment, event, status,
       next_attempt_at, created_at, updated_at)
