@@ -80,8 +80,8 @@ async function hitWindow(
 }
 
 /**
- * Counters kept in one process's memory at most: twice the 50,000 subjects at which the
- * hand-written limiter cleared them all.
+ * Counters kept in one process's memory at most: some 30 MB at worst (a key of about 100 bytes
+ * and its counter), far more subjects than one process sees in a minute outside a flood.
  */
 export const MEMORY_COUNTERS_CAP = 100_000;
 
@@ -131,11 +131,13 @@ class BoundedMemoryLimiter extends RateLimiterCompatibleAbstract {
   constructor(
     private readonly counters: BoundedCounters,
     private readonly points: number,
+    private readonly onCount: () => void = () => {},
   ) {
     super();
   }
 
   override consume(key: string | number, pointsToConsume = 1): Promise<RateLimiterRes> {
+    this.onCount();
     const counted = this.counters.add(`${this.keyPrefix}:${key}`, pointsToConsume);
     const res = new RateLimiterRes(
       Math.max(this.points - counted.hits, 0),
@@ -147,9 +149,9 @@ class BoundedMemoryLimiter extends RateLimiterCompatibleAbstract {
   }
 }
 
-function memoryLimiters(now: Clock, capacity: number): LimiterOfLimit<BoundedMemoryLimiter> {
+function memoryLimiters(now: Clock, capacity: number, onCount?: () => void): LimiterOfLimit<BoundedMemoryLimiter> {
   const counters = new BoundedCounters(capacity, now);
-  return cachedByLimit((points) => new BoundedMemoryLimiter(counters, points));
+  return cachedByLimit((points) => new BoundedMemoryLimiter(counters, points, onCount));
 }
 
 /** Counted in this process's memory: right for a single API process. */
@@ -179,13 +181,15 @@ export class MemoryRateLimiter implements RateLimiter {
 export class RedisRateLimiter implements RateLimiter {
   private readonly limiterOf: LimiterOfLimit<RateLimiterRedis>;
   private degraded = false;
+  /** Hits the insurance limiter has counted: Redis refused, timed out or was not ready for them. */
+  private countedInMemory = 0;
 
   constructor(
     private readonly redis: Redis,
     private readonly now: Clock = Date.now,
     private readonly log: LimiterLog = { warn: () => {}, info: () => {} },
   ) {
-    const insuranceOf = memoryLimiters(now, MEMORY_COUNTERS_CAP);
+    const insuranceOf = memoryLimiters(now, MEMORY_COUNTERS_CAP, () => this.countedInMemory++);
     this.limiterOf = cachedByLimit(
       (points) =>
         new RateLimiterRedis({
@@ -199,22 +203,24 @@ export class RedisRateLimiter implements RateLimiter {
     );
   }
 
-  hit(subject: string, limit: number): Promise<RateLimitDecision> {
-    this.noteWhereCounted();
-    return hitWindow(this.limiterOf(limit), subject, limit, this.now());
+  async hit(subject: string, limit: number): Promise<RateLimitDecision> {
+    const before = this.countedInMemory;
+    const decision = await hitWindow(this.limiterOf(limit), subject, limit, this.now());
+    this.noteWhereCounted(this.countedInMemory > before);
+    return decision;
   }
 
   /**
-   * The library sends a hit to Redis only while the client is ready, so the client's state says
-   * where this hit is counted. (A hit sent as Redis goes away is counted in memory too; the next
-   * one sees the client no longer ready.)
+   * Whatever made Redis fail a hit (down, not ready, hung past the command timeout, an error
+   * while connected), the insurance limiter counted it: that is the outage, logged once; the
+   * first hit Redis answers after it ends the outage. Hits run concurrently, so a hit is taken as
+   * answered by Redis only if no hit was counted in memory while it ran.
    */
-  private noteWhereCounted(): void {
-    const ready = this.redis.status === 'ready';
-    if (!ready && !this.degraded) {
+  private noteWhereCounted(inMemory: boolean): void {
+    if (inMemory && !this.degraded) {
       this.degraded = true;
       this.log.warn('Redis is unavailable: rate limits are counted per API process until it is back');
-    } else if (ready && this.degraded) {
+    } else if (!inMemory && this.degraded) {
       this.degraded = false;
       this.log.info('Redis answers again: rate limits are shared by every API process again');
     }

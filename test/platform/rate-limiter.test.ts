@@ -11,7 +11,7 @@ describe('the rate limiter on its own (issue 34, item 6)', () => {
     const clock = manualClock();
     const limiter = new MemoryRateLimiter(clock);
     for (let i = 0; i < 3; i++) await limiter.hit('kept', 5);
-    // The hand-written limiter cleared every counter once it tracked 50,000 subjects.
+    // Past 50,000 subjects, a limiter that cleared every counter at once would forget this one.
     for (let i = 0; i < 50_010; i++) await limiter.hit(`other-${i}`, 5);
     assert.deepEqual(await limiter.hit('kept', 5), { allowed: true, limit: 5, remaining: 1, resetSeconds: 30 });
     assert.equal((await limiter.hit('kept', 5)).remaining, 0);
@@ -49,7 +49,7 @@ describe('the rate limiter on its own (issue 34, item 6)', () => {
     afterAll(() => redis?.disconnect());
 
     test.skipIf(!redis && 'no Redis reachable (set TEST_REDIS_URL)')(
-      'counts under the keys the hand-written limiter used, kept 65 s',
+      'counts under ratelimit:{subject}:{windowStart}, kept 65 s',
       async () => {
         const clock = manualClock();
         const limiter = new RedisRateLimiter(redis!, clock);
@@ -62,6 +62,33 @@ describe('the rate limiter on its own (issue 34, item 6)', () => {
         const ttl = await redis!.pttl(key);
         assert.ok(ttl > 60_000 && ttl <= 65_000, `ttl ${ttl}`);
         await redis!.del(key);
+      },
+    );
+
+    test.skipIf(!redis && 'no Redis reachable (set TEST_REDIS_URL)')(
+      'a command Redis fails while connected is counted in memory and logged once; the next answer ends it',
+      async () => {
+        const clock = manualClock();
+        const said: string[] = [];
+        const log = {
+          warn: (line: string) => said.push(`warn: ${line}`),
+          info: (line: string) => said.push(`info: ${line}`),
+        };
+        const limiter = new RedisRateLimiter(redis!, clock, log);
+        const broken = `test-${randomUUID()}`;
+        const windowStart = clock() - (clock() % 60_000);
+        // A value INCRBY cannot add to: Redis answers an error, the client stays ready.
+        await redis!.set(`ratelimit:${broken}:${windowStart}`, 'not a number', 'PX', 65_000);
+        assert.equal(redis!.status, 'ready');
+        assert.equal((await limiter.hit(broken, 3)).remaining, 2);
+        assert.equal((await limiter.hit(broken, 3)).remaining, 1);
+        assert.equal(said.length, 1);
+        assert.match(said[0]!, /^warn: Redis is unavailable/);
+        const healthy = `test-${randomUUID()}`;
+        assert.equal((await limiter.hit(healthy, 3)).remaining, 2);
+        assert.equal(said.length, 2);
+        assert.match(said[1]!, /^info: Redis answers again/);
+        await redis!.del(`ratelimit:${broken}:${windowStart}`, `ratelimit:${healthy}:${windowStart}`);
       },
     );
   });
