@@ -4,7 +4,8 @@ import pino from 'pino';
 import { expireDueIntents } from '../../src/modules/intents/service.js';
 import { periodicTasks, startWorker } from '../../src/worker/worker.js';
 import { startTestApp, waitUntil, type TestApp, type TestBusiness } from '../support/harness.js';
-import { act, ageIntent, createIntent, eventNames, eventsOf, INTENTS } from './support.js';
+import { eventNames, eventsOf } from '../support/read-api.js';
+import { act, ageIntent, createIntent, INTENTS } from './support.js';
 
 describe('intent expiry job (api.md 3.1, decisions "Payment intents")', () => {
   let t: TestApp;
@@ -57,14 +58,14 @@ describe('intent expiry job (api.md 3.1, decisions "Payment intents")', () => {
     }
     assert.equal((await statusOf(paid.referenceNumber)).status, 'PAID');
     assert.equal((await statusOf(fresh.referenceNumber)).status, 'PENDING');
-    assert.deepEqual(await eventNames(t, failed.referenceNumber), [
+    assert.deepEqual(await eventNames(t, sk, failed.referenceNumber), [
       'payment.created',
       'payment.failed',
       'payment.expired',
     ]);
-    assert.deepEqual(await eventNames(t, paid.referenceNumber), ['payment.created', 'payment.confirmed']);
+    assert.deepEqual(await eventNames(t, sk, paid.referenceNumber), ['payment.created', 'payment.confirmed']);
 
-    const [, expired] = await eventsOf(t, pending.referenceNumber);
+    const [, expired] = await eventsOf(t, sk, pending.referenceNumber);
     assert.equal(expired!.event, 'payment.expired');
     assert.equal(expired!.sandbox, true);
     assert.deepEqual(expired!.data, {
@@ -78,7 +79,7 @@ describe('intent expiry job (api.md 3.1, decisions "Payment intents")', () => {
       metadata: { k: 'v' },
       commission: { provider_ttc: 0, payer_ttc: 0, tof: 0, tte: 0, total_revenue: 0 },
     });
-    const [, liveExpired] = await eventsOf(t, live.referenceNumber);
+    const [, liveExpired] = await eventsOf(t, business.keys.secretLive, live.referenceNumber);
     assert.equal(liveExpired!.sandbox, false);
 
     const response = await t.request('GET', `${INTENTS}/${pending.referenceNumber}`, { key: sk });
@@ -116,7 +117,7 @@ describe('intent expiry job (api.md 3.1, decisions "Payment intents")', () => {
       30,
     );
     for (const intent of intents) {
-      assert.deepEqual(await eventNames(t, intent.referenceNumber), ['payment.created', 'payment.expired']);
+      assert.deepEqual(await eventNames(t, sk, intent.referenceNumber), ['payment.created', 'payment.expired']);
     }
   });
 });

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SANDBOX_NEW_WALLET_BALANCE } from '../../src/modules/sandbox/sandbox.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { createProduct } from '../products/support.js';
+import { eventsOf } from '../support/read-api.js';
 import {
-  eventsOf,
   freshPhone,
   LOCKED,
   ledgerIsSound,
@@ -80,9 +80,9 @@ describe('orders take money (issue 11): payment, cancel, refund, modification', 
         ['merchant', 1950],
       ],
     );
-    const [created] = await eventsOf(t, placed.referenceNumber);
-    assert.equal(created.event, 'order.new');
-    assert.equal(created.data.status, 'NEW');
+    const [created] = await eventsOf(t, sk, placed.referenceNumber);
+    assert.equal(created!.event, 'order.new');
+    assert.equal(created!.data.status, 'NEW');
     // Read back: the order's JSON shows its payment.
     const got = await t.request('GET', `/api/v1/dev/store/orders/${placed.referenceNumber}`, { key: sk });
     assert.deepEqual(got.body.data.payment, placed.payment);
@@ -139,7 +139,7 @@ describe('orders take money (issue 11): payment, cancel, refund, modification', 
     assert.ok(
       refundPostings.every((p) => p.kind === 'refund' && p.transaction_id === data.refunds[0].ledgerTransactionId),
     );
-    assert.equal((await eventsOf(t, placed.referenceNumber)).at(-1).data.amountRefunded, 4000);
+    assert.equal((await eventsOf(t, sk, placed.referenceNumber)).at(-1)!.data.amountRefunded, 4000);
     expectError(await act(placed.referenceNumber, 'cancel', { reason: 'again' }), 400, 'ORDER_INVALID_TRANSITION');
     expectError(await act(placed.referenceNumber, 'refund', {}), 400, 'ORDER_INVALID_TRANSITION');
     assert.equal(await walletBalance(t, phone), SANDBOX_NEW_WALLET_BALANCE - 100, 'refunded once');
@@ -246,7 +246,7 @@ describe('orders take money (issue 11): payment, cancel, refund, modification', 
     assert.deepEqual(declined.body.data.payment, placed.payment);
     assert.equal((await stockOf(t, tea.id)).quantity, stock);
     assert.equal(await walletBalance(t, phone), SANDBOX_NEW_WALLET_BALANCE - 2100);
-    const last = (await eventsOf(t, ref)).at(-1);
+    const last = (await eventsOf(t, sk, ref)).at(-1)!;
     assert.equal(last.event, 'order.modification_declined');
     assert.deepEqual(last.data, {
       referenceNumber: ref,

@@ -75,16 +75,6 @@ export async function postingsOf(t: TestApp, reference: string) {
     .execute();
 }
 
-export async function eventsOf(t: TestApp, subject: string) {
-  const rows = await t.runtime.db
-    .selectFrom('events')
-    .select('body')
-    .where('subject', '=', subject)
-    .orderBy('seq')
-    .execute();
-  return rows.map((row) => JSON.parse(row.body));
-}
-
 export async function stockOf(t: TestApp, id: string) {
   return t.runtime.db
     .selectFrom('products')

@@ -11,8 +11,8 @@ import {
   type TestBusiness,
 } from '../support/harness.js';
 import { createProduct } from '../products/support.js';
+import { eventsOf } from '../support/read-api.js';
 import {
-  eventsOf,
   ledgerIsSound,
   merchantBalance,
   LOCKED,
@@ -210,7 +210,7 @@ describe('storefront customer API', () => {
     // The merchant sees it, with the customer's link.
     const merchant = await t.request('GET', `/api/v1/dev/store/orders/${order.referenceNumber}`, { key: sk });
     assert.ok(merchant.body.data.customerUrl.endsWith(`/o/${order.orderRef}`));
-    assert.equal((await eventsOf(t, order.referenceNumber))[0].event, 'order.new');
+    assert.equal((await eventsOf(t, sk, order.referenceNumber))[0]!.event, 'order.new');
   });
 
   test('a double submit with the page key places one order and charges once; the key is per customer', async () => {
@@ -334,7 +334,7 @@ describe('storefront customer API', () => {
     assert.equal(declined.body.data.totalAmount, 3000);
     assert.equal(declined.body.data.proposedModification, null);
     assert.equal(await walletBalance(t, customer.phone), before - 2000);
-    assert.equal((await eventsOf(t, reference)).at(-1).event, 'order.modification_declined');
+    assert.equal((await eventsOf(t, sk, reference)).at(-1)!.event, 'order.modification_declined');
     await ledgerIsSound(t);
   });
 
