@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { eventNames, eventsOf } from '../support/read-api.js';
-import { act, createIntent, INTENTS } from './support.js';
+import { act, createIntent, getIntent, INTENTS } from './support.js';
 
 const ZERO = { provider_ttc: 0, payer_ttc: 0, tof: 0, tte: 0, total_revenue: 0 };
 
@@ -17,11 +17,7 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
   });
   afterAll(() => t.close());
 
-  const get = async (reference: string, key = sk) => {
-    const response = await t.request('GET', `${INTENTS}/${reference}`, { key });
-    expectStatus(response, 200);
-    return response.body.data;
-  };
+  const get = (reference: string, key = sk) => getIntent(t, key, reference);
   const storedCode = async (reference: string) =>
     (
       await t.runtime.db

@@ -9,6 +9,13 @@ export async function createIntent(t: TestApp, key: string, body: unknown = { am
   return response.body.data;
 }
 
+/** An intent as GET answers it; `key` of the intent's environment. */
+export async function getIntent(t: TestApp, key: string, reference: string): Promise<any> {
+  const response = await t.request('GET', `${INTENTS}/${reference}`, { key });
+  expectStatus(response, 200);
+  return response.body.data;
+}
+
 /** POST to an intent action with a fresh idempotency key. */
 export function act(
   t: TestApp,

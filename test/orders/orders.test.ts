@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { createProduct } from '../products/support.js';
 import { eventsOf } from '../support/read-api.js';
+import { stockOf } from './support.js';
 
 const ORDERS = '/api/v1/dev/store/orders';
 const ACTIONS = ['accept', 'ready', 'pickup', 'deliver', 'cancel'] as const;
@@ -22,8 +23,6 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
     t.request('POST', `${ORDERS}${path}`, { key, idempotencyKey: true, ...(body !== undefined ? { body } : {}) });
   const act = (reference: string, action: string, body?: unknown) =>
     post(`/${reference}/${action}`, body ?? (action === 'cancel' ? { reason: 'Out of mint' } : {}));
-  const stockOf = async (id: string) =>
-    t.runtime.db.selectFrom('products').select(['quantity', 'variants']).where('id', '=', id).executeTakeFirstOrThrow();
 
   async function catalog() {
     const tea = await createProduct(t, sk, {
@@ -112,7 +111,7 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
       createdAt: order.createdAt,
     });
 
-    const stock = await stockOf(tea.id);
+    const stock = await stockOf(t, sk, tea.id);
     assert.equal(stock.quantity, 8, 'product stock taken');
     assert.equal(stock.variants[0]!.quantity, 3, 'variant stock taken');
     assert.deepEqual(
@@ -175,7 +174,7 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
       400,
       'INSUFFICIENT_STOCK',
     );
-    assert.equal((await stockOf(tea.id)).quantity, 10, 'nothing was taken');
+    assert.equal((await stockOf(t, sk, tea.id)).quantity, 10, 'nothing was taken');
     for (const body of [
       { items: [], customerName: 'A' },
       { items: [{ productId: tea.id, quantity: 0 }], customerName: 'A' },
@@ -265,13 +264,13 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
     for (const before of [[], ['accept']]) {
       const { order, tea } = await placeOrder();
       for (const step of before) await act(order.referenceNumber, step);
-      assert.equal((await stockOf(tea.id)).quantity, 9);
+      assert.equal((await stockOf(t, sk, tea.id)).quantity, 9);
       expectError(await post(`/${order.referenceNumber}/cancel`, {}), 400, 'VALIDATION_ERROR');
       const response = await act(order.referenceNumber, 'cancel', { reason: 'Customer changed their mind' });
       expectStatus(response, 200);
       assert.equal(response.body.data.status, 'CANCELLED');
       assert.equal(response.body.data.cancellationReason, 'Customer changed their mind');
-      assert.equal((await stockOf(tea.id)).quantity, 10, 'stock returned');
+      assert.equal((await stockOf(t, sk, tea.id)).quantity, 10, 'stock returned');
       const cancelled = (await eventsOf(t, sk, order.referenceNumber)).at(-1)!;
       assert.deepEqual(cancelled.data, {
         referenceNumber: order.referenceNumber,
@@ -330,13 +329,13 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
     expectStatus(proposed, 200);
     assert.equal(proposed.body.data.proposedModification.totalAmount, 3000);
     assert.equal(proposed.body.data.totalAmount, order.totalAmount, 'nothing changes before the customer accepts');
-    assert.equal((await stockOf(tea.id)).quantity, 9);
+    assert.equal((await stockOf(t, sk, tea.id)).quantity, 9);
     const accepted = await post(`/${ref}/modification/accept`, {});
     expectStatus(accepted, 200);
     assert.equal(accepted.body.data.totalAmount, 3000);
     assert.equal(accepted.body.data.proposedModification, null);
     assert.equal(accepted.body.data.status, 'NEW', 'the status does not move');
-    assert.equal((await stockOf(tea.id)).quantity, 7, '1 returned, 3 taken');
+    assert.equal((await stockOf(t, sk, tea.id)).quantity, 7, '1 returned, 3 taken');
     const modified = (await eventsOf(t, sk, ref)).at(-1)!;
     assert.equal(modified.event, 'order.modified');
     assert.deepEqual(modified.data, {
@@ -374,7 +373,11 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
           400,
           'ORDER_INVALID_TRANSITION',
         );
-        assert.equal((await stockOf(tea.id)).quantity, action === 'cancel' ? 10 : 9, 'stock returned once at most');
+        assert.equal(
+          (await stockOf(t, sk, tea.id)).quantity,
+          action === 'cancel' ? 10 : 9,
+          'stock returned once at most',
+        );
       }
       // accept vs cancel: cancel is allowed from NEW and PREPARING, so the order always ends
       // CANCELLED; accept succeeds only if it came first, and the stock comes back once.
@@ -393,7 +396,7 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
         expectError(accept, 400, 'ORDER_INVALID_TRANSITION');
         assert.deepEqual(events, ['order.new', 'order.cancelled']);
       }
-      assert.equal((await stockOf(tea.id)).quantity, 10);
+      assert.equal((await stockOf(t, sk, tea.id)).quantity, 10);
     }
   });
 

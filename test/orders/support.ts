@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { checkLedger } from '../../src/modules/payments/ledger.js';
+import { PRODUCTS } from '../products/support.js';
 import { expectStatus, type TestApp, type TestResponse } from '../support/harness.js';
 
 export const ORDERS = '/api/v1/dev/store/orders';
@@ -75,10 +76,14 @@ export async function postingsOf(t: TestApp, reference: string) {
     .execute();
 }
 
-export async function stockOf(t: TestApp, id: string) {
-  return t.runtime.db
-    .selectFrom('products')
-    .select(['quantity', 'variants'])
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
+/** A product's stock as GET answers it: its quantity and its variants' (null when not tracked). */
+export async function stockOf(
+  t: TestApp,
+  key: string,
+  id: string,
+): Promise<{ quantity: number | null; variants: { quantity: number | null }[] }> {
+  const response = await t.request('GET', `${PRODUCTS}/${id}`, { key });
+  expectStatus(response, 200);
+  const { quantity, variants } = response.body.data;
+  return { quantity, variants };
 }

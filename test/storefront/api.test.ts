@@ -220,7 +220,7 @@ describe('storefront customer API', () => {
         body: { items: [{ productId: tea.id, quantity }], customerName: 'Mariem', phone: who.phone, pin: who.pin },
       });
     const wallet = await walletBalance(t, customer.phone);
-    const stock = Number((await stockOf(t, tea.id)).quantity);
+    const stock = Number((await stockOf(t, sk, tea.id)).quantity);
     const key = `double-${Date.now()}`;
     const [first, second] = await Promise.all([placeWithKey(key), placeWithKey(key)]);
     const statuses = [first.status, second.status].sort();
@@ -237,7 +237,7 @@ describe('storefront customer API', () => {
       first.status === 201 ? orderRefAndRef(first) : orderRefAndRef(second),
     );
     assert.equal(await walletBalance(t, customer.phone), wallet - 1050, 'charged once');
-    assert.equal((await stockOf(t, tea.id)).quantity, stock - 1, 'stock taken once');
+    assert.equal((await stockOf(t, sk, tea.id)).quantity, stock - 1, 'stock taken once');
     expectError(await placeWithKey(key, customer, 2), 422, 'IDEMPOTENCY_KEY_REUSED');
     // The same key from another customer is that customer's own order.
     const other = await placeWithKey(key, rival);
@@ -254,7 +254,7 @@ describe('storefront customer API', () => {
   });
 
   test('wrong PIN, unknown wallet, too little balance, too little stock: clear 4xx and nothing taken', async () => {
-    const stock = Number((await stockOf(t, tea.id)).quantity);
+    const stock = Number((await stockOf(t, sk, tea.id)).quantity);
     const before = await walletBalance(t, customer.phone);
     expectError(await place([{ productId: tea.id, quantity: 1 }], { ...customer, pin: '0000' }), 401, 'INVALID_PIN');
     expectError(
@@ -273,7 +273,7 @@ describe('storefront customer API', () => {
       400,
       'VALIDATION_ERROR',
     );
-    assert.equal((await stockOf(t, tea.id)).quantity, stock);
+    assert.equal((await stockOf(t, sk, tea.id)).quantity, stock);
     assert.equal(await walletBalance(t, customer.phone), before);
     await ledgerIsSound(t);
   });
@@ -291,7 +291,7 @@ describe('storefront customer API', () => {
 
   test('the customer cancels while NEW (refund in full, stock back), not once the shop accepted', async () => {
     const before = await walletBalance(t, customer.phone);
-    const stock = Number((await stockOf(t, tea.id)).quantity);
+    const stock = Number((await stockOf(t, sk, tea.id)).quantity);
     const placed = await place([{ productId: tea.id, quantity: 2 }]);
     const ref = orderRefOf(placed);
     const cancelled = await t.request('POST', `${API}/orders/${ref}/cancel`, { body: {} });
@@ -300,7 +300,7 @@ describe('storefront customer API', () => {
     assert.equal(cancelled.body.data.cancellationReason, 'Cancelled by the customer');
     assert.equal(cancelled.body.data.totalAmountRefunded, 2000);
     assert.equal(await walletBalance(t, customer.phone), before - 50, 'all back but the payer fee');
-    assert.equal((await stockOf(t, tea.id)).quantity, stock);
+    assert.equal((await stockOf(t, sk, tea.id)).quantity, stock);
     expectError(await t.request('POST', `${API}/orders/${ref}/cancel`, { body: {} }), 400, 'ORDER_INVALID_TRANSITION');
     const accepted = await place([{ productId: tea.id, quantity: 1 }]);
     await orderAction(t, sk, `/${accepted.body.data.referenceNumber}/accept`);
@@ -367,7 +367,7 @@ describe('storefront customer API', () => {
     );
     expectError(await acceptShown(ref), 404, 'PRODUCT_NOT_FOUND');
     assert.equal(await walletBalance(t, customer.phone), before, 'nothing charged');
-    assert.equal(Number((await stockOf(t, mat.id)).quantity), 5, 'no stock taken');
+    assert.equal(Number((await stockOf(t, sk, mat.id)).quantity), 5, 'no stock taken');
     const dear = await createProduct(t, sk, { name: 'Tapis', price: 50_000_000, quantity: 10, status: 'ACTIVE' });
     const tooMuch = await orderAction(t, sk, `/${reference}/propose-modification`, {
       items: [{ productId: dear.id, quantity: 3 }],
@@ -387,7 +387,7 @@ describe('storefront customer API', () => {
       400,
       'INSUFFICIENT_STOCK',
     );
-    assert.equal((await stockOf(t, last.id)).quantity, 0);
+    assert.equal((await stockOf(t, sk, last.id)).quantity, 0);
 
     for (let round = 0; round < 3; round++) {
       // A wallet per round: the per-wallet limit (20 PIN uses a minute) is not what this tests.
