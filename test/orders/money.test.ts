@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SANDBOX_NEW_WALLET_BALANCE } from '../../src/modules/sandbox/sandbox.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
-import { createProduct } from '../products/support.js';
+import { createProduct, stockOf } from '../products/support.js';
 import { eventsOf } from '../support/read-api.js';
 import {
   freshPhone,
@@ -15,7 +15,6 @@ import {
   RICH,
   setFeePlan,
   simulate,
-  stockOf,
   walletBalance,
 } from './support.js';
 

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
-import { createProduct } from '../products/support.js';
+import { createProduct, stockOf } from '../products/support.js';
 import { eventsOf } from '../support/read-api.js';
-import { stockOf } from './support.js';
 
 const ORDERS = '/api/v1/dev/store/orders';
 const ACTIONS = ['accept', 'ready', 'pickup', 'deliver', 'cancel'] as const;

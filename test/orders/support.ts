@@ -1,6 +1,5 @@
 import { randomInt } from 'node:crypto';
 import { checkLedger } from '../../src/modules/payments/ledger.js';
-import { PRODUCTS } from '../products/support.js';
 import { expectStatus, type TestApp, type TestResponse } from '../support/harness.js';
 
 export const ORDERS = '/api/v1/dev/store/orders';
@@ -74,16 +73,4 @@ export async function postingsOf(t: TestApp, reference: string) {
     .where('p.reference', '=', reference)
     .orderBy('p.id')
     .execute();
-}
-
-/** A product's stock as GET answers it: its quantity and its variants' (null when not tracked). */
-export async function stockOf(
-  t: TestApp,
-  key: string,
-  id: string,
-): Promise<{ quantity: number | null; variants: { quantity: number | null }[] }> {
-  const response = await t.request('GET', `${PRODUCTS}/${id}`, { key });
-  expectStatus(response, 200);
-  const { quantity, variants } = response.body.data;
-  return { quantity, variants };
 }

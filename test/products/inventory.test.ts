@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
-import { createProduct, storeEvents, write } from './support.js';
+import { createProduct, stockOf, storeEvents, write } from './support.js';
 
 const BULK = '/api/v1/dev/store/inventory';
 
@@ -84,16 +84,16 @@ describe('inventory and stock events (decisions "Products"; api.md 6.4)', () => 
       }),
     );
     for (const response of responses) expectStatus(response, 200);
-    const stored = await t.runtime.db
-      .selectFrom('products')
-      .select(['id', 'quantity'])
-      .where('id', 'in', [first.id, second.id])
-      .orderBy('id')
-      .execute();
-    assert.deepEqual(Object.fromEntries(stored.map((row) => [row.id, row.quantity])), {
-      [first.id]: 1000 - pairs,
-      [second.id]: 1000 - 2 * pairs,
-    });
+    assert.deepEqual(
+      {
+        [first.id]: (await stockOf(t, sk, first.id)).quantity,
+        [second.id]: (await stockOf(t, sk, second.id)).quantity,
+      },
+      {
+        [first.id]: 1000 - pairs,
+        [second.id]: 1000 - 2 * pairs,
+      },
+    );
   });
 
   test('100 concurrent "delta -1" on a stock of 100 leave exactly 0, never below', async () => {
@@ -101,12 +101,7 @@ describe('inventory and stock events (decisions "Products"; api.md 6.4)', () => 
     const responses = await Promise.all(Array.from({ length: 110 }, () => inventory(product.id, { delta: -1 })));
     assert.equal(responses.filter((r) => r.status === 200).length, 100);
     for (const response of responses.filter((r) => r.status !== 200)) expectError(response, 400, 'INSUFFICIENT_STOCK');
-    const stored = await t.runtime.db
-      .selectFrom('products')
-      .select('quantity')
-      .where('id', '=', product.id)
-      .executeTakeFirstOrThrow();
-    assert.equal(stored.quantity, 0);
+    assert.equal((await stockOf(t, sk, product.id)).quantity, 0);
     const events = await storeEvents(t, sk, product.id);
     assert.deepEqual(
       events.map((e) => e.event),

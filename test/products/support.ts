@@ -22,3 +22,15 @@ export function write(t: TestApp, key: string, method: string, path: string, bod
 export async function storeEvents(t: TestApp, key: string, productId: string): Promise<any[]> {
   return (await listEvents(t, key, productId)).map((event) => event.payload);
 }
+
+/** A product's stock as GET answers it: its quantity and its variants' (null when not tracked). */
+export async function stockOf(
+  t: TestApp,
+  key: string,
+  id: string,
+): Promise<{ quantity: number | null; variants: { quantity: number | null }[] }> {
+  const response = await t.request('GET', `${PRODUCTS}/${id}`, { key });
+  expectStatus(response, 200);
+  const { quantity, variants } = response.body.data;
+  return { quantity, variants };
+}

@@ -10,7 +10,7 @@ import {
   type TestApp,
   type TestBusiness,
 } from '../support/harness.js';
-import { createProduct } from '../products/support.js';
+import { createProduct, stockOf } from '../products/support.js';
 import { eventsOf } from '../support/read-api.js';
 import {
   ledgerIsSound,
@@ -20,7 +20,6 @@ import {
   orderAction,
   RICH,
   setFeePlan,
-  stockOf,
   walletBalance,
 } from '../orders/support.js';
 
