@@ -28,7 +28,11 @@ export interface DeliveredEvent {
   [field: string]: unknown;
 }
 
-/** The events of one object (an intent, order or payout reference, a product id), oldest first. */
+/**
+ * The events of one object (an intent, order or payout reference, a product id) in the object's own
+ * order, its `sequence`, as a receiver orders them: the list's order is the order in which
+ * transactions took their ids, which concurrent changes of one object can invert.
+ */
 export async function listEvents(t: TestApp, key: string, object: string, type?: string): Promise<ApiEvent[]> {
   const newestFirst: ApiEvent[] = [];
   for (let page = 1; ; page += 1) {
@@ -36,8 +40,9 @@ export async function listEvents(t: TestApp, key: string, object: string, type?:
     const response = await t.request('GET', `/api/v1/dev/events?${query}`, { key });
     expectStatus(response, 200);
     newestFirst.push(...(response.body.data.items as ApiEvent[]));
-    if (!response.body.data.hasMore) return newestFirst.reverse();
+    if (!response.body.data.hasMore) break;
   }
+  return newestFirst.reverse().sort((a, b) => (a.sequence ?? 0) - (b.sequence ?? 0));
 }
 
 /** The id of the one event `type` of an object. */
