@@ -10,7 +10,8 @@ import {
   type TestApp,
   type TestBusiness,
 } from '../support/harness.js';
-import { act, createIntent, eventNames, eventsOf } from '../intents/support.js';
+import { act, createIntent } from '../intents/support.js';
+import { eventNames, eventsOf } from '../support/read-api.js';
 import { LOCKED, merchantBalance, NEARLY_EMPTY, pay, RICH, walletBalance } from './support.js';
 import { testPayout } from '../support/money.js';
 
@@ -85,7 +86,7 @@ describe('customer payments: checkout API, wallets, ledger (issue 7; decisions "
     const stored = await t.request('GET', `/api/v1/dev/intents/${intent.referenceNumber}`, { key: sk });
     assert.equal(stored.body.data.status, 'PAID');
     assert.equal(stored.body.data.code, null, 'the code is freed');
-    const [, confirmed] = await eventsOf(t, intent.referenceNumber);
+    const [, confirmed] = await eventsOf(t, sk, intent.referenceNumber);
     assert.equal(confirmed!.event, 'payment.confirmed');
     assert.equal(confirmed!.data.payer_phone, `+222******${payer.phone.slice(-2)}`);
     assert.deepEqual(confirmed!.data.commission, {
@@ -129,7 +130,7 @@ describe('customer payments: checkout API, wallets, ledger (issue 7; decisions "
     assert.ok(minutes > 14.9 && minutes <= 15, String(minutes));
     expectError(await pay(t, intent.shortCode, { phone: payer.phone, pin: '2468' }), 403, 'WALLET_LOCKED');
     assert.deepEqual(
-      await eventNames(t, intent.referenceNumber),
+      await eventNames(t, sk, intent.referenceNumber),
       ['payment.created'],
       'a wrong PIN changes nothing on the intent',
     );
@@ -150,9 +151,9 @@ describe('customer payments: checkout API, wallets, ledger (issue 7; decisions "
     assert.equal(await walletBalance(t, NEARLY_EMPTY.phone), 100);
     const stored = await t.request('GET', `/api/v1/dev/intents/${intent.referenceNumber}`, { key: sk });
     assert.equal(stored.body.data.status, 'FAILED');
-    assert.deepEqual(await eventNames(t, intent.referenceNumber), ['payment.created', 'payment.failed']);
+    assert.deepEqual(await eventNames(t, sk, intent.referenceNumber), ['payment.created', 'payment.failed']);
     expectStatus(await pay(t, intent.shortCode, RICH), 200);
-    assert.deepEqual(await eventNames(t, intent.referenceNumber), [
+    assert.deepEqual(await eventNames(t, sk, intent.referenceNumber), [
       'payment.created',
       'payment.failed',
       'payment.confirmed',
@@ -190,10 +191,10 @@ describe('customer payments: checkout API, wallets, ledger (issue 7; decisions "
     assert.equal(replayed.status, 402);
     assert.equal(replayed.headers.get('idempotent-replayed'), 'true');
     assert.equal(replayed.text, refused.text);
-    assert.deepEqual(await eventNames(t, intent.referenceNumber), ['payment.created', 'payment.failed']);
+    assert.deepEqual(await eventNames(t, sk, intent.referenceNumber), ['payment.created', 'payment.failed']);
     // A new attempt (a new key) from a funded wallet pays.
     expectStatus(await attempt(RICH, 'rich-1'), 200);
-    assert.deepEqual(await eventNames(t, intent.referenceNumber), [
+    assert.deepEqual(await eventNames(t, sk, intent.referenceNumber), [
       'payment.created',
       'payment.failed',
       'payment.confirmed',
@@ -205,7 +206,7 @@ describe('customer payments: checkout API, wallets, ledger (issue 7; decisions "
     const intent = await createIntent(t, sk, { amount: 1313 });
     expectError(await pay(t, intent.shortCode, payer), 402, 'PAYMENT_FAILED');
     assert.equal(await walletBalance(t, payer.phone), 100_000);
-    assert.deepEqual(await eventNames(t, intent.referenceNumber), ['payment.created', 'payment.failed']);
+    assert.deepEqual(await eventNames(t, sk, intent.referenceNumber), ['payment.created', 'payment.failed']);
   });
 
   test('locked, unknown and malformed wallets', async () => {
@@ -246,7 +247,10 @@ describe('customer payments: checkout API, wallets, ledger (issue 7; decisions "
       );
       const balances = [await walletBalance(t, first.phone), await walletBalance(t, second.phone)].sort();
       assert.deepEqual(balances, [43_000, 50_000]);
-      assert.equal((await eventNames(t, intent.referenceNumber)).filter((e) => e === 'payment.confirmed').length, 1);
+      assert.equal(
+        (await eventNames(t, sk, intent.referenceNumber)).filter((e) => e === 'payment.confirmed').length,
+        1,
+      );
     }
   });
 

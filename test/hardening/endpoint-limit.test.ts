@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { expectError, startTestApp, type TestApp } from '../support/harness.js';
+import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 
 const ENDPOINTS = '/api/v1/dev/webhooks/endpoints';
 
@@ -25,12 +25,12 @@ describe('five webhook endpoints per business across environments (issue 15 item
     assert.equal(responses.filter((r) => r.status === 201).length, 5);
     for (const response of responses.filter((r) => r.status !== 201))
       expectError(response, 400, 'MAX_ENDPOINTS_REACHED');
-    const rows = await t.runtime.db
-      .selectFrom('webhook_endpoints')
-      .select('id')
-      .where('business_id', '=', business.id)
-      .where('deleted_at', 'is', null)
-      .execute();
-    assert.equal(rows.length, 5);
+    let listed = 0;
+    for (const key of [business.keys.secretTest, business.keys.secretLive]) {
+      const list = await t.request('GET', ENDPOINTS, { key });
+      expectStatus(list, 200);
+      listed += list.body.data.total;
+    }
+    assert.equal(listed, 5);
   });
 });

@@ -10,7 +10,8 @@ import {
   type TestApp,
   type TestBusiness,
 } from '../support/harness.js';
-import { createIntent, eventsOf, INTENTS } from './support.js';
+import { eventsOf } from '../support/read-api.js';
+import { createIntent, INTENTS } from './support.js';
 
 const CREATE_FIELDS = [
   'amount',
@@ -104,7 +105,7 @@ describe('POST /dev/intents', () => {
 
   test('writes payment.created in the same transaction, with the exact envelope and data', async () => {
     const intent = await createIntent(t, business.keys.secretTest, { amount: 777, metadata: { a: 'b' } });
-    const events = await eventsOf(t, intent.referenceNumber);
+    const events = await eventsOf(t, business.keys.secretTest, intent.referenceNumber);
     assert.equal(events.length, 1);
     const [event] = events;
     assert.deepEqual(Object.keys(event!), ['id', 'event', 'created_at', 'sandbox', 'data', 'sequence']);
@@ -128,7 +129,7 @@ describe('POST /dev/intents', () => {
   test('live keys create live intents (sandbox false)', async () => {
     const intent = await createIntent(t, business.keys.secretLive, { amount: 100 });
     assert.equal(intent.sandbox, false);
-    const [event] = await eventsOf(t, intent.referenceNumber);
+    const [event] = await eventsOf(t, business.keys.secretLive, intent.referenceNumber);
     assert.equal(event!.sandbox, false);
   });
 
@@ -143,7 +144,7 @@ describe('POST /dev/intents', () => {
     });
     assert.equal(fetched.body.data.suggestedAmount, 2500);
     assert.equal(fetched.body.data.amount, null);
-    const [event] = await eventsOf(t, open.referenceNumber);
+    const [event] = await eventsOf(t, business.keys.secretTest, open.referenceNumber);
     assert.equal(event!.data.amount, null);
   });
 

@@ -4,7 +4,8 @@ import pino from 'pino';
 import { expireDueIntents } from '../../src/modules/intents/service.js';
 import { periodicTasks, startWorker } from '../../src/worker/worker.js';
 import { startTestApp, waitUntil, type TestApp, type TestBusiness } from '../support/harness.js';
-import { act, ageIntent, createIntent, eventNames, eventsOf, INTENTS } from './support.js';
+import { eventNames, eventsOf } from '../support/read-api.js';
+import { act, ageIntent, createIntent, getIntent, INTENTS } from './support.js';
 
 describe('intent expiry job (api.md 3.1, decisions "Payment intents")', () => {
   let t: TestApp;
@@ -17,16 +18,20 @@ describe('intent expiry job (api.md 3.1, decisions "Payment intents")', () => {
   });
   afterAll(() => t.close());
 
-  const statusOf = async (reference: string) =>
-    t.runtime.db
-      .selectFrom('payment_intents')
-      .select(['status', 'payment_code'])
-      .where('reference_number', '=', reference)
-      .executeTakeFirstOrThrow();
+  const statusOf = async (reference: string, key = sk): Promise<string> => (await getIntent(t, key, reference)).status;
+  /** The stored code, released (null) once the intent can no longer be paid. */
+  const storedCode = async (reference: string) =>
+    (
+      await t.runtime.db
+        .selectFrom('payment_intents')
+        .select('payment_code')
+        .where('reference_number', '=', reference)
+        .executeTakeFirstOrThrow()
+    ).payment_code;
 
-  async function waitForStatus(reference: string, status: string, timeoutMs: number): Promise<void> {
+  async function waitForStatus(reference: string, status: string, timeoutMs: number, key = sk): Promise<void> {
     await waitUntil(
-      async () => (await statusOf(reference)).status === status,
+      async () => (await statusOf(reference, key)) === status,
       `${reference} to become ${status}`,
       timeoutMs,
     );
@@ -46,25 +51,28 @@ describe('intent expiry job (api.md 3.1, decisions "Payment intents")', () => {
     const worker = startWorker(t.runtime, pino({ level: 'silent' }), periodicTasks, 100);
     try {
       await waitForStatus(pending.referenceNumber, 'CANCELLED', 10_000);
-      await waitForStatus(live.referenceNumber, 'CANCELLED', 10_000);
+      await waitForStatus(live.referenceNumber, 'CANCELLED', 10_000, business.keys.secretLive);
     } finally {
       await worker.stop();
     }
-    for (const intent of [pending, failed, live]) {
-      const row = await statusOf(intent.referenceNumber);
-      assert.equal(row.status, 'CANCELLED');
-      assert.equal(row.payment_code, null, 'the code is released');
+    for (const [intent, key] of [
+      [pending, sk],
+      [failed, sk],
+      [live, business.keys.secretLive],
+    ] as const) {
+      assert.equal(await statusOf(intent.referenceNumber, key), 'CANCELLED');
+      assert.equal(await storedCode(intent.referenceNumber), null, 'the code is released');
     }
-    assert.equal((await statusOf(paid.referenceNumber)).status, 'PAID');
-    assert.equal((await statusOf(fresh.referenceNumber)).status, 'PENDING');
-    assert.deepEqual(await eventNames(t, failed.referenceNumber), [
+    assert.equal(await statusOf(paid.referenceNumber), 'PAID');
+    assert.equal(await statusOf(fresh.referenceNumber), 'PENDING');
+    assert.deepEqual(await eventNames(t, sk, failed.referenceNumber), [
       'payment.created',
       'payment.failed',
       'payment.expired',
     ]);
-    assert.deepEqual(await eventNames(t, paid.referenceNumber), ['payment.created', 'payment.confirmed']);
+    assert.deepEqual(await eventNames(t, sk, paid.referenceNumber), ['payment.created', 'payment.confirmed']);
 
-    const [, expired] = await eventsOf(t, pending.referenceNumber);
+    const [, expired] = await eventsOf(t, sk, pending.referenceNumber);
     assert.equal(expired!.event, 'payment.expired');
     assert.equal(expired!.sandbox, true);
     assert.deepEqual(expired!.data, {
@@ -78,7 +86,7 @@ describe('intent expiry job (api.md 3.1, decisions "Payment intents")', () => {
       metadata: { k: 'v' },
       commission: { provider_ttc: 0, payer_ttc: 0, tof: 0, tte: 0, total_revenue: 0 },
     });
-    const [, liveExpired] = await eventsOf(t, live.referenceNumber);
+    const [, liveExpired] = await eventsOf(t, business.keys.secretLive, live.referenceNumber);
     assert.equal(liveExpired!.sandbox, false);
 
     const response = await t.request('GET', `${INTENTS}/${pending.referenceNumber}`, { key: sk });
@@ -116,7 +124,7 @@ describe('intent expiry job (api.md 3.1, decisions "Payment intents")', () => {
       30,
     );
     for (const intent of intents) {
-      assert.deepEqual(await eventNames(t, intent.referenceNumber), ['payment.created', 'payment.expired']);
+      assert.deepEqual(await eventNames(t, sk, intent.referenceNumber), ['payment.created', 'payment.expired']);
     }
   });
 });

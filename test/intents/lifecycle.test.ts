@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
-import { act, createIntent, eventNames, eventsOf, INTENTS } from './support.js';
+import { eventNames, eventsOf } from '../support/read-api.js';
+import { act, createIntent, getIntent, INTENTS } from './support.js';
 
 const ZERO = { provider_ttc: 0, payer_ttc: 0, tof: 0, tte: 0, total_revenue: 0 };
 
@@ -10,17 +11,13 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
   let business: TestBusiness;
   let sk: string;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
     business = await t.createBusiness();
     sk = business.keys.secretTest;
   });
   afterAll(() => t.close());
 
-  const get = async (reference: string, key = sk) => {
-    const response = await t.request('GET', `${INTENTS}/${reference}`, { key });
-    expectStatus(response, 200);
-    return response.body.data;
-  };
+  const get = (reference: string, key = sk) => getIntent(t, key, reference);
   const storedCode = async (reference: string) =>
     (
       await t.runtime.db
@@ -94,7 +91,7 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
       assert.equal(paid.payment.method, 'WALLET');
       assert.deepEqual(await get(created.referenceNumber), paid);
 
-      const events = await eventsOf(t, created.referenceNumber);
+      const events = await eventsOf(t, sk, created.referenceNumber);
       assert.deepEqual(
         events.map((e) => e.event),
         ['payment.created', 'payment.confirmed'],
@@ -127,7 +124,7 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
   test('the default fee plan: 1 % provider fee, no payer fee, TOF 5 % inside the fee', async () => {
     const created = await createIntent(t, sk, { amount: 10_000 });
     expectStatus(await act(t, sk, created.referenceNumber, 'simulate'), 200);
-    const [, confirmed] = await eventsOf(t, created.referenceNumber);
+    const [, confirmed] = await eventsOf(t, sk, created.referenceNumber);
     // 1 % of 10,000 = 100; TOF inside 100 at 5 % = 4.76 → 5.
     assert.deepEqual(confirmed!.data.commission, {
       provider_ttc: 100,
@@ -147,7 +144,7 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
     expectStatus(response, 200);
     assert.equal(response.body.data.amount, null);
     assert.equal(response.body.data.payment.amountPaid, 3210);
-    const [, confirmed] = await eventsOf(t, created.referenceNumber);
+    const [, confirmed] = await eventsOf(t, sk, created.referenceNumber);
     assert.equal(confirmed!.data.amount, 3210);
   });
 
@@ -160,7 +157,7 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
       'VALIDATION_ERROR',
     );
     assert.equal((await get(created.referenceNumber)).status, 'PENDING');
-    assert.deepEqual(await eventNames(t, created.referenceNumber), ['payment.created']);
+    assert.deepEqual(await eventNames(t, sk, created.referenceNumber), ['payment.created']);
   });
 
   test('PENDING → FAILED (simulated failure): payment.failed, still payable, then FAILED → PAID', async () => {
@@ -171,7 +168,7 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
     assert.equal(failed.body.data.code, created.code, 'a FAILED intent keeps its code: the customer may retry');
     assert.equal(failed.body.data.payment, null);
     assert.deepEqual(await get(created.referenceNumber), failed.body.data, 'the answer is the stored intent');
-    const [, failure] = await eventsOf(t, created.referenceNumber);
+    const [, failure] = await eventsOf(t, sk, created.referenceNumber);
     assert.equal(failure!.event, 'payment.failed');
     assert.deepEqual(failure!.data, {
       reference_number: created.referenceNumber,
@@ -188,7 +185,7 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
     const paid = await act(t, sk, created.referenceNumber, 'simulate');
     expectStatus(paid, 200);
     assert.equal(paid.body.data.status, 'PAID');
-    assert.deepEqual(await eventNames(t, created.referenceNumber), [
+    assert.deepEqual(await eventNames(t, sk, created.referenceNumber), [
       'payment.created',
       'payment.failed',
       'payment.confirmed',
@@ -203,7 +200,7 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
     const open = await createIntent(t, sk, { amountType: 'OPEN' });
     const openResponse = await act(t, sk, open.referenceNumber, 'simulate', { amount: 1313 });
     assert.equal(openResponse.body.data.status, 'FAILED');
-    const [, failure] = await eventsOf(t, open.referenceNumber);
+    const [, failure] = await eventsOf(t, sk, open.referenceNumber);
     assert.equal(failure!.event, 'payment.failed');
     assert.equal(failure!.data.amount, 1313, 'an OPEN failure carries the amount tried');
   });
@@ -216,7 +213,7 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
     assert.equal(response.body.data.code, null);
     assert.deepEqual(await get(created.referenceNumber), response.body.data, 'the answer is the stored intent');
     assert.equal(await storedCode(created.referenceNumber), null);
-    const [, cancelled] = await eventsOf(t, created.referenceNumber);
+    const [, cancelled] = await eventsOf(t, sk, created.referenceNumber);
     assert.equal(cancelled!.event, 'payment.cancelled');
     assert.deepEqual(cancelled!.data, {
       reference_number: created.referenceNumber,
@@ -242,7 +239,7 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
     expectStatus(response, 200);
     assert.equal(response.body.data.status, 'CANCELLED');
     assert.equal(response.body.data.code, null);
-    const [, expired] = await eventsOf(t, created.referenceNumber);
+    const [, expired] = await eventsOf(t, sk, created.referenceNumber);
     assert.equal(expired!.event, 'payment.expired');
     assert.equal(expired!.data.status, 'CANCELLED');
     assert.deepEqual(expired!.data.commission, ZERO);
@@ -255,7 +252,7 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
     const response = await act(t, sk, created.referenceNumber, 'simulate-expiry');
     expectStatus(response, 200);
     assert.equal(response.body.data.status, 'CANCELLED');
-    assert.deepEqual(await eventNames(t, created.referenceNumber), [
+    assert.deepEqual(await eventNames(t, sk, created.referenceNumber), [
       'payment.created',
       'payment.failed',
       'payment.expired',
@@ -311,7 +308,7 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
     assert.equal(rest.body.data.refunds[1].reason, null);
     expectError(await act(t, sk, ref, 'refund', { amount: 1 }), 400, 'INTENT_REFUND_INVALID_STATUS');
 
-    const events = (await eventsOf(t, ref)).filter((e) => e.event === 'payment.refunded');
+    const events = (await eventsOf(t, sk, ref)).filter((e) => e.event === 'payment.refunded');
     assert.equal(events.length, 2);
     assert.deepEqual(events[0]!.data, {
       reference_number: ref,
@@ -363,7 +360,7 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
     await act(t, sk, created.referenceNumber, 'refund', { amount: 50 });
     expectError(await act(t, sk, created.referenceNumber, 'cancel'), 400, 'INTENT_CANCEL_INVALID_STATUS');
     expectError(await act(t, sk, created.referenceNumber, 'simulate'), 400, 'INTENT_NOT_PENDING');
-    assert.deepEqual(await eventNames(t, created.referenceNumber), [
+    assert.deepEqual(await eventNames(t, sk, created.referenceNumber), [
       'payment.created',
       'payment.confirmed',
       'payment.refunded',
@@ -467,6 +464,6 @@ describe('intent state machine (api.md 3.1, decisions "Payment intents", "Refund
     expectStatus(first, 200);
     expectStatus(second, 200);
     assert.equal(second.text, first.text);
-    assert.deepEqual(await eventNames(t, created.referenceNumber), ['payment.created', 'payment.cancelled']);
+    assert.deepEqual(await eventNames(t, sk, created.referenceNumber), ['payment.created', 'payment.cancelled']);
   });
 });

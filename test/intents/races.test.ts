@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { testDatabaseKind } from '../support/database.js';
-import { act, createIntent, eventNames, INTENTS } from './support.js';
+import { eventNames } from '../support/read-api.js';
+import { act, createIntent, INTENTS } from './support.js';
 
 const ROUNDS = 8;
 
@@ -29,7 +30,7 @@ describe('intent races resolve to exactly one outcome', () => {
       const loser = responses.find((r) => r.status !== 200)!;
       assert.ok(['INTENT_CANCEL_INVALID_STATUS', 'INTENT_CANCEL_CONFLICT'].includes(loser.body.error.code), loser.text);
       expectError(loser, 400, loser.body.error.code);
-      assert.deepEqual(await eventNames(t, intent.referenceNumber), ['payment.created', 'payment.cancelled']);
+      assert.deepEqual(await eventNames(t, sk, intent.referenceNumber), ['payment.created', 'payment.cancelled']);
     }
   });
 
@@ -41,7 +42,7 @@ describe('intent races resolve to exactly one outcome', () => {
         act(t, sk, intent.referenceNumber, 'cancel'),
         act(t, sk, intent.referenceNumber, 'simulate'),
       ]);
-      const names = await eventNames(t, intent.referenceNumber);
+      const names = await eventNames(t, sk, intent.referenceNumber);
       const stored = await t.request('GET', `${INTENTS}/${intent.referenceNumber}`, { key: sk });
       if (cancel.status === 200) {
         expectError(pay, 400, 'INTENT_NOT_PENDING');
@@ -79,7 +80,7 @@ describe('intent races resolve to exactly one outcome', () => {
       const stored = await t.request('GET', `${INTENTS}/${intent.referenceNumber}`, { key: sk });
       assert.equal(stored.body.data.totalAmountRefunded, 600);
       assert.equal(stored.body.data.refunds.length, 1);
-      const names = await eventNames(t, intent.referenceNumber);
+      const names = await eventNames(t, sk, intent.referenceNumber);
       assert.equal(names.filter((name) => name === 'payment.refunded').length, 1);
     }
   });
@@ -111,7 +112,7 @@ describe('intent races resolve to exactly one outcome', () => {
       400,
       'INTENT_NOT_PENDING',
     );
-    assert.deepEqual(await eventNames(t, intent.referenceNumber), ['payment.created', 'payment.confirmed']);
+    assert.deepEqual(await eventNames(t, sk, intent.referenceNumber), ['payment.created', 'payment.confirmed']);
   });
 
   test('ten creates with one idempotency key: one intent, every answer a replay or IN_PROGRESS', async () => {
@@ -134,7 +135,7 @@ describe('intent races resolve to exactly one outcome', () => {
       .where('amount', '=', 31_337)
       .execute();
     assert.equal(rows.length, 1);
-    assert.deepEqual(await eventNames(t, rows[0]!.reference_number), ['payment.created']);
+    assert.deepEqual(await eventNames(t, sk, rows[0]!.reference_number), ['payment.created']);
   });
 
   test('forty concurrent creates get forty distinct codes, references and short codes', async () => {
@@ -166,6 +167,6 @@ describe('intent races resolve to exactly one outcome', () => {
       expectError(await act(t, sk, intent.referenceNumber, 'cancel'), 400, 'INTENT_CANCEL_CONFLICT');
     });
     expectStatus(await t.request('GET', `${INTENTS}/${intent.referenceNumber}`, { key: sk }), 200);
-    assert.deepEqual(await eventNames(t, intent.referenceNumber), ['payment.created']);
+    assert.deepEqual(await eventNames(t, sk, intent.referenceNumber), ['payment.created']);
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { checkLedger } from '../../src/modules/payments/ledger.js';
 import { SANDBOX_NEW_WALLET_BALANCE } from '../../src/modules/sandbox/sandbox.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { walletBalance } from '../orders/support.js';
 import { act, createIntent } from './support.js';
 
 describe('sandbox simulate pays from any E.164 phone (decisions.md)', () => {
@@ -20,19 +21,7 @@ describe('sandbox simulate pays from any E.164 phone (decisions.md)', () => {
     const paid = await act(t, sk, intent.referenceNumber, 'simulate', { payerPhone: '+22245678901' });
     expectStatus(paid, 200);
     assert.equal(paid.body.data.status, 'PAID');
-    const wallet = await t.runtime.db
-      .selectFrom('wallets')
-      .selectAll()
-      .where('environment', '=', 'test')
-      .where('phone', '=', '+22245678901')
-      .executeTakeFirstOrThrow();
-    const account = await t.runtime.db
-      .selectFrom('ledger_accounts')
-      .select('balance')
-      .where('kind', '=', 'wallet')
-      .where('owner_id', '=', wallet.id)
-      .executeTakeFirstOrThrow();
-    assert.equal(account.balance, SANDBOX_NEW_WALLET_BALANCE - 2_500);
+    assert.equal(await walletBalance(t, '+22245678901'), SANDBOX_NEW_WALLET_BALANCE - 2_500);
     // The customer side knows the wallet now: its PIN is 1234.
     const other = await createIntent(t, sk, { amount: 700 });
     const pay = await t.request('POST', `/checkout/intents/${other.shortCode}/pay`, {

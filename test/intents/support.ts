@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import type { TestApp, TestResponse } from '../support/harness.js';
 import { expectStatus } from '../support/harness.js';
 
@@ -7,6 +6,13 @@ export const INTENTS = '/api/v1/dev/intents';
 export async function createIntent(t: TestApp, key: string, body: unknown = { amount: 5000 }): Promise<any> {
   const response = await t.request('POST', INTENTS, { key, body, idempotencyKey: true });
   expectStatus(response, 201);
+  return response.body.data;
+}
+
+/** An intent as GET answers it; `key` of the intent's environment. */
+export async function getIntent(t: TestApp, key: string, reference: string): Promise<any> {
+  const response = await t.request('GET', `${INTENTS}/${reference}`, { key });
+  expectStatus(response, 200);
   return response.body.data;
 }
 
@@ -19,34 +25,6 @@ export function act(
   body: unknown = {},
 ): Promise<TestResponse> {
   return t.request('POST', `${INTENTS}/${reference}/${action}`, { key, body, idempotencyKey: true });
-}
-
-export interface StoredEvent {
-  id: string;
-  event: string;
-  created_at: string;
-  sandbox: boolean;
-  data: Record<string, any>;
-}
-
-/** The events stored for one intent, oldest first, parsed from the exact body text. */
-export async function eventsOf(t: TestApp, reference: string): Promise<StoredEvent[]> {
-  const rows = await t.runtime.db
-    .selectFrom('events')
-    .selectAll()
-    .where('subject', '=', reference)
-    .orderBy('seq')
-    .execute();
-  return rows.map((row) => {
-    const body = JSON.parse(row.body) as StoredEvent;
-    assert.equal(body.id, row.id);
-    assert.equal(body.event, row.event);
-    return body;
-  });
-}
-
-export async function eventNames(t: TestApp, reference: string): Promise<string[]> {
-  return (await eventsOf(t, reference)).map((event) => event.event);
 }
 
 /** Moves an intent's expiry into the past, as if 24 hours had gone by. */

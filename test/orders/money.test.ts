@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SANDBOX_NEW_WALLET_BALANCE } from '../../src/modules/sandbox/sandbox.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
-import { createProduct } from '../products/support.js';
+import { createProduct, stockOf } from '../products/support.js';
+import { eventsOf } from '../support/read-api.js';
 import {
-  eventsOf,
   freshPhone,
   LOCKED,
   ledgerIsSound,
@@ -15,7 +15,6 @@ import {
   RICH,
   setFeePlan,
   simulate,
-  stockOf,
   walletBalance,
 } from './support.js';
 
@@ -80,9 +79,9 @@ describe('orders take money (issue 11): payment, cancel, refund, modification', 
         ['merchant', 1950],
       ],
     );
-    const [created] = await eventsOf(t, placed.referenceNumber);
-    assert.equal(created.event, 'order.new');
-    assert.equal(created.data.status, 'NEW');
+    const [created] = await eventsOf(t, sk, placed.referenceNumber);
+    assert.equal(created!.event, 'order.new');
+    assert.equal(created!.data.status, 'NEW');
     // Read back: the order's JSON shows its payment.
     const got = await t.request('GET', `/api/v1/dev/store/orders/${placed.referenceNumber}`, { key: sk });
     assert.deepEqual(got.body.data.payment, placed.payment);
@@ -94,7 +93,7 @@ describe('orders take money (issue 11): payment, cancel, refund, modification', 
   });
 
   test('too little in the wallet, a locked wallet, too little stock: 4xx and nothing taken', async () => {
-    const stock = (await stockOf(t, tea.id)).quantity;
+    const stock = (await stockOf(t, sk, tea.id)).quantity;
     const orders = await t.runtime.db.selectFrom('orders').select('id').execute();
     const merchantBefore = await merchantBalance(t, sk);
     const poorBefore = await walletBalance(t, NEARLY_EMPTY.phone);
@@ -112,7 +111,7 @@ describe('orders take money (issue 11): payment, cancel, refund, modification', 
       400,
       'INSUFFICIENT_STOCK',
     );
-    assert.equal((await stockOf(t, tea.id)).quantity, stock);
+    assert.equal((await stockOf(t, sk, tea.id)).quantity, stock);
     assert.equal((await t.runtime.db.selectFrom('orders').select('id').execute()).length, orders.length);
     assert.equal(await walletBalance(t, NEARLY_EMPTY.phone), poorBefore);
     assert.equal(await merchantBalance(t, sk), merchantBefore);
@@ -123,7 +122,7 @@ describe('orders take money (issue 11): payment, cancel, refund, modification', 
     const phone = freshPhone();
     const merchantBefore = await merchantBalance(t, sk);
     const placed = await order(2, phone);
-    const stock = (await stockOf(t, tea.id)).quantity;
+    const stock = (await stockOf(t, sk, tea.id)).quantity;
     const cancelled = await act(placed.referenceNumber, 'cancel', { reason: 'Closed today' });
     expectStatus(cancelled, 200);
     const data = cancelled.body.data;
@@ -134,12 +133,12 @@ describe('orders take money (issue 11): payment, cancel, refund, modification', 
     assert.equal(data.refunds[0].reason, 'Closed today');
     assert.equal(await walletBalance(t, phone), SANDBOX_NEW_WALLET_BALANCE - 100, 'all back but the payer fee');
     assert.equal(await merchantBalance(t, sk), merchantBefore, 'the merchant gives back what it got, fee returned');
-    assert.equal((await stockOf(t, tea.id)).quantity, stock! + 2);
+    assert.equal((await stockOf(t, sk, tea.id)).quantity, stock! + 2);
     const refundPostings = await postingsOf(t, data.refunds[0].id);
     assert.ok(
       refundPostings.every((p) => p.kind === 'refund' && p.transaction_id === data.refunds[0].ledgerTransactionId),
     );
-    assert.equal((await eventsOf(t, placed.referenceNumber)).at(-1).data.amountRefunded, 4000);
+    assert.equal((await eventsOf(t, sk, placed.referenceNumber)).at(-1)!.data.amountRefunded, 4000);
     expectError(await act(placed.referenceNumber, 'cancel', { reason: 'again' }), 400, 'ORDER_INVALID_TRANSITION');
     expectError(await act(placed.referenceNumber, 'refund', {}), 400, 'ORDER_INVALID_TRANSITION');
     assert.equal(await walletBalance(t, phone), SANDBOX_NEW_WALLET_BALANCE - 100, 'refunded once');
@@ -227,7 +226,7 @@ describe('orders take money (issue 11): payment, cancel, refund, modification', 
     assert.equal(after.items[0].quantity, 1);
     assert.equal(after.payment.amountPaid, 40);
     assert.equal(after.proposedModification.totalAmount, 2000, 'the proposal stays for the customer to decline');
-    assert.equal((await stockOf(t, leaf.id)).quantity, 99);
+    assert.equal((await stockOf(t, key, leaf.id)).quantity, 99);
     assert.equal(await walletBalance(t, NEARLY_EMPTY.phone), poorBefore - 40);
     await ledgerIsSound(t);
   });
@@ -238,15 +237,15 @@ describe('orders take money (issue 11): payment, cancel, refund, modification', 
     const ref = placed.referenceNumber;
     expectError(await act(ref, 'modification/decline'), 400, 'ORDER_INVALID_TRANSITION');
     expectStatus(await act(ref, 'propose-modification', { items: [{ productId: tea.id, quantity: 4 }] }), 200);
-    const stock = (await stockOf(t, tea.id)).quantity;
+    const stock = (await stockOf(t, sk, tea.id)).quantity;
     const declined = await act(ref, 'modification/decline');
     expectStatus(declined, 200);
     assert.equal(declined.body.data.proposedModification, null);
     assert.equal(declined.body.data.totalAmount, 2000);
     assert.deepEqual(declined.body.data.payment, placed.payment);
-    assert.equal((await stockOf(t, tea.id)).quantity, stock);
+    assert.equal((await stockOf(t, sk, tea.id)).quantity, stock);
     assert.equal(await walletBalance(t, phone), SANDBOX_NEW_WALLET_BALANCE - 2100);
-    const last = (await eventsOf(t, ref)).at(-1);
+    const last = (await eventsOf(t, sk, ref)).at(-1)!;
     assert.equal(last.event, 'order.modification_declined');
     assert.deepEqual(last.data, {
       referenceNumber: ref,

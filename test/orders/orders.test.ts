@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
-import { createProduct } from '../products/support.js';
+import { createProduct, stockOf } from '../products/support.js';
+import { eventsOf } from '../support/read-api.js';
 
 const ORDERS = '/api/v1/dev/store/orders';
 const ACTIONS = ['accept', 'ready', 'pickup', 'deliver', 'cancel'] as const;
@@ -21,12 +22,6 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
     t.request('POST', `${ORDERS}${path}`, { key, idempotencyKey: true, ...(body !== undefined ? { body } : {}) });
   const act = (reference: string, action: string, body?: unknown) =>
     post(`/${reference}/${action}`, body ?? (action === 'cancel' ? { reason: 'Out of mint' } : {}));
-  const eventsOf = async (subject: string) =>
-    (
-      await t.runtime.db.selectFrom('events').select('body').where('subject', '=', subject).orderBy('seq').execute()
-    ).map((row) => JSON.parse(row.body));
-  const stockOf = async (id: string) =>
-    t.runtime.db.selectFrom('products').select(['quantity', 'variants']).where('id', '=', id).executeTakeFirstOrThrow();
 
   async function catalog() {
     const tea = await createProduct(t, sk, {
@@ -86,11 +81,11 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
       ['NEW'],
     );
 
-    const [event] = await eventsOf(order.referenceNumber);
-    assert.deepEqual(Object.keys(event), ['id', 'event', 'timestamp', 'sandbox', 'data', 'sequence']);
-    assert.equal(event.event, 'order.new');
-    assert.equal(event.sandbox, true);
-    assert.deepEqual(event.data, {
+    const [event] = await eventsOf(t, sk, order.referenceNumber);
+    assert.deepEqual(Object.keys(event!), ['id', 'event', 'timestamp', 'sandbox', 'data', 'sequence']);
+    assert.equal(event!.event, 'order.new');
+    assert.equal(event!.sandbox, true);
+    assert.deepEqual(event!.data, {
       referenceNumber: order.referenceNumber,
       shopId: business.shopId,
       shopName: 'Chez Fatou',
@@ -115,11 +110,11 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
       createdAt: order.createdAt,
     });
 
-    const stock = await stockOf(tea.id);
+    const stock = await stockOf(t, sk, tea.id);
     assert.equal(stock.quantity, 8, 'product stock taken');
     assert.equal(stock.variants[0]!.quantity, 3, 'variant stock taken');
     assert.deepEqual(
-      (await eventsOf(tea.id)).map((e) => [e.event, e.data.quantity, e.data.variantLabel ?? null]),
+      (await eventsOf(t, sk, tea.id)).map((e) => [e.event, e.data.quantity, e.data.variantLabel ?? null]),
       [['product.stock_low', 3, 'Large']],
       'stock events fire as for any stock change',
     );
@@ -178,7 +173,7 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
       400,
       'INSUFFICIENT_STOCK',
     );
-    assert.equal((await stockOf(tea.id)).quantity, 10, 'nothing was taken');
+    assert.equal((await stockOf(t, sk, tea.id)).quantity, 10, 'nothing was taken');
     for (const body of [
       { items: [], customerName: 'A' },
       { items: [{ productId: tea.id, quantity: 0 }], customerName: 'A' },
@@ -222,15 +217,15 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
         ['PICKED_UP', 'DELIVERED'],
       ],
     );
-    const events = await eventsOf(ref);
+    const events = await eventsOf(t, sk, ref);
     assert.deepEqual(
       events.map((e) => e.event),
       ['order.new', 'order.accepted', 'order.ready', 'order.delivered'],
       'pickup has no event of its own',
     );
-    assert.deepEqual(events[1].data, { referenceNumber: ref, status: 'PREPARING', previousStatus: 'NEW' });
-    assert.deepEqual(events[2].data, { referenceNumber: ref, status: 'READY', previousStatus: 'PREPARING' });
-    assert.deepEqual(events[3].data, { referenceNumber: ref, status: 'DELIVERED', previousStatus: 'PICKED_UP' });
+    assert.deepEqual(events[1]!.data, { referenceNumber: ref, status: 'PREPARING', previousStatus: 'NEW' });
+    assert.deepEqual(events[2]!.data, { referenceNumber: ref, status: 'READY', previousStatus: 'PREPARING' });
+    assert.deepEqual(events[3]!.data, { referenceNumber: ref, status: 'DELIVERED', previousStatus: 'PICKED_UP' });
   });
 
   test('every other transition is ORDER_INVALID_TRANSITION, from every status', async () => {
@@ -268,14 +263,14 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
     for (const before of [[], ['accept']]) {
       const { order, tea } = await placeOrder();
       for (const step of before) await act(order.referenceNumber, step);
-      assert.equal((await stockOf(tea.id)).quantity, 9);
+      assert.equal((await stockOf(t, sk, tea.id)).quantity, 9);
       expectError(await post(`/${order.referenceNumber}/cancel`, {}), 400, 'VALIDATION_ERROR');
       const response = await act(order.referenceNumber, 'cancel', { reason: 'Customer changed their mind' });
       expectStatus(response, 200);
       assert.equal(response.body.data.status, 'CANCELLED');
       assert.equal(response.body.data.cancellationReason, 'Customer changed their mind');
-      assert.equal((await stockOf(tea.id)).quantity, 10, 'stock returned');
-      const cancelled = (await eventsOf(order.referenceNumber)).at(-1);
+      assert.equal((await stockOf(t, sk, tea.id)).quantity, 10, 'stock returned');
+      const cancelled = (await eventsOf(t, sk, order.referenceNumber)).at(-1)!;
       assert.deepEqual(cancelled.data, {
         referenceNumber: order.referenceNumber,
         status: 'CANCELLED',
@@ -303,15 +298,15 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
       [500, order.totalAmount - 500],
     );
     expectError(await act(ref, 'refund', { amount: 1 }), 400, 'ORDER_INVALID_TRANSITION');
-    const refunded = (await eventsOf(ref)).filter((e) => e.event === 'order.refunded');
-    assert.deepEqual(refunded[0].data, {
+    const refunded = (await eventsOf(t, sk, ref)).filter((e) => e.event === 'order.refunded');
+    assert.deepEqual(refunded[0]!.data, {
       referenceNumber: ref,
       status: 'REFUNDED',
       amountRefunded: 500,
       totalAmountRefunded: 500,
       totalAmount: order.totalAmount,
     });
-    assert.deepEqual(refunded[1].data, {
+    assert.deepEqual(refunded[1]!.data, {
       referenceNumber: ref,
       status: 'REFUNDED',
       amountRefunded: order.totalAmount - 500,
@@ -333,14 +328,14 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
     expectStatus(proposed, 200);
     assert.equal(proposed.body.data.proposedModification.totalAmount, 3000);
     assert.equal(proposed.body.data.totalAmount, order.totalAmount, 'nothing changes before the customer accepts');
-    assert.equal((await stockOf(tea.id)).quantity, 9);
+    assert.equal((await stockOf(t, sk, tea.id)).quantity, 9);
     const accepted = await post(`/${ref}/modification/accept`, {});
     expectStatus(accepted, 200);
     assert.equal(accepted.body.data.totalAmount, 3000);
     assert.equal(accepted.body.data.proposedModification, null);
     assert.equal(accepted.body.data.status, 'NEW', 'the status does not move');
-    assert.equal((await stockOf(tea.id)).quantity, 7, '1 returned, 3 taken');
-    const modified = (await eventsOf(ref)).at(-1);
+    assert.equal((await stockOf(t, sk, tea.id)).quantity, 7, '1 returned, 3 taken');
+    const modified = (await eventsOf(t, sk, ref)).at(-1)!;
     assert.equal(modified.event, 'order.modified');
     assert.deepEqual(modified.data, {
       referenceNumber: ref,
@@ -377,7 +372,11 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
           400,
           'ORDER_INVALID_TRANSITION',
         );
-        assert.equal((await stockOf(tea.id)).quantity, action === 'cancel' ? 10 : 9, 'stock returned once at most');
+        assert.equal(
+          (await stockOf(t, sk, tea.id)).quantity,
+          action === 'cancel' ? 10 : 9,
+          'stock returned once at most',
+        );
       }
       // accept vs cancel: cancel is allowed from NEW and PREPARING, so the order always ends
       // CANCELLED; accept succeeds only if it came first, and the stock comes back once.
@@ -388,7 +387,7 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
       ]);
       expectStatus(cancel, 200);
       assert.equal(cancel.body.data.status, 'CANCELLED');
-      const events = (await eventsOf(order.referenceNumber)).map((e) => e.event);
+      const events = (await eventsOf(t, sk, order.referenceNumber)).map((e) => e.event);
       if (accept.status === 200) {
         assert.deepEqual(events, ['order.new', 'order.accepted', 'order.cancelled']);
         assert.equal(cancel.body.data.history.at(-1).previousStatus, 'PREPARING');
@@ -396,7 +395,7 @@ describe('orders (api.md 2.5, 3.3, 4.4, 6.4; decisions "Orders")', () => {
         expectError(accept, 400, 'ORDER_INVALID_TRANSITION');
         assert.deepEqual(events, ['order.new', 'order.cancelled']);
       }
-      assert.equal((await stockOf(tea.id)).quantity, 10);
+      assert.equal((await stockOf(t, sk, tea.id)).quantity, 10);
     }
   });
 

@@ -74,21 +74,3 @@ export async function postingsOf(t: TestApp, reference: string) {
     .orderBy('p.id')
     .execute();
 }
-
-export async function eventsOf(t: TestApp, subject: string) {
-  const rows = await t.runtime.db
-    .selectFrom('events')
-    .select('body')
-    .where('subject', '=', subject)
-    .orderBy('seq')
-    .execute();
-  return rows.map((row) => JSON.parse(row.body));
-}
-
-export async function stockOf(t: TestApp, id: string) {
-  return t.runtime.db
-    .selectFrom('products')
-    .select(['quantity', 'variants'])
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
-}

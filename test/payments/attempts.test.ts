@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { endWaitingPayments } from '../../src/modules/intents/waiting-payments.js';
 import { PAYMENT_FAILURES } from '../../src/modules/payments/state.js';
 import { pay, RICH, NEARLY_EMPTY, LOCKED } from '../checkout/support.js';
-import { act, ageIntent, createIntent, eventNames } from '../intents/support.js';
+import { act, ageIntent, createIntent } from '../intents/support.js';
+import { eventNames } from '../support/read-api.js';
 import { orderAction, ORDERS } from '../orders/support.js';
 import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { assertLedgerSound } from './support.js';
@@ -66,7 +67,7 @@ describe('a payment is a row: every attempt, its outcome and its money (issue 48
       ],
     );
     // Only too little balance failed the intent, as before payments were rows.
-    assert.deepEqual(await eventNames(t, intent.referenceNumber), [
+    assert.deepEqual(await eventNames(t, sk, intent.referenceNumber), [
       'payment.created',
       'payment.failed',
       'payment.confirmed',
@@ -144,7 +145,7 @@ describe('a payment is a row: every attempt, its outcome and its money (issue 48
     assert.ok(ended!.ledger_transaction_id && ended!.settled_at);
     const stored = await t.request('GET', `/api/v1/dev/intents/${intent.referenceNumber}`, { key: sk });
     assert.equal(stored.body.data.status, 'PAID');
-    assert.deepEqual(await eventNames(t, intent.referenceNumber), ['payment.created', 'payment.confirmed']);
+    assert.deepEqual(await eventNames(t, sk, intent.referenceNumber), ['payment.created', 'payment.confirmed']);
     await assertLedgerSound(t);
   });
 
@@ -169,7 +170,7 @@ describe('a payment is a row: every attempt, its outcome and its money (issue 48
     );
     // Neither moved the intent: it can still be paid.
     for (const intent of [declined, silent]) {
-      assert.deepEqual(await eventNames(t, intent.referenceNumber), ['payment.created']);
+      assert.deepEqual(await eventNames(t, sk, intent.referenceNumber), ['payment.created']);
       expectStatus(await act(t, sk, intent.referenceNumber, 'simulate'), 200);
     }
     await assertLedgerSound(t);
@@ -184,7 +185,7 @@ describe('a payment is a row: every attempt, its outcome and its money (issue 48
       (await paymentsOf(t, intent.referenceNumber)).map((p) => [p.status, p.failure_code, p.ledger_transaction_id]),
       [['FAILED', 'NOT_PAYABLE', null]],
     );
-    assert.deepEqual(await eventNames(t, intent.referenceNumber), ['payment.created', 'payment.cancelled']);
+    assert.deepEqual(await eventNames(t, sk, intent.referenceNumber), ['payment.created', 'payment.cancelled']);
     await assertLedgerSound(t);
   });
 
@@ -291,7 +292,7 @@ describe('payments racing (issue 48)', () => {
       payments.map((p) => p.status),
       ['SUCCEEDED'],
     );
-    assert.deepEqual(await eventNames(t, intent.referenceNumber), ['payment.created', 'payment.confirmed']);
+    assert.deepEqual(await eventNames(t, sk, intent.referenceNumber), ['payment.created', 'payment.confirmed']);
     await assertLedgerSound(t);
   });
 
@@ -305,7 +306,7 @@ describe('payments racing (issue 48)', () => {
         act(t, sk, intent.referenceNumber, 'simulate-expiry'),
       ]);
       const [payment] = await paymentsOf(t, intent.referenceNumber);
-      const names = await eventNames(t, intent.referenceNumber);
+      const names = await eventNames(t, sk, intent.referenceNumber);
       if (payment!.status === 'SUCCEEDED') {
         assert.deepEqual(names, ['payment.created', 'payment.confirmed']);
         assert.notEqual(cancel.status, 200);

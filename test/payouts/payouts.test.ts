@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SANDBOX_FAILING_PAYOUT_PHONE } from '../../src/modules/sandbox/sandbox.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
-import { eventNames, eventsOf } from '../intents/support.js';
+import { eventNames, eventsOf } from '../support/read-api.js';
 import { LOCKED, RICH, walletBalance } from '../orders/support.js';
 import {
   allBalanceTransactions,
@@ -84,8 +84,8 @@ describe('payouts', () => {
     assert.ok(paid.paidAt);
     assert.equal(await walletBalance(t, phone), 10_000, 'the wallet got the amount, not the fee');
     assert.equal(await balance(), before - 10_200, 'paying moves nothing more of the balance');
-    assert.deepEqual(await eventNames(t, payout.referenceNumber), ['payout.created', 'payout.paid']);
-    const [, paidEvent] = await eventsOf(t, payout.referenceNumber);
+    assert.deepEqual(await eventNames(t, sk, payout.referenceNumber), ['payout.created', 'payout.paid']);
+    const [, paidEvent] = await eventsOf(t, sk, payout.referenceNumber);
     assert.equal(paidEvent!.data.destination.phone, `+222******${phone.slice(-2)}`);
     assert.equal(paidEvent!.data.status, 'PAID');
     assert.equal(await sendPayouts(t), 0, 'never sent twice');
@@ -115,8 +115,8 @@ describe('payouts', () => {
       reversal.map((item) => [item.amount, item.fee, item.net]),
       [[5_150, 0, 5_150]],
     );
-    assert.deepEqual(await eventNames(t, unknown.referenceNumber), ['payout.created', 'payout.failed']);
-    const [, failedEvent] = await eventsOf(t, locked.referenceNumber);
+    assert.deepEqual(await eventNames(t, sk, unknown.referenceNumber), ['payout.created', 'payout.failed']);
+    const [, failedEvent] = await eventsOf(t, sk, locked.referenceNumber);
     assert.equal(failedEvent!.data.failure_code, 'WALLET_LOCKED');
     await fold(t);
     await assertLedgerSound(t);
@@ -135,7 +135,7 @@ describe('payouts', () => {
     assert.equal(await balance(), before);
     expectError(await cancel(pending.referenceNumber), 400, 'PAYOUT_NOT_PENDING');
     assert.equal(await sendPayouts(t), 0, 'a cancelled payout is not sent');
-    assert.deepEqual(await eventNames(t, pending.referenceNumber), ['payout.created', 'payout.cancelled']);
+    assert.deepEqual(await eventNames(t, sk, pending.referenceNumber), ['payout.created', 'payout.cancelled']);
 
     const sent = (await createPayout(t, sk, payoutTo(RICH.phone, 1_000))).body.data;
     await sendPayouts(t);

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { multipartBody } from '../support/multipart.js';
-import { createProduct, PRODUCTS, storeEvents } from './support.js';
+import { eventsOf } from '../support/read-api.js';
+import { createProduct, PRODUCTS } from './support.js';
 
 const HEADER = 'externalId,name,price,description,quantity,status,categoryId,costBasis';
 
@@ -88,7 +89,7 @@ describe('CSV import and export (decisions "Products")', () => {
     assert.deepEqual([updated.name, updated.price, updated.quantity, updated.status], ['New name', 150, 4, 'DISABLED']);
     assert.equal(updated.variants.length, 1, 'columns not in the CSV are kept');
     assert.deepEqual(
-      (await storeEvents(t, sk, updated.id)).map((e) => e.event),
+      (await eventsOf(t, sk, updated.id)).map((e) => e.event),
       ['product.stock_low'],
       'a stock drop by import sends its event',
     );

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
-import { createProduct, storeEvents, write } from './support.js';
+import { eventsOf } from '../support/read-api.js';
+import { createProduct, stockOf, write } from './support.js';
 
 const BULK = '/api/v1/dev/store/inventory';
 
@@ -84,16 +85,16 @@ describe('inventory and stock events (decisions "Products"; api.md 6.4)', () => 
       }),
     );
     for (const response of responses) expectStatus(response, 200);
-    const stored = await t.runtime.db
-      .selectFrom('products')
-      .select(['id', 'quantity'])
-      .where('id', 'in', [first.id, second.id])
-      .orderBy('id')
-      .execute();
-    assert.deepEqual(Object.fromEntries(stored.map((row) => [row.id, row.quantity])), {
-      [first.id]: 1000 - pairs,
-      [second.id]: 1000 - 2 * pairs,
-    });
+    assert.deepEqual(
+      {
+        [first.id]: (await stockOf(t, sk, first.id)).quantity,
+        [second.id]: (await stockOf(t, sk, second.id)).quantity,
+      },
+      {
+        [first.id]: 1000 - pairs,
+        [second.id]: 1000 - 2 * pairs,
+      },
+    );
   });
 
   test('100 concurrent "delta -1" on a stock of 100 leave exactly 0, never below', async () => {
@@ -101,13 +102,8 @@ describe('inventory and stock events (decisions "Products"; api.md 6.4)', () => 
     const responses = await Promise.all(Array.from({ length: 110 }, () => inventory(product.id, { delta: -1 })));
     assert.equal(responses.filter((r) => r.status === 200).length, 100);
     for (const response of responses.filter((r) => r.status !== 200)) expectError(response, 400, 'INSUFFICIENT_STOCK');
-    const stored = await t.runtime.db
-      .selectFrom('products')
-      .select('quantity')
-      .where('id', '=', product.id)
-      .executeTakeFirstOrThrow();
-    assert.equal(stored.quantity, 0);
-    const events = await storeEvents(t, sk, product.id);
+    assert.equal((await stockOf(t, sk, product.id)).quantity, 0);
+    const events = await eventsOf(t, sk, product.id);
     assert.deepEqual(
       events.map((e) => e.event),
       ['product.stock_low', 'product.stock_out'],
@@ -124,16 +120,16 @@ describe('inventory and stock events (decisions "Products"; api.md 6.4)', () => 
       lowStockThreshold: 5,
     });
     await inventory(product.id, { delta: -4 }); // 6: above
-    assert.deepEqual(await storeEvents(t, sk, product.id), []);
+    assert.deepEqual(await eventsOf(t, sk, product.id), []);
     await inventory(product.id, { delta: -2 }); // 4: crosses
     await inventory(product.id, { delta: -1 }); // 3: still low, no new event
-    let events = await storeEvents(t, sk, product.id);
+    let events = await eventsOf(t, sk, product.id);
     assert.equal(events.length, 1);
-    const [low] = events;
+    const low = events[0]!;
     assert.deepEqual(Object.keys(low), ['id', 'event', 'timestamp', 'sandbox', 'data', 'sequence']);
     assert.match(low.id, /^evt_/);
     assert.equal(low.event, 'product.stock_low');
-    assert.match(low.timestamp, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    assert.match(low.timestamp as string, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     assert.equal(low.sandbox, true);
     assert.deepEqual(low.data, {
       productId: product.id,
@@ -146,7 +142,7 @@ describe('inventory and stock events (decisions "Products"; api.md 6.4)', () => 
     await inventory(product.id, { quantity: 8 }); // back up: no event
     await inventory(product.id, { delta: -6 }); // 2: a second crossing
     await inventory(product.id, { delta: -2 }); // 0: out
-    events = await storeEvents(t, sk, product.id);
+    events = await eventsOf(t, sk, product.id);
     assert.deepEqual(
       events.map((e) => [e.event, e.data.quantity]),
       [
@@ -155,7 +151,7 @@ describe('inventory and stock events (decisions "Products"; api.md 6.4)', () => 
         ['product.stock_out', 0],
       ],
     );
-    assert.deepEqual(events[2].data, {
+    assert.deepEqual(events[2]!.data, {
       productId: product.id,
       externalId: 'TEA-BOX',
       name: 'Tea box',
@@ -163,14 +159,14 @@ describe('inventory and stock events (decisions "Products"; api.md 6.4)', () => 
       shopId: business.shopId,
     });
     await inventory(product.id, { quantity: 0 }); // already 0: nothing new
-    assert.equal((await storeEvents(t, sk, product.id)).length, 3);
+    assert.equal((await eventsOf(t, sk, product.id)).length, 3);
   });
 
   test('a drop straight to 0 sends stock_low then stock_out; unlimited counts as above the threshold', async () => {
     const product = await createProduct(t, sk, { name: 'Unlimited', price: 100 });
     await inventory(product.id, { quantity: 0 });
     assert.deepEqual(
-      (await storeEvents(t, sk, product.id)).map((e) => e.event),
+      (await eventsOf(t, sk, product.id)).map((e) => e.event),
       ['product.stock_low', 'product.stock_out'],
     );
   });
@@ -183,12 +179,12 @@ describe('inventory and stock events (decisions "Products"; api.md 6.4)', () => 
     });
     const blue = product.variants[0];
     await inventory(product.id, { variantId: blue._id, delta: -5 });
-    const events = await storeEvents(t, sk, product.id);
+    const events = await eventsOf(t, sk, product.id);
     assert.deepEqual(
       events.map((e) => e.event),
       ['product.stock_low', 'product.stock_out'],
     );
-    assert.deepEqual(events[0].data, {
+    assert.deepEqual(events[0]!.data, {
       productId: product.id,
       externalId: null,
       name: 'Cap',
@@ -205,7 +201,7 @@ describe('inventory and stock events (decisions "Products"; api.md 6.4)', () => 
     expectStatus(await write(t, sk, 'PATCH', `/${product.id}`, { quantity: 1 }), 200);
     expectStatus(await write(t, sk, 'PUT', `/${product.id}`, { name: 'Patched', price: 100, quantity: 0 }), 200);
     assert.deepEqual(
-      (await storeEvents(t, sk, product.id)).map((e) => [e.event, e.data.quantity]),
+      (await eventsOf(t, sk, product.id)).map((e) => [e.event, e.data.quantity]),
       [
         ['product.stock_low', 1],
         ['product.stock_out', 0],

@@ -1,6 +1,5 @@
 import type { TestApp, TestResponse } from '../support/harness.js';
 import { expectStatus } from '../support/harness.js';
-import { listEvents } from '../support/read-api.js';
 
 export const PRODUCTS = '/api/v1/dev/store/products';
 
@@ -18,7 +17,14 @@ export function write(t: TestApp, key: string, method: string, path: string, bod
   });
 }
 
-/** A product's events as the Events API answers them, oldest first: what webhooks deliver. */
-export async function storeEvents(t: TestApp, key: string, productId: string): Promise<any[]> {
-  return (await listEvents(t, key, productId)).map((event) => event.payload);
+/** A product's stock as GET answers it: its quantity and its variants' (null when not tracked). */
+export async function stockOf(
+  t: TestApp,
+  key: string,
+  id: string,
+): Promise<{ quantity: number | null; variants: { quantity: number | null }[] }> {
+  const response = await t.request('GET', `${PRODUCTS}/${id}`, { key });
+  expectStatus(response, 200);
+  const { quantity, variants } = response.body.data;
+  return { quantity, variants };
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { Commerce } from '@commerce/sdk';
-import { eventNames } from '../intents/support.js';
+import { eventNames } from '../support/read-api.js';
 import { createProduct } from '../products/support.js';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { checkedFetch } from '../support/openapi-check.js';
@@ -139,6 +139,8 @@ describe('orders.declineModification', () => {
       declined.items.map((item) => item.quantity),
       [1],
     );
-    assert.ok((await eventNames(t, order.referenceNumber)).includes('order.modification_declined'));
+    assert.ok(
+      (await eventNames(t, business.keys.secretTest, order.referenceNumber)).includes('order.modification_declined'),
+    );
   });
 });

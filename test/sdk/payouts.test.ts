@@ -4,7 +4,7 @@ import { Commerce, InvalidRequestError, NotFoundError, PermissionError } from '@
 import type { Payout, QueryOf, WebhookEventName, WebhookEventOf } from '@commerce/sdk';
 import { sendDuePayouts } from '../../src/modules/payouts/send.js';
 import { SANDBOX_FAILING_PAYOUT_PHONE } from '../../src/modules/sandbox/sandbox.js';
-import { eventNames } from '../intents/support.js';
+import { eventNames } from '../support/read-api.js';
 import { LOCKED } from '../orders/support.js';
 import { assertLedgerSound, fold } from '../payments/support.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
@@ -78,7 +78,10 @@ describe('payouts through the SDK', () => {
     assert.equal(paid.status, 'PAID');
     assert.ok(paid.paidAt);
     assert.equal(paid.failureCode, null);
-    assert.deepEqual(await eventNames(t, payout.referenceNumber), ['payout.created', 'payout.paid']);
+    assert.deepEqual(await eventNames(t, business.keys.secretTest, payout.referenceNumber), [
+      'payout.created',
+      'payout.paid',
+    ]);
   });
 
   test('the sandbox failing phone and the locked wallet fail the payout with a typed code', async () => {

@@ -10,9 +10,9 @@ import {
   type TestApp,
   type TestBusiness,
 } from '../support/harness.js';
-import { createProduct } from '../products/support.js';
+import { createProduct, stockOf } from '../products/support.js';
+import { eventsOf } from '../support/read-api.js';
 import {
-  eventsOf,
   ledgerIsSound,
   merchantBalance,
   LOCKED,
@@ -20,7 +20,6 @@ import {
   orderAction,
   RICH,
   setFeePlan,
-  stockOf,
   walletBalance,
 } from '../orders/support.js';
 
@@ -210,7 +209,7 @@ describe('storefront customer API', () => {
     // The merchant sees it, with the customer's link.
     const merchant = await t.request('GET', `/api/v1/dev/store/orders/${order.referenceNumber}`, { key: sk });
     assert.ok(merchant.body.data.customerUrl.endsWith(`/o/${order.orderRef}`));
-    assert.equal((await eventsOf(t, order.referenceNumber))[0].event, 'order.new');
+    assert.equal((await eventsOf(t, sk, order.referenceNumber))[0]!.event, 'order.new');
   });
 
   test('a double submit with the page key places one order and charges once; the key is per customer', async () => {
@@ -220,7 +219,7 @@ describe('storefront customer API', () => {
         body: { items: [{ productId: tea.id, quantity }], customerName: 'Mariem', phone: who.phone, pin: who.pin },
       });
     const wallet = await walletBalance(t, customer.phone);
-    const stock = Number((await stockOf(t, tea.id)).quantity);
+    const stock = Number((await stockOf(t, sk, tea.id)).quantity);
     const key = `double-${Date.now()}`;
     const [first, second] = await Promise.all([placeWithKey(key), placeWithKey(key)]);
     const statuses = [first.status, second.status].sort();
@@ -237,7 +236,7 @@ describe('storefront customer API', () => {
       first.status === 201 ? orderRefAndRef(first) : orderRefAndRef(second),
     );
     assert.equal(await walletBalance(t, customer.phone), wallet - 1050, 'charged once');
-    assert.equal((await stockOf(t, tea.id)).quantity, stock - 1, 'stock taken once');
+    assert.equal((await stockOf(t, sk, tea.id)).quantity, stock - 1, 'stock taken once');
     expectError(await placeWithKey(key, customer, 2), 422, 'IDEMPOTENCY_KEY_REUSED');
     // The same key from another customer is that customer's own order.
     const other = await placeWithKey(key, rival);
@@ -254,7 +253,7 @@ describe('storefront customer API', () => {
   });
 
   test('wrong PIN, unknown wallet, too little balance, too little stock: clear 4xx and nothing taken', async () => {
-    const stock = Number((await stockOf(t, tea.id)).quantity);
+    const stock = Number((await stockOf(t, sk, tea.id)).quantity);
     const before = await walletBalance(t, customer.phone);
     expectError(await place([{ productId: tea.id, quantity: 1 }], { ...customer, pin: '0000' }), 401, 'INVALID_PIN');
     expectError(
@@ -273,7 +272,7 @@ describe('storefront customer API', () => {
       400,
       'VALIDATION_ERROR',
     );
-    assert.equal((await stockOf(t, tea.id)).quantity, stock);
+    assert.equal((await stockOf(t, sk, tea.id)).quantity, stock);
     assert.equal(await walletBalance(t, customer.phone), before);
     await ledgerIsSound(t);
   });
@@ -291,7 +290,7 @@ describe('storefront customer API', () => {
 
   test('the customer cancels while NEW (refund in full, stock back), not once the shop accepted', async () => {
     const before = await walletBalance(t, customer.phone);
-    const stock = Number((await stockOf(t, tea.id)).quantity);
+    const stock = Number((await stockOf(t, sk, tea.id)).quantity);
     const placed = await place([{ productId: tea.id, quantity: 2 }]);
     const ref = orderRefOf(placed);
     const cancelled = await t.request('POST', `${API}/orders/${ref}/cancel`, { body: {} });
@@ -300,7 +299,7 @@ describe('storefront customer API', () => {
     assert.equal(cancelled.body.data.cancellationReason, 'Cancelled by the customer');
     assert.equal(cancelled.body.data.totalAmountRefunded, 2000);
     assert.equal(await walletBalance(t, customer.phone), before - 50, 'all back but the payer fee');
-    assert.equal((await stockOf(t, tea.id)).quantity, stock);
+    assert.equal((await stockOf(t, sk, tea.id)).quantity, stock);
     expectError(await t.request('POST', `${API}/orders/${ref}/cancel`, { body: {} }), 400, 'ORDER_INVALID_TRANSITION');
     const accepted = await place([{ productId: tea.id, quantity: 1 }]);
     await orderAction(t, sk, `/${accepted.body.data.referenceNumber}/accept`);
@@ -334,7 +333,7 @@ describe('storefront customer API', () => {
     assert.equal(declined.body.data.totalAmount, 3000);
     assert.equal(declined.body.data.proposedModification, null);
     assert.equal(await walletBalance(t, customer.phone), before - 2000);
-    assert.equal((await eventsOf(t, reference)).at(-1).event, 'order.modification_declined');
+    assert.equal((await eventsOf(t, sk, reference)).at(-1)!.event, 'order.modification_declined');
     await ledgerIsSound(t);
   });
 
@@ -367,7 +366,7 @@ describe('storefront customer API', () => {
     );
     expectError(await acceptShown(ref), 404, 'PRODUCT_NOT_FOUND');
     assert.equal(await walletBalance(t, customer.phone), before, 'nothing charged');
-    assert.equal(Number((await stockOf(t, mat.id)).quantity), 5, 'no stock taken');
+    assert.equal(Number((await stockOf(t, sk, mat.id)).quantity), 5, 'no stock taken');
     const dear = await createProduct(t, sk, { name: 'Tapis', price: 50_000_000, quantity: 10, status: 'ACTIVE' });
     const tooMuch = await orderAction(t, sk, `/${reference}/propose-modification`, {
       items: [{ productId: dear.id, quantity: 3 }],
@@ -387,7 +386,7 @@ describe('storefront customer API', () => {
       400,
       'INSUFFICIENT_STOCK',
     );
-    assert.equal((await stockOf(t, last.id)).quantity, 0);
+    assert.equal((await stockOf(t, sk, last.id)).quantity, 0);
 
     for (let round = 0; round < 3; round++) {
       // A wallet per round: the per-wallet limit (20 PIN uses a minute) is not what this tests.

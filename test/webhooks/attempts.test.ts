@@ -6,6 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { createIntent } from '../intents/support.js';
+import { eventIdOf } from '../support/read-api.js';
 import { closedPort, ENDPOINTS, webhookHelpers } from './support.js';
 
 const SCALE = 0.0001;
@@ -223,21 +224,17 @@ describe('Standard Webhooks mode (issue 17, item 5)', () => {
     const intent = await createIntent(t, sk, { amount: 4200 });
     const [request] = await receiver.waitFor(1);
     const headers = request!.headers as Record<string, string>;
-    const stored = await t.runtime.db
-      .selectFrom('events')
-      .selectAll()
-      .where('subject', '=', intent.referenceNumber)
-      .executeTakeFirstOrThrow();
-    assert.equal(headers['webhook-id'], stored.id, 'webhook-id is the event id, the same on every attempt');
+    const eventId = await eventIdOf(t, sk, intent.referenceNumber, 'payment.created');
+    assert.equal(headers['webhook-id'], eventId, 'webhook-id is the event id, the same on every attempt');
     assert.match(headers['webhook-timestamp']!, /^\d{10}$/);
     assert.equal(
       headers['webhook-signature'],
-      `v1,${standardSignature(endpoint.secret, stored.id, headers['webhook-timestamp']!, request!.body)}`,
+      `v1,${standardSignature(endpoint.secret, eventId, headers['webhook-timestamp']!, request!.body)}`,
     );
     assert.equal(headers['x-commerce-signature'], undefined);
     assert.equal(headers['x-commerce-event'], 'payment.created');
     const verified = new Webhook(endpoint.secret).verify(request!.body, headers) as { id: string; event: string };
-    assert.equal(verified.id, stored.id);
+    assert.equal(verified.id, eventId);
     assert.equal(verified.event, 'payment.created');
     assert.throws(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(request!.body, headers));
 

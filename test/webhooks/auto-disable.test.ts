@@ -15,6 +15,7 @@ import {
   type TestBusiness,
 } from '../support/harness.js';
 import { createIntent } from '../intents/support.js';
+import { listEvents } from '../support/read-api.js';
 import { DELIVERIES, ENDPOINTS, webhookHelpers } from './support.js';
 
 const HOUR = 3_600_000;
@@ -182,13 +183,8 @@ describe('auto-disable after days of failures (issue 17, item 1)', () => {
     const { failing } = await failingAndHealthy();
     await backdate(failing.endpoint.id, 300);
     assert.deepEqual(await checkFailingEndpoints(t.runtime.db, DEFAULTS), { warned: 1, disabled: 0 });
-    const warning = await t.runtime.db
-      .selectFrom('events')
-      .select('body')
-      .where('subject', '=', failing.endpoint.id)
-      .where('event', '=', 'endpoint.disabled')
-      .executeTakeFirstOrThrow();
-    const disableAt = Date.parse(JSON.parse(warning.body).data.disableAt);
+    const [warning] = await listEvents(t, sk, failing.endpoint.id, 'endpoint.disabled');
+    const disableAt = Date.parse(warning!.payload.data.disableAt);
     assert.ok(Math.abs(disableAt - (Date.now() + 24 * HOUR)) < 60_000, 'disable announced 24 h ahead');
     await backdate(failing.endpoint.id, 300, 23.9);
     assert.deepEqual(await checkFailingEndpoints(t.runtime.db, DEFAULTS), { warned: 0, disabled: 0 });
