@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { WAITING_STATUSES } from '../db/schema.js';
+import { waitingStatuses } from '../db/schema.js';
 import { bearerToken, sameToken } from './auth.js';
 import type { AppServices } from './context.js';
 import { ApiError } from './errors.js';
@@ -110,7 +110,7 @@ export async function registerMetrics(app: FastifyInstance, services: AppService
         COALESCE(EXTRACT(EPOCH FROM now() - min(created_at) FILTER (WHERE attempt_count = 0)), 0)::float8
           AS outbox_lag
       FROM webhook_deliveries
-      WHERE status IN (${sql.join(WAITING_STATUSES.map((status) => sql.lit(status)))})`.execute(services.db);
+      WHERE status IN (${waitingStatuses()})`.execute(services.db);
     const state = rows[0];
     if (state) {
       backlog.set({ state: 'due' }, Number(state.due));

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import { sql, type Generated, type RawBuilder } from 'kysely';
 import type { CreatedAt, Environment } from './columns.js';
 
 /** Every status of a webhook delivery: the one list the table type, schemas and filters derive from. */
@@ -21,6 +21,14 @@ export type DeadReason = (typeof DEAD_REASONS)[number];
  * only these, and the partial indexes cover them. SUCCEEDED and DEAD are final.
  */
 export const WAITING_STATUSES = ['PENDING', 'FAILED'] as const satisfies readonly DeliveryStatus[];
+
+/**
+ * WAITING_STATUSES as SQL literals, for `status IN (...)`: literals, not parameters, so the partial
+ * indexes on `status IN ('PENDING', 'FAILED')` still match the statement.
+ */
+export function waitingStatuses(): RawBuilder<unknown> {
+  return sql.join(WAITING_STATUSES.map((status) => sql.lit(status)));
+}
 
 /**
  * The status a new delivery is inserted with (the fan-out, a ping, the `endpoint.disabled`

@@ -17,17 +17,22 @@ export interface PayoutQuote {
   after: number;
 }
 
+/** The fee of each payout of these amounts on the business's plan: what a payout's creation charges and its preview shows. */
+export async function payoutFees(db: Kysely<DB>, businessId: string, amounts: readonly number[]): Promise<number[]> {
+  const plan = await payoutFeePlan(db, businessId);
+  return amounts.map((amount) => payoutFee(amount, plan));
+}
+
 /**
- * The fees of these amounts on the business's plan (the same plan and fee the payout's creation
- * charges) and the balance they would leave, read without a lock: a preview. The write reserves
- * under the lock and refuses if the balance moved meanwhile.
+ * The fees of these amounts and the balance they would leave, read without a lock: a preview.
+ * The write reserves under the lock and refuses if the balance moved meanwhile.
  */
 export async function payoutQuote(db: Kysely<DB>, caller: Caller, amounts: readonly number[]): Promise<PayoutQuote> {
-  const [plan, available] = await Promise.all([
-    payoutFeePlan(db, caller.businessId),
+  const [fees, available] = await Promise.all([
+    payoutFees(db, caller.businessId, amounts),
     accountBalance(db, caller.environment, { kind: 'merchant', ownerId: caller.businessId }),
   ]);
   const amount = amounts.reduce((total, each) => total + each, 0);
-  const fee = amounts.reduce((total, each) => total + payoutFee(each, plan), 0);
+  const fee = fees.reduce((total, each) => total + each, 0);
   return { count: amounts.length, amount, fee, total: amount + fee, available, after: available - amount - fee };
 }

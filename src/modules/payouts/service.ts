@@ -6,8 +6,7 @@ import { ApiError, type ErrorDetail } from '../../http/errors.js';
 import { checkMetadata } from '../../http/metadata.js';
 import { newId, randomDigits } from '../../lib/ids.js';
 import { unitOfWork } from '../events/unit-of-work.js';
-import { payoutFeePlan } from '../payments/fee-plans.js';
-import { payoutFee } from '../payments/fees.js';
+import { payoutFees } from './quote.js';
 import {
   lockForPayouts,
   MAX_PAYOUTS_PER_STATEMENT,
@@ -238,9 +237,9 @@ export async function createPayout(
     throw new ApiError('AMOUNT_OUT_OF_RANGE', `amount must be between 1 and ${options.maxAmount} centimes.`);
   }
   checkMetadata(input.metadata ?? {});
-  const plan = await payoutFeePlan(trx, caller.businessId);
+  const [fee] = await payoutFees(trx, caller.businessId, [input.amount]);
   const now = new Date();
-  const row = newPayoutRow(caller, input, payoutFee(input.amount, plan), now);
+  const row = newPayoutRow(caller, input, fee!, now);
   const [inserted] = await reserveAndInsert(trx, caller, [row], now, options);
   return inserted!;
 }
@@ -259,10 +258,14 @@ export async function createPayoutBatch(
 ): Promise<{ batch: PayoutBatchRow; payouts: PayoutRow[] }> {
   const refusal = batchRefusal(items, [], options.maxAmount);
   if (refusal) throw refusal;
-  const plan = await payoutFeePlan(trx, caller.businessId);
+  const fees = await payoutFees(
+    trx,
+    caller.businessId,
+    items.map((item) => item.amount),
+  );
   const now = new Date();
   const id = newId('pob');
-  const rows = items.map((item, index) => newPayoutRow(caller, item, payoutFee(item.amount, plan), now, { id, index }));
+  const rows = items.map((item, index) => newPayoutRow(caller, item, fees[index]!, now, { id, index }));
   const batch: PayoutBatchRow = {
     id,
     business_id: caller.businessId,

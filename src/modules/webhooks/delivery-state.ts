@@ -15,6 +15,7 @@ export {
   DELIVERY_STATUSES,
   NEW_STATUS,
   WAITING_STATUSES,
+  waitingStatuses,
   type DeadReason,
   type DeliveryStatus,
 } from '../../db/schema/webhooks.js';
@@ -105,11 +106,6 @@ function literals(statuses: readonly DeliveryStatus[]): RawBuilder<unknown> {
  */
 export function fromStatuses(action: DeliveryAction): RawBuilder<unknown> {
   return literals(deliveryMachine.fromStatuses(action));
-}
-
-/** WAITING_STATUSES as SQL literals, for `status IN (...)` (the partial indexes' own list). */
-export function waitingStatuses(): RawBuilder<unknown> {
-  return literals(WAITING_STATUSES);
 }
 
 /** The status `action` leads to, as an SQL literal (an action that keeps the status has none). */
