@@ -189,7 +189,7 @@ export function postedValues(form: Form): ProductFormValues {
 }
 
 /** The product form's fields its refusals name (variant and option rows by their index). */
-export const PRODUCT_FIELDS: FormFields = {
+export const PRODUCT_FIELDS: FormFields<'products'> = {
   fields: [
     { pattern: /^name$/, text: 'fieldRequired' },
     { pattern: /^price$/, text: 'fieldAmount' },
