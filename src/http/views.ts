@@ -137,7 +137,7 @@ export function newNonce(): string {
 }
 
 /** What a page's policy lets in besides its own nonce-carrying style, which every page has. */
-export interface PagePolicy {
+interface PagePolicy {
   /** Scripts carrying the nonce run (none otherwise). */
   scripts?: boolean;
   /** `fetch()` may reach this origin (none otherwise). */

@@ -1,10 +1,8 @@
 import { ApiError, errorCatalogue, type ErrorCode, type ErrorDetail } from '../../http/errors.js';
-import type { Dictionary } from './i18n.js';
+import type { DashboardPage, Dictionary } from './i18n.js';
 
-/** The dictionary texts a field's refusal may say (each written once, in texts/). */
-export type FieldText = {
-  [K in keyof Dictionary]: K extends `field${string}` ? K : never;
-}[keyof Dictionary];
+/** The texts a field's refusal may say on a page: the page's own `field…` words and the shared ones. */
+type FieldText<Page extends DashboardPage> = Extract<keyof Dictionary<Page>, `field${string}`>;
 
 /**
  * How a form names the fields its refusals are about: the API error's detail names a field
@@ -12,9 +10,9 @@ export type FieldText = {
  * field (the detail's own name without `body.`, unless `as` renames it) and the text shown next
  * to it. An error without details can still be about one field (`codes`).
  */
-export interface FormFields {
-  fields: { pattern: RegExp; text: FieldText; as?: string }[];
-  codes?: Partial<Record<ErrorCode, { field: string; text: FieldText }>>;
+export interface FormFields<Page extends DashboardPage> {
+  fields: { pattern: RegExp; text: FieldText<Page>; as?: string }[];
+  codes?: Partial<Record<ErrorCode, { field: string; text: FieldText<Page> }>>;
 }
 
 /** A refusal as a redrawn form shows it: a text per field, and the line above the form. */
@@ -24,11 +22,15 @@ export interface Refusal {
 }
 
 /** Whether a refusal is about what was typed in the form (else the page it came from says it). */
-export function isAboutForm(error: ApiError, form: FormFields): boolean {
+export function isAboutForm<Page extends DashboardPage>(error: ApiError, form: FormFields<Page>): boolean {
   return error.code === 'VALIDATION_ERROR' || form.codes?.[error.code] !== undefined;
 }
 
-export function refusalOf(error: ApiError, t: Dictionary, form: FormFields): Refusal {
+export function refusalOf<Page extends DashboardPage>(
+  error: ApiError,
+  t: Dictionary<Page>,
+  form: FormFields<Page>,
+): Refusal {
   const problems: Record<string, string> = {};
   for (const detail of error.details ?? []) {
     const name = detail.field.replace(/^body\./, '');

@@ -1,4 +1,10 @@
-import { defineDictionaries, LANGS, type DictionarySet, type Lang } from '../../lib/i18n.js';
+import {
+  defineDictionaries,
+  LANGS,
+  type Dictionary as LibDictionary,
+  type DictionarySet,
+  type Lang,
+} from '../../lib/i18n.js';
 import type { ErrorCode } from '../../http/errors.js';
 import { authTexts } from './pages/auth/texts.js';
 import { balanceTexts } from './pages/balance/texts.js';
@@ -33,26 +39,55 @@ function joinDictionaries<Sets extends readonly DictionarySet[]>(...sets: Sets):
   return joined as DictionarySet<KeyOf<Sets[number]>>;
 }
 
+/** The words every page may say (layout, navigation, statuses, formats, forms). */
+const sharedTexts = defineDictionaries({ en, fr, ar });
+
+/** Each page's own words, by the page's folder under pages/. */
+const pageTexts = {
+  auth: authTexts,
+  balance: balanceTexts,
+  developers: developerTexts,
+  home: homeTexts,
+  orders: orderTexts,
+  payments: paymentTexts,
+  payouts: payoutTexts,
+  products: productTexts,
+  settings: settingsTexts,
+} as const;
+
+export type DashboardPage = keyof typeof pageTexts;
+
+/**
+ * The words a page may say: the shared ones and its own (`Dictionary<'payouts'>`), or the shared
+ * ones alone (`Dictionary`), so a page's code reading another page's word does not compile.
+ */
+export type Dictionary<Page extends DashboardPage = never> = LibDictionary<
+  KeyOf<typeof sharedTexts> | KeyOf<(typeof pageTexts)[Page]>
+>;
+
 /**
  * The dashboard's texts on the shared i18n core (src/lib/i18n.ts: languages, negotiation,
- * amounts, dates, direction): the words pages share (layout, navigation, statuses, formats,
- * forms) under texts/, each page's own in its folder (pages/<page>/texts.ts), each set refusing
- * at compile time a language without one of its keys; checked whole by
- * test/dashboard/dictionaries.test.ts, and the words for every error code (texts/errors.ts).
+ * amounts, dates, direction): the words pages share under texts/, each page's own in its folder
+ * (pages/<page>/texts.ts), each set refusing at compile time a language without one of its keys;
+ * checked whole by test/dashboard/dictionaries.test.ts, and the words for every error code
+ * (texts/errors.ts). All of them joined: the templates' `it.t` (the test checks that a page's
+ * templates read only its own words and the shared ones).
  */
-export const dictionaries = joinDictionaries(
-  defineDictionaries({ en, fr, ar }),
-  authTexts,
-  balanceTexts,
-  developerTexts,
-  homeTexts,
-  orderTexts,
-  paymentTexts,
-  payoutTexts,
-  productTexts,
-  settingsTexts,
-);
-export type Dictionary = (typeof dictionaries)['en'];
+export const dictionaries = joinDictionaries(sharedTexts, ...Object.values(pageTexts));
+
+const pageDictionaries = Object.fromEntries(
+  Object.entries(pageTexts).map(([page, texts]) => [page, joinDictionaries(sharedTexts, texts)]),
+) as { [Page in DashboardPage]: DictionarySet<keyof Dictionary<Page>> };
+
+/** A page's words (its own and the shared ones) in `lang`: what its routes and view model read. */
+export function wordsFor<Page extends DashboardPage>(page: Page, lang: Lang): Dictionary<Page> {
+  return pageDictionaries[page][lang];
+}
+
+/** The words every page shares, in `lang`: what the dashboard's shared parts read. */
+export function sharedWords(lang: Lang): Dictionary {
+  return sharedTexts[lang];
+}
 
 export { errorTexts };
 

@@ -9,7 +9,7 @@ import type { ProductViews } from './pages/products/view.js';
 import type { SettingsViews } from './pages/settings/view.js';
 
 /** The pages every part of the dashboard may draw: a message (a refusal, an error, a page not found). */
-export interface SharedViews {
+interface SharedViews {
   message: { title: string; kind: string };
 }
 

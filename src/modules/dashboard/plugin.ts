@@ -9,7 +9,7 @@ import { DASHBOARD, langOf, sendPage } from './context.js';
 import { sameToken } from '../../http/auth.js';
 import { cookieNames, cookiesOf, setCookie } from './cookies.js';
 import { developerPages } from './pages/developers/routes.js';
-import { dictionaries, errorText } from './i18n.js';
+import { errorText, sharedWords } from './i18n.js';
 import { homePages } from './pages/home/routes.js';
 import { paymentPages } from './pages/payments/routes.js';
 import { payoutPages } from './pages/payouts/routes.js';
@@ -59,10 +59,10 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
     if (!session || request.method !== 'POST') return;
     const body = (request.body ?? {}) as Record<string, unknown>;
     if (!sameToken(body._csrf, session.csrfToken)) {
-      return sendPage(request, reply, 'message', { title: dictionaries[session.lang].formExpired, kind: 'csrf' }, 403);
+      return sendPage(request, reply, 'message', { title: sharedWords(session.lang).formExpired, kind: 'csrf' }, 403);
     }
     if (request.routeOptions.config.dashboard === 'owner' && session.role !== 'owner') {
-      return sendPage(request, reply, 'message', { title: dictionaries[session.lang].ownersOnly, kind: 'role' }, 403);
+      return sendPage(request, reply, 'message', { title: sharedWords(session.lang).ownersOnly, kind: 'role' }, 403);
     }
   });
 
@@ -70,11 +70,11 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
     const apiError = toApiError(error as Error, request);
     const lang = langOf(request);
     // The code's own words in the page's language: the API's message is English, for developers.
-    const title = apiError.status >= 500 ? dictionaries[lang].somethingWrong : errorText(apiError.code, lang);
+    const title = apiError.status >= 500 ? sharedWords(lang).somethingWrong : errorText(apiError.code, lang);
     return sendPage(request, reply, 'message', { title, kind: apiError.code }, apiError.status);
   });
   app.setNotFoundHandler(async (request, reply) =>
-    sendPage(request, reply, 'message', { title: dictionaries[langOf(request)].notFound, kind: 'not-found' }, 404),
+    sendPage(request, reply, 'message', { title: sharedWords(langOf(request)).notFound, kind: 'not-found' }, 404),
   );
 
   await app.register(authRoutes, { names });

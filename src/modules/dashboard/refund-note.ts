@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { langOf } from './context.js';
 import { formatAmount } from '../../lib/i18n.js';
-import { dictionaries } from './i18n.js';
+import { sharedWords } from './i18n.js';
 import type { RefundNote } from './view-types.js';
 
 /**
@@ -16,6 +16,6 @@ export function partialRefundNote(request: FastifyRequest): RefundNote {
     if (paid === null || refunded <= 0 || refunded >= paid) return undefined;
     // The currency once, after the second amount.
     const part = formatAmount(refunded, lang).replace(/\s\S+$/, '');
-    return dictionaries[lang].partiallyRefunded.replace('{refunded}', part).replace('{paid}', mru(paid));
+    return sharedWords(lang).partiallyRefunded.replace('{refunded}', part).replace('{paid}', mru(paid));
   };
 }

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { at, DASHBOARD, langOf, requireSession, safeNext, sendPage } from '../../context.js';
 import { isLang } from '../../../../lib/i18n.js';
-import { dictionaries } from '../../i18n.js';
+import { wordsFor } from '../../i18n.js';
 import { sameToken } from '../../../../http/auth.js';
 import { cookiesOf, newToken, setCookie, type CookieNames } from '../../cookies.js';
 import { createSession, revokeSession, setSessionPreferences } from '../../sessions.js';
@@ -71,7 +71,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ names: CookieNames }> = asy
     at(`${DASHBOARD}/login`),
     { config: { dashboard: 'public' }, schema: { hide: true, querystring: LoginQuery } },
     async (request, reply) => {
-      const t = dictionaries[langOf(request)];
+      const t = wordsFor('auth', langOf(request));
       return loginPage(request, reply, 200, {
         next: safeNext(request.query.next),
         ...(request.query.notice === 'ended' ? { notice: t.sessionEnded } : {}),
@@ -84,7 +84,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ names: CookieNames }> = asy
     { config: { dashboard: 'public' }, schema: { hide: true, body: LoginForm } },
     async (request, reply) => {
       const lang = langOf(request);
-      const t = dictionaries[lang];
+      const t = wordsFor('auth', lang);
       const { email, password } = request.body;
       const next = safeNext(request.body.next);
       const shown = { email: email.slice(0, 320), next };

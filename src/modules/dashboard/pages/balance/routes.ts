@@ -17,7 +17,7 @@ import {
 import { accountBalance } from '../../../payments/ledger.js';
 import { balanceStatement, monthPeriod, statementFile, statementMonths } from '../../../payments/statements.js';
 import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
-import { dictionaries, type Dictionary } from '../../i18n.js';
+import { wordsFor, type Dictionary } from '../../i18n.js';
 import { Flash } from '../../write.js';
 import type { StatementLink } from './view.js';
 
@@ -54,7 +54,7 @@ const ExportQuery = Type.Object(
 );
 
 /** The label of each type, the compiler refusing a type of BALANCE_TRANSACTION_TYPES without one. */
-const TYPE_LABELS: Readonly<Record<BalanceTransactionType, keyof Dictionary>> = {
+const TYPE_LABELS: Readonly<Record<BalanceTransactionType, keyof Dictionary<'balance'>>> = {
   payment: 'txnPayment',
   refund: 'txnRefund',
   order_payment: 'txnOrderPayment',
@@ -65,7 +65,7 @@ const TYPE_LABELS: Readonly<Record<BalanceTransactionType, keyof Dictionary>> = 
   payout_reversal: 'txnPayoutReversal',
 };
 
-function typeLabels(t: Dictionary): Record<BalanceTransactionType, string> {
+function typeLabels(t: Dictionary<'balance'>): Record<BalanceTransactionType, string> {
   return Object.fromEntries(BALANCE_TRANSACTION_TYPES.map((type) => [type, t[TYPE_LABELS[type]]])) as Record<
     BalanceTransactionType,
     string
@@ -106,7 +106,7 @@ interface ReadFilters {
 
 /** The form's filters as the list reads them, or the message saying which of them it cannot read. */
 function readFilters(
-  t: Dictionary,
+  t: Dictionary<'balance'>,
   text: { type: string; source: string; from: string; to: string },
 ): { filters: ReadFilters; error?: string } {
   const filters: ReadFilters = {};
@@ -153,7 +153,7 @@ export const balancePages: FastifyPluginAsyncTypebox = async (app) => {
   app.get(at(BALANCE), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
     const session = requireSession(request);
     const caller = callerOf(session);
-    const t = dictionaries[langOf(request)];
+    const t = wordsFor('balance', langOf(request));
     // What the form shows back, as typed (a reference in capitals, without the spaces of a paste).
     const text = {
       type: request.query.type ?? '',

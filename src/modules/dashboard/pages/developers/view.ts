@@ -12,7 +12,7 @@ type Resolved<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
 type DeliveryRows = ReturnType<typeof withHealth<DeliveryView>>;
 
 /** A stored event as the log lists it. */
-export type EventEntry = Pick<Selectable<EventsTable>, 'id' | 'event' | 'subject' | 'created_at' | 'body' | 'seq'>;
+type EventEntry = Pick<Selectable<EventsTable>, 'id' | 'event' | 'subject' | 'created_at' | 'body' | 'seq'>;
 
 /** What the Developers pages' templates draw: keys, webhook endpoints, their deliveries, and the event log. */
 export interface DeveloperViews {

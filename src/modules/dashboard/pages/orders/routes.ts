@@ -13,7 +13,7 @@ import * as products from '../../../products/service.js';
 import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { fieldChecks, formState, isAboutForm, refusalOf, type FormFields } from '../../form-errors.js';
 import { formatAmount } from '../../../../lib/i18n.js';
-import { dictionaries, parseMru } from '../../i18n.js';
+import { wordsFor, parseMru } from '../../i18n.js';
 import { paymentAttempts, searchOrders, sourceAmounts } from '../../queries.js';
 import { partialRefundNote } from '../../refund-note.js';
 import type { DashboardSession } from '../../sessions.js';
@@ -69,7 +69,7 @@ const PICK_SEPARATOR = '~';
 const PICKER_PRODUCTS = 200;
 
 /** The fields of the modification form its refusals name: a row's quantity, or the lines as a whole. */
-const MODIFICATION_FIELDS: FormFields = {
+const MODIFICATION_FIELDS: FormFields<'orders'> = {
   fields: [
     { pattern: /^rows\.\d+\.quantity$/, text: 'fieldQuantity' },
     { pattern: /^items$/, text: 'fieldItems' },
@@ -162,7 +162,7 @@ export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
     const session = requireSession(request);
     const order = await orders.getOrder(db, locator(session, ref));
     const actions = allowedActions(order);
-    const t = dictionaries[langOf(request)];
+    const t = wordsFor('orders', langOf(request));
     return sendPage(
       request,
       reply,

@@ -5,7 +5,7 @@ import type { FormState, RefundNote } from '../../view-types.js';
 import type { paymentAttempts, sourceAmounts } from '../../queries.js';
 
 /** The workflow buttons an order's page draws (a customer's cancel is the customer's, never a button here). */
-export type OrderActions = Record<Exclude<OrderAction, 'customerCancel'>, boolean>;
+type OrderActions = Record<Exclude<OrderAction, 'customerCancel'>, boolean>;
 
 /** What the Orders pages' templates draw: the list, and an order with its workflow and modification form. */
 export interface OrderViews {

@@ -8,7 +8,7 @@ import * as intents from '../../../intents/service.js';
 import { AMOUNT_TYPES, INTENT_STATUSES, isAllowed } from '../../../intents/state.js';
 import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { formState, isAboutForm, refusalOf, type FormFields } from '../../form-errors.js';
-import { dictionaries, parseMru } from '../../i18n.js';
+import { wordsFor, parseMru } from '../../i18n.js';
 import { intentTimeline, paymentAttempts, searchIntents, sourceAmounts } from '../../queries.js';
 import { partialRefundNote } from '../../refund-note.js';
 import { dashboardWrite, Token } from '../../write.js';
@@ -98,7 +98,7 @@ function dateField(value: string | undefined, bound: 'from' | 'to'): Date | unde
 /** The payment-link form as first drawn. */
 const BLANK_LINK = { amountType: 'FIXED', amount: '', label: '', metadata: '' };
 /** The fields of the payment-link form its refusals name. */
-const LINK_FIELDS: FormFields = {
+const LINK_FIELDS: FormFields<'payments'> = {
   fields: [
     { pattern: /^amount$/, text: 'fieldAmount' },
     { pattern: /^metadata/, text: 'fieldMetadata', as: 'metadata' },
@@ -173,7 +173,7 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
         (error) => {
           if (!isAboutForm(error, LINK_FIELDS)) return undefined;
           const { _csrf, _idem, ...values } = request.body;
-          const refusal = refusalOf(error, dictionaries[langOf(request)], LINK_FIELDS);
+          const refusal = refusalOf(error, wordsFor('payments', langOf(request)), LINK_FIELDS);
           return sendPage(request, reply, 'payment-new', { values, ...formState(refusal) }, error.status);
         },
       ),

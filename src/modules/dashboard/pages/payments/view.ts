@@ -6,7 +6,7 @@ import type { FormState, RefundNote } from '../../view-types.js';
 import type { intentTimeline, paymentAttempts, sourceAmounts } from '../../queries.js';
 
 /** The payment-link form's fields as typed. */
-export interface LinkFormValues {
+interface LinkFormValues {
   amountType: string;
   amount: string;
   label?: string | undefined;

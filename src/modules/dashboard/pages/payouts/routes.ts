@@ -156,7 +156,7 @@ function drawBatch(
 }
 
 /** The uploaded file, or the words for why there is none to read. */
-function uploadedCsv(request: FastifyRequest, t: Dictionary): Buffer | string {
+function uploadedCsv(request: FastifyRequest, t: Dictionary<'payouts'>): Buffer | string {
   const file = (request.body as Record<string, unknown> | undefined)?.file;
   if (!Buffer.isBuffer(file) || file.length === 0) return t.batchFileMissing;
   if (file.length > MAX_CSV_BYTES) return t.batchFileTooLarge;

@@ -6,7 +6,7 @@ import type { batchView, payoutView } from '../../../payouts/views.js';
 import type { PayoutField, sealBatch } from './input.js';
 
 /** The new-payout form's fields as typed. */
-export interface PayoutFormValues {
+interface PayoutFormValues {
   amount: string;
   phone: string;
   description: string;

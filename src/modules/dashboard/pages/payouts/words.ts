@@ -10,7 +10,7 @@ import {
   type PayoutStatus,
 } from '../../../payouts/state.js';
 import { langOf } from '../../context.js';
-import { dictionaries, type Dictionary } from '../../i18n.js';
+import { wordsFor, type Dictionary } from '../../i18n.js';
 import {
   MAX_DESCRIPTION,
   type FileProblem,
@@ -29,17 +29,17 @@ const STATUS_WORDS = {
   PAID: 'payoutStatusPaid',
   FAILED: 'payoutStatusFailed',
   CANCELLED: 'payoutStatusCancelled',
-} as const satisfies Record<PayoutStatus, keyof Dictionary>;
+} as const satisfies Record<PayoutStatus, keyof Dictionary<'payouts'>>;
 const FAILURE_WORDS = {
   WALLET_NOT_FOUND: 'payoutFailureWalletNotFound',
   WALLET_LOCKED: 'payoutFailureWalletLocked',
-} as const satisfies Record<PayoutFailureCode, keyof Dictionary>;
+} as const satisfies Record<PayoutFailureCode, keyof Dictionary<'payouts'>>;
 export const PROBLEM_WORDS = {
   phone: 'payoutPhoneInvalid',
   amount: 'payoutAmountInvalid',
   amountRange: 'payoutAmountRange',
   description: 'payoutDescriptionTooLong',
-} as const satisfies Record<Problem, keyof Dictionary>;
+} as const satisfies Record<Problem, keyof Dictionary<'payouts'>>;
 const LINE_WORDS = {
   phone: 'lineBadPhone',
   amount: 'lineBadAmount',
@@ -47,20 +47,20 @@ const LINE_WORDS = {
   description: 'lineDescriptionTooLong',
   columns: 'lineColumns',
   tooMany: 'lineTooMany',
-} as const satisfies Record<LineProblem, keyof Dictionary>;
+} as const satisfies Record<LineProblem, keyof Dictionary<'payouts'>>;
 const FILE_WORDS = {
   unreadable: 'batchFileUnreadable',
   header: 'batchFileHeader',
   empty: 'batchFileEmpty',
   notText: 'batchFileNotText',
-} as const satisfies Record<FileProblem['kind'], keyof Dictionary>;
+} as const satisfies Record<FileProblem['kind'], keyof Dictionary<'payouts'>>;
 export const FIELD_WORDS = {
   amount: 'amountMru',
   phone: 'destinationPhone',
   description: 'description',
-} as const satisfies Record<PayoutField, keyof Dictionary>;
+} as const satisfies Record<PayoutField, keyof Dictionary<'payouts'>>;
 /** The refusals a write sends back with `?error=` that these pages word themselves. */
-const REFUSAL_WORDS: Partial<Record<string, keyof Dictionary>> = {
+const REFUSAL_WORDS: Partial<Record<string, keyof Dictionary<'payouts'>>> = {
   INSUFFICIENT_FUNDS: 'payoutInsufficientFundsLater',
   PAYOUT_NOT_PENDING: 'payoutNotPending',
   AMOUNT_OUT_OF_RANGE: 'payoutAmountRefused',
@@ -68,11 +68,11 @@ const REFUSAL_WORDS: Partial<Record<string, keyof Dictionary>> = {
 
 export function wordsOf(request: FastifyRequest) {
   const lang = langOf(request);
-  return { t: dictionaries[lang], mru: (centimes: number) => formatAmount(centimes, lang) };
+  return { t: wordsFor('payouts', lang), mru: (centimes: number) => formatAmount(centimes, lang) };
 }
 
 /** How the pages name statuses and failures, in the page's language. */
-export function payoutWords(t: Dictionary): PayoutWords {
+export function payoutWords(t: Dictionary<'payouts'>): PayoutWords {
   return {
     status: Object.fromEntries(PAYOUT_STATUSES.map((status) => [status, t[STATUS_WORDS[status]]])) as Record<
       PayoutStatus,
@@ -86,19 +86,19 @@ export function payoutWords(t: Dictionary): PayoutWords {
 }
 
 /** The page's own words for a refusal sent back by a write, or nothing (then the catalogue's are shown). */
-export function refusal(t: Dictionary, code: string | undefined): { error?: string } {
+export function refusal(t: Dictionary<'payouts'>, code: string | undefined): { error?: string } {
   // The code comes from the query: only the table's own entries are looked up.
   const word = code !== undefined && Object.hasOwn(REFUSAL_WORDS, code) ? REFUSAL_WORDS[code] : undefined;
   return word ? { error: t[word] } : {};
 }
 
-export function lineText(t: Dictionary, error: LineError, maxAmount: string): string {
+export function lineText(t: Dictionary<'payouts'>, error: LineError, maxAmount: string): string {
   const max =
     error.problem === 'tooMany' ? MAX_BATCH_ITEMS : error.problem === 'description' ? MAX_DESCRIPTION : maxAmount;
   return fillText(t[LINE_WORDS[error.problem]], { value: error.value, max: String(max) });
 }
 
-export function fileText(t: Dictionary, problem: FileProblem): string {
+export function fileText(t: Dictionary<'payouts'>, problem: FileProblem): string {
   return fillText(t[FILE_WORDS[problem.kind]], problem.kind === 'unreadable' ? { line: String(problem.line) } : {});
 }
 

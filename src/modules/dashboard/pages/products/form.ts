@@ -1,3 +1,7 @@
+/**
+ * The product form: its fields as posted, read into the catalogue's input, and drawn back as text
+ * (a stored product's, or a refused form's as typed) with blank rows to add variants and options.
+ */
 import { Type, type Static } from 'typebox';
 import { invalid } from '../../../../http/errors.js';
 import type { OptionInput, productView, ProductFields, VariantInput } from '../../../products/model.js';
@@ -5,11 +9,6 @@ import { fieldChecks, type FormFields } from '../../form-errors.js';
 import { parseMru } from '../../i18n.js';
 import { Token } from '../../write.js';
 import type { ProductFormValues } from './view.js';
-
-/**
- * The product form: its fields as posted, read into the catalogue's input, and drawn back as text
- * (a stored product's, or a refused form's as typed) with blank rows to add variants and options.
- */
 
 /** Blank rows drawn under a product's variants and options, to add some without JavaScript. */
 export const BLANK_ROWS = 2;
@@ -59,7 +58,7 @@ function stock(field: string, text: string | undefined): number | null {
   return Number(trimmed);
 }
 
-export type Form = Static<typeof ProductForm>;
+type Form = Static<typeof ProductForm>;
 
 /** The form's fields in the service's input shape; rows without a label (or name) are left out. */
 export function fieldsFromForm(
@@ -190,7 +189,7 @@ export function postedValues(form: Form): ProductFormValues {
 }
 
 /** The product form's fields its refusals name (variant and option rows by their index). */
-export const PRODUCT_FIELDS: FormFields = {
+export const PRODUCT_FIELDS: FormFields<'products'> = {
   fields: [
     { pattern: /^name$/, text: 'fieldRequired' },
     { pattern: /^price$/, text: 'fieldAmount' },

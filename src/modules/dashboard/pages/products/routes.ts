@@ -9,7 +9,7 @@ import { fieldsOf, productView } from '../../../products/model.js';
 import * as products from '../../../products/service.js';
 import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { formState, isAboutForm, refusalOf } from '../../form-errors.js';
-import { dictionaries } from '../../i18n.js';
+import { wordsFor } from '../../i18n.js';
 import type { DashboardSession } from '../../sessions.js';
 import { dashboardWrite, Token, Flash } from '../../write.js';
 import { fieldsFromForm, postedValues, PRODUCT_FIELDS, ProductForm, storedValues } from './form.js';
@@ -117,7 +117,7 @@ export const productPages: FastifyPluginAsyncTypebox = async (app) => {
   ) => {
     const product =
       id === null ? null : productView(await products.getProduct(db, callerOf(requireSession(request)), id));
-    const t = dictionaries[langOf(request)];
+    const t = wordsFor('products', langOf(request));
     return sendPage(
       request,
       reply,

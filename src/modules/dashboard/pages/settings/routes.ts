@@ -13,7 +13,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../../http/errors.js';
 import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { fieldChecks, formState, isAboutForm, refusalOf, type FormFields } from '../../form-errors.js';
-import { dictionaries } from '../../i18n.js';
+import { wordsFor } from '../../i18n.js';
 import { passwordProblem } from '../../password.js';
 import { passwordAttemptAllowed, RETRY_AFTER_SECONDS } from '../../password-attempts.js';
 import {
@@ -74,7 +74,7 @@ const PICKUP_ADDRESS_MAX = 300;
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** The shop-contact form's fields its refusals name. */
-const CONTACT_FIELDS: FormFields = {
+const CONTACT_FIELDS: FormFields<'settings'> = {
   fields: [
     { pattern: /^phone$/, text: 'fieldContactPhone', as: 'contact.phone' },
     { pattern: /^email$/, text: 'fieldContactEmail', as: 'contact.email' },
@@ -83,7 +83,7 @@ const CONTACT_FIELDS: FormFields = {
 };
 
 /** The add-a-user form's fields its refusals name (apart from the own-password form's). */
-const INVITE_FIELDS: FormFields = {
+const INVITE_FIELDS: FormFields<'settings'> = {
   fields: [
     { pattern: /^email$/, text: 'fieldEmail', as: 'invite.email' },
     { pattern: /^password$/, text: 'fieldPasswordLength', as: 'invite.password' },
@@ -91,7 +91,7 @@ const INVITE_FIELDS: FormFields = {
 };
 
 /** The own-password form's fields its refusals name. */
-const PASSWORD_FIELDS: FormFields = {
+const PASSWORD_FIELDS: FormFields<'settings'> = {
   fields: [
     { pattern: /^current$/, text: 'fieldPasswordWrong' },
     { pattern: /^password$/, text: 'fieldPasswordLength' },
@@ -109,7 +109,7 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
   const drawSettings = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    refusal?: { error: ApiError; form: FormFields },
+    refusal?: { error: ApiError; form: FormFields<'settings'> },
     typed: { invite?: { email: string; role: string }; contact?: ContactTyped } = {},
   ) => {
     const session = requireSession(request);
@@ -120,7 +120,7 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
       getBusinessContact(db, session.businessId),
     ]);
     const invite = typed.invite ?? { email: '', role: 'viewer' };
-    const t = dictionaries[langOf(request)];
+    const t = wordsFor('settings', langOf(request));
     return sendPage(
       request,
       reply,
