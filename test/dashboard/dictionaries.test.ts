@@ -88,6 +88,16 @@ describe('dashboard dictionaries (issue 38)', () => {
     assert.deepEqual(problems, []);
   });
 
+  test('every word a template reads exists (eta would write "undefined")', () => {
+    const missing = readdirSync(VIEWS).flatMap((file) =>
+      [...templateText(file.replace(/\.eta$/, '')).matchAll(/\bit\.t\.([A-Za-z0-9]+)/g)]
+        .map((match) => match[1]!)
+        .filter((key) => !Object.hasOwn(dictionaries.en, key))
+        .map((key) => `${file} reads "${key}"`),
+    );
+    assert.deepEqual(missing, []);
+  });
+
   test('en, fr and ar: every key in every language, the same placeholders, and every key read', () => {
     assert.deepEqual(dictionaryProblems(dictionaries, readSources(dashboardSources())), []);
   });

@@ -15,6 +15,7 @@ export const homeTexts = defineDictionaries({
     ordersByStatus: 'Orders by status',
     chartValues: 'Values per day',
     chartDay: 'Day',
+    volume: 'Paid volume',
     chartSummary: 'Highest day: {max}. Total over 30 days: {total}.',
   },
   fr: {
@@ -29,6 +30,7 @@ export const homeTexts = defineDictionaries({
     ordersByStatus: 'Commandes par statut',
     chartValues: 'Valeurs par jour',
     chartDay: 'Jour',
+    volume: 'Volume payé',
     chartSummary: 'Meilleur jour : {max}. Total sur 30 jours : {total}.',
   },
   ar: {
@@ -43,6 +45,7 @@ export const homeTexts = defineDictionaries({
     ordersByStatus: 'الطلبات حسب الحالة',
     chartValues: 'القيم اليومية',
     chartDay: 'اليوم',
+    volume: 'المبلغ المدفوع',
     chartSummary: 'أعلى يوم: {max}. المجموع خلال 30 يومًا: {total}.',
   },
 });
