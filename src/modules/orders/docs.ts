@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../../http/errors.js';
 import type { OperationDocs } from '../../http/openapi.js';
 import { PAYMENT_ATTEMPTS } from '../payments/schemas.js';
 import { orderActions, type WorkflowAction } from './state.js';
@@ -17,6 +18,15 @@ export function orderActionDocs(action: WorkflowAction): OperationDocs {
   };
 }
 
+/** What pricing a cart can refuse, wherever a cart is priced (a simulated order, the storefront's quote and order). */
+export const CART_REFUSALS = [
+  'SHOP_NOT_FOUND',
+  'PRODUCT_NOT_FOUND',
+  'VARIANT_NOT_FOUND',
+  'INSUFFICIENT_STOCK',
+  'AMOUNT_OUT_OF_RANGE',
+] as const satisfies readonly ErrorCode[];
+
 /** The docs of the order routes (routes.ts), by operation. */
 export const orderDocs = {
   simulateOrder: {
@@ -26,15 +36,7 @@ export const orderDocs = {
       description: 'Test keys only: places and pays a NEW order, takes stock and sends `order.new`.',
     },
     config: {
-      errorCodes: [
-        'SHOP_NOT_FOUND',
-        'PRODUCT_NOT_FOUND',
-        'VARIANT_NOT_FOUND',
-        'INSUFFICIENT_STOCK',
-        'AMOUNT_OUT_OF_RANGE',
-        'WALLET_LOCKED',
-        'INSUFFICIENT_BALANCE',
-      ],
+      errorCodes: [...CART_REFUSALS, 'WALLET_LOCKED', 'INSUFFICIENT_BALANCE'],
       openapi: { requestExample: { items: [{ productId: 'TEA-250', quantity: 2 }], customerName: 'Aicha' } },
     },
   },

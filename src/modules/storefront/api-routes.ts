@@ -8,6 +8,7 @@ import { readWalletPhoneOfBody } from '../../http/validation.js';
 import { lockPayer } from '../payments/payers.js';
 import { SANDBOX_DEFAULT_PAYER, SANDBOX_WALLET_PIN } from '../sandbox/sandbox.js';
 import { payBaseUrl } from '../intents/routes.js';
+import { CART_REFUSALS } from '../orders/docs.js';
 import { RequestedItems } from '../orders/routes.js';
 import * as orders from '../orders/service.js';
 import { authenticateWallet } from '../wallets/service.js';
@@ -80,14 +81,7 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/storefront/shops/:shopId/quote',
     {
       config: {
-        errorCodes: [
-          'SHOP_NOT_FOUND',
-          'PRODUCT_NOT_FOUND',
-          'VARIANT_NOT_FOUND',
-          'INSUFFICIENT_STOCK',
-          'AMOUNT_OUT_OF_RANGE',
-          'RATE_LIMITED',
-        ],
+        errorCodes: [...CART_REFUSALS, 'RATE_LIMITED'],
         openapi: { requestExample: { items: [{ productId: 'prod_...', quantity: 2 }] } },
       },
       schema: {
@@ -115,11 +109,7 @@ export const storefrontApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: {
         write: CUSTOMER_WRITE,
         errorCodes: [
-          'SHOP_NOT_FOUND',
-          'PRODUCT_NOT_FOUND',
-          'VARIANT_NOT_FOUND',
-          'INSUFFICIENT_STOCK',
-          'AMOUNT_OUT_OF_RANGE',
+          ...CART_REFUSALS,
           'INVALID_PIN',
           'WALLET_LOCKED',
           'WALLET_NOT_FOUND',
