@@ -312,14 +312,13 @@ describe('payouts', () => {
     expectStatus(endpoint, 201);
     const payout = (await createPayout(t, sk, payoutTo(RICH.phone, 300))).body.data;
     await sendPayouts(t);
-    const deliveries = await t.runtime.db
-      .selectFrom('webhook_deliveries')
-      .select('event')
-      .where('endpoint_id', '=', endpoint.body.data.id)
-      .orderBy('created_at')
-      .execute();
+    const deliveries = await t.request('GET', `/api/v1/dev/webhooks/events?endpointId=${endpoint.body.data.id}`, {
+      key: sk,
+    });
+    expectStatus(deliveries, 200);
+    // Newest first: the oldest delivery is the last of the page.
     assert.deepEqual(
-      deliveries.map((delivery) => delivery.event),
+      deliveries.body.data.items.map((delivery: { event: string }) => delivery.event).reverse(),
       ['payout.created', 'payout.paid'],
     );
     const intentsOnly = await t.admin('POST', '/keys', {

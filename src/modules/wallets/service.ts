@@ -216,9 +216,16 @@ export async function authenticateWallet(
     created_at: createdAt,
   };
   if (await pinMatches(pin, wallet.pin_hash)) {
+    // The right PIN forgives the attempts counted up to its own, not those counted since by
+    // concurrent guesses: they stay counted, and a lock they reached on their own stays.
+    const forgiven = wallet.failed_pin_attempts;
+    const left = sql<number>`greatest(failed_pin_attempts - ${forgiven}, 0)`;
     await db
       .updateTable('wallets')
-      .set({ failed_pin_attempts: 0, locked_until: null })
+      .set({
+        failed_pin_attempts: left,
+        locked_until: sql`CASE WHEN ${left} >= ${MAX_PIN_ATTEMPTS} THEN locked_until END`,
+      })
       .where('id', '=', wallet.id)
       .execute();
     return { ...wallet, failed_pin_attempts: 0, locked_until: null };
