@@ -317,10 +317,10 @@ describe('payouts', () => {
     });
     expectStatus(deliveries, 200);
     // Newest first: the oldest delivery is the last of the page.
-    assert.deepEqual(
-      deliveries.body.data.items.map((delivery: { event: string }) => delivery.event).reverse(),
-      ['payout.created', 'payout.paid'],
-    );
+    assert.deepEqual(deliveries.body.data.items.map((delivery: { event: string }) => delivery.event).reverse(), [
+      'payout.created',
+      'payout.paid',
+    ]);
     const intentsOnly = await t.admin('POST', '/keys', {
       businessId: business.id,
       kind: 'secret',
