@@ -7,6 +7,7 @@ import { EXPORT_COLUMNS } from '../../src/modules/payments/balance-transactions.
 import { foldPendingMovements } from '../../src/modules/payments/ledger.js';
 import { act, createIntent } from '../intents/support.js';
 import { simulate } from '../orders/support.js';
+import { createPayout, earn, newPhone, payoutTo } from '../payouts/support.js';
 import { createProduct } from '../products/support.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { FormClient, signedIn } from './support.js';
@@ -318,5 +319,34 @@ describe('the Balance page: balance transactions of the session business, filter
     // Another business's session sees its own, empty, statement.
     const theirs = await client.get(`${BALANCE}/statements/${monthsAgo(3)}.csv`);
     assert.ok(!theirs.html.includes(earlier!.id));
+  });
+});
+
+describe('the Balance page links each source to its own page', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  test('a payment, an order and a payout: every source link opens its page (200)', async () => {
+    const business = await t.createBusiness();
+    const sk = business.keys.secretTest;
+    const paid = await earn(t, sk, 50_000);
+    const product = await createProduct(t, sk, { name: 'Thé', price: 1_500, quantity: 5, status: 'ACTIVE' });
+    const order = await simulate(t, sk, [{ productId: product.id, quantity: 1 }]);
+    expectStatus(order, 201);
+    const payout = await createPayout(t, sk, payoutTo(newPhone(), 1_000));
+    expectStatus(payout, 201);
+    const { client } = await signedIn(t, business.id);
+    const page = await client.get(BALANCE);
+    assert.equal(page.status, 200);
+    const links = [...page.html.matchAll(/<a class="mono source" href="([^"]+)"/g)].map((match) => match[1]!);
+    assert.deepEqual(links.sort(), [
+      `/dashboard/orders/${order.body.data.referenceNumber}`,
+      `/dashboard/payments/${paid}`,
+      `/dashboard/payouts/${payout.body.data.referenceNumber}`,
+    ]);
+    for (const link of links) assert.equal((await client.get(link)).status, 200, link);
   });
 });

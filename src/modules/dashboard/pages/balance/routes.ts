@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import type { DB } from '../../../../db/schema.js';
+import type { BalanceSourceKind, DB } from '../../../../db/schema.js';
 import { formatUtcMonth, type Lang } from '../../../../lib/i18n.js';
 import type { Caller } from '../../../../http/context.js';
 import { startDownload } from '../../../../http/downloads.js';
@@ -19,9 +19,21 @@ import { balanceStatement, monthPeriod, statementFile, statementMonths } from '.
 import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { wordsFor, type Dictionary } from '../../i18n.js';
 import { Flash } from '../../write.js';
-import type { StatementLink } from './view.js';
+import type { BalanceRow, StatementLink } from './view.js';
 
 const BALANCE = `${DASHBOARD}/balance`;
+
+/** The dashboard page of each kind of source a balance transaction has. */
+const SOURCE_PAGES: Record<BalanceSourceKind, string> = {
+  payment_intent: `${DASHBOARD}/payments`,
+  order: `${DASHBOARD}/orders`,
+  payout: `${DASHBOARD}/payouts`,
+};
+
+function balanceRow(view: ReturnType<typeof balanceTransactionView>): BalanceRow {
+  const page = SOURCE_PAGES[view.source.kind as BalanceSourceKind];
+  return { ...view, sourceHref: `${page}/${encodeURIComponent(view.source.reference)}` };
+}
 const PAGE_SIZE = 20;
 /** What the API's `source` filter takes: a payment intent's or an order's reference. */
 const SOURCE = /^(PI|OR)-[0-9]{16}$/;
@@ -186,7 +198,7 @@ export const balancePages: FastifyPluginAsyncTypebox = async (app) => {
         filters: text,
         filterQuery: filterQuery.toString(),
         exportUrl: `${BALANCE}/export.csv${exportQueryText ? `?${exportQueryText}` : ''}`,
-        items: result.items.map(balanceTransactionView),
+        items: result.items.map((row) => balanceRow(balanceTransactionView(row))),
         total: result.total,
         page,
         pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),

@@ -4,6 +4,9 @@ import type {
   balanceTransactionView,
 } from '../../../payments/balance-transactions.js';
 
+/** A balance transaction as the page lists it: its source linked to that source's own page. */
+export type BalanceRow = ReturnType<typeof balanceTransactionView> & { sourceHref: string };
+
 /** A month offered a statement, named in the page's language, with its files. */
 export interface StatementLink {
   month: string;
@@ -23,7 +26,7 @@ export interface BalanceViews {
     filters: { type: string; source: string; from: string; to: string };
     filterQuery: string;
     exportUrl: string;
-    items: ReturnType<typeof balanceTransactionView>[];
+    items: BalanceRow[];
     total: number;
     page: number;
     pages: number;
