@@ -7,6 +7,7 @@ import type { DashboardSessionsTable, DashboardUsersTable } from './schema/dashb
 import type { EventSequencesTable, EventsTable } from './schema/event-log.js';
 import type { PaymentIntentsTable, RefundsTable } from './schema/intents.js';
 import type { ApiKeysTable } from './schema/keys.js';
+import type { PaymentLinksTable } from './schema/links.js';
 import type { OrdersTable } from './schema/orders.js';
 import type {
   BalanceTransactionsTable,
@@ -33,6 +34,7 @@ export * from './schema/dashboard.js';
 export * from './schema/event-log.js';
 export * from './schema/intents.js';
 export * from './schema/keys.js';
+export * from './schema/links.js';
 export * from './schema/orders.js';
 export * from './schema/payments.js';
 export * from './schema/payouts.js';
@@ -60,6 +62,7 @@ export interface DB {
   webhook_attempts: WebhookAttemptsTable;
   webhook_attempt_rollups: WebhookAttemptRollupsTable;
   payment_intents: PaymentIntentsTable;
+  payment_links: PaymentLinksTable;
   payments: PaymentsTable;
   refunds: RefundsTable;
   events: EventsTable;

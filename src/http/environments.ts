@@ -4,7 +4,13 @@ import type { Executor } from '../db/transaction.js';
 
 /** Tables whose rows belong to one business and one environment. */
 type EnvironmentScoped =
-  'products' | 'orders' | 'webhook_endpoints' | 'webhook_deliveries' | 'balance_transactions' | 'events';
+  | 'products'
+  | 'orders'
+  | 'webhook_endpoints'
+  | 'webhook_deliveries'
+  | 'balance_transactions'
+  | 'events'
+  | 'payment_links';
 
 /**
  * api.md 5 rule 4: a resource of the caller's own business that lives in the other environment

@@ -50,6 +50,15 @@ export const errorCatalogue = {
   CODE_SPACE_EXHAUSTED: { status: 503, message: 'No payment code is free right now. Retry later.' },
   PAYMENT_NOT_FOUND: { status: 404, message: 'No payment with this id.' },
 
+  // Payment links: the merchant's lookups, and what a payer meets on a link that takes no payment
+  PAYMENT_LINK_NOT_FOUND: { status: 404, message: 'No payment link with this reference.' },
+  PAYMENT_LINK_INACTIVE: { status: 409, message: 'This payment link is not active. Nothing was charged.' },
+  PAYMENT_LINK_COMPLETED: {
+    status: 409,
+    message: 'This payment link has taken all the payments it accepts. Nothing was charged.',
+  },
+  PAYMENT_LINK_EXPIRED: { status: 409, message: 'This payment link has expired. Nothing was charged.' },
+
   // Wallets and ledger
   INSUFFICIENT_BALANCE: { status: 402, message: 'The balance cannot cover this amount.' },
   INVALID_PIN: { status: 401, message: 'Wrong wallet PIN.' },

@@ -2,6 +2,7 @@ import type { TSchema } from 'typebox';
 import type { EventPayloads, OutboxEventName } from './events/catalog.js';
 import { envelopeSchema } from './events/envelopes.js';
 import { paymentEventPayloads } from './intents/event-payloads.js';
+import { paymentLinkEventPayloads } from './links/event-payloads.js';
 import { orderEventPayloads } from './orders/event-payloads.js';
 import { payoutEventPayloads } from './payouts/event-payloads.js';
 import { productEventPayloads } from './products/event-payloads.js';
@@ -15,6 +16,7 @@ import { webhookNoticePayloads } from './webhooks/event-payloads.js';
  */
 const gathered = {
   ...paymentEventPayloads,
+  ...paymentLinkEventPayloads,
   ...payoutEventPayloads,
   ...orderEventPayloads,
   ...productEventPayloads,

@@ -3,6 +3,8 @@ import { checkoutRoutes } from './checkout/routes.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
 import { eventRoutes } from './events/routes.js';
 import { intentRoutes } from './intents/routes.js';
+import { linkPayerRoutes } from './links/payer-routes.js';
+import { paymentLinkRoutes } from './links/routes.js';
 import { balanceRoutes } from './payments/balance-routes.js';
 import { paymentRoutes } from './payments/routes.js';
 import { statementRoutes } from './payments/statement-routes.js';
@@ -15,6 +17,7 @@ import { webhookRoutes } from './webhooks/routes.js';
 /** Every feature module of the Developer API, mounted under /api/v1/dev. */
 export const developerModules: FastifyPluginAsync[] = [
   intentRoutes,
+  paymentLinkRoutes,
   webhookRoutes,
   productRoutes,
   orderRoutes,
@@ -26,4 +29,10 @@ export const developerModules: FastifyPluginAsync[] = [
 ];
 
 /** Routes outside the API base: uploaded media, the hosted checkout and storefront pages and their APIs, the merchant dashboard. */
-export const rootModules: FastifyPluginAsync[] = [mediaRoutes, checkoutRoutes, storefrontRoutes, dashboardRoutes];
+export const rootModules: FastifyPluginAsync[] = [
+  mediaRoutes,
+  checkoutRoutes,
+  linkPayerRoutes,
+  storefrontRoutes,
+  dashboardRoutes,
+];

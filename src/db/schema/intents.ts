@@ -53,6 +53,10 @@ export interface PaymentIntentsTable {
   last_failure: PaymentFailure | null;
   /** Set with CANCELLED: by the merchant (`cancel`) or by the 24-hour timer (`expiry`). */
   cancel_reason: Generated<'cancel' | 'expiry' | null>;
+  /** The payment link it was made through (`PL-…`, migration 037), with what the payer wrote there. */
+  payment_link: Generated<string | null>;
+  payer_name: Generated<string | null>;
+  payer_note: Generated<string | null>;
   created_at: Date;
   updated_at: Date;
 }

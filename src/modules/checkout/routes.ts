@@ -12,9 +12,15 @@ import { sendCustomerPage } from '../../http/views.js';
 import { checkoutAssets, checkoutPage, payByCodePage, type CheckoutPageContent, type CodeProblem } from './pages.js';
 import { authenticatePayer, payableIntent, payIntent, viewByCode, viewByShortCode } from './service.js';
 
-/** Per minute: what one address may ask of the checkout API, and how often one wallet may try to pay. */
-const PER_IP_PER_MINUTE = 120;
-const PER_WALLET_PER_MINUTE = 20;
+/**
+ * Per minute: what one address may ask of the checkout API, and how often one wallet may try to
+ * pay; the payment links' pages and API count against the same limits.
+ */
+export const PER_IP_PER_MINUTE = 120;
+export const PER_WALLET_PER_MINUTE = 20;
+/** The limiter's keys: one budget per client address (/64 for IPv6) and per wallet, across customer pages. */
+export const customerIpKey = (ip: string) => `checkout-ip:${addressSubject(ip)}`;
+export const customerWalletKey = (phone: string) => `checkout-wallet:${phone}`;
 
 const SHORT_CODE_MAX = 16;
 const ShortCode = Type.Object({ shortCode: Type.String({ minLength: 1, maxLength: SHORT_CODE_MAX }) });
@@ -35,7 +41,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const limit = (reply: FastifyReply, key: string, perMinute: number) =>
     hitCustomerLimit(rateLimiter, reply, key, perMinute);
   const byIp = (request: FastifyRequest, reply: FastifyReply) =>
-    limit(reply, `checkout-ip:${addressSubject(request.ip)}`, PER_IP_PER_MINUTE);
+    limit(reply, customerIpKey(request.ip), PER_IP_PER_MINUTE);
 
   // Customer answers (a receipt, a payment state) are never stored by a browser or a proxy.
   app.addHook('onSend', async (_request, reply, payload) => {
@@ -88,7 +94,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       await byIp(request, reply);
-      await limit(reply, `checkout-wallet:${request.body.phone}`, PER_WALLET_PER_MINUTE);
+      await limit(reply, customerWalletKey(request.body.phone), PER_WALLET_PER_MINUTE);
       const payable = await payableIntent(db, request.params.shortCode, request.body, {
         maxAmount: config.intentMaxAmount,
         keyed: hasIdempotencyKey(request),

@@ -27,6 +27,8 @@ export const eventCatalog = {
   'payout.paid': 'payouts:read',
   'payout.failed': 'payouts:read',
   'payout.cancelled': 'payouts:read',
+  // Not in api.md 6.4: a payment link took the last payment its limit allows (issue 50).
+  'payment_link.completed': 'intents:read',
 } as const satisfies Record<string, Scope>;
 
 export type EventName = keyof typeof eventCatalog;

@@ -19,6 +19,13 @@ export const PaymentEventData = Type.Object(
     refund_id: Type.Optional(Type.String({ description: 'payment.refunded only' })),
     amount_refunded: Type.Optional(Type.Integer({ description: 'payment.refunded only: this refund' })),
     total_amount_refunded: Type.Optional(Type.Integer({ description: 'payment.refunded only: every refund' })),
+    payment_link: Type.Optional(
+      Type.String({ description: 'Only for an intent made through a payment link: its `PL-` reference' }),
+    ),
+    payer_name: Type.Optional(Type.String({ description: 'Only when the payment link asked the payer for it' })),
+    payer_note: Type.Optional(
+      Type.String({ description: 'Only when the payment link offered a note and the payer wrote one' }),
+    ),
   },
   { title: 'PaymentEventData' },
 );

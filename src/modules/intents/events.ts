@@ -34,6 +34,9 @@ export type PaymentEventFacts = Pick<
   | 'payer_phone'
   | 'metadata'
   | 'total_amount_refunded'
+  | 'payment_link'
+  | 'payer_name'
+  | 'payer_note'
 >;
 
 export function paymentEvent(
@@ -54,6 +57,9 @@ export function paymentEvent(
     metadata: intent.metadata,
     commission: extras.commission ?? NO_COMMISSION,
   };
+  if (intent.payment_link !== null) data.payment_link = intent.payment_link;
+  if (intent.payer_name !== null) data.payer_name = intent.payer_name;
+  if (intent.payer_note !== null) data.payer_note = intent.payer_note;
   if (extras.refund) {
     data.refund_id = extras.refund.id;
     data.amount_refunded = extras.refund.amount;

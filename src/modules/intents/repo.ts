@@ -42,6 +42,9 @@ const VIEW_COLUMNS = [
   'total_amount_refunded',
   'created_at',
   'updated_at',
+  'payment_link',
+  'payer_name',
+  'payer_note',
 ] as const satisfies readonly (keyof IntentRow)[];
 
 export type IntentViewRow = Pick<IntentRow, (typeof VIEW_COLUMNS)[number]> & { refunds: RefundRow[] };
@@ -140,6 +143,33 @@ export async function insertIntent(trx: Executor, intent: NewIntent): Promise<In
   return intentRow as IntentRow;
 }
 
+/** An intent made through a payment link: no code (it is paid in the transaction that makes it). */
+export type NewLinkIntent = Omit<NewIntent, 'codeCandidates' | 'codeSpace' | 'event'> & {
+  paymentLink: string;
+  payerName: string | null;
+  payerNote: string | null;
+  event: EventRecord;
+};
+
+/** Inserts a link's intent with its `payment.created` event, in one statement of the caller's transaction. */
+export async function insertLinkIntent(trx: Executor, intent: NewLinkIntent): Promise<IntentRow> {
+  const [row] = await unitOfWork()
+    .change(
+      sql<IntentRow>`INSERT INTO payment_intents (reference_number, short_code, business_id, environment, amount_type,
+        amount, suggested_amount, label, metadata, success_url, cancel_url, status, payment_code, expires_at,
+        created_at, updated_at, payment_link, payer_name, payer_note)
+      VALUES (${intent.referenceNumber}, ${intent.shortCode}, ${intent.businessId}, ${intent.environment},
+        ${intent.amountType}, ${intent.amount}::bigint, ${intent.suggestedAmount}::bigint, ${intent.label},
+        ${JSON.stringify(intent.metadata)}::jsonb, ${intent.successUrl}::text, ${intent.cancelUrl}::text, 'PENDING',
+        NULL, ${intent.expiresAt}::timestamptz, ${intent.createdAt}::timestamptz, ${intent.createdAt}::timestamptz,
+        ${intent.paymentLink}, ${intent.payerName}::text, ${intent.payerNote}::text)
+      RETURNING *`,
+    )
+    .events([intent.event])
+    .run(trx);
+  return row!;
+}
+
 const REFUNDS_JSON = `coalesce((
     SELECT json_agg(json_build_object('id', r.id, 'amount', r.amount, 'reason', r.reason, 'status', r.status,
                                       'createdAt', r.created_at) ORDER BY r.created_at, r.id)
@@ -225,6 +255,25 @@ export async function listIntents(
     sql`t.*, ${PAGE_REFUNDS}`,
   );
   return { total, items: items.map(withParsedRefunds) };
+}
+
+/** A page of the intents a payment link made, newest first, with how many it made. */
+export async function listLinkIntents(
+  database: Database,
+  paymentLink: string,
+  window: { limit: number; offset: number },
+): Promise<{ total: number; items: IntentWithRefunds[] }> {
+  const [items, count] = await Promise.all([
+    sql<IntentRow & { refunds: RawRefund[] }>`SELECT t.*, ${PAGE_REFUNDS} FROM payment_intents t
+      WHERE t.payment_link = ${paymentLink}
+      ORDER BY t.created_at DESC, t.reference_number DESC LIMIT ${window.limit} OFFSET ${window.offset}`.execute(
+      database.db,
+    ),
+    sql<{ n: number }>`SELECT count(*)::int AS n FROM payment_intents WHERE payment_link = ${paymentLink}`.execute(
+      database.db,
+    ),
+  ]);
+  return { total: Number(count.rows[0]?.n ?? 0), items: items.rows.map(withParsedRefunds) };
 }
 
 /** An intent locked for a change, with its business's fee plan (null: the plan's defaults). */

@@ -111,6 +111,13 @@ export const Intent = Type.Object(
     expiresAt: Timestamp,
     createdAt: Timestamp,
     updatedAt: Timestamp,
+    paymentLink: Type.Optional(
+      Type.String({ description: 'Only when made through a payment link: its `PL-` reference' }),
+    ),
+    payerName: Type.Optional(Type.String({ description: 'Only when the payment link asked the payer for it' })),
+    payerNote: Type.Optional(
+      Type.String({ description: 'Only when the payment link offered a note and the payer wrote one' }),
+    ),
   },
   { title: 'Intent' },
 );

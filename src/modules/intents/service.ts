@@ -51,6 +51,10 @@ export interface IntentView {
   expiresAt: string;
   createdAt: string;
   updatedAt: string;
+  /** Only on an intent made through a payment link: the link, and what its payer wrote there. */
+  paymentLink?: string;
+  payerName?: string;
+  payerNote?: string;
 }
 
 export function formatCode(paymentCode: number): string {
@@ -95,10 +99,13 @@ export function intentView(intent: IntentViewRow, payBase: string): IntentView {
     expiresAt: intent.expires_at.toISOString(),
     createdAt: intent.created_at.toISOString(),
     updatedAt: intent.updated_at.toISOString(),
+    ...(intent.payment_link === null ? {} : { paymentLink: intent.payment_link }),
+    ...(intent.payer_name === null ? {} : { payerName: intent.payer_name }),
+    ...(intent.payer_note === null ? {} : { payerNote: intent.payer_note }),
   };
 }
 
-function checkRedirectUrl(field: string, value: string | undefined): string | null {
+export function checkRedirectUrl(field: string, value: string | undefined): string | null {
   if (value === undefined) return null;
   let url: URL;
   try {
@@ -162,6 +169,9 @@ export async function createIntent(
         payer_phone: null,
         metadata,
         total_amount_refunded: 0,
+        payment_link: null,
+        payer_name: null,
+        payer_note: null,
       },
       createdAt,
     );

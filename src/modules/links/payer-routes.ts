@@ -1,0 +1,114 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { ApiError } from '../../http/errors.js';
+import { CUSTOMER_WRITE, write } from '../../http/idempotency/plugin.js';
+import { hitCustomerLimit } from '../../http/rate-limit.js';
+import { readWalletPhoneOfBody } from '../../http/validation.js';
+import { E164_PATTERN } from '../../lib/phone.js';
+import { customerIpKey, customerWalletKey, PER_IP_PER_MINUTE, PER_WALLET_PER_MINUTE } from '../checkout/routes.js';
+import { authenticateWallet } from '../wallets/service.js';
+import {
+  linkBySlug,
+  linkPayment,
+  PAYER_NAME_MAX,
+  PAYER_NOTE_MAX,
+  payerRefusal,
+  payThroughLink,
+  type PayerLink,
+} from './pay.js';
+import { linkStatus } from './state.js';
+
+const SLUG_MAX = 32;
+export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: SLUG_MAX }) });
+
+/** What a payer's page reads of a link: what to pay, to whom, and whether it takes payments; nothing else. */
+export function payerLinkView(found: PayerLink, now = new Date()) {
+  const { link } = found;
+  const refusal = payerRefusal(found, now);
+  return {
+    merchantName: found.merchantName,
+    label: link.label,
+    amountType: link.amount_type,
+    amount: link.amount,
+    minAmount: link.min_amount,
+    maxAmount: link.max_amount,
+    payerFee: found.payerFee,
+    currency: 'MRU' as const,
+    collect: { name: link.collect_name, note: link.collect_note },
+    status: linkStatus(link, now),
+    /** The code a payment would be refused with now (the page words it), or null when it takes one. */
+    refusal: refusal?.code ?? null,
+    inactiveMessage: link.active ? null : link.inactive_message,
+    sandbox: link.environment === 'test',
+  };
+}
+
+export type PayerLinkView = ReturnType<typeof payerLinkView>;
+
+/** A link found by its slug, or PAYMENT_LINK_NOT_FOUND. */
+export async function payerLinkOf(db: Parameters<typeof linkBySlug>[0], slug: string): Promise<PayerLink> {
+  const found = await linkBySlug(db, slug);
+  if (!found) throw new ApiError('PAYMENT_LINK_NOT_FOUND', 'No payment link here.');
+  return found;
+}
+
+/**
+ * The payer's side of a link, as the checkout's: a small JSON API the page calls, with no API key
+ * (the payer identifies with the wallet's phone and PIN), under the checkout's per-address and
+ * per-wallet limits. Reading a link writes nothing; only a payment whose PIN checked out does.
+ */
+export const linkPayerRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, rateLimiter, config } = app.services;
+  const limit = (reply: FastifyReply, key: string, perMinute: number) =>
+    hitCustomerLimit(rateLimiter, reply, key, perMinute);
+  const byIp = (request: FastifyRequest, reply: FastifyReply) =>
+    limit(reply, customerIpKey(request.ip), PER_IP_PER_MINUTE);
+
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', 'no-store');
+    return payload;
+  });
+
+  app.get('/checkout/links/:slug', { schema: { hide: true, params: SlugParams } }, async (request, reply) => {
+    await byIp(request, reply);
+    return { success: true, data: payerLinkView(await payerLinkOf(db, request.params.slug)) };
+  });
+
+  app.post(
+    '/checkout/links/:slug/pay',
+    {
+      config: { write: CUSTOMER_WRITE },
+      preValidation: readWalletPhoneOfBody,
+      schema: {
+        hide: true,
+        params: SlugParams,
+        body: Type.Object(
+          {
+            phone: Type.String({ pattern: E164_PATTERN, description: 'E.164, or 8 Mauritanian digits read as +222' }),
+            pin: Type.String({ pattern: '^[0-9]{4,6}$' }),
+            amount: Type.Optional(Type.Integer({ description: 'centimes; OPEN links only' })),
+            name: Type.Optional(Type.String({ maxLength: PAYER_NAME_MAX })),
+            note: Type.Optional(Type.String({ maxLength: PAYER_NOTE_MAX })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      await byIp(request, reply);
+      await limit(reply, customerWalletKey(request.body.phone), PER_WALLET_PER_MINUTE);
+      const found = await payerLinkOf(db, request.params.slug);
+      // Before the PIN: a link that takes no payment, or a bad amount, costs no PIN attempt.
+      const refusal = payerRefusal(found, new Date());
+      if (refusal) throw refusal;
+      const payment = linkPayment(found.link, request.body, config.intentMaxAmount);
+      const { environment, business_id: businessId } = found.link;
+      // The PIN outside any transaction (its hash is slow); a wrong one writes nothing of the link's.
+      const wallet = await authenticateWallet(db, environment, request.body.phone, request.body.pin);
+      return write(request, reply, 200, (trx) => payThroughLink(trx, found, { ...payment, phone: wallet.phone }), {
+        scope: { businessId, environment, who: wallet.phone },
+      });
+    },
+  );
+};
