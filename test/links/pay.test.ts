@@ -21,6 +21,7 @@ import {
   payerView,
   payLink,
   rowCounts,
+  slugOf,
   walletBalance,
 } from './support.js';
 
@@ -284,11 +285,55 @@ describe("paying a link: the payer's API and its rules (issue 50 items 1 and 2, 
       },
       { link },
     );
-    // The PIN is not asked of a link that takes no payment: the refusal comes first and costs no attempt.
+    // Without a key, the PIN is not asked of a link that takes no payment: the refusal comes first.
+    // With one, the PIN is checked first (a retry of a payment replays its receipt; see below).
     expectStatus(await patchLink(t, sk, link.referenceNumber, { active: false }), 200);
-    expectError(await payLink(t, link, { phone: payer.phone, pin: '0000', name: 'X' }), 409, 'PAYMENT_LINK_INACTIVE');
+    const unkeyed = await t.request('POST', `/checkout/links/${slugOf(link)}/pay`, {
+      body: { phone: payer.phone, pin: '0000', name: 'X' },
+    });
+    expectError(unkeyed, 409, 'PAYMENT_LINK_INACTIVE');
+    expectError(await payLink(t, link, { phone: payer.phone, pin: '0000', name: 'X' }), 401, 'INVALID_PIN');
+    expectError(await payLink(t, link, { ...payer, name: 'X' }), 409, 'PAYMENT_LINK_INACTIVE');
     expectStatus(await patchLink(t, sk, link.referenceNumber, { active: true }), 200);
     expectStatus(await payLink(t, link, { ...payer, name: 'X' }), 200);
+  });
+
+  test("a retry with the page's key answers its payment again, even once that payment completed the link or it was switched off", async () => {
+    const link = await createLink(t, sk, { label: 'Unique', amountType: 'FIXED', amount: 2500, maxPayments: 1 });
+    const payer = await newWallet(t, 10_000);
+    const path = `/checkout/links/${slugOf(link)}/pay`;
+    const first = await t.request('POST', path, { body: payer, idempotencyKey: 'page-attempt-1' });
+    expectStatus(first, 200);
+    const before = await rowCounts(t);
+    const retry = await t.request('POST', path, { body: payer, idempotencyKey: 'page-attempt-1' });
+    expectStatus(retry, 200);
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(retry.body, first.body);
+    assert.deepEqual(await rowCounts(t), before);
+    assert.equal(await walletBalance(t, payer.phone), 7500);
+    // A retry must still give the PIN; another attempt (a new key, or none) is refused.
+    expectError(
+      await t.request('POST', path, { body: { ...payer, pin: '0000' }, idempotencyKey: 'page-attempt-1' }),
+      401,
+      'INVALID_PIN',
+    );
+    expectError(
+      await t.request('POST', path, { body: payer, idempotencyKey: 'page-attempt-2' }),
+      409,
+      'PAYMENT_LINK_COMPLETED',
+    );
+    expectError(await t.request('POST', path, { body: payer }), 409, 'PAYMENT_LINK_COMPLETED');
+    assert.equal((await getLink(t, sk, link.referenceNumber)).paymentsCount, 1);
+
+    const open = await createLink(t, sk, { label: 'Ouvert', amountType: 'FIXED', amount: 500 });
+    const openPath = `/checkout/links/${slugOf(open)}/pay`;
+    const paid = await t.request('POST', openPath, { body: payer, idempotencyKey: 'page-attempt-3' });
+    expectStatus(paid, 200);
+    expectStatus(await patchLink(t, sk, open.referenceNumber, { active: false }), 200);
+    const again = await t.request('POST', openPath, { body: payer, idempotencyKey: 'page-attempt-3' });
+    expectStatus(again, 200);
+    assert.deepEqual(again.body, paid.body);
+    assert.equal(await walletBalance(t, payer.phone), 7000);
   });
 
   test('too little in the wallet: INSUFFICIENT_BALANCE, nothing debited, no intent left', async () => {
