@@ -336,6 +336,25 @@ describe("paying a link: the payer's API and its rules (issue 50 items 1 and 2, 
     assert.equal(await walletBalance(t, payer.phone), 7000);
   });
 
+  test("the business's payer fee: shown on the link's view, charged on top of the amount, on the receipt", async () => {
+    const own = await t.createBusiness();
+    expectStatus(await t.admin('PUT', `/businesses/${own.id}/fees`, { payerFee: 150 }), 200);
+    const link = await createLink(t, own.keys.secretTest, { label: 'Frais', amountType: 'OPEN' });
+    assert.equal((await payerView(t, link)).body.data.payerFee, 150);
+    const payer = await newWallet(t, 20_000);
+    const paid = await payLink(t, link, { ...payer, amount: 10_000 });
+    expectStatus(paid, 200);
+    assert.equal(paid.body.data.receipt.amountPaid, 10_000);
+    assert.equal(paid.body.data.receipt.payerFee, 150);
+    assert.equal(await walletBalance(t, payer.phone), 20_000 - 10_150);
+    // Too little for the amount and the fee: refused whole.
+    const short = await newWallet(t, 10_100);
+    expectError(await payLink(t, link, { ...short, amount: 10_000 }), 402, 'INSUFFICIENT_BALANCE');
+    assert.equal(await walletBalance(t, short.phone), 10_100);
+    assert.equal((await getLink(t, own.keys.secretTest, link.referenceNumber)).amountCollected, 10_000);
+    await ledgerIsSound(t);
+  });
+
   test('too little in the wallet: INSUFFICIENT_BALANCE, nothing debited, no intent left', async () => {
     const link = await createLink(t, sk, { label: 'Cher', amountType: 'FIXED', amount: 5000 });
     const payer = await newWallet(t, 4999);
