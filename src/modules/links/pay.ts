@@ -52,8 +52,9 @@ export async function linkBySlug(db: Kysely<DB>, slug: string): Promise<PayerLin
 /**
  * Why a link takes no payment now, or undefined when it does: its status, else its business (the
  * API switched off, or a live link of a business not approved for live), with the codes the API
- * answers those with. Asked before the PIN (a dead link costs no attempt) and, for the status,
- * again under the payment's lock.
+ * answers those with. Asked before the PIN (a dead link costs no attempt; with the page's key,
+ * after it, so that a retry replays its payment's receipt) and, for the status, again under the
+ * payment's lock.
  */
 export function payerRefusal(found: PayerLink, now: Date): ApiError | undefined {
   const status = linkStatus(found.link, now);

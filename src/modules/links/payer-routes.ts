@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
-import { CUSTOMER_WRITE, write } from '../../http/idempotency/plugin.js';
+import { CUSTOMER_WRITE, hasIdempotencyKey, write } from '../../http/idempotency/plugin.js';
 import { hitCustomerLimit } from '../../http/rate-limit.js';
 import { readWalletPhoneOfBody } from '../../http/validation.js';
 import { E164_PATTERN } from '../../lib/phone.js';
@@ -99,16 +99,25 @@ export const linkPayerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await byIp(request, reply);
       await limit(reply, customerWalletKey(request.body.phone), PER_WALLET_PER_MINUTE);
       const found = await payerLinkOf(db, request.params.slug);
-      // Before the PIN: a link that takes no payment, or a bad amount, costs no PIN attempt.
+      // Before the PIN: a link that takes no payment, or a bad amount, costs no PIN attempt. Not
+      // with the page's key, as the checkout: its retry of a payment that completed (or preceded the
+      // switching off of) the link is answered with that payment's receipt, once the PIN checks out.
       const refusal = payerRefusal(found, new Date());
-      if (refusal) throw refusal;
+      if (refusal && !hasIdempotencyKey(request)) throw refusal;
       const payment = linkPayment(found.link, request.body, config.intentMaxAmount);
       const { environment, business_id: businessId } = found.link;
       // The PIN outside any transaction (its hash is slow); a wrong one writes nothing of the link's.
       const wallet = await authenticateWallet(db, environment, request.body.phone, request.body.pin);
-      return write(request, reply, 200, (trx) => payThroughLink(trx, found, { ...payment, phone: wallet.phone }), {
-        scope: { businessId, environment, who: wallet.phone },
-      });
+      return write(
+        request,
+        reply,
+        200,
+        async (trx) => {
+          if (refusal) throw refusal;
+          return payThroughLink(trx, found, { ...payment, phone: wallet.phone });
+        },
+        { scope: { businessId, environment, who: wallet.phone } },
+      );
     },
   );
 };
