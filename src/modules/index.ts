@@ -3,6 +3,7 @@ import { checkoutRoutes } from './checkout/routes.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
 import { eventRoutes } from './events/routes.js';
 import { intentRoutes } from './intents/routes.js';
+import { linkPageRoutes } from './links/page-routes.js';
 import { linkPayerRoutes } from './links/payer-routes.js';
 import { paymentLinkRoutes } from './links/routes.js';
 import { balanceRoutes } from './payments/balance-routes.js';
@@ -33,6 +34,7 @@ export const rootModules: FastifyPluginAsync[] = [
   mediaRoutes,
   checkoutRoutes,
   linkPayerRoutes,
+  linkPageRoutes,
   storefrontRoutes,
   dashboardRoutes,
 ];

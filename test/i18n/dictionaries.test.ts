@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import { describe, test } from 'vitest';
 import type { DictionarySet } from '../../src/lib/i18n.js';
 import { checkoutDictionaries } from '../../src/modules/checkout/i18n.js';
+import { linkPageDictionaries } from '../../src/modules/links/i18n.js';
 import { statementDictionaries } from '../../src/modules/payments/statement-i18n.js';
 import { storefrontDictionaries } from '../../src/modules/storefront/i18n.js';
 import { dictionaryProblems, englishLeaks, readSources, type DictionarySetUnderTest } from '../support/i18n.js';
@@ -24,6 +25,11 @@ const SETS: DictionarySetUnderTest[] = [
       'src/modules/checkout/routes.ts',
       ...templatesIn('src/modules/checkout/views'),
     ],
+  },
+  {
+    name: 'payment link page and poster',
+    dictionaries: linkPageDictionaries,
+    sources: ['src/modules/links/pages.ts', ...templatesIn('src/modules/links/views')],
   },
   {
     name: 'storefront and customer order page',

@@ -49,7 +49,8 @@ function text(t: Texts, key: CheckoutText, lang: Lang): string {
   });
 }
 
-function clientErrors(t: Texts, lang: Lang) {
+/** Every API error the checkout words, by code (and field), as a page script reads them. */
+export function clientErrors(t: Texts, lang: Lang) {
   const byCode: Record<string, string> = {};
   for (const [code, key] of Object.entries(API_ERROR_TEXTS)) byCode[code] = text(t, key, lang);
   for (const [field, key] of Object.entries(FIELD_ERROR_TEXTS))

@@ -19,7 +19,8 @@ import {
 } from './pay.js';
 import { linkStatus } from './state.js';
 
-const SLUG_MAX = 32;
+/** The longest slug a route looks up (a link's are 12 characters). */
+export const SLUG_MAX = 32;
 export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: SLUG_MAX }) });
 
 /** What a payer's page reads of a link: what to pay, to whom, and whether it takes payments; nothing else. */
