@@ -11,9 +11,7 @@ import {
   fillParts,
   fillText,
   formatAmount,
-  isolatedPart,
   languageLinks,
-  ltrPart,
   moneyPart,
   textDirection,
   type Dictionary,
@@ -36,6 +34,8 @@ export const linkAssets = assetFolder('/l/assets', [besideModule(import.meta.url
 const VIEWS = templateFolder(import.meta.url);
 /** The checkout's test-mode banner and test wallets, drawn on a sandbox link's page too. */
 const TEST_MODE_PARTIAL = '/modules/checkout/views/test-mode';
+/** The shared partial drawing a text's parts (the customer pages' helpers name it too). */
+const TEXT_PARTIAL = '/http/views/text';
 
 /** What every page render needs: the language chosen and the page's own path (for the language links). */
 export interface PageContext {
@@ -212,9 +212,6 @@ export function posterHtml(context: PageContext, poster: PosterContent, nonce: s
     qrSrc: `/l/${encodeURIComponent(poster.slug)}/qr.svg`,
     url: poster.url,
     bounds: view.amountType === 'OPEN' ? boundsParts(t, view, lang) : null,
-    textPartial: '/http/views/text',
-    fill: fillParts,
-    isolated: isolatedPart,
-    ltr: ltrPart,
+    textPartial: TEXT_PARTIAL,
   });
 }
