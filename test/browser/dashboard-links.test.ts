@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createUser } from '../dashboard/support.js';
@@ -7,6 +9,9 @@ import { startTestApp, type TestApp } from '../support/harness.js';
 import { DASHBOARD_APP_CONFIG, signInAs } from './dashboard-seed.js';
 
 const PHONE = { width: 390, height: 844 } as const;
+const ARTIFACTS = path.resolve('test-artifacts', 'dashboard');
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 
 /** The page's navigator, as far as the test reads it. */
 type BrowserGlobals = { navigator: { clipboard: { readText(): Promise<string> }; share?: unknown } };
@@ -28,6 +33,7 @@ describe.skipIf(skipWithoutChromium)('payment links in the dashboard, on a phone
   let owner: { email: string; password: string };
 
   beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
     t = await startTestApp({ config: DASHBOARD_APP_CONFIG });
     const business = await t.createBusiness({ name: 'Boulangerie Tevragh Zeina', approveLive: false });
     owner = await createUser(t, business.id, 'owner');
@@ -64,6 +70,7 @@ describe.skipIf(skipWithoutChromium)('payment links in the dashboard, on a phone
     assert.equal(await page.locator('#maxAmount').getAttribute('aria-invalid'), 'true');
     assert.ok((await overflowOf(page)) <= 0, 'the refused form fits the phone');
     await checkAccessibility(page, 'link-new refused ar 390×844');
+    await shot(page, 'link-new-refused-ar-phone');
     await page.getByLabel('الحد الأقصى (أوقية)').fill('1500,50');
     await page.locator('#advanced summary').click();
     await page.getByLabel('البيانات الوصفية', { exact: true }).fill('rayon=pain');
@@ -72,6 +79,7 @@ describe.skipIf(skipWithoutChromium)('payment links in the dashboard, on a phone
 
     assert.ok((await overflowOf(page)) <= 0, 'the link page fits the phone');
     await checkAccessibility(page, 'link ar 390×844');
+    await shot(page, 'link-ar-phone');
     const url = await page.locator('#link-url').inputValue();
     assert.match(url, /\/l\/[0-9A-Za-z]{12}$/);
     // The script shows Copy; it copies the address.
@@ -113,6 +121,7 @@ describe.skipIf(skipWithoutChromium)('payment links in the dashboard, on a phone
     await page.getByLabel('Montant (MRU)').fill('25');
     await page.getByRole('button', { name: 'Créer' }).click();
     await page.waitForURL(/\/dashboard\/links\/PL-\d+\?notice=done$/);
+    await shot(page, 'link-fr-phone');
     const url = await page.locator('#link-url').inputValue();
     const before = page.url();
     await page.getByRole('link', { name: 'Partager', exact: true }).click();
