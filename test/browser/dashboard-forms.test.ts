@@ -144,7 +144,7 @@ describe.skipIf(skipWithoutChromium)(
     }
 
     for (const { lang, size } of RUNS) {
-      test(`${lang} on a ${size}: payment link refusal, order modification, refunds and figures, products, settings, deliveries`, async () => {
+      test(`${lang} on a ${size}: one-time payment refusal, order modification, refunds and figures, products, settings, deliveries`, async () => {
         const seed = await seedForms(t);
         const d = dictionaries[lang];
         const mru = (centimes: number) => formatAmount(centimes, lang);
@@ -155,7 +155,7 @@ describe.skipIf(skipWithoutChromium)(
           await signInAs(page, t.baseUrl, seed.owner, lang);
           assert.equal(await page.locator('html').getAttribute('dir'), lang === 'ar' ? 'rtl' : 'ltr');
 
-          // 1. A payment link with a bad amount: refused on the amount, in the page's language, the label kept.
+          // 1. A one-time payment with a bad amount: refused on the amount, in the page's language, the label kept.
           const label = lang === 'ar' ? 'تبرع رمضان <خير>' : 'Don du Ramadan <bien>';
           await page.goto(`${t.baseUrl}/dashboard/payments/new`);
           await page.locator('#amount').fill('12,5x');
@@ -167,7 +167,7 @@ describe.skipIf(skipWithoutChromium)(
           assert.equal(await errorOf(page, page.locator('#label')), undefined);
           assert.equal(await page.locator('#amount').inputValue(), '12,5x');
           assert.equal(await page.locator('#label').inputValue(), label);
-          await checkState(page, at('payment link refused'));
+          await checkState(page, at('one-time payment refused'));
 
           // 2. A paid order: a product picked from the picker, a quantity, the modification proposed.
           await page.goto(`${t.baseUrl}${seed.orderPath}`);

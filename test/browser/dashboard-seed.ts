@@ -75,12 +75,38 @@ export async function seedDashboard(t: TestApp): Promise<DashboardSeed> {
   const afterEndpoint = await createIntent(t, key, { amount: 2_000, label: 'Sucre' });
   expectStatus(await act(t, key, afterEndpoint.referenceNumber, 'simulate', {}), 200);
 
+  // A payment link (issue 50) that one customer paid, giving their name and a note.
+  const link = await t.request('POST', '/api/v1/dev/payment-links', {
+    key,
+    idempotencyKey: true,
+    body: {
+      label: 'Panier de légumes',
+      amountType: 'OPEN',
+      minAmount: 5_000,
+      maxAmount: 50_000,
+      maxPayments: 100,
+      collect: { name: true, note: true },
+    },
+  });
+  expectStatus(link, 201);
+  const slug = (link.body.data.url as string).split('/l/')[1]!;
+  expectStatus(
+    await t.request('POST', `/checkout/links/${slug}/pay`, {
+      idempotencyKey: true,
+      body: { phone: '+22220000001', pin: '1234', amount: 12_000, name: 'Mariem', note: 'sans oignons' },
+    }),
+    200,
+  );
+
   const pages: DashboardPageUnderTest[] = [
     { name: 'home', path: '/dashboard' },
     { name: 'payments', path: '/dashboard/payments' },
     { name: 'payment-refunded', path: `/dashboard/payments/${paid.referenceNumber}` },
     { name: 'payment-pending', path: `/dashboard/payments/${pending.referenceNumber}` },
     { name: 'payment-new', path: '/dashboard/payments/new' },
+    { name: 'links', path: '/dashboard/links' },
+    { name: 'link', path: `/dashboard/links/${link.body.data.referenceNumber}` },
+    { name: 'link-new', path: '/dashboard/links/new' },
     { name: 'orders', path: '/dashboard/orders' },
     { name: 'order', path: `/dashboard/orders/${order.body.data.referenceNumber}` },
     { name: 'products', path: '/dashboard/products' },

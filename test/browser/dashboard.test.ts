@@ -84,11 +84,11 @@ describe.skipIf(skip)('the merchant dashboard in a real browser', () => {
     await context.close();
   });
 
-  test('an owner creates a payment link from the form and sees its code and QR code', async () => {
+  test('an owner creates a one-time payment from the form and sees its code and QR code', async () => {
     const context = await newContext();
     const page = await signIn(context, owner);
     await page.getByRole('link', { name: 'Payments', exact: true }).click();
-    await page.getByRole('link', { name: 'New payment link' }).click();
+    await page.getByRole('link', { name: 'New one-time payment' }).click();
     await page.getByLabel('Amount (MRU)').fill('125.50');
     await page.getByLabel('Label').fill('Panier du marché');
     await page.getByLabel('Metadata', { exact: true }).fill('order=B-42');

@@ -50,7 +50,7 @@ describe('dashboard forms fail on the field that caused it and keep what was typ
   });
   afterAll(() => t?.close());
 
-  test('payment link: a bad amount is refused on the amount, the label and metadata are kept', async () => {
+  test('one-time payment: a bad amount is refused on the amount, the label and metadata are kept', async () => {
     const NEW = '/dashboard/payments/new';
     const typed = { amountType: 'FIXED', amount: '12,5x', label: 'Donation <Ramadan>', metadata: 'order=17' };
     const refused = await owner.submit(NEW, '/dashboard/payments', typed);

@@ -10,6 +10,7 @@ import { authTexts } from './pages/auth/texts.js';
 import { balanceTexts } from './pages/balance/texts.js';
 import { developerTexts } from './pages/developers/texts.js';
 import { homeTexts } from './pages/home/texts.js';
+import { linkTexts } from './pages/links/texts.js';
 import { orderTexts } from './pages/orders/texts.js';
 import { paymentTexts } from './pages/payments/texts.js';
 import { payoutTexts } from './pages/payouts/texts.js';
@@ -48,6 +49,7 @@ const pageTexts = {
   balance: balanceTexts,
   developers: developerTexts,
   home: homeTexts,
+  links: linkTexts,
   orders: orderTexts,
   payments: paymentTexts,
   payouts: payoutTexts,

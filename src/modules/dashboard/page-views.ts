@@ -2,6 +2,7 @@ import type { AuthViews } from './pages/auth/view.js';
 import type { BalanceViews } from './pages/balance/view.js';
 import type { DeveloperViews } from './pages/developers/view.js';
 import type { HomeViews } from './pages/home/view.js';
+import type { LinkViews } from './pages/links/view.js';
 import type { OrderViews } from './pages/orders/view.js';
 import type { PaymentViews } from './pages/payments/view.js';
 import type { PayoutViews } from './pages/payouts/view.js';
@@ -26,6 +27,7 @@ export interface Views
     BalanceViews,
     DeveloperViews,
     HomeViews,
+    LinkViews,
     OrderViews,
     PaymentViews,
     PayoutViews,

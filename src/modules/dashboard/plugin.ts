@@ -11,6 +11,7 @@ import { cookieNames, cookiesOf, setCookie } from './cookies.js';
 import { developerPages } from './pages/developers/routes.js';
 import { errorText, sharedWords } from './i18n.js';
 import { homePages } from './pages/home/routes.js';
+import { linkPages } from './pages/links/routes.js';
 import { paymentPages } from './pages/payments/routes.js';
 import { payoutPages } from './pages/payouts/routes.js';
 import { orderPages } from './pages/orders/routes.js';
@@ -80,6 +81,7 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(authRoutes, { names });
   await app.register(homePages);
   await app.register(paymentPages);
+  await app.register(linkPages);
   await app.register(orderPages);
   await app.register(balancePages);
   await app.register(payoutPages);

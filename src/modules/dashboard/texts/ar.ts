@@ -17,6 +17,7 @@ export const ar: Record<keyof typeof en, string> = {
   somethingWrong: 'حدث خطأ من جهتنا. أعد المحاولة.',
   home: 'الرئيسية',
   payments: 'المدفوعات',
+  paymentLinks: 'روابط الدفع',
   developers: 'المطورون',
   liveMode: 'الوضع الفعلي',
   testBanner: 'وضع الاختبار: بيانات تجريبية، لا تتحرك أموال حقيقية.',

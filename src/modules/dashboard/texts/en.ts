@@ -17,6 +17,7 @@ export const en = {
   somethingWrong: 'Something went wrong on our side. Try again.',
   home: 'Home',
   payments: 'Payments',
+  paymentLinks: 'Payment links',
   developers: 'Developers',
   liveMode: 'Live mode',
   testBanner: 'TEST MODE: sandbox data, no real money moves.',

@@ -14,6 +14,7 @@ export const fr: Record<keyof typeof en, string> = {
   somethingWrong: 'Une erreur est survenue de notre côté. Réessayez.',
   home: 'Accueil',
   payments: 'Paiements',
+  paymentLinks: 'Liens de paiement',
   developers: 'Développeurs',
   liveMode: 'Mode réel',
   testBanner: 'MODE TEST : données de test, aucun argent réel ne circule.',

@@ -95,10 +95,10 @@ function dateField(value: string | undefined, bound: 'from' | 'to'): Date | unde
   return parseDateFilter(value, bound);
 }
 
-/** The payment-link form as first drawn. */
-const BLANK_LINK = { amountType: 'FIXED', amount: '', label: '', metadata: '' };
-/** The fields of the payment-link form its refusals name. */
-const LINK_FIELDS: FormFields<'payments'> = {
+/** The one-time payment form as first drawn. */
+const BLANK_PAYMENT = { amountType: 'FIXED', amount: '', label: '', metadata: '' };
+/** The fields of the one-time payment form its refusals name. */
+const PAYMENT_FIELDS: FormFields<'payments'> = {
   fields: [
     { pattern: /^amount$/, text: 'fieldAmount' },
     { pattern: /^metadata/, text: 'fieldMetadata', as: 'metadata' },
@@ -143,7 +143,7 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     at(`${DASHBOARD}/payments/new`),
     { schema: { hide: true, querystring: FlashQuery } },
-    async (request, reply) => sendPage(request, reply, 'payment-new', { values: BLANK_LINK, ...formState() }),
+    async (request, reply) => sendPage(request, reply, 'payment-new', { values: BLANK_PAYMENT, ...formState() }),
   );
 
   app.post(
@@ -171,9 +171,9 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
           return { redirect: detail(intent.reference_number) };
         },
         (error) => {
-          if (!isAboutForm(error, LINK_FIELDS)) return undefined;
+          if (!isAboutForm(error, PAYMENT_FIELDS)) return undefined;
           const { _csrf, _idem, ...values } = request.body;
-          const refusal = refusalOf(error, wordsFor('payments', langOf(request)), LINK_FIELDS);
+          const refusal = refusalOf(error, wordsFor('payments', langOf(request)), PAYMENT_FIELDS);
           return sendPage(request, reply, 'payment-new', { values, ...formState(refusal) }, error.status);
         },
       ),

@@ -5,15 +5,15 @@ import type { PaymentFailureCode } from '../../../payments/state.js';
 import type { FormState, RefundNote } from '../../view-types.js';
 import type { intentTimeline, paymentAttempts, sourceAmounts } from '../../queries.js';
 
-/** The payment-link form's fields as typed. */
-interface LinkFormValues {
+/** The one-time payment form's fields as typed. */
+interface PaymentFormValues {
   amountType: string;
   amount: string;
   label?: string | undefined;
   metadata?: string | undefined;
 }
 
-/** What the Payments pages' templates draw: the list, the payment-link form, and a payment with its actions. */
+/** What the Payments pages' templates draw: the list, the one-time payment form, and a payment with its actions. */
 export interface PaymentViews {
   payments: {
     statuses: typeof INTENT_STATUSES;
@@ -25,7 +25,7 @@ export interface PaymentViews {
     page: number;
     pages: number;
   };
-  'payment-new': FormState & { values: LinkFormValues };
+  'payment-new': FormState & { values: PaymentFormValues };
   payment: {
     intent: Awaited<ReturnType<typeof getIntent>>;
     view: IntentView;
