@@ -1,26 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { addressSubject } from '../../http/client-address.js';
 import { ApiError } from '../../http/errors.js';
 import { CUSTOMER_WRITE, hasIdempotencyKey, write } from '../../http/idempotency/plugin.js';
-import { hitCustomerLimit, pageWithinLimit } from '../../http/rate-limit.js';
 import { readWalletPhoneOfBody } from '../../http/validation.js';
 import { E164_PATTERN } from '../../lib/phone.js';
 import { keepLang, negotiateLang } from '../../lib/i18n.js';
 import { sendCustomerPage } from '../../http/views.js';
+import { customerLimits, keepCustomerAnswersPrivate } from './limits.js';
 import { checkoutAssets, checkoutPage, payByCodePage, type CheckoutPageContent, type CodeProblem } from './pages.js';
 import { authenticatePayer, payableIntent, payIntent, viewByCode, viewByShortCode } from './service.js';
-
-/**
- * Per minute: what one address may ask of the checkout API, and how often one wallet may try to
- * pay; the payment links' pages and API count against the same limits.
- */
-export const PER_IP_PER_MINUTE = 120;
-export const PER_WALLET_PER_MINUTE = 20;
-/** The limiter's keys: one budget per client address (/64 for IPv6) and per wallet, across customer pages. */
-export const customerIpKey = (ip: string) => `checkout-ip:${addressSubject(ip)}`;
-export const customerWalletKey = (phone: string) => `checkout-wallet:${phone}`;
 
 const SHORT_CODE_MAX = 16;
 const ShortCode = Type.Object({ shortCode: Type.String({ minLength: 1, maxLength: SHORT_CODE_MAX }) });
@@ -38,16 +26,9 @@ const PageQuery = Type.Object({
 export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, rateLimiter, config } = app.services;
 
-  const limit = (reply: FastifyReply, key: string, perMinute: number) =>
-    hitCustomerLimit(rateLimiter, reply, key, perMinute);
-  const byIp = (request: FastifyRequest, reply: FastifyReply) =>
-    limit(reply, customerIpKey(request.ip), PER_IP_PER_MINUTE);
-
-  // Customer answers (a receipt, a payment state) are never stored by a browser or a proxy.
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', 'no-store');
-    return payload;
-  });
+  const limits = customerLimits(rateLimiter);
+  const { byIp, pageAllowed } = limits;
+  keepCustomerAnswersPrivate(app);
 
   await app.register(checkoutAssets.routes);
 
@@ -94,7 +75,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       await byIp(request, reply);
-      await limit(reply, customerWalletKey(request.body.phone), PER_WALLET_PER_MINUTE);
+      await limits.byWallet(reply, request.body.phone);
       const payable = await payableIntent(db, request.params.shortCode, request.body, {
         maxAmount: config.intentMaxAmount,
         keyed: hasIdempotencyKey(request),
@@ -108,9 +89,6 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       });
     },
   );
-
-  const pageAllowed = (request: FastifyRequest, reply: FastifyReply) =>
-    pageWithinLimit(reply, () => byIp(request, reply));
 
   const notFoundAsNull = (error: unknown): null => {
     if (error instanceof ApiError && error.code === 'INTENT_NOT_FOUND') return null;

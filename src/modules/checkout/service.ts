@@ -189,6 +189,14 @@ export async function authenticatePayer(
  * refused before any money moves. A failed attempt is kept (FAILED, `payment.failed`) and
  * answered with its error.
  */
+/** What a payer is told of an attempt that failed: too little in the wallet, or the method's reason. */
+export function failedPaymentError(failed: { failure: string; reason: string }): ApiError {
+  if (failed.failure === 'INSUFFICIENT_BALANCE') {
+    return new ApiError('INSUFFICIENT_BALANCE', 'The wallet balance cannot cover this payment. Nothing was charged.');
+  }
+  return new ApiError('PAYMENT_FAILED', `${failed.reason} Nothing was charged.`);
+}
+
 export async function payIntent(
   trx: Transaction<DB>,
   payable: PayableIntent,
@@ -206,14 +214,7 @@ export async function payIntent(
     method: walletPin,
     now,
   });
-  if (result.outcome === 'failed') {
-    if (result.failure === 'INSUFFICIENT_BALANCE') {
-      return new CommittedRefusal(
-        new ApiError('INSUFFICIENT_BALANCE', 'The wallet balance cannot cover this payment. Nothing was charged.'),
-      );
-    }
-    return new CommittedRefusal(new ApiError('PAYMENT_FAILED', `${result.reason} Nothing was charged.`));
-  }
+  if (result.outcome === 'failed') return new CommittedRefusal(failedPaymentError(result));
   // A wallet and its PIN answer at once: nothing waits for a payer who is here.
   if (result.outcome === 'pending') throw new Error(`payment ${result.paymentId} of a wallet and PIN is waiting`);
   // The payer fee as it was charged: the plan read under the intent's lock.

@@ -144,30 +144,41 @@ export async function insertIntent(trx: Executor, intent: NewIntent): Promise<In
 }
 
 /** An intent made through a payment link: no code (it is paid in the transaction that makes it). */
-export type NewLinkIntent = Omit<NewIntent, 'codeCandidates' | 'codeSpace' | 'event'> & {
+export type NewLinkIntent = Omit<NewIntent, 'codeCandidates' | 'codeSpace'> & {
   paymentLink: string;
   payerName: string | null;
   payerNote: string | null;
-  event: EventRecord;
 };
 
-/** Inserts a link's intent with its `payment.created` event, in one statement of the caller's transaction. */
-export async function insertLinkIntent(trx: Executor, intent: NewLinkIntent): Promise<IntentRow> {
-  const [row] = await unitOfWork()
-    .change(
-      sql<IntentRow>`INSERT INTO payment_intents (reference_number, short_code, business_id, environment, amount_type,
-        amount, suggested_amount, label, metadata, success_url, cancel_url, status, payment_code, expires_at,
+/**
+ * Inserts a link's intent with its `payment.created` event and the event's deliveries, in one
+ * statement of the caller's transaction, as `insertIntent` does without a code. A clash on a
+ * unique column (a reference or short code drawn twice) inserts nothing, the event included:
+ * `undefined`, and the caller draws again; a raised error would end the payer's transaction.
+ */
+export async function insertLinkIntent(trx: Executor, intent: NewLinkIntent): Promise<IntentRow | undefined> {
+  const result = await sql<IntentRow>`
+    WITH inserted AS (
+      INSERT INTO payment_intents (reference_number, short_code, business_id, environment, amount_type, amount,
+        suggested_amount, label, metadata, success_url, cancel_url, status, payment_code, expires_at,
         created_at, updated_at, payment_link, payer_name, payer_note)
       VALUES (${intent.referenceNumber}, ${intent.shortCode}, ${intent.businessId}, ${intent.environment},
         ${intent.amountType}, ${intent.amount}::bigint, ${intent.suggestedAmount}::bigint, ${intent.label},
         ${JSON.stringify(intent.metadata)}::jsonb, ${intent.successUrl}::text, ${intent.cancelUrl}::text, 'PENDING',
         NULL, ${intent.expiresAt}::timestamptz, ${intent.createdAt}::timestamptz, ${intent.createdAt}::timestamptz,
         ${intent.paymentLink}, ${intent.payerName}::text, ${intent.payerNote}::text)
-      RETURNING *`,
-    )
-    .events([intent.event])
-    .run(trx);
-  return row!;
+      ON CONFLICT DO NOTHING
+      RETURNING *
+    ),
+    created_event AS (
+      SELECT ${intent.event.id}::text AS id, business_id, environment, 'payment.created'::text AS event,
+        reference_number AS subject, ${intent.event.body}::text AS body, created_at, 0 AS ord
+      FROM inserted
+    ),
+    ${sql.raw(sequencedInsertSql('created_event', 'one'))},
+    deliveries AS (${sql.raw(fanOutSql('ev'))})
+    SELECT * FROM inserted`.execute(trx);
+  return result.rows[0];
 }
 
 const REFUNDS_JSON = `coalesce((

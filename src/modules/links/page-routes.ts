@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
-import { hitCustomerLimit, pageWithinLimit } from '../../http/rate-limit.js';
 import { newNonce, pageCsp, sendCustomerPage } from '../../http/views.js';
 import { negotiateLang } from '../../lib/i18n.js';
-import { customerIpKey, PER_IP_PER_MINUTE } from '../checkout/routes.js';
+import { customerLimits } from '../checkout/limits.js';
 import { payBaseUrl } from '../intents/routes.js';
 import { linkAssets, linkPage, posterHtml, type LinkPageContent, type PageContext } from './pages.js';
 import { linkBySlug } from './pay.js';
@@ -26,10 +25,7 @@ const QR_MAX_AGE = 24 * 3600;
  */
 export const linkPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, rateLimiter } = app.services;
-  const byIp = (request: FastifyRequest, reply: FastifyReply) =>
-    hitCustomerLimit(rateLimiter, reply, customerIpKey(request.ip), PER_IP_PER_MINUTE);
-  const pageAllowed = (request: FastifyRequest, reply: FastifyReply) =>
-    pageWithinLimit(reply, () => byIp(request, reply));
+  const { byIp, pageAllowed } = customerLimits(rateLimiter);
   const found = async (slug: string) => (slug.length <= SLUG_MAX ? await linkBySlug(db, slug) : undefined);
   const contextOf = (request: FastifyRequest, lang: string | undefined): PageContext => ({
     choice: negotiateLang(lang, request.headers['accept-language']),

@@ -6,11 +6,11 @@ import { checkPaymentAmount } from '../payments/amount.js';
 import { walletPin } from '../payments/methods.js';
 import { eventRecord } from '../events/outbox.js';
 import { unitOfWork } from '../events/unit-of-work.js';
-import { checkoutView, type CheckoutView } from '../checkout/service.js';
+import { checkoutView, failedPaymentError, type CheckoutView } from '../checkout/service.js';
 import { paymentEvent } from '../intents/events.js';
 import { lockIntentAndPayer } from '../intents/payer-lock.js';
 import { attemptPayment } from '../intents/payments.js';
-import { insertLinkIntent } from '../intents/repo.js';
+import { insertLinkIntent, type IntentRow } from '../intents/repo.js';
 import { INTENT_LIFETIME_MS } from '../intents/service.js';
 import { linkStatus, STATUS_REFUSALS } from './state.js';
 import { countLinkPayment, findLink, type LinkRow } from './store.js';
@@ -112,46 +112,9 @@ export async function payThroughLink(
 ): Promise<CheckoutView> {
   const { link } = found;
   const now = new Date();
-  const referenceNumber = `PI-${randomDigits(16)}`;
-  // Longer than an intent's code-page short code: a link's intents are many, and never retried on a clash.
-  const shortCode = randomBase62(10);
-  const facts = {
-    reference_number: referenceNumber,
-    short_code: shortCode,
-    business_id: link.business_id,
-    environment: link.environment,
-    amount: link.amount_type === 'FIXED' ? link.amount : null,
-    amount_paid: null,
-    status: 'PENDING' as const,
-    paid_at: null,
-    payer_phone: null,
-    metadata: link.metadata,
-    total_amount_refunded: 0,
-    payment_link: link.reference_number,
-    payer_name: payment.name,
-    payer_note: payment.note,
-  };
-  const created = await insertLinkIntent(trx, {
-    environment: link.environment,
-    referenceNumber,
-    shortCode,
-    businessId: link.business_id,
-    amountType: link.amount_type,
-    amount: facts.amount,
-    suggestedAmount: null,
-    label: link.label,
-    metadata: link.metadata,
-    successUrl: link.success_url,
-    cancelUrl: null,
-    expiresAt: new Date(now.getTime() + INTENT_LIFETIME_MS),
-    createdAt: now,
-    paymentLink: link.reference_number,
-    payerName: payment.name,
-    payerNote: payment.note,
-    event: paymentEvent('payment.created', facts, now),
-  });
+  const created = await insertIntentOfLink(trx, link, payment, now);
   const { intent, payer } = (await lockIntentAndPayer(trx, { id: created.id }, { phone: payment.phone })) ?? {};
-  if (!intent) throw new Error(`intent ${referenceNumber} vanished in its own transaction`);
+  if (!intent) throw new Error(`intent ${created.reference_number} vanished in its own transaction`);
   if (!payer) throw new ApiError('WALLET_NOT_FOUND');
   const result = await attemptPayment(trx, intent, {
     amount: payment.amount,
@@ -160,12 +123,8 @@ export async function payThroughLink(
     method: walletPin,
     now,
   });
-  if (result.outcome === 'failed') {
-    if (result.failure === 'INSUFFICIENT_BALANCE') {
-      throw new ApiError('INSUFFICIENT_BALANCE', 'The wallet balance cannot cover this payment. Nothing was charged.');
-    }
-    throw new ApiError('PAYMENT_FAILED', `${result.reason} Nothing was charged.`);
-  }
+  // Thrown, not committed as the checkout's is: a link's intents are its payments, so nothing stays.
+  if (result.outcome === 'failed') throw failedPaymentError(result);
   if (result.outcome === 'pending') throw new Error(`payment ${result.paymentId} of a wallet and PIN is waiting`);
   const counted = await countLinkPayment(trx, link.reference_number, payment.amount, now);
   if (!counted) throw (await refusalNow(trx, link.reference_number, now)) ?? new ApiError('PAYMENT_LINK_INACTIVE');
@@ -175,6 +134,62 @@ export async function payThroughLink(
       .run(trx);
   }
   return checkoutView(result.intent, { name: found.merchantName, payerFee: intent.plan_payer_fee ?? 0 });
+}
+
+/** Random values a link's intent draws before a clash on all of them is taken for a fault. */
+const MAX_INSERT_ATTEMPTS = 8;
+
+/** The link's new intent (PENDING, no code) and its `payment.created`, drawing its random values again on a clash. */
+async function insertIntentOfLink(
+  trx: Transaction<DB>,
+  link: LinkRow,
+  payment: { name: string | null; note: string | null },
+  now: Date,
+): Promise<IntentRow> {
+  for (let attempt = 0; attempt < MAX_INSERT_ATTEMPTS; attempt++) {
+    const intent = {
+      referenceNumber: `PI-${randomDigits(16)}`,
+      // Longer than a checkout intent's: a link's intents are many, and nobody types this one.
+      shortCode: randomBase62(10),
+      businessId: link.business_id,
+      environment: link.environment,
+      amountType: link.amount_type,
+      amount: link.amount_type === 'FIXED' ? link.amount : null,
+      suggestedAmount: null,
+      label: link.label,
+      metadata: link.metadata,
+      successUrl: link.success_url,
+      cancelUrl: null,
+      expiresAt: new Date(now.getTime() + INTENT_LIFETIME_MS),
+      createdAt: now,
+      paymentLink: link.reference_number,
+      payerName: payment.name,
+      payerNote: payment.note,
+    };
+    const event = paymentEvent(
+      'payment.created',
+      {
+        reference_number: intent.referenceNumber,
+        short_code: intent.shortCode,
+        business_id: intent.businessId,
+        environment: intent.environment,
+        amount: intent.amount,
+        amount_paid: null,
+        status: 'PENDING',
+        paid_at: null,
+        payer_phone: null,
+        metadata: intent.metadata,
+        total_amount_refunded: 0,
+        payment_link: intent.paymentLink,
+        payer_name: intent.payerName,
+        payer_note: intent.payerNote,
+      },
+      now,
+    );
+    const row = await insertLinkIntent(trx, { ...intent, event: { id: event.id, body: event.body } });
+    if (row) return row;
+  }
+  throw new Error(`no free intent reference for link ${link.reference_number} after ${MAX_INSERT_ATTEMPTS} draws`);
 }
 
 async function refusalNow(trx: Transaction<DB>, referenceNumber: string, now: Date): Promise<ApiError | undefined> {

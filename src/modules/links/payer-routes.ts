@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
+import type { DB } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { CUSTOMER_WRITE, hasIdempotencyKey, write } from '../../http/idempotency/plugin.js';
-import { hitCustomerLimit } from '../../http/rate-limit.js';
 import { readWalletPhoneOfBody } from '../../http/validation.js';
 import { E164_PATTERN } from '../../lib/phone.js';
-import { customerIpKey, customerWalletKey, PER_IP_PER_MINUTE, PER_WALLET_PER_MINUTE } from '../checkout/routes.js';
+import { customerLimits, keepCustomerAnswersPrivate } from '../checkout/limits.js';
 import { authenticateWallet } from '../wallets/service.js';
 import {
   linkBySlug,
@@ -48,7 +48,7 @@ export function payerLinkView(found: PayerLink, now = new Date()) {
 export type PayerLinkView = ReturnType<typeof payerLinkView>;
 
 /** A link found by its slug, or PAYMENT_LINK_NOT_FOUND. */
-export async function payerLinkOf(db: Parameters<typeof linkBySlug>[0], slug: string): Promise<PayerLink> {
+export async function payerLinkOf(db: Kysely<DB>, slug: string): Promise<PayerLink> {
   const found = await linkBySlug(db, slug);
   if (!found) throw new ApiError('PAYMENT_LINK_NOT_FOUND', 'No payment link here.');
   return found;
@@ -61,15 +61,9 @@ export async function payerLinkOf(db: Parameters<typeof linkBySlug>[0], slug: st
  */
 export const linkPayerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, rateLimiter, config } = app.services;
-  const limit = (reply: FastifyReply, key: string, perMinute: number) =>
-    hitCustomerLimit(rateLimiter, reply, key, perMinute);
-  const byIp = (request: FastifyRequest, reply: FastifyReply) =>
-    limit(reply, customerIpKey(request.ip), PER_IP_PER_MINUTE);
-
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', 'no-store');
-    return payload;
-  });
+  const limits = customerLimits(rateLimiter);
+  const { byIp } = limits;
+  keepCustomerAnswersPrivate(app);
 
   app.get('/checkout/links/:slug', { schema: { hide: true, params: SlugParams } }, async (request, reply) => {
     await byIp(request, reply);
@@ -98,7 +92,7 @@ export const linkPayerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       await byIp(request, reply);
-      await limit(reply, customerWalletKey(request.body.phone), PER_WALLET_PER_MINUTE);
+      await limits.byWallet(reply, request.body.phone);
       const found = await payerLinkOf(db, request.params.slug);
       // Before the PIN: a link that takes no payment, or a bad amount, costs no PIN attempt. Not
       // with the page's key, as the checkout: its retry of a payment that completed (or preceded the

@@ -47,7 +47,8 @@ export async function findLink(
   options: { lock?: boolean } = {},
 ): Promise<LinkRow | undefined> {
   const query = db.selectFrom('payment_links').selectAll().where('reference_number', '=', referenceNumber);
-  return (options.lock ? query.forUpdate() : query).executeTakeFirst();
+  // NO KEY UPDATE: a payment's intent holds KEY SHARE on its link (the foreign key), which a merchant's change need not wait for.
+  return (options.lock ? query.forNoKeyUpdate() : query).executeTakeFirst();
 }
 
 export async function listLinks(
