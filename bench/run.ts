@@ -15,6 +15,7 @@ import { embeddedSuite } from './embedded.js';
 import { failoverSuite } from './failover.js';
 import { fuzzSuite } from './fuzz.js';
 import { intentsSuite } from './intents.js';
+import { linksSuite } from './links.js';
 import { listsSuite } from './lists.js';
 import { paySuite } from './pay.js';
 import { restoreSuite } from './restore.js';
@@ -42,6 +43,7 @@ const suites: Record<string, (args: string[]) => Promise<void>> = {
   restore: restoreSuite,
   start: startSuite,
   downloads: downloadsSuite,
+  links: linksSuite,
 };
 
 // Arguments that are not suite names go to the suite before them: `npm run bench -- soak 2`.
@@ -54,8 +56,9 @@ for (const arg of process.argv.slice(2)) {
 // write first, 2 to 4 minutes in all), the A/B comparison (it needs a base) and the payouts suite
 // (payouts beside payments, a worker draining its queue, a statement of 100,000 rows: about 3
 // minutes) and the failover and restore suites (the HA layout of scripts/ha, minutes each) and the
-// stalled downloads (600,000 rows to write, then the 30 s the server waits) only when asked for.
-const askedOnly = new Set(['fuzz', 'soak', 'balance', 'ab', 'payouts', 'failover', 'restore', 'downloads']);
+// stalled downloads (600,000 rows to write, then the 30 s the server waits) and the payment links
+// (on PGlite, then PostgreSQL: about 3 minutes each) only when asked for.
+const askedOnly = new Set(['fuzz', 'soak', 'balance', 'ab', 'payouts', 'failover', 'restore', 'downloads', 'links']);
 const runs =
   requested.length > 0
     ? requested

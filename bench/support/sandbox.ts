@@ -2,6 +2,11 @@ import type pg from 'pg';
 import { randomBase62 } from '../../src/lib/ids.js';
 import { sandboxPinHash } from '../../src/modules/sandbox/sandbox.js';
 
+/** What the wallet fill needs of a connection: a pg client, or PGlite for the embedded runs. */
+export interface Queryable {
+  query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
 /**
  * `count` sandbox wallets in test (`wal_bench_0`, ...; phones +2225000000, ...), with the sandbox
  * PIN's one hash (hashing is not what is measured), each funded from the test funding account:
@@ -9,7 +14,7 @@ import { sandboxPinHash } from '../../src/modules/sandbox/sandbox.js';
  * wallets' phones and their ledger accounts.
  */
 export async function fundBenchWallets(
-  client: pg.Client,
+  client: Queryable,
   count: number,
 ): Promise<{ phones: string[]; walletAccounts: string[] }> {
   const pinHash = await sandboxPinHash();
@@ -35,12 +40,11 @@ export async function fundBenchWallets(
        FROM funded)
      UPDATE ledger_accounts a SET balance = a.balance + f.amount FROM funded f WHERE a.id = f.id`,
   );
-  const walletAccounts = (
-    await client.query<{ id: string }>(
-      `SELECT a.id FROM ledger_accounts a JOIN wallets w ON a.kind = 'wallet' AND a.owner_id = w.id
-       WHERE w.id LIKE 'wal_bench_%'`,
-    )
-  ).rows.map((row) => row.id);
+  const { rows } = await client.query(
+    `SELECT a.id FROM ledger_accounts a JOIN wallets w ON a.kind = 'wallet' AND a.owner_id = w.id
+     WHERE w.id LIKE 'wal_bench_%'`,
+  );
+  const walletAccounts = (rows as { id: string }[]).map((row) => row.id);
   return { phones, walletAccounts };
 }
 

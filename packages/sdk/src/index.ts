@@ -5,6 +5,7 @@ import {
   Intents,
   Inventory,
   Orders,
+  PaymentLinks,
   Payments,
   Payouts,
   Products,
@@ -33,6 +34,7 @@ export class Commerce {
   readonly events: Events;
   readonly balance: BalanceResource;
   readonly payouts: Payouts;
+  readonly paymentLinks: PaymentLinks;
   readonly webhooks = {
     /** Checks a delivery's signature and timestamp and returns its typed event; throws WebhookVerificationError. */
     verify: (rawBody: string | Uint8Array, headers: HeaderBag, secret: string, options?: VerifyOptions) =>
@@ -51,6 +53,7 @@ export class Commerce {
     this.events = new Events(http);
     this.balance = new BalanceResource(http);
     this.payouts = new Payouts(http);
+    this.paymentLinks = new PaymentLinks(http);
   }
 }
 

@@ -30,6 +30,9 @@ export type Payout = ResponseData<'retrievePayout'>;
 export type PayoutBatch = ResponseData<'retrievePayoutBatch'>;
 export type CreatedPayoutBatch = ResponseData<'createPayoutBatch'>;
 export type PayoutInput = RequestBody<'createPayout'>;
+export type PaymentLink = ResponseData<'retrievePaymentLink'>;
+export type PaymentLinkInput = RequestBody<'createPaymentLink'>;
+export type PaymentLinkUpdate = RequestBody<'updatePaymentLink'>;
 
 const path = (value: string) => encodeURIComponent(value);
 
@@ -387,5 +390,35 @@ export class Payouts extends Resource {
   /** A batch by its `pob_` id, with its payouts counted by status. */
   retrieveBatch(id: string, options?: RequestOptions) {
     return this.http.request<PayoutBatch>({ method: 'GET', path: `/payouts/batches/${path(id)}` }, options);
+  }
+}
+
+/**
+ * Payment links (secret key, scopes `intents:write` / `intents:read`): one page, shared or printed,
+ * that many payers pay. Each payment through a link is an intent of its own, with `paymentLink`.
+ */
+export class PaymentLinks extends Resource {
+  /** A FIXED `amount`, or an OPEN one between `minAmount` and `maxAmount`; VALIDATION_ERROR names a bad field. */
+  create(body: PaymentLinkInput, options?: RequestOptions) {
+    return this.http.request<PaymentLink>({ method: 'POST', path: '/payment-links', body }, options);
+  }
+  /** By its `PL-` reference. */
+  retrieve(referenceNumber: string, options?: RequestOptions) {
+    return this.http.request<PaymentLink>({ method: 'GET', path: `/payment-links/${path(referenceNumber)}` }, options);
+  }
+  /** Newest first; filter `status`. */
+  list(query?: QueryOf<'listPaymentLinks'>, options?: RequestOptions) {
+    return this.paginate<'listPaymentLinks'>('/payment-links', query, options);
+  }
+  /** PATCH: only the fields sent change; `active: false` deactivates, `true` reactivates. */
+  update(referenceNumber: string, body: PaymentLinkUpdate, options?: RequestOptions) {
+    return this.http.request<PaymentLink>(
+      { method: 'PATCH', path: `/payment-links/${path(referenceNumber)}`, body },
+      options,
+    );
+  }
+  /** The intents paid through the link, newest first. */
+  intents(referenceNumber: string, query?: QueryOf<'listPaymentLinkIntents'>, options?: RequestOptions) {
+    return this.paginate<'listPaymentLinkIntents'>(`/payment-links/${path(referenceNumber)}/intents`, query, options);
   }
 }
