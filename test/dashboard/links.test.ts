@@ -196,6 +196,7 @@ describe('dashboard: payment links (issue 50 item 5)', () => {
     const refused = await createThroughForm(owner, typed);
     refusedForm(refused);
     assert.equal(fieldError(refused.html, 'label'), 'Fill in this field.');
+    assert.match(refused.html, /id="label" name="label" maxlength="200"/);
     assert.equal(fieldError(refused.html, 'amount'), 'Enter an amount in MRU, such as 250 or 250.50.');
     assert.equal(fieldError(refused.html, 'maxPayments'), 'Enter a whole number from 1 to 1000000.');
     assert.equal(fieldError(refused.html, 'expiresAt'), 'Enter a date and a time.');
@@ -218,6 +219,7 @@ describe('dashboard: payment links (issue 50 item 5)', () => {
       [{ amountType: 'OPEN', minAmount: '50', maxAmount: '20' }, 'minAmount', 'The minimum is more than the maximum.'],
       [{ expiresAt: '2001-01-01T00:00' }, 'expiresAt', 'Choose a moment in the future.'],
       [{ successUrl: 'ftp://shop.example' }, 'successUrl', 'Enter an address starting with https:// or http://.'],
+      [{ label: 'x'.repeat(201) }, 'label', 'Write what is paid for, in at most 200 characters.'],
       [
         { metadata: `note=${'x'.repeat(501)}` },
         'metadata',
@@ -233,7 +235,7 @@ describe('dashboard: payment links (issue 50 item 5)', () => {
       const answer = await createThroughForm(owner, { label: 'Refused', amount: '10', ...fields });
       refusedForm(answer);
       assert.equal(fieldError(answer.html, field), message, JSON.stringify(fields));
-      assert.equal(valueOf(answer.html, 'label'), 'Refused');
+      assert.equal(valueOf(answer.html, 'label'), fields.label ?? 'Refused');
     }
     const refusedLabels = (
       await t.request('GET', '/api/v1/dev/payment-links?limit=100', { key: business.keys.secretTest })
@@ -288,6 +290,12 @@ describe('dashboard: payment links (issue 50 item 5)', () => {
     const tooLong = await owner.submit(path, `${path}/deactivate`, { inactiveMessage: 'x'.repeat(501) });
     refusedForm(tooLong);
     assert.equal(fieldError(tooLong.html, 'inactiveMessage'), 'Keep the message to 500 characters.');
+    assert.equal((await apiLink(t, sk, link.referenceNumber)).active, true, 'nothing changed');
+    // The API's limit, counted the same way: 500 emoji are 1,000 UTF-16 units, and one more is refused.
+    assert.match(tooLong.html, /id="inactiveMessage" name="inactiveMessage" rows="2" maxlength="500"/);
+    const emojiTooLong = await owner.submit(path, `${path}/deactivate`, { inactiveMessage: '🥖'.repeat(501) });
+    refusedForm(emojiTooLong);
+    assert.equal(fieldError(emojiTooLong.html, 'inactiveMessage'), 'Keep the message to 500 characters.');
     assert.equal((await apiLink(t, sk, link.referenceNumber)).active, true, 'nothing changed');
 
     const off = await owner.submit(path, `${path}/deactivate`, { inactiveMessage: 'Sold out, thank you!' });

@@ -425,6 +425,41 @@ describe('payment links API (issue 50 item 1)', () => {
       });
     }
 
+    test('a blank label is a missing one; a label is kept trimmed, on create and PATCH', async () => {
+      for (const label of ['   ', '\t\n ']) {
+        const response = await t.request('POST', LINKS, {
+          key: sk,
+          idempotencyKey: true,
+          body: { label, amountType: 'OPEN' },
+        });
+        expectError(response, 400, 'VALIDATION_ERROR');
+        assert.deepEqual(response.body.error.details, [{ field: 'body.label', message: 'is required' }]);
+      }
+      const link = await createLink(t, sk, { label: '  Thé à la menthe  ', amountType: 'OPEN' });
+      assert.equal(link.label, 'Thé à la menthe');
+      const blank = await patchLink(t, sk, link.referenceNumber, { label: '  ' });
+      expectError(blank, 400, 'VALIDATION_ERROR');
+      assert.deepEqual(blank.body.error.details, [{ field: 'body.label', message: 'is required' }]);
+      const renamed = await patchLink(t, sk, link.referenceNumber, { label: ' Thé ' });
+      expectStatus(renamed, 200);
+      assert.equal(renamed.body.data.label, 'Thé');
+      assert.equal((await payerView(t, link)).body.data.label, 'Thé');
+    });
+
+    test('lengths count characters, not UTF-16 units: 200 emoji make a label, 500 an inactive message', async () => {
+      const link = await createLink(t, sk, { label: '🥖'.repeat(200), amountType: 'OPEN' });
+      assert.equal([...link.label].length, 200);
+      const message = await patchLink(t, sk, link.referenceNumber, {
+        active: false,
+        inactiveMessage: '🥖'.repeat(500),
+      });
+      expectStatus(message, 200);
+      assert.equal([...message.body.data.inactiveMessage].length, 500);
+      const tooLong = await patchLink(t, sk, link.referenceNumber, { inactiveMessage: '🥖'.repeat(501) });
+      expectError(tooLong, 400, 'VALIDATION_ERROR');
+      assert.equal(tooLong.body.error.details[0].field, 'body.inactiveMessage', tooLong.text);
+    });
+
     test('a label of 200 characters and maxPayments 1,000,000 are allowed', async () => {
       const link = await createLink(t, sk, { label: 'x'.repeat(200), amountType: 'OPEN', maxPayments: 1_000_000 });
       assert.equal(link.label.length, 200);

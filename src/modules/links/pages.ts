@@ -25,6 +25,7 @@ import { SANDBOX_WALLETS } from '../sandbox/sandbox.js';
 import { PAYER_NAME_MAX, PAYER_NOTE_MAX } from './pay.js';
 import { linkPageDictionaries, type LinkPageText } from './i18n.js';
 import type { PayerLinkView } from './payer-routes.js';
+import { isPayerRefusal, PAYER_REFUSALS, type PayerRefusal } from './state.js';
 
 type CheckoutTexts = Dictionary<CheckoutText>;
 type Texts = Dictionary<LinkPageText>;
@@ -53,7 +54,7 @@ export interface FoundLink {
 export type LinkPageContent = FoundLink | 'NOT_FOUND' | 'RATE_LIMITED';
 
 /** Why a link takes no payment (`PayerLinkView.refusal`), as its page says it. */
-const REFUSAL_TEXTS: Partial<Record<ErrorCode, LinkPageText>> = {
+const REFUSAL_TEXTS: Record<PayerRefusal, LinkPageText> = {
   PAYMENT_LINK_INACTIVE: 'inactive',
   PAYMENT_LINK_COMPLETED: 'completed',
   PAYMENT_LINK_EXPIRED: 'expired',
@@ -62,14 +63,7 @@ const REFUSAL_TEXTS: Partial<Record<ErrorCode, LinkPageText>> = {
 };
 
 /** What the link's API may answer a payment with besides the checkout's errors: the link went away meanwhile. */
-const UNAVAILABLE_CODES: readonly ErrorCode[] = [
-  'PAYMENT_LINK_NOT_FOUND',
-  'PAYMENT_LINK_INACTIVE',
-  'PAYMENT_LINK_COMPLETED',
-  'PAYMENT_LINK_EXPIRED',
-  'FEATURE_DISABLED',
-  'LIVE_ACCESS_NOT_APPROVED',
-];
+const UNAVAILABLE_CODES: readonly ErrorCode[] = ['PAYMENT_LINK_NOT_FOUND', ...PAYER_REFUSALS];
 
 /** An OPEN link's bounds as a text ("From 10.00 MRU to 500.00 MRU"), or null when it has none. */
 function boundsParts(t: Texts, view: PayerLinkView, lang: Lang): TextPart[] | null {
@@ -148,7 +142,8 @@ export function linkPage(context: PageContext, status: number, content: LinkPage
   }
   const { slug, view } = content;
   const payable = view.refusal === null;
-  const refusalText = view.refusal === null ? undefined : (REFUSAL_TEXTS[view.refusal] ?? 'notTaking');
+  const refusalText =
+    view.refusal === null ? undefined : isPayerRefusal(view.refusal) ? REFUSAL_TEXTS[view.refusal] : 'notTaking';
   const page: CustomerPage = {
     ...base,
     title: fillText(c.pageTitleFor, { merchant: view.merchantName }),

@@ -1,14 +1,18 @@
 import { Type } from 'typebox';
 import { literalUnion, Nullable, Pagination, Timestamp } from '../../http/schemas.js';
 import { AMOUNT_TYPES, PAYMENT_LINK_STATUSES } from '../../db/schema.js';
+import { Centimes, Metadata } from '../intents/schemas.js';
 
-const Centimes = Type.Integer({ description: 'Integer centimes (1/100 MRU)' });
-const Metadata = Type.Record(Type.String(), Type.String(), {
-  description: 'String values only; at most 50 keys of 1 to 40 characters, values up to 500 characters',
-});
 export const LinkStatus = literalUnion(PAYMENT_LINK_STATUSES);
 
 export const MAX_LINK_PAYMENTS = 1_000_000;
+/**
+ * A label's and an inactive message's most characters (code points, as the schema counts them).
+ * The links service checks them too, so that the dashboard's forms, which post looser, meet the
+ * same limits as the API.
+ */
+export const LABEL_MAX = 200;
+export const INACTIVE_MESSAGE_MAX = 500;
 const MaxPayments = Type.Integer({
   minimum: 1,
   maximum: MAX_LINK_PAYMENTS,
@@ -20,7 +24,11 @@ export const LinkParams = Type.Object({ referenceNumber: Type.String({ minLength
 
 export const CreateLinkBody = Type.Object(
   {
-    label: Type.String({ minLength: 1, maxLength: 200, description: 'What is paid for, shown to the payer' }),
+    label: Type.String({
+      minLength: 1,
+      maxLength: LABEL_MAX,
+      description: 'What is paid for, shown to the payer; trimmed, and not blank',
+    }),
     amountType: literalUnion(AMOUNT_TYPES),
     amount: Type.Optional(Type.Integer({ description: 'FIXED links only: centimes, within the intent limits' })),
     minAmount: Type.Optional(Type.Integer({ description: 'OPEN links only: the least a payer may pay' })),
@@ -44,10 +52,15 @@ export const CreateLinkBody = Type.Object(
 
 export const UpdateLinkBody = Type.Object(
   {
-    label: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: LABEL_MAX, description: 'Trimmed, and not blank' })),
     active: Type.Optional(Type.Boolean({ description: 'false deactivates the link; true reactivates it' })),
     inactiveMessage: Type.Optional(
-      Nullable(Type.String({ maxLength: 500, description: 'What a payer reads on the link while it is inactive' })),
+      Nullable(
+        Type.String({
+          maxLength: INACTIVE_MESSAGE_MAX,
+          description: 'What a payer reads on the link while it is inactive',
+        }),
+      ),
     ),
     maxPayments: Type.Optional(Nullable(MaxPayments)),
     expiresAt: Type.Optional(Nullable(ExpiresAt)),

@@ -10,7 +10,7 @@ import { randomBase62, randomDigits } from '../../lib/ids.js';
 import { listLinkIntents } from '../intents/repo.js';
 import { checkRedirectUrl } from '../intents/service.js';
 import type { Static } from 'typebox';
-import type { CreateLinkBody, UpdateLinkBody } from './schemas.js';
+import { INACTIVE_MESSAGE_MAX, LABEL_MAX, type CreateLinkBody, type UpdateLinkBody } from './schemas.js';
 import {
   findLink,
   insertLink,
@@ -27,18 +27,52 @@ export type UpdateLinkInput = Static<typeof UpdateLinkBody>;
 const SLUG_LENGTH = 12;
 const MAX_CREATE_ATTEMPTS = 8;
 
+/**
+ * What the service says of a field it refuses (after the field's name). The dashboard, which says
+ * each in its own words, compares a refusal's message to these rather than reading the English.
+ */
+export const LINK_FIELD_MESSAGES = {
+  required: 'is required',
+  requiredForFixed: 'is required for a FIXED link',
+  onlyForOpen: 'is only for OPEN links',
+  onlyForFixed: 'is only for FIXED links (an OPEN link takes minAmount and maxAmount)',
+  minAboveMax: 'is more than body.maxAmount',
+  notDateTime: 'must be an ISO 8601 date-time',
+  notFuture: 'must be in the future',
+  amountRange: (maxAmount: number) => `must be between 1 and ${maxAmount} centimes`,
+  tooLong: (max: number) => `must have at most ${max} characters`,
+  belowPayments: (made: number) => `cannot be below the payments already made (${made})`,
+} as const;
+const M = LINK_FIELD_MESSAGES;
+
 /** An amount a link names, within what one payment may be (decisions.md), refused by its field. */
 function checkLinkAmount(field: string, amount: number | undefined, maxAmount: number): number | null {
   if (amount === undefined) return null;
-  if (amount < 1 || amount > maxAmount) throw invalid(field, `must be between 1 and ${maxAmount} centimes`);
+  if (amount < 1 || amount > maxAmount) throw invalid(field, M.amountRange(maxAmount));
   return amount;
 }
 
 function futureDate(field: string, value: string, now: Date): Date {
   const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw invalid(field, 'must be an ISO 8601 date-time');
-  if (date <= now) throw invalid(field, 'must be in the future');
+  if (Number.isNaN(date.getTime())) throw invalid(field, M.notDateTime);
+  if (date <= now) throw invalid(field, M.notFuture);
   return date;
+}
+
+/**
+ * A text within `max` characters, counted in code points as the schema counts them: the API's
+ * schema refuses longer first, and the dashboard's forms, which post looser, meet this.
+ */
+function checkLength(field: string, text: string, max: number): string {
+  if ([...text].length > max) throw invalid(field, M.tooLong(max));
+  return text;
+}
+
+/** The label trimmed (the payer page's heading): a blank one is a missing one. The dashboard's form reads it so too. */
+export function checkLabel(label: string): string {
+  const trimmed = label.trim();
+  if (trimmed === '') throw invalid('body.label', M.required);
+  return checkLength('body.label', trimmed, LABEL_MAX);
 }
 
 /** A new link of the caller's: checked field by field, then inserted (a clash of random values draws again). */
@@ -49,26 +83,27 @@ export async function createLink(
   options: { maxAmount: number },
 ): Promise<LinkRow> {
   const now = new Date();
+  const label = checkLabel(input.label);
   const fixed = input.amountType === 'FIXED';
   if (fixed) {
-    if (input.amount === undefined) throw invalid('body.amount', 'is required for a FIXED link');
-    if (input.minAmount !== undefined) throw invalid('body.minAmount', 'is only for OPEN links');
-    if (input.maxAmount !== undefined) throw invalid('body.maxAmount', 'is only for OPEN links');
+    if (input.amount === undefined) throw invalid('body.amount', M.requiredForFixed);
+    if (input.minAmount !== undefined) throw invalid('body.minAmount', M.onlyForOpen);
+    if (input.maxAmount !== undefined) throw invalid('body.maxAmount', M.onlyForOpen);
   } else if (input.amount !== undefined) {
-    throw invalid('body.amount', 'is only for FIXED links (an OPEN link takes minAmount and maxAmount)');
+    throw invalid('body.amount', M.onlyForFixed);
   }
   const amount = checkLinkAmount('body.amount', input.amount, options.maxAmount);
   const minAmount = checkLinkAmount('body.minAmount', input.minAmount, options.maxAmount);
   const maxAmount = checkLinkAmount('body.maxAmount', input.maxAmount, options.maxAmount);
   if (minAmount !== null && maxAmount !== null && minAmount > maxAmount) {
-    throw invalid('body.minAmount', 'is more than body.maxAmount');
+    throw invalid('body.minAmount', M.minAboveMax);
   }
   const metadata = input.metadata ?? {};
   checkMetadata(metadata);
   const fields = {
     businessId: caller.businessId,
     environment: caller.environment,
-    label: input.label,
+    label,
     amountType: input.amountType,
     amount,
     minAmount,
@@ -132,12 +167,17 @@ export async function updateLink(
   const now = new Date();
   const link = await visibleLink(trx, caller, referenceNumber, true);
   const change: LinkChange = {};
-  if (input.label !== undefined) change.label = input.label;
+  if (input.label !== undefined) change.label = checkLabel(input.label);
   if (input.active !== undefined) change.active = input.active;
-  if (input.inactiveMessage !== undefined) change.inactive_message = input.inactiveMessage;
+  if (input.inactiveMessage !== undefined) {
+    change.inactive_message =
+      input.inactiveMessage === null
+        ? null
+        : checkLength('body.inactiveMessage', input.inactiveMessage, INACTIVE_MESSAGE_MAX);
+  }
   if (input.maxPayments !== undefined) {
     if (input.maxPayments !== null && input.maxPayments < link.payments_count) {
-      throw invalid('body.maxPayments', `cannot be below the payments already made (${link.payments_count})`);
+      throw invalid('body.maxPayments', M.belowPayments(link.payments_count));
     }
     change.max_payments = input.maxPayments;
   }

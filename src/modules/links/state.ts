@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { PaymentLinkStatus, PaymentLinksTable } from '../../db/schema.js';
+import type { ErrorCode } from '../../http/errors.js';
 
 type StatusFacts = Pick<PaymentLinksTable, 'max_payments' | 'expires_at'> & {
   active: boolean;
@@ -44,4 +45,20 @@ export const STATUS_REFUSALS = {
   INACTIVE: 'PAYMENT_LINK_INACTIVE',
   COMPLETED: 'PAYMENT_LINK_COMPLETED',
   EXPIRED: 'PAYMENT_LINK_EXPIRED',
-} as const satisfies Record<Exclude<PaymentLinkStatus, 'ACTIVE'>, string>;
+} as const satisfies Record<Exclude<PaymentLinkStatus, 'ACTIVE'>, ErrorCode>;
+
+/**
+ * Every refusal a payer meets on a link that takes no payment: its status's, then its business's
+ * (the API switched off, or live payments not approved). `PayerLinkView.refusal` is one of these;
+ * the payer page words each of them.
+ */
+export const PAYER_REFUSALS = [
+  ...Object.values(STATUS_REFUSALS),
+  'FEATURE_DISABLED',
+  'LIVE_ACCESS_NOT_APPROVED',
+] as const satisfies readonly ErrorCode[];
+export type PayerRefusal = (typeof PAYER_REFUSALS)[number];
+
+export function isPayerRefusal(code: ErrorCode): code is PayerRefusal {
+  return (PAYER_REFUSALS as readonly ErrorCode[]).includes(code);
+}

@@ -5545,7 +5545,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description What is paid for, shown to the payer */
+                    /** @description What is paid for, shown to the payer; trimmed, and not blank */
                     label: string;
                     amountType: "FIXED" | "OPEN";
                     /** @description FIXED links only: centimes, within the intent limits */
@@ -6071,6 +6071,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Trimmed, and not blank */
                     label?: string;
                     /** @description false deactivates the link; true reactivates it */
                     active?: boolean;

@@ -4,22 +4,20 @@
  */
 import { Type, type Static } from 'typebox';
 import type { PaymentLinkStatus } from '../../../../db/schema.js';
-import { type ApiError, invalid } from '../../../../http/errors.js';
+import { type ApiError, type ErrorDetail, invalid } from '../../../../http/errors.js';
 import { literalUnion } from '../../../../http/schemas.js';
 import { fillText, formatAmount, type Lang } from '../../../../lib/i18n.js';
 import { AMOUNT_TYPES } from '../../../intents/state.js';
-import type { CreateLinkInput } from '../../../links/service.js';
-import { MAX_LINK_PAYMENTS } from '../../../links/schemas.js';
+import { checkLabel, LINK_FIELD_MESSAGES as M, type CreateLinkInput } from '../../../links/service.js';
+import { INACTIVE_MESSAGE_MAX, LABEL_MAX, MAX_LINK_PAYMENTS } from '../../../links/schemas.js';
 import type { PaymentLinkView } from '../../../links/views.js';
 import { fieldChecks, type Refusal } from '../../form-errors.js';
 import { parseMru, type Dictionary } from '../../i18n.js';
+import { metadataLines } from '../../metadata.js';
 import { Token } from '../../write.js';
 import type { LinkFormValues } from './view.js';
 
-const MAX_LABEL = 200;
-export const MAX_INACTIVE_MESSAGE = 500;
-
-// Loose lengths on purpose: a value the link refuses is shown back on the form with why.
+// Loose lengths on purpose: a value the links service refuses is shown back on the form with why.
 export const LinkForm = Type.Object(
   {
     ...Token,
@@ -74,7 +72,7 @@ export function postedValues(form: Form): LinkFormValues {
 /** An amount in MRU as the payment form reads it ("250", "250,50"); empty is undefined unless `required`. */
 function money(field: string, text: string | undefined, required: boolean): number | undefined {
   if ((text ?? '').trim() === '') {
-    if (required) throw invalid(field, 'is required');
+    if (required) throw invalid(field, M.required);
     return undefined;
   }
   const centimes = parseMru(text!);
@@ -104,24 +102,11 @@ function moment(text: string | undefined): string | undefined {
   return date.toISOString();
 }
 
-/** One `key=value` per line, as the payment form reads them. */
-function metadataLines(text: string | undefined): Record<string, string> {
-  const metadata: Record<string, string> = {};
-  for (const line of (text ?? '').split(/\r?\n/)) {
-    if (line.trim() === '') continue;
-    const at = line.indexOf('=');
-    if (at < 1) throw invalid('metadata', 'must be one key=value per line');
-    metadata[line.slice(0, at).trim()] = line.slice(at + 1).trim();
-  }
-  return metadata;
-}
-
 /** The form's fields as the service's input; the fields of the other amount type are left out. */
 export function readLinkForm(form: Form): CreateLinkInput {
   const checks = fieldChecks();
-  const label = form.label.trim();
-  if (label === '') checks.refuse('label', 'is required');
-  else if ([...label].length > MAX_LABEL) checks.refuse('label', `must have at most ${MAX_LABEL} characters`);
+  // The service's own reading, here too so that one answer marks the label beside the others.
+  const label = checks.read(() => checkLabel(form.label), '');
   const fixed = form.amountType === 'FIXED';
   const amount = fixed ? checks.read(() => money('amount', form.amount, true), undefined) : undefined;
   const minAmount = fixed ? undefined : checks.read(() => money('minAmount', form.minAmount, false), undefined);
@@ -148,7 +133,7 @@ export function readLinkForm(form: Form): CreateLinkInput {
 type Words = Dictionary<'links'>;
 type FieldWord = Extract<keyof Words, `field${string}`>;
 
-/** The word a field's refusal shows unless its message says more (a range, a past date...). */
+/** The words a field's refusal shows unless its message says more (a range, a past date...). */
 const FIELD_WORDS: Record<string, FieldWord> = {
   label: 'fieldLinkLabel',
   amount: 'fieldAmount',
@@ -161,22 +146,30 @@ const FIELD_WORDS: Record<string, FieldWord> = {
   inactiveMessage: 'fieldInactiveMessage',
 };
 
-/** What the service's and the form's messages say, in the page's words. */
-function wordFor(field: string, message: string): FieldWord {
-  if (/^is required\b/.test(message)) return 'fieldRequired';
-  if (/^must be between\b/.test(message)) return 'fieldLinkAmountRange';
-  if (/^is more than\b/.test(message)) return 'fieldMinAboveMax';
-  if (/\bin the future\b/.test(message)) return 'fieldExpiresPast';
-  if (field === 'metadata' && /^key must be\b/.test(message)) return 'fieldMetadataLimits';
+/** The most characters a field takes, for its words (`{chars}`). */
+const FIELD_MAX: Record<string, number> = { label: LABEL_MAX, inactiveMessage: INACTIVE_MESSAGE_MAX };
+
+/**
+ * A refusal's words: the service's message compared to the service's own (never read as English),
+ * else the field's words. `maxAmount`: the most one payment may be, in centimes.
+ */
+function wordFor(field: string, detail: ErrorDetail, maxAmount: number): FieldWord {
+  const { message } = detail;
+  if (message === M.required || message === M.requiredForFixed) return 'fieldRequired';
+  if (message === M.amountRange(maxAmount)) return 'fieldLinkAmountRange';
+  if (message === M.minAboveMax) return 'fieldMinAboveMax';
+  if (message === M.notFuture) return 'fieldExpiresPast';
+  // A key of the metadata, refused by its check (the form's own refusal names `metadata` alone).
+  if (detail.field.startsWith('body.metadata.')) return 'fieldMetadataLimits';
   return FIELD_WORDS[field]!;
 }
 
 /**
  * A refusal of the form (its own reading or the service's, which names `body.minAmount`) as the
  * words shown by each field; undefined when it is about none of them (then the page it came from
- * says it). `maxAmount`: the most one payment may be, as the page writes it.
+ * says it). `maxAmount`: the most one payment may be, in centimes, as the service was told.
  */
-export function linkRefusal(error: ApiError, t: Words, maxAmount: string): Refusal | undefined {
+export function linkRefusal(error: ApiError, t: Words, maxAmount: number, lang: Lang): Refusal | undefined {
   const problems: Record<string, string> = {};
   if (error.code === 'METADATA_TOO_MANY_KEYS' || error.code === 'METADATA_VALUE_TOO_LONG') {
     problems.metadata = t.fieldMetadataLimits;
@@ -185,7 +178,10 @@ export function linkRefusal(error: ApiError, t: Words, maxAmount: string): Refus
       // `body.metadata.key`: the metadata field.
       const field = detail.field.replace(/^body\./, '').split('.')[0]!;
       if (!Object.hasOwn(FIELD_WORDS, field) || problems[field]) continue;
-      problems[field] = fillText(t[wordFor(field, detail.message)], { max: maxAmount });
+      problems[field] = fillText(t[wordFor(field, detail, maxAmount)], {
+        max: formatAmount(maxAmount, lang),
+        chars: String(FIELD_MAX[field] ?? ''),
+      });
     }
   }
   return Object.keys(problems).length > 0 ? { problems, error: t.checkFields } : undefined;

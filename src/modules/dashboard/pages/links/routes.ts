@@ -3,11 +3,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { renderSVG } from 'uqr';
 import { PAYMENT_LINK_STATUSES } from '../../../../db/schema.js';
+import type { ApiError } from '../../../../http/errors.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
-import { invalid } from '../../../../http/errors.js';
 import { literalUnion } from '../../../../http/schemas.js';
-import { formatAmount } from '../../../../lib/i18n.js';
 import { payBaseUrl } from '../../../intents/routes.js';
+import { INACTIVE_MESSAGE_MAX, LABEL_MAX } from '../../../links/schemas.js';
 import * as links from '../../../links/service.js';
 import { linkView } from '../../../links/views.js';
 import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
@@ -15,16 +15,7 @@ import { formState, type Refusal } from '../../form-errors.js';
 import { wordsFor } from '../../i18n.js';
 import { partialRefundNote } from '../../refund-note.js';
 import { dashboardWrite, Flash, Token } from '../../write.js';
-import {
-  amountText,
-  BLANK_LINK,
-  LinkForm,
-  linkRefusal,
-  MAX_INACTIVE_MESSAGE,
-  postedValues,
-  readLinkForm,
-  statusWords,
-} from './form.js';
+import { amountText, BLANK_LINK, LinkForm, linkRefusal, postedValues, readLinkForm, statusWords } from './form.js';
 import type { LinkFormValues } from './view.js';
 
 const LINKS = `${DASHBOARD}/links`;
@@ -64,7 +55,7 @@ function drawForm(
   refusal?: Refusal,
   status = 200,
 ): Promise<FastifyReply> {
-  return sendPage(request, reply, 'link-new', { values, ...formState(refusal) }, status);
+  return sendPage(request, reply, 'link-new', { values, labelMax: LABEL_MAX, ...formState(refusal) }, status);
 }
 
 /**
@@ -76,7 +67,11 @@ function drawForm(
 export const linkPages: FastifyPluginAsyncTypebox = async (app) => {
   const { db, database, config } = app.services;
   const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
-  const maxAmountText = (request: FastifyRequest) => formatAmount(config.intentMaxAmount, langOf(request));
+  /** A refusal of a link's form, in the request's words (the service was told the same most amount). */
+  const refusalOf = (request: FastifyRequest, error: ApiError) => {
+    const { lang, t } = wordsOf(request);
+    return linkRefusal(error, t, config.intentMaxAmount, lang);
+  };
 
   /** A link's page, with the deactivate form's refusal when there is one. */
   async function drawLink(
@@ -105,6 +100,7 @@ export const linkPages: FastifyPluginAsyncTypebox = async (app) => {
         files: { svg: view.qrUrl, png: `${view.url}/qr.png`, poster: `${view.url}/poster?lang=${lang}` },
         whatsapp: `https://wa.me/?text=${encodeURIComponent(`${view.label}\n${view.url}`)}`,
         inactiveMessage: refused?.inactiveMessage ?? '',
+        messageMax: INACTIVE_MESSAGE_MAX,
         payments: payments.items,
         refundNote: partialRefundNote(request),
         total: payments.total,
@@ -156,7 +152,7 @@ export const linkPages: FastifyPluginAsyncTypebox = async (app) => {
         return { redirect: detail(link.reference_number) };
       },
       (error) => {
-        const refusal = linkRefusal(error, wordsOf(request).t, maxAmountText(request));
+        const refusal = refusalOf(request, error);
         return refusal ? drawForm(request, reply, postedValues(request.body), refusal, error.status) : undefined;
       },
     ),
@@ -178,9 +174,6 @@ export const linkPages: FastifyPluginAsyncTypebox = async (app) => {
         reply,
         detail(request.params.ref),
         async (trx, _session, caller) => {
-          if ([...message].length > MAX_INACTIVE_MESSAGE) {
-            throw invalid('inactiveMessage', `must have at most ${MAX_INACTIVE_MESSAGE} characters`);
-          }
           // An empty message clears an earlier one: the payer page then says the shared words.
           await links.updateLink(trx, caller, request.params.ref, {
             active: false,
@@ -189,7 +182,7 @@ export const linkPages: FastifyPluginAsyncTypebox = async (app) => {
           return { redirect: detail(request.params.ref) };
         },
         (error) => {
-          const refusal = linkRefusal(error, wordsOf(request).t, maxAmountText(request));
+          const refusal = refusalOf(request, error);
           return refusal
             ? drawLink(request, reply, request.params.ref, 1, {
                 refusal,

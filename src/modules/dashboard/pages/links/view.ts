@@ -35,7 +35,7 @@ export interface LinkViews {
     filterQuery: string;
     items: LinkItem[];
   }>;
-  'link-new': FormState & { values: LinkFormValues };
+  'link-new': FormState & { values: LinkFormValues; labelMax: number };
   link: Paged<
     FormState & {
       link: LinkItem;
@@ -48,6 +48,8 @@ export interface LinkViews {
       whatsapp: string;
       /** The deactivate form's message as typed, when it was refused. */
       inactiveMessage: string;
+      /** The most characters the message takes (its field's `maxlength`). */
+      messageMax: number;
       payments: IntentWithRefunds[];
       refundNote: RefundNote;
     }

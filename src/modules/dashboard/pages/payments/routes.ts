@@ -9,6 +9,7 @@ import { AMOUNT_TYPES, INTENT_STATUSES, isAllowed } from '../../../intents/state
 import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { formState, isAboutForm, refusalOf, type FormFields } from '../../form-errors.js';
 import { wordsFor, parseMru } from '../../i18n.js';
+import { metadataLines } from '../../metadata.js';
 import { intentTimeline, paymentAttempts, searchIntents, sourceAmounts } from '../../queries.js';
 import { partialRefundNote } from '../../refund-note.js';
 import { dashboardWrite, Token } from '../../write.js';
@@ -75,18 +76,6 @@ function amountField(text: string | undefined, optional: boolean): number | unde
 
 function isPaymentFailure(value: string | null): value is PaymentFailureCode {
   return (PAYMENT_FAILURES as readonly (string | null)[]).includes(value);
-}
-
-/** One `key=value` per line. */
-function metadataField(text: string | undefined): Record<string, string> {
-  const metadata: Record<string, string> = {};
-  for (const line of (text ?? '').split(/\r?\n/)) {
-    if (line.trim() === '') continue;
-    const at = line.indexOf('=');
-    if (at < 1) throw invalid('metadata', 'must be one key=value per line');
-    metadata[line.slice(0, at).trim()] = line.slice(at + 1).trim();
-  }
-  return metadata;
 }
 
 function dateField(value: string | undefined, bound: 'from' | 'to'): Date | undefined {
@@ -164,7 +153,7 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
               amountType,
               ...(amount !== undefined ? { amount } : {}),
               ...(label ? { label } : {}),
-              metadata: metadataField(request.body.metadata),
+              metadata: metadataLines(request.body.metadata),
             },
             { maxAmount: config.intentMaxAmount, codeSpace: config.paymentCodeSpace },
           );
