@@ -8,9 +8,8 @@ import { customerLimits } from '../checkout/limits.js';
 import { payBaseUrl } from '../intents/routes.js';
 import { linkAssets, linkPage, posterHtml, type LinkPageContent, type PageContext } from './pages.js';
 import { linkBySlug } from './pay.js';
-import { payerLinkView, SLUG_MAX } from './payer-routes.js';
 import { QR_CONTENT_TYPES, qrImage, type QrFormat } from './qr.js';
-import { linkUrl } from './views.js';
+import { linkUrl, payerLinkView, SLUG_MAX } from './views.js';
 
 // Any slug and any query: a page answers a bad one with its 404 page, not a JSON error.
 const PageParams = Type.Object({ slug: Type.String() });

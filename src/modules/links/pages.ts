@@ -24,7 +24,7 @@ import { clientErrors } from '../checkout/pages.js';
 import { SANDBOX_WALLETS } from '../sandbox/sandbox.js';
 import { PAYER_NAME_MAX, PAYER_NOTE_MAX } from './pay.js';
 import { linkPageDictionaries, type LinkPageText } from './i18n.js';
-import type { PayerLinkView } from './payer-routes.js';
+import type { PayerLinkView } from './views.js';
 import { isPayerRefusal, PAYER_REFUSALS, type PayerRefusal } from './state.js';
 
 type CheckoutTexts = Dictionary<CheckoutText>;

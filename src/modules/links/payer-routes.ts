@@ -17,35 +17,9 @@ import {
   payThroughLink,
   type PayerLink,
 } from './pay.js';
-import { linkStatus } from './state.js';
+import { payerLinkView, SLUG_MAX } from './views.js';
 
-/** The longest slug a route looks up (a link's are 12 characters). */
-export const SLUG_MAX = 32;
-export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: SLUG_MAX }) });
-
-/** What a payer's page reads of a link: what to pay, to whom, and whether it takes payments; nothing else. */
-export function payerLinkView(found: PayerLink, now = new Date()) {
-  const { link } = found;
-  const refusal = payerRefusal(found, now);
-  return {
-    merchantName: found.merchantName,
-    label: link.label,
-    amountType: link.amount_type,
-    amount: link.amount,
-    minAmount: link.min_amount,
-    maxAmount: link.max_amount,
-    payerFee: found.payerFee,
-    currency: 'MRU' as const,
-    collect: { name: link.collect_name, note: link.collect_note },
-    status: linkStatus(link, now),
-    /** The code a payment would be refused with now (the page words it), or null when it takes one. */
-    refusal: refusal?.code ?? null,
-    inactiveMessage: link.active ? null : link.inactive_message,
-    sandbox: link.environment === 'test',
-  };
-}
-
-export type PayerLinkView = ReturnType<typeof payerLinkView>;
+const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: SLUG_MAX }) });
 
 /** A link found by its slug, or PAYMENT_LINK_NOT_FOUND. */
 export async function payerLinkOf(db: Kysely<DB>, slug: string): Promise<PayerLink> {

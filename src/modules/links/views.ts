@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import type { PaymentLink } from './schemas.js';
+import { payerRefusal, type PayerLink } from './pay.js';
 import { linkStatus } from './state.js';
 import type { LinkRow } from './store.js';
 
@@ -37,3 +38,30 @@ export function linkView(link: LinkRow, payBase: string, now = new Date()): Paym
     updatedAt: link.updated_at.toISOString(),
   };
 }
+
+/** The longest slug a route looks up (a link's are 12 characters). */
+export const SLUG_MAX = 32;
+
+/** What a payer's page reads of a link: what to pay, to whom, and whether it takes payments; nothing else. */
+export function payerLinkView(found: PayerLink, now = new Date()) {
+  const { link } = found;
+  const refusal = payerRefusal(found, now);
+  return {
+    merchantName: found.merchantName,
+    label: link.label,
+    amountType: link.amount_type,
+    amount: link.amount,
+    minAmount: link.min_amount,
+    maxAmount: link.max_amount,
+    payerFee: found.payerFee,
+    currency: 'MRU' as const,
+    collect: { name: link.collect_name, note: link.collect_note },
+    status: linkStatus(link, now),
+    /** The code a payment would be refused with now (the page words it), or null when it takes one. */
+    refusal: refusal?.code ?? null,
+    inactiveMessage: link.active ? null : link.inactive_message,
+    sandbox: link.environment === 'test',
+  };
+}
+
+export type PayerLinkView = ReturnType<typeof payerLinkView>;
