@@ -85,6 +85,20 @@ export function freeCode(candidates: readonly number[], environment: Environment
   ) AS free LIMIT 1`;
 }
 
+/**
+ * The CTEs that write the `payment.created` event of the intent a statement's `inserted` CTE
+ * inserted, and its deliveries: none when the insert clashed and inserted nothing.
+ */
+function createdEventOfInserted(event: { id: string; body: string }) {
+  return sql`created_event AS (
+      SELECT ${event.id}::text AS id, business_id, environment, 'payment.created'::text AS event,
+        reference_number AS subject, ${event.body}::text AS body, created_at, 0 AS ord
+      FROM inserted
+    ),
+    ${sql.raw(sequencedInsertSql('created_event', 'one'))},
+    deliveries AS (${sql.raw(fanOutSql('ev'))})`;
+}
+
 export interface NewIntent {
   /** Random codes to try first (the walk for a free code starts at the first), and the space's size. */
   codeCandidates: readonly number[];
@@ -127,13 +141,7 @@ export async function insertIntent(trx: Executor, intent: NewIntent): Promise<In
       ON CONFLICT DO NOTHING
       RETURNING *
     ),
-    created_event AS (
-      SELECT ${intent.event.id}::text AS id, business_id, environment, 'payment.created'::text AS event,
-        reference_number AS subject, ${intent.event.body}::text AS body, created_at, 0 AS ord
-      FROM inserted
-    ),
-    ${sql.raw(sequencedInsertSql('created_event', 'one'))},
-    deliveries AS (${sql.raw(fanOutSql('ev'))})
+    ${createdEventOfInserted(intent.event)}
     SELECT (SELECT count(*) FROM candidate)::int AS code_found, inserted.*
     FROM (SELECT 1) AS one LEFT JOIN inserted ON true`.execute(trx);
   const row = result.rows[0];
@@ -170,13 +178,7 @@ export async function insertLinkIntent(trx: Executor, intent: NewLinkIntent): Pr
       ON CONFLICT DO NOTHING
       RETURNING *
     ),
-    created_event AS (
-      SELECT ${intent.event.id}::text AS id, business_id, environment, 'payment.created'::text AS event,
-        reference_number AS subject, ${intent.event.body}::text AS body, created_at, 0 AS ord
-      FROM inserted
-    ),
-    ${sql.raw(sequencedInsertSql('created_event', 'one'))},
-    deliveries AS (${sql.raw(fanOutSql('ev'))})
+    ${createdEventOfInserted(intent.event)}
     SELECT * FROM inserted`.execute(trx);
   return result.rows[0];
 }
