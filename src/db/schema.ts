@@ -8,6 +8,7 @@ import type { EventSequencesTable, EventsTable } from './schema/event-log.js';
 import type { PaymentIntentsTable, RefundsTable } from './schema/intents.js';
 import type { ApiKeysTable } from './schema/keys.js';
 import type { PaymentLinksTable } from './schema/links.js';
+import type { MerchantMutesTable, PaymentRequestsTable } from './schema/requests.js';
 import type { OrdersTable } from './schema/orders.js';
 import type {
   BalanceTransactionsTable,
@@ -35,6 +36,7 @@ export * from './schema/event-log.js';
 export * from './schema/intents.js';
 export * from './schema/keys.js';
 export * from './schema/links.js';
+export * from './schema/requests.js';
 export * from './schema/orders.js';
 export * from './schema/payments.js';
 export * from './schema/payouts.js';
@@ -63,6 +65,8 @@ export interface DB {
   webhook_attempt_rollups: WebhookAttemptRollupsTable;
   payment_intents: PaymentIntentsTable;
   payment_links: PaymentLinksTable;
+  payment_requests: PaymentRequestsTable;
+  merchant_mutes: MerchantMutesTable;
   payments: PaymentsTable;
   refunds: RefundsTable;
   events: EventsTable;

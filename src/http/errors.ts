@@ -59,6 +59,19 @@ export const errorCatalogue = {
   },
   PAYMENT_LINK_EXPIRED: { status: 409, message: 'This payment link has expired. Nothing was charged.' },
 
+  // Payment requests: pushed to a payer's wallet, answered in the wallet app
+  PAYMENT_REQUEST_NOT_FOUND: { status: 404, message: 'No payment request with this id.' },
+  PAYMENT_REQUEST_PENDING: {
+    status: 409,
+    message: 'This intent already has a pending payment request. Cancel it or wait for its answer.',
+  },
+  PAYMENT_REQUEST_NOT_PENDING: { status: 409, message: 'This payment request was already answered or ended.' },
+  PAYMENT_REQUESTS_MUTED: { status: 403, message: 'This payer does not accept payment requests from this business.' },
+  TOO_MANY_PAYMENT_REQUESTS: {
+    status: 429,
+    message: 'Too many payment requests to this phone from this business. Retry after the time given.',
+  },
+
   // Wallets and ledger
   INSUFFICIENT_BALANCE: { status: 402, message: 'The balance cannot cover this amount.' },
   INVALID_PIN: { status: 401, message: 'Wrong wallet PIN.' },

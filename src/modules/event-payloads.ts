@@ -3,6 +3,7 @@ import type { EventPayloads, OutboxEventName } from './events/catalog.js';
 import { envelopeSchema } from './events/envelopes.js';
 import { paymentEventPayloads } from './intents/event-payloads.js';
 import { paymentLinkEventPayloads } from './links/event-payloads.js';
+import { paymentRequestEventPayloads } from './requests/event-payloads.js';
 import { orderEventPayloads } from './orders/event-payloads.js';
 import { payoutEventPayloads } from './payouts/event-payloads.js';
 import { productEventPayloads } from './products/event-payloads.js';
@@ -17,6 +18,7 @@ import { webhookNoticePayloads } from './webhooks/event-payloads.js';
 const gathered = {
   ...paymentEventPayloads,
   ...paymentLinkEventPayloads,
+  ...paymentRequestEventPayloads,
   ...payoutEventPayloads,
   ...orderEventPayloads,
   ...productEventPayloads,

@@ -6,6 +6,7 @@ import { intentRoutes } from './intents/routes.js';
 import { linkPageRoutes } from './links/page-routes.js';
 import { linkPayerRoutes } from './links/payer-routes.js';
 import { paymentLinkRoutes } from './links/routes.js';
+import { paymentRequestRoutes } from './requests/routes.js';
 import { balanceRoutes } from './payments/balance-routes.js';
 import { paymentRoutes } from './payments/routes.js';
 import { statementRoutes } from './payments/statement-routes.js';
@@ -19,6 +20,7 @@ import { webhookRoutes } from './webhooks/routes.js';
 export const developerModules: FastifyPluginAsync[] = [
   intentRoutes,
   paymentLinkRoutes,
+  paymentRequestRoutes,
   webhookRoutes,
   productRoutes,
   orderRoutes,

@@ -6,6 +6,7 @@ import { newId } from '../lib/ids.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency/store.js';
 import { expireDueIntents } from '../modules/intents/service.js';
 import { endWaitingPayments } from '../modules/intents/waiting-payments.js';
+import { endDueRequests } from '../modules/requests/expiry.js';
 import { foldPendingMovements } from '../modules/payments/ledger.js';
 import { SENDERS, startPayoutSender, type PayoutSender } from '../modules/payouts/send.js';
 import { startDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions } from '../modules/webhooks/engine.js';
@@ -44,6 +45,8 @@ export const periodicTasks: PeriodicTask[] = [
     run: (runtime) =>
       endWaitingPayments(runtime.db, { timeoutSeconds: runtime.config.paymentProcessingTimeoutSeconds }),
   },
+  // Payment requests whose time is up, or whose sandbox phone answers by itself (requests/expiry.ts).
+  { name: 'payment-requests', everySeconds: 1, run: (runtime) => endDueRequests(runtime.db) },
   // Shared ledger accounts take their pending movements into their balance row (ledger.ts); a
   // merchant's balance transactions learn their `balanceAfter` then, so it runs four times a second.
   { name: 'ledger-fold', everySeconds: 0.25, run: (runtime) => foldPendingMovements(runtime.db, 1000) },

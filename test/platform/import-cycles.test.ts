@@ -88,7 +88,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['worker', 'cli', 'modules/index.ts', 'modules/event-payloads.ts'],
   ['bootstrap.ts'],
   ['modules/admin', 'modules/dashboard', 'modules/welcome'],
-  ['modules/links'],
+  ['modules/links', 'modules/requests'],
   ['modules/storefront', 'modules/checkout'],
   ['modules/orders'],
   ['modules/intents'],

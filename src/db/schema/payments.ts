@@ -10,7 +10,7 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
  * How a payment is made: the wallet and its PIN typed on one of our pages (checkout, pay-by-code,
  * storefront), or the sandbox's simulation (a test key's `simulate`).
  */
-export const PAYMENT_METHODS = ['WALLET_PIN', 'SANDBOX'] as const;
+export const PAYMENT_METHODS = ['WALLET_PIN', 'SANDBOX', 'WALLET_REQUEST'] as const;
 
 export type PaymentMethodName = (typeof PAYMENT_METHODS)[number];
 
@@ -34,6 +34,7 @@ export const PAYMENT_FAILURES = [
   'DECLINED',
   'TIMED_OUT',
   'NOT_PAYABLE',
+  'CANCELLED',
 ] as const;
 
 export type PaymentFailureCode = (typeof PAYMENT_FAILURES)[number];

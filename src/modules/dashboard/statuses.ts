@@ -35,6 +35,7 @@ const STATUS_WORDS = {
   paymentMethod: {
     WALLET_PIN: 'methodWalletPin',
     SANDBOX: 'methodSandbox',
+    WALLET_REQUEST: 'methodWalletRequest',
   } satisfies Record<PaymentMethodName, keyof Dictionary>,
   paymentFailure: {
     INSUFFICIENT_BALANCE: 'failureInsufficientBalance',
@@ -45,6 +46,7 @@ const STATUS_WORDS = {
     DECLINED: 'failureDeclined',
     TIMED_OUT: 'failureTimedOut',
     NOT_PAYABLE: 'failureNotPayable',
+    CANCELLED: 'failureCancelled',
   } satisfies Record<PaymentFailureCode, keyof Dictionary>,
   delivery: {
     PENDING: 'deliveryPending',

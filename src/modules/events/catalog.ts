@@ -29,6 +29,13 @@ export const eventCatalog = {
   'payout.cancelled': 'payouts:read',
   // Not in api.md 6.4: a payment link took the last payment its limit allows (issue 50).
   'payment_link.completed': 'intents:read',
+  // Not in api.md 6.4: a request pushed to a payer's wallet, and how it ended (issue 51).
+  'payment_request.created': 'intents:read',
+  'payment_request.approved': 'intents:read',
+  'payment_request.declined': 'intents:read',
+  'payment_request.expired': 'intents:read',
+  'payment_request.cancelled': 'intents:read',
+  'payment_request.failed': 'intents:read',
 } as const satisfies Record<string, Scope>;
 
 export type EventName = keyof typeof eventCatalog;

@@ -6,6 +6,7 @@ import { feePlanFromColumns, paymentCommission, type Commission, type FeePlan } 
 import {
   failureMessage,
   walletPin,
+  walletRequest,
   type ImmediateAuthorization,
   type PaymentAttempt,
   type PaymentMethod,
@@ -41,7 +42,11 @@ function failsTheIntent(failure: PaymentFailureCode): failure is PaymentFailure 
 }
 
 /** The methods by name: how a payment made with one is refunded, or approved once it waited. */
-export const METHODS: Record<PaymentMethodName, PaymentMethod> = { WALLET_PIN: walletPin, SANDBOX: sandboxMethod() };
+export const METHODS: Record<PaymentMethodName, PaymentMethod> = {
+  WALLET_PIN: walletPin,
+  SANDBOX: sandboxMethod(),
+  WALLET_REQUEST: walletRequest,
+};
 
 export type PaymentOutcome = { paymentId: string; intent: IntentRow } & (
   | { outcome: 'paid'; commission: Commission }
@@ -293,26 +298,31 @@ async function failAttempt(
 /** How a payer who was asked answered: yes, no, or nothing before the timeout. */
 export type WaitingAnswer = 'APPROVED' | 'DECLINED' | 'TIMED_OUT';
 
+/** How a waiting payment ended: paid, or failed and why (a `CANCELLED` one was withdrawn by the merchant). */
+export type WaitingEnd = { intent: IntentRow } & ({ paid: true } | { paid: false; failure: PaymentFailureCode });
+
 /**
  * Ends a PROCESSING payment of an intent by a later transaction: the payer approved (its method's
  * `approve`: paid as any attempt is, if the intent can still be paid and the wallet still holds
  * enough), declined, or never answered. The intent is locked first, then the payer's wallet, then
  * the payment, as an attempt locks them; a payment another transaction ended meanwhile is left
  * alone (false). A payment that held nothing can end however the intent has moved since: a yes to
- * an intent paid, cancelled or expired since is FAILED `NOT_PAYABLE`, and nothing moves.
+ * an intent paid, cancelled or expired since is FAILED `NOT_PAYABLE`, and nothing moves. A
+ * merchant's withdrawal of the question (`CANCELLED`) ends it as FAILED `CANCELLED`. Undefined:
+ * the payment had ended already.
  */
 export async function endWaitingPayment(
   trx: Transaction<DB>,
   waiting: { id: string; intentId: number; phone: string },
-  answer: WaitingAnswer,
+  answer: WaitingAnswer | 'CANCELLED',
   now: Date,
-): Promise<boolean> {
+): Promise<WaitingEnd | undefined> {
   const locked =
     answer === 'APPROVED'
       ? await lockIntentAndPayer(trx, { id: waiting.intentId }, { phone: waiting.phone })
       : { intent: await lockIntent(trx, { id: waiting.intentId }), payer: undefined };
   const payment = await lockProcessingPayment(trx, waiting.id);
-  if (!locked?.intent || !payment) return false;
+  if (!locked?.intent || !payment) return undefined;
   const { intent } = locked;
   const described = { method: payment.method, amount: payment.amount, phone: waiting.phone, now };
   const row = waitingAttemptRow(payment.id, described);
@@ -320,10 +330,18 @@ export async function endWaitingPayment(
   if (answer !== 'APPROVED' || !approve || !isAllowed(intent, 'pay', now)) {
     const failure = answer !== 'APPROVED' ? answer : 'NOT_PAYABLE';
     await writeAlone(trx, row, { status: 'FAILED', failure });
-    return true;
+    return { paid: false, failure, intent };
   }
-  await settleAttempt(trx, intent, row, described, await approve(trx, methodAttempt(intent, described, locked.payer)));
-  return true;
+  const ended = await settleAttempt(
+    trx,
+    intent,
+    row,
+    described,
+    await approve(trx, methodAttempt(intent, described, locked.payer)),
+  );
+  if (ended.outcome === 'paid') return { paid: true, intent: ended.intent };
+  if (ended.outcome === 'failed') return { paid: false, failure: ended.failure, intent: ended.intent };
+  throw new Error(`payment ${payment.id} waited again`);
 }
 
 /**

@@ -9,7 +9,8 @@ import { endWaitingPayment, type WaitingAnswer } from './payments.js';
  * is due: a sandbox phone that approves or declines after its delay (sandbox.ts), and any payment
  * still waiting after `timeoutSeconds` (`PAYMENT_PROCESSING_TIMEOUT_SECONDS`), so a payer who never
  * answers, or a worker that died between the attempt and its end, leaves nothing waiting. Each
- * ends in a transaction of its own (`endWaitingPayment`).
+ * ends in a transaction of its own (`endWaitingPayment`). A payment request's payment ends with
+ * its request (requests/expiry.ts), at the request's own expiry.
  */
 export async function endWaitingPayments(
   db: Kysely<DB>,
@@ -22,7 +23,7 @@ export async function endWaitingPayments(
       ? []
       : [sql`(payer_phone = ${phone} AND created_at <= ${new Date(now.getTime() - afterSeconds * 1000)})`],
   );
-  const due = sql<boolean>`intent_id IS NOT NULL AND (created_at <= ${timedOut}
+  const due = sql<boolean>`intent_id IS NOT NULL AND method <> 'WALLET_REQUEST' AND (created_at <= ${timedOut}
     ${answered.length > 0 ? sql`OR (method = 'SANDBOX' AND (${sql.join(answered, sql` OR `)}))` : sql``})`;
   let ended = 0;
   const failed: string[] = [];

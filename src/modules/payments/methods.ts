@@ -88,6 +88,8 @@ export function failureMessage(failure: PaymentFailureCode, amount: number): str
       return 'The payer did not answer in time.';
     case 'NOT_PAYABLE':
       return 'The payment could no longer be made when the payer answered.';
+    case 'CANCELLED':
+      return 'The merchant cancelled the request before the payer answered.';
     default: {
       const never: never = failure;
       throw new Error(`unknown payment failure ${String(never)}`);
@@ -116,6 +118,21 @@ export function chargeWallet(attempt: PaymentAttempt, payer: Payer): ImmediateAu
 export const walletPin: PaymentMethod = {
   name: 'WALLET_PIN',
   authorize(_trx, attempt) {
+    if (!attempt.payer) throw new ApiError('WALLET_NOT_FOUND');
+    return Promise.resolve(chargeWallet(attempt, attempt.payer));
+  },
+  refund: (trx, refund) => walletRefund(trx, refund),
+};
+
+/**
+ * A request pushed to the payer's wallet (payment requests): nothing moves when it is made (the
+ * payment waits, PROCESSING); the payer's yes in the wallet app, PIN checked, charges the wallet
+ * locked with the intent.
+ */
+export const walletRequest: PaymentMethod = {
+  name: 'WALLET_REQUEST',
+  authorize: () => Promise.resolve({ status: 'PROCESSING' }),
+  approve(_trx, attempt) {
     if (!attempt.payer) throw new ApiError('WALLET_NOT_FOUND');
     return Promise.resolve(chargeWallet(attempt, attempt.payer));
   },

@@ -52,6 +52,18 @@ export const SANDBOX_ANSWERING_PHONES = {
   '+22220000006': { answer: 'NEVER_ANSWERS', afterSeconds: null },
 } as const satisfies Record<string, { answer: SandboxAnswer; afterSeconds: number | null }>;
 
+/**
+ * The phones whose sandbox wallet answers a payment request by itself, after how long: the
+ * scenario catalogue of docs/payments.md. `+22220000002` (1.00 MRU) approves and its payment fails
+ * for too little balance. Any other phone waits for its answer in the wallet app.
+ */
+export const SANDBOX_REQUEST_PHONES = {
+  '+22220000021': { answer: 'APPROVES', afterSeconds: 2 },
+  '+22220000022': { answer: 'DECLINES', afterSeconds: 2 },
+  '+22220000023': { answer: 'NEVER_ANSWERS', afterSeconds: null },
+  [SANDBOX_POOR_PAYER]: { answer: 'APPROVES', afterSeconds: 2 },
+} as const satisfies Record<string, { answer: SandboxAnswer; afterSeconds: number | null }>;
+
 /** How the sandbox wallet of `phone` answers a payment. */
 export function sandboxAnswerOf(phone: string): { answer: SandboxAnswer; afterSeconds: number | null } {
   return (

@@ -254,6 +254,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/dev/intents/{referenceNumber}/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a payment intent's requests
+         * @description The requests made for the intent, newest first, paginated.
+         *
+         *     A request is pushed to the payer's wallet: the payer approves it with the wallet's PIN in the wallet app (or declines) before `expiresAt`. Approval pays the intent (a payment of method WALLET_REQUEST, then `payment.confirmed`) and sends `payment_request.approved`; an approval whose payment fails (too little balance) ends FAILED with `failureCode`, and the intent stays payable. Statuses: PENDING, then APPROVED, DECLINED, EXPIRED, CANCELLED or FAILED, each with its `payment_request.*` event. In the sandbox, `+22220000021` approves and `+22220000022` declines after about 2 s, `+22220000023` never answers, `+22220000002` approves and fails for too little balance; any other phone waits for the wallet app (PIN 1234).
+         *
+         *     Key: secret (sk_), scope `intents:read`.
+         */
+        get: operations["listIntentPaymentRequests"];
+        put?: never;
+        /**
+         * Ask a payer's wallet to pay an intent
+         * @description Pushes a request to pay the intent to the wallet of `phone`: `amount` is the intent's (FIXED) or required (OPEN); `expiresIn` 60 to 900 seconds (300 by default); `message` up to 100 characters, shown beside the business's name. One pending request per intent (PAYMENT_REQUEST_PENDING); the intent must be payable (INTENT_NOT_PENDING). A live phone without a wallet answers WALLET_NOT_FOUND; a payer who muted the business, PAYMENT_REQUESTS_MUTED; at most 3 pending requests and 10 requests an hour per business and phone, TOO_MANY_PAYMENT_REQUESTS with Retry-After. Sends `payment_request.created`.
+         *
+         *     A request is pushed to the payer's wallet: the payer approves it with the wallet's PIN in the wallet app (or declines) before `expiresAt`. Approval pays the intent (a payment of method WALLET_REQUEST, then `payment.confirmed`) and sends `payment_request.approved`; an approval whose payment fails (too little balance) ends FAILED with `failureCode`, and the intent stays payable. Statuses: PENDING, then APPROVED, DECLINED, EXPIRED, CANCELLED or FAILED, each with its `payment_request.*` event. In the sandbox, `+22220000021` approves and `+22220000022` declines after about 2 s, `+22220000023` never answers, `+22220000002` approves and fails for too little balance; any other phone waits for the wallet app (PIN 1234).
+         *
+         *     Key: secret (sk_), scope `intents:write`.
+         */
+        post: operations["createPaymentRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/payment-requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a payment request
+         * @description One request by its `PR-` id. A request of the other environment answers SANDBOX_MISMATCH.
+         *
+         *     A request is pushed to the payer's wallet: the payer approves it with the wallet's PIN in the wallet app (or declines) before `expiresAt`. Approval pays the intent (a payment of method WALLET_REQUEST, then `payment.confirmed`) and sends `payment_request.approved`; an approval whose payment fails (too little balance) ends FAILED with `failureCode`, and the intent stays payable. Statuses: PENDING, then APPROVED, DECLINED, EXPIRED, CANCELLED or FAILED, each with its `payment_request.*` event. In the sandbox, `+22220000021` approves and `+22220000022` declines after about 2 s, `+22220000023` never answers, `+22220000002` approves and fails for too little balance; any other phone waits for the wallet app (PIN 1234).
+         *
+         *     Key: secret (sk_), scope `intents:read`.
+         */
+        get: operations["retrievePaymentRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/payment-requests/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a payment request
+         * @description Withdraws a PENDING request: CANCELLED, its payment FAILED with `CANCELLED`, nothing moved; sends `payment_request.cancelled`. A request already answered or ended answers PAYMENT_REQUEST_NOT_PENDING. The intent stays payable.
+         *
+         *     Key: secret (sk_), scope `intents:write`.
+         */
+        post: operations["cancelPaymentRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/dev/webhooks/endpoints": {
         parameters: {
             query?: never;
@@ -1641,6 +1719,126 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payment_request.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_request.created
+         * @description A request was pushed to the payer's wallet (status PENDING). Signed with X-Commerce-Signature over "<X-Commerce-Timestamp>.<raw body>".
+         */
+        post: operations["webhook_payment_request_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_request.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_request.approved
+         * @description The payer approved and the intent was paid (status APPROVED); `payment.confirmed` comes with it. Signed with X-Commerce-Signature over "<X-Commerce-Timestamp>.<raw body>".
+         */
+        post: operations["webhook_payment_request_approved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_request.declined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_request.declined
+         * @description The payer declined (status DECLINED). Signed with X-Commerce-Signature over "<X-Commerce-Timestamp>.<raw body>".
+         */
+        post: operations["webhook_payment_request_declined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_request.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_request.expired
+         * @description The payer did not answer in time (status EXPIRED). Signed with X-Commerce-Signature over "<X-Commerce-Timestamp>.<raw body>".
+         */
+        post: operations["webhook_payment_request_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_request.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_request.cancelled
+         * @description The merchant cancelled the request (status CANCELLED). Signed with X-Commerce-Signature over "<X-Commerce-Timestamp>.<raw body>".
+         */
+        post: operations["webhook_payment_request_cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_request.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_request.failed
+         * @description The payer approved but the payment failed, e.g. too little balance (status FAILED, `failure_code`); the intent stays payable. Signed with X-Commerce-Signature over "<X-Commerce-Timestamp>.<raw body>".
+         */
+        post: operations["webhook_payment_request_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "payout.created": {
         parameters: {
             query?: never;
@@ -1968,7 +2166,7 @@ export interface components {
          * @description Every error code of the API. Branch on it; messages may change.
          * @enum {string}
          */
-        ErrorCode: "MISSING_CREDENTIALS" | "INVALID_AUTH_HEADER" | "INVALID_API_KEY" | "API_ACCESS_NOT_ACTIVE" | "LIVE_ACCESS_NOT_APPROVED" | "SECRET_KEY_REQUIRED" | "SCOPE_REQUIRED" | "IP_NOT_ALLOWED" | "FEATURE_DISABLED" | "SANDBOX_ONLY" | "SANDBOX_MISMATCH" | "RATE_LIMITED" | "TOO_MANY_DOWNLOADS" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "ENDPOINT_NOT_FOUND" | "INTENT_NOT_FOUND" | "INTENT_NOT_PENDING" | "INTENT_CANCEL_INVALID_STATUS" | "INTENT_CANCEL_CONFLICT" | "INTENT_REFUND_INVALID_STATUS" | "AMOUNT_OUT_OF_RANGE" | "METADATA_TOO_MANY_KEYS" | "METADATA_VALUE_TOO_LONG" | "REFUND_AMOUNT_INVALID" | "CODE_SPACE_EXHAUSTED" | "PAYMENT_NOT_FOUND" | "PAYMENT_LINK_NOT_FOUND" | "PAYMENT_LINK_INACTIVE" | "PAYMENT_LINK_COMPLETED" | "PAYMENT_LINK_EXPIRED" | "INSUFFICIENT_BALANCE" | "INVALID_PIN" | "WALLET_LOCKED" | "WALLET_NOT_FOUND" | "PAYMENT_FAILED" | "BALANCE_TRANSACTION_NOT_FOUND" | "INSUFFICIENT_FUNDS" | "PAYOUT_NOT_FOUND" | "PAYOUT_BATCH_NOT_FOUND" | "PAYOUT_NOT_PENDING" | "TOO_MANY_PENDING_PAYOUTS" | "STATEMENT_PERIOD_INVALID" | "NO_FILE" | "INVALID_FILE_TYPE" | "FILE_TOO_LARGE" | "PRODUCT_NOT_FOUND" | "SHOP_NOT_FOUND" | "VARIANT_NOT_FOUND" | "VARIANT_LABEL_AMBIGUOUS" | "EXTERNAL_ID_TAKEN" | "INSUFFICIENT_STOCK" | "CSV_INVALID" | "ORDER_NOT_FOUND" | "ORDER_INVALID_TRANSITION" | "MAX_ENDPOINTS_REACHED" | "EVENTS_NOT_PERMITTED" | "INVALID_WEBHOOK_EVENT" | "INVALID_WEBHOOK_URL" | "EVENT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "ENDPOINT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "NOT_FOUND" | "LAST_OWNER" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "MISSING_CREDENTIALS" | "INVALID_AUTH_HEADER" | "INVALID_API_KEY" | "API_ACCESS_NOT_ACTIVE" | "LIVE_ACCESS_NOT_APPROVED" | "SECRET_KEY_REQUIRED" | "SCOPE_REQUIRED" | "IP_NOT_ALLOWED" | "FEATURE_DISABLED" | "SANDBOX_ONLY" | "SANDBOX_MISMATCH" | "RATE_LIMITED" | "TOO_MANY_DOWNLOADS" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "ENDPOINT_NOT_FOUND" | "INTENT_NOT_FOUND" | "INTENT_NOT_PENDING" | "INTENT_CANCEL_INVALID_STATUS" | "INTENT_CANCEL_CONFLICT" | "INTENT_REFUND_INVALID_STATUS" | "AMOUNT_OUT_OF_RANGE" | "METADATA_TOO_MANY_KEYS" | "METADATA_VALUE_TOO_LONG" | "REFUND_AMOUNT_INVALID" | "CODE_SPACE_EXHAUSTED" | "PAYMENT_NOT_FOUND" | "PAYMENT_LINK_NOT_FOUND" | "PAYMENT_LINK_INACTIVE" | "PAYMENT_LINK_COMPLETED" | "PAYMENT_LINK_EXPIRED" | "PAYMENT_REQUEST_NOT_FOUND" | "PAYMENT_REQUEST_PENDING" | "PAYMENT_REQUEST_NOT_PENDING" | "PAYMENT_REQUESTS_MUTED" | "TOO_MANY_PAYMENT_REQUESTS" | "INSUFFICIENT_BALANCE" | "INVALID_PIN" | "WALLET_LOCKED" | "WALLET_NOT_FOUND" | "PAYMENT_FAILED" | "BALANCE_TRANSACTION_NOT_FOUND" | "INSUFFICIENT_FUNDS" | "PAYOUT_NOT_FOUND" | "PAYOUT_BATCH_NOT_FOUND" | "PAYOUT_NOT_PENDING" | "TOO_MANY_PENDING_PAYOUTS" | "STATEMENT_PERIOD_INVALID" | "NO_FILE" | "INVALID_FILE_TYPE" | "FILE_TOO_LARGE" | "PRODUCT_NOT_FOUND" | "SHOP_NOT_FOUND" | "VARIANT_NOT_FOUND" | "VARIANT_LABEL_AMBIGUOUS" | "EXTERNAL_ID_TAKEN" | "INSUFFICIENT_STOCK" | "CSV_INVALID" | "ORDER_NOT_FOUND" | "ORDER_INVALID_TRANSITION" | "MAX_ENDPOINTS_REACHED" | "EVENTS_NOT_PERMITTED" | "INVALID_WEBHOOK_EVENT" | "INVALID_WEBHOOK_URL" | "EVENT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "ENDPOINT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "NOT_FOUND" | "LAST_OWNER" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR";
         /** CreatedIntent */
         CreatedIntent: {
             referenceNumber: string;
@@ -2080,7 +2278,7 @@ export interface components {
             intent: string | null;
             order: string | null;
             /** @description WALLET_PIN: a wallet and its PIN typed on a hosted page; SANDBOX: a test key simulated it */
-            method: "WALLET_PIN" | "SANDBOX";
+            method: "WALLET_PIN" | "SANDBOX" | "WALLET_REQUEST";
             /** @description PROCESSING: the payer has not answered yet; SUCCEEDED: the money moved; FAILED: nothing moved */
             status: "PROCESSING" | "SUCCEEDED" | "FAILED";
             /** @description Centimes asked for, without the payer fee */
@@ -2108,7 +2306,7 @@ export interface components {
                 amount: number;
             }[];
             failure: {
-                code: "INSUFFICIENT_BALANCE" | "SANDBOX_DECLINED" | "SIMULATED_FAILURE" | "INVALID_PIN" | "WALLET_LOCKED" | "DECLINED" | "TIMED_OUT" | "NOT_PAYABLE";
+                code: "INSUFFICIENT_BALANCE" | "SANDBOX_DECLINED" | "SIMULATED_FAILURE" | "INVALID_PIN" | "WALLET_LOCKED" | "DECLINED" | "TIMED_OUT" | "NOT_PAYABLE" | "CANCELLED";
                 message: string;
             } | null;
             sandbox: boolean;
@@ -2163,6 +2361,33 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             updatedAt: string;
+        };
+        /** PaymentRequest */
+        PaymentRequest: {
+            /** @description `PR-` and 16 digits */
+            id: string;
+            /** @description The intent's `PI-` reference */
+            intent: string;
+            status: "PENDING" | "APPROVED" | "DECLINED" | "EXPIRED" | "CANCELLED" | "FAILED";
+            /** @description Integer centimes (1/100 MRU) */
+            amount: number;
+            /** @enum {string} */
+            currency: "MRU";
+            /** @description The wallet asked, E.164 */
+            phone: string;
+            message: string | null;
+            failureCode: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+            endedAt: string | null;
         };
         /** WebhookEndpoint */
         WebhookEndpoint: {
@@ -2909,6 +3134,32 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+        };
+        /** PaymentRequestEventData */
+        PaymentRequestEventData: {
+            /** @description PR-... */
+            id: string;
+            /** @description The intent's PI- reference */
+            intent: string;
+            status: "PENDING" | "APPROVED" | "DECLINED" | "EXPIRED" | "CANCELLED" | "FAILED";
+            /** @description integer centimes */
+            amount: number;
+            /** @constant */
+            currency: "MRU";
+            /** @description masked: +222******78 */
+            phone: string;
+            message: string | null;
+            failure_code: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            expires_at: string;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -6591,6 +6842,1060 @@ export interface operations {
             };
         };
     };
+    listIntentPaymentRequests: {
+        parameters: {
+            query?: {
+                page?: number;
+                /** @description max 100; larger values are capped */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                referenceNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["PaymentRequest"][];
+                            page: number;
+                            limit: number;
+                            total: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: MISSING_CREDENTIALS, INVALID_AUTH_HEADER, INVALID_API_KEY. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INTENT_NOT_FOUND. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: RATE_LIMITED. */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: FEATURE_DISABLED, DATABASE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createPaymentRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description A unique string per operation (a UUID). Sending it again returns the first answer without running the operation twice (kept 24 hours).
+                 * @example 5f0c3a52-8e8f-4b5e-9c7a-2d5b8f1e6a10
+                 */
+                "X-Idempotency-Key": string;
+            };
+            path: {
+                referenceNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "phone": "+22220000021",
+                 *       "expiresIn": 300,
+                 *       "message": "Table 4, thank you"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The payer's wallet phone, E.164 */
+                    phone: string;
+                    /** @description Seconds the payer has to answer: 60 to 900, 300 by default */
+                    expiresIn?: number;
+                    /** @description Shown to the payer beside your name */
+                    message?: string;
+                    /** @description Centimes: required for an OPEN intent; a FIXED intent asks its own amount */
+                    amount?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["PaymentRequest"];
+                    };
+                };
+            };
+            /** @description Error. Codes: VALIDATION_ERROR, IDEMPOTENCY_KEY_REQUIRED, INVALID_JSON, INTENT_NOT_PENDING, AMOUNT_OUT_OF_RANGE. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: MISSING_CREDENTIALS, INVALID_AUTH_HEADER, INVALID_API_KEY. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH, PAYMENT_REQUESTS_MUTED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INTENT_NOT_FOUND, WALLET_NOT_FOUND. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: IDEMPOTENCY_KEY_IN_PROGRESS, PAYMENT_REQUEST_PENDING. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: UNSUPPORTED_MEDIA_TYPE. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: IDEMPOTENCY_KEY_REUSED. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: RATE_LIMITED, TOO_MANY_PAYMENT_REQUESTS. */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: FEATURE_DISABLED, DATABASE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    retrievePaymentRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["PaymentRequest"];
+                    };
+                };
+            };
+            /** @description Error. Codes: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: MISSING_CREDENTIALS, INVALID_AUTH_HEADER, INVALID_API_KEY. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: PAYMENT_REQUEST_NOT_FOUND. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: RATE_LIMITED. */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: FEATURE_DISABLED, DATABASE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    cancelPaymentRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description A unique string per operation (a UUID). Sending it again returns the first answer without running the operation twice (kept 24 hours).
+                 * @example 5f0c3a52-8e8f-4b5e-9c7a-2d5b8f1e6a10
+                 */
+                "X-Idempotency-Key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["PaymentRequest"];
+                    };
+                };
+            };
+            /** @description Error. Codes: VALIDATION_ERROR, IDEMPOTENCY_KEY_REQUIRED, INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: MISSING_CREDENTIALS, INVALID_AUTH_HEADER, INVALID_API_KEY. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: PAYMENT_REQUEST_NOT_FOUND. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: IDEMPOTENCY_KEY_IN_PROGRESS, PAYMENT_REQUEST_NOT_PENDING. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: UNSUPPORTED_MEDIA_TYPE. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: IDEMPOTENCY_KEY_REUSED. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: RATE_LIMITED. */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: FEATURE_DISABLED, DATABASE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
     listWebhookEndpoints: {
         parameters: {
             query?: {
@@ -6804,7 +8109,7 @@ export interface operations {
                 "application/json": {
                     /** @description https URL of a public host */
                     url: string;
-                    /** @description Event names of api.md 6.4: payment.created, payment.confirmed, payment.cancelled, payment.expired, payment.refunded, payment.failed, order.new, order.accepted, order.ready, order.delivered, order.cancelled, order.refunded, order.modified, order.modification_declined, product.stock_low, product.stock_out, payout.created, payout.paid, payout.failed, payout.cancelled, payment_link.completed */
+                    /** @description Event names of api.md 6.4: payment.created, payment.confirmed, payment.cancelled, payment.expired, payment.refunded, payment.failed, order.new, order.accepted, order.ready, order.delivered, order.cancelled, order.refunded, order.modified, order.modification_declined, product.stock_low, product.stock_out, payout.created, payout.paid, payout.failed, payout.cancelled, payment_link.completed, payment_request.created, payment_request.approved, payment_request.declined, payment_request.expired, payment_request.cancelled, payment_request.failed */
                     events: string[];
                     /** @description commerce (default): X-Commerce-Signature of api.md 6.3, 64-hex secret; standard: Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature, whsec_ secret. Set at creation. */
                     signatureScheme?: "commerce" | "standard";
@@ -7806,7 +9111,7 @@ export interface operations {
                 "application/json": {
                     /** @description https URL of a public host */
                     url?: string;
-                    /** @description Event names of api.md 6.4: payment.created, payment.confirmed, payment.cancelled, payment.expired, payment.refunded, payment.failed, order.new, order.accepted, order.ready, order.delivered, order.cancelled, order.refunded, order.modified, order.modification_declined, product.stock_low, product.stock_out, payout.created, payout.paid, payout.failed, payout.cancelled, payment_link.completed */
+                    /** @description Event names of api.md 6.4: payment.created, payment.confirmed, payment.cancelled, payment.expired, payment.refunded, payment.failed, order.new, order.accepted, order.ready, order.delivered, order.cancelled, order.refunded, order.modified, order.modification_declined, product.stock_low, product.stock_out, payout.created, payout.paid, payout.failed, payout.cancelled, payment_link.completed, payment_request.created, payment_request.approved, payment_request.declined, payment_request.expired, payment_request.cancelled, payment_request.failed */
                     events?: string[];
                     /** @description true re-enables a disabled endpoint: new events only (recover the rest) */
                     active?: boolean;
@@ -20556,7 +21861,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description an event name (payment.created, payment.confirmed, payment.cancelled, payment.expired, payment.refunded, payment.failed, order.new, order.accepted, order.ready, order.delivered, order.cancelled, order.refunded, order.modified, order.modification_declined, product.stock_low, product.stock_out, payout.created, payout.paid, payout.failed, payout.cancelled, payment_link.completed, ping, endpoint.disabled), or a prefix ending in `.*` (payment.*) */
+                /** @description an event name (payment.created, payment.confirmed, payment.cancelled, payment.expired, payment.refunded, payment.failed, order.new, order.accepted, order.ready, order.delivered, order.cancelled, order.refunded, order.modified, order.modification_declined, product.stock_low, product.stock_out, payout.created, payout.paid, payout.failed, payout.cancelled, payment_link.completed, payment_request.created, payment_request.approved, payment_request.declined, payment_request.expired, payment_request.cancelled, payment_request.failed, ping, endpoint.disabled), or a prefix ending in `.*` (payment.*) */
                 type?: string;
                 object?: string;
                 /** @description an event id: the events that follow it, oldest first (`page` must then be 1) */
@@ -23098,6 +24403,264 @@ export interface operations {
                     created_at: string;
                     sandbox: boolean;
                     data: components["schemas"]["PaymentLinkEventData"];
+                    /** @description Increases by one for each event of the same object (data.reference_number / referenceNumber / productId): a receiver that already handled a higher sequence of that object can drop this event as stale. */
+                    sequence: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_payment_request_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex>[,sha256=<hex>] */
+                "X-Commerce-Signature": string;
+                /** @description Unix seconds */
+                "X-Commerce-Timestamp": string;
+                "X-Commerce-Event": string;
+                "X-Commerce-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_...: deduplicate by it */
+                    id: string;
+                    /** @constant */
+                    event: "payment_request.created";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC with milliseconds
+                     */
+                    created_at: string;
+                    sandbox: boolean;
+                    data: components["schemas"]["PaymentRequestEventData"];
+                    /** @description Increases by one for each event of the same object (data.reference_number / referenceNumber / productId): a receiver that already handled a higher sequence of that object can drop this event as stale. */
+                    sequence: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_payment_request_approved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex>[,sha256=<hex>] */
+                "X-Commerce-Signature": string;
+                /** @description Unix seconds */
+                "X-Commerce-Timestamp": string;
+                "X-Commerce-Event": string;
+                "X-Commerce-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_...: deduplicate by it */
+                    id: string;
+                    /** @constant */
+                    event: "payment_request.approved";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC with milliseconds
+                     */
+                    created_at: string;
+                    sandbox: boolean;
+                    data: components["schemas"]["PaymentRequestEventData"];
+                    /** @description Increases by one for each event of the same object (data.reference_number / referenceNumber / productId): a receiver that already handled a higher sequence of that object can drop this event as stale. */
+                    sequence: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_payment_request_declined: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex>[,sha256=<hex>] */
+                "X-Commerce-Signature": string;
+                /** @description Unix seconds */
+                "X-Commerce-Timestamp": string;
+                "X-Commerce-Event": string;
+                "X-Commerce-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_...: deduplicate by it */
+                    id: string;
+                    /** @constant */
+                    event: "payment_request.declined";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC with milliseconds
+                     */
+                    created_at: string;
+                    sandbox: boolean;
+                    data: components["schemas"]["PaymentRequestEventData"];
+                    /** @description Increases by one for each event of the same object (data.reference_number / referenceNumber / productId): a receiver that already handled a higher sequence of that object can drop this event as stale. */
+                    sequence: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_payment_request_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex>[,sha256=<hex>] */
+                "X-Commerce-Signature": string;
+                /** @description Unix seconds */
+                "X-Commerce-Timestamp": string;
+                "X-Commerce-Event": string;
+                "X-Commerce-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_...: deduplicate by it */
+                    id: string;
+                    /** @constant */
+                    event: "payment_request.expired";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC with milliseconds
+                     */
+                    created_at: string;
+                    sandbox: boolean;
+                    data: components["schemas"]["PaymentRequestEventData"];
+                    /** @description Increases by one for each event of the same object (data.reference_number / referenceNumber / productId): a receiver that already handled a higher sequence of that object can drop this event as stale. */
+                    sequence: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_payment_request_cancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex>[,sha256=<hex>] */
+                "X-Commerce-Signature": string;
+                /** @description Unix seconds */
+                "X-Commerce-Timestamp": string;
+                "X-Commerce-Event": string;
+                "X-Commerce-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_...: deduplicate by it */
+                    id: string;
+                    /** @constant */
+                    event: "payment_request.cancelled";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC with milliseconds
+                     */
+                    created_at: string;
+                    sandbox: boolean;
+                    data: components["schemas"]["PaymentRequestEventData"];
+                    /** @description Increases by one for each event of the same object (data.reference_number / referenceNumber / productId): a receiver that already handled a higher sequence of that object can drop this event as stale. */
+                    sequence: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_payment_request_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex>[,sha256=<hex>] */
+                "X-Commerce-Signature": string;
+                /** @description Unix seconds */
+                "X-Commerce-Timestamp": string;
+                "X-Commerce-Event": string;
+                "X-Commerce-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_...: deduplicate by it */
+                    id: string;
+                    /** @constant */
+                    event: "payment_request.failed";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC with milliseconds
+                     */
+                    created_at: string;
+                    sandbox: boolean;
+                    data: components["schemas"]["PaymentRequestEventData"];
                     /** @description Increases by one for each event of the same object (data.reference_number / referenceNumber / productId): a receiver that already handled a higher sequence of that object can drop this event as stale. */
                     sequence: number;
                 };

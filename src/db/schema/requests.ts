@@ -1,0 +1,31 @@
+import type { Environment } from './columns.js';
+
+/** Every status of a payment request: the one list the table type, schemas and events derive from. */
+export const PAYMENT_REQUEST_STATUSES = ['PENDING', 'APPROVED', 'DECLINED', 'EXPIRED', 'CANCELLED', 'FAILED'] as const;
+
+export type PaymentRequestStatus = (typeof PAYMENT_REQUEST_STATUSES)[number];
+
+export interface PaymentRequestsTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  intent_id: number;
+  payment_id: string;
+  phone: string;
+  amount: number;
+  message: string | null;
+  status: PaymentRequestStatus;
+  /** Why an approved request's payment failed (a payment failure code); set with FAILED only. */
+  failure_code: string | null;
+  expires_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  ended_at: Date | null;
+}
+
+export interface MerchantMutesTable {
+  environment: Environment;
+  phone: string;
+  business_id: string;
+  created_at: Date;
+}
