@@ -334,4 +334,58 @@ describe('payment requests API (issue 51 item 1)', () => {
     assert.equal((await getRequest(t, readOnly, created.id)).status, 'PENDING');
     expectStatus(await cancelRequest(t, writeOnly, created.id), 200);
   });
+
+  test('bad input is a 400, never a 500: wrong types, unknown fields, an over-long id', async () => {
+    const intent = await createIntent(t, sk, { amountType: 'OPEN' });
+    const phone = await payer();
+    for (const body of [
+      { phone, amount: 1.5 },
+      { phone, amount: '100' },
+      { phone: 22220000021, amount: 100 },
+      { phone, amount: 100, expiresIn: '300' },
+      { phone, amount: 100, message: 7 },
+      { phone, amount: 100, note: 'unknown field' },
+    ]) {
+      expectError(await askPayment(t, sk, intent.referenceNumber, body), 400, 'VALIDATION_ERROR');
+    }
+    expectError(await askPayment(t, sk, intent.referenceNumber, { phone, amount: -5 }), 400, 'AMOUNT_OUT_OF_RANGE');
+    expectError(
+      await t.request('GET', `${PAYMENT_REQUESTS}/PR-${'1'.repeat(70)}`, { key: sk }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expectError(
+      await t.request('GET', `${PAYMENT_REQUESTS}/${encodeURIComponent("PR-1' OR '1'='1")}`, { key: sk }),
+      404,
+      'PAYMENT_REQUEST_NOT_FOUND',
+    );
+    expectError(
+      await t.request('GET', `${INTENTS}/${intent.referenceNumber}/requests?limit=0`, { key: sk }),
+      400,
+      'VALIDATION_ERROR',
+    );
+  });
+
+  test('a replayed create or cancel answers the first response and writes nothing more', async () => {
+    const intent = await createIntent(t, sk, { amount: 900 });
+    const phone = await payer();
+    const path = `${INTENTS}/${intent.referenceNumber}/requests`;
+    const first = await t.request('POST', path, { key: sk, body: { phone }, idempotencyKey: 'ask-once' });
+    const second = await t.request('POST', path, { key: sk, body: { phone }, idempotencyKey: 'ask-once' });
+    expectStatus(first, 201);
+    expectStatus(second, 201);
+    assert.equal(second.text, first.text);
+    const id = first.body.data.id;
+    const cancelPath = `${PAYMENT_REQUESTS}/${id}/cancel`;
+    const cancelled = await t.request('POST', cancelPath, { key: sk, idempotencyKey: 'cancel-once' });
+    const again = await t.request('POST', cancelPath, { key: sk, idempotencyKey: 'cancel-once' });
+    expectStatus(again, 200);
+    assert.equal(again.text, cancelled.text);
+    const listed = await t.request('GET', path, { key: sk });
+    assert.equal(listed.body.data.total, 1);
+    assert.deepEqual(
+      (await listEvents(t, sk, id)).map((event) => event.type),
+      ['payment_request.created', 'payment_request.cancelled'],
+    );
+  });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
+import { sql } from 'kysely';
 import { ApiError } from '../../src/http/errors.js';
 import { manualClock } from '../support/clock.js';
 import { testDatabaseKind } from '../support/database.js';
@@ -32,7 +33,7 @@ async function answered(promise: Promise<unknown>): Promise<number> {
   }
 }
 
-describe('payment requests end once under races (issue 51, races and faults)', () => {
+describe('payment requests end once under races and faults (issue 51)', () => {
   const clock = manualClock();
   let t: TestApp;
   let business: TestBusiness;
@@ -132,6 +133,61 @@ describe('payment requests end once under races (issue 51, races and faults)', (
     );
     for (const response of responses) {
       if (response.status === 429) expectError(response, 429, 'TOO_MANY_PAYMENT_REQUESTS');
+    }
+  });
+
+  test('a worker that dies between the approval and its event: nothing written, the next run ends the request once', async () => {
+    const db = t.runtime.db;
+    // The fault: the statement that ends a marked request (and writes its event) fails, as a
+    // worker killed mid-transaction would leave it: the approval's transaction rolls back.
+    await sql`CREATE TABLE faulty_requests (id text PRIMARY KEY)`.execute(db);
+    await sql`CREATE FUNCTION fail_marked_request() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.status <> 'PENDING' AND EXISTS (SELECT 1 FROM faulty_requests WHERE id = NEW.id) THEN
+          RAISE EXCEPTION 'worker killed';
+        END IF;
+        RETURN NEW;
+      END $$`.execute(db);
+    await sql`CREATE TRIGGER fail_marked_request BEFORE UPDATE ON payment_requests
+      FOR EACH ROW EXECUTE FUNCTION fail_marked_request()`.execute(db);
+    try {
+      const approves = '+22220000021';
+      const intent = await createIntent(t, sk, { amount: PRICE });
+      const request = await createRequest(t, sk, intent.referenceNumber, { phone: approves });
+      const other = await createIntent(t, sk, { amount: PRICE });
+      const declined = await createRequest(t, sk, other.referenceNumber, { phone: '+22220000022' });
+      const funds = await walletBalance(t, approves);
+      await sql`INSERT INTO faulty_requests (id) VALUES (${request.id})`.execute(db);
+
+      await assert.rejects(endDueIn(t, 3), new RegExp(`could not end 1: ${request.id}`));
+      // The other request ended all the same; the faulty one is untouched.
+      assert.equal((await getRequest(t, sk, declined.id)).status, 'DECLINED');
+      assert.equal((await getRequest(t, sk, request.id)).status, 'PENDING');
+      assert.equal((await getIntent(t, sk, intent.referenceNumber)).status, 'PENDING');
+      assert.equal(await walletBalance(t, approves), funds);
+      assert.deepEqual(
+        (await listEvents(t, sk, request.id)).map((event) => event.type),
+        ['payment_request.created'],
+      );
+      assert.equal((await listEvents(t, sk, intent.referenceNumber, 'payment.confirmed')).length, 0);
+
+      // Restarted: the next run ends it once.
+      await sql`DELETE FROM faulty_requests`.execute(db);
+      assert.equal(await endDueIn(t, 3), 1);
+      assert.equal(await endDueIn(t, 3), 0);
+      assert.equal((await getRequest(t, sk, request.id)).status, 'APPROVED');
+      assert.equal((await getIntent(t, sk, intent.referenceNumber)).status, 'PAID');
+      assert.ok(funds - (await walletBalance(t, approves)) >= PRICE);
+      assert.deepEqual(
+        (await listEvents(t, sk, request.id)).map((event) => event.type),
+        ['payment_request.created', 'payment_request.approved'],
+      );
+      assert.equal((await listEvents(t, sk, intent.referenceNumber, 'payment.confirmed')).length, 1);
+      await ledgerIsSound(t);
+    } finally {
+      await sql`DROP TRIGGER fail_marked_request ON payment_requests`.execute(db);
+      await sql`DROP FUNCTION fail_marked_request()`.execute(db);
+      await sql`DROP TABLE faulty_requests`.execute(db);
     }
   });
 });
