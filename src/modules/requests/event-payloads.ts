@@ -16,6 +16,7 @@ export const PaymentRequestEventData = Type.Object(
     failure_code: Nullable(Type.String()),
     expires_at: Timestamp,
     created_at: Timestamp,
+    ended_at: Nullable(Timestamp),
   },
   { title: 'PaymentRequestEventData' },
 );

@@ -64,6 +64,7 @@ function requestEvent(
       failure_code: row.failure_code,
       expires_at: row.expires_at.toISOString(),
       created_at: row.created_at.toISOString(),
+      ended_at: row.ended_at?.toISOString() ?? null,
     },
     at,
   );

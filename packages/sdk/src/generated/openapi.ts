@@ -3165,6 +3165,7 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             created_at: string;
+            ended_at: string | null;
         };
         /** PayoutEventData */
         PayoutEventData: {
