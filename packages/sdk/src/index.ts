@@ -6,6 +6,7 @@ import {
   Inventory,
   Orders,
   PaymentLinks,
+  PaymentRequests,
   Payments,
   Payouts,
   Products,
@@ -35,6 +36,7 @@ export class Commerce {
   readonly balance: BalanceResource;
   readonly payouts: Payouts;
   readonly paymentLinks: PaymentLinks;
+  readonly paymentRequests: PaymentRequests;
   readonly webhooks = {
     /** Checks a delivery's signature and timestamp and returns its typed event; throws WebhookVerificationError. */
     verify: (rawBody: string | Uint8Array, headers: HeaderBag, secret: string, options?: VerifyOptions) =>
@@ -54,6 +56,7 @@ export class Commerce {
     this.balance = new BalanceResource(http);
     this.payouts = new Payouts(http);
     this.paymentLinks = new PaymentLinks(http);
+    this.paymentRequests = new PaymentRequests(http);
   }
 }
 

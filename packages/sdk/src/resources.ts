@@ -33,6 +33,8 @@ export type PayoutInput = RequestBody<'createPayout'>;
 export type PaymentLink = ResponseData<'retrievePaymentLink'>;
 export type PaymentLinkInput = RequestBody<'createPaymentLink'>;
 export type PaymentLinkUpdate = RequestBody<'updatePaymentLink'>;
+export type PaymentRequest = ResponseData<'retrievePaymentRequest'>;
+export type PaymentRequestInput = RequestBody<'createPaymentRequest'>;
 
 const path = (value: string) => encodeURIComponent(value);
 
@@ -53,7 +55,31 @@ abstract class Resource {
   }
 }
 
+/**
+ * An intent's payment requests (secret key, scopes `intents:write` / `intents:read`): the request
+ * is pushed to the payer's wallet and approved there with the PIN; reached as `intents.requests`.
+ */
+export class IntentRequests extends Resource {
+  /**
+   * Asks the wallet of `phone` to pay the intent: `amount` only for an OPEN intent, `expiresIn` 60 to
+   * 900 seconds (300 by default), `message` up to 100 characters. One pending request per intent.
+   */
+  create(referenceNumber: string, body: PaymentRequestInput, options?: RequestOptions) {
+    return this.http.request<PaymentRequest>(
+      { method: 'POST', path: `/intents/${path(referenceNumber)}/requests`, body },
+      options,
+    );
+  }
+  /** The intent's requests, newest first. */
+  list(referenceNumber: string, query?: QueryOf<'listIntentPaymentRequests'>, options?: RequestOptions) {
+    return this.paginate<'listIntentPaymentRequests'>(`/intents/${path(referenceNumber)}/requests`, query, options);
+  }
+}
+
 export class Intents extends Resource {
+  /** Requests pushed to a payer's wallet to pay an intent. */
+  readonly requests = new IntentRequests(this.http);
+
   create(body: RequestBody<'createIntent'>, options?: RequestOptions) {
     return this.http.request<ResponseData<'createIntent'>>({ method: 'POST', path: '/intents', body }, options);
   }
@@ -420,5 +446,22 @@ export class PaymentLinks extends Resource {
   /** The intents paid through the link, newest first. */
   intents(referenceNumber: string, query?: QueryOf<'listPaymentLinkIntents'>, options?: RequestOptions) {
     return this.paginate<'listPaymentLinkIntents'>(`/payment-links/${path(referenceNumber)}/intents`, query, options);
+  }
+}
+
+/**
+ * Payment requests by their `PR-` id (secret key): made with `intents.requests.create`, answered
+ * by the payer in the wallet app, ended by expiry or by `cancel`.
+ */
+export class PaymentRequests extends Resource {
+  retrieve(id: string, options?: RequestOptions) {
+    return this.http.request<PaymentRequest>({ method: 'GET', path: `/payment-requests/${path(id)}` }, options);
+  }
+  /** A PENDING request only: CANCELLED, nothing moved; otherwise PAYMENT_REQUEST_NOT_PENDING. */
+  cancel(id: string, options?: RequestOptions) {
+    return this.http.request<PaymentRequest>(
+      { method: 'POST', path: `/payment-requests/${path(id)}/cancel`, body: {} },
+      options,
+    );
   }
 }

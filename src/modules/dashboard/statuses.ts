@@ -1,4 +1,4 @@
-import type { EndpointDisabledReason, KeyStatus, ProductStatus } from '../../db/schema.js';
+import type { EndpointDisabledReason, KeyStatus, PaymentRequestStatus, ProductStatus } from '../../db/schema.js';
 import type { Dictionary } from './i18n.js';
 import { INTENT_STATUSES, type IntentStatus } from '../intents/state.js';
 import { ORDER_STATUSES, type OrderStatus } from '../orders/state.js';
@@ -48,6 +48,14 @@ const STATUS_WORDS = {
     NOT_PAYABLE: 'failureNotPayable',
     CANCELLED: 'failureCancelled',
   } satisfies Record<PaymentFailureCode, keyof Dictionary>,
+  paymentRequest: {
+    PENDING: 'requestPending',
+    APPROVED: 'requestApproved',
+    DECLINED: 'requestDeclined',
+    EXPIRED: 'requestExpired',
+    CANCELLED: 'requestCancelled',
+    FAILED: 'requestFailed',
+  } satisfies Record<PaymentRequestStatus, keyof Dictionary>,
   delivery: {
     PENDING: 'deliveryPending',
     SUCCEEDED: 'deliverySucceeded',

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DB, IntentStatus, PaymentFailure } from '../../db/schema.js';
+import type { DB, IntentStatus, PaymentFailure, PaymentRequestStatus } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { ApiError, type ErrorCode } from '../../http/errors.js';
 import { lockPayer, type Payer } from '../payments/payers.js';
@@ -74,8 +74,12 @@ export function sandboxAnswerOf(phone: string): { answer: SandboxAnswer; afterSe
   );
 }
 
-/** What a scenario ends in: the error code answered, or the status (and failure) the payment gets. */
-export type SandboxOutcome = ErrorCode | PaymentFailure | IntentStatus | 'PROCESSING' | 'SUCCEEDED';
+/**
+ * What a scenario ends in: the error code answered, or the status (and failure) the payment gets,
+ * or the status a payment request ends in.
+ */
+export type SandboxOutcome =
+  ErrorCode | PaymentFailure | IntentStatus | PaymentRequestStatus | 'PROCESSING' | 'SUCCEEDED';
 
 /** A wallet the sandbox opens at every start when missing; the test-mode pages list them. */
 export interface SandboxWallet {
@@ -100,6 +104,13 @@ const ANSWER_OUTCOMES: Record<Exclude<SandboxAnswer, 'PAYS'>, readonly SandboxOu
   APPROVES: ['PROCESSING', 'SUCCEEDED'],
   DECLINES: ['PROCESSING', 'FAILED'],
   NEVER_ANSWERS: ['PROCESSING', 'FAILED'],
+};
+
+/** What a payment request to an answering phone ends in. */
+const REQUEST_OUTCOMES: Record<Exclude<SandboxAnswer, 'PAYS'>, readonly SandboxOutcome[]> = {
+  APPROVES: ['APPROVED', 'SUCCEEDED'],
+  DECLINES: ['DECLINED'],
+  NEVER_ANSWERS: ['EXPIRED'],
 };
 
 /**
@@ -129,6 +140,10 @@ export const SANDBOX_SCENARIOS: readonly SandboxScenario[] = [
     trigger: { phone },
     outcomes: ANSWER_OUTCOMES[answer],
   })),
+  // The poor payer's row above covers its requests: approved, then FAILED for too little balance.
+  ...Object.entries(SANDBOX_REQUEST_PHONES)
+    .filter(([phone]) => phone !== SANDBOX_POOR_PAYER)
+    .map(([phone, { answer }]) => ({ trigger: { phone }, outcomes: REQUEST_OUTCOMES[answer] })),
   { trigger: { phone: SANDBOX_FAILING_PAYOUT_PHONE }, outcomes: ['WALLET_NOT_FOUND'] },
   { trigger: { anyOtherPhone: true }, outcomes: ['INVALID_PIN', 'PAID'] },
 ];

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { renderSVG } from 'uqr';
 import { ApiError, invalid } from '../../../../http/errors.js';
@@ -6,6 +7,7 @@ import { literalUnion, parseDateFilter } from '../../../../http/schemas.js';
 import { payBaseUrl } from '../../../intents/routes.js';
 import * as intents from '../../../intents/service.js';
 import { AMOUNT_TYPES, INTENT_STATUSES, isAllowed } from '../../../intents/state.js';
+import { createRequest } from '../../../requests/service.js';
 import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { formState, isAboutForm, refusalOf, type FormFields } from '../../form-errors.js';
 import { wordsFor, parseMru } from '../../i18n.js';
@@ -15,6 +17,18 @@ import { partialRefundNote } from '../../refund-note.js';
 import { dashboardWrite, Token } from '../../write.js';
 import { PAYMENT_FAILURES, type PaymentFailureCode } from '../../../payments/state.js';
 import { CommittedRefusal, FORM_WRITE } from '../../../../http/idempotency/plugin.js';
+import type { DashboardSession } from '../../sessions.js';
+import type { Refusal } from '../../form-errors.js';
+import {
+  BLANK_REQUEST,
+  intentRequests,
+  readRequestForm,
+  REQUEST_FIELDS,
+  REQUEST_MINUTES,
+  RequestForm,
+} from './requests.js';
+import type { RequestFormValues } from './view.js';
+import { REQUEST_MESSAGE_MAX } from '../../../requests/schemas.js';
 
 const PAGE_SIZE = 20;
 
@@ -168,38 +182,79 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
       ),
   );
 
+  /** A payment's page, with its request form as typed and refused when a request was refused. */
+  async function paymentPage(
+    request: FastifyRequest,
+    session: DashboardSession,
+    ref: string,
+    form: { values: RequestFormValues; refusal?: Refusal } = { values: BLANK_REQUEST },
+  ) {
+    const intent = await intents.getIntent(database, session, ref);
+    const view = intents.intentView(intent, payBaseUrl(request));
+    const [timeline, amounts, attempts, requests] = await Promise.all([
+      intentTimeline(database, session, intent.reference_number),
+      sourceAmounts(database, session, intent.reference_number),
+      paymentAttempts(db, { intentId: intent.id }),
+      intentRequests(db, intent.id),
+    ]);
+    const now = new Date();
+    return {
+      intent,
+      view,
+      timeline,
+      amounts,
+      attempts,
+      requests,
+      requestForm: {
+        values: form.values,
+        ...formState(form.refusal),
+        minutes: REQUEST_MINUTES,
+        messageMax: REQUEST_MESSAGE_MAX,
+      },
+      // A text stored before migration 023 that no version wrote has no words: it is not shown.
+      lastFailure: isPaymentFailure(intent.last_failure) ? intent.last_failure : null,
+      refundNote: partialRefundNote(request),
+      // A FAILED intent is still payable: it keeps its code and can still be paid or expire.
+      qr: isAllowed(intent, 'pay', now) ? renderSVG(view.payUrl, { border: 2 }) : null,
+      refundable: (intent.amount_paid ?? 0) - intent.total_amount_refunded,
+      can: {
+        cancel: isAllowed(intent, 'cancel', now),
+        pay: isAllowed(intent, 'pay', now),
+        expire: isAllowed(intent, 'expire', now),
+        refund: isAllowed(intent, 'refund', now),
+      },
+    };
+  }
+
   app.get(
     at(`${DASHBOARD}/payments/:ref`),
     { schema: { hide: true, params: RefParams, querystring: FlashQuery } },
+    async (request, reply) =>
+      sendPage(request, reply, 'payment', await paymentPage(request, requireSession(request), request.params.ref)),
+  );
+
+  app.post(
+    at(`${DASHBOARD}/payments/:ref/requests`),
+    { config: owner, schema: { hide: true, params: RefParams, body: RequestForm } },
     async (request, reply) => {
-      const session = requireSession(request);
-      const intent = await intents.getIntent(database, session, request.params.ref);
-      const view = intents.intentView(intent, payBaseUrl(request));
-      const [timeline, amounts, attempts] = await Promise.all([
-        intentTimeline(database, session, intent.reference_number),
-        sourceAmounts(database, session, intent.reference_number),
-        paymentAttempts(db, { intentId: intent.id }),
-      ]);
-      const now = new Date();
-      return sendPage(request, reply, 'payment', {
-        intent,
-        view,
-        timeline,
-        amounts,
-        attempts,
-        // A text stored before migration 023 that no version wrote has no words: it is not shown.
-        lastFailure: isPaymentFailure(intent.last_failure) ? intent.last_failure : null,
-        refundNote: partialRefundNote(request),
-        // A FAILED intent is still payable: it keeps its code and can still be paid or expire.
-        qr: isAllowed(intent, 'pay', now) ? renderSVG(view.payUrl, { border: 2 }) : null,
-        refundable: (intent.amount_paid ?? 0) - intent.total_amount_refunded,
-        can: {
-          cancel: isAllowed(intent, 'cancel', now),
-          pay: isAllowed(intent, 'pay', now),
-          expire: isAllowed(intent, 'expire', now),
-          refund: isAllowed(intent, 'refund', now),
+      const { _csrf, _idem, ...values } = request.body;
+      const ref = request.params.ref;
+      return dashboardWrite(
+        request,
+        reply,
+        detail(ref),
+        async (trx, _session, caller) => {
+          await createRequest(trx, caller, ref, readRequestForm(values), { maxAmount: config.intentMaxAmount });
+          return { redirect: detail(ref) };
         },
-      });
+        (error) => {
+          if (!isAboutForm(error, REQUEST_FIELDS)) return undefined;
+          const refusal = refusalOf(error, wordsFor('payments', langOf(request)), REQUEST_FIELDS);
+          return paymentPage(request, requireSession(request), ref, { values, refusal }).then((page) =>
+            sendPage(request, reply, 'payment', page, error.status),
+          );
+        },
+      );
     },
   );
 

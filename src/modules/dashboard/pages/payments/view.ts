@@ -4,6 +4,7 @@ import type { IntentWithRefunds } from '../../../intents/repo.js';
 import type { PaymentFailureCode } from '../../../payments/state.js';
 import type { FormState, RefundNote } from '../../view-types.js';
 import type { intentTimeline, paymentAttempts, sourceAmounts } from '../../queries.js';
+import type { RequestRow } from '../../../requests/store.js';
 
 /** The one-time payment form's fields as typed. */
 interface PaymentFormValues {
@@ -11,6 +12,14 @@ interface PaymentFormValues {
   amount: string;
   label?: string | undefined;
   metadata?: string | undefined;
+}
+
+/** The request form's fields as typed (minutes for `expiresIn`). */
+export interface RequestFormValues {
+  phone: string;
+  expiresIn: string;
+  message?: string | undefined;
+  amount?: string | undefined;
 }
 
 /** What the Payments pages' templates draw: the list, the one-time payment form, and a payment with its actions. */
@@ -32,6 +41,14 @@ export interface PaymentViews {
     timeline: Awaited<ReturnType<typeof intentTimeline>>;
     amounts: Awaited<ReturnType<typeof sourceAmounts>>;
     attempts: Awaited<ReturnType<typeof paymentAttempts>>;
+    /** The intent's payment requests, newest first. */
+    requests: RequestRow[];
+    /** The request form: as typed and refused, or blank; its limits. */
+    requestForm: FormState & {
+      values: RequestFormValues;
+      minutes: { min: number; max: number; default: number };
+      messageMax: number;
+    };
     lastFailure: PaymentFailureCode | null;
     refundNote: RefundNote;
     /** The pay link as a QR code (SVG), while the payment can still be paid. */
