@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { getIntent } from '../intents/support.js';
+import { act, getIntent } from '../intents/support.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { walletBalance } from '../checkout/support.js';
+import { sendPayouts } from '../payouts/support.js';
 import { Browser, PAYER, requestPayment } from './support.js';
 
 describe('the wallet app (issue 51): sign-in, requests, mutes, history', () => {
@@ -229,5 +230,55 @@ describe('the wallet app (issue 51): sign-in, requests, mutes, history', () => {
     controller.abort();
     assert.match(text, /event: request\ndata: \{"id":"PR-/);
     assert.ok(text.includes(request.id));
+  });
+
+  test('history: a refund received and a payout received, in the page language and number format', async () => {
+    const phone = '+22220000034';
+    expectStatus(
+      await t.admin('POST', '/wallets', { phone, pin: '4321', environment: 'test', balance: 1_000_000 }),
+      201,
+    );
+    const browser = new Browser(t);
+    await browser.signIn(phone, '4321');
+    const request = await requestPayment(t, sk, { phone }, 123_456);
+    const home = await browser.get('/wallet');
+    const approved = await browser.post(`/wallet/requests/${request.id}/approve`, {
+      _csrf: Browser.csrfOf(home.html),
+      pin: '4321',
+    });
+    assert.equal(approved.status, 200, approved.html);
+    expectStatus(await act(t, sk, request.intent, 'refund', { amount: 23_456 }), 200);
+    const payout = await t.request('POST', '/api/v1/dev/payouts', {
+      key: sk,
+      body: { amount: 10_000, destination: { type: 'WALLET', phone }, description: 'Prime' },
+      idempotencyKey: true,
+    });
+    expectStatus(payout, 201);
+    await sendPayouts(t);
+    const french = await browser.get('/wallet?lang=fr');
+    const history = french.html.slice(french.html.indexOf('id="history"'));
+    assert.match(history, /Payé à <bdi>Boutique Tevragh Zeina<\/bdi>/);
+    assert.match(history, /1\u202f234,56|1 234,56/);
+    assert.match(history, /Remboursement de <bdi>Boutique Tevragh Zeina<\/bdi>/);
+    assert.match(history, /234,56/);
+    assert.match(history, /Reçu de <bdi>Boutique Tevragh Zeina<\/bdi>/);
+    assert.match(history, /\+100,00/);
+  });
+
+  test('installable: a manifest in the page language, its icons, linked from every page', async () => {
+    const page = await new Browser(t).get('/wallet?lang=ar');
+    assert.match(page.html, /<link rel="manifest" href="\/wallet\/manifest.webmanifest\?lang=ar">/);
+    assert.match(page.response.headers.get('content-security-policy') ?? '', /manifest-src 'self'/);
+    const manifest = await fetch(`${t.baseUrl}/wallet/manifest.webmanifest?lang=ar`);
+    assert.match(manifest.headers.get('content-type') ?? '', /application\/manifest\+json/);
+    const body = (await manifest.json()) as { name: string; dir: string; icons: { src: string; type: string }[] };
+    assert.equal(body.name, 'المحفظة');
+    assert.equal(body.dir, 'rtl');
+    for (const icon of body.icons) {
+      const image = await fetch(`${t.baseUrl}${icon.src}`);
+      assert.equal(image.status, 200, icon.src);
+      assert.equal(image.headers.get('content-type'), icon.type);
+      await image.arrayBuffer();
+    }
   });
 });

@@ -12,6 +12,7 @@ import {
 } from '../../lib/i18n.js';
 import { MAX_PIN_ATTEMPTS, PIN_LOCK_MINUTES } from '../wallets/service.js';
 import { walletDictionaries, type WalletText } from './i18n.js';
+import { MANIFEST_PATH, THEME_COLOR } from './install.js';
 import type { HistoryEntry, PendingRequest } from './store.js';
 
 /** The wallet app's script and the shared stylesheet, served under /wallet/assets/. */
@@ -82,6 +83,7 @@ function page(
     assets: walletAssets,
     languagesLabel: t.languages,
     data: { t, action: (path: string) => action(path, context.choice), ...data },
+    install: { manifest: keepLang(MANIFEST_PATH, context.choice), icon: '/wallet/icon.svg', themeColor: THEME_COLOR },
     ...(pageData ? { pageData, scripts: ['wallet.js'] } : {}),
   };
 }
@@ -130,6 +132,8 @@ export function homePage(context: PageContext, status: number, content: HomeCont
     secondsLeft: Math.max(0, Math.floor((request.expiresAt.getTime() - content.now.getTime()) / 1000)),
     remaining: countdown((request.expiresAt.getTime() - content.now.getTime()) / 1000),
   }));
+  // The countdown is an element the script rewrites, so the text around it is drawn in two halves.
+  const [timeLeftBefore = '', timeLeftAfter = ''] = t.timeLeft.split('{time}');
   const history = content.history.map((entry) => ({
     ...entry,
     label: t[HISTORY_TEXTS[entry.kind]],
@@ -140,7 +144,7 @@ export function homePage(context: PageContext, status: number, content: HomeCont
     'home',
     status,
     t.appName,
-    { ...content, pending, history, notice: content.notice ?? null },
+    { ...content, pending, history, timeLeftBefore, timeLeftAfter, notice: content.notice ?? null },
     { events: `${WALLET}/events` },
   );
 }

@@ -10,10 +10,11 @@ import { inTransaction } from '../../db/transaction.js';
 import { keepLang, negotiateLang, type Lang } from '../../lib/i18n.js';
 import { walletPhone } from '../../lib/phone.js';
 import { customerLimits } from '../checkout/limits.js';
-import { cookiesOf, newToken } from '../dashboard/cookies.js';
+import { cookiesOf, newToken, setCookie } from '../dashboard/cookies.js';
 import { answerRequest, setMuted } from '../requests/service.js';
 import { authenticateWallet, findWallet, walletView } from '../wallets/service.js';
 import { walletEvents } from './events.js';
+import { walletInstallRoutes } from './install.js';
 import type { WalletText } from './i18n.js';
 import {
   amountPart,
@@ -72,6 +73,7 @@ export const walletAppRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(formbody, { bodyLimit: FORM_BYTES });
   await app.register(walletAssets.routes);
   await app.register(walletEvents(names));
+  await app.register(walletInstallRoutes);
 
   const contextOf = (request: FastifyRequest): PageContext => {
     const query = (request.query ?? {}) as { lang?: unknown };
@@ -87,10 +89,8 @@ export const walletAppRoutes: FastifyPluginAsyncTypebox = async (app) => {
     form: { sandbox: boolean; phone?: string; notice?: Notice },
   ) => {
     const loginToken = newToken();
-    reply.header(
-      'Set-Cookie',
-      `${names.login}=${loginToken}; Path=/; HttpOnly; SameSite=Lax${names.secure ? '; Secure' : ''}`,
-    );
+    // A browser-session cookie: the sign-in form's token lives only as long as the page may be open.
+    setCookie(reply, names, names.login, loginToken);
     return sendCustomerPage(reply, signInPage(context, status, { ...form, loginToken }));
   };
 
