@@ -138,6 +138,28 @@ describe('the wallet app (issue 51): sign-in, requests, mutes, history', () => {
     assert.equal(after.body.data.status, 'DECLINED');
   });
 
+  test('a request whose time is up takes no answer: the page says it ended, in the page language', async () => {
+    const browser = new Browser(t);
+    await browser.signIn();
+    const request = await requestPayment(t, sk);
+    const home = await browser.get('/wallet');
+    await t.runtime.db
+      .updateTable('payment_requests')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('id', '=', request.id)
+      .execute();
+    const page = await browser.get('/wallet');
+    assert.doesNotMatch(page.html, new RegExp(`id="request-${request.id}"`), 'a due request is no longer listed');
+    const late = await browser.post(`/wallet/requests/${request.id}/approve?lang=fr`, {
+      _csrf: Browser.csrfOf(home.html),
+      pin: PAYER.pin,
+    });
+    assert.equal(late.status, 409);
+    assert.match(late.html, /Cette demande est terminée/);
+    const unknown = await browser.post('/wallet/requests/PR-0000/decline', { _csrf: Browser.csrfOf(home.html) });
+    assert.equal(unknown.status, 404);
+  });
+
   test('a request approved with too little balance fails, in the page language', async () => {
     const phone = '+22220000032';
     expectStatus(await t.admin('POST', '/wallets', { phone, pin: '4321', environment: 'test', balance: 100 }), 201);
