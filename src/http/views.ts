@@ -149,6 +149,8 @@ interface PagePolicy {
   images?: 'none' | 'self' | 'self-and-https' | 'self-data-blob';
   /** Where forms may post: this origin, or nowhere for a page with no form. */
   forms: 'self' | 'none';
+  /** An installable page's web manifest comes from this origin (none otherwise). */
+  manifest?: boolean;
 }
 
 const IMAGE_SOURCES = {
@@ -170,6 +172,7 @@ export function pageCsp(nonce: string, policy: PagePolicy): string {
     ...(policy.scripts ? [`script-src 'nonce-${nonce}'`] : []),
     ...(policy.connect ? ["connect-src 'self'"] : []),
     ...(images === 'none' ? [] : [`img-src ${IMAGE_SOURCES[images]}`]),
+    ...(policy.manifest ? ["manifest-src 'self'"] : []),
     `form-action '${policy.forms}'`,
     "base-uri 'none'",
     "frame-ancestors 'none'",
@@ -196,6 +199,8 @@ export interface CustomerPage {
   wide?: boolean;
   /** The page's own label for the language links (a <nav> is named in the page's language). */
   languagesLabel: string;
+  /** An installable page (the wallet app): its web manifest, icon and theme colour. */
+  install?: { manifest: string; icon: string; themeColor: string };
 }
 
 /** What every customer template may call: amounts, numbers and dates in the page's language, and texts as parts. */
@@ -232,6 +237,7 @@ export function sendCustomerPage(reply: FastifyReply, page: CustomerPage): Fasti
     wide: page.wide ?? false,
     languages: languageLinks(page.path, lang).map((link) => ({ ...link, dir: textDirection(link.lang) })),
     languagesLabel: page.languagesLabel,
+    install: page.install ?? null,
     stylesheet: page.assets.url('customer.css'),
     // A page with nothing for a script to read runs none (pay-by-code, most receipts, every message).
     scripts: page.pageData
@@ -246,7 +252,13 @@ export function sendCustomerPage(reply: FastifyReply, page: CustomerPage): Fasti
     .header('Vary', 'Accept-Language')
     .header(
       'Content-Security-Policy',
-      pageCsp(nonce, { scripts: true, connect: true, images: page.images ?? 'self', forms: 'self' }),
+      pageCsp(nonce, {
+        scripts: true,
+        connect: true,
+        images: page.images ?? 'self',
+        forms: 'self',
+        manifest: page.install !== undefined,
+      }),
     )
     .header('X-Content-Type-Options', 'nosniff')
     .header('Referrer-Policy', 'no-referrer')

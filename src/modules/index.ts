@@ -15,6 +15,7 @@ import { payoutRoutes } from './payouts/routes.js';
 import { mediaRoutes, productRoutes } from './products/routes.js';
 import { storefrontRoutes } from './storefront/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import { walletAppRoutes } from './walletapp/routes.js';
 
 /** Every feature module of the Developer API, mounted under /api/v1/dev. */
 export const developerModules: FastifyPluginAsync[] = [
@@ -31,7 +32,7 @@ export const developerModules: FastifyPluginAsync[] = [
   paymentRoutes,
 ];
 
-/** Routes outside the API base: uploaded media, the hosted checkout and storefront pages and their APIs, the merchant dashboard. */
+/** Routes outside the API base: uploaded media, the hosted checkout and storefront pages and their APIs, the merchant dashboard, the wallet app. */
 export const rootModules: FastifyPluginAsync[] = [
   mediaRoutes,
   checkoutRoutes,
@@ -39,4 +40,5 @@ export const rootModules: FastifyPluginAsync[] = [
   linkPageRoutes,
   storefrontRoutes,
   dashboardRoutes,
+  walletAppRoutes,
 ];

@@ -87,7 +87,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['app.ts', 'server.ts'],
   ['worker', 'cli', 'modules/index.ts', 'modules/event-payloads.ts'],
   ['bootstrap.ts'],
-  ['modules/admin', 'modules/dashboard', 'modules/welcome'],
+  ['modules/admin', 'modules/dashboard', 'modules/welcome', 'modules/walletapp'],
   ['modules/links', 'modules/requests'],
   ['modules/storefront', 'modules/checkout'],
   ['modules/orders'],

@@ -1,0 +1,121 @@
+import { sql } from 'kysely';
+import type { Environment } from '../../db/schema.js';
+import type { Executor } from '../../db/transaction.js';
+
+/** The wallet whose pages are drawn: its phone in one environment. */
+export interface WalletOwner {
+  walletId: string;
+  phone: string;
+  environment: Environment;
+}
+
+/** A pending request as the payer sees it: who asks (the business's own name), how much, why, until when. */
+export interface PendingRequest {
+  id: string;
+  businessId: string;
+  merchantName: string;
+  amount: number;
+  message: string | null;
+  intentReference: string;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+/** The wallet's requests still waiting for an answer (and not yet due), newest first. */
+export async function pendingRequests(db: Executor, owner: WalletOwner): Promise<PendingRequest[]> {
+  const result = await sql<{
+    id: string;
+    business_id: string;
+    merchant_name: string;
+    amount: string | number;
+    message: string | null;
+    intent_reference: string;
+    expires_at: Date;
+    created_at: Date;
+  }>`SELECT r.id, r.business_id, b.name AS merchant_name, r.amount, r.message,
+      i.reference_number AS intent_reference, r.expires_at, r.created_at
+    FROM payment_requests r
+    JOIN businesses b ON b.id = r.business_id
+    JOIN payment_intents i ON i.id = r.intent_id
+    WHERE r.environment = ${owner.environment} AND r.phone = ${owner.phone} AND r.status = 'PENDING'
+      AND r.expires_at > now()
+    ORDER BY r.created_at DESC, r.id DESC`.execute(db);
+  return result.rows.map((row) => ({
+    id: row.id,
+    businessId: row.business_id,
+    merchantName: row.merchant_name,
+    amount: Number(row.amount),
+    message: row.message,
+    intentReference: row.intent_reference,
+    expiresAt: new Date(row.expires_at),
+    createdAt: new Date(row.created_at),
+  }));
+}
+
+/** The newest request made to this wallet, whatever its state: the event stream watches it change. */
+export async function newestRequestId(db: Executor, owner: WalletOwner): Promise<string | null> {
+  const result = await sql<{ id: string }>`SELECT id FROM payment_requests
+    WHERE environment = ${owner.environment} AND phone = ${owner.phone}
+    ORDER BY created_at DESC, id DESC LIMIT 1`.execute(db);
+  return result.rows[0]?.id ?? null;
+}
+
+/** A business's name as the wallet's mute list shows it, when one may be muted from this wallet. */
+export async function merchantName(db: Executor, businessId: string): Promise<string | undefined> {
+  const result = await sql<{ name: string }>`SELECT name FROM businesses WHERE id = ${businessId}`.execute(db);
+  return result.rows[0]?.name;
+}
+
+/** The businesses this wallet muted, by name. */
+export async function mutedMerchants(
+  db: Executor,
+  owner: WalletOwner,
+): Promise<{ businessId: string; name: string }[]> {
+  const result = await sql<{ business_id: string; name: string }>`SELECT m.business_id, b.name
+    FROM merchant_mutes m JOIN businesses b ON b.id = m.business_id
+    WHERE m.environment = ${owner.environment} AND m.phone = ${owner.phone}
+    ORDER BY b.name, m.business_id`.execute(db);
+  return result.rows.map((row) => ({ businessId: row.business_id, name: row.name }));
+}
+
+/** One line of the wallet's history: money out (a payment), or in (a refund, a payout). */
+export interface HistoryEntry {
+  kind: 'PAYMENT' | 'REFUND' | 'PAYOUT';
+  reference: string;
+  merchantName: string;
+  amount: number;
+  at: Date;
+}
+
+const HISTORY_LIMIT = 50;
+
+/** Payments this wallet made, refunds it received for them and payouts to its phone, newest first. */
+export async function walletHistory(db: Executor, owner: WalletOwner): Promise<HistoryEntry[]> {
+  const result = await sql<{
+    kind: HistoryEntry['kind'];
+    reference: string;
+    merchant_name: string;
+    amount: string | number;
+    at: Date;
+  }>`SELECT * FROM (
+      SELECT 'PAYMENT' AS kind, i.reference_number AS reference, b.name AS merchant_name,
+        i.amount_paid AS amount, i.paid_at AS at
+      FROM payment_intents i JOIN businesses b ON b.id = i.business_id
+      WHERE i.payer_wallet_id = ${owner.walletId} AND i.paid_at IS NOT NULL
+      UNION ALL
+      SELECT 'REFUND', r.id, b.name, r.amount, r.created_at
+      FROM refunds r JOIN payment_intents i ON i.id = r.intent_id JOIN businesses b ON b.id = i.business_id
+      WHERE i.payer_wallet_id = ${owner.walletId}
+      UNION ALL
+      SELECT 'PAYOUT', p.reference, b.name, p.amount, p.paid_at
+      FROM payouts p JOIN businesses b ON b.id = p.business_id
+      WHERE p.environment = ${owner.environment} AND p.destination_phone = ${owner.phone} AND p.status = 'PAID'
+    ) h ORDER BY at DESC, reference DESC LIMIT ${HISTORY_LIMIT}`.execute(db);
+  return result.rows.map((row) => ({
+    kind: row.kind,
+    reference: row.reference,
+    merchantName: row.merchant_name,
+    amount: Number(row.amount),
+    at: new Date(row.at),
+  }));
+}
