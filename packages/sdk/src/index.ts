@@ -5,20 +5,21 @@ import {
   Intents,
   Inventory,
   Orders,
-  PaymentLinks,
-  PaymentRequests,
   Payments,
   Payouts,
   Products,
   WebhookDeliveries,
   WebhookEndpoints,
 } from './resources.js';
+import { PaymentLinks, PaymentRequests } from './links.js';
 import { verifyWebhook, type HeaderBag, type VerifyOptions, type WebhookEvent } from './webhooks.js';
 
 export * from './errors.js';
 export type { CommerceOptions, Page, RequestOptions } from './client.js';
 export { PageList } from './client.js';
 export type * from './resources.js';
+export type * from './types.js';
+export type * from './links.js';
 export type { HeaderBag, VerifyOptions, WebhookEvent, WebhookEventName, WebhookEventOf } from './webhooks.js';
 export { signPayload, verifyWebhook } from './webhooks.js';
 export type { components, operations, paths, webhooks as WebhookPayloads } from './generated/openapi.js';

@@ -1,6 +1,6 @@
 import { ConfigurationError } from './errors.js';
 import { Commerce } from './index.js';
-import type { Event } from './resources.js';
+import type { Event } from './types.js';
 import { signPayload } from './webhooks.js';
 
 /**

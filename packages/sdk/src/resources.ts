@@ -1,59 +1,26 @@
-import { PageList, type HttpClient, type Page, type RequestOptions } from './client.js';
-import type { operations } from './generated/openapi.js';
-
-/** Types of each operation, from the OpenAPI document (a route change fails compilation here). */
-type JsonOf<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
-export type RequestBody<K extends keyof operations> = operations[K] extends { requestBody?: infer R }
-  ? JsonOf<NonNullable<R>>
-  : never;
-export type QueryOf<K extends keyof operations> = operations[K]['parameters'] extends { query?: infer Q }
-  ? NonNullable<Q>
-  : never;
-type SuccessOf<R> = 200 extends keyof R ? JsonOf<R[200]> : 201 extends keyof R ? JsonOf<R[201]> : never;
-export type ResponseData<K extends keyof operations> =
-  SuccessOf<operations[K]['responses']> extends { data: infer Data } ? Data : never;
-export type ItemOf<K extends keyof operations> = ResponseData<K> extends { items: (infer Item)[] } ? Item : never;
-
-export type Intent = ResponseData<'retrieveIntent'>;
-export type CreatedIntent = ResponseData<'createIntent'>;
-export type Product = ResponseData<'retrieveProduct'>;
-export type Order = ResponseData<'retrieveOrder'>;
-export type Payment = ResponseData<'retrievePayment'>;
-export type WebhookEndpoint = ResponseData<'retrieveWebhookEndpoint'>;
-export type WebhookDelivery = ItemOf<'listWebhookDeliveries'>;
-export type WebhookDeliveryDetail = ResponseData<'retrieveWebhookDelivery'>;
-export type Event = ResponseData<'retrieveEvent'>;
-export type Balance = ResponseData<'retrieveBalance'>;
-export type BalanceTransaction = ResponseData<'retrieveBalanceTransaction'>;
-export type BalanceStatement = ResponseData<'retrieveBalanceStatement'>;
-export type Payout = ResponseData<'retrievePayout'>;
-export type PayoutBatch = ResponseData<'retrievePayoutBatch'>;
-export type CreatedPayoutBatch = ResponseData<'createPayoutBatch'>;
-export type PayoutInput = RequestBody<'createPayout'>;
-export type PaymentLink = ResponseData<'retrievePaymentLink'>;
-export type PaymentLinkInput = RequestBody<'createPaymentLink'>;
-export type PaymentLinkUpdate = RequestBody<'updatePaymentLink'>;
-export type PaymentRequest = ResponseData<'retrievePaymentRequest'>;
-export type PaymentRequestInput = RequestBody<'createPaymentRequest'>;
-
-const path = (value: string) => encodeURIComponent(value);
-
-abstract class Resource {
-  constructor(protected readonly http: HttpClient) {}
-
-  protected paginate<K extends keyof operations>(
-    route: string,
-    query: QueryOf<K> | undefined,
-    options?: RequestOptions,
-  ) {
-    const params = { ...(query as Record<string, unknown> | undefined) };
-    const start = typeof params.page === 'number' ? params.page : 1;
-    return new PageList<ItemOf<K>>(
-      (page) => this.http.request<Page<ItemOf<K>>>({ method: 'GET', path: route, query: { ...params, page } }, options),
-      start,
-    );
-  }
-}
+import type { RequestOptions } from './client.js';
+import { path, Resource } from './resource.js';
+import type {
+  Balance,
+  BalanceStatement,
+  BalanceTransaction,
+  CreatedPayoutBatch,
+  Event,
+  Intent,
+  Order,
+  Payment,
+  PaymentRequest,
+  PaymentRequestInput,
+  Payout,
+  PayoutBatch,
+  PayoutInput,
+  Product,
+  QueryOf,
+  RequestBody,
+  ResponseData,
+  WebhookDeliveryDetail,
+  WebhookEndpoint,
+} from './types.js';
 
 /**
  * An intent's payment requests (secret key, scopes `intents:write` / `intents:read`): the request
@@ -416,52 +383,5 @@ export class Payouts extends Resource {
   /** A batch by its `pob_` id, with its payouts counted by status. */
   retrieveBatch(id: string, options?: RequestOptions) {
     return this.http.request<PayoutBatch>({ method: 'GET', path: `/payouts/batches/${path(id)}` }, options);
-  }
-}
-
-/**
- * Payment links (secret key, scopes `intents:write` / `intents:read`): one page, shared or printed,
- * that many payers pay. Each payment through a link is an intent of its own, with `paymentLink`.
- */
-export class PaymentLinks extends Resource {
-  /** A FIXED `amount`, or an OPEN one between `minAmount` and `maxAmount`; VALIDATION_ERROR names a bad field. */
-  create(body: PaymentLinkInput, options?: RequestOptions) {
-    return this.http.request<PaymentLink>({ method: 'POST', path: '/payment-links', body }, options);
-  }
-  /** By its `PL-` reference. */
-  retrieve(referenceNumber: string, options?: RequestOptions) {
-    return this.http.request<PaymentLink>({ method: 'GET', path: `/payment-links/${path(referenceNumber)}` }, options);
-  }
-  /** Newest first; filter `status`. */
-  list(query?: QueryOf<'listPaymentLinks'>, options?: RequestOptions) {
-    return this.paginate<'listPaymentLinks'>('/payment-links', query, options);
-  }
-  /** PATCH: only the fields sent change; `active: false` deactivates, `true` reactivates. */
-  update(referenceNumber: string, body: PaymentLinkUpdate, options?: RequestOptions) {
-    return this.http.request<PaymentLink>(
-      { method: 'PATCH', path: `/payment-links/${path(referenceNumber)}`, body },
-      options,
-    );
-  }
-  /** The intents paid through the link, newest first. */
-  intents(referenceNumber: string, query?: QueryOf<'listPaymentLinkIntents'>, options?: RequestOptions) {
-    return this.paginate<'listPaymentLinkIntents'>(`/payment-links/${path(referenceNumber)}/intents`, query, options);
-  }
-}
-
-/**
- * Payment requests by their `PR-` id (secret key): made with `intents.requests.create`, answered
- * by the payer in the wallet app, ended by expiry or by `cancel`.
- */
-export class PaymentRequests extends Resource {
-  retrieve(id: string, options?: RequestOptions) {
-    return this.http.request<PaymentRequest>({ method: 'GET', path: `/payment-requests/${path(id)}` }, options);
-  }
-  /** A PENDING request only: CANCELLED, nothing moved; otherwise PAYMENT_REQUEST_NOT_PENDING. */
-  cancel(id: string, options?: RequestOptions) {
-    return this.http.request<PaymentRequest>(
-      { method: 'POST', path: `/payment-requests/${path(id)}/cancel`, body: {} },
-      options,
-    );
   }
 }
