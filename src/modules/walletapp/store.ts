@@ -54,9 +54,10 @@ export async function pendingRequests(db: Executor, owner: WalletOwner): Promise
 
 /** The newest request made to this wallet, whatever its state: the event stream watches it change. */
 export async function newestRequestId(db: Executor, owner: WalletOwner): Promise<string | null> {
+  // Pending only: a new request is pending, and the wallet's pending requests have their own index.
   const result = await sql<{ id: string }>`SELECT id FROM payment_requests
-    WHERE environment = ${owner.environment} AND phone = ${owner.phone}
-    ORDER BY created_at DESC, id DESC LIMIT 1`.execute(db);
+    WHERE environment = ${owner.environment} AND phone = ${owner.phone} AND status = 'PENDING'
+    ORDER BY created_at DESC LIMIT 1`.execute(db);
   return result.rows[0]?.id ?? null;
 }
 

@@ -28,9 +28,27 @@
   }
   window.setInterval(tick, 1000);
 
+  // A form's answer is drawn at the form's address: the page's own address is the home page's, so
+  // that a reload does not send the form again and a refresh reads the home page.
+  const home = '/wallet' + window.location.search;
+  if (window.location.pathname !== '/wallet' && window.history) window.history.replaceState(null, '', home);
+
+  /** Whether the payer is typing in the pending list (a PIN): it is not redrawn under their fingers. */
+  function typing() {
+    return Array.from(document.querySelectorAll('#pending input:not([type=hidden])')).some(
+      (input) => input.value !== '' || input === document.activeElement,
+    );
+  }
+  let due = false;
+  document.addEventListener('focusout', () => {
+    if (due) window.setTimeout(() => void refreshPending(), 0);
+  });
+
   /** The page drawn again by the server; only the pending list is replaced (a form being typed in elsewhere stays). */
   async function refreshPending() {
-    const response = await fetch(window.location.pathname + window.location.search, { credentials: 'same-origin' });
+    due = typing();
+    if (due) return;
+    const response = await fetch(home, { credentials: 'same-origin' });
     if (!response.ok) return;
     const fresh = new DOMParser().parseFromString(await response.text(), 'text/html').getElementById('pending');
     const current = document.getElementById('pending');
