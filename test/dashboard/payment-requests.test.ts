@@ -5,7 +5,7 @@ import { setMuted } from '../../src/modules/requests/service.js';
 import { createIntent } from '../intents/support.js';
 import { newPhone } from '../payouts/support.js';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
-import { signedIn, type FormClient } from './support.js';
+import { hiddenFields, signedIn, type FormClient } from './support.js';
 
 const PAYMENTS = '/dashboard/payments';
 const APPROVING_PHONE = '+22220000021';
@@ -164,6 +164,94 @@ describe("a payment's page: request payment", () => {
     const refused = await ask(client, intent.referenceNumber, { phone: newPhone() });
     assert.equal(refused.status, 404, refused.html.slice(0, 500));
     assert.equal(fieldError(refused.html, 'phone'), 'No wallet has this phone number.');
+  });
+
+  test('an owner cancels a PENDING request from its row; a second cancel says it has ended', async () => {
+    const intent = await createIntent(t, business.keys.secretTest, { amount: 2_500 });
+    const path = pathOf(intent.referenceNumber);
+    assert.equal((await ask(owner, intent.referenceNumber, { phone: newPhone() })).status, 303);
+    const page = await owner.get(path);
+    const [request] = listed(page.html);
+    assert.equal(request?.status, 'PENDING');
+    const action = `${path}/requests/${request.id}/cancel`;
+    assert.match(page.html, new RegExp(`action="${action}"`));
+    assert.match(page.html, new RegExp(`aria-label="Cancel the request ${request.id}">Cancel</button>`));
+
+    // The row's form as first drawn, kept to post from a second tab after the request has ended.
+    const stale = hiddenFields(page.html, action);
+    const forged = await owner.post(action, { ...stale, _csrf: 'not-the-session-token' });
+    assert.equal(forged.status, 403, 'a post without the CSRF token of the session is refused');
+    const cancelled = await owner.submit(path, action);
+    assert.equal(cancelled.status, 303, cancelled.html.slice(0, 500));
+    assert.equal(cancelled.location, `${path}?notice=done`);
+    const after = await owner.get(cancelled.location!);
+    assert.match(after.html, /<p class="notice" role="status">Done\.<\/p>/);
+    assert.deepEqual(
+      listed(after.html).map((row) => [row.status, row.words]),
+      [['CANCELLED', 'Cancelled']],
+    );
+    assert.doesNotMatch(after.html, /aria-label="Cancel the request/, 'an ended request has no button');
+    const api = await t.request('GET', `/api/v1/dev/payment-requests/${request.id}`, { key: business.keys.secretTest });
+    assert.equal(api.body.data.status, 'CANCELLED');
+    assert.match(after.html, /id="request-form"/, 'the intent is still payable: a new request can be sent');
+
+    // Another tab's stale button (a new form token): the page says the request has ended, in its language.
+    const again = await owner.post(action, stale);
+    assert.equal(again.status, 303);
+    assert.equal(again.location, `${path}?error=PAYMENT_REQUEST_NOT_PENDING`);
+    assert.match((await owner.get(again.location!)).html, /This request was already answered or ended\./);
+    const arabic = (await signedIn(t, business.id)).client;
+    assert.equal((await arabic.submit('/dashboard', '/dashboard/preferences', { lang: 'ar' })).status, 303);
+    const arabicPage = await arabic.get(again.location!);
+    assert.match(arabicPage.html, /تم الرد على هذا الطلب أو انتهى\./);
+
+    // A request of another intent is not this page's to cancel.
+    const other = await createIntent(t, business.keys.secretTest, { amount: 1_000 });
+    assert.equal((await ask(owner, other.referenceNumber, { phone: newPhone() })).status, 303);
+    const [foreign] = listed((await owner.get(pathOf(other.referenceNumber))).html);
+    const crossed = await owner.post(`${path}/requests/${foreign!.id}/cancel`, {
+      ...stale,
+      _idem: 'crossedTab0000000000',
+    });
+    assert.equal(crossed.location, `${path}?error=PAYMENT_REQUEST_NOT_FOUND`);
+    assert.equal(listed((await owner.get(pathOf(other.referenceNumber))).html)[0]?.status, 'PENDING');
+  });
+
+  test('the Cancel button in French and Arabic', async () => {
+    const intent = await createIntent(t, business.keys.secretTest, { amount: 1_500 });
+    assert.equal((await ask(owner, intent.referenceNumber, { phone: newPhone() })).status, 303);
+    const french = (await signedIn(t, business.id)).client;
+    assert.equal((await french.submit('/dashboard', '/dashboard/preferences', { lang: 'fr' })).status, 303);
+    const page = await french.get(pathOf(intent.referenceNumber));
+    const [request] = listed(page.html);
+    assert.match(page.html, new RegExp(`aria-label="Annuler la demande ${request!.id}">Annuler</button>`));
+    const arabic = (await signedIn(t, business.id)).client;
+    assert.equal((await arabic.submit('/dashboard', '/dashboard/preferences', { lang: 'ar' })).status, 303);
+    const cancelled = await arabic.submit(
+      pathOf(intent.referenceNumber),
+      `${pathOf(intent.referenceNumber)}/requests/${request!.id}/cancel`,
+    );
+    assert.equal(cancelled.status, 303);
+    const after = await arabic.get(cancelled.location!);
+    assert.match(after.html, /<p class="notice" role="status">تم\.<\/p>/);
+    assert.equal(listed(after.html)[0]?.status, 'CANCELLED');
+  });
+
+  test('a viewer sees no Cancel button and cannot cancel', async () => {
+    const intent = await createIntent(t, business.keys.secretTest, { amount: 1_000 });
+    assert.equal((await ask(owner, intent.referenceNumber, { phone: newPhone() })).status, 303);
+    const { client: viewer } = await signedIn(t, business.id, 'viewer');
+    const page = await viewer.get(pathOf(intent.referenceNumber));
+    const [request] = listed(page.html);
+    assert.equal(request?.status, 'PENDING');
+    assert.doesNotMatch(page.html, /\/cancel"/);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page.html)![1]!;
+    const posted = await viewer.post(`${pathOf(intent.referenceNumber)}/requests/${request.id}/cancel`, {
+      _csrf: csrf,
+      _idem: 'viewerCancel00000000',
+    });
+    assert.equal(posted.status, 403);
+    assert.equal(listed((await owner.get(pathOf(intent.referenceNumber))).html)[0]?.status, 'PENDING');
   });
 
   test('a viewer sees the requests but no form, and cannot send one', async () => {

@@ -7,7 +7,7 @@ import { literalUnion, parseDateFilter } from '../../../../http/schemas.js';
 import { payBaseUrl } from '../../../intents/routes.js';
 import * as intents from '../../../intents/service.js';
 import { AMOUNT_TYPES, INTENT_STATUSES, isAllowed } from '../../../intents/state.js';
-import { createRequest } from '../../../requests/service.js';
+import { cancelRequest, createRequest, getRequest } from '../../../requests/service.js';
 import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { formState, isAboutForm, refusalOf, type FormFields } from '../../form-errors.js';
 import { wordsFor, parseMru } from '../../i18n.js';
@@ -49,6 +49,10 @@ const FlashQuery = Type.Object(
   { additionalProperties: false },
 );
 const RefParams = Type.Object({ ref: Type.String({ minLength: 1, maxLength: 64 }) });
+const RequestParams = Type.Object({
+  ref: Type.String({ minLength: 1, maxLength: 64 }),
+  id: Type.String({ minLength: 1, maxLength: 64 }),
+});
 const CreateForm = Type.Object(
   {
     ...Token,
@@ -255,6 +259,22 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
           );
         },
       );
+    },
+  );
+
+  app.post(
+    at(`${DASHBOARD}/payments/:ref/requests/:id/cancel`),
+    { config: owner, schema: { hide: true, params: RequestParams, body: TokenForm } },
+    async (request, reply) => {
+      const { ref, id } = request.params;
+      return dashboardWrite(request, reply, detail(ref), async (trx, _session, caller) => {
+        // The page's address names the intent: a request of another intent is not this page's to end.
+        if ((await getRequest(trx, caller, id)).intent_reference !== ref) {
+          throw new ApiError('PAYMENT_REQUEST_NOT_FOUND', `No payment request ${id} for ${ref}.`);
+        }
+        await cancelRequest(trx, caller, id);
+        return { redirect: detail(ref) };
+      });
     },
   );
 
