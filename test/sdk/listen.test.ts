@@ -13,6 +13,8 @@ import { startTestApp, waitUntil, type TestApp, type TestBusiness } from '../sup
 import { checkedFetch } from '../support/openapi-check.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { webhookHelpers } from '../webhooks/support.js';
+import { endDueRequests } from '../../src/modules/requests/expiry.js';
+import { newPhone } from '../payouts/support.js';
 
 const BIN = new URL('../../packages/sdk/bin/commerce.mjs', import.meta.url).pathname;
 
@@ -102,6 +104,60 @@ describe('commerce listen', () => {
       assert.equal(local.requests.length, 2);
     } finally {
       await stop(listen);
+    }
+  });
+
+  test('forwards the payment_request.* events: created, approved by the sandbox phone, cancelled', async () => {
+    const commerce = new Commerce(business.keys.secretTest, { baseUrl: t.baseUrl, fetch: checkedFetch });
+    const printed = run(['listen', '--api-key', business.keys.secretTest, '--print-secret']);
+    assert.equal(await printed.exited, 0);
+    const secret = printed.stdout().trim();
+    const requests = await startReceiver('/requests');
+    const listen = run([
+      'listen',
+      '--api-key',
+      business.keys.secretTest,
+      '--forward-to',
+      requests.url,
+      '--base-url',
+      t.baseUrl,
+      '--events',
+      'payment_request.*',
+    ]);
+    try {
+      await waitUntil(() => listen.output().includes('Ready.'), 'listen to be ready');
+      const approving = await commerce.intents.create({ amount: 1_200 });
+      const asked = await commerce.intents.requests.create(approving.referenceNumber, { phone: '+22220000021' });
+      const waiting = await commerce.intents.create({ amount: 800 });
+      const withdrawn = await commerce.intents.requests.create(waiting.referenceNumber, { phone: newPhone() });
+      // What the worker's task does once the approving sandbox phone's 2 s have passed.
+      await endDueRequests(t.runtime.db, { now: new Date(Date.now() + 3_000) });
+      assert.equal((await commerce.paymentRequests.retrieve(asked.id)).status, 'APPROVED');
+      await commerce.paymentRequests.cancel(withdrawn.id);
+
+      const forwarded = await requests.waitFor(4);
+      const events = [];
+      for (const received of forwarded) {
+        const event = await verifyWebhook(received.body, received.headers, secret);
+        assert.equal(received.headers['x-commerce-event'], event.event);
+        events.push(event);
+      }
+      assert.deepEqual(
+        events.map((event) => [event.event, 'id' in event.data ? event.data.id : undefined]),
+        [
+          ['payment_request.created', asked.id],
+          ['payment_request.created', withdrawn.id],
+          ['payment_request.approved', asked.id],
+          ['payment_request.cancelled', withdrawn.id],
+        ],
+      );
+      await waitUntil(() => listen.output().includes('payment_request.cancelled'), 'the line of the last event');
+      assert.match(listen.output(), /payment_request\.approved\s+evt_\S+\s+-> 200 \(\d+ ms\)/);
+      assert.doesNotMatch(listen.output(), /payment\.(created|confirmed)/, 'payment_request.* leaves payment.* out');
+      assert.equal(requests.requests.length, 4);
+    } finally {
+      await stop(listen);
+      await requests.close();
     }
   });
 
