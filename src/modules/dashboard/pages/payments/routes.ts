@@ -7,6 +7,7 @@ import { literalUnion, parseDateFilter } from '../../../../http/schemas.js';
 import { payBaseUrl } from '../../../intents/routes.js';
 import * as intents from '../../../intents/service.js';
 import { AMOUNT_TYPES, INTENT_STATUSES, isAllowed } from '../../../intents/state.js';
+import { operatorHookFor } from '../../../requests/operator-hook.js';
 import { createRequest } from '../../../requests/service.js';
 import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { formState, isAboutForm, refusalOf, type FormFields } from '../../form-errors.js';
@@ -244,7 +245,10 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
         reply,
         detail(ref),
         async (trx, _session, caller) => {
-          await createRequest(trx, caller, ref, readRequestForm(values), { maxAmount: config.intentMaxAmount });
+          await createRequest(trx, caller, ref, readRequestForm(values), {
+            maxAmount: config.intentMaxAmount,
+            operatorHook: operatorHookFor(request),
+          });
           return { redirect: detail(ref) };
         },
         (error) => {
