@@ -8,8 +8,9 @@ import { MAX_ATTEMPTS, RETRY_GAPS_SECONDS, RETRY_JITTER } from '../../src/module
 import { periodicTasks } from '../../src/worker/worker.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../support/receiver.js';
+import { signedIn } from '../dashboard/support.js';
 import { newWallet } from '../links/support.js';
-import { ageRequest, askPayment, cancelRequest, createIntent, createRequest } from './support.js';
+import { INTENTS, ageRequest, askPayment, cancelRequest, createIntent, createRequest } from './support.js';
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 const SCALE = 0.0001;
@@ -134,6 +135,26 @@ describe('the operator notification hook (issue 51 item 3, decision 078)', () =>
     assert.equal(payload.message, null);
     assert.equal(payload.wallet_url, `${PAY_URL}/wallet`);
     expectStatus(await cancelRequest(t, live, created.id), 200);
+  });
+
+  test("a request asked from the dashboard's form is told too", async () => {
+    const { client } = await signedIn(t, business.id);
+    const intent = await createIntent(t, sk, { amount: 2200 });
+    const phone = (await newWallet(t, 50_000)).phone;
+    const path = `/dashboard/payments/${intent.referenceNumber}`;
+    const sent = await client.submit(path, `${path}/requests`, { expiresIn: '5', phone });
+    assert.equal(sent.status, 303, sent.html.slice(0, 500));
+    const listed = await t.request('GET', `${INTENTS}/${intent.referenceNumber}/requests`, { key: sk });
+    const created = listed.body.data.items[0];
+    await run();
+    const [request] = about(created.id);
+    assert.ok(request, 'the hook got the notice');
+    const { payload } = await verified(request);
+    assert.deepEqual(
+      [payload.phone, payload.amount, payload.merchant_name, payload.wallet_url],
+      [phone, 2200, NAME, `${PAY_URL}/wallet?mode=test`],
+    );
+    expectStatus(await cancelRequest(t, sk, created.id), 200);
   });
 
   test('a receiver that answers 500 gets it again on the retry schedule, same id and bytes; then SENT', async () => {
