@@ -49,15 +49,10 @@ interface ClaimedNotice {
  * Notices whose request ended or whose time is up are dropped (EXPIRED) first: a payer told of a
  * request they can no longer answer is only misled.
  */
-export async function sendOperatorNotices(
-  db: Kysely<DB>,
-  config: Config,
-  options: { now?: () => Date } = {},
-): Promise<NoticeRun> {
+export async function sendOperatorNotices(db: Kysely<DB>, config: Config): Promise<NoticeRun> {
   const run: NoticeRun = { sent: 0, retrying: 0, failed: 0, expired: 0 };
   const hook = config.operatorHook;
   if (!hook) return run;
-  const clock = options.now ?? (() => new Date());
   const post = {
     timeoutMs: Math.min(config.webhookTimeoutMs, OPERATOR_HOOK_TIMEOUT_MS),
     connectTimeoutMs: Math.min(config.webhookConnectTimeoutMs, CONNECT_TIMEOUT_MS),
@@ -68,14 +63,14 @@ export async function sendOperatorNotices(
   const started = Date.now();
   let claimed: ClaimedNotice[];
   do {
-    const now = clock();
+    const now = new Date();
     run.expired += await dropUseless(db, now);
     claimed = await claimNotices(db, now);
     const outcomes = await Promise.all(
       claimed.map(async (notice) => ({ notice, result: await sendNotice(hook, notice, post) })),
     );
     for (const { notice, result } of outcomes) {
-      const at = clock();
+      const at = new Date();
       if (result.error === null) {
         await sql`UPDATE operator_notices SET status = 'SENT', sent_at = ${at}::timestamptz,
             last_status_code = ${result.statusCode}, last_error = NULL, updated_at = ${at}::timestamptz
