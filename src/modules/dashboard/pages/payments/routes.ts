@@ -7,7 +7,6 @@ import { literalUnion, parseDateFilter } from '../../../../http/schemas.js';
 import { payBaseUrl } from '../../../intents/routes.js';
 import * as intents from '../../../intents/service.js';
 import { AMOUNT_TYPES, INTENT_STATUSES, isAllowed } from '../../../intents/state.js';
-import { operatorHookFor } from '../../../requests/operator-hook.js';
 import { createRequest } from '../../../requests/service.js';
 import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { formState, isAboutForm, refusalOf, type FormFields } from '../../form-errors.js';
@@ -30,6 +29,7 @@ import {
 } from './requests.js';
 import type { RequestFormValues } from './view.js';
 import { REQUEST_MESSAGE_MAX } from '../../../requests/schemas.js';
+import { operatorHookFor } from '../../../requests/operator-hook.js';
 
 const PAGE_SIZE = 20;
 
