@@ -31,6 +31,10 @@ export const ConfigSchema = Type.Object({
   WEBHOOK_RETRY_SCALE: Type.Number({ exclusiveMinimum: 0, maximum: 1000, default: 1 }),
   WEBHOOK_DISABLE_AFTER_HOURS: Type.Number({ exclusiveMinimum: 0, default: 120 }),
   WEBHOOK_DISABLE_WARNING_HOURS: Type.Number({ minimum: 0, default: 24 }),
+  /** The operator's notification hook (decision 078): each new payment request is POSTed there. Unset: off. */
+  OPERATOR_HOOK_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  /** The hook's Standard Webhooks secret (`whsec_` and base64 of 24 to 64 bytes); required with the URL. */
+  OPERATOR_HOOK_SECRET: Type.Optional(Type.String({ minLength: 1 })),
   RATE_LIMIT_TEST_PER_MINUTE: Type.Integer({ minimum: 1, default: 100 }),
   RATE_LIMIT_LIVE_PER_MINUTE: Type.Integer({ minimum: 1, default: 1000 }),
   KEY_CACHE_TTL_MS: Type.Integer({ minimum: 0, maximum: 5000, default: 3000 }),
@@ -109,7 +113,40 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
     throw new ConfigError(`Invalid configuration:\n  ${[...problems.values()].join('\n  ')}`);
   }
+  checkOperatorHook(withDefaults);
   return toConfig(withDefaults);
+}
+
+/** A Standard Webhooks secret: `whsec_` then base64 of 24 to 64 random bytes (the spec's bounds). */
+const STANDARD_SECRET = /^whsec_([A-Za-z0-9+/]+={0,2})$/;
+
+/**
+ * The hook is on only with a secret receivers can check: a URL without one (or with a malformed
+ * one) stops the start rather than sending notices nobody can verify, and plain http is refused
+ * unless WEBHOOK_ALLOW_PRIVATE says this is a development machine.
+ */
+function checkOperatorHook(raw: Static<typeof ConfigSchema>): void {
+  const problems: string[] = [];
+  const secret = raw.OPERATOR_HOOK_SECRET;
+  const bytes = secret && STANDARD_SECRET.test(secret) ? Buffer.from(secret.slice(6), 'base64').length : 0;
+  if (secret !== undefined && (bytes < 24 || bytes > 64)) {
+    problems.push(
+      'OPERATOR_HOOK_SECRET: must be a Standard Webhooks secret, "whsec_" followed by the base64 of 24 to 64 random bytes (for example: echo "whsec_$(openssl rand -base64 32)")',
+    );
+  }
+  if (raw.OPERATOR_HOOK_URL !== undefined) {
+    if (secret === undefined) {
+      problems.push(
+        'OPERATOR_HOOK_SECRET: required when OPERATOR_HOOK_URL is set (receivers verify the signature with it)',
+      );
+    }
+    if (raw.OPERATOR_HOOK_URL.startsWith('http://') && !flag(raw.WEBHOOK_ALLOW_PRIVATE)) {
+      problems.push(
+        `OPERATOR_HOOK_URL=${JSON.stringify(raw.OPERATOR_HOOK_URL)}: must use https (http only with WEBHOOK_ALLOW_PRIVATE=true, for development)`,
+      );
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
 }
 
 const flag = (value: string) => value === 'true' || value === '1';
@@ -130,6 +167,11 @@ function toConfig(raw: Static<typeof ConfigSchema>) {
     webhookRetryScale: raw.WEBHOOK_RETRY_SCALE,
     webhookDisableAfterHours: raw.WEBHOOK_DISABLE_AFTER_HOURS,
     webhookDisableWarningHours: raw.WEBHOOK_DISABLE_WARNING_HOURS,
+    /** Where each new payment request is told (decision 078); undefined: off, nothing is queued. */
+    operatorHook:
+      raw.OPERATOR_HOOK_URL !== undefined && raw.OPERATOR_HOOK_SECRET !== undefined
+        ? { url: raw.OPERATOR_HOOK_URL, secret: raw.OPERATOR_HOOK_SECRET }
+        : undefined,
     rateLimitPerMinute: { test: raw.RATE_LIMIT_TEST_PER_MINUTE, live: raw.RATE_LIMIT_LIVE_PER_MINUTE },
     keyCacheTtlMs: raw.KEY_CACHE_TTL_MS,
     dbPoolSize: raw.DB_POOL_SIZE,

@@ -8,7 +8,7 @@ import type { EventSequencesTable, EventsTable } from './schema/event-log.js';
 import type { PaymentIntentsTable, RefundsTable } from './schema/intents.js';
 import type { ApiKeysTable } from './schema/keys.js';
 import type { PaymentLinksTable } from './schema/links.js';
-import type { MerchantMutesTable, PaymentRequestsTable } from './schema/requests.js';
+import type { MerchantMutesTable, OperatorNoticesTable, PaymentRequestsTable } from './schema/requests.js';
 import type { OrdersTable } from './schema/orders.js';
 import type {
   BalanceTransactionsTable,
@@ -67,6 +67,7 @@ export interface DB {
   payment_links: PaymentLinksTable;
   payment_requests: PaymentRequestsTable;
   merchant_mutes: MerchantMutesTable;
+  operator_notices: OperatorNoticesTable;
   payments: PaymentsTable;
   refunds: RefundsTable;
   events: EventsTable;

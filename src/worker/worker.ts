@@ -7,6 +7,7 @@ import { deleteExpiredIdempotencyKeys } from '../http/idempotency/store.js';
 import { expireDueIntents } from '../modules/intents/service.js';
 import { endWaitingPayments } from '../modules/intents/waiting-payments.js';
 import { endDueRequests } from '../modules/requests/expiry.js';
+import { sendOperatorNotices } from '../modules/requests/operator-hook-sender.js';
 import { foldPendingMovements } from '../modules/payments/ledger.js';
 import { SENDERS, startPayoutSender, type PayoutSender } from '../modules/payouts/send.js';
 import { startDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions } from '../modules/webhooks/engine.js';
@@ -55,6 +56,14 @@ export const periodicTasks: PeriodicTask[] = [
   { name: 'webhook-auto-disable', everySeconds: 60, run: webhookAutoDisable },
   { name: 'webhook-rollup-cleanup', everySeconds: 3600, run: (runtime) => deleteOldRollups(runtime.db) },
   { name: 'pin-attempts-cleanup', everySeconds: 600, run: (runtime) => deleteExpiredUnknownPhoneAttempts(runtime.db) },
+  // New payment requests told to the operator's SMS or push gateway (decision 078); nothing when
+  // OPERATOR_HOOK_URL is unset. Last in the tick: a gateway that hangs holds back no task of this
+  // tick, and the next tick at most OPERATOR_HOOK_TIMEOUT_MS.
+  {
+    name: 'operator-hook',
+    everySeconds: 1,
+    run: (runtime) => sendOperatorNotices(runtime.db, runtime.config),
+  },
 ];
 
 /**

@@ -29,3 +29,28 @@ export interface MerchantMutesTable {
   business_id: string;
   created_at: Date;
 }
+
+/**
+ * A notice to the operator's notification hook (decision 078): PENDING until sent (SENT), given up
+ * after the last attempt (FAILED), or dropped because its request ended or its time was up before
+ * it could go out (EXPIRED). The migration's CHECK repeats it.
+ */
+export const OPERATOR_NOTICE_STATUSES = ['PENDING', 'SENT', 'FAILED', 'EXPIRED'] as const;
+
+export type OperatorNoticeStatus = (typeof OPERATOR_NOTICE_STATUSES)[number];
+
+export interface OperatorNoticesTable {
+  id: string;
+  request_id: string;
+  environment: Environment;
+  /** The JSON sent, written once: every attempt signs the same bytes. */
+  body: string;
+  status: OperatorNoticeStatus;
+  attempts: number;
+  next_attempt_at: Date;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+  sent_at: Date | null;
+}

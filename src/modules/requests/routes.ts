@@ -3,6 +3,7 @@ import { requireAuth } from '../../http/context.js';
 import { API_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope, Paginated, pageOf, pageWindow } from '../../http/schemas.js';
 import { ReferenceParams } from '../intents/schemas.js';
+import { operatorHookFor } from './operator-hook.js';
 import { CreateRequestBody, ListRequestsQuery, PaymentRequest, RequestParams } from './schemas.js';
 import * as requests from './service.js';
 
@@ -49,6 +50,7 @@ export const paymentRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         requests.requestView(
           await requests.createRequest(trx, requireAuth(request.auth), request.params.referenceNumber, request.body, {
             maxAmount: config.intentMaxAmount,
+            operatorHook: operatorHookFor(request),
           }),
         ),
       ),

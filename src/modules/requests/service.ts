@@ -12,6 +12,7 @@ import { isAllowed } from '../intents/state.js';
 import { checkPaymentAmount } from '../payments/amount.js';
 import { walletRequest } from '../payments/methods.js';
 import { sandboxPayer } from '../sandbox/sandbox.js';
+import { queueOperatorNotice, type OperatorHookTarget } from './operator-hook.js';
 import { REQUEST_LIFETIME } from './schemas.js';
 import { endedStatus, REQUEST_EVENTS } from './state.js';
 import {
@@ -86,15 +87,16 @@ export interface CreateRequestInput {
  * with the payer's wallet (a sandbox phone without one gets a funded wallet, as `simulate` does),
  * the asks are checked (payable, no other pending request, not muted, the abuse limits), then the
  * intent's payment that waits for the payer (PROCESSING, method WALLET_REQUEST) and the request
- * with its `payment_request.created` are written. Requests to one phone serialize on its wallet's
- * lock, so its limits hold when a business asks from many intents at once.
+ * with its `payment_request.created` are written, and the operator's notice when the hook is on
+ * (`operatorHook`, operator-hook.ts). Requests to one phone serialize on its wallet's lock, so its
+ * limits hold when a business asks from many intents at once.
  */
 export async function createRequest(
   trx: Transaction<DB>,
   caller: Caller,
   referenceNumber: string,
   input: CreateRequestInput,
-  options: { maxAmount: number },
+  options: { maxAmount: number; operatorHook?: OperatorHookTarget | undefined },
 ): Promise<RequestRow> {
   const now = new Date();
   const locked = await lockIntentAndPayer(trx, { referenceNumber }, { phone: input.phone, owner: caller });
@@ -168,6 +170,7 @@ export async function createRequest(
     },
     requestEvent('payment_request.created', row, now),
   );
+  if (options.operatorHook) await queueOperatorNotice(trx, row, options.operatorHook, now);
   return row;
 }
 

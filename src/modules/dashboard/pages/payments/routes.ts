@@ -29,6 +29,7 @@ import {
 } from './requests.js';
 import type { RequestFormValues } from './view.js';
 import { REQUEST_MESSAGE_MAX } from '../../../requests/schemas.js';
+import { operatorHookFor } from '../../../requests/operator-hook.js';
 
 const PAGE_SIZE = 20;
 
@@ -248,7 +249,10 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
         reply,
         detail(ref),
         async (trx, _session, caller) => {
-          await createRequest(trx, caller, ref, readRequestForm(values), { maxAmount: config.intentMaxAmount });
+          await createRequest(trx, caller, ref, readRequestForm(values), {
+            maxAmount: config.intentMaxAmount,
+            operatorHook: operatorHookFor(request),
+          });
           return { redirect: detail(ref) };
         },
         (error) => {
