@@ -32,6 +32,11 @@ export interface PeriodicTask {
   name: string;
   everySeconds: number;
   run(runtime: Runtime): Promise<unknown>;
+  /**
+   * Run beside the tick instead of in it: a task that waits on someone else's server (the
+   * operator's gateway) must not hold back the ledger fold or the expiries queued behind it.
+   */
+  aside?: true;
 }
 
 export const periodicTasks: PeriodicTask[] = [
@@ -57,11 +62,11 @@ export const periodicTasks: PeriodicTask[] = [
   { name: 'webhook-rollup-cleanup', everySeconds: 3600, run: (runtime) => deleteOldRollups(runtime.db) },
   { name: 'pin-attempts-cleanup', everySeconds: 600, run: (runtime) => deleteExpiredUnknownPhoneAttempts(runtime.db) },
   // New payment requests told to the operator's SMS or push gateway (decision 078); nothing when
-  // OPERATOR_HOOK_URL is unset. Last in the tick: a gateway that hangs holds back no task of this
-  // tick, and the next tick at most OPERATOR_HOOK_TIMEOUT_MS.
+  // OPERATOR_HOOK_URL is unset. Aside: a gateway that hangs holds back no other task.
   {
     name: 'operator-hook',
     everySeconds: 1,
+    aside: true,
     run: (runtime) => sendOperatorNotices(runtime.db, runtime.config),
   },
 ];
@@ -107,6 +112,8 @@ export function startWorker(
   const workerId = newId('wrk');
   /** Tasks this worker is running now (a test's `tick` may overlap the scheduled one). */
   const runningTasks = new Set<string>();
+  /** The runs of `aside` tasks under way, which the ticks do not wait for and `stop` does. */
+  const asideRuns = new Set<Promise<void>>();
   /**
    * When a scheduled tick next asks for each task. A task this worker ran is not due again before
    * its period, so asking sooner would only cost statements at every tick; one it could not take
@@ -224,13 +231,18 @@ export function startWorker(
       if (scheduled && (nextAsk.get(task.name) ?? 0) > Date.now()) continue;
       runningTasks.add(task.name);
       const askedAt = Date.now();
-      try {
-        const ran = await runIfDue(task);
-        // From when it was asked for, as its `next_run_at` is: a 250 ms task runs every 250 ms.
-        const waitSeconds = ran ? task.everySeconds : Math.min(task.everySeconds, 1);
-        nextAsk.set(task.name, askedAt + waitSeconds * 1000);
-      } finally {
-        runningTasks.delete(task.name);
+      const turn = runIfDue(task)
+        .then((ran) => {
+          // From when it was asked for, as its `next_run_at` is: a 250 ms task runs every 250 ms.
+          const waitSeconds = ran ? task.everySeconds : Math.min(task.everySeconds, 1);
+          nextAsk.set(task.name, askedAt + waitSeconds * 1000);
+        })
+        .finally(() => runningTasks.delete(task.name));
+      if (task.aside) {
+        asideRuns.add(turn);
+        void turn.finally(() => asideRuns.delete(turn));
+      } else {
+        await turn;
       }
     }
   }
@@ -277,6 +289,7 @@ export function startWorker(
       stopped = true;
       if (timer) clearTimeout(timer);
       await running;
+      await Promise.all(asideRuns);
       await (await listening)?.close();
       await Promise.all([deliveries.stop(), payouts.stop()]);
     },

@@ -137,3 +137,31 @@ test('a lapsed lease lets another worker take the task; the first one does not c
     await second?.stop();
   }
 });
+
+test('an aside task that hangs holds back no other task, and stop waits for it', async () => {
+  const hung = deferred();
+  const stamp = Date.now();
+  let fastRuns = 0;
+  let asideEnded = false;
+  const tasks: PeriodicTask[] = [
+    {
+      name: `aside-${stamp}`,
+      everySeconds: 1,
+      aside: true,
+      run: async () => {
+        await hung.promise;
+        asideEnded = true;
+      },
+    },
+    { name: `fast-${stamp}`, everySeconds: 0.25, run: async () => void (fastRuns += 1) },
+  ];
+  const worker = startWorker(t.runtime, logger, tasks, 50);
+  try {
+    await waitUntil(() => fastRuns >= 4, 'the fast task running while the aside one hangs', 20_000);
+  } finally {
+    const stopping = worker.stop();
+    hung.resolve();
+    await stopping;
+  }
+  assert.equal(asideEnded, true);
+});

@@ -17,9 +17,8 @@ import {
  */
 
 /**
- * An attempt's time limit. Shorter than a merchant webhook's 30 s: the task runs inside the
- * worker's tick, so a gateway that hangs holds the other periodic tasks back at most this long;
- * a gateway that accepts a message to send later answers in far less.
+ * An attempt's time limit. Shorter than a merchant webhook's 30 s: a gateway that accepts a
+ * message to send later answers in far less, and a request lives at most 15 minutes.
  */
 export const OPERATOR_HOOK_TIMEOUT_MS = 5000;
 const CONNECT_TIMEOUT_MS = 2000;
