@@ -10,6 +10,7 @@ import {
   type LangChoice,
   type TextPart,
 } from '../../lib/i18n.js';
+import { secretBase62 } from '../../lib/ids.js';
 import { MAX_PIN_ATTEMPTS, PIN_LOCK_MINUTES } from '../wallets/service.js';
 import { walletDictionaries, type WalletText } from './i18n.js';
 import { MANIFEST_PATH, THEME_COLOR } from './install.js';
@@ -144,7 +145,16 @@ export function homePage(context: PageContext, status: number, content: HomeCont
     'home',
     status,
     t.appName,
-    { ...content, pending, history, timeLeftBefore, timeLeftAfter, notice: content.notice ?? null },
+    {
+      ...content,
+      pending,
+      history,
+      timeLeftBefore,
+      timeLeftAfter,
+      notice: content.notice ?? null,
+      // Each form's own key for the one write path: a second submit of the same form replays the first answer.
+      formToken: () => secretBase62(24),
+    },
     { events: `${WALLET}/events` },
   );
 }
