@@ -20,12 +20,18 @@ import type { WalletText } from './i18n.js';
 import { homePage, notice, signInPage, WALLET, walletAssets, type Notice, type PageContext } from './pages.js';
 import { clearCookie, sessionOf, setSessionCookie, walletCookieNames } from './session-plugin.js';
 import { createWalletSession, revokeWalletSession, type WalletSession } from './sessions.js';
-import { merchantName, mutedMerchants, pendingRequests, walletHistory } from './store.js';
+import { parseCursor, walletHistory, type HistoryCursor } from './history.js';
+import { merchantName, mutedMerchants, pendingRequests } from './store.js';
 
 const FORM_BYTES = 16 * 1024;
 const PIN = /^[0-9]{4,6}$/;
 // Pages and forms take any query and any fields: a bad one is answered with the page, never a JSON error.
-const PageQuery = Type.Object({ lang: Type.Optional(Type.String()), mode: Type.Optional(Type.String()) });
+const PageQuery = Type.Object({
+  lang: Type.Optional(Type.String()),
+  mode: Type.Optional(Type.String()),
+  /** Where an older page of the history starts (its "older" link); a bad one draws the newest. */
+  before: Type.Optional(Type.String()),
+});
 const Form = Type.Record(Type.String(), Type.Unknown());
 /** Plain HTML forms: the only body these routes read (requireDeclaredMediaTypes refuses others). */
 const FORM_TYPES = ['application/x-www-form-urlencoded'];
@@ -95,6 +101,8 @@ export const walletAppRoutes: FastifyPluginAsyncTypebox = async (app) => {
     session: WalletSession,
     status = 200,
     pageNotice?: Notice,
+    /** An older page of the history (GET only: a form's answer shows the newest). */
+    before?: HistoryCursor,
   ) => {
     const owner = { walletId: session.walletId, phone: session.phone, environment: session.environment };
     const wallet = await findWallet(db, session.environment, session.phone);
@@ -102,7 +110,7 @@ export const walletAppRoutes: FastifyPluginAsyncTypebox = async (app) => {
       wallet ? walletView(db, wallet) : Promise.resolve({ balance: 0 }),
       pendingRequests(db, owner),
       mutedMerchants(db, owner),
-      walletHistory(db, owner),
+      walletHistory(db, owner, before),
     ]);
     return sendCustomerPage(
       reply,
@@ -114,6 +122,7 @@ export const walletAppRoutes: FastifyPluginAsyncTypebox = async (app) => {
         pending,
         muted,
         history,
+        olderPage: before !== undefined,
         notice: pageNotice,
         now: new Date(),
       }),
@@ -123,7 +132,7 @@ export const walletAppRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(WALLET, { schema: { hide: true, querystring: PageQuery } }, async (request, reply) => {
     const context = contextOf(request);
     const session = await sessionOf(db, names, request, reply);
-    if (session) return renderHome(reply, context, session);
+    if (session) return renderHome(reply, context, session, 200, undefined, parseCursor(request.query.before));
     return renderSignIn(reply, context, 200, { sandbox: request.query.mode === 'test' });
   });
 
