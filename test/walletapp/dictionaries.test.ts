@@ -7,6 +7,7 @@ test('the wallet app speaks English, French and Arabic, every text read by its p
   const sources = readSources([
     'src/modules/walletapp/pages.ts',
     'src/modules/walletapp/routes.ts',
+    'src/modules/walletapp/forms.ts',
     'src/modules/walletapp/views/sign-in.eta',
     'src/modules/walletapp/views/home.eta',
   ]);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { createIntent } from '../intents/support.js';
 import { expectStatus, type TestApp } from '../support/harness.js';
 
@@ -56,6 +57,24 @@ export class Browser {
     const match = /name="_csrf" value="([^"]+)"/.exec(html);
     assert.ok(match, 'the page has a form with its CSRF token');
     return match[1]!;
+  }
+
+  /** The hidden fields (`_csrf`, `_idem`) of the page's form that posts to `action` (its path; a `?lang=` may follow). */
+  static formOf(html: string, action: string): Record<string, string> {
+    const start = html.indexOf(`action="${action}`);
+    assert.ok(start >= 0, `the page has a form posting to ${action}`);
+    const form = html.slice(start, html.indexOf('</form>', start));
+    const fields: Record<string, string> = {};
+    for (const match of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+      fields[match[1]!] = match[2]!;
+    }
+    assert.ok(fields._csrf && fields._idem, 'the form carries its CSRF token and its own key');
+    return fields;
+  }
+
+  /** The page's CSRF token and a form token of its own, for a form the page does not draw (an unknown request). */
+  static fields(html: string): { _csrf: string; _idem: string } {
+    return { _csrf: Browser.csrfOf(html), _idem: randomBytes(18).toString('hex') };
   }
 
   /** Signs in from the sign-in page (test mode unless told otherwise); answers the POST. */

@@ -87,7 +87,7 @@ describe('the wallet app (issue 51): sign-in, requests, mutes, history', () => {
     const after = await t.request('GET', `/api/v1/dev/payment-requests/${request.id}`, { key: sk });
     assert.equal(after.body.data.status, 'PENDING');
     const home = await browser.get('/wallet');
-    await browser.post(`/wallet/requests/${request.id}/decline`, { _csrf: Browser.csrfOf(home.html) });
+    await browser.post(`/wallet/requests/${request.id}/decline`, Browser.fields(home.html));
   });
 
   test('pending requests: the business name, amount, message, reference and time left; approve pays the intent', async () => {
@@ -103,12 +103,12 @@ describe('the wallet app (issue 51): sign-in, requests, mutes, history', () => {
     assert.match(home.html, /class="countdown"[^>]*>(9|10):\d\d</);
     const before = await walletBalance(t, PAYER.phone);
     const wrongPin = await browser.post(`/wallet/requests/${request.id}/approve`, {
-      _csrf: Browser.csrfOf(home.html),
+      ...Browser.fields(home.html),
       pin: '0000',
     });
     assert.equal(wrongPin.status, 401);
     const approved = await browser.post(`/wallet/requests/${request.id}/approve?lang=fr`, {
-      _csrf: Browser.csrfOf(home.html),
+      ...Browser.fields(home.html),
       pin: PAYER.pin,
     });
     assert.equal(approved.status, 200, approved.html);
@@ -116,7 +116,7 @@ describe('the wallet app (issue 51): sign-in, requests, mutes, history', () => {
     assert.equal((await getIntent(t, sk, request.intent)).status, 'PAID');
     assert.equal(await walletBalance(t, PAYER.phone), before - 5000);
     const again = await browser.post(`/wallet/requests/${request.id}/approve`, {
-      _csrf: Browser.csrfOf(home.html),
+      ...Browser.fields(home.html),
       pin: PAYER.pin,
     });
     assert.equal(again.status, 409);
@@ -131,7 +131,7 @@ describe('the wallet app (issue 51): sign-in, requests, mutes, history', () => {
     await browser.signIn();
     const request = await requestPayment(t, sk);
     const home = await browser.get('/wallet');
-    const declined = await browser.post(`/wallet/requests/${request.id}/decline`, { _csrf: Browser.csrfOf(home.html) });
+    const declined = await browser.post(`/wallet/requests/${request.id}/decline`, Browser.fields(home.html));
     assert.equal(declined.status, 200);
     assert.match(declined.html, /Declined\. Nothing was charged/);
     const after = await t.request('GET', `/api/v1/dev/payment-requests/${request.id}`, { key: sk });
@@ -151,12 +151,12 @@ describe('the wallet app (issue 51): sign-in, requests, mutes, history', () => {
     const page = await browser.get('/wallet');
     assert.doesNotMatch(page.html, new RegExp(`id="request-${request.id}"`), 'a due request is no longer listed');
     const late = await browser.post(`/wallet/requests/${request.id}/approve?lang=fr`, {
-      _csrf: Browser.csrfOf(home.html),
+      ...Browser.fields(home.html),
       pin: PAYER.pin,
     });
     assert.equal(late.status, 409);
     assert.match(late.html, /Cette demande est terminée/);
-    const unknown = await browser.post('/wallet/requests/PR-0000/decline', { _csrf: Browser.csrfOf(home.html) });
+    const unknown = await browser.post('/wallet/requests/PR-0000/decline', Browser.fields(home.html));
     assert.equal(unknown.status, 404);
   });
 
@@ -168,7 +168,7 @@ describe('the wallet app (issue 51): sign-in, requests, mutes, history', () => {
     const request = await requestPayment(t, sk, { phone });
     const home = await browser.get('/wallet?lang=ar');
     const failed = await browser.post(`/wallet/requests/${request.id}/approve?lang=ar`, {
-      _csrf: Browser.csrfOf(home.html),
+      ...Browser.fields(home.html),
       pin: '4321',
     });
     assert.equal(failed.status, 200);
@@ -181,7 +181,7 @@ describe('the wallet app (issue 51): sign-in, requests, mutes, history', () => {
     const browser = new Browser(t);
     await browser.signIn(phone, '4321');
     const home = await browser.get('/wallet');
-    const muted = await browser.post(`/wallet/merchants/${business.id}/mute`, { _csrf: Browser.csrfOf(home.html) });
+    const muted = await browser.post(`/wallet/merchants/${business.id}/mute`, Browser.fields(home.html));
     assert.equal(muted.status, 200);
     assert.match(muted.html, /can no longer send you requests/);
     const intent = await t.request('POST', '/api/v1/dev/intents', {
@@ -195,10 +195,10 @@ describe('the wallet app (issue 51): sign-in, requests, mutes, history', () => {
       idempotencyKey: true,
     });
     expectError(refused, 403, 'PAYMENT_REQUESTS_MUTED');
-    const unmuted = await browser.post(`/wallet/merchants/${business.id}/unmute`, { _csrf: Browser.csrfOf(home.html) });
+    const unmuted = await browser.post(`/wallet/merchants/${business.id}/unmute`, Browser.fields(home.html));
     assert.match(unmuted.html, /can send you requests again/);
     await requestPayment(t, sk, { phone });
-    const unknown = await browser.post('/wallet/merchants/nobody/mute', { _csrf: Browser.csrfOf(home.html) });
+    const unknown = await browser.post('/wallet/merchants/nobody/mute', Browser.fields(home.html));
     assert.equal(unknown.status, 404);
   });
 
@@ -207,7 +207,7 @@ describe('the wallet app (issue 51): sign-in, requests, mutes, history', () => {
     await browser.signIn();
     const token = browser.cookies.get('wallet_session')!;
     const home = await browser.get('/wallet');
-    const out = await browser.post('/wallet/sign-out', { _csrf: Browser.csrfOf(home.html) });
+    const out = await browser.post('/wallet/sign-out', Browser.fields(home.html));
     assert.equal(out.status, 303);
     browser.cookies.set('wallet_session', token);
     const after = await browser.get('/wallet');
@@ -265,7 +265,7 @@ describe('the wallet app (issue 51): sign-in, requests, mutes, history', () => {
     const request = await requestPayment(t, sk, { phone }, 123_456);
     const home = await browser.get('/wallet');
     const approved = await browser.post(`/wallet/requests/${request.id}/approve`, {
-      _csrf: Browser.csrfOf(home.html),
+      ...Browser.fields(home.html),
       pin: '4321',
     });
     assert.equal(approved.status, 200, approved.html);

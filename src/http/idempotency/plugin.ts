@@ -67,6 +67,24 @@ export const FORM_WRITE = {
   secretFields: ['_csrf'],
 } as const satisfies WritePolicy;
 
+/**
+ * A wallet app form (src/modules/walletapp), posted by a payer signed in with their phone and PIN:
+ * its `_idem` token is the key, in the wallet's scope (`walletFormScope`), so a double-submitted
+ * approval replays its first answer instead of paying twice. Neither the CSRF token nor the PIN
+ * typed again to approve is covered (a PIN is never kept beside a key).
+ */
+export const WALLET_FORM_WRITE = {
+  serves: 'customer',
+  key: 'form',
+  covers: 'body',
+  secretFields: ['_csrf', 'pin'],
+} as const satisfies WritePolicy;
+/**
+ * The wallet app's sign-in: a plain transaction without a key. Its answer is a new session, a
+ * secret that is never stored to be sent again; a repeated sign-in opens a second session.
+ */
+export const WALLET_SIGN_IN_WRITE = { serves: 'customer', key: 'none', covers: 'body' } as const satisfies WritePolicy;
+
 /** Whose refusals below 500 are kept under the key: a customer's or a form's took nothing. */
 const STORES_REFUSALS: Record<WriteServes, boolean> = {
   'api-key': true,
@@ -74,8 +92,12 @@ const STORES_REFUSALS: Record<WriteServes, boolean> = {
   customer: false,
   dashboard: false,
 };
-/** How long a repeat waits for the first request with its key; a double-clicked form waits. */
-const IN_PROGRESS_WAIT_MS: Record<WriteServes, number> = { 'api-key': 0, operator: 0, customer: 0, dashboard: 5_000 };
+/**
+ * How long a repeat waits for the first request with its key: a form's (a double click, a browser
+ * resending it) waits for the first answer and shows it, since a browser shows only the last
+ * answer it gets; an API caller is told IN_PROGRESS at once and retries.
+ */
+const inProgressWaitMs = (policy: WritePolicy): number => (policy.key === 'form' ? 5_000 : 0);
 const MAX_CLAIM_ATTEMPTS = 3;
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -87,6 +109,11 @@ const FORM_TOKEN = /^[A-Za-z0-9]{16,64}$/;
  * scope never meets a business's keys; the environment column means nothing for it.
  */
 const OPERATOR_SCOPE = { businessId: 'operator', environment: 'live' } as const;
+
+/** The scope of a wallet app form's key: no business owns a payer's forms, so theirs is `wallet` (never a `biz_…`). */
+export function walletFormScope(environment: Environment, walletId: string): KeyScope {
+  return { businessId: 'wallet', environment, who: walletId };
+}
 
 /** The scope of a customer's or dashboard user's key: the business and mode it writes to, and who. */
 export interface KeyScope {
@@ -260,7 +287,7 @@ export function keyedWrite(request: FastifyRequest, scope: KeyScope | undefined)
   const identity = keyOf(request, policy, scope);
   return {
     identity,
-    run: (work) => inKeyedTransaction(request.server.services.db, identity, IN_PROGRESS_WAIT_MS[policy.serves], work),
+    run: (work) => inKeyedTransaction(request.server.services.db, identity, inProgressWaitMs(policy), work),
   };
 }
 

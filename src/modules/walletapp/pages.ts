@@ -10,10 +10,12 @@ import {
   type LangChoice,
   type TextPart,
 } from '../../lib/i18n.js';
+import { secretBase62 } from '../../lib/ids.js';
 import { MAX_PIN_ATTEMPTS, PIN_LOCK_MINUTES } from '../wallets/service.js';
 import { walletDictionaries, type WalletText } from './i18n.js';
 import { MANIFEST_PATH, THEME_COLOR } from './install.js';
-import type { HistoryEntry, PendingRequest } from './store.js';
+import type { HistoryEntry, HistoryPage } from './history.js';
+import type { PendingRequest } from './store.js';
 
 /** The wallet app's script and the shared stylesheet, served under /wallet/assets/. */
 export const walletAssets = assetFolder('/wallet/assets', [besideModule(import.meta.url, 'assets'), SHARED_ASSETS_DIR]);
@@ -113,15 +115,20 @@ export interface HomeContent {
   balance: number;
   pending: PendingRequest[];
   muted: { businessId: string; name: string }[];
-  history: HistoryEntry[];
+  history: HistoryPage;
+  /** Whether this page of history is an older one (it links back to the newest). */
+  olderPage: boolean;
   notice?: Notice | undefined;
   now: Date;
 }
 
 const HISTORY_TEXTS: Record<HistoryEntry['kind'], WalletText> = {
   PAYMENT: 'paidTo',
-  REFUND: 'refundFrom',
   PAYOUT: 'payoutFrom',
+};
+const FOLLOW_UP_TEXTS: Record<'REFUND' | 'ADJUSTMENT', WalletText> = {
+  REFUND: 'refundFrom',
+  ADJUSTMENT: 'orderChanged',
 };
 
 /** `GET /wallet` signed in: the balance, the requests waiting for an answer, the muted merchants and the history. */
@@ -134,17 +141,34 @@ export function homePage(context: PageContext, status: number, content: HomeCont
   }));
   // The countdown is an element the script rewrites, so the text around it is drawn in two halves.
   const [timeLeftBefore = '', timeLeftAfter = ''] = t.timeLeft.split('{time}');
-  const history = content.history.map((entry) => ({
+  const history = content.history.entries.map((entry) => ({
     ...entry,
     label: t[HISTORY_TEXTS[entry.kind]],
     incoming: entry.kind !== 'PAYMENT',
+    fee: entry.kind === 'PAYMENT' ? entry.fee : 0,
+    followUps: (entry.kind === 'PAYMENT' ? entry.followUps : []).map((followUp) => ({
+      ...followUp,
+      label: t[FOLLOW_UP_TEXTS[followUp.kind]],
+    })),
   }));
+  const older = content.history.older;
   return page(
     context,
     'home',
     status,
     t.appName,
-    { ...content, pending, history, timeLeftBefore, timeLeftAfter, notice: content.notice ?? null },
+    {
+      ...content,
+      pending,
+      history,
+      olderHref: older === undefined ? null : action(`?before=${encodeURIComponent(older)}#history`, context.choice),
+      newestHref: content.olderPage ? action('#history', context.choice) : null,
+      timeLeftBefore,
+      timeLeftAfter,
+      notice: content.notice ?? null,
+      // Each form's own key for the one write path: a second submit of the same form replays the first answer.
+      formToken: () => secretBase62(24),
+    },
     { events: `${WALLET}/events` },
   );
 }

@@ -5,8 +5,8 @@ import { Type } from 'typebox';
 import { sameToken } from '../../http/auth.js';
 import { toApiError } from '../../http/error-handler.js';
 import { ApiError } from '../../http/errors.js';
+import { keyedWrite, WALLET_FORM_WRITE, WALLET_SIGN_IN_WRITE } from '../../http/idempotency/plugin.js';
 import { sendCustomerPage } from '../../http/views.js';
-import { inTransaction } from '../../db/transaction.js';
 import { keepLang, negotiateLang, type Lang } from '../../lib/i18n.js';
 import { walletPhone } from '../../lib/phone.js';
 import { customerLimits } from '../checkout/limits.js';
@@ -14,27 +14,24 @@ import { cookiesOf, newToken, setCookie } from '../dashboard/cookies.js';
 import { answerRequest, setMuted } from '../requests/service.js';
 import { authenticateWallet, findWallet, walletView } from '../wallets/service.js';
 import { walletEvents } from './events.js';
+import { noticeOf, walletFormWrite, type FormAnswer, type KeptNotice } from './forms.js';
 import { walletInstallRoutes } from './install.js';
 import type { WalletText } from './i18n.js';
-import {
-  amountPart,
-  homePage,
-  merchantPart,
-  notice,
-  signInPage,
-  WALLET,
-  walletAssets,
-  type Notice,
-  type PageContext,
-} from './pages.js';
+import { homePage, notice, signInPage, WALLET, walletAssets, type Notice, type PageContext } from './pages.js';
 import { clearCookie, sessionOf, setSessionCookie, walletCookieNames } from './session-plugin.js';
 import { createWalletSession, revokeWalletSession, type WalletSession } from './sessions.js';
-import { merchantName, mutedMerchants, pendingRequests, walletHistory } from './store.js';
+import { parseCursor, walletHistory, type HistoryCursor } from './history.js';
+import { merchantName, mutedMerchants, pendingRequests } from './store.js';
 
 const FORM_BYTES = 16 * 1024;
 const PIN = /^[0-9]{4,6}$/;
 // Pages and forms take any query and any fields: a bad one is answered with the page, never a JSON error.
-const PageQuery = Type.Object({ lang: Type.Optional(Type.String()), mode: Type.Optional(Type.String()) });
+const PageQuery = Type.Object({
+  lang: Type.Optional(Type.String()),
+  mode: Type.Optional(Type.String()),
+  /** Where an older page of the history starts (its "older" link); a bad one draws the newest. */
+  before: Type.Optional(Type.String()),
+});
 const Form = Type.Record(Type.String(), Type.Unknown());
 /** Plain HTML forms: the only body these routes read (requireDeclaredMediaTypes refuses others). */
 const FORM_TYPES = ['application/x-www-form-urlencoded'];
@@ -49,6 +46,10 @@ const ERROR_TEXTS: Partial<Record<string, WalletText>> = {
   RATE_LIMITED: 'rateLimited',
   PAYMENT_REQUEST_NOT_PENDING: 'expired',
   PAYMENT_REQUEST_NOT_FOUND: 'notFound',
+  // A form without its `_idem` token, or whose token came back with other fields: drawn afresh.
+  VALIDATION_ERROR: 'formExpired',
+  IDEMPOTENCY_KEY_REUSED: 'formExpired',
+  IDEMPOTENCY_KEY_IN_PROGRESS: 'somethingWrong',
 };
 
 function errorNotice(lang: Lang, error: ApiError): Notice {
@@ -100,6 +101,8 @@ export const walletAppRoutes: FastifyPluginAsyncTypebox = async (app) => {
     session: WalletSession,
     status = 200,
     pageNotice?: Notice,
+    /** An older page of the history (GET only: a form's answer shows the newest). */
+    before?: HistoryCursor,
   ) => {
     const owner = { walletId: session.walletId, phone: session.phone, environment: session.environment };
     const wallet = await findWallet(db, session.environment, session.phone);
@@ -107,7 +110,7 @@ export const walletAppRoutes: FastifyPluginAsyncTypebox = async (app) => {
       wallet ? walletView(db, wallet) : Promise.resolve({ balance: 0 }),
       pendingRequests(db, owner),
       mutedMerchants(db, owner),
-      walletHistory(db, owner),
+      walletHistory(db, owner, before),
     ]);
     return sendCustomerPage(
       reply,
@@ -119,6 +122,7 @@ export const walletAppRoutes: FastifyPluginAsyncTypebox = async (app) => {
         pending,
         muted,
         history,
+        olderPage: before !== undefined,
         notice: pageNotice,
         now: new Date(),
       }),
@@ -128,13 +132,13 @@ export const walletAppRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(WALLET, { schema: { hide: true, querystring: PageQuery } }, async (request, reply) => {
     const context = contextOf(request);
     const session = await sessionOf(db, names, request, reply);
-    if (session) return renderHome(reply, context, session);
+    if (session) return renderHome(reply, context, session, 200, undefined, parseCursor(request.query.before));
     return renderSignIn(reply, context, 200, { sandbox: request.query.mode === 'test' });
   });
 
   app.post(
     `${WALLET}/sign-in`,
-    { schema: { hide: true, consumes: FORM_TYPES, body: Form } },
+    { config: { write: WALLET_SIGN_IN_WRITE }, schema: { hide: true, consumes: FORM_TYPES, body: Form } },
     async (request, reply) => {
       const context = contextOf(request);
       const { lang } = context.choice;
@@ -153,7 +157,13 @@ export const walletAppRoutes: FastifyPluginAsyncTypebox = async (app) => {
       try {
         await limits.byWallet(reply, phone);
         const wallet = await authenticateWallet(db, environment, phone, pin);
-        const token = await createWalletSession(db, wallet.id);
+        const signIn = keyedWrite(request, undefined);
+        const opened = await signIn.run(async (trx) => ({
+          value: await createWalletSession(trx, wallet.id),
+          stored: { status: 303, body: '' },
+        }));
+        if (opened.kind !== 'done') throw new Error('a sign-in has no key to replay');
+        const token = opened.value;
         setSessionCookie(reply, names, token);
         clearCookie(reply, names, names.login);
         return reply.redirect(home(context), 303);
@@ -193,11 +203,29 @@ export const walletAppRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
   };
 
-  app.post(`${WALLET}/sign-out`, { schema: { hide: true, consumes: FORM_TYPES, body: Form } }, async (request, reply) =>
+  /** The home page after a form's write, with its answer (the first one's, on a repeat of the form). */
+  const answered = (
+    reply: FastifyReply,
+    context: PageContext,
+    session: WalletSession,
+    written: { answer: FormAnswer; replayed: boolean },
+  ) => {
+    if (written.replayed) reply.header('Idempotent-Replayed', 'true');
+    const { answer } = written;
+    if (answer.kind === 'home') return reply.redirect(home(context), 303);
+    return renderHome(reply, context, session, answer.status, noticeOf(context.choice.lang, answer.notice));
+  };
+  const said = (kept: KeptNotice): FormAnswer => ({ kind: 'notice', status: 200, notice: kept });
+  const formSchema = { hide: true, consumes: FORM_TYPES, body: Form };
+
+  app.post(`${WALLET}/sign-out`, { config: { write: WALLET_FORM_WRITE }, schema: formSchema }, async (request, reply) =>
     signedForm(request, reply, async (session, context) => {
-      await revokeWalletSession(db, session.tokenHash);
+      const written = await walletFormWrite(request, session).run(async (trx) => {
+        await revokeWalletSession(trx, session.tokenHash);
+        return { kind: 'home' };
+      });
       clearCookie(reply, names, names.session);
-      return reply.redirect(home(context), 303);
+      return answered(reply, context, session, written);
     }),
   );
 
@@ -207,6 +235,8 @@ export const walletAppRoutes: FastifyPluginAsyncTypebox = async (app) => {
       signedForm(request, reply, async (session, context, body) => {
         const { lang } = context.choice;
         const wallet = { phone: session.phone, environment: session.environment };
+        // The form's key first: a form without its token costs no PIN attempt.
+        const form = walletFormWrite(request, session);
         if (kind === 'APPROVED') {
           const pin = textOf(body.pin);
           if (!PIN.test(pin)) return renderHome(reply, context, session, 400, notice(lang, 'error', 'errPinInvalid'));
@@ -215,19 +245,24 @@ export const walletAppRoutes: FastifyPluginAsyncTypebox = async (app) => {
           await authenticateWallet(db, session.environment, session.phone, pin);
         }
         const id = request.params.id.slice(0, 64);
-        const ended = await inTransaction(db, (trx) => answerRequest(trx, wallet, id, kind));
-        const merchant = merchantPart((await merchantName(db, ended.business_id)) ?? '');
-        const amount = amountPart(Number(ended.amount), lang);
-        if (ended.status === 'APPROVED') {
-          return renderHome(reply, context, session, 200, notice(lang, 'ok', 'approved', { merchant, amount }));
-        }
-        if (ended.status === 'DECLINED')
-          return renderHome(reply, context, session, 200, notice(lang, 'ok', 'declined'));
-        const key = ended.failure_code === 'INSUFFICIENT_BALANCE' ? 'failedBalance' : 'failed';
-        return renderHome(reply, context, session, 200, notice(lang, 'error', key, { amount }));
+        const written = await form.run(async (trx) => {
+          const ended = await answerRequest(trx, wallet, id, kind);
+          const amount = Number(ended.amount);
+          if (ended.status === 'APPROVED') {
+            const merchant = (await merchantName(trx, ended.business_id)) ?? '';
+            return said({ kind: 'ok', text: 'approved', merchant, amount });
+          }
+          if (ended.status === 'DECLINED') return said({ kind: 'ok', text: 'declined' });
+          const text = ended.failure_code === 'INSUFFICIENT_BALANCE' ? 'failedBalance' : 'failed';
+          return said({ kind: 'error', text, amount });
+        });
+        return answered(reply, context, session, written);
       });
 
-  const answerSchema = { schema: { hide: true, consumes: FORM_TYPES, params: RequestParams, body: Form } };
+  const answerSchema = {
+    config: { write: WALLET_FORM_WRITE },
+    schema: { ...formSchema, params: RequestParams },
+  };
   app.post(`${WALLET}/requests/:id/approve`, answerSchema, answer('APPROVED'));
   app.post(`${WALLET}/requests/:id/decline`, answerSchema, answer('DECLINED'));
 
@@ -235,20 +270,16 @@ export const walletAppRoutes: FastifyPluginAsyncTypebox = async (app) => {
     (muted: boolean) => async (request: FastifyRequest<{ Params: { businessId: string } }>, reply: FastifyReply) =>
       signedForm(request, reply, async (session, context) => {
         const { businessId } = request.params;
-        const name = businessId.length <= 64 ? await merchantName(db, businessId) : undefined;
-        if (name === undefined) throw new ApiError('PAYMENT_REQUEST_NOT_FOUND');
-        await setMuted(db, { phone: session.phone, environment: session.environment }, businessId, muted);
-        const key = muted ? 'muted' : 'unmuted';
-        return renderHome(
-          reply,
-          context,
-          session,
-          200,
-          notice(context.choice.lang, 'ok', key, { merchant: merchantPart(name) }),
-        );
+        const written = await walletFormWrite(request, session).run(async (trx) => {
+          const name = businessId.length <= 64 ? await merchantName(trx, businessId) : undefined;
+          if (name === undefined) throw new ApiError('PAYMENT_REQUEST_NOT_FOUND');
+          await setMuted(trx, { phone: session.phone, environment: session.environment }, businessId, muted);
+          return said({ kind: 'ok', text: muted ? 'muted' : 'unmuted', merchant: name });
+        });
+        return answered(reply, context, session, written);
       });
 
-  const muteSchema = { schema: { hide: true, consumes: FORM_TYPES, params: MerchantParams, body: Form } };
+  const muteSchema = { config: { write: WALLET_FORM_WRITE }, schema: { ...formSchema, params: MerchantParams } };
   app.post(`${WALLET}/merchants/:businessId/mute`, muteSchema, mute(true));
   app.post(`${WALLET}/merchants/:businessId/unmute`, muteSchema, mute(false));
 
