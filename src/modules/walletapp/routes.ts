@@ -216,7 +216,7 @@ export const walletAppRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }
         const id = request.params.id.slice(0, 64);
         const ended = await inTransaction(db, (trx) => answerRequest(trx, wallet, id, kind));
-        const merchant = merchantPart((await merchantName(db, ended.business_id)) ?? '');
+        const merchant = merchantPart((await merchantName(db, ended.business_id, session.environment)) ?? '');
         const amount = amountPart(Number(ended.amount), lang);
         if (ended.status === 'APPROVED') {
           return renderHome(reply, context, session, 200, notice(lang, 'ok', 'approved', { merchant, amount }));
@@ -235,7 +235,7 @@ export const walletAppRoutes: FastifyPluginAsyncTypebox = async (app) => {
     (muted: boolean) => async (request: FastifyRequest<{ Params: { businessId: string } }>, reply: FastifyReply) =>
       signedForm(request, reply, async (session, context) => {
         const { businessId } = request.params;
-        const name = businessId.length <= 64 ? await merchantName(db, businessId) : undefined;
+        const name = businessId.length <= 64 ? await merchantName(db, businessId, session.environment) : undefined;
         if (name === undefined) throw new ApiError('PAYMENT_REQUEST_NOT_FOUND');
         await setMuted(db, { phone: session.phone, environment: session.environment }, businessId, muted);
         const key = muted ? 'muted' : 'unmuted';
