@@ -19,9 +19,11 @@ export type { CliOutput };
 
 const usage = `Usage: npm run --silent admin -- <command> [options] [--json]
 
-  business create --name NAME [--approve-live] [--no-shop]
+  business create --name NAME [--approve-live [--verified-name NAME]] [--no-shop]
                                     live keys only with --approve-live (else: at approve-live)
-  business approve-live BUSINESS_ID   issues the live keys the business lacks, shown once
+  business approve-live BUSINESS_ID [--verified-name NAME]
+                                    issues the live keys the business lacks, shown once; the
+                                    name payers see (default: as verified before, else its name)
   business list [--page N] [--limit N]
                                     LIVE: approved, requested (asked from the dashboard) or no
   business show BUSINESS_ID         one business, with its request for live access

@@ -3,6 +3,8 @@
 export interface BusinessListItem {
   id: string;
   name: string;
+  /** The name payers see in live mode, as the operator verified it (absent from servers before migration 040). */
+  verifiedName?: string | null;
   liveApproved: boolean;
   apiEnabled: boolean;
   /** When it asked for live access from its dashboard (absent from servers before migration 031). */
@@ -74,10 +76,11 @@ export function businessDetails(item: BusinessListItem): string {
   const lines = [
     ['ID', item.id],
     ['NAME', item.name],
+    ...(item.verifiedName ? [['VERIFIED', item.verifiedName]] : []),
     ['LIVE', liveState(item)],
     ['API', item.apiEnabled ? 'on' : 'off'],
     ['CREATED', minutes(item.createdAt)],
-  ].map(([label, value]) => `${label!.padEnd(8)}${value}`);
+  ].map(([label, value]) => `${label!.padEnd(10)}${value}`);
   if (!item.liveApproved && item.liveRequestedAt)
     lines.push('', `Waiting for approval: \`business approve-live ${item.id}\` approves it.`);
   return lines.join('\n');

@@ -7,6 +7,7 @@ export class UsageError extends Error {}
 const OPTIONS = {
   name: { type: 'string' },
   'approve-live': { type: 'boolean' },
+  'verified-name': { type: 'string' },
   'no-shop': { type: 'boolean' },
   business: { type: 'string' },
   kind: { type: 'string' },

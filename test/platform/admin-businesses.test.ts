@@ -53,8 +53,11 @@ describe('operator API and CLI: business list, live keys on approval', () => {
       'liveApproved',
       'liveRequestedAt',
       'name',
+      'verifiedName',
     ]);
     assert.equal(listedB.name, names[1]);
+    // Approved live at creation: the name it was approved under is the one payers see (migration 040).
+    assert.equal(listedB.verifiedName, names[1]);
     assert.equal(listedB.liveApproved, true);
     assert.equal(listedB.apiEnabled, true);
     assert.equal(listedB.liveRequestedAt, null);

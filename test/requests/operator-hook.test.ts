@@ -101,6 +101,7 @@ describe('the operator notification hook (issue 51 item 3, decision 078)', () =>
       id: created.id,
       phone,
       merchant_name: NAME,
+      merchant_verified: false,
       amount: 4200,
       currency: 'MRU',
       message: 'Table 4',
@@ -131,6 +132,9 @@ describe('the operator notification hook (issue 51 item 3, decision 078)', () =>
     assert.ok(request);
     const { payload } = await verified(request);
     assert.equal(payload.sandbox, false);
+    // Live: the name the operator verified at live approval (migration 040's backfill: the name then).
+    assert.equal(payload.merchant_verified, true);
+    assert.equal(payload.merchant_name, NAME);
     assert.equal(payload.phone, wallet.phone);
     assert.equal(payload.message, null);
     assert.equal(payload.wallet_url, `${PAY_URL}/wallet`);

@@ -16,15 +16,18 @@ const business: CommandGroup = {
     body: {
       name: required(values.name, '--name'),
       approveLive: values['approve-live'] ?? false,
+      ...(values['verified-name'] !== undefined ? { verifiedName: values['verified-name'] } : {}),
       withShop: !values['no-shop'],
       // Live keys belong to approved businesses: an unapproved one gets them at approve-live.
       liveKeys: values['approve-live'] ?? false,
     },
     note: (data) => liveKeysNote(data as CreatedBusinessOutput),
   }),
-  'approve-live': ({ id }) => ({
+  'approve-live': ({ id, values }) => ({
     method: 'POST',
     path: `/businesses/${encodeURIComponent(required(id, 'BUSINESS_ID'))}/approve-live`,
+    // The name payers see in live mode: the operator's word, which a merchant's rename leaves alone.
+    body: values['verified-name'] !== undefined ? { verifiedName: values['verified-name'] } : {},
   }),
   show: ({ id }) => ({
     method: 'GET',

@@ -5,6 +5,11 @@ export interface BusinessesTable {
   id: string;
   name: string;
   live_approved: Generated<boolean>;
+  /**
+   * The name payers see, as the operator verified it at live approval (migration 040); set by the
+   * operator only, never by a merchant's rename. Null until approved live.
+   */
+  verified_name: Generated<string | null>;
   api_enabled: Generated<boolean>;
   /** When the business asked for live access from its dashboard (migration 031); null: never. */
   live_requested_at: Generated<Date | null>;

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ApiError } from '../../http/errors.js';
+import { ApiError, invalid } from '../../http/errors.js';
 import { OPERATOR_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope, Paginated, Pagination, pageWindow } from '../../http/schemas.js';
 import {
@@ -34,9 +34,17 @@ const KeyView = Type.Object({
   createdAt: Type.String(),
   key: Type.Optional(Type.String()),
 });
+const VerifiedName = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  description: "the merchant's name as payers see it in live mode, verified by the operator",
+});
 const BusinessView = Type.Object({
   id: Type.String(),
   name: Type.String(),
+  verifiedName: Type.Union([Type.String(), Type.Null()], {
+    description: 'the name payers see in live mode, as the operator verified it; null until approved live',
+  }),
   liveApproved: Type.Boolean(),
   apiEnabled: Type.Boolean(),
 });
@@ -95,6 +103,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
           {
             name: Type.String({ minLength: 1, maxLength: 200 }),
             approveLive: Type.Optional(Type.Boolean()),
+            verifiedName: Type.Optional(VerifiedName),
             withShop: Type.Optional(Type.Boolean()),
             liveKeys: Type.Optional(
               Type.Boolean({
@@ -107,9 +116,20 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      write(request, reply, 201, (trx) => createBusiness(trx, request.body), {
-        kept: (created) => ({ ...created, keys: created.keys.map(withoutKeyText) }),
-      }),
+      write(
+        request,
+        reply,
+        201,
+        (trx) => {
+          if (request.body.verifiedName !== undefined && request.body.approveLive !== true) {
+            throw invalid('body.verifiedName', 'is verified with live approval: send approveLive too');
+          }
+          return createBusiness(trx, request.body);
+        },
+        {
+          kept: (created) => ({ ...created, keys: created.keys.map(withoutKeyText) }),
+        },
+      ),
   );
 
   app.get(
@@ -141,11 +161,23 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         params: IdParams,
+        body: Type.Object(
+          {
+            verifiedName: Type.Optional(
+              Type.String({
+                ...VerifiedName,
+                description:
+                  'the name payers see in live mode; default: the one verified before, else the business name now. Approving again with it is how the operator changes it',
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
         response: { 200: Envelope(Type.Object({ ...BusinessView.properties, keys: Type.Array(KeyView) })) },
       },
     },
     async (request, reply) =>
-      write(request, reply, 200, (trx) => approveLive(trx, request.params.id), {
+      write(request, reply, 200, (trx) => approveLive(trx, request.params.id, request.body), {
         kept: (approved) => ({ ...approved, keys: approved.keys.map(withoutKeyText) }),
         afterCommit,
       }),

@@ -8,8 +8,39 @@ import { issueKey, type IssuedKey } from './keys.js';
 export interface BusinessView {
   id: string;
   name: string;
+  /** The name payers see in live mode, as the operator verified it (null until approved live). */
+  verifiedName: string | null;
   liveApproved: boolean;
   apiEnabled: boolean;
+}
+
+/** A business's name, or the one the operator verifies: 1 to 200 characters once trimmed. */
+function checkedName(field: string, name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length < 1 || trimmed.length > 200) {
+    throw new ApiError('VALIDATION_ERROR', `${field} must have 1 to 200 characters.`, [
+      { field, message: 'must have 1 to 200 characters' },
+    ]);
+  }
+  return trimmed;
+}
+
+const VIEW_COLUMNS = ['id', 'name', 'verified_name', 'live_approved', 'api_enabled'] as const;
+
+function businessView(row: {
+  id: string;
+  name: string;
+  verified_name: string | null;
+  live_approved: boolean;
+  api_enabled: boolean;
+}): BusinessView {
+  return {
+    id: row.id,
+    name: row.name,
+    verifiedName: row.verified_name,
+    liveApproved: row.live_approved,
+    apiEnabled: row.api_enabled,
+  };
 }
 
 export interface CreatedBusiness {
@@ -44,13 +75,28 @@ export const DEMO_BUSINESS_ID = 'biz_demo';
  */
 export async function createBusiness(
   db: Executor,
-  input: { name: string; approveLive?: boolean; withShop?: boolean; liveKeys?: boolean; id?: string },
+  input: {
+    name: string;
+    approveLive?: boolean;
+    /** With `approveLive`: the name payers see, verified by the operator (default `name`). */
+    verifiedName?: string;
+    withShop?: boolean;
+    liveKeys?: boolean;
+    id?: string;
+  },
 ): Promise<CreatedBusiness> {
+  const approved = input.approveLive ?? false;
+  const verifiedName = approved ? checkedName('verifiedName', input.verifiedName ?? input.name) : null;
   return inTransaction(db, async (trx) => {
     const business = await trx
       .insertInto('businesses')
-      .values({ id: input.id ?? newId('biz'), name: input.name, live_approved: input.approveLive ?? false })
-      .returning(['id', 'name', 'live_approved', 'api_enabled'])
+      .values({
+        id: input.id ?? newId('biz'),
+        name: input.name,
+        live_approved: approved,
+        verified_name: verifiedName,
+      })
+      .returning(VIEW_COLUMNS)
       .executeTakeFirstOrThrow();
     await trx.insertInto('fee_plans').values({ business_id: business.id }).execute();
     const shops: { id: string; environment: Environment }[] = [];
@@ -71,12 +117,7 @@ export async function createBusiness(
     }
     const sandboxShop = shops.find((shop) => shop.environment === 'test');
     return {
-      business: {
-        id: business.id,
-        name: business.name,
-        liveApproved: business.live_approved,
-        apiEnabled: business.api_enabled,
-      },
+      business: businessView(business),
       shop: sandboxShop ? { id: sandboxShop.id } : null,
       shops,
       keys,
@@ -87,27 +128,46 @@ export async function createBusiness(
 export async function updateBusiness(
   db: Executor,
   businessId: string,
-  changes: { live_approved?: boolean; api_enabled?: boolean },
+  changes: { api_enabled?: boolean },
 ): Promise<BusinessView> {
   const row = await db
     .updateTable('businesses')
     .set({ ...changes, updated_at: sql<Date>`now()` })
     .where('id', '=', businessId)
-    .returning(['id', 'name', 'live_approved', 'api_enabled'])
+    .returning(VIEW_COLUMNS)
     .executeTakeFirst();
   if (!row) throw new ApiError('NOT_FOUND', `No business ${businessId}.`);
-  return { id: row.id, name: row.name, liveApproved: row.live_approved, apiEnabled: row.api_enabled };
+  return businessView(row);
 }
 
 /**
  * Approves the business for live mode and issues a live key of each kind it was never given (a
  * business created without live keys gets them now, shown once). A kind it already had, even
  * revoked or suspended, is left to the operator: approving again never hands out keys again.
+ * The name payers see is verified with it: `verifiedName` as given, else the one verified before,
+ * else the business's name now. Approving again with a `verifiedName` is how the operator, and
+ * only the operator, changes it.
  */
-export async function approveLive(db: Executor, businessId: string): Promise<BusinessView & { keys: IssuedKey[] }> {
+export async function approveLive(
+  db: Executor,
+  businessId: string,
+  input: { verifiedName?: string | undefined } = {},
+): Promise<BusinessView & { keys: IssuedKey[] }> {
+  const given = input.verifiedName === undefined ? null : checkedName('verifiedName', input.verifiedName);
   return inTransaction(db, async (trx) => {
     // The update locks the business row: a concurrent approval waits, then sees these keys.
-    const business = await updateBusiness(trx, businessId, { live_approved: true });
+    const row = await trx
+      .updateTable('businesses')
+      .set({
+        live_approved: true,
+        verified_name: sql<string>`coalesce(${given}::text, verified_name, name)`,
+        updated_at: sql<Date>`now()`,
+      })
+      .where('id', '=', businessId)
+      .returning(VIEW_COLUMNS)
+      .executeTakeFirst();
+    if (!row) throw new ApiError('NOT_FOUND', `No business ${businessId}.`);
+    const business = businessView(row);
     const had = await trx
       .selectFrom('api_keys')
       .select('kind')
@@ -146,21 +206,13 @@ export async function listBusinesses(
   return { items: rows.map(listedView), total: Number(count.total) };
 }
 
-const LISTED_COLUMNS = ['id', 'name', 'live_approved', 'api_enabled', 'live_requested_at', 'created_at'] as const;
+const LISTED_COLUMNS = [...VIEW_COLUMNS, 'live_requested_at', 'created_at'] as const;
 
-function listedView(row: {
-  id: string;
-  name: string;
-  live_approved: boolean;
-  api_enabled: boolean;
-  live_requested_at: Date | null;
-  created_at: Date;
-}): ListedBusiness {
+function listedView(
+  row: Parameters<typeof businessView>[0] & { live_requested_at: Date | null; created_at: Date },
+): ListedBusiness {
   return {
-    id: row.id,
-    name: row.name,
-    liveApproved: row.live_approved,
-    apiEnabled: row.api_enabled,
+    ...businessView(row),
     liveRequestedAt: row.live_requested_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),
   };
@@ -234,12 +286,8 @@ export async function setGlobalApiEnabled(db: Executor, enabled: boolean): Promi
 
 /** The business's name, as its dashboard, checkout pages and receipts show it. */
 export async function renameBusiness(db: Executor, businessId: string, name: string): Promise<void> {
-  const trimmed = name.trim();
-  if (trimmed.length < 1 || trimmed.length > 200) {
-    throw new ApiError('VALIDATION_ERROR', 'name must have 1 to 200 characters.', [
-      { field: 'name', message: 'must have 1 to 200 characters' },
-    ]);
-  }
+  // The merchant's own name; the one payers see in live mode (verified_name) is the operator's.
+  const trimmed = checkedName('name', name);
   const row = await db
     .updateTable('businesses')
     .set({ name: trimmed, updated_at: sql<Date>`now()` })

@@ -3,6 +3,7 @@ import type { DB } from '../../db/schema.js';
 import type { EventRecord } from '../events/outbox.js';
 import { unitOfWork, type UnitOfWork } from '../events/unit-of-work.js';
 import { paymentEvent } from './events.js';
+import { pendingRequestsOf, withdrawRequests } from './request-ends.js';
 import type { IntentRow } from './repo.js';
 import { intentActions, isAllowed } from './state.js';
 
@@ -19,7 +20,12 @@ export async function expireIntents(trx: Transaction<DB>, intents: IntentRow[], 
     payment_code: null,
     updated_at: now,
   } as const;
-  const expired = await unitOfWork()
+  // Their pending requests can no longer be paid: they end EXPIRED in the same statement.
+  const requests = await pendingRequestsOf(
+    trx,
+    due.map((intent) => intent.id),
+  );
+  const expired = await withdrawRequests(unitOfWork(), requests, 'TIMED_OUT', now)
     .change(
       trx
         .updateTable('payment_intents')

@@ -29,6 +29,7 @@ import { lockIntentAndPayer } from './payer-lock.js';
 import { changeIntent } from './changes.js';
 import { paymentEvent } from './events.js';
 import { lockIntent, type IntentRow, type LockedIntent } from './repo.js';
+import { pendingRequestsOf, withdrawRequests } from './request-ends.js';
 import { assertAllowed, intentMachine, isAllowed } from './state.js';
 
 /**
@@ -216,7 +217,7 @@ async function settleAttempt(
   const updated = await payIntent(
     trx,
     intent,
-    { amount: described.amount, payer, commission: charge.commission, now: described.now },
+    { paymentId: row.id, amount: described.amount, payer, commission: charge.commission, now: described.now },
     unitOfWork().money(charge.transfer).write(row.written(authorization)),
   );
   return { outcome: 'paid', paymentId: row.id, intent: updated, commission: charge.commission };
@@ -227,14 +228,18 @@ async function writeAlone(trx: Transaction<DB>, row: AttemptRow, outcome: Attemp
   await unitOfWork().write(row.written(outcome)).run(trx);
 }
 
-/** The intent's side of a payment that succeeded: PAID with its commission, `payment.confirmed`. */
+/**
+ * The intent's side of a payment that succeeded: PAID with its commission, `payment.confirmed`,
+ * and its pending request, if another payment paid it, withdrawn (`CANCELLED`).
+ */
 async function payIntent(
   trx: Transaction<DB>,
   intent: LockedIntent,
-  paid: { amount: number; payer: Payer; commission: Commission; now: Date },
+  paid: { paymentId: string; amount: number; payer: Payer; commission: Commission; now: Date },
   unit: UnitOfWork,
 ): Promise<IntentRow> {
   const { commission, now } = paid;
+  withdrawRequests(unit, await pendingRequestsOf(trx, [intent.id], paid.paymentId), 'CANCELLED', now);
   const plan = feePlanOf(intent);
   const change = {
     status: assertAllowed(intent, 'pay', now),

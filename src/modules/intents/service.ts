@@ -16,6 +16,8 @@ import { sandboxAnswerOf, SANDBOX_DEFAULT_PAYER } from '../sandbox/sandbox.js';
 import { lockIntentAndPayer } from './payer-lock.js';
 import { listPayments } from '../payments/store.js';
 import { changeIntent, expireIntents } from './changes.js';
+import { unitOfWork } from '../events/unit-of-work.js';
+import { pendingRequestsOf, withdrawRequests } from './request-ends.js';
 import * as repo from './repo.js';
 import type { IntentRow, IntentViewRow, IntentWithRefunds } from './repo.js';
 import { assertAllowed } from './state.js';
@@ -275,9 +277,15 @@ export async function cancelIntent(
     payment_code: null,
     updated_at: now,
   } as const;
-  const cancelled = await changeIntent(trx, intent, change, (changed) => [
-    paymentEvent('payment.cancelled', changed, now),
-  ]);
+  // Its pending request, if any, can no longer be paid: it ends with the intent.
+  const requests = await pendingRequestsOf(trx, [intent.id]);
+  const cancelled = await changeIntent(
+    trx,
+    intent,
+    change,
+    (changed) => [paymentEvent('payment.cancelled', changed, now)],
+    withdrawRequests(unitOfWork(), requests, 'CANCELLED', now),
+  );
   return withRefunds(trx, cancelled);
 }
 

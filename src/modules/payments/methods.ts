@@ -89,7 +89,7 @@ export function failureMessage(failure: PaymentFailureCode, amount: number): str
     case 'NOT_PAYABLE':
       return 'The payment could no longer be made when the payer answered.';
     case 'CANCELLED':
-      return 'The merchant cancelled the request before the payer answered.';
+      return 'The request was withdrawn before the payer answered: the merchant cancelled it, or its intent was cancelled or paid another way.';
     default: {
       const never: never = failure;
       throw new Error(`unknown payment failure ${String(never)}`);

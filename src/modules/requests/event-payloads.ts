@@ -33,11 +33,11 @@ export const paymentRequestEventPayloads = {
   },
   'payment_request.declined': { when: 'The payer declined (status DECLINED).', data: PaymentRequestEventData },
   'payment_request.expired': {
-    when: 'The payer did not answer in time (status EXPIRED).',
+    when: 'The payer did not answer in time, or the intent expired first (status EXPIRED).',
     data: PaymentRequestEventData,
   },
   'payment_request.cancelled': {
-    when: 'The merchant cancelled the request (status CANCELLED).',
+    when: 'The merchant cancelled the request, or its intent was cancelled or paid another way (status CANCELLED).',
     data: PaymentRequestEventData,
   },
   'payment_request.failed': {

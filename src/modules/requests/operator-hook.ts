@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { Executor } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
+import { payerName } from '../businesses/payer-name.js';
 import { payBaseUrl } from '../intents/routes.js';
 import type { RequestRow } from './store.js';
 
@@ -35,6 +36,8 @@ export interface OperatorNoticePayload {
   /** The payer's full E.164 phone: the operator must reach it (events mask it; this does not). */
   phone: string;
   merchant_name: string;
+  /** False in the sandbox, where nobody is verified: a payer's screen should say so. */
+  merchant_verified: boolean;
   /** In centimes (1/100 MRU), as every amount of the API. */
   amount: number;
   currency: 'MRU';
@@ -48,12 +51,6 @@ export interface OperatorNoticePayload {
 }
 
 /**
- * The name payers see for the business asking. One expression, so the verified name (another part
- * of issue 51) replaces it in one place.
- */
-const MERCHANT_NAME = sql<string>`b.name`;
-
-/**
  * Queues the request's notice in the caller's transaction, so a request that rolls back is never
  * told and one that commits always is. The body is built now and kept: every attempt sends the
  * same bytes under the same `webhook-id`, which receivers deduplicate on.
@@ -64,14 +61,14 @@ export async function queueOperatorNotice(
   target: OperatorHookTarget,
   now: Date,
 ): Promise<void> {
-  const business = await sql<{ merchant_name: string }>`
-    SELECT ${MERCHANT_NAME} AS merchant_name FROM businesses b WHERE b.id = ${request.business_id}`.execute(trx);
+  const merchant = await payerName(trx, request.business_id, request.environment);
   const sandbox = request.environment === 'test';
   const payload: OperatorNoticePayload = {
     type: 'payment_request.created',
     id: request.id,
     phone: request.phone,
-    merchant_name: business.rows[0]?.merchant_name ?? '',
+    merchant_name: merchant?.name ?? '',
+    merchant_verified: merchant?.verified ?? false,
     amount: Number(request.amount),
     currency: 'MRU',
     message: request.message,

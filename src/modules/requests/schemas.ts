@@ -18,7 +18,7 @@ export const CreateRequestBody = Type.Object(
       Type.Integer({
         minimum: REQUEST_LIFETIME.min,
         maximum: REQUEST_LIFETIME.max,
-        description: `Seconds the payer has to answer: ${REQUEST_LIFETIME.min} to ${REQUEST_LIFETIME.max}, ${REQUEST_LIFETIME.default} by default`,
+        description: `Seconds the payer has to answer: ${REQUEST_LIFETIME.min} to ${REQUEST_LIFETIME.max}, ${REQUEST_LIFETIME.default} by default; never past the intent's own expiresAt`,
       }),
     ),
     message: Type.Optional(
@@ -45,7 +45,11 @@ export const PaymentRequest = Type.Object(
     failureCode: Nullable(
       Type.String({ description: "FAILED only: why the approved payment failed (the payment's failure code)" }),
     ),
-    expiresAt: Timestamp,
+    expiresAt: Type.String({
+      format: 'date-time',
+      description:
+        "ISO 8601 UTC: when the payer's time is up, createdAt + expiresIn or the intent's expiresAt if sooner",
+    }),
     createdAt: Timestamp,
     endedAt: Nullable(Timestamp),
   },

@@ -3,11 +3,10 @@ import type { DB, Environment } from '../../db/schema.js';
 import type { Caller } from '../../http/context.js';
 import { ApiError, invalid } from '../../http/errors.js';
 import { randomDigits } from '../../lib/ids.js';
-import { maskPhone } from '../../lib/phone.js';
-import { eventRecord, type EventRecord } from '../events/outbox.js';
 import { lockIntentAndPayer } from '../intents/payer-lock.js';
 import { attemptPayment, endWaitingPayment, type WaitingAnswer } from '../intents/payments.js';
 import { findIntent } from '../intents/repo.js';
+import { requestEvent } from '../intents/request-ends.js';
 import { isAllowed } from '../intents/state.js';
 import { checkPaymentAmount } from '../payments/amount.js';
 import { walletRequest } from '../payments/methods.js';
@@ -43,32 +42,6 @@ export function requestView(row: RequestRow) {
     createdAt: row.created_at.toISOString(),
     endedAt: row.ended_at?.toISOString() ?? null,
   };
-}
-
-function requestEvent(
-  name: (typeof REQUEST_EVENTS)[keyof typeof REQUEST_EVENTS] | 'payment_request.created',
-  row: RequestRow,
-  at: Date,
-): EventRecord {
-  return eventRecord(
-    name,
-    { businessId: row.business_id, environment: row.environment },
-    row.id,
-    {
-      id: row.id,
-      intent: row.intent_reference,
-      status: row.status,
-      amount: Number(row.amount),
-      currency: 'MRU',
-      phone: maskPhone(row.phone),
-      message: row.message,
-      failure_code: row.failure_code,
-      expires_at: row.expires_at.toISOString(),
-      created_at: row.created_at.toISOString(),
-      ended_at: row.ended_at?.toISOString() ?? null,
-    },
-    at,
-  );
 }
 
 function retryAfter(until: Date, now: Date): Record<string, string> {
@@ -148,7 +121,10 @@ export async function createRequest(
     message: input.message?.trim() || null,
     status: 'PENDING',
     failure_code: null,
-    expires_at: new Date(now.getTime() + (input.expiresIn ?? REQUEST_LIFETIME.default) * 1000),
+    // A request cannot outlive its intent: past the intent's expiry nothing can be paid through it.
+    expires_at: new Date(
+      Math.min(now.getTime() + (input.expiresIn ?? REQUEST_LIFETIME.default) * 1000, intent.expires_at.getTime()),
+    ),
     created_at: now,
     updated_at: now,
     ended_at: null,

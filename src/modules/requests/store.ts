@@ -1,11 +1,11 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { DB, Environment, PaymentRequestStatus, PaymentRequestsTable } from '../../db/schema.js';
+import { sql, type Kysely } from 'kysely';
+import type { DB, Environment } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import type { EventRecord } from '../events/outbox.js';
 import { unitOfWork } from '../events/unit-of-work.js';
+import { requestEndStatement, type EndedRequestStatus, type RequestRow } from '../intents/request-ends.js';
 
-/** A request with its intent's reference, as every read answers it. */
-export type RequestRow = Selectable<PaymentRequestsTable> & { intent_reference: string };
+export type { RequestRow };
 
 const WITH_INTENT = sql`r.*, (SELECT reference_number FROM payment_intents WHERE id = r.intent_id) AS intent_reference`;
 
@@ -108,14 +108,10 @@ export async function insertRequest(trx: Executor, request: NewRequest, event: E
 export async function endRequest(
   trx: Executor,
   id: string,
-  end: { status: Exclude<PaymentRequestStatus, 'PENDING'>; failureCode: string | null; at: Date },
+  end: { status: EndedRequestStatus; failureCode: string | null; at: Date },
   event: (ended: RequestRow) => EventRecord,
 ): Promise<RequestRow | undefined> {
-  const result = await sql<RequestRow>`
-    UPDATE payment_requests r SET status = ${end.status}, failure_code = ${end.failureCode}::text,
-      ended_at = ${end.at}::timestamptz, updated_at = ${end.at}::timestamptz
-    WHERE r.id = ${id} AND r.status = 'PENDING'
-    RETURNING ${WITH_INTENT}`.execute(trx);
+  const result = await sql<RequestRow>`${requestEndStatement([id], end)} RETURNING ${WITH_INTENT}`.execute(trx);
   const ended = result.rows[0];
   if (ended)
     await unitOfWork()

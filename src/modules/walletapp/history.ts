@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/transaction.js';
+import { payerNameSql } from '../businesses/payer-name.js';
 import type { WalletOwner } from './store.js';
 
 /**
@@ -87,11 +88,12 @@ interface FollowUpRow {
 export async function walletHistory(db: Executor, owner: WalletOwner, before?: HistoryCursor): Promise<HistoryPage> {
   const after = (at: string, key: string) =>
     before ? sql`AND (${sql.ref(at)}, ${sql.ref(key)}) < (${before.at}::timestamptz, ${before.key})` : sql``;
+  const merchant = payerNameSql('b', owner.environment).name;
   const result = await sql<LineRow>`SELECT h.*,
       to_char(h.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at
     FROM (
       (SELECT 'PAYMENT' AS kind, p.id AS key, coalesce(i.reference_number, o.reference_number) AS reference,
-        p.business_id, b.name AS merchant_name, p.amount, coalesce((p.commission ->> 'payer_ttc')::bigint, 0) AS fee,
+        p.business_id, ${merchant} AS merchant_name, p.amount, coalesce((p.commission ->> 'payer_ttc')::bigint, 0) AS fee,
         p.settled_at AS at
       FROM payments p
       JOIN businesses b ON b.id = p.business_id
@@ -100,7 +102,7 @@ export async function walletHistory(db: Executor, owner: WalletOwner, before?: H
       WHERE p.payer_wallet_id = ${owner.walletId} AND p.status = 'SUCCEEDED' ${after('p.settled_at', 'p.id')}
       ORDER BY p.settled_at DESC, p.id DESC LIMIT ${HISTORY_PAGE + 1})
       UNION ALL
-      (SELECT 'PAYOUT', p.reference, p.reference, p.business_id, b.name, p.amount, 0, p.paid_at
+      (SELECT 'PAYOUT', p.reference, p.reference, p.business_id, ${merchant}, p.amount, 0, p.paid_at
       FROM payouts p JOIN businesses b ON b.id = p.business_id
       WHERE p.wallet_id = ${owner.walletId} AND p.status = 'PAID' ${after('p.paid_at', 'p.reference')}
       ORDER BY p.paid_at DESC, p.reference DESC LIMIT ${HISTORY_PAGE + 1})

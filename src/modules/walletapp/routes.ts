@@ -249,7 +249,7 @@ export const walletAppRoutes: FastifyPluginAsyncTypebox = async (app) => {
           const ended = await answerRequest(trx, wallet, id, kind);
           const amount = Number(ended.amount);
           if (ended.status === 'APPROVED') {
-            const merchant = (await merchantName(trx, ended.business_id)) ?? '';
+            const merchant = (await merchantName(trx, ended.business_id, session.environment)) ?? '';
             return said({ kind: 'ok', text: 'approved', merchant, amount });
           }
           if (ended.status === 'DECLINED') return said({ kind: 'ok', text: 'declined' });
@@ -271,7 +271,7 @@ export const walletAppRoutes: FastifyPluginAsyncTypebox = async (app) => {
       signedForm(request, reply, async (session, context) => {
         const { businessId } = request.params;
         const written = await walletFormWrite(request, session).run(async (trx) => {
-          const name = businessId.length <= 64 ? await merchantName(trx, businessId) : undefined;
+          const name = businessId.length <= 64 ? await merchantName(trx, businessId, session.environment) : undefined;
           if (name === undefined) throw new ApiError('PAYMENT_REQUEST_NOT_FOUND');
           await setMuted(trx, { phone: session.phone, environment: session.environment }, businessId, muted);
           return said({ kind: 'ok', text: muted ? 'muted' : 'unmuted', merchant: name });

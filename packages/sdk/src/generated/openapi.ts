@@ -265,7 +265,7 @@ export interface paths {
          * List a payment intent's requests
          * @description The requests made for the intent, newest first, paginated.
          *
-         *     A request is pushed to the payer's wallet: the payer approves it with the wallet's PIN in the wallet app (or declines) before `expiresAt`. Approval pays the intent (a payment of method WALLET_REQUEST, then `payment.confirmed`) and sends `payment_request.approved`; an approval whose payment fails (too little balance) ends FAILED with `failureCode`, and the intent stays payable. Statuses: PENDING, then APPROVED, DECLINED, EXPIRED, CANCELLED or FAILED, each with its `payment_request.*` event. In the sandbox, `+22220000021` approves and `+22220000022` declines after about 2 s, `+22220000023` never answers, `+22220000002` approves and fails for too little balance; any other phone waits for the wallet app (PIN 1234).
+         *     A request is pushed to the payer's wallet: the payer approves it with the wallet's PIN in the wallet app (or declines) before `expiresAt`. Approval pays the intent (a payment of method WALLET_REQUEST, then `payment.confirmed`) and sends `payment_request.approved`; an approval whose payment fails (too little balance) ends FAILED with `failureCode`, and the intent stays payable. Statuses: PENDING, then APPROVED, DECLINED, EXPIRED, CANCELLED or FAILED, each with its `payment_request.*` event. A pending request follows its intent: it ends CANCELLED when the intent is cancelled or paid another way, EXPIRED when the intent expires, in the same transaction. In the sandbox, `+22220000021` approves and `+22220000022` declines after about 2 s, `+22220000023` never answers, `+22220000002` approves and fails for too little balance; any other phone waits for the wallet app (PIN 1234).
          *
          *     Key: secret (sk_), scope `intents:read`.
          */
@@ -273,9 +273,9 @@ export interface paths {
         put?: never;
         /**
          * Ask a payer's wallet to pay an intent
-         * @description Pushes a request to pay the intent to the wallet of `phone`: `amount` is the intent's (FIXED) or required (OPEN); `expiresIn` 60 to 900 seconds (300 by default); `message` up to 100 characters, shown beside the business's name. One pending request per intent (PAYMENT_REQUEST_PENDING); the intent must be payable (INTENT_NOT_PENDING). A live phone without a wallet answers WALLET_NOT_FOUND; a payer who muted the business, PAYMENT_REQUESTS_MUTED; at most 3 pending requests and 10 requests an hour per business and phone, TOO_MANY_PAYMENT_REQUESTS with Retry-After. Sends `payment_request.created`.
+         * @description Pushes a request to pay the intent to the wallet of `phone`: `amount` is the intent's (FIXED) or required (OPEN); `expiresIn` 60 to 900 seconds (300 by default), capped at the intent's own `expiresAt`; `message` up to 100 characters, shown beside the business's name. One pending request per intent (PAYMENT_REQUEST_PENDING); the intent must be payable (INTENT_NOT_PENDING). A live phone without a wallet answers WALLET_NOT_FOUND; a payer who muted the business, PAYMENT_REQUESTS_MUTED; at most 3 pending requests and 10 requests an hour per business and phone, TOO_MANY_PAYMENT_REQUESTS with Retry-After. Sends `payment_request.created`.
          *
-         *     A request is pushed to the payer's wallet: the payer approves it with the wallet's PIN in the wallet app (or declines) before `expiresAt`. Approval pays the intent (a payment of method WALLET_REQUEST, then `payment.confirmed`) and sends `payment_request.approved`; an approval whose payment fails (too little balance) ends FAILED with `failureCode`, and the intent stays payable. Statuses: PENDING, then APPROVED, DECLINED, EXPIRED, CANCELLED or FAILED, each with its `payment_request.*` event. In the sandbox, `+22220000021` approves and `+22220000022` declines after about 2 s, `+22220000023` never answers, `+22220000002` approves and fails for too little balance; any other phone waits for the wallet app (PIN 1234).
+         *     A request is pushed to the payer's wallet: the payer approves it with the wallet's PIN in the wallet app (or declines) before `expiresAt`. Approval pays the intent (a payment of method WALLET_REQUEST, then `payment.confirmed`) and sends `payment_request.approved`; an approval whose payment fails (too little balance) ends FAILED with `failureCode`, and the intent stays payable. Statuses: PENDING, then APPROVED, DECLINED, EXPIRED, CANCELLED or FAILED, each with its `payment_request.*` event. A pending request follows its intent: it ends CANCELLED when the intent is cancelled or paid another way, EXPIRED when the intent expires, in the same transaction. In the sandbox, `+22220000021` approves and `+22220000022` declines after about 2 s, `+22220000023` never answers, `+22220000002` approves and fails for too little balance; any other phone waits for the wallet app (PIN 1234).
          *
          *     Key: secret (sk_), scope `intents:write`.
          */
@@ -297,7 +297,7 @@ export interface paths {
          * Retrieve a payment request
          * @description One request by its `PR-` id. A request of the other environment answers SANDBOX_MISMATCH.
          *
-         *     A request is pushed to the payer's wallet: the payer approves it with the wallet's PIN in the wallet app (or declines) before `expiresAt`. Approval pays the intent (a payment of method WALLET_REQUEST, then `payment.confirmed`) and sends `payment_request.approved`; an approval whose payment fails (too little balance) ends FAILED with `failureCode`, and the intent stays payable. Statuses: PENDING, then APPROVED, DECLINED, EXPIRED, CANCELLED or FAILED, each with its `payment_request.*` event. In the sandbox, `+22220000021` approves and `+22220000022` declines after about 2 s, `+22220000023` never answers, `+22220000002` approves and fails for too little balance; any other phone waits for the wallet app (PIN 1234).
+         *     A request is pushed to the payer's wallet: the payer approves it with the wallet's PIN in the wallet app (or declines) before `expiresAt`. Approval pays the intent (a payment of method WALLET_REQUEST, then `payment.confirmed`) and sends `payment_request.approved`; an approval whose payment fails (too little balance) ends FAILED with `failureCode`, and the intent stays payable. Statuses: PENDING, then APPROVED, DECLINED, EXPIRED, CANCELLED or FAILED, each with its `payment_request.*` event. A pending request follows its intent: it ends CANCELLED when the intent is cancelled or paid another way, EXPIRED when the intent expires, in the same transaction. In the sandbox, `+22220000021` approves and `+22220000022` declines after about 2 s, `+22220000023` never answers, `+22220000002` approves and fails for too little balance; any other phone waits for the wallet app (PIN 1234).
          *
          *     Key: secret (sk_), scope `intents:read`.
          */
@@ -1790,7 +1790,7 @@ export interface webhooks {
         put?: never;
         /**
          * payment_request.expired
-         * @description The payer did not answer in time (status EXPIRED). Signed with X-Commerce-Signature over "<X-Commerce-Timestamp>.<raw body>".
+         * @description The payer did not answer in time, or the intent expired first (status EXPIRED). Signed with X-Commerce-Signature over "<X-Commerce-Timestamp>.<raw body>".
          */
         post: operations["webhook_payment_request_expired"];
         delete?: never;
@@ -1810,7 +1810,7 @@ export interface webhooks {
         put?: never;
         /**
          * payment_request.cancelled
-         * @description The merchant cancelled the request (status CANCELLED). Signed with X-Commerce-Signature over "<X-Commerce-Timestamp>.<raw body>".
+         * @description The merchant cancelled the request, or its intent was cancelled or paid another way (status CANCELLED). Signed with X-Commerce-Signature over "<X-Commerce-Timestamp>.<raw body>".
          */
         post: operations["webhook_payment_request_cancelled"];
         delete?: never;
@@ -2379,7 +2379,7 @@ export interface components {
             failureCode: string | null;
             /**
              * Format: date-time
-             * @description ISO 8601 UTC with milliseconds
+             * @description ISO 8601 UTC: when the payer's time is up, createdAt + expiresIn or the intent's expiresAt if sooner
              */
             expiresAt: string;
             /**
@@ -7083,7 +7083,7 @@ export interface operations {
                 "application/json": {
                     /** @description The payer's wallet phone, E.164 */
                     phone: string;
-                    /** @description Seconds the payer has to answer: 60 to 900, 300 by default */
+                    /** @description Seconds the payer has to answer: 60 to 900, 300 by default; never past the intent's own expiresAt */
                     expiresIn?: number;
                     /** @description Shown to the payer beside your name */
                     message?: string;
