@@ -45,7 +45,7 @@ const addressOf = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 
  * several) and the next, for `durationMs` after a warm-up; figures per flow, as runLoad's per
  * request. `flow` answers an error's description, or undefined.
  */
-async function runFlows(
+export async function runFlows(
   baseUrl: string,
   options: { concurrency: number; durationMs: number },
   flow: (send: (request: LoadRequest) => Promise<{ status: number; body: string }>) => Promise<string | undefined>,
@@ -93,7 +93,7 @@ async function runFlows(
   };
 }
 
-const unexpected = (answer: { status: number; body: string }, status: number) =>
+export const unexpected = (answer: { status: number; body: string }, status: number) =>
   answer.status === status ? undefined : `${answer.status} ${answer.body.slice(0, 300)}`;
 
 /** Rows of every table of the public schema. */

@@ -18,6 +18,7 @@ import { intentsSuite } from './intents.js';
 import { linksSuite } from './links.js';
 import { listsSuite } from './lists.js';
 import { paySuite } from './pay.js';
+import { requestsSuite } from './requests.js';
 import { restoreSuite } from './restore.js';
 import { payoutsSuite } from './payouts.js';
 import { startRecording, writeResults } from './support/results.js';
@@ -44,6 +45,7 @@ const suites: Record<string, (args: string[]) => Promise<void>> = {
   start: startSuite,
   downloads: downloadsSuite,
   links: linksSuite,
+  requests: requestsSuite,
 };
 
 // Arguments that are not suite names go to the suite before them: `npm run bench -- soak 2`.
@@ -57,8 +59,20 @@ for (const arg of process.argv.slice(2)) {
 // (payouts beside payments, a worker draining its queue, a statement of 100,000 rows: about 3
 // minutes) and the failover and restore suites (the HA layout of scripts/ha, minutes each) and the
 // stalled downloads (600,000 rows to write, then the 30 s the server waits) and the payment links
-// (on PGlite, then PostgreSQL: about 3 minutes each) only when asked for.
-const askedOnly = new Set(['fuzz', 'soak', 'balance', 'ab', 'payouts', 'failover', 'restore', 'downloads', 'links']);
+// (on PGlite, then PostgreSQL: about 3 minutes each) and the payment requests (likewise) only when
+// asked for.
+const askedOnly = new Set([
+  'fuzz',
+  'soak',
+  'balance',
+  'ab',
+  'payouts',
+  'failover',
+  'restore',
+  'downloads',
+  'links',
+  'requests',
+]);
 const runs =
   requested.length > 0
     ? requested

@@ -189,6 +189,12 @@ function toConfig(raw: Static<typeof ConfigSchema>) {
     webhookTimeoutMs: 30_000,
     /** Opening a receiver's connection (DNS, TCP, TLS) within the 30 s. Tests shorten it. */
     webhookConnectTimeoutMs: 5_000,
+    /**
+     * The wallet app's live stream: a notification wakes it at once; this slow poll only covers a
+     * lost listener, and the session check ends a stream whose session ended. Not from the
+     * environment; tests shorten the session check.
+     */
+    walletStream: { pollMs: 5_000, sessionCheckMs: 60_000 },
     seedDemo: flag(raw.SEED_DEMO),
     downloads: { stallMs: Math.round(raw.DOWNLOAD_STALL_SECONDS * 1000), perBusiness: raw.DOWNLOADS_PER_BUSINESS },
     dashboard: {

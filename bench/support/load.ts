@@ -44,7 +44,11 @@ export function sendRequest(
         headers: {
           ...request.headers,
           ...(request.body !== undefined
-            ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(request.body) }
+            ? {
+                // A form (the wallet app's) says its own type; everything else sends JSON.
+                'content-type': request.headers?.['content-type'] ?? 'application/json',
+                'content-length': Buffer.byteLength(request.body),
+              }
             : {}),
         },
       },

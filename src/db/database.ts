@@ -41,12 +41,13 @@ export interface Database {
   /** The PGlite instance when embedded (used to dump a migrated template in tests). */
   readonly pglite: PGlite | undefined;
   /**
-   * Calls `onNotify` for every notification on `channel` (sent at the notifying transaction's
-   * commit). On PostgreSQL a connection of its own listens, and is opened again if lost
-   * (`onLost` hears why); `onNotify` is also called once listening (again), since notifications
-   * sent meanwhile were missed. On PGlite the one session listens, in this process.
+   * Calls `onNotify` with the payload of every notification on `channel` (sent at the notifying
+   * transaction's commit). On PostgreSQL a connection of its own listens, and is opened again if
+   * lost (`onLost` hears why); `onNotify` is also called, without a payload, once listening
+   * (again), since notifications sent meanwhile were missed: a listener then looks at everything
+   * it watches. On PGlite the one session listens, in this process.
    */
-  listen(channel: string, onNotify: () => void, onLost?: (error: unknown) => void): Promise<Listener>;
+  listen(channel: string, onNotify: (payload?: string) => void, onLost?: (error: unknown) => void): Promise<Listener>;
   close(): Promise<void>;
 }
 

@@ -5,7 +5,7 @@ import { LISTENER_APPLICATION_NAME, type Listener } from './database.js';
 export function listenOnPostgres(
   url: string,
   channel: string,
-  onNotify: () => void,
+  onNotify: (payload?: string) => void,
   onLost?: (error: unknown) => void,
 ): Listener {
   let closed = false;
@@ -34,7 +34,7 @@ export function listenOnPostgres(
     client.on('error', (error) => lost(client, error));
     client.on('end', () => lost(client, new Error('the listening connection ended')));
     client.on('notification', (message) => {
-      if (message.channel === channel) onNotify();
+      if (message.channel === channel) onNotify(message.payload ?? '');
     });
     client
       .connect()

@@ -163,7 +163,7 @@ export async function openPGlite(options: PGliteSettings & DriverOptions): Promi
       const release = await mutex.lock();
       let unlisten: () => Promise<void>;
       try {
-        unlisten = await pglite.listen(channel, () => onNotify());
+        unlisten = await pglite.listen(channel, (payload) => onNotify(payload));
       } finally {
         release();
       }

@@ -23,6 +23,7 @@ import {
   requestsOfIntent,
   type RequestRow,
 } from './store.js';
+import { notifyWallet } from './wallet-notice.js';
 
 /** The abuse limits of one business asking one phone (decision 077). */
 export const REQUEST_LIMITS = { pendingPerPhone: 3, perPhonePerHour: 10 } as const;
@@ -147,6 +148,7 @@ export async function createRequest(
     requestEvent('payment_request.created', row, now),
   );
   if (options.operatorHook) await queueOperatorNotice(trx, row, options.operatorHook, now);
+  await notifyWallet(trx, payer.wallet.id);
   return row;
 }
 

@@ -6,7 +6,7 @@ import { newToken } from '../dashboard/cookies.js';
 
 /** A session ends after this long without a request, and after MAX_HOURS whatever happens. */
 export const WALLET_SESSION = { idleMinutes: 30, maxHours: 12 } as const;
-/** last_seen_at is written at most this often: a page view (or an event stream's check) should not always cost a write. */
+/** last_seen_at is written at most this often: a page view should not always cost a write. */
 const TOUCH_EVERY_SECONDS = 60;
 
 /** Who is signed in to the wallet app. */
@@ -25,8 +25,16 @@ export async function createWalletSession(db: Executor, walletId: string): Promi
   return token;
 }
 
-/** The live session of this cookie, or undefined: unknown, signed out, idle too long or too old. */
-export async function findWalletSession(db: Executor, token: string): Promise<WalletSession | undefined> {
+/**
+ * The live session of this cookie, or undefined: unknown, signed out, idle too long or too old.
+ * A page or a form the payer asked for keeps the session alive (`touch`); the live stream checks
+ * without touching, so that a tab left open does not hold a session past its idle time.
+ */
+export async function findWalletSession(
+  db: Executor,
+  token: string,
+  { touch }: { touch: boolean } = { touch: true },
+): Promise<WalletSession | undefined> {
   const tokenHash = hashToken(token);
   const result = await sql<{
     csrf_token: string;
@@ -42,7 +50,7 @@ export async function findWalletSession(db: Executor, token: string): Promise<Wa
       AND s.created_at > now() - make_interval(hours => ${WALLET_SESSION.maxHours})`.execute(db);
   const row = result.rows[0];
   if (!row) return undefined;
-  if (row.stale) {
+  if (touch && row.stale) {
     await sql`UPDATE wallet_sessions SET last_seen_at = now() WHERE token_hash = ${tokenHash}`.execute(db);
   }
   return {
