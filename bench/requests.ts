@@ -337,7 +337,12 @@ async function requestsOn(bench: Bench): Promise<void> {
             method: 'POST',
             path: `/wallet/requests/${id}/approve`,
             headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-            body: new URLSearchParams({ _csrf: session.csrf, pin: SANDBOX_WALLET_PIN }).toString(),
+            // A form's own token, as the page gives each form (the wallet app's one write path).
+            body: new URLSearchParams({
+              _csrf: session.csrf,
+              _idem: `approve-${run}-${n}`,
+              pin: SANDBOX_WALLET_PIN,
+            }).toString(),
           });
           return unexpected(approved, 200);
         }),
