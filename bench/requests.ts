@@ -340,7 +340,7 @@ async function requestsOn(bench: Bench): Promise<void> {
             // A form's own token, as the page gives each form (the wallet app's one write path).
             body: new URLSearchParams({
               _csrf: session.csrf,
-              _idem: `approve-${run}-${n}`,
+              _idem: randomBase62(24),
               pin: SANDBOX_WALLET_PIN,
             }).toString(),
           });

@@ -109,6 +109,8 @@ export function walletEvents(names: CookieNames): FastifyPluginAsync {
         if (!raw.writableEnded) raw.end();
       }
       slot.watch(session.walletId, () => void look());
+      // A request committed between the first read and the watch woke nobody: read once more.
+      void look();
       streams.add(end);
       raw.on('close', end);
     });
