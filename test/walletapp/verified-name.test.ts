@@ -116,7 +116,7 @@ describe('the verified merchant name (issue 51)', () => {
     assert.doesNotMatch(home.html, /Renamed By Merchant/);
     assert.doesNotMatch(home.html, /class="unverified"/);
     // Muted, the mute list names it the same way.
-    const muted = await browser.post(`/wallet/merchants/${business.id}/mute`, { _csrf: Browser.csrfOf(home.html) });
+    const muted = await browser.post(`/wallet/merchants/${business.id}/mute`, Browser.fields(home.html));
     assert.equal(muted.status, 200, muted.html);
     assert.match(muted.html, /Pharmacie Centrale/);
     assert.doesNotMatch(muted.html, /Renamed By Merchant/);
