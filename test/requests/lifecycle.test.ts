@@ -188,7 +188,7 @@ describe('a payment request follows its intent', () => {
         // The approval checks the PIN before it locks anything: some rounds let it go first.
         const delay = [0, 20, 60, 120][round % 4]!;
         const [approved, cancelled] = await Promise.all([
-          browser.post(`/wallet/requests/${request.id}/approve`, { _csrf: Browser.csrfOf(home.html), pin: wallet.pin }),
+          browser.post(`/wallet/requests/${request.id}/approve`, { ...Browser.fields(home.html), pin: wallet.pin }),
           new Promise((resolve) => setTimeout(resolve, delay)).then(() => act(t, sk, intent.referenceNumber, 'cancel')),
         ]);
         const paid = approved.status === 200;
