@@ -111,14 +111,15 @@ async function countRows(sql: Queryable): Promise<Map<string, number>> {
 }
 
 /** The API on one database, and SQL beside it (PGlite has one owner: the server stops meanwhile). */
-interface Bench {
+export interface Bench {
   name: string;
   api(): ServerProcess;
   withSql<T>(run: (sql: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
-function serverEnv(database: Record<string, string>): Record<string, string> {
+/** A bench's API server: the demo off, quiet, behind a trusted proxy, the API rate limits out of the way. */
+export function serverEnv(database: Record<string, string>): Record<string, string> {
   return {
     ...database,
     ADMIN_TOKEN,
@@ -147,8 +148,9 @@ async function onPostgres(): Promise<Bench> {
   };
 }
 
-async function onPGlite(): Promise<Bench> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'devapi-bench-links-'));
+/** An API process on a PGlite data directory of its own, stopped while `withSql` reads it directly. */
+export async function onPGlite(suite = 'links'): Promise<Bench> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `devapi-bench-${suite}-`));
   const start = () => startServer('src/server.ts', ['--api'], serverEnv({ DATA_DIR: dir }), '/ready');
   let api: ServerProcess | undefined = await start();
   return {

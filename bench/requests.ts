@@ -23,23 +23,20 @@
  * (the notice leaves at the commit, the answer after it): counted as 0 then; the time from the
  * POST's start is printed too.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
-import { openDatabase } from '../src/db/connect.js';
 import { randomBase62 } from '../src/lib/ids.js';
 import { SANDBOX_WALLET_PIN } from '../src/modules/sandbox/sandbox.js';
-import { ADMIN_TOKEN, createBusiness, keyOf } from './intents.js';
-import { runFlows, unexpected } from './links.js';
+import { createBusiness, keyOf } from './intents.js';
+import { onPGlite as pgliteApi, runFlows, serverEnv, unexpected, type Bench as LinksBench } from './links.js';
 import { printCpuPerRequest, printThroughput } from './report.js';
 import { createScratchDatabase } from './support/database.js';
 import { sendRequest, type LoadRequest } from './support/load.js';
 import { startServer, withCpuPerRequest, type ServerProcess } from './support/processes.js';
 import { recordTable } from './support/results.js';
 import { inRounds, roundCount, roundDurationMs, roundRatios } from './support/rounds.js';
-import { fundBenchWallets, type Queryable } from './support/sandbox.js';
+import { fundBenchWallets } from './support/sandbox.js';
 
 const AMOUNT = 12_500;
 const WALLETS = Number(process.env.BENCH_REQUEST_WALLETS ?? 300);
@@ -52,25 +49,9 @@ const SAMPLES = 100;
 type Send = (request: LoadRequest) => Promise<{ status: number; body: string }>;
 
 /** The API on one database (twice on PostgreSQL), and SQL beside it (PGlite has one owner). */
-interface Bench {
-  name: string;
-  api(): ServerProcess;
+interface Bench extends LinksBench {
   /** Where the latency run's stream is held: another process on PostgreSQL. */
   streamApi(): ServerProcess;
-  withSql<T>(run: (sql: Queryable) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-}
-
-function serverEnv(database: Record<string, string>): Record<string, string> {
-  return {
-    ...database,
-    ADMIN_TOKEN,
-    SEED_DEMO: 'false',
-    LOG_LEVEL: 'warn',
-    TRUST_PROXY: '127.0.0.1',
-    RATE_LIMIT_LIVE_PER_MINUTE: '1000000000',
-    RATE_LIMIT_TEST_PER_MINUTE: '1000000000',
-  };
 }
 
 async function onPostgres(): Promise<Bench> {
@@ -94,29 +75,8 @@ async function onPostgres(): Promise<Bench> {
 }
 
 async function onPGlite(): Promise<Bench> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'devapi-bench-requests-'));
-  const start = () => startServer('src/server.ts', ['--api'], serverEnv({ DATA_DIR: dir }), '/ready');
-  let api: ServerProcess | undefined = await start();
-  return {
-    name: 'PGlite (embedded) data directory',
-    api: () => api!,
-    streamApi: () => api!,
-    async withSql(run) {
-      await api?.stop();
-      api = undefined;
-      const database = await openDatabase({ kind: 'pglite', dataDir: path.join(dir, 'pglite') });
-      try {
-        return await run(database.pglite!);
-      } finally {
-        await database.close();
-        api = await start();
-      }
-    },
-    async close() {
-      await api?.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const bench = await pgliteApi('requests');
+  return { ...bench, streamApi: () => bench.api() };
 }
 
 interface Session {
