@@ -21,6 +21,7 @@ import type {
 import type { PayoutBatchesTable, PayoutsTable } from './schema/payouts.js';
 import type { IdempotencyKeysTable, PeriodicTasksTable, PlatformSettingsTable } from './schema/platform.js';
 import type { MediaFilesTable, ProductsTable } from './schema/products.js';
+import type { SellersTable } from './schema/sellers.js';
 import type { UnknownPhonePinAttemptsTable, WalletsTable } from './schema/wallets.js';
 import type {
   WebhookAttemptRollupsTable,
@@ -42,6 +43,7 @@ export * from './schema/payments.js';
 export * from './schema/payouts.js';
 export * from './schema/platform.js';
 export * from './schema/products.js';
+export * from './schema/sellers.js';
 export * from './schema/wallets.js';
 export * from './schema/webhooks.js';
 
@@ -65,6 +67,7 @@ export interface DB {
   webhook_attempt_rollups: WebhookAttemptRollupsTable;
   payment_intents: PaymentIntentsTable;
   payment_links: PaymentLinksTable;
+  sellers: SellersTable;
   payment_requests: PaymentRequestsTable;
   merchant_mutes: MerchantMutesTable;
   operator_notices: OperatorNoticesTable;

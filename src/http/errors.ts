@@ -59,6 +59,9 @@ export const errorCatalogue = {
   },
   PAYMENT_LINK_EXPIRED: { status: 409, message: 'This payment link has expired. Nothing was charged.' },
 
+  // Sellers: the merchant's lookups
+  SELLER_NOT_FOUND: { status: 404, message: 'No seller with this id.' },
+
   // Payment requests: pushed to a payer's wallet, answered in the wallet app
   PAYMENT_REQUEST_NOT_FOUND: { status: 404, message: 'No payment request with this id.' },
   PAYMENT_REQUEST_PENDING: {

@@ -1,9 +1,15 @@
+import { Type } from 'typebox';
 import { ApiError, invalid } from './errors.js';
 
 export const METADATA_MAX_KEYS = 50;
 export const METADATA_MAX_VALUE_LENGTH = 500;
 /** Not in the contract: Stripe's key limit, so a key stays a key and not a second value. */
 export const METADATA_MAX_KEY_LENGTH = 40;
+
+/** `metadata` as every schema of the API writes it (intents, links, payouts, sellers): one wording. */
+export const Metadata = Type.Record(Type.String(), Type.String(), {
+  description: 'String values only; at most 50 keys of 1 to 40 characters, values up to 500 characters',
+});
 
 /**
  * What the schema cannot say of `metadata` (api.md 2.4): keys of 1 to 40 characters, at most 50

@@ -143,6 +143,7 @@ const TAGS = [
   { name: 'Orders', description: 'Customer orders and their workflow.' },
   { name: 'Balance', description: 'The merchant balance.' },
   { name: 'Payouts', description: 'Money out of the balance to wallets, one at a time or in batches.' },
+  { name: 'Sellers', description: "A marketplace's sellers, each with its own balance." },
 ];
 
 /** The codes every operation can answer, from how its route is configured. */

@@ -7,6 +7,7 @@ import { paymentRequestEventPayloads } from './requests/event-payloads.js';
 import { orderEventPayloads } from './orders/event-payloads.js';
 import { payoutEventPayloads } from './payouts/event-payloads.js';
 import { productEventPayloads } from './products/event-payloads.js';
+import { sellerEventPayloads } from './sellers/event-payloads.js';
 import { webhookNoticePayloads } from './webhooks/event-payloads.js';
 
 /**
@@ -20,6 +21,7 @@ const gathered = {
   ...paymentLinkEventPayloads,
   ...paymentRequestEventPayloads,
   ...payoutEventPayloads,
+  ...sellerEventPayloads,
   ...orderEventPayloads,
   ...productEventPayloads,
   ...webhookNoticePayloads,

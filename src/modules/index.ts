@@ -13,6 +13,7 @@ import { statementRoutes } from './payments/statement-routes.js';
 import { orderRoutes } from './orders/routes.js';
 import { payoutRoutes } from './payouts/routes.js';
 import { mediaRoutes, productRoutes } from './products/routes.js';
+import { sellerRoutes } from './sellers/routes.js';
 import { storefrontRoutes } from './storefront/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { walletAppRoutes } from './walletapp/routes.js';
@@ -28,6 +29,7 @@ export const developerModules: FastifyPluginAsync[] = [
   balanceRoutes,
   statementRoutes,
   payoutRoutes,
+  sellerRoutes,
   eventRoutes,
   paymentRoutes,
 ];

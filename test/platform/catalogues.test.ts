@@ -61,7 +61,7 @@ test('every scope the routes and events ask for is in the scope list, and its do
 
 test('every event the code sends is in the event catalogue, and docs/webhooks.md lists each with its scope', () => {
   const sent = new Set(
-    [...source.matchAll(/'((?:payment|order|product|payout)\.[a-z_]+)'/g)]
+    [...source.matchAll(/'((?:payment|order|product|payout|seller)\.[a-z_]+)'/g)]
       .map((match) => match[1]!)
       .filter((name) => !name.endsWith('.js') && !name.endsWith('.ts')),
   );

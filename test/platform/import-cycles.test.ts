@@ -96,6 +96,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['modules/products'],
   ['modules/sandbox'],
   ['modules/wallets'],
+  ['modules/sellers'],
   ['modules/payments'],
   ['modules/webhooks'],
   ['modules/events'],

@@ -12,6 +12,7 @@ import {
   WebhookEndpoints,
 } from './resources.js';
 import { PaymentLinks, PaymentRequests } from './links.js';
+import { Sellers } from './sellers.js';
 import { verifyWebhook, type HeaderBag, type VerifyOptions, type WebhookEvent } from './webhooks.js';
 
 export * from './errors.js';
@@ -20,6 +21,7 @@ export { PageList } from './client.js';
 export type * from './resources.js';
 export type * from './types.js';
 export type * from './links.js';
+export type * from './sellers.js';
 export type { HeaderBag, VerifyOptions, WebhookEvent, WebhookEventName, WebhookEventOf } from './webhooks.js';
 export { signPayload, verifyWebhook } from './webhooks.js';
 export type { components, operations, paths, webhooks as WebhookPayloads } from './generated/openapi.js';
@@ -38,6 +40,7 @@ export class Commerce {
   readonly payouts: Payouts;
   readonly paymentLinks: PaymentLinks;
   readonly paymentRequests: PaymentRequests;
+  readonly sellers: Sellers;
   readonly webhooks = {
     /** Checks a delivery's signature and timestamp and returns its typed event; throws WebhookVerificationError. */
     verify: (rawBody: string | Uint8Array, headers: HeaderBag, secret: string, options?: VerifyOptions) =>
@@ -58,6 +61,7 @@ export class Commerce {
     this.payouts = new Payouts(http);
     this.paymentLinks = new PaymentLinks(http);
     this.paymentRequests = new PaymentRequests(http);
+    this.sellers = new Sellers(http);
   }
 }
 

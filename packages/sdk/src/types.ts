@@ -34,3 +34,6 @@ export type PaymentLinkInput = RequestBody<'createPaymentLink'>;
 export type PaymentLinkUpdate = RequestBody<'updatePaymentLink'>;
 export type PaymentRequest = ResponseData<'retrievePaymentRequest'>;
 export type PaymentRequestInput = RequestBody<'createPaymentRequest'>;
+export type Seller = ResponseData<'retrieveSeller'>;
+export type SellerInput = RequestBody<'createSeller'>;
+export type SellerUpdate = RequestBody<'updateSeller'>;

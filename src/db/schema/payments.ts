@@ -94,7 +94,8 @@ export interface FeePlansTable {
 
 export type RevenueModel = 'COMMISSION' | 'MARGIN';
 
-export type LedgerAccountKind = 'wallet' | 'merchant' | 'revenue' | 'tof' | 'tte' | 'funding' | 'payouts';
+/** A seller's account (`seller`, migration 044) is owned by the seller's id, under its business. */
+export type LedgerAccountKind = 'wallet' | 'merchant' | 'revenue' | 'tof' | 'tte' | 'funding' | 'payouts' | 'seller';
 
 export interface LedgerAccountsTable {
   id: string;

@@ -36,6 +36,9 @@ export const eventCatalog = {
   'payment_request.expired': 'intents:read',
   'payment_request.cancelled': 'intents:read',
   'payment_request.failed': 'intents:read',
+  // Not in api.md 6.4: a marketplace's sellers (issue 52).
+  'seller.created': 'sellers:read',
+  'seller.updated': 'sellers:read',
 } as const satisfies Record<string, Scope>;
 
 export type EventName = keyof typeof eventCatalog;

@@ -4,9 +4,9 @@ import type { OutboxEventName } from './catalog.js';
 
 /**
  * The two envelopes events are delivered in (api.md 6.2, decisions "Events and deliveries"), as
- * schemas: money events (payments, payment links and requests, payouts) carry `created_at` and snake_case data, store events
+ * schemas: money events (payments, payment links and requests, payouts, sellers) carry `created_at` and snake_case data, store events
  * (orders, products, the webhook notices) `timestamp` and camelCase data. `sequence` counts the
- * events of one object (intent, order, payout, product, endpoint) from 1.
+ * events of one object (intent, order, payout, seller, product, endpoint) from 1.
  */
 const Sequence = Type.Integer({
   minimum: 1,
@@ -17,7 +17,7 @@ const Sequence = Type.Integer({
 export const Centimes = Type.Integer({ description: 'integer centimes' });
 
 /** The families whose events are money: they use the money envelope. */
-const MONEY_FAMILIES = ['payment', 'payment_link', 'payment_request', 'payout'] as const;
+const MONEY_FAMILIES = ['payment', 'payment_link', 'payment_request', 'payout', 'seller'] as const;
 
 export function isMoneyEvent(event: OutboxEventName): boolean {
   return MONEY_FAMILIES.some((family) => event.startsWith(`${family}.`));

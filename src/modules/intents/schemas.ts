@@ -1,14 +1,13 @@
 import { Type } from 'typebox';
 import { E164_PATTERN } from '../../lib/phone.js';
+import { Metadata } from '../../http/metadata.js';
 import { DateFilter, literalUnion, Pagination, Timestamp, Nullable } from '../../http/schemas.js';
 import { AMOUNT_TYPES, INTENT_STATUSES } from './state.js';
 
 const Status = literalUnion(INTENT_STATUSES);
 const AmountType = literalUnion(AMOUNT_TYPES);
-/** Also a payment link's (links/schemas.ts): one wording of the API's metadata and amounts. */
-export const Metadata = Type.Record(Type.String(), Type.String(), {
-  description: 'String values only; at most 50 keys of 1 to 40 characters, values up to 500 characters',
-});
+/** Also a payment link's (links/schemas.ts): one wording of the API's metadata (http/metadata.ts) and amounts. */
+export { Metadata };
 export const Centimes = Type.Integer({ description: 'Integer centimes (1/100 MRU)' });
 
 export const ReferenceParams = Type.Object({ referenceNumber: Type.String({ minLength: 1, maxLength: 64 }) });

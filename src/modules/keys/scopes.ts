@@ -4,6 +4,8 @@ export const allScopes = [
   'balance:read',
   'payouts:read',
   'payouts:write',
+  'sellers:read',
+  'sellers:write',
   'store.products:read',
   'store.products:write',
   'store.orders:read',

@@ -25,6 +25,13 @@ import {
 
 const tags = ['Balance'];
 
+/** What a balance answers: the merchant's here, a seller's at `GET /sellers/{id}/balance` (sellers module). */
+export const Balance = Type.Object({
+  available: Type.Integer({ description: 'centimes' }),
+  currency: Type.Literal('MRU'),
+  sandbox: Type.Boolean(),
+});
+
 export const TransactionType = Type.Enum(BALANCE_TRANSACTION_TYPES, { description: 'What moved the balance' });
 
 const SourceReference = Type.String({
@@ -82,15 +89,7 @@ export const balanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "The available balance of the key's environment, in centimes: the sum of the `net` of its balance transactions.",
         tags,
         querystring: Type.Object({}, { additionalProperties: false }),
-        response: {
-          200: Envelope(
-            Type.Object({
-              available: Type.Integer({ description: 'centimes' }),
-              currency: Type.Literal('MRU'),
-              sandbox: Type.Boolean(),
-            }),
-          ),
-        },
+        response: { 200: Envelope(Balance) },
       },
     },
     async (request) => {

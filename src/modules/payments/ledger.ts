@@ -7,8 +7,8 @@ import type { BalanceSourceKind, BalanceTransactionType } from './balance-types.
 
 /**
  * The double-entry ledger. Every account exists before its first movement (platform accounts by
- * migration, a wallet's and a business's with their owner), so a movement never creates or looks
- * up an account on its own.
+ * migration, a wallet's, a business's and a seller's with their owner), so a movement never
+ * creates or looks up an account on its own.
  *
  * Hot accounts: a wallet's balance is its row, locked by whoever debits it. Every other account
  * (a merchant's, the platform's revenue, tax and funding accounts) is shared by many payers, so a
@@ -296,7 +296,8 @@ export interface LedgerCheck {
 /**
  * The ledger's invariants: all postings sum to zero, every ledger transaction sums to zero, every
  * movement names an existing account, each account's balance plus its pending movements equals
- * the sum of its postings, and no account but `funding` holds less than zero.
+ * the sum of its postings, no account but `funding` holds less than zero, and every seller has
+ * its account (migration 044's trigger makes it with the seller).
  */
 export async function checkLedger(db: Kysely<DB>): Promise<LedgerCheck> {
   const problems: string[] = [];
@@ -321,6 +322,11 @@ export async function checkLedger(db: Kysely<DB>): Promise<LedgerCheck> {
     ) AS moved
     WHERE NOT EXISTS (SELECT 1 FROM ledger_accounts a WHERE a.id = moved.account_id)`.execute(db);
   for (const row of orphans.rows) problems.push(`movements name account ${row.account_id}, which does not exist`);
+  const sellersWithout = await sql<{ id: string }>`
+    SELECT s.id FROM sellers s
+    WHERE NOT EXISTS (SELECT 1 FROM ledger_accounts a
+      WHERE a.environment = s.environment AND a.kind = 'seller' AND a.owner_id = s.id)`.execute(db);
+  for (const row of sellersWithout.rows) problems.push(`seller ${row.id} has no ledger account`);
   for (const row of accounts.rows) {
     if (row.available !== row.posted)
       problems.push(`account ${row.id} holds ${row.available} but its postings sum to ${row.posted}`);

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { DateFilter, literalUnion, Nullable, Pagination, Timestamp } from '../../http/schemas.js';
+import { Metadata } from '../../http/metadata.js';
 import { E164_PATTERN } from '../../lib/phone.js';
 import { PAYOUT_FAILURE_CODES, PAYOUT_STATUSES } from './state.js';
 
@@ -15,9 +16,6 @@ export const BATCH_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
 const Status = literalUnion(PAYOUT_STATUSES);
 const Centimes = Type.Integer({ description: 'Integer centimes (1/100 MRU)' });
-const Metadata = Type.Record(Type.String(), Type.String(), {
-  description: 'String values only; at most 50 keys of 1 to 40 characters, values up to 500 characters',
-});
 const Destination = Type.Object(
   {
     type: Type.Literal('WALLET'),

@@ -1,0 +1,30 @@
+import type { RequestOptions } from './client.js';
+import { path, Resource } from './resource.js';
+import type { Balance, QueryOf, Seller, SellerInput, SellerUpdate } from './types.js';
+
+/**
+ * A marketplace's sellers (secret key, scopes `sellers:write` / `sellers:read`): each `SL-` seller
+ * has its own balance under the business. Splitting payments between them comes next.
+ */
+export class Sellers extends Resource {
+  /** `name`, `phone` (E.164, where its payouts go), `commissionBps` (0 by default); VALIDATION_ERROR names a bad field. */
+  create(body: SellerInput, options?: RequestOptions) {
+    return this.http.request<Seller>({ method: 'POST', path: '/sellers', body }, options);
+  }
+  /** By its `SL-` id. */
+  retrieve(id: string, options?: RequestOptions) {
+    return this.http.request<Seller>({ method: 'GET', path: `/sellers/${path(id)}` }, options);
+  }
+  /** Newest first; filter `status`. */
+  list(query?: QueryOf<'listSellers'>, options?: RequestOptions) {
+    return this.paginate<'listSellers'>('/sellers', query, options);
+  }
+  /** PATCH: only the fields sent change; `status: 'DISABLED'` takes the seller out of new splits. */
+  update(id: string, body: SellerUpdate, options?: RequestOptions) {
+    return this.http.request<Seller>({ method: 'PATCH', path: `/sellers/${path(id)}`, body }, options);
+  }
+  /** What the seller's own account holds, in the shape of `balance.retrieve()`. */
+  balance(id: string, options?: RequestOptions) {
+    return this.http.request<Balance>({ method: 'GET', path: `/sellers/${path(id)}/balance` }, options);
+  }
+}

@@ -1,0 +1,66 @@
+import { Type } from 'typebox';
+import { SELLER_STATUSES } from '../../db/schema.js';
+import { Metadata } from '../../http/metadata.js';
+import { literalUnion, Pagination, Timestamp } from '../../http/schemas.js';
+import { E164_PATTERN } from '../../lib/phone.js';
+
+export const SellerStatus = literalUnion(SELLER_STATUSES);
+
+/** A name's most characters (code points, as the schema counts them). */
+export const SELLER_NAME_MAX = 200;
+/** Basis points: 10,000 is the whole of the seller's share. */
+export const MAX_BPS = 10_000;
+
+const Name = Type.String({
+  minLength: 1,
+  maxLength: SELLER_NAME_MAX,
+  description: 'The seller as the merchant names it; trimmed, and not blank',
+});
+const Phone = Type.String({ pattern: E164_PATTERN, description: "E.164: the wallet the seller's payouts go to" });
+const CommissionBps = Type.Integer({
+  minimum: 0,
+  maximum: MAX_BPS,
+  description: "What the business keeps of the seller's share of a payment, in basis points (0 to 10,000)",
+});
+
+export const SellerParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const CreateSellerBody = Type.Object(
+  {
+    name: Name,
+    phone: Phone,
+    commissionBps: Type.Optional(CommissionBps),
+    metadata: Type.Optional(Metadata),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateSellerBody = Type.Object(
+  {
+    name: Type.Optional(Name),
+    phone: Type.Optional(Phone),
+    commissionBps: Type.Optional(CommissionBps),
+    status: Type.Optional(SellerStatus),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const ListSellersQuery = Type.Object(
+  { status: Type.Optional(SellerStatus), ...Pagination },
+  { additionalProperties: false },
+);
+
+export const Seller = Type.Object(
+  {
+    id: Type.String({ description: '`SL-` and 16 digits' }),
+    name: Type.String(),
+    phone: Type.String({ description: "E.164: where the seller's payouts go" }),
+    commissionBps: Type.Integer({ description: "What the business keeps of the seller's share, in basis points" }),
+    status: SellerStatus,
+    metadata: Metadata,
+    sandbox: Type.Boolean(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Seller' },
+);

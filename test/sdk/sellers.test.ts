@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import { Commerce, InvalidRequestError, NotFoundError, PermissionError } from '@commerce/sdk';
+import type { Seller, WebhookEventName, WebhookEventOf } from '@commerce/sdk';
+import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { checkedFetch } from '../support/openapi-check.js';
+
+// Compile-time: the seller events are part of the SDK's webhook event union (from the OpenAPI webhooks).
+const UPDATED: WebhookEventName = 'seller.updated';
+type UpdatedEvent = WebhookEventOf<'seller.updated'>;
+const statusOf = (event: UpdatedEvent) => [event.data.id, event.data.status, event.data.commission_bps] as const;
+
+/** Issue 52 item 1 through the SDK: sellers and a seller's balance. */
+describe('sellers through the SDK', () => {
+  let t: TestApp;
+  let business: TestBusiness;
+  let commerce: Commerce;
+  beforeAll(async () => {
+    t = await startTestApp({ config: { RATE_LIMIT_TEST_PER_MINUTE: '100000' } });
+    business = await t.createBusiness({ name: 'SDK sellers', approveLive: true });
+    commerce = new Commerce(business.keys.secretTest, { baseUrl: t.baseUrl, fetch: checkedFetch });
+  });
+  afterAll(() => t.close());
+
+  test('create, retrieve, update, list and balance', async () => {
+    const seller: Seller = await commerce.sellers.create(
+      { name: 'Stall 4', phone: '+22236000004', commissionBps: 300 },
+      { idempotencyKey: 'sdk-seller-once' },
+    );
+    assert.match(seller.id, /^SL-[0-9]{16}$/);
+    const again = await commerce.sellers.create(
+      { name: 'Stall 4', phone: '+22236000004', commissionBps: 300 },
+      { idempotencyKey: 'sdk-seller-once' },
+    );
+    assert.deepEqual(again, seller);
+    assert.deepEqual(await commerce.sellers.retrieve(seller.id), seller);
+
+    const disabled = await commerce.sellers.update(seller.id, { status: 'DISABLED' });
+    assert.equal(disabled.status, 'DISABLED');
+    const other = await commerce.sellers.create({ name: 'Stall 5', phone: '+22236000005' });
+
+    const ids: string[] = [];
+    for await (const item of commerce.sellers.list({ limit: 1 })) ids.push(item.id);
+    assert.deepEqual(ids, [other.id, seller.id]);
+    const page = await commerce.sellers.list({ status: 'DISABLED' });
+    assert.deepEqual(
+      page.items.map((item) => item.id),
+      [seller.id],
+    );
+
+    assert.deepEqual(await commerce.sellers.balance(seller.id), { available: 0, currency: 'MRU', sandbox: true });
+
+    const events = await commerce.events.list({ type: UPDATED, object: seller.id });
+    assert.equal(events.items.length, 1);
+    const event = events.items[0]!.payload as UpdatedEvent;
+    assert.equal(event.event, 'seller.updated');
+    assert.deepEqual(statusOf(event), [seller.id, 'DISABLED', 300]);
+  });
+
+  test('refusals are typed: VALIDATION_ERROR, SELLER_NOT_FOUND, SANDBOX_MISMATCH', async () => {
+    const bad = await commerce.sellers
+      .create({ name: 'Stall', phone: '+22236000006', commissionBps: 10_001 })
+      .catch((error: unknown) => error);
+    assert.ok(bad instanceof InvalidRequestError, String(bad));
+    assert.equal(bad.code, 'VALIDATION_ERROR');
+    const missing = await commerce.sellers.balance('SL-0000000000000000').catch((error: unknown) => error);
+    assert.ok(missing instanceof NotFoundError);
+    assert.equal(missing.code, 'SELLER_NOT_FOUND');
+    const seller = await commerce.sellers.create({ name: 'Stall 6', phone: '+22236000006' });
+    const live = new Commerce(business.keys.secretLive, { baseUrl: t.baseUrl, fetch: checkedFetch });
+    const mismatch = await live.sellers.retrieve(seller.id).catch((error: unknown) => error);
+    assert.ok(mismatch instanceof PermissionError);
+    assert.equal(mismatch.code, 'SANDBOX_MISMATCH');
+  });
+});
