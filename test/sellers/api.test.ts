@@ -200,6 +200,14 @@ describe('sellers API (issue 52 item 1)', () => {
     assert.equal(events[2]!.body.data.status, 'DISABLED');
     assert.equal(events[2]!.body.data.updated_at, disabled.body.data.updatedAt);
 
+    // Metadata is replaced whole, as a payment link's is.
+    const tagged = await patchSeller(t, sk, seller.id, { metadata: { stall: '20', market: 'Capitale' } });
+    expectStatus(tagged, 200);
+    assert.deepEqual(tagged.body.data.metadata, { stall: '20', market: 'Capitale' });
+    const retagged = await patchSeller(t, sk, seller.id, { metadata: { stall: '21' } });
+    assert.deepEqual(retagged.body.data.metadata, { stall: '21' });
+    assert.equal((await sellerEvents(t, seller.id)).length, 5);
+
     // A disabled seller can be enabled again; it kept its account.
     expectStatus(await patchSeller(t, sk, seller.id, { status: 'ACTIVE' }), 200);
     assert.ok(await sellerAccount(t, seller.id));
@@ -215,7 +223,7 @@ describe('sellers API (issue 52 item 1)', () => {
       [{ phone: 'nope' }, 'body.phone'],
       [{ name: '  ' }, 'body.name'],
       [{ status: 'CLOSED' }, 'body.status'],
-      [{ metadata: { a: 'b' } }, 'body.metadata'],
+      [{ metadata: { a: 1 } }, 'body.metadata.a'],
     ];
     for (const [body, field] of cases) {
       const response = await patchSeller(t, sk, seller.id, body);

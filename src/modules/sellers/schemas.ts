@@ -41,6 +41,7 @@ export const UpdateSellerBody = Type.Object(
     phone: Type.Optional(Phone),
     commissionBps: Type.Optional(CommissionBps),
     status: Type.Optional(SellerStatus),
+    metadata: Type.Optional(Metadata),
   },
   { additionalProperties: false, minProperties: 1 },
 );

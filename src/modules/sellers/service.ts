@@ -92,6 +92,10 @@ export async function updateSeller(
     change.commission_bps = input.commissionBps;
   }
   if (input.status !== undefined && input.status !== seller.status) change.status = input.status;
+  if (input.metadata !== undefined) {
+    checkMetadata(input.metadata);
+    if (JSON.stringify(input.metadata) !== JSON.stringify(seller.metadata)) change.metadata = input.metadata;
+  }
   if (Object.keys(change).length === 0) return seller;
   const now = new Date();
   const event = sellerEvent('seller.updated', { ...seller, ...change, updated_at: now });

@@ -88,6 +88,13 @@ export interface SellerChange {
   phone?: string;
   commission_bps?: number;
   status?: SellerStatus;
+  /** The whole new metadata, replacing the old (as a payment link's PATCH does). */
+  metadata?: Record<string, string>;
+}
+
+/** The change as its columns: metadata is stored as JSON text. */
+function columnsOf({ metadata, ...rest }: SellerChange) {
+  return metadata === undefined ? rest : { ...rest, metadata: JSON.stringify(metadata) };
 }
 
 /** The change and `seller.updated`, in one statement. */
@@ -102,7 +109,7 @@ export async function updateSeller(
     .change(
       trx
         .updateTable('sellers')
-        .set({ ...change, updated_at: now })
+        .set({ ...columnsOf(change), updated_at: now })
         .where('id', '=', id)
         .returningAll(),
     )

@@ -22764,6 +22764,10 @@ export interface operations {
                     /** @description What the business keeps of the seller's share of a payment, in basis points (0 to 10,000) */
                     commissionBps?: number;
                     status?: "ACTIVE" | "DISABLED";
+                    /** @description String values only; at most 50 keys of 1 to 40 characters, values up to 500 characters */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
