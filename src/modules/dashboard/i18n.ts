@@ -15,6 +15,7 @@ import { orderTexts } from './pages/orders/texts.js';
 import { paymentTexts } from './pages/payments/texts.js';
 import { payoutTexts } from './pages/payouts/texts.js';
 import { productTexts } from './pages/products/texts.js';
+import { sellerTexts } from './pages/sellers/texts.js';
 import { settingsTexts } from './pages/settings/texts.js';
 import { ar } from './texts/ar.js';
 import { en } from './texts/en.js';
@@ -54,6 +55,7 @@ const pageTexts = {
   payments: paymentTexts,
   payouts: payoutTexts,
   products: productTexts,
+  sellers: sellerTexts,
   settings: settingsTexts,
 } as const;
 

@@ -7,6 +7,7 @@ import type { OrderViews } from './pages/orders/view.js';
 import type { PaymentViews } from './pages/payments/view.js';
 import type { PayoutViews } from './pages/payouts/view.js';
 import type { ProductViews } from './pages/products/view.js';
+import type { SellerViews } from './pages/sellers/view.js';
 import type { SettingsViews } from './pages/settings/view.js';
 
 /** The pages every part of the dashboard may draw: a message (a refusal, an error, a page not found). */
@@ -32,6 +33,7 @@ export interface Views
     PaymentViews,
     PayoutViews,
     ProductViews,
+    SellerViews,
     SettingsViews {}
 
 export type ViewName = keyof Views;

@@ -16,6 +16,7 @@ import { paymentPages } from './pages/payments/routes.js';
 import { payoutPages } from './pages/payouts/routes.js';
 import { orderPages } from './pages/orders/routes.js';
 import { productPages } from './pages/products/routes.js';
+import { sellerPages } from './pages/sellers/routes.js';
 import { settingsPages } from './pages/settings/routes.js';
 import { findSession } from './sessions.js';
 
@@ -86,6 +87,7 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(balancePages);
   await app.register(payoutPages);
   await app.register(productPages);
+  await app.register(sellerPages);
   await app.register(developerPages);
   await app.register(settingsPages);
 };

@@ -18,6 +18,7 @@ export const ar: Record<keyof typeof en, string> = {
   home: 'الرئيسية',
   payments: 'المدفوعات',
   paymentLinks: 'روابط الدفع',
+  sellers: 'البائعون',
   developers: 'المطورون',
   liveMode: 'الوضع الفعلي',
   testBanner: 'وضع الاختبار: بيانات تجريبية، لا تتحرك أموال حقيقية.',

@@ -18,6 +18,7 @@ export const en = {
   home: 'Home',
   payments: 'Payments',
   paymentLinks: 'Payment links',
+  sellers: 'Sellers',
   developers: 'Developers',
   liveMode: 'Live mode',
   testBanner: 'TEST MODE: sandbox data, no real money moves.',

@@ -15,6 +15,7 @@ export const fr: Record<keyof typeof en, string> = {
   home: 'Accueil',
   payments: 'Paiements',
   paymentLinks: 'Liens de paiement',
+  sellers: 'Vendeurs',
   developers: 'Développeurs',
   liveMode: 'Mode réel',
   testBanner: 'MODE TEST : données de test, aucun argent réel ne circule.',
