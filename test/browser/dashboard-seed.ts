@@ -10,7 +10,7 @@ import { expectStatus, type TestApp } from '../support/harness.js';
 
 /**
  * One business with something on every dashboard page (a paid and partly refunded payment, a
- * pending one, an order, a product, a payout, a webhook endpoint with a delivery), and its owner:
+ * pending one, an order, a product, a seller, a payout, a webhook endpoint with a delivery), and its owner:
  * what the dashboard's browser test (dashboard-pages.test.ts) and the screenshots script
  * (scripts/screenshots-dashboard.ts) visit.
  */
@@ -98,6 +98,20 @@ export async function seedDashboard(t: TestApp): Promise<DashboardSeed> {
     200,
   );
 
+  // A seller (issue 52), its balance as a split will credit it (none exists yet).
+  const seller = await t.request('POST', '/api/v1/dev/sellers', {
+    key,
+    idempotencyKey: true,
+    body: { name: 'Étal de Aminetou', phone: '+22236000012', commissionBps: 1_050 },
+  });
+  expectStatus(seller, 201);
+  await t.runtime.db
+    .updateTable('ledger_accounts')
+    .set({ balance: 48_250 })
+    .where('kind', '=', 'seller')
+    .where('owner_id', '=', seller.body.data.id)
+    .execute();
+
   const pages: DashboardPageUnderTest[] = [
     { name: 'home', path: '/dashboard' },
     { name: 'payments', path: '/dashboard/payments' },
@@ -111,6 +125,9 @@ export async function seedDashboard(t: TestApp): Promise<DashboardSeed> {
     { name: 'order', path: `/dashboard/orders/${order.body.data.referenceNumber}` },
     { name: 'products', path: '/dashboard/products' },
     { name: 'product', path: `/dashboard/products/${product.id}` },
+    { name: 'sellers', path: '/dashboard/sellers' },
+    { name: 'seller', path: `/dashboard/sellers/${seller.body.data.id}` },
+    { name: 'seller-new', path: '/dashboard/sellers/new' },
     { name: 'balance', path: '/dashboard/balance' },
     { name: 'payouts', path: '/dashboard/payouts' },
     { name: 'payout', path: `/dashboard/payouts/${payout.body.data.referenceNumber}` },
