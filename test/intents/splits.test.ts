@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { post } from '../../src/modules/payments/ledger.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { assertBalanceExplained, assertLedgerSound, BALANCE, fold, setPlan } from '../payments/support.js';
+import { pay, RICH } from '../checkout/support.js';
+import { createRequest, endDueIn } from '../requests/support.js';
 import { createSeller, patchSeller, SELLERS } from '../sellers/support.js';
 import { act, createIntent, getIntent, INTENTS } from './support.js';
 
@@ -328,5 +330,23 @@ describe('intent splits (issue 52, decision 080)', () => {
     const next = await createIntent(t, key, { amount: 10_000, splits: [{ seller, amount: 5_000 }] });
     expectStatus(await act(t, key, next.referenceNumber, 'simulate', { payerPhone: PAYER }), 200);
     assert.equal(await sellerBalance(t, key, seller), 2_000);
+  });
+
+  test('every channel splits: the hosted checkout (WALLET_PIN) and a payment request the payer approves (WALLET_REQUEST)', async () => {
+    const [a, b] = sellers as [string, string];
+    const before = [await sellerBalance(t, sk, a), await sellerBalance(t, sk, b)];
+    const checkout = await createIntent(t, sk, { amount: 8_000, splits: [{ seller: a, amount: 1_000 }] });
+    expectStatus(await pay(t, checkout.shortCode, RICH), 200);
+    const asked = await createIntent(t, sk, { amount: 6_000, splits: [{ seller: b, bps: 5_000 }] });
+    await createRequest(t, sk, asked.referenceNumber, { phone: '+22220000021' });
+    assert.ok((await endDueIn(t, 3)) >= 1, 'the sandbox phone approved');
+    assert.equal((await getIntent(t, sk, asked.referenceNumber)).status, 'PAID');
+    assert.deepEqual(
+      [await sellerBalance(t, sk, a), await sellerBalance(t, sk, b)],
+      [before[0]! + 1_000, before[1]! + 3_000],
+    );
+    assert.deepEqual((await confirmedEvent(t, asked.referenceNumber)).data.splits, [
+      { seller: b, gross: 3_000, fee: 0, net: 3_000 },
+    ]);
   });
 });
