@@ -61,6 +61,7 @@ export const errorCatalogue = {
 
   // Sellers: the merchant's lookups
   SELLER_NOT_FOUND: { status: 404, message: 'No seller with this id.' },
+  SELLER_DISABLED: { status: 409, message: 'This seller is DISABLED: it takes no new split. Nothing was created.' },
 
   // Payment requests: pushed to a payer's wallet, answered in the wallet app
   PAYMENT_REQUEST_NOT_FOUND: { status: 404, message: 'No payment request with this id.' },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { Commerce, InvalidRequestError, NotFoundError, PermissionError } from '@commerce/sdk';
+import { Commerce, ConflictError, InvalidRequestError, NotFoundError, PermissionError } from '@commerce/sdk';
 import type { Seller, WebhookEventName, WebhookEventOf } from '@commerce/sdk';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { checkedFetch } from '../support/openapi-check.js';
@@ -71,5 +71,36 @@ describe('sellers through the SDK', () => {
     const mismatch = await live.sellers.retrieve(seller.id).catch((error: unknown) => error);
     assert.ok(mismatch instanceof PermissionError);
     assert.equal(mismatch.code, 'SANDBOX_MISMATCH');
+  });
+
+  test('intents.create takes splits and feeBearer; the paid intent shows each share; SELLER_DISABLED is a ConflictError', async () => {
+    const a = await commerce.sellers.create({ name: 'Stall 7', phone: '+22236000007' });
+    const b = await commerce.sellers.create({ name: 'Stall 8', phone: '+22236000008' });
+    const created = await commerce.intents.create({
+      amount: 10_000,
+      feeBearer: 'PROPORTIONAL',
+      splits: [
+        { seller: a.id, amount: 5_000 },
+        { seller: b.id, amount: 2_500 },
+      ],
+    });
+    assert.deepEqual(created.splits, [
+      { seller: a.id, amount: 5_000 },
+      { seller: b.id, amount: 2_500 },
+    ]);
+    await commerce.intents.simulate(created.referenceNumber, {});
+    const paid = await commerce.intents.retrieve(created.referenceNumber);
+    // 1 % of 10,000 spread by gross: 50 and 25, the business's 25 last.
+    assert.deepEqual(paid.splits, [
+      { seller: a.id, gross: 5_000, fee: 50, net: 4_950 },
+      { seller: b.id, gross: 2_500, fee: 25, net: 2_475 },
+    ]);
+    assert.equal((await commerce.sellers.balance(a.id)).available, 4_950);
+    await commerce.sellers.update(b.id, { status: 'DISABLED' });
+    const disabled = await commerce.intents
+      .create({ amount: 10_000, splits: [{ seller: b.id, bps: 1_000 }] })
+      .catch((error: unknown) => error);
+    assert.ok(disabled instanceof ConflictError, String(disabled));
+    assert.equal(disabled.code, 'SELLER_DISABLED');
   });
 });

@@ -1,6 +1,7 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { Environment } from './columns.js';
 import type { PaymentFailure } from './payments.js';
+import type { SplitRecord, SplitShareRecord } from './sellers.js';
 
 /** Every status of a payment intent: the one list the table type, schemas and filters derive from. */
 export const INTENT_STATUSES = ['PENDING', 'PAID', 'REFUNDED', 'CANCELLED', 'FAILED'] as const;
@@ -57,6 +58,9 @@ export interface PaymentIntentsTable {
   payment_link: Generated<string | null>;
   payer_name: Generated<string | null>;
   payer_note: Generated<string | null>;
+  /** The split between sellers asked for at create time, and what the payment gave each (migration 045). */
+  split: ColumnType<SplitRecord | null, string | null | undefined, string | null>;
+  split_shares: ColumnType<SplitShareRecord[] | null, string | null | undefined, string | null>;
   created_at: Date;
   updated_at: Date;
 }

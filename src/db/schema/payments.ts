@@ -55,6 +55,8 @@ export interface Commission {
 export interface SettlementLineRecord {
   account: LedgerAccountKind;
   amount: number;
+  /** A seller's line (decision 080): whose account it credited. */
+  seller?: string;
 }
 
 /** One attempt to pay an intent or an order (migration 035). */

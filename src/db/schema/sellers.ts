@@ -17,3 +17,25 @@ export interface SellersTable {
   created_at: Date;
   updated_at: Date;
 }
+
+/** Who bears a split payment's provider fee (decision 080): the one list the schemas derive from. */
+export const FEE_BEARERS = ['BUSINESS', 'PROPORTIONAL'] as const;
+
+export type FeeBearer = (typeof FEE_BEARERS)[number];
+
+/** One line of a split as the merchant asked for it: a fixed amount or a rate of the amount paid. */
+export type SplitLineRecord = { seller: string; amount: number } | { seller: string; bps: number };
+
+/** A split as an intent keeps it (migration 045, `payment_intents.split`). */
+export interface SplitRecord {
+  fee_bearer: FeeBearer;
+  lines: SplitLineRecord[];
+}
+
+/** What a payment gave one seller (`payment_intents.split_shares`): its gross, its part of the provider fee, its net. */
+export interface SplitShareRecord {
+  seller: string;
+  gross: number;
+  fee: number;
+  net: number;
+}

@@ -54,14 +54,17 @@ export async function expireIntents(trx: Transaction<DB>, intents: IntentRow[], 
 export async function changeIntent(
   trx: Transaction<DB>,
   intent: IntentRow,
-  // Columns whose written value is the value read back (metadata is written as JSON text).
-  change: Partial<Omit<IntentRow, 'id' | 'metadata'>>,
+  // Columns whose written value is the value read back (metadata and the split are written as
+  // JSON text; a payment writes the split's shares, as JSON here).
+  change: Partial<Omit<IntentRow, 'id' | 'metadata' | 'split'>>,
   events: (changed: IntentRow) => EventRecord[],
   unit: UnitOfWork = unitOfWork(),
 ): Promise<IntentRow> {
   const changed: IntentRow = { ...intent, ...change };
+  const { split_shares: shares, ...columns } = change;
+  const set = shares === undefined ? columns : { ...columns, split_shares: shares && JSON.stringify(shares) };
   const rows = await unit
-    .change(trx.updateTable('payment_intents').set(change).where('id', '=', intent.id).returning('id'))
+    .change(trx.updateTable('payment_intents').set(set).where('id', '=', intent.id).returning('id'))
     .events(events(changed))
     .run(trx);
   if (rows.length !== 1) throw new Error(`intent ${intent.id} was not changed`);

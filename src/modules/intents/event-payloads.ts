@@ -26,6 +26,12 @@ export const PaymentEventData = Type.Object(
     payer_note: Type.Optional(
       Type.String({ description: 'Only when the payment link offered a note and the payer wrote one' }),
     ),
+    splits: Type.Optional(
+      Type.Array(Type.Object({ seller: Type.String(), gross: Centimes, fee: Centimes, net: Centimes }), {
+        description:
+          "payment.confirmed of a split intent only: each seller's gross share, its part of the fee, its net",
+      }),
+    ),
   },
   { title: 'PaymentEventData' },
 );

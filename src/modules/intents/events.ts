@@ -2,6 +2,7 @@ import { maskPhone } from '../../lib/phone.js';
 import type { EventNameOf } from '../events/catalog.js';
 import { eventRecord, type EventData, type EventRecord } from '../events/outbox.js';
 import { NO_COMMISSION, type Commission } from '../payments/fees.js';
+import type { SplitShare } from '../payments/splits.js';
 import type { IntentRow } from './repo.js';
 
 export type PaymentEventName = EventNameOf<'payment'>;
@@ -13,6 +14,8 @@ export interface PaymentEventExtras {
   /** payment.failed of an OPEN intent: the amount the payer tried to pay. */
   attemptedAmount?: number;
   refund?: { id: string; amount: number };
+  /** payment.confirmed of a split intent: each seller's gross, fee and net (decision 080). */
+  splits?: readonly SplitShare[] | undefined;
 }
 
 /**
@@ -60,6 +63,7 @@ export function paymentEvent(
   if (intent.payment_link !== null) data.payment_link = intent.payment_link;
   if (intent.payer_name !== null) data.payer_name = intent.payer_name;
   if (intent.payer_note !== null) data.payer_note = intent.payer_note;
+  if (extras.splits) data.splits = extras.splits.map((share) => ({ ...share }));
   if (extras.refund) {
     data.refund_id = extras.refund.id;
     data.amount_refunded = extras.refund.amount;

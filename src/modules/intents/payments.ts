@@ -30,6 +30,7 @@ import { changeIntent } from './changes.js';
 import { paymentEvent } from './events.js';
 import { lockIntent, type IntentRow, type LockedIntent } from './repo.js';
 import { pendingRequestsOf, withdrawRequests } from './request-ends.js';
+import { sharesOf } from './splits.js';
 import { assertAllowed, intentMachine, isAllowed } from './state.js';
 
 /**
@@ -155,12 +156,15 @@ function waitingAttemptRow(id: string, attempt: DescribedAttempt): AttemptRow {
 
 /** The attempt as the method sees it: the intent's fee plan applied, its balance entry worded. */
 function methodAttempt(intent: LockedIntent, attempt: DescribedAttempt, payer: Payer | undefined): PaymentAttempt {
+  const commission = paymentCommission(attempt.amount, feePlanOf(intent));
   return {
     environment: intent.environment,
     businessId: intent.business_id,
     reference: intent.reference_number,
     amount: attempt.amount,
-    commission: paymentCommission(attempt.amount, feePlanOf(intent)),
+    commission,
+    // A split's sellers are more lines of the same posting (decision 080).
+    split: sharesOf(intent, attempt.amount, commission.provider_ttc),
     balance: {
       type: 'payment',
       source: { reference: intent.reference_number, kind: 'payment_intent' },
@@ -241,6 +245,8 @@ async function payIntent(
   const { commission, now } = paid;
   withdrawRequests(unit, await pendingRequestsOf(trx, [intent.id], paid.paymentId), 'CANCELLED', now);
   const plan = feePlanOf(intent);
+  // The shares the charge posted: the same function of the same amount and fee (methodAttempt).
+  const splits = sharesOf(intent, paid.amount, commission.provider_ttc);
   const change = {
     status: assertAllowed(intent, 'pay', now),
     payment_code: null,
@@ -257,13 +263,14 @@ async function payIntent(
     tof_bps: plan.tofBps,
     tte_bps: plan.tteBps,
     last_failure: null,
+    ...(splits ? { split_shares: splits } : {}),
     updated_at: now,
   };
   return changeIntent(
     trx,
     intent,
     change,
-    (changed) => [paymentEvent('payment.confirmed', changed, now, { commission })],
+    (changed) => [paymentEvent('payment.confirmed', changed, now, { commission, splits })],
     unit,
   );
 }

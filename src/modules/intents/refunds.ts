@@ -4,6 +4,7 @@ import { ApiError } from '../../http/errors.js';
 import { randomDigits } from '../../lib/ids.js';
 import { refundCommission, type FeeState } from '../payments/fees.js';
 import type { PaymentMethod } from '../payments/methods.js';
+import { splitReversal } from '../payments/splits.js';
 import { paymentEvent } from './events.js';
 import { METHODS } from './payments.js';
 import { recordRefund, type IntentRow, type IntentWithRefunds } from './repo.js';
@@ -48,6 +49,10 @@ export async function refundPayment(
   }
   const fees = intentFees(intent);
   const commission = refundCommission(fees, amount, amount === left);
+  // Each seller of a split gives back its net share in proportion, on the running total (decision 080).
+  const sellers = intent.split_shares
+    ? splitReversal(intent.split_shares, intent.amount_paid ?? 0, intent.total_amount_refunded, amount)
+    : undefined;
   const refundId = `RF-${randomDigits(16)}`;
   // Written by the statement that records the refund (none for a payment that moved no wallet money).
   const money = intent.payer_wallet_id
@@ -60,6 +65,7 @@ export async function refundPayment(
         reference: refundId,
         amount,
         commission,
+        sellers,
         balance: {
           type: 'refund',
           source: { reference: intent.reference_number, kind: 'payment_intent' },

@@ -1,7 +1,7 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Database, PreparedStatement } from '../../db/connect.js';
 import { countedPage, type CountedTable } from '../../db/counted-list.js';
-import type { AmountType, DB, Environment, IntentStatus, PaymentIntentsTable } from '../../db/schema.js';
+import type { AmountType, DB, Environment, IntentStatus, PaymentIntentsTable, SplitRecord } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { fanOutSql, sequencedInsertSql, type EventRecord } from '../events/outbox.js';
 import { unitOfWork } from '../events/unit-of-work.js';
@@ -45,6 +45,8 @@ const VIEW_COLUMNS = [
   'payment_link',
   'payer_name',
   'payer_note',
+  'split',
+  'split_shares',
 ] as const satisfies readonly (keyof IntentRow)[];
 
 export type IntentViewRow = Pick<IntentRow, (typeof VIEW_COLUMNS)[number]> & { refunds: RefundRow[] };
@@ -114,6 +116,8 @@ export interface NewIntent {
   metadata: Record<string, string>;
   successUrl: string | null;
   cancelUrl: string | null;
+  /** The split between sellers (decision 080), checked by the caller. */
+  split?: SplitRecord | null;
   expiresAt: Date;
   createdAt: Date;
   /** The `payment.created` event (its body does not carry the code). */
@@ -132,11 +136,12 @@ export async function insertIntent(trx: Executor, intent: NewIntent): Promise<In
     inserted AS (
       INSERT INTO payment_intents (reference_number, short_code, business_id, environment, amount_type, amount,
         suggested_amount, label, metadata, success_url, cancel_url, status, payment_code, expires_at,
-        created_at, updated_at)
+        created_at, updated_at, split)
       SELECT ${intent.referenceNumber}, ${intent.shortCode}, ${intent.businessId}, ${intent.environment},
         ${intent.amountType}, ${intent.amount}::bigint, ${intent.suggestedAmount}::bigint, ${intent.label},
         ${JSON.stringify(intent.metadata)}::jsonb, ${intent.successUrl}::text, ${intent.cancelUrl}::text, 'PENDING',
-        candidate.c, ${intent.expiresAt}::timestamptz, ${intent.createdAt}::timestamptz, ${intent.createdAt}::timestamptz
+        candidate.c, ${intent.expiresAt}::timestamptz, ${intent.createdAt}::timestamptz, ${intent.createdAt}::timestamptz,
+        ${intent.split ? JSON.stringify(intent.split) : null}::jsonb
       FROM candidate
       ON CONFLICT DO NOTHING
       RETURNING *

@@ -40,6 +40,9 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'METADATA_TOO_MANY_KEYS',
           'METADATA_VALUE_TOO_LONG',
           'CODE_SPACE_EXHAUSTED',
+          'SELLER_NOT_FOUND',
+          'SANDBOX_MISMATCH',
+          'SELLER_DISABLED',
         ],
         openapi: {
           requestExample: { amount: 150000, label: 'Order #1042', metadata: { orderId: '1042' } },
@@ -50,7 +53,7 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'createIntent',
         summary: 'Create a payment intent',
         description:
-          'Creates a PENDING intent with a 6-digit payment code and a hosted checkout URL (`payUrl`), valid 24 hours. Sends `payment.created`.',
+          "Creates a PENDING intent with a 6-digit payment code and a hosted checkout URL (`payUrl`), valid 24 hours. Sends `payment.created`. `splits` shares the payment between the business's sellers (decision 080): each seller's account is credited its share in the posting that pays the intent, and refunds take it back in proportion. An unknown seller or another business's is SELLER_NOT_FOUND (the message names the field), a DISABLED one SELLER_DISABLED, shares over what the payment leaves after the fees it bears VALIDATION_ERROR.",
         tags,
         body: CreateIntentBody,
         response: { 201: Envelope(CreatedIntent) },

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { E164_PATTERN } from '../../lib/phone.js';
 import { Metadata } from '../../http/metadata.js';
 import { DateFilter, literalUnion, Pagination, Timestamp, Nullable } from '../../http/schemas.js';
+import { FEE_BEARERS } from '../../db/schema.js';
 import { AMOUNT_TYPES, INTENT_STATUSES } from './state.js';
 
 const Status = literalUnion(INTENT_STATUSES);
@@ -9,6 +10,27 @@ const AmountType = literalUnion(AMOUNT_TYPES);
 /** Also a payment link's (links/schemas.ts): one wording of the API's metadata (http/metadata.ts) and amounts. */
 export { Metadata };
 export const Centimes = Type.Integer({ description: 'Integer centimes (1/100 MRU)' });
+
+const SellerId = Type.String({ minLength: 1, maxLength: 64, description: "A seller's `SL-` id" });
+
+/** A split line as the create takes it (decision 080): a fixed amount or a rate of the amount paid. */
+const SplitLineInput = Type.Union([
+  Type.Object(
+    { seller: SellerId, amount: Type.Integer({ description: 'Centimes (FIXED intents)' }) },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    { seller: SellerId, bps: Type.Integer({ description: 'Basis points of the amount paid, 1 to 10000' }) },
+    { additionalProperties: false },
+  ),
+]);
+
+/** The intent's split: what was asked before it is paid, each seller's gross, fee and net once paid. */
+const SplitLineView = Type.Union([
+  Type.Object({ seller: Type.String(), gross: Centimes, fee: Centimes, net: Centimes }),
+  Type.Object({ seller: Type.String(), amount: Centimes }),
+  Type.Object({ seller: Type.String(), bps: Type.Integer() }),
+]);
 
 export const ReferenceParams = Type.Object({ referenceNumber: Type.String({ minLength: 1, maxLength: 64 }) });
 
@@ -24,6 +46,18 @@ export const CreateIntentBody = Type.Object(
     metadata: Type.Optional(Metadata),
     success_url: Type.Optional(Type.String({ maxLength: 2048, description: 'http(s) URL' })),
     cancel_url: Type.Optional(Type.String({ maxLength: 2048, description: 'http(s) URL' })),
+    splits: Type.Optional(
+      Type.Array(SplitLineInput, {
+        description:
+          "The payment split between the business's sellers (1 to 10 lines; amounts or bps, not both; OPEN intents: bps only). The rest goes to the business.",
+      }),
+    ),
+    feeBearer: Type.Optional(
+      literalUnion(FEE_BEARERS, {
+        description:
+          'Who bears the provider fee of a split payment: BUSINESS (default: sellers get their gross exactly) or PROPORTIONAL (spread over the shares)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -74,6 +108,8 @@ export const CreatedIntent = Type.Object(
     metadata: Metadata,
     expiresAt: Timestamp,
     createdAt: Timestamp,
+    splits: Type.Optional(Type.Array(SplitLineView, { description: 'Only on a split intent: the split as asked' })),
+    feeBearer: Type.Optional(literalUnion(FEE_BEARERS, { description: 'Only on a split intent' })),
   },
   { title: 'CreatedIntent' },
 );
@@ -118,6 +154,13 @@ export const Intent = Type.Object(
     payerNote: Type.Optional(
       Type.String({ description: 'Only when the payment link offered a note and the payer wrote one' }),
     ),
+    splits: Type.Optional(
+      Type.Array(SplitLineView, {
+        description:
+          "Only on a split intent: each seller's gross, fee and net once paid; before, the split as it was asked",
+      }),
+    ),
+    feeBearer: Type.Optional(literalUnion(FEE_BEARERS, { description: 'Only on a split intent' })),
   },
   { title: 'Intent' },
 );

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/connect.js';
-import type { AmountType, DB, IntentStatus } from '../../db/schema.js';
+import type { AmountType, DB, FeeBearer, IntentStatus } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { ApiError, invalid } from '../../http/errors.js';
 import { checkMetadata } from '../../http/metadata.js';
@@ -20,6 +20,7 @@ import { unitOfWork } from '../events/unit-of-work.js';
 import { pendingRequestsOf, withdrawRequests } from './request-ends.js';
 import * as repo from './repo.js';
 import type { IntentRow, IntentViewRow, IntentWithRefunds } from './repo.js';
+import { checkSplit, splitView, type SplitInput, type SplitView } from './splits.js';
 import { assertAllowed } from './state.js';
 import type { Caller } from '../../http/context.js';
 
@@ -57,6 +58,9 @@ export interface IntentView {
   paymentLink?: string;
   payerName?: string;
   payerNote?: string;
+  /** Only on a split intent (decision 080). */
+  splits?: SplitView;
+  feeBearer?: FeeBearer;
 }
 
 export function formatCode(paymentCode: number): string {
@@ -104,6 +108,7 @@ export function intentView(intent: IntentViewRow, payBase: string): IntentView {
     ...(intent.payment_link === null ? {} : { paymentLink: intent.payment_link }),
     ...(intent.payer_name === null ? {} : { payerName: intent.payer_name }),
     ...(intent.payer_note === null ? {} : { payerNote: intent.payer_note }),
+    ...splitView(intent),
   };
 }
 
@@ -126,6 +131,8 @@ export interface CreateIntentInput {
   metadata?: Record<string, string>;
   success_url?: string;
   cancel_url?: string;
+  splits?: SplitInput;
+  feeBearer?: FeeBearer;
 }
 
 export interface CreateIntentOptions {
@@ -152,6 +159,7 @@ export async function createIntent(
   const cancelUrl = checkRedirectUrl('body.cancel_url', input.cancel_url);
   const amount = amountType === 'FIXED' ? input.amount! : null;
   const suggestedAmount = amountType === 'OPEN' ? (input.amount ?? null) : null;
+  const split = await checkSplit(trx, caller, input, amountType, amount);
 
   for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt++) {
     const createdAt = new Date();
@@ -191,6 +199,7 @@ export async function createIntent(
       metadata,
       successUrl,
       cancelUrl,
+      split: split ?? null,
       expiresAt: new Date(createdAt.getTime() + INTENT_LIFETIME_MS),
       createdAt,
       event: { id: event.id, body: event.body },

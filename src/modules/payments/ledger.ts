@@ -286,6 +286,13 @@ export async function foldPendingMovements(db: Kysely<DB>, maxAccounts = 100): P
   return folded;
 }
 
+/**
+ * The kinds allowed below zero (migration 045's CHECK says the same): `funding`, where money from
+ * outside enters, and `seller`, which a refund may take below zero after the seller withdrew its
+ * share (decision 080): the refund is never refused for it.
+ */
+const MAY_GO_NEGATIVE: ReadonlySet<string> = new Set<LedgerAccountKind>(['funding', 'seller']);
+
 export interface LedgerCheck {
   ok: boolean;
   accounts: number;
@@ -296,8 +303,8 @@ export interface LedgerCheck {
 /**
  * The ledger's invariants: all postings sum to zero, every ledger transaction sums to zero, every
  * movement names an existing account, each account's balance plus its pending movements equals
- * the sum of its postings, no account but `funding` holds less than zero, and every seller has
- * its account (migration 044's trigger makes it with the seller).
+ * the sum of its postings, no account but `funding` and `seller` holds less than zero, and every
+ * seller has its account (migration 044's trigger makes it with the seller).
  */
 export async function checkLedger(db: Kysely<DB>): Promise<LedgerCheck> {
   const problems: string[] = [];
@@ -330,7 +337,7 @@ export async function checkLedger(db: Kysely<DB>): Promise<LedgerCheck> {
   for (const row of accounts.rows) {
     if (row.available !== row.posted)
       problems.push(`account ${row.id} holds ${row.available} but its postings sum to ${row.posted}`);
-    if (row.kind !== 'funding' && BigInt(row.available) < 0n)
+    if (!MAY_GO_NEGATIVE.has(row.kind) && BigInt(row.available) < 0n)
       problems.push(`${row.kind} account ${row.id} is negative: ${row.available}`);
   }
   return {

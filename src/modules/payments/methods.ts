@@ -4,6 +4,7 @@ import { ApiError } from '../../http/errors.js';
 import type { Commission } from './fees.js';
 import type { BalanceEntry, LedgerTransfer } from './ledger.js';
 import type { Payer } from './payers.js';
+import type { SellerReversal, SplitShare } from './splits.js';
 import type { PaymentFailureCode, PaymentMethodName } from './state.js';
 import { walletCharge, walletRefund, type WalletCharge } from './wallet-payments.js';
 
@@ -17,6 +18,8 @@ export interface PaymentAttempt {
   /** What the platform takes of it (the fee plan applied by the caller). */
   commission: Commission;
   balance: Omit<BalanceEntry, 'amount'>;
+  /** The sellers' shares when the payment is split (decision 080): more lines of the same posting. */
+  split?: readonly SplitShare[] | undefined;
   /** The payer's phone, and its wallet if the caller locked one for it (with the intent). */
   phone: string;
   payer: Payer | undefined;
@@ -50,6 +53,8 @@ export interface MethodRefund {
   amount: number;
   commission: Commission;
   balance: Omit<BalanceEntry, 'amount'>;
+  /** What each seller of a split payment gives back (`splitReversal`). */
+  sellers?: readonly SellerReversal[] | undefined;
   now: Date;
 }
 

@@ -16,9 +16,10 @@ export const Commission = Type.Object({
 const SettlementLine = Type.Object({
   account: Type.String({
     description:
-      "The kind of account credited: merchant (the merchant's balance: the amount less the provider fee), revenue (the platform's share of the fees, taxes out), tof or tte (the taxes)",
+      "The kind of account credited: merchant (the merchant's balance: the amount less the provider fee and the sellers' shares), seller (a seller's net share of a split payment), revenue (the platform's share of the fees, taxes out), tof or tte (the taxes)",
   }),
   amount: Centimes,
+  seller: Type.Optional(Type.String({ description: "A seller's line only: the seller's `SL-` id" })),
 });
 
 /** A payment: one attempt to pay an intent or an order (payments/store.ts `paymentView`). */

@@ -1,6 +1,7 @@
 import type { SettlementLineRecord } from '../../db/schema.js';
 import type { Commission } from './fees.js';
 import type { AccountRef, PostingLine } from './ledger.js';
+import type { SellerReversal, SplitShare } from './splits.js';
 
 /**
  * Where a payment's money goes, as data: the accounts it credits and how much each gets. The
@@ -20,14 +21,24 @@ export interface SettlementPlan {
 
 const MERCHANT = (businessId: string): AccountRef => ({ kind: 'merchant', ownerId: businessId });
 
+const SELLER = (sellerId: string): AccountRef => ({ kind: 'seller', ownerId: sellerId });
+
 /**
  * The plan of a charge of `amount` under `commission` (decisions.md "Commission"): the amount less
  * the provider fee to the merchant, the fees less their taxes to the platform's revenue, each tax
- * to its account.
+ * to its account. A split (decision 080, `splitShares`) credits each seller its net share, after
+ * the merchant's line, and the merchant the rest.
  */
-export function chargeSettlement(businessId: string, amount: number, commission: Commission): SettlementPlan {
+export function chargeSettlement(
+  businessId: string,
+  amount: number,
+  commission: Commission,
+  split: readonly SplitShare[] = [],
+): SettlementPlan {
+  const toSellers = split.reduce((total, share) => total + share.net, 0);
   const lines: PostingLine[] = [
-    { account: MERCHANT(businessId), amount: amount - commission.provider_ttc },
+    { account: MERCHANT(businessId), amount: amount - commission.provider_ttc - toSellers },
+    ...split.map((share) => ({ account: SELLER(share.seller), amount: share.net })),
     { account: { kind: 'revenue' }, amount: commission.total_revenue },
     { account: { kind: 'tof' }, amount: commission.tof },
     { account: { kind: 'tte' }, amount: commission.tte },
@@ -39,9 +50,16 @@ export function chargeSettlement(businessId: string, amount: number, commission:
  * The plan of a refund of `amount` that gives back `commission` (`refundCommission`, decision
  * 004): each line of a charge of that amount under that commission, reversed, so that what each
  * account gives back is what the rule says and the lines still balance against the payer's credit.
+ * Each seller of a split gives back what `splitReversal` says; the merchant the rest.
  */
-export function refundSettlement(businessId: string, amount: number, commission: Commission): SettlementPlan {
-  const charge = chargeSettlement(businessId, amount, commission);
+export function refundSettlement(
+  businessId: string,
+  amount: number,
+  commission: Commission,
+  sellers: readonly SellerReversal[] = [],
+): SettlementPlan {
+  const split = sellers.map((back) => ({ seller: back.seller, gross: back.amount, fee: 0, net: back.amount }));
+  const charge = chargeSettlement(businessId, amount, commission, split);
   return {
     debit: -charge.debit,
     lines: charge.lines.map((line) => ({ account: line.account, amount: -line.amount })),
@@ -58,5 +76,9 @@ export function merchantShare(plan: SettlementPlan): number {
 export function settlementRecord(plan: SettlementPlan): SettlementLineRecord[] {
   return plan.lines
     .filter((line) => line.amount !== 0)
-    .map((line) => ({ account: line.account.kind, amount: line.amount }));
+    .map((line) =>
+      line.account.kind === 'seller'
+        ? { account: line.account.kind, amount: line.amount, seller: line.account.ownerId ?? '' }
+        : { account: line.account.kind, amount: line.amount },
+    );
 }

@@ -5,6 +5,9 @@ import type { Commission } from './fees.js';
 import { balanceIn, lockAccounts, transfer, type BalanceEntry, type LedgerTransfer } from './ledger.js';
 import type { Payer } from './payers.js';
 import { chargeSettlement, merchantShare, refundSettlement, type SettlementPlan } from './settlement.js';
+import type { SellerReversal, SplitShare } from './splits.js';
+
+const sumOf = <T>(items: readonly T[], of: (item: T) => number) => items.reduce((total, item) => total + of(item), 0);
 
 /** A wallet charge: its settlement plan and the ledger transfer that posts it. */
 export interface WalletCharge {
@@ -28,9 +31,11 @@ export function walletCharge(charge: {
   /** What the platform takes (`paymentCommission`, or `chargeCommission` for an order's lines). */
   commission: Commission;
   balance: Omit<BalanceEntry, 'amount'>;
+  /** The sellers' shares of a split payment (`splitShares`): lines of the same posting. */
+  split?: readonly SplitShare[] | undefined;
   now: Date;
 }): WalletCharge | 'INSUFFICIENT_BALANCE' {
-  const settlement = chargeSettlement(charge.businessId, charge.amount, charge.commission);
+  const settlement = chargeSettlement(charge.businessId, charge.amount, charge.commission, charge.split);
   if (charge.payer.available < settlement.debit) return 'INSUFFICIENT_BALANCE';
   return {
     commission: charge.commission,
@@ -40,7 +45,8 @@ export function walletCharge(charge: {
       kind: 'payment',
       reference: charge.reference,
       at: charge.now,
-      balance: { ...charge.balance, amount: charge.amount },
+      // The merchant's gross is what the sellers leave of the amount: its `fee` is then its own part of the fees.
+      balance: { ...charge.balance, amount: charge.amount - sumOf(charge.split ?? [], (share) => share.gross) },
       lines: [
         { account: { kind: 'wallet', ownerId: charge.payer.wallet.id }, amount: -settlement.debit },
         ...settlement.lines,
@@ -67,11 +73,13 @@ export async function walletRefund(
     amount: number;
     commission: Commission;
     balance: Omit<BalanceEntry, 'amount'>;
+    /** What each seller of a split gives back (`splitReversal`): never locked nor refused, it may go below zero. */
+    sellers?: readonly SellerReversal[] | undefined;
     now: Date;
   },
 ): Promise<LedgerTransfer> {
   const merchant = { kind: 'merchant', ownerId: refund.businessId } as const;
-  const settlement = refundSettlement(refund.businessId, refund.amount, refund.commission);
+  const settlement = refundSettlement(refund.businessId, refund.amount, refund.commission, refund.sellers);
   const fromMerchant = -merchantShare(settlement);
   const locked = await lockAccounts(trx, refund.environment, [merchant]);
   const available = balanceIn(locked, merchant);
@@ -86,7 +94,7 @@ export async function walletRefund(
     kind: 'refund',
     reference: refund.reference,
     at: refund.now,
-    balance: { ...refund.balance, amount: -refund.amount },
+    balance: { ...refund.balance, amount: -(refund.amount - sumOf(refund.sellers ?? [], (back) => back.amount)) },
     // The merchant's line first, as refunds have always been posted.
     lines: [
       ...settlement.lines.filter((line) => line.account.kind === 'merchant'),

@@ -12,7 +12,7 @@ const tags = ['Sellers'];
 const SELLER_CODES = ['SELLER_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
 
 const SELLERS_TEXT =
-  "A seller (`SL-...`) is someone a marketplace business sells for: a stall, a shop, a teacher. Each has its own balance in the ledger, under the business, in the key's environment. `commissionBps` is what the business will keep of the seller's share of a payment. A DISABLED seller takes no new split; it keeps its balance and can still be paid out. Splitting payments between sellers comes next; today a seller's balance stays at 0.";
+  "A seller (`SL-...`) is someone a marketplace business sells for: a stall, a shop, a teacher. Each has its own balance in the ledger, under the business, in the key's environment. `commissionBps` is what the business will keep of the seller's share of a payment. A DISABLED seller takes no new split; it keeps its balance and can still be paid out. An intent's `splits` credit each seller its share when it is paid, and its refunds take it back in proportion, even below zero (decision 080).";
 
 /** Sellers (issue 52): the people a marketplace business sells for, each with its own balance. */
 export const sellerRoutes: FastifyPluginAsyncTypebox = async (app) => {

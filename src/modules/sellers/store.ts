@@ -117,3 +117,16 @@ export async function updateSeller(
     .run(trx);
   return updated!;
 }
+
+/** The sellers a split names, as a create checks them (decision 080): whose, which environment, which status. */
+export async function findSellers(
+  db: Executor,
+  ids: readonly string[],
+): Promise<Pick<SellerRow, 'id' | 'business_id' | 'environment' | 'status'>[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('sellers')
+    .select(['id', 'business_id', 'environment', 'status'])
+    .where('id', 'in', [...ids])
+    .execute();
+}

@@ -21,7 +21,7 @@ export interface paths {
         put?: never;
         /**
          * Create a payment intent
-         * @description Creates a PENDING intent with a 6-digit payment code and a hosted checkout URL (`payUrl`), valid 24 hours. Sends `payment.created`.
+         * @description Creates a PENDING intent with a 6-digit payment code and a hosted checkout URL (`payUrl`), valid 24 hours. Sends `payment.created`. `splits` shares the payment between the business's sellers (decision 080): each seller's account is credited its share in the posting that pays the intent, and refunds take it back in proportion. An unknown seller or another business's is SELLER_NOT_FOUND (the message names the field), a DISABLED one SELLER_DISABLED, shares over what the payment leaves after the fees it bears VALIDATION_ERROR.
          *
          *     Key: secret (sk_), scope `intents:write`.
          */
@@ -1366,7 +1366,7 @@ export interface paths {
          * List sellers
          * @description The sellers of the key's environment, newest first, paginated. Filter: `status`.
          *
-         *     A seller (`SL-...`) is someone a marketplace business sells for: a stall, a shop, a teacher. Each has its own balance in the ledger, under the business, in the key's environment. `commissionBps` is what the business will keep of the seller's share of a payment. A DISABLED seller takes no new split; it keeps its balance and can still be paid out. Splitting payments between sellers comes next; today a seller's balance stays at 0.
+         *     A seller (`SL-...`) is someone a marketplace business sells for: a stall, a shop, a teacher. Each has its own balance in the ledger, under the business, in the key's environment. `commissionBps` is what the business will keep of the seller's share of a payment. A DISABLED seller takes no new split; it keeps its balance and can still be paid out. An intent's `splits` credit each seller its share when it is paid, and its refunds take it back in proportion, even below zero (decision 080).
          *
          *     Key: secret (sk_), scope `sellers:read`.
          */
@@ -1376,7 +1376,7 @@ export interface paths {
          * Create a seller
          * @description A seller of the key's business and environment: `name` (trimmed, not blank), `phone` (E.164, where its payouts go), `commissionBps` (0 to 10,000, 0 by default), `metadata`. It starts ACTIVE with a balance of 0. Sends `seller.created`.
          *
-         *     A seller (`SL-...`) is someone a marketplace business sells for: a stall, a shop, a teacher. Each has its own balance in the ledger, under the business, in the key's environment. `commissionBps` is what the business will keep of the seller's share of a payment. A DISABLED seller takes no new split; it keeps its balance and can still be paid out. Splitting payments between sellers comes next; today a seller's balance stays at 0.
+         *     A seller (`SL-...`) is someone a marketplace business sells for: a stall, a shop, a teacher. Each has its own balance in the ledger, under the business, in the key's environment. `commissionBps` is what the business will keep of the seller's share of a payment. A DISABLED seller takes no new split; it keeps its balance and can still be paid out. An intent's `splits` credit each seller its share when it is paid, and its refunds take it back in proportion, even below zero (decision 080).
          *
          *     Key: secret (sk_), scope `sellers:write`.
          */
@@ -1398,7 +1398,7 @@ export interface paths {
          * Retrieve a seller
          * @description One seller by its `SL-` id. Another business's seller answers SELLER_NOT_FOUND; one of the other environment, SANDBOX_MISMATCH.
          *
-         *     A seller (`SL-...`) is someone a marketplace business sells for: a stall, a shop, a teacher. Each has its own balance in the ledger, under the business, in the key's environment. `commissionBps` is what the business will keep of the seller's share of a payment. A DISABLED seller takes no new split; it keeps its balance and can still be paid out. Splitting payments between sellers comes next; today a seller's balance stays at 0.
+         *     A seller (`SL-...`) is someone a marketplace business sells for: a stall, a shop, a teacher. Each has its own balance in the ledger, under the business, in the key's environment. `commissionBps` is what the business will keep of the seller's share of a payment. A DISABLED seller takes no new split; it keeps its balance and can still be paid out. An intent's `splits` credit each seller its share when it is paid, and its refunds take it back in proportion, even below zero (decision 080).
          *
          *     Key: secret (sk_), scope `sellers:read`.
          */
@@ -1412,7 +1412,7 @@ export interface paths {
          * Update a seller
          * @description Changes `name`, `phone`, `commissionBps` or `status` (ACTIVE or DISABLED); an empty body is a VALIDATION_ERROR. Sends `seller.updated` when something changed; a patch that changes nothing answers the seller as it is.
          *
-         *     A seller (`SL-...`) is someone a marketplace business sells for: a stall, a shop, a teacher. Each has its own balance in the ledger, under the business, in the key's environment. `commissionBps` is what the business will keep of the seller's share of a payment. A DISABLED seller takes no new split; it keeps its balance and can still be paid out. Splitting payments between sellers comes next; today a seller's balance stays at 0.
+         *     A seller (`SL-...`) is someone a marketplace business sells for: a stall, a shop, a teacher. Each has its own balance in the ledger, under the business, in the key's environment. `commissionBps` is what the business will keep of the seller's share of a payment. A DISABLED seller takes no new split; it keeps its balance and can still be paid out. An intent's `splits` credit each seller its share when it is paid, and its refunds take it back in proportion, even below zero (decision 080).
          *
          *     Key: secret (sk_), scope `sellers:write`.
          */
@@ -1430,7 +1430,7 @@ export interface paths {
          * Retrieve a seller's balance
          * @description What the seller's ledger account holds, in centimes, in the shape of `GET /balance`. Needs `sellers:read`, as reading the seller does.
          *
-         *     A seller (`SL-...`) is someone a marketplace business sells for: a stall, a shop, a teacher. Each has its own balance in the ledger, under the business, in the key's environment. `commissionBps` is what the business will keep of the seller's share of a payment. A DISABLED seller takes no new split; it keeps its balance and can still be paid out. Splitting payments between sellers comes next; today a seller's balance stays at 0.
+         *     A seller (`SL-...`) is someone a marketplace business sells for: a stall, a shop, a teacher. Each has its own balance in the ledger, under the business, in the key's environment. `commissionBps` is what the business will keep of the seller's share of a payment. A DISABLED seller takes no new split; it keeps its balance and can still be paid out. An intent's `splits` credit each seller its share when it is paid, and its refunds take it back in proportion, even below zero (decision 080).
          *
          *     Key: secret (sk_), scope `sellers:read`.
          */
@@ -2294,7 +2294,7 @@ export interface components {
          * @description Every error code of the API. Branch on it; messages may change.
          * @enum {string}
          */
-        ErrorCode: "MISSING_CREDENTIALS" | "INVALID_AUTH_HEADER" | "INVALID_API_KEY" | "API_ACCESS_NOT_ACTIVE" | "LIVE_ACCESS_NOT_APPROVED" | "SECRET_KEY_REQUIRED" | "SCOPE_REQUIRED" | "IP_NOT_ALLOWED" | "FEATURE_DISABLED" | "SANDBOX_ONLY" | "SANDBOX_MISMATCH" | "RATE_LIMITED" | "TOO_MANY_DOWNLOADS" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "ENDPOINT_NOT_FOUND" | "INTENT_NOT_FOUND" | "INTENT_NOT_PENDING" | "INTENT_CANCEL_INVALID_STATUS" | "INTENT_CANCEL_CONFLICT" | "INTENT_REFUND_INVALID_STATUS" | "AMOUNT_OUT_OF_RANGE" | "METADATA_TOO_MANY_KEYS" | "METADATA_VALUE_TOO_LONG" | "REFUND_AMOUNT_INVALID" | "CODE_SPACE_EXHAUSTED" | "PAYMENT_NOT_FOUND" | "PAYMENT_LINK_NOT_FOUND" | "PAYMENT_LINK_INACTIVE" | "PAYMENT_LINK_COMPLETED" | "PAYMENT_LINK_EXPIRED" | "SELLER_NOT_FOUND" | "PAYMENT_REQUEST_NOT_FOUND" | "PAYMENT_REQUEST_PENDING" | "PAYMENT_REQUEST_NOT_PENDING" | "PAYMENT_REQUESTS_MUTED" | "TOO_MANY_PAYMENT_REQUESTS" | "INSUFFICIENT_BALANCE" | "INVALID_PIN" | "WALLET_LOCKED" | "WALLET_NOT_FOUND" | "PAYMENT_FAILED" | "BALANCE_TRANSACTION_NOT_FOUND" | "INSUFFICIENT_FUNDS" | "PAYOUT_NOT_FOUND" | "PAYOUT_BATCH_NOT_FOUND" | "PAYOUT_NOT_PENDING" | "TOO_MANY_PENDING_PAYOUTS" | "STATEMENT_PERIOD_INVALID" | "NO_FILE" | "INVALID_FILE_TYPE" | "FILE_TOO_LARGE" | "PRODUCT_NOT_FOUND" | "SHOP_NOT_FOUND" | "VARIANT_NOT_FOUND" | "VARIANT_LABEL_AMBIGUOUS" | "EXTERNAL_ID_TAKEN" | "INSUFFICIENT_STOCK" | "CSV_INVALID" | "ORDER_NOT_FOUND" | "ORDER_INVALID_TRANSITION" | "MAX_ENDPOINTS_REACHED" | "EVENTS_NOT_PERMITTED" | "INVALID_WEBHOOK_EVENT" | "INVALID_WEBHOOK_URL" | "EVENT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "ENDPOINT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "NOT_FOUND" | "LAST_OWNER" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "MISSING_CREDENTIALS" | "INVALID_AUTH_HEADER" | "INVALID_API_KEY" | "API_ACCESS_NOT_ACTIVE" | "LIVE_ACCESS_NOT_APPROVED" | "SECRET_KEY_REQUIRED" | "SCOPE_REQUIRED" | "IP_NOT_ALLOWED" | "FEATURE_DISABLED" | "SANDBOX_ONLY" | "SANDBOX_MISMATCH" | "RATE_LIMITED" | "TOO_MANY_DOWNLOADS" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "ENDPOINT_NOT_FOUND" | "INTENT_NOT_FOUND" | "INTENT_NOT_PENDING" | "INTENT_CANCEL_INVALID_STATUS" | "INTENT_CANCEL_CONFLICT" | "INTENT_REFUND_INVALID_STATUS" | "AMOUNT_OUT_OF_RANGE" | "METADATA_TOO_MANY_KEYS" | "METADATA_VALUE_TOO_LONG" | "REFUND_AMOUNT_INVALID" | "CODE_SPACE_EXHAUSTED" | "PAYMENT_NOT_FOUND" | "PAYMENT_LINK_NOT_FOUND" | "PAYMENT_LINK_INACTIVE" | "PAYMENT_LINK_COMPLETED" | "PAYMENT_LINK_EXPIRED" | "SELLER_NOT_FOUND" | "SELLER_DISABLED" | "PAYMENT_REQUEST_NOT_FOUND" | "PAYMENT_REQUEST_PENDING" | "PAYMENT_REQUEST_NOT_PENDING" | "PAYMENT_REQUESTS_MUTED" | "TOO_MANY_PAYMENT_REQUESTS" | "INSUFFICIENT_BALANCE" | "INVALID_PIN" | "WALLET_LOCKED" | "WALLET_NOT_FOUND" | "PAYMENT_FAILED" | "BALANCE_TRANSACTION_NOT_FOUND" | "INSUFFICIENT_FUNDS" | "PAYOUT_NOT_FOUND" | "PAYOUT_BATCH_NOT_FOUND" | "PAYOUT_NOT_PENDING" | "TOO_MANY_PENDING_PAYOUTS" | "STATEMENT_PERIOD_INVALID" | "NO_FILE" | "INVALID_FILE_TYPE" | "FILE_TOO_LARGE" | "PRODUCT_NOT_FOUND" | "SHOP_NOT_FOUND" | "VARIANT_NOT_FOUND" | "VARIANT_LABEL_AMBIGUOUS" | "EXTERNAL_ID_TAKEN" | "INSUFFICIENT_STOCK" | "CSV_INVALID" | "ORDER_NOT_FOUND" | "ORDER_INVALID_TRANSITION" | "MAX_ENDPOINTS_REACHED" | "EVENTS_NOT_PERMITTED" | "INVALID_WEBHOOK_EVENT" | "INVALID_WEBHOOK_URL" | "EVENT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "ENDPOINT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "NOT_FOUND" | "LAST_OWNER" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR";
         /** CreatedIntent */
         CreatedIntent: {
             referenceNumber: string;
@@ -2328,6 +2328,25 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             createdAt: string;
+            /** @description Only on a split intent: the split as asked */
+            splits?: ({
+                seller: string;
+                /** @description Integer centimes (1/100 MRU) */
+                gross: number;
+                /** @description Integer centimes (1/100 MRU) */
+                fee: number;
+                /** @description Integer centimes (1/100 MRU) */
+                net: number;
+            } | {
+                seller: string;
+                /** @description Integer centimes (1/100 MRU) */
+                amount: number;
+            } | {
+                seller: string;
+                bps: number;
+            })[];
+            /** @description Only on a split intent */
+            feeBearer?: "BUSINESS" | "PROPORTIONAL";
         };
         /** Intent */
         Intent: {
@@ -2398,6 +2417,25 @@ export interface components {
             payerName?: string;
             /** @description Only when the payment link offered a note and the payer wrote one */
             payerNote?: string;
+            /** @description Only on a split intent: each seller's gross, fee and net once paid; before, the split as it was asked */
+            splits?: ({
+                seller: string;
+                /** @description Integer centimes (1/100 MRU) */
+                gross: number;
+                /** @description Integer centimes (1/100 MRU) */
+                fee: number;
+                /** @description Integer centimes (1/100 MRU) */
+                net: number;
+            } | {
+                seller: string;
+                /** @description Integer centimes (1/100 MRU) */
+                amount: number;
+            } | {
+                seller: string;
+                bps: number;
+            })[];
+            /** @description Only on a split intent */
+            feeBearer?: "BUSINESS" | "PROPORTIONAL";
         };
         /** Payment */
         Payment: {
@@ -2428,10 +2466,12 @@ export interface components {
             } | null;
             /** @description What it credited each account once SUCCEEDED (empty otherwise): the lines add up to amount + payer fee (`commission.payer_ttc`) */
             settlement: {
-                /** @description The kind of account credited: merchant (the merchant's balance: the amount less the provider fee), revenue (the platform's share of the fees, taxes out), tof or tte (the taxes) */
+                /** @description The kind of account credited: merchant (the merchant's balance: the amount less the provider fee and the sellers' shares), seller (a seller's net share of a split payment), revenue (the platform's share of the fees, taxes out), tof or tte (the taxes) */
                 account: string;
                 /** @description integer centimes */
                 amount: number;
+                /** @description A seller's line only: the seller's `SL-` id */
+                seller?: string;
             }[];
             failure: {
                 code: "INSUFFICIENT_BALANCE" | "SANDBOX_DECLINED" | "SIMULATED_FAILURE" | "INVALID_PIN" | "WALLET_LOCKED" | "DECLINED" | "TIMED_OUT" | "NOT_PAYABLE" | "CANCELLED";
@@ -3272,6 +3312,16 @@ export interface components {
             payer_name?: string;
             /** @description Only when the payment link offered a note and the payer wrote one */
             payer_note?: string;
+            /** @description payment.confirmed of a split intent only: each seller's gross share, its part of the fee, its net */
+            splits?: {
+                seller: string;
+                /** @description integer centimes */
+                gross: number;
+                /** @description integer centimes */
+                fee: number;
+                /** @description integer centimes */
+                net: number;
+            }[];
         };
         /** PaymentLinkEventData */
         PaymentLinkEventData: {
@@ -3747,6 +3797,20 @@ export interface operations {
                     success_url?: string;
                     /** @description http(s) URL */
                     cancel_url?: string;
+                    /** @description The payment split between the business's sellers (1 to 10 lines; amounts or bps, not both; OPEN intents: bps only). The rest goes to the business. */
+                    splits?: ({
+                        /** @description A seller's `SL-` id */
+                        seller: string;
+                        /** @description Centimes (FIXED intents) */
+                        amount: number;
+                    } | {
+                        /** @description A seller's `SL-` id */
+                        seller: string;
+                        /** @description Basis points of the amount paid, 1 to 10000 */
+                        bps: number;
+                    })[];
+                    /** @description Who bears the provider fee of a split payment: BUSINESS (default: sellers get their gross exactly) or PROPORTIONAL (spread over the shares) */
+                    feeBearer?: "BUSINESS" | "PROPORTIONAL";
                 };
             };
         };
@@ -3814,7 +3878,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3839,7 +3903,32 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: IDEMPOTENCY_KEY_IN_PROGRESS. */
+            /** @description Error. Codes: SELLER_NOT_FOUND. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: IDEMPOTENCY_KEY_IN_PROGRESS, SELLER_DISABLED. */
             409: {
                 headers: {
                     [name: string]: unknown;
