@@ -98,19 +98,19 @@ export async function seedDashboard(t: TestApp): Promise<DashboardSeed> {
     200,
   );
 
-  // A seller (issue 52), its balance as a split will credit it (none exists yet).
+  // A seller (issue 52) with a balance: its share of a split payment.
   const seller = await t.request('POST', '/api/v1/dev/sellers', {
     key,
     idempotencyKey: true,
     body: { name: 'Étal de Aminetou', phone: '+22236000012', commissionBps: 1_050 },
   });
   expectStatus(seller, 201);
-  await t.runtime.db
-    .updateTable('ledger_accounts')
-    .set({ balance: 48_250 })
-    .where('kind', '=', 'seller')
-    .where('owner_id', '=', seller.body.data.id)
-    .execute();
+  const split = await createIntent(t, key, {
+    amount: 60_000,
+    label: 'Panier du marché',
+    splits: [{ seller: seller.body.data.id, amount: 48_250 }],
+  });
+  expectStatus(await act(t, key, split.referenceNumber, 'simulate', {}), 200);
 
   const pages: DashboardPageUnderTest[] = [
     { name: 'home', path: '/dashboard' },

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { commissionBps } from '../../src/modules/dashboard/pages/sellers/form.js';
+import { act, createIntent } from '../intents/support.js';
 import { createSeller, getSeller, sellerEvents, SELLERS as API } from '../sellers/support.js';
-import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
+import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { hiddenFields, signedIn, type FormClient, type Page } from './support.js';
 
 const SELLERS = '/dashboard/sellers';
@@ -206,13 +207,12 @@ describe('dashboard: sellers (issue 52 item 5)', () => {
     for (let i = 1; i <= 21; i++) {
       made.push((await createSeller(t, other.keys.secretTest, { name: `Stall ${i}`, commissionBps: 250 })).id);
     }
-    // What a split will credit (none exists yet): the account's balance as stored.
-    await t.runtime.db
-      .updateTable('ledger_accounts')
-      .set({ balance: 1_234_550 })
-      .where('kind', '=', 'seller')
-      .where('owner_id', '=', made[20]!)
-      .execute();
+    // A balance: the seller's share of a split payment.
+    const split = await createIntent(t, other.keys.secretTest, {
+      amount: 1_300_000,
+      splits: [{ seller: made[20]!, amount: 1_234_550 }],
+    });
+    expectStatus(await act(t, other.keys.secretTest, split.referenceNumber, 'simulate', {}), 200);
     const first = await client.get(SELLERS);
     assert.deepEqual(
       [...first.html.matchAll(/<tr id="(SL-\d+)">/g)].map((m) => m[1]),
