@@ -108,6 +108,17 @@ export async function queryNamed<R>(pglite: PGlite, text: string, values: readon
   }
 }
 
+/**
+ * Drops the session's named statements, as a new session would start: an instance handed to
+ * another user (the tests reuse instances from file to file) otherwise keeps the last user's
+ * statements, up to MAX_PREPARED, past which its own texts would run unnamed.
+ */
+export async function forgetNamedStatements(pglite: PGlite): Promise<void> {
+  const holder = pglite as PGlite & { [PREPARED]?: Map<string, NamedStatement> };
+  delete holder[PREPARED];
+  await pglite.exec('DEALLOCATE ALL');
+}
+
 /** What the driver sends to begin and end a transaction (the texts below, exactly). */
 const TRANSACTION_CONTROL = new Set(['BEGIN', 'COMMIT', 'ROLLBACK']);
 

@@ -3,6 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/db/connect.js';
 import { migrate } from '../../src/db/migrate.js';
+import { forgetNamedStatements } from '../../src/db/pglite-dialect.js';
 import { randomBase62 } from '../../src/lib/ids.js';
 
 /** PostgreSQL when TEST_DATABASE_URL is set, else embedded PGlite. */
@@ -118,6 +119,7 @@ function lentPGlite(instance: PGlite): PGlite {
     try {
       if (idlePGlites.length >= MAX_IDLE_PGLITES) throw new Error('enough idle instances');
       await instance.exec(await resetScript!);
+      await forgetNamedStatements(instance);
       idlePGlites.push(instance);
     } catch {
       if (!instance.closed) await instance.close();
