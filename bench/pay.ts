@@ -3,7 +3,10 @@
  * PostgreSQL, beside a bare Fastify route doing the same double-entry transfer the plain way; then
  * the same load over two API processes, and the bare route over two processes (what a second
  * process can add on this machine at all); the CPU each side spends per payment; and the API
- * process's memory under that load. Each load runs in rounds, in turn with the others (rounds.ts).
+ * process's memory under that load; and payments of intents split between three sellers of their
+ * merchant (issue 52: amounts, the fee spread over the shares, the worst case: every line bears
+ * a fee) beside the unsplit ones, by 1 API process. Each load runs in rounds, in turn with the
+ * others (rounds.ts).
  */
 import { randomInt } from 'node:crypto';
 import pg from 'pg';
@@ -21,10 +24,32 @@ import {
   rssMb,
 } from './support/processes.js';
 import { inRounds, roundCount, roundDurationMs, roundRatios } from './support/rounds.js';
-import { fundBenchWallets, insertPayableIntents } from './support/sandbox.js';
+import { fundBenchWallets, insertPayableIntents, type BenchSplit } from './support/sandbox.js';
 
 const MERCHANTS = 20;
 const WALLETS = 200;
+/** Sellers per merchant a split payment shares between. */
+const SELLERS = 3;
+
+/** Merchant `index`'s three sellers, made through the API as a marketplace makes them. */
+async function createSellers(apiUrl: string, key: string, index: number): Promise<[string, string, string]> {
+  const ids: string[] = [];
+  for (let s = 0; s < SELLERS; s++) {
+    const response = await fetch(`${apiUrl}/api/v1/dev/sellers`, {
+      method: 'POST',
+      headers: { authorization: key, 'content-type': 'application/json', 'x-idempotency-key': `seller-${index}-${s}` },
+      body: JSON.stringify({
+        name: `Stall ${index}.${s}`,
+        phone: `+2226${String(index * SELLERS + s).padStart(7, '0')}`,
+      }),
+    });
+    const body = (await response.json()) as { data?: { id: string } };
+    if (response.status !== 201 || !body.data)
+      throw new Error(`seller create: ${response.status} ${JSON.stringify(body)}`);
+    ids.push(body.data.id);
+  }
+  return ids as [string, string, string];
+}
 
 /** The API process's settings under load: no demo data, no rate limit. */
 export function apiEnv(url: string): Record<string, string> {
@@ -56,14 +81,20 @@ export async function paySuite(): Promise<void> {
       const business = await createBusiness(api.url, `Pay merchant ${i}`);
       merchants.push({ id: business.id, key: `Bearer ${keyOf(business.keys, 'secret', 'test')}` });
     }
+    const split: BenchSplit = {
+      sellers: await Promise.all(merchants.map((m, i) => createSellers(api.url, m.key, i))),
+      feeBearer: 'PROPORTIONAL',
+    };
     // 200 funded sandbox wallets, one PIN hash for all (hashing is not what is measured).
     const { phones, walletAccounts } = await fundBenchWallets(client, WALLETS);
     /** Payable intents for one run, spread over the merchants, inserted straight into the table. */
-    const intentsFor = (count: number) =>
+    const intentsFor = (count: number, splitBy?: BenchSplit) =>
       insertPayableIntents(
         client,
         merchants.map((m) => m.id),
         count,
+        undefined,
+        splitBy,
       );
 
     // Fresh intents for every run: enough for 3,000 payments/s through the warm-up and the round.
@@ -115,6 +146,10 @@ export async function paySuite(): Promise<void> {
         peaksMb.push(peakMemoryMb(api.pid));
         return run;
       },
+      split: async () => {
+        const intents = await intentsFor(pool, split);
+        return withCpuPerRequest([api.pid], () => pay([api.url], intents));
+      },
       oursTwo: async () => {
         const intents = await intentsFor(pool);
         return withCpuPerRequest(
@@ -138,7 +173,7 @@ export async function paySuite(): Promise<void> {
         );
       },
     });
-    const { baseOne, ours, oursTwo, baseTwo } = measured;
+    const { baseOne, ours, split: splitPay, oursTwo, baseTwo } = measured;
     printThroughput('Sandbox payments (simulate), baseline: bare Fastify + pg double-entry transfer', [
       {
         name: 'pay, 1 API process',
@@ -146,6 +181,13 @@ export async function paySuite(): Promise<void> {
         baseline: baseOne.result,
         ratios: roundRatios(ours, baseOne),
         target: 0.8,
+      },
+      {
+        name: `split pay, ${SELLERS} sellers`,
+        ours: splitPay.result,
+        baseline: ours.result,
+        ratios: roundRatios(splitPay, ours),
+        target: 0.85,
       },
       {
         name: 'pay, 2 API processes',
@@ -162,13 +204,15 @@ export async function paySuite(): Promise<void> {
       },
     ]);
     console.log(
-      `  (the last two lines' baseline is the same setup with 1 process: what a second process adds on this ` +
+      `  (split pay's baseline is pay by 1 API process, the same run's unsplit payments; ` +
+        `the last two lines' baseline is the same setup with 1 process: what a second process adds on this ` +
         `machine, to the app and to the bare route; >= 1,000 payments/s targeted: ` +
         `${ours.result.perSecond >= 1000 ? 'met' : 'NOT MET'})`,
     );
     printCpuPerRequest('CPU per payment', [
       { name: 'pay, 1 API process', cpu: ours.cpu },
       { name: 'bare, 1 process', cpu: baseOne.cpu },
+      { name: `split pay, ${SELLERS} sellers`, cpu: splitPay.cpu },
       { name: 'pay, 2 API processes', cpu: oursTwo.cpu },
       { name: 'bare, 2 processes', cpu: baseTwo.cpu },
     ]);
@@ -180,6 +224,14 @@ export async function paySuite(): Promise<void> {
     console.log(
       `bare route's process: ${baselineIdleMb.toFixed(0)} MB after start, ${Math.max(...baselinePeaksMb).toFixed(0)} MB ` +
         `peak under its load; the peak of each round: ${baselinePeaksMb.map((mb) => mb.toFixed(0)).join(', ')} MB`,
+    );
+    // Every split payment gave each of its three sellers a share: the split was paid, not skipped.
+    const shared = await client.query<{ paid: number; shared: number }>(
+      `SELECT count(*)::int AS paid, count(*) FILTER (WHERE jsonb_array_length(split_shares) = ${SELLERS})::int AS shared
+       FROM payment_intents WHERE split IS NOT NULL AND status = 'PAID'`,
+    );
+    console.log(
+      `split payments paid: ${shared.rows[0]!.paid}, with a share for each of the ${SELLERS} sellers: ${shared.rows[0]!.shared}`,
     );
     const folded = await client.query(`SELECT count(*)::int AS n FROM ledger_pending_movements`);
     console.log(`pending ledger movements left for the worker to fold: ${folded.rows[0].n}`);

@@ -48,26 +48,43 @@ export async function fundBenchWallets(
   return { phones, walletAccounts };
 }
 
+/** A split for the intents of a run: each merchant's three sellers and who bears the fee. */
+export interface BenchSplit {
+  /** `sellers[m]`: merchant m's three sellers, whose shares are 30 %, 25 % and 20 % of each amount. */
+  sellers: [string, string, string][];
+  feeBearer: 'BUSINESS' | 'PROPORTIONAL';
+}
+
 /**
  * `count` payable (PENDING, FIXED, test) intents, inserted straight into payment_intents, intent
  * `g` to merchant `g mod merchantIds.length`; of `amount` each, or 100 + g mod 1000 without one.
- * Answers each intent's reference and its merchant's index in `merchantIds`.
+ * With `split`, each is split by amounts between its merchant's three sellers, as the create
+ * stores a split (decision 080: `{ fee_bearer, lines }`); the shares, 30/25/20 % rounded down, are
+ * at least 20 centimes and fit whatever the fee. Answers each intent's reference and its
+ * merchant's index in `merchantIds`.
  */
 export async function insertPayableIntents(
   client: pg.Client,
   merchantIds: string[],
   count: number,
   amount?: number,
+  split?: BenchSplit,
 ): Promise<{ reference: string; merchant: number }[]> {
   const run = randomBase62(5);
+  // The sellers flat, three per merchant: merchant m's are at 3m + 1, 3m + 2, 3m + 3.
+  const sellers = split ? split.sellers.flat() : null;
   const rows = await client.query<{ reference_number: string; m: number }>(
     `INSERT INTO payment_intents (reference_number, short_code, business_id, environment, amount_type, amount,
-       status, expires_at, created_at, updated_at)
+       status, expires_at, created_at, updated_at, split)
      SELECT 'PI-7' || lpad(g::text, 12, '0') || $3, $3 || '-' || g, ($1::text[])[g % $2 + 1], 'test', 'FIXED',
-       coalesce($5::bigint, 100 + g % 1000), 'PENDING', now() + interval '1 day', now(), now()
-     FROM generate_series(0, $4::int - 1) g
+       i.amount, 'PENDING', now() + interval '1 day', now(), now(),
+       CASE WHEN $6::text[] IS NOT NULL THEN jsonb_build_object('fee_bearer', $7::text, 'lines', jsonb_build_array(
+         jsonb_build_object('seller', ($6::text[])[3 * (g % $2) + 1], 'amount', i.amount * 30 / 100),
+         jsonb_build_object('seller', ($6::text[])[3 * (g % $2) + 2], 'amount', i.amount * 25 / 100),
+         jsonb_build_object('seller', ($6::text[])[3 * (g % $2) + 3], 'amount', i.amount * 20 / 100))) END
+     FROM generate_series(0, $4::int - 1) g, LATERAL (SELECT coalesce($5::bigint, 100 + g % 1000) AS amount) i
      RETURNING reference_number, (substring(reference_number from 4 for 13)::bigint % $2)::int AS m`,
-    [merchantIds, merchantIds.length, run, count, amount ?? null],
+    [merchantIds, merchantIds.length, run, count, amount ?? null, sellers, split?.feeBearer ?? null],
   );
   return rows.rows.map((row) => ({ reference: row.reference_number, merchant: row.m }));
 }
