@@ -55,6 +55,7 @@ describe('products: create, read, replace, patch, delete (api.md 2.3, 3.2, 4.2; 
       'price',
       'quantity',
       'sandbox',
+      'seller',
       'shopId',
       'status',
       'updatedAt',

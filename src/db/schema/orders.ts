@@ -1,6 +1,7 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { Environment } from './columns.js';
 import type { RevenueModel } from './payments.js';
+import type { SplitShareRecord } from './sellers.js';
 
 /** Every status of an order: the one list the table type, schemas and filters derive from. */
 export const ORDER_STATUSES = ['NEW', 'PREPARING', 'READY', 'PICKED_UP', 'DELIVERED', 'CANCELLED', 'REFUNDED'] as const;
@@ -99,6 +100,8 @@ export interface OrdersTable {
   amount_paid: Generated<number>;
   payment: ColumnType<OrderPayment | null, string | null | undefined, string | null>;
   fees: ColumnType<OrderFees | null, string | null | undefined, string | null>;
+  /** What the order's payment gave each seller of its lines' products (migration 047). */
+  split_shares: ColumnType<SplitShareRecord[] | null, string | null | undefined, string | null>;
   created_at: Date;
   updated_at: Date;
 }

@@ -50,6 +50,8 @@ export interface ProductsTable {
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+  /** The seller the product belongs to (migration 047): its order lines settle to that seller. */
+  seller_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface MediaFilesTable {

@@ -17,6 +17,7 @@ import { lockedUntil } from '../wallets/service.js';
 import { orderEvent, orderNewData } from './events.js';
 import type { Caller, OrderRow } from './model.js';
 import { marginLines, orderTotal, priceAndLockItems, type RequestedItem } from './pricing.js';
+import { orderSplitLines } from './splits.js';
 
 /** The shop an order is placed in: its environment decides which products and wallets count. */
 export interface OrderShop {
@@ -58,7 +59,14 @@ export async function placeOrder(
   const plan = shop.feePlan;
   const charge = chargeOrder(
     { environment: shop.environment, businessId: shop.businessId, orderReference: referenceNumber },
-    { payer, amount: total, lines: marginLines(items, products), plan, now },
+    {
+      payer,
+      amount: total,
+      lines: marginLines(items, products),
+      plan,
+      split: await orderSplitLines(trx, items, products),
+      now,
+    },
   );
   if (charge === 'INSUFFICIENT_BALANCE') {
     throw new ApiError(
@@ -122,6 +130,7 @@ export async function placeOrder(
           amount_paid: total,
           payment: JSON.stringify(payment),
           fees: JSON.stringify(fees),
+          split_shares: charge.split ? JSON.stringify(charge.split) : null,
           cancellation_reason: null,
           history: JSON.stringify([{ status: 'NEW', previousStatus: null, at: now.toISOString() }]),
           updated_at: now,

@@ -20,7 +20,11 @@ export function returnMoney(
   order: OrderRow,
   money: { amount: number; reference: string; as: 'order_refund' | 'order_adjustment'; final: boolean; now: Date },
 ): Promise<{ ledgerTransactionId: string; fees: OrderFees }> {
-  return returnOrderMoney(trx, { ...moneyRefOf(order), fees: order.fees!, walletId: order.payer_wallet_id! }, money);
+  return returnOrderMoney(
+    trx,
+    { ...moneyRefOf(order), fees: order.fees!, walletId: order.payer_wallet_id!, split: order.split_shares },
+    money,
+  );
 }
 
 /** Where an order's money movements are booked: its business, environment and reference. */

@@ -93,6 +93,14 @@ const OrderCommission = Type.Object(
   },
   { title: 'OrderCommission', description: 'What the platform holds of the fees of the order, in centimes' },
 );
+/** What the order's payment gave one seller of its lines' products (decision 081), as an intent's split shows it. */
+const OrderSplitShare = Type.Object({
+  seller: Type.String(),
+  gross: Type.Integer({ description: "the seller's lines less its commissionBps, in centimes" }),
+  fee: Type.Integer({ description: 'its part of the provider fee: 0, the business bears it' }),
+  net: Type.Integer({ description: 'what its balance received' }),
+});
+
 const Order = Type.Object(
   {
     referenceNumber: Type.String(),
@@ -107,6 +115,11 @@ const Order = Type.Object(
     paid: Type.Boolean(),
     payment: Nullable(OrderPaymentSchema),
     commission: Nullable(OrderCommission),
+    splits: Type.Optional(
+      Type.Array(OrderSplitShare, {
+        description: "Only on an order whose lines' products belong to sellers: each seller's gross, fee and net",
+      }),
+    ),
     totalAmountRefunded: Type.Integer(),
     refunds: Type.Array(OrderRefundSchema),
     customerUrl: Type.String({ description: "the customer's order page, an unguessable link" }),

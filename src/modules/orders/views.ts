@@ -20,6 +20,8 @@ export function orderView(order: OrderRow, shopName: string, payBase: string) {
     paid: order.paid,
     payment: order.payment,
     commission: order.fees ? heldCommission(order.fees) : null,
+    // Only on an order whose lines paid sellers (decision 081), as an intent shows its split.
+    ...(order.split_shares ? { splits: order.split_shares } : {}),
     totalAmountRefunded: order.total_amount_refunded,
     refunds: order.refunds.map((refund) => ({
       id: refund.id,

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import type { DB, Environment, OrderFees, RevenueModel } from '../../db/schema.js';
+import type { DB, Environment, OrderFees, RevenueModel, SplitLineRecord } from '../../db/schema.js';
 import {
   chargeCommission,
   linesProviderFee,
@@ -13,6 +13,7 @@ import {
 } from './fees.js';
 import { postTransfer } from './ledger.js';
 import type { Payer } from './payers.js';
+import { splitReversal, splitShares, type SplitShare } from './splits.js';
 import { walletCharge, walletRefund, type WalletCharge } from './wallet-payments.js';
 
 /**
@@ -42,15 +43,26 @@ export function orderPlan(fees: OrderFees): FeePlan {
 
 /**
  * The payment of a new order: its lines' commission (`linesProviderFee`, so the MARGIN model
- * applies) plus the payer fee, out of the payer's locked wallet. Returns the fee state the order
- * keeps, or INSUFFICIENT_BALANCE with nothing built.
+ * applies) plus the payer fee, out of the payer's locked wallet. A split (its sellers' lines,
+ * decision 081) is settled in the same posting, the business bearing the provider fee. Returns
+ * the fee state and the sellers' shares the order keeps, or INSUFFICIENT_BALANCE with nothing built.
  */
 export function chargeOrder(
   order: OrderMoneyRef,
-  charge: { payer: Payer; amount: number; lines: readonly MarginLine[]; plan: FeePlan; now: Date },
-): (WalletCharge & { fees: OrderFees }) | 'INSUFFICIENT_BALANCE' {
+  charge: {
+    payer: Payer;
+    amount: number;
+    lines: readonly MarginLine[];
+    plan: FeePlan;
+    split?: readonly SplitLineRecord[] | undefined;
+    now: Date;
+  },
+): (WalletCharge & { fees: OrderFees; split: SplitShare[] | null }) | 'INSUFFICIENT_BALANCE' {
   const { plan } = charge;
   const commission = chargeCommission(linesProviderFee(charge.lines, plan), plan.payerFee, plan);
+  const split = charge.split?.length
+    ? splitShares(charge.amount, commission.provider_ttc, 'BUSINESS', charge.split)
+    : null;
   const paid = walletCharge({
     environment: order.environment,
     businessId: order.businessId,
@@ -63,6 +75,7 @@ export function chargeOrder(
       source: { reference: order.orderReference, kind: 'order' },
       description: `Order ${order.orderReference}`,
     },
+    split: split ?? undefined,
     now: charge.now,
   });
   if (paid === 'INSUFFICIENT_BALANCE') return paid;
@@ -74,7 +87,7 @@ export function chargeOrder(
     marginBps: plan.marginBps,
     ...withCharge(NO_FEES, charge.amount, commission),
   };
-  return { ...paid, fees };
+  return { ...paid, fees, split };
 }
 
 /**
@@ -127,11 +140,14 @@ export async function chargeOrderDifference(
  * Gives `amount` of a paid order back to the wallet that paid, with the fees returned as
  * `refundCommission` says (`final` when nothing is left to return after it), and says where the
  * order's fee state goes next. A lower total after a modification is an adjustment; a refund or
- * a cancel is a refund.
+ * a cancel is a refund. Each seller of a split gives back its net share in proportion to what was
+ * returned of what was charged, on the running totals of the fee state (`splitReversal`,
+ * decision 081): every return, refund or lower total, counts, and the one that returns all that
+ * was charged takes back every share exactly.
  */
 export async function returnOrderMoney(
   trx: Transaction<DB>,
-  order: OrderMoneyRef & { fees: OrderFees; walletId: string },
+  order: OrderMoneyRef & { fees: OrderFees; walletId: string; split: readonly SplitShare[] | null },
   money: { amount: number; reference: string; as: 'order_refund' | 'order_adjustment'; final: boolean; now: Date },
 ): Promise<{ ledgerTransactionId: string; fees: OrderFees }> {
   const commission = refundCommission(order.fees, money.amount, money.final);
@@ -142,6 +158,7 @@ export async function returnOrderMoney(
     reference: money.reference,
     amount: money.amount,
     commission,
+    sellers: order.split ? splitReversal(order.split, order.fees.charged, order.fees.returned, money.amount) : [],
     balance: {
       type: money.as,
       source: { reference: order.orderReference, kind: 'order' },

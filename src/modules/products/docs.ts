@@ -2,6 +2,8 @@ import { DOWNLOAD_LIMITS_DESCRIPTION } from '../../http/downloads.js';
 import type { OperationDocs } from '../../http/openapi.js';
 
 const PRODUCT_CODES = ['PRODUCT_NOT_FOUND', 'SHOP_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
+/** A `seller` given to a product (decision 081): answered as an intent's split answers. */
+const SELLER_CODES = ['SELLER_NOT_FOUND', 'SELLER_DISABLED', 'SANDBOX_MISMATCH'] as const;
 
 /** The docs of the product routes (routes.ts), by operation. */
 export const productDocs = {
@@ -12,7 +14,7 @@ export const productDocs = {
       description: 'Adds a product to the shop; DISABLED unless `status` says otherwise.',
     },
     config: {
-      errorCodes: ['SHOP_NOT_FOUND', 'EXTERNAL_ID_TAKEN', 'VARIANT_LABEL_AMBIGUOUS'],
+      errorCodes: ['SHOP_NOT_FOUND', 'EXTERNAL_ID_TAKEN', 'VARIANT_LABEL_AMBIGUOUS', ...SELLER_CODES],
       openapi: {
         requestExample: { name: 'Mint tea 250 g', price: 45000, externalId: 'TEA-250', quantity: 40, status: 'ACTIVE' },
       },
@@ -42,14 +44,28 @@ export const productDocs = {
       description: 'Full replace: fields not sent take their defaults.',
     },
     config: {
-      errorCodes: [...PRODUCT_CODES, 'EXTERNAL_ID_TAKEN', 'VARIANT_NOT_FOUND', 'VARIANT_LABEL_AMBIGUOUS'],
+      errorCodes: [
+        ...PRODUCT_CODES,
+        'EXTERNAL_ID_TAKEN',
+        'VARIANT_NOT_FOUND',
+        'VARIANT_LABEL_AMBIGUOUS',
+        'SELLER_NOT_FOUND',
+        'SELLER_DISABLED',
+      ],
       openapi: { requestExample: { name: 'Mint tea 250 g', price: 47000, status: 'ACTIVE' } },
     },
   },
   updateProduct: {
     schema: { operationId: 'updateProduct', summary: 'Update a product', description: 'Only the fields sent change.' },
     config: {
-      errorCodes: [...PRODUCT_CODES, 'EXTERNAL_ID_TAKEN', 'VARIANT_NOT_FOUND', 'VARIANT_LABEL_AMBIGUOUS'],
+      errorCodes: [
+        ...PRODUCT_CODES,
+        'EXTERNAL_ID_TAKEN',
+        'VARIANT_NOT_FOUND',
+        'VARIANT_LABEL_AMBIGUOUS',
+        'SELLER_NOT_FOUND',
+        'SELLER_DISABLED',
+      ],
       openapi: { requestExample: { price: 47000 } },
     },
   },

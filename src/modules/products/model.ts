@@ -126,6 +126,8 @@ export interface ProductFields {
   variants: VariantInput[];
   options: OptionInput[];
   preparationTime: PreparationTime | null;
+  /** The seller the product belongs to (decision 081); null: the business's own. */
+  seller: string | null;
 }
 
 /** Defaults for every field a create or PUT leaves out (decisions: PUT resets them). */
@@ -145,6 +147,7 @@ export function withDefaults(input: Partial<ProductFields> & { name: string; pri
     variants: input.variants ?? [],
     options: input.options ?? [],
     preparationTime: input.preparationTime ?? null,
+    seller: input.seller ?? null,
   };
 }
 
@@ -165,6 +168,7 @@ export function fieldsOf(row: ProductRow): ProductFields {
     variants: row.variants,
     options: row.options,
     preparationTime: row.preparation_time,
+    seller: row.seller_id,
   };
 }
 
@@ -187,6 +191,7 @@ export function columnsFor(fields: ProductFields, existing?: ProductRow) {
     variants: buildVariants(fields.variants, existing?.variants ?? []),
     options: buildOptions(fields.options, existing?.options ?? []),
     preparation_time: fields.preparationTime,
+    seller_id: fields.seller,
   };
 }
 
@@ -208,6 +213,7 @@ export interface ProductView {
   images: StoredImage[];
   variants: StoredVariant[];
   options: StoredOption[];
+  seller: string | null;
   sandbox: boolean;
   createdAt: string;
   updatedAt: string;
@@ -233,6 +239,8 @@ export function productView(row: ProductRow, publicView = false): ProductView {
     images: [...row.images].sort((a, b) => a.sortOrder - b.sortOrder),
     variants: row.variants,
     options: row.options,
+    // Like the cost basis, which seller sells what is the business's own knowledge, not a browser's.
+    seller: publicView ? null : row.seller_id,
     sandbox: row.environment === 'test',
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),

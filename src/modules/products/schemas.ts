@@ -60,6 +60,14 @@ const optionalFields = {
   variants: Type.Array(VariantInput, { maxItems: 100 }),
   options: Type.Array(OptionInput, { maxItems: 50 }),
   preparationTime: Nullable(PreparationTime),
+  seller: Nullable(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description:
+        "the seller (SL-…) the product belongs to: its order lines settle to that seller, less the seller's commissionBps; null: the business's own",
+    }),
+  ),
 };
 type OptionalFields = typeof optionalFields;
 
@@ -144,6 +152,7 @@ export const Product = Type.Object(
       }),
     ),
     options: Type.Array(Type.Object({ _id: Type.String(), name: Type.String(), priceAdjustment: Type.Integer() })),
+    seller: Nullable(Type.String({ description: 'the seller the product belongs to (null for publishable keys)' })),
     sandbox: Type.Boolean(),
     createdAt: Timestamp,
     updatedAt: Timestamp,

@@ -5,6 +5,7 @@ import { newId } from '../../lib/ids.js';
 import { unitOfWork } from '../events/unit-of-work.js';
 import { columnsFor, fieldsOf, withDefaults, type ProductFields, type ProductRow } from './model.js';
 import { resolveProduct, shopOf, type CatalogCaller } from './reads.js';
+import { checkProductSeller } from './sellers.js';
 import { stockEventsBetween } from './stock.js';
 
 function serializeColumns(columns: ReturnType<typeof columnsFor>) {
@@ -68,6 +69,7 @@ export async function createProduct(
   const shop = await shopOf(trx, caller);
   const fields = withDefaults(input);
   checkLowestPrice(fields);
+  if (fields.seller !== null) await checkProductSeller(trx, caller, fields.seller, 'body.seller');
   const now = new Date();
   return guardExternalId(
     trx
@@ -118,6 +120,15 @@ export async function writeProduct(
   now = new Date(),
 ): Promise<ProductRow> {
   checkLowestPrice(fields);
+  // Only a seller newly given is checked: a product keeps the seller it has, even disabled since.
+  if (fields.seller !== null && fields.seller !== current.seller_id) {
+    await checkProductSeller(
+      trx,
+      { businessId: current.business_id, environment: current.environment },
+      fields.seller,
+      'body.seller',
+    );
+  }
   const kept = new Set(fields.images.map((image) => image.id).filter(Boolean));
   await releaseImages(
     trx,

@@ -2784,6 +2784,7 @@ export interface components {
                 name: string;
                 priceAdjustment: number;
             }[];
+            seller: string | null;
             sandbox: boolean;
             /**
              * Format: date-time
@@ -2871,6 +2872,16 @@ export interface components {
             paid: boolean;
             payment: components["schemas"]["OrderPayment"] | null;
             commission: components["schemas"]["OrderCommission"] | null;
+            /** @description Only on an order whose lines' products belong to sellers: each seller's gross, fee and net */
+            splits?: {
+                seller: string;
+                /** @description the seller's lines less its commissionBps, in centimes */
+                gross: number;
+                /** @description its part of the provider fee: 0, the business bears it */
+                fee: number;
+                /** @description what its balance received */
+                net: number;
+            }[];
             totalAmountRefunded: number;
             refunds: {
                 id: string;
@@ -11823,6 +11834,7 @@ export interface operations {
                         value: number;
                         unit: "minutes" | "hours" | "days";
                     } | null;
+                    seller?: string | null;
                 };
             };
         };
@@ -11890,7 +11902,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11915,7 +11927,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: SHOP_NOT_FOUND. */
+            /** @description Error. Codes: SHOP_NOT_FOUND, SELLER_NOT_FOUND. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11940,7 +11952,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: IDEMPOTENCY_KEY_IN_PROGRESS, EXTERNAL_ID_TAKEN. */
+            /** @description Error. Codes: IDEMPOTENCY_KEY_IN_PROGRESS, EXTERNAL_ID_TAKEN, SELLER_DISABLED. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12388,6 +12400,7 @@ export interface operations {
                         value: number;
                         unit: "minutes" | "hours" | "days";
                     } | null;
+                    seller?: string | null;
                 };
             };
         };
@@ -12480,7 +12493,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: PRODUCT_NOT_FOUND, SHOP_NOT_FOUND, VARIANT_NOT_FOUND. */
+            /** @description Error. Codes: PRODUCT_NOT_FOUND, SHOP_NOT_FOUND, VARIANT_NOT_FOUND, SELLER_NOT_FOUND. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12505,7 +12518,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: IDEMPOTENCY_KEY_IN_PROGRESS, EXTERNAL_ID_TAKEN. */
+            /** @description Error. Codes: IDEMPOTENCY_KEY_IN_PROGRESS, EXTERNAL_ID_TAKEN, SELLER_DISABLED. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13060,6 +13073,7 @@ export interface operations {
                         value: number;
                         unit: "minutes" | "hours" | "days";
                     } | null;
+                    seller?: string | null;
                 };
             };
         };
@@ -13152,7 +13166,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: PRODUCT_NOT_FOUND, SHOP_NOT_FOUND, VARIANT_NOT_FOUND. */
+            /** @description Error. Codes: PRODUCT_NOT_FOUND, SHOP_NOT_FOUND, VARIANT_NOT_FOUND, SELLER_NOT_FOUND. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13177,7 +13191,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: IDEMPOTENCY_KEY_IN_PROGRESS, EXTERNAL_ID_TAKEN. */
+            /** @description Error. Codes: IDEMPOTENCY_KEY_IN_PROGRESS, EXTERNAL_ID_TAKEN, SELLER_DISABLED. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -187,4 +187,10 @@ export const en = {
   checkFields: 'The form was not saved: check the fields marked below.',
   fieldRequired: 'Fill in this field.',
   fieldAmount: 'Enter an amount in MRU, such as 250 or 250.50.',
+  // A payment's split between sellers (issue 52): the payment and order pages, the product form
+  split: 'Split between sellers',
+  splitExplained:
+    "Each seller's gross share of this payment, its part of the provider fee, and the net its balance received.",
+  seller: 'Seller',
+  sellerNone: "None (the business's own)",
 };

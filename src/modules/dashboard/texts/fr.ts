@@ -175,4 +175,9 @@ export const fr: Record<keyof typeof en, string> = {
   checkFields: "Le formulaire n'a pas été enregistré : vérifiez les champs signalés ci-dessous.",
   fieldRequired: 'Remplissez ce champ.',
   fieldAmount: 'Saisissez un montant en MRU, par exemple 250 ou 250,50.',
+  split: 'Répartition entre vendeurs',
+  splitExplained:
+    'La part brute de chaque vendeur sur ce paiement, sa part des frais du prestataire et le net reçu sur son solde.',
+  seller: 'Vendeur',
+  sellerNone: "Aucun (produit de l'entreprise)",
 };

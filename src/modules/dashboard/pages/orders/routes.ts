@@ -15,6 +15,7 @@ import { fieldChecks, formState, isAboutForm, refusalOf, type FormFields } from 
 import { formatAmount } from '../../../../lib/i18n.js';
 import { wordsFor, parseMru } from '../../i18n.js';
 import { paymentAttempts, searchOrders, sourceAmounts } from '../../queries.js';
+import { splitRows } from '../../split.js';
 import { partialRefundNote } from '../../refund-note.js';
 import type { DashboardSession } from '../../sessions.js';
 import { dashboardWrite, Token, Flash } from '../../write.js';
@@ -170,6 +171,7 @@ export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
       {
         amounts: await sourceAmounts(database, session, order.reference_number),
         attempts: await paymentAttempts(db, { orderId: order.id }),
+        split: await splitRows(db, order.split_shares),
         refundNote: partialRefundNote(request),
         order: await view(request, order),
         actions,

@@ -3,6 +3,7 @@ import type { ORDER_STATUSES, OrderAction } from '../../../orders/state.js';
 import type { orderView } from '../../../orders/views.js';
 import type { FormState, RefundNote } from '../../view-types.js';
 import type { paymentAttempts, sourceAmounts } from '../../queries.js';
+import type { SplitRow } from '../../split.js';
 
 /** The workflow buttons an order's page draws (a customer's cancel is the customer's, never a button here). */
 type OrderActions = Record<Exclude<OrderAction, 'customerCancel'>, boolean>;
@@ -23,6 +24,8 @@ export interface OrderViews {
   order: FormState & {
     amounts: Awaited<ReturnType<typeof sourceAmounts>>;
     attempts: Awaited<ReturnType<typeof paymentAttempts>>;
+    /** What the order's payment gave each seller of its lines' products. */
+    split: SplitRow[];
     refundNote: RefundNote;
     order: ReturnType<typeof orderView>;
     actions: OrderActions;

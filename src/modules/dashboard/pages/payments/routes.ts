@@ -13,6 +13,7 @@ import { formState, isAboutForm, refusalOf, type FormFields } from '../../form-e
 import { wordsFor, parseMru } from '../../i18n.js';
 import { metadataLines } from '../../metadata.js';
 import { intentTimeline, paymentAttempts, searchIntents, sourceAmounts } from '../../queries.js';
+import { splitRows } from '../../split.js';
 import { partialRefundNote } from '../../refund-note.js';
 import { dashboardWrite, Token } from '../../write.js';
 import { PAYMENT_FAILURES, type PaymentFailureCode } from '../../../payments/state.js';
@@ -196,11 +197,12 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
   ) {
     const intent = await intents.getIntent(database, session, ref);
     const view = intents.intentView(intent, payBaseUrl(request));
-    const [timeline, amounts, attempts, requests] = await Promise.all([
+    const [timeline, amounts, attempts, requests, split] = await Promise.all([
       intentTimeline(database, session, intent.reference_number),
       sourceAmounts(database, session, intent.reference_number),
       paymentAttempts(db, { intentId: intent.id }),
       intentRequests(db, intent.id),
+      splitRows(db, intent.split_shares),
     ]);
     const now = new Date();
     return {
@@ -209,6 +211,7 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
       timeline,
       amounts,
       attempts,
+      split,
       requests,
       requestForm: {
         values: form.values,

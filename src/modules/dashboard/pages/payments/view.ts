@@ -5,6 +5,7 @@ import type { PaymentFailureCode } from '../../../payments/state.js';
 import type { FormState, RefundNote } from '../../view-types.js';
 import type { intentTimeline, paymentAttempts, sourceAmounts } from '../../queries.js';
 import type { RequestRow } from '../../../requests/store.js';
+import type { SplitRow } from '../../split.js';
 
 /** The one-time payment form's fields as typed. */
 interface PaymentFormValues {
@@ -41,6 +42,8 @@ export interface PaymentViews {
     timeline: Awaited<ReturnType<typeof intentTimeline>>;
     amounts: Awaited<ReturnType<typeof sourceAmounts>>;
     attempts: Awaited<ReturnType<typeof paymentAttempts>>;
+    /** What the payment gave each seller of its split (none before it is paid or without one). */
+    split: SplitRow[];
     /** The intent's payment requests, newest first. */
     requests: RequestRow[];
     /** The request form: as typed and refused, or blank; its limits. */

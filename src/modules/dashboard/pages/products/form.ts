@@ -25,6 +25,8 @@ export const ProductForm = Type.Object(
     status: Type.Union([Type.Literal('ACTIVE'), Type.Literal('DISABLED')]),
     quantity: Type.Optional(Type.String({ maxLength: 12 })),
     sku: Type.Optional(Type.String({ maxLength: 300 })),
+    /** The seller picker: a seller's id, or empty for none (the business's own). */
+    seller: Type.Optional(Type.String({ maxLength: 64 })),
     variantId: Rows(64),
     variantType: Rows(50),
     variantLabel: Rows(100),
@@ -66,7 +68,8 @@ export function fieldsFromForm(
 ): Pick<
   ProductFields,
   'name' | 'price' | 'description' | 'externalId' | 'status' | 'quantity' | 'variants' | 'options'
-> {
+> &
+  Partial<Pick<ProductFields, 'seller'>> {
   const checks = fieldChecks();
   const name = form.name.trim();
   if (name === '') checks.refuse('name', 'is required');
@@ -122,6 +125,8 @@ export function fieldsFromForm(
     quantity,
     variants,
     options,
+    // A form without the picker (an older page) leaves the seller as it is.
+    ...(form.seller === undefined ? {} : { seller: form.seller.trim() || null }),
   };
 }
 
@@ -142,6 +147,7 @@ export function storedValues(product: ReturnType<typeof productView> | null): Pr
     status: product?.status ?? 'ACTIVE',
     quantity: product?.quantity == null ? '' : String(product.quantity),
     sku: product?.externalId ?? '',
+    seller: product?.seller ?? '',
     variants: [
       ...(product?.variants ?? []).map((v) => ({
         id: v._id,
@@ -177,6 +183,7 @@ export function postedValues(form: Form): ProductFormValues {
     status: form.status,
     quantity: form.quantity ?? '',
     sku: form.sku ?? '',
+    seller: form.seller ?? '',
     variants: labels.map((label, i) => ({
       id: ids[i] ?? '',
       type: types[i] ?? '',
@@ -199,5 +206,9 @@ export const PRODUCT_FIELDS: FormFields<'products'> = {
     { pattern: /^variants\.\d+\.quantity$/, text: 'fieldWholeNumber' },
     { pattern: /^confirm$/, text: 'fieldRequired' },
   ],
-  codes: { EXTERNAL_ID_TAKEN: { field: 'sku', text: 'fieldSku' } },
+  codes: {
+    EXTERNAL_ID_TAKEN: { field: 'sku', text: 'fieldSku' },
+    SELLER_NOT_FOUND: { field: 'seller', text: 'fieldSeller' },
+    SELLER_DISABLED: { field: 'seller', text: 'fieldSeller' },
+  },
 };

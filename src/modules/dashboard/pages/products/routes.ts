@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
+import type { DB } from '../../../../db/schema.js';
 import { ApiError, invalid } from '../../../../http/errors.js';
 import { startDownload } from '../../../../http/downloads.js';
 import { exportProducts, importProducts, MAX_IMPORT_ROWS } from '../../../products/csv.js';
@@ -55,6 +57,29 @@ const ListQuery = Type.Object(
 );
 function callerOf(session: DashboardSession): products.CatalogCaller {
   return { businessId: session.businessId, environment: session.environment, publicOnly: false };
+}
+
+/**
+ * The product form's seller picker (decision 081): the business's ACTIVE sellers in the session's
+ * environment, by name, and the product's own seller even if disabled since (saving keeps it).
+ */
+async function sellerChoices(
+  db: Kysely<DB>,
+  session: DashboardSession,
+  current: string | null,
+): Promise<{ id: string; name: string }[]> {
+  return db
+    .selectFrom('sellers')
+    .select(['id', 'name'])
+    .where('business_id', '=', session.businessId)
+    .where('environment', '=', session.environment)
+    .where((eb) =>
+      current ? eb.or([eb('status', '=', 'ACTIVE'), eb('id', '=', current)]) : eb('status', '=', 'ACTIVE'),
+    )
+    .orderBy('name')
+    .orderBy('id')
+    .limit(500)
+    .execute();
 }
 
 /** A stored image's address on this origin (the page's CSP allows images from 'self' only). */
@@ -115,8 +140,8 @@ export const productPages: FastifyPluginAsyncTypebox = async (app) => {
     values: ProductFormValues | null,
     refusal?: { error: ApiError; status: number },
   ) => {
-    const product =
-      id === null ? null : productView(await products.getProduct(db, callerOf(requireSession(request)), id));
+    const session = requireSession(request);
+    const product = id === null ? null : productView(await products.getProduct(db, callerOf(session), id));
     const t = wordsFor('products', langOf(request));
     return sendPage(
       request,
@@ -124,6 +149,7 @@ export const productPages: FastifyPluginAsyncTypebox = async (app) => {
       'product',
       {
         product,
+        sellers: await sellerChoices(db, session, product?.seller ?? null),
         images: (product?.images ?? []).map((image) => ({ ...image, src: sameOrigin(image.url) })),
         form: values ?? storedValues(product),
         ...formState(refusal ? refusalOf(refusal.error, t, PRODUCT_FIELDS) : undefined),

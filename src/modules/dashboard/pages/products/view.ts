@@ -10,6 +10,8 @@ export interface ProductFormValues {
   status: string;
   quantity: string;
   sku: string;
+  /** The picked seller's id; empty: none. */
+  seller: string;
   variants: { id: string; type: string; label: string; adjustment: string; quantity: string }[];
   options: { id: string; name: string; adjustment: string }[];
 }
@@ -34,6 +36,8 @@ export interface ProductViews {
     product: Product | null;
     images: (Image & { src: string })[];
     form: ProductFormValues;
+    /** The seller picker's choices: the business's ACTIVE sellers, and the product's own even if disabled since. */
+    sellers: { id: string; name: string }[];
   };
   'import-report': { report: Awaited<ReturnType<typeof importProducts>> };
 }
