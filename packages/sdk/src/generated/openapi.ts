@@ -1067,7 +1067,7 @@ export interface paths {
         };
         /**
          * List balance transactions
-         * @description Every movement of the merchant balance in the key's environment, newest first: payments, refunds, order payments, order refunds and modification adjustments, each with its gross `amount`, the `fee` the platform kept and the `net` that moved the balance. Filters: `type`, `source` (a PI-/OR- reference), `from`, `to`. Needs the `balance:read` scope.
+         * @description Every movement of the merchant balance in the key's environment, newest first: payments, refunds, order payments, order refunds and modification adjustments, each with its gross `amount`, the `fee` the platform kept and the `net` that moved the balance. Filters: `type`, `source` (a PI-/OR- reference), `from`, `to`. With `seller` (SL-...), that seller's balance transactions instead (its split shares, what refunds took back, its payouts, their fees and returns; each carries `seller`, and `balanceAfter` is the seller's balance); the business's own carry `seller: null`. Needs the `balance:read` scope.
          *
          *     Key: secret (sk_), scope `balance:read`.
          */
@@ -1089,7 +1089,7 @@ export interface paths {
         };
         /**
          * Export balance transactions as CSV
-         * @description The balance transactions that the list's filters take (`type`, `source`, `from`, `to`; all when absent) as CSV, streamed, newest first, with a header row naming the same fields as the list (id, type, amount, fee, net, currency, sourceReference, sourceKind, description, balanceAfter, createdAt); text cells that a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow. A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After.
+         * @description The balance transactions that the list's filters take (`seller`, `type`, `source`, `from`, `to`; all of the business's own when absent) as CSV, streamed, newest first, with a header row naming the same fields as the list (id, type, amount, fee, net, currency, sourceReference, sourceKind, description, balanceAfter, createdAt); text cells that a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow. A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After.
          *
          *     Key: secret (sk_), scope `balance:read`.
          */
@@ -1135,7 +1135,7 @@ export interface paths {
          * Retrieve the balance statement of a month
          * @description The statement of a UTC month (`YYYY-MM`): the opening balance (the sum of `net` of every balance transaction of the key's environment created before the period), the totals of the period by type (one entry per type, in a fixed order: count, gross = sum of `amount`, fees = sum of `fee`, net = sum of `net`), and the closing balance (opening + the period's net), to the centime with `GET /balance/transactions`. `period.to` is exclusive: the first instant after the period.
          *
-         *     With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`.
+         *     With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`. With `seller` (SL-...), the statement of the balance of that seller instead (its balance transactions, decision 081), in the same shape, `seller` naming it (a line of the CSV summary); an unknown seller is SELLER_NOT_FOUND.
          *
          *     Key: secret (sk_), scope `balance:read`.
          */
@@ -1159,7 +1159,7 @@ export interface paths {
          * Retrieve the balance statement of a range of days
          * @description The statement of the UTC days `from`..`to`, both included, at most 366 days: the opening balance (the sum of `net` of every balance transaction of the key's environment created before the period), the totals of the period by type (one entry per type, in a fixed order: count, gross = sum of `amount`, fees = sum of `fee`, net = sum of `net`), and the closing balance (opening + the period's net), to the centime with `GET /balance/transactions`. `period.to` is exclusive: the first instant after the period.
          *
-         *     With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`.
+         *     With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`. With `seller` (SL-...), the statement of the balance of that seller instead (its balance transactions, decision 081), in the same shape, `seller` naming it (a line of the CSV summary); an unknown seller is SELLER_NOT_FOUND.
          *
          *     Key: secret (sk_), scope `balance:read`.
          */
@@ -2947,6 +2947,11 @@ export interface components {
                 to: string;
             };
             business: {
+                id: string;
+                name: string;
+            };
+            /** @description The seller whose statement this is (with `seller`); absent from the business's own */
+            seller?: {
                 id: string;
                 name: string;
             };
@@ -18928,6 +18933,8 @@ export interface operations {
     listBalanceTransactions: {
         parameters: {
             query?: {
+                /** @description A seller's balance transactions (SL-...) instead of the business's own */
+                seller?: string;
                 /** @description What moved the balance */
                 type?: "payment" | "refund" | "order_payment" | "order_refund" | "order_adjustment" | "payout" | "payout_fee" | "payout_reversal";
                 /** @description The payment intent (PI-...), order (OR-...) or payout (PO-...) the movement belongs to */
@@ -18978,6 +18985,7 @@ export interface operations {
                                 };
                                 description: string;
                                 balanceAfter: number | null;
+                                seller: string | null;
                                 sandbox: boolean;
                                 /**
                                  * Format: date-time
@@ -19043,8 +19051,33 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: SELLER_NOT_FOUND. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19150,6 +19183,8 @@ export interface operations {
     exportBalanceTransactions: {
         parameters: {
             query?: {
+                /** @description A seller's balance transactions (SL-...) instead of the business's own */
+                seller?: string;
                 /** @description What moved the balance */
                 type?: "payment" | "refund" | "order_payment" | "order_refund" | "order_adjustment" | "payout" | "payout_fee" | "payout_reversal";
                 /** @description The payment intent (PI-...), order (OR-...) or payout (PO-...) the movement belongs to */
@@ -19224,8 +19259,33 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: SELLER_NOT_FOUND. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19370,6 +19430,7 @@ export interface operations {
                             };
                             description: string;
                             balanceAfter: number | null;
+                            seller: string | null;
                             sandbox: boolean;
                             /**
                              * Format: date-time
@@ -19562,6 +19623,8 @@ export interface operations {
     retrieveBalanceStatement: {
         parameters: {
             query?: {
+                /** @description A seller's statement (SL-...): its own balance transactions, in the same shape */
+                seller?: string;
                 /** @description `json` (the default): the figures. `csv`: a download with the figures, then every transaction of the period, oldest first. `html`: the same as a printable page */
                 format?: "json" | "csv" | "html";
                 /** @description The language of the labels of `csv` and `html` (default `en`) */
@@ -19641,8 +19704,33 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: SELLER_NOT_FOUND. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19752,6 +19840,8 @@ export interface operations {
                 from: string;
                 /** @description The last UTC day of the statement (included), YYYY-MM-DD; at most 366 days in all */
                 to: string;
+                /** @description A seller's statement (SL-...): its own balance transactions, in the same shape */
+                seller?: string;
                 /** @description `json` (the default): the figures. `csv`: a download with the figures, then every transaction of the period, oldest first. `html`: the same as a printable page */
                 format?: "json" | "csv" | "html";
                 /** @description The language of the labels of `csv` and `html` (default `en`) */
@@ -19828,8 +19918,33 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: SELLER_NOT_FOUND. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21618,6 +21733,7 @@ export interface operations {
                                 };
                                 description: string;
                                 balanceAfter: number | null;
+                                seller: string | null;
                                 sandbox: boolean;
                                 /**
                                  * Format: date-time
