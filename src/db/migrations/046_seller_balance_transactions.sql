@@ -31,3 +31,7 @@ SELECT 'txn_' || lpad(to_hex(p.id), 10, '0') || substr(md5(p.transaction_id || p
 FROM ledger_postings p
 JOIN ledger_accounts a ON a.id = p.account_id AND a.kind = 'seller'
 JOIN balance_transactions m ON m.ledger_transaction_id = p.transaction_id AND m.seller_id IS NULL;
+
+-- A seller's payout (decision 081): paid from the seller's account to the seller's phone. Null for
+-- the business's own payouts.
+ALTER TABLE payouts ADD COLUMN seller_id text REFERENCES sellers(id);

@@ -1191,6 +1191,8 @@ export interface paths {
          * Create a payout
          * @description Sends `amount` centimes from the merchant balance to a wallet. The payout fee is taken on top of the amount: the payout shows it as `fee`, and `totalDebited` (amount + fee) is what the balance gives, reserved at once (balance transactions `payout` and `payout_fee`). A balance that cannot cover amount + fee answers 402 INSUFFICIENT_FUNDS and reserves nothing. The payout starts PENDING and sends `payout.created`.
          *
+         *     A seller's payout: with `seller` (SL-...), the payout is paid from that seller's balance (its balance transactions `payout`, `payout_fee` and, should it fail or be cancelled, `payout_reversal` carry `seller`), to the seller's phone: `destination` may be left out, and if given must be that phone (400 VALIDATION_ERROR naming `body.destination.phone` otherwise). 402 INSUFFICIENT_FUNDS when the seller's available balance is below amount + fee: a seller whose balance a refund took below zero is never paid out. An unknown seller, or another business's, is 404 SELLER_NOT_FOUND; the other environment's, 403 SANDBOX_MISMATCH; a DISABLED seller can still be paid out. The payout and its events carry `seller`; it settles the seller's unsettled transactions, not the business's. A refund racing the payout is never refused: if it commits before the payout reads the seller's balance, the payout sees it (and may answer 402); if after, the seller's balance may go below zero and is recovered from its next splits. Batches pay from the business's balance only.
+         *
          *     The worker sends a PENDING payout within about a second: PAID (`payout.paid`) when the wallet takes it, or FAILED (`payout.failed`) with `failureCode` WALLET_NOT_FOUND (no wallet has the phone) or WALLET_LOCKED (the wallet is locked), its amount and fee then back in the balance (`payout_reversal`).
          *
          *     Sandbox (test keys): any E.164 phone without a wallet gets a sandbox wallet (PIN 1234) when the payout is sent; a payout to +22220001313 always fails with WALLET_NOT_FOUND, and one to the locked sandbox wallet +22220000003 fails with WALLET_LOCKED. A business keeps at most `SANDBOX_PENDING_PAYOUTS_MAX` (2,000) sandbox payouts waiting to be sent: beyond, 429 TOO_MANY_PENDING_PAYOUTS with `Retry-After`, nothing created (not stored under the idempotency key: retry with the same key).
@@ -3007,6 +3009,7 @@ export interface components {
             failureCode: ("WALLET_NOT_FOUND" | "WALLET_LOCKED") | null;
             failureMessage: string | null;
             batchId: string | null;
+            seller: string | null;
             sandbox: boolean;
             /**
              * Format: date-time
@@ -3405,6 +3408,8 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             created_at: string;
+            /** @description A seller's payout (decision 081): the seller (SL-...) it was paid from and to */
+            seller?: string;
         };
         /** SellerEventData */
         SellerEventData: {
@@ -20271,7 +20276,7 @@ export interface operations {
                 "application/json": {
                     /** @description Centimes, at least 1, sent to the wallet; the fee is taken on top */
                     amount: number;
-                    destination: {
+                    destination?: {
                         /** @enum {string} */
                         type: "WALLET";
                         /** @description The wallet phone number, E.164 (+22220000001) */
@@ -20282,6 +20287,8 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /** @description A seller's payout (SL-...): paid from the seller's balance to the seller's phone; `destination`, if given, must be that phone. Without it, `destination` is required and the business's balance pays */
+                    seller?: string;
                 };
             };
         };
@@ -20374,8 +20381,33 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: SELLER_NOT_FOUND. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
