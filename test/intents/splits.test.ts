@@ -315,6 +315,14 @@ describe('intent splits (issue 52, decision 080)', () => {
       environment: 'test',
       kind: 'payout',
       reference: 'withdrawn',
+      // Every movement of a seller's account is a balance transaction of the seller (decision 082).
+      businessId: shop.id,
+      balance: {
+        type: 'payout',
+        amount: -6_000,
+        source: { reference: 'withdrawn', kind: 'payout' },
+        description: 'Withdrawn by hand',
+      },
       lines: [
         { account: { kind: 'seller', ownerId: seller }, amount: -6_000 },
         { account: { kind: 'funding' }, amount: 6_000 },

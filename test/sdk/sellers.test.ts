@@ -102,5 +102,19 @@ describe('sellers through the SDK', () => {
       .catch((error: unknown) => error);
     assert.ok(disabled instanceof ConflictError, String(disabled));
     assert.equal(disabled.code, 'SELLER_DISABLED');
+
+    // Its money (decision 082): its balance transactions, a payout from its balance to its phone, its statement.
+    const listed = await commerce.balance.transactions.list({ seller: a.id });
+    assert.deepEqual(
+      listed.items.map((item) => [item.type, item.amount, item.fee, item.net, item.seller]),
+      [['payment', 5_000, 50, 4_950, a.id]],
+    );
+    const payout = await commerce.payouts.create({ seller: a.id, amount: 1_000 });
+    assert.equal(payout.seller, a.id);
+    assert.equal(payout.destination.phone, '+22236000007');
+    assert.equal((await commerce.sellers.balance(a.id)).available, 4_950 - 1_000 - payout.fee);
+    const statement = await commerce.sellers.statement(a.id, new Date().toISOString().slice(0, 7));
+    assert.deepEqual(statement.seller, { id: a.id, name: 'Stall 7' });
+    assert.equal(statement.closingBalance, 4_950 - 1_000 - payout.fee);
   });
 });

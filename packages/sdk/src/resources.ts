@@ -296,7 +296,10 @@ export class Events extends Resource {
   }
 }
 
-/** The movements behind the balance, newest first (secret key, scope `balance:read`). */
+/**
+ * The movements behind the balance, newest first (secret key, scope `balance:read`); with
+ * `seller`, a seller's balance transactions instead.
+ */
 export class BalanceTransactions extends Resource {
   list(query?: QueryOf<'listBalanceTransactions'>, options?: RequestOptions) {
     return this.paginate<'listBalanceTransactions'>('/balance/transactions', query, options);
@@ -316,16 +319,20 @@ export class BalanceTransactions extends Resource {
 
 /** The balance's statements: a UTC month or any range of UTC days (scope `balance:read`). */
 export class BalanceStatements extends Resource {
-  /** A month's figures (`YYYY-MM`): opening and closing balance, totals by type, the count. */
+  /** A month's figures (`YYYY-MM`): opening and closing balance, totals by type, the count. A seller's: `sellers.statement`. */
   retrieve(month: string, options?: RequestOptions) {
     return this.http.request<BalanceStatement>({ method: 'GET', path: `/balance/statements/${path(month)}` }, options);
   }
-  /** The figures of the UTC days `from` to `to`, both included (at most 366). */
-  forRange(query: { from: string; to: string }, options?: RequestOptions) {
+  /** The figures of the UTC days `from` to `to`, both included (at most 366); a seller's with `seller`. */
+  forRange(query: { from: string; to: string; seller?: string }, options?: RequestOptions) {
     return this.http.request<BalanceStatement>({ method: 'GET', path: '/balance/statements', query }, options);
   }
   /** A month's statement as a file: the CSV text, or the printable HTML page, in `lang`. */
-  download(month: string, query: { format: 'csv' | 'html'; lang?: 'en' | 'fr' | 'ar' }, options?: RequestOptions) {
+  download(
+    month: string,
+    query: { format: 'csv' | 'html'; lang?: 'en' | 'fr' | 'ar'; seller?: string },
+    options?: RequestOptions,
+  ) {
     return this.http.request<string>(
       { method: 'GET', path: `/balance/statements/${path(month)}`, query, text: true },
       options,
@@ -347,7 +354,10 @@ export class BalanceResource extends Resource {
  * fee is taken on top of the amount; the worker sends a PENDING payout within about a second.
  */
 export class Payouts extends Resource {
-  /** One payout; 402 INSUFFICIENT_FUNDS when the balance cannot cover amount + fee. */
+  /**
+   * One payout; 402 INSUFFICIENT_FUNDS when the balance cannot cover amount + fee. With `seller`,
+   * paid from that seller's balance to its phone (`destination` may be left out).
+   */
   create(body: PayoutInput, options?: RequestOptions) {
     return this.http.request<Payout>({ method: 'POST', path: '/payouts', body }, options);
   }

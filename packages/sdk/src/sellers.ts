@@ -1,10 +1,11 @@
 import type { RequestOptions } from './client.js';
 import { path, Resource } from './resource.js';
-import type { Balance, QueryOf, Seller, SellerInput, SellerUpdate } from './types.js';
+import type { Balance, BalanceStatement, QueryOf, Seller, SellerInput, SellerUpdate } from './types.js';
 
 /**
  * A marketplace's sellers (secret key, scopes `sellers:write` / `sellers:read`): each `SL-` seller
- * has its own balance under the business. Splitting payments between them comes next.
+ * has its own balance under the business, its balance transactions
+ * (`balance.transactions.list({ seller })`), payouts (`payouts.create({ seller, amount })`) and statements.
  */
 export class Sellers extends Resource {
   /** `name`, `phone` (E.164, where its payouts go), `commissionBps` (0 by default); VALIDATION_ERROR names a bad field. */
@@ -26,5 +27,12 @@ export class Sellers extends Resource {
   /** What the seller's own account holds, in the shape of `balance.retrieve()`. */
   balance(id: string, options?: RequestOptions) {
     return this.http.request<Balance>({ method: 'GET', path: `/sellers/${path(id)}/balance` }, options);
+  }
+  /** The seller's statement of a UTC month (`YYYY-MM`), in the shape of `balance.statements.retrieve()` (scope `balance:read`). */
+  statement(id: string, month: string, options?: RequestOptions) {
+    return this.http.request<BalanceStatement>(
+      { method: 'GET', path: `/balance/statements/${path(month)}`, query: { seller: id } },
+      options,
+    );
   }
 }

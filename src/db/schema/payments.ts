@@ -146,4 +146,6 @@ export interface BalanceTransactionsTable {
   /** The payout (PO-...) or payout batch that settles this transaction; null until one does. */
   settled_by: Generated<string | null>;
   created_at: Date;
+  /** The seller (SL-...) whose account moved (migration 046); null for the business's own balance. */
+  seller_id: Generated<string | null>;
 }

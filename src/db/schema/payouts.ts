@@ -1,4 +1,4 @@
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { Environment } from './columns.js';
 
 /** Every status of a payout: the one list the table type, schemas and filters derive from. */
@@ -42,4 +42,6 @@ export interface PayoutsTable {
   paid_at: Date | null;
   failed_at: Date | null;
   cancelled_at: Date | null;
+  /** The seller (SL-...) whose balance pays it and whose phone it goes to (migration 046); null: the business's. */
+  seller_id: Generated<string | null>;
 }

@@ -17,6 +17,7 @@ import { accountBalance } from './ledger.js';
 import {
   BALANCE_SOURCE_KINDS,
   BALANCE_TRANSACTION_TYPES,
+  balanceOwner,
   balanceTransactionView,
   exportBalanceTransactions,
   getBalanceTransaction,
@@ -54,12 +55,23 @@ export const BalanceTransaction = Type.Object({
   balanceAfter: Nullable(
     Type.Integer({ description: 'The balance once this movement settled; null until it has (about a second)' }),
   ),
+  seller: Nullable(
+    Type.String({
+      description: "The seller (SL-...) whose balance moved; null for the business's own balance (decision 082)",
+    }),
+  ),
   sandbox: Type.Boolean(),
   createdAt: Timestamp,
 });
 
 /** The list's filters: the export takes exactly these (decisions.md, "Lists and exports"). */
 const Filters = {
+  seller: Type.Optional(
+    Type.String({
+      pattern: '^SL-[0-9]{16}$',
+      description: "A seller's balance transactions (SL-...) instead of the business's own",
+    }),
+  ),
   type: Type.Optional(TransactionType),
   source: Type.Optional(SourceReference),
   from: Type.Optional(DateFilter),
@@ -102,12 +114,12 @@ export const balanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/balance/transactions',
     {
-      config: { auth: 'secret', scope: 'balance:read' },
+      config: { auth: 'secret', scope: 'balance:read', errorCodes: ['SELLER_NOT_FOUND', 'SANDBOX_MISMATCH'] },
       schema: {
         operationId: 'listBalanceTransactions',
         summary: 'List balance transactions',
         description:
-          "Every movement of the merchant balance in the key's environment, newest first: payments, refunds, order payments, order refunds and modification adjustments, each with its gross `amount`, the `fee` the platform kept and the `net` that moved the balance. Filters: `type`, `source` (a PI-/OR- reference), `from`, `to`. Needs the `balance:read` scope.",
+          "Every movement of the merchant balance in the key's environment, newest first: payments, refunds, order payments, order refunds and modification adjustments, each with its gross `amount`, the `fee` the platform kept and the `net` that moved the balance. Filters: `type`, `source` (a PI-/OR- reference), `from`, `to`. With `seller` (SL-...), that seller's balance transactions instead (its split shares, what refunds took back, its payouts, their fees and returns; each carries `seller`, and `balanceAfter` is the seller's balance); the business's own carry `seller: null`. Needs the `balance:read` scope.",
         tags,
         querystring: ListQuery,
         response: { 200: Envelope(Paginated(BalanceTransaction)) },
@@ -116,6 +128,7 @@ export const balanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { page, limit, offset } = pageWindow(request.query);
       const result = await listBalanceTransactions(db, requireAuth(request.auth), {
+        seller: request.query.seller,
         type: request.query.type,
         source: request.query.source,
         from: parseDateFilter(request.query.from, 'from'),
@@ -139,11 +152,16 @@ export const balanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/balance/transactions/export',
     {
-      config: { auth: 'secret', scope: 'balance:read', errorCodes: ['TOO_MANY_DOWNLOADS'], openapi: { csv: true } },
+      config: {
+        auth: 'secret',
+        scope: 'balance:read',
+        errorCodes: ['TOO_MANY_DOWNLOADS', 'SELLER_NOT_FOUND', 'SANDBOX_MISMATCH'],
+        openapi: { csv: true },
+      },
       schema: {
         operationId: 'exportBalanceTransactions',
         summary: 'Export balance transactions as CSV',
-        description: `The balance transactions that the list's filters take (\`type\`, \`source\`, \`from\`, \`to\`; all when absent) as CSV, streamed, newest first, with a header row naming the same fields as the list (id, type, amount, fee, net, currency, sourceReference, sourceKind, description, balanceAfter, createdAt); text cells that a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each \`;\`, tab or line break that a formula would follow. ${DOWNLOAD_LIMITS_DESCRIPTION}`,
+        description: `The balance transactions that the list's filters take (\`seller\`, \`type\`, \`source\`, \`from\`, \`to\`; all of the business's own when absent) as CSV, streamed, newest first, with a header row naming the same fields as the list (id, type, amount, fee, net, currency, sourceReference, sourceKind, description, balanceAfter, createdAt); text cells that a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each \`;\`, tab or line break that a formula would follow. ${DOWNLOAD_LIMITS_DESCRIPTION}`,
         tags,
         querystring: ExportQuery,
         produces: ['text/csv'],
@@ -151,6 +169,8 @@ export const balanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const auth = requireAuth(request.auth);
+      // Checked before the download starts: an unknown seller is a 404, not a broken file.
+      const owner = await balanceOwner(db, auth, request.query.seller);
       const filters = {
         type: request.query.type,
         source: request.query.source,
@@ -162,7 +182,7 @@ export const balanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Content-Type': 'text/csv; charset=utf-8',
           'Content-Disposition': 'attachment; filename="balance-transactions.csv"',
         },
-        chunks: exportBalanceTransactions(db, auth, filters),
+        chunks: exportBalanceTransactions(db, owner, filters),
       }));
       return reply.headers(file.headers).send(file.body);
     },

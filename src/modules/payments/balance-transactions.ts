@@ -1,4 +1,5 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import type { Executor } from '../../db/transaction.js';
 import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import type { BalanceTransactionsTable, DB } from '../../db/schema.js';
 import { inOtherEnvironment } from '../../http/environments.js';
@@ -13,6 +14,40 @@ export type BalanceTransactionRow = Selectable<BalanceTransactionsTable>;
 
 export type { Caller };
 
+/**
+ * Whose balance a read is of: the business's own (no `seller`), or one of its sellers'
+ * (decision 082). A seller's transactions are rows of its business that name it.
+ */
+export type BalanceOwner = Caller & { seller?: string | undefined };
+
+/** The rows of the owner's balance, over a row of balance_transactions (aliased or not). */
+export function ownedBy(owner: BalanceOwner, alias?: string): RawBuilder<boolean> {
+  const column = sql.ref(alias ? `${alias}.seller_id` : 'seller_id');
+  return owner.seller === undefined ? sql<boolean>`${column} IS NULL` : sql<boolean>`${column} = ${owner.seller}`;
+}
+
+/**
+ * The caller's balance of the `seller` asked for: its business's own without one; with one, the
+ * seller must be the caller's (another business's or unknown: 404 SELLER_NOT_FOUND; the other
+ * environment's: 403 SANDBOX_MISMATCH, as a seller is found everywhere, decision 079).
+ */
+export async function balanceOwner(
+  db: Executor | Kysely<DB>,
+  caller: Caller,
+  seller: string | undefined,
+): Promise<BalanceOwner> {
+  if (seller === undefined) return { businessId: caller.businessId, environment: caller.environment };
+  const row = await db
+    .selectFrom('sellers')
+    .select(['environment'])
+    .where('id', '=', seller)
+    .where('business_id', '=', caller.businessId)
+    .executeTakeFirst();
+  if (!row) throw new ApiError('SELLER_NOT_FOUND', `No seller ${seller}.`);
+  if (row.environment !== caller.environment) throw new ApiError('SANDBOX_MISMATCH');
+  return { businessId: caller.businessId, environment: caller.environment, seller };
+}
+
 export function balanceTransactionView(row: BalanceTransactionRow) {
   return {
     id: row.id,
@@ -24,12 +59,15 @@ export function balanceTransactionView(row: BalanceTransactionRow) {
     source: { reference: row.source_reference, kind: row.source_kind },
     description: row.description,
     balanceAfter: row.balance_after,
+    seller: row.seller_id,
     sandbox: row.environment === 'test',
     createdAt: row.created_at.toISOString(),
   };
 }
 
 export interface BalanceFilters {
+  /** A seller's transactions (decision 082) rather than the business's own. */
+  seller?: string | undefined;
   type?: BalanceTransactionType | undefined;
   source?: string | undefined;
   from?: Date | undefined;
@@ -46,7 +84,7 @@ const BALANCE: CountedTable = {
 /**
  * A page of the caller's balance transactions, newest first, with the exact number that match.
  * Without a source the total comes from the list counts (counted-list.ts); a source has a handful
- * of transactions, counted from its index.
+ * of transactions, counted from its index, and a seller's are counted from theirs.
  */
 export async function listBalanceTransactions(
   db: Kysely<DB>,
@@ -58,12 +96,15 @@ export async function listBalanceTransactions(
       { field: 'query.from', message: 'is after query.to' },
     ]);
   }
-  if (query.source === undefined) {
+  const owner = await balanceOwner(db, caller, query.seller);
+  if (query.source === undefined && owner.seller === undefined) {
     return countedPage<BalanceTransactionRow>(db, BALANCE, {
       businessId: caller.businessId,
       environment: caller.environment,
       statuses: query.type ? [query.type] : BALANCE_TRANSACTION_TYPES,
       filterRowsByStatus: query.type !== undefined,
+      // The counts are of the business's own rows (migration 046), as this condition is.
+      where: ownedBy(owner, 't'),
       from: query.from,
       to: query.to,
       order: 'newest',
@@ -75,7 +116,8 @@ export async function listBalanceTransactions(
     .selectFrom('balance_transactions')
     .where('business_id', '=', caller.businessId)
     .where('environment', '=', caller.environment)
-    .where('source_reference', '=', query.source);
+    .where(ownedBy(owner));
+  if (query.source !== undefined) rows = rows.where('source_reference', '=', query.source);
   if (query.type) rows = rows.where('type', '=', query.type);
   if (query.from) rows = rows.where('created_at', '>=', query.from);
   if (query.to) rows = rows.where('created_at', '<=', query.to);
@@ -170,7 +212,7 @@ type Cursor = { at: string; id: string };
  */
 async function renderedBatch(
   db: Kysely<DB>,
-  caller: Caller,
+  caller: BalanceOwner,
   range: BatchRange,
   order: 'newest' | 'oldest',
   after: Cursor | undefined,
@@ -183,7 +225,8 @@ async function renderedBatch(
     .select(sql<string>`created_at::text`.as('cursor_at'))
     .select(sql<string>`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`.as('created_iso'))
     .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment);
+    .where('environment', '=', caller.environment)
+    .where(ownedBy(caller));
   if (range.from) query = query.where('created_at', '>=', range.from);
   if (range.to) query = query.where('created_at', '<=', range.to);
   if (range.before) query = query.where('created_at', '<', range.before);
@@ -208,7 +251,7 @@ async function renderedBatch(
  */
 export async function* balanceTransactionTexts(
   db: Kysely<DB>,
-  caller: Caller,
+  caller: BalanceOwner,
   range: BatchRange,
   order: 'newest' | 'oldest',
   render: (rows: ExportRow[]) => string,
@@ -236,7 +279,7 @@ export function exportLine(row: ExportRow): string {
 }
 
 /** The export's text: the header, then one CSV text per batch, newest first. */
-async function* exportBatches(db: Kysely<DB>, caller: Caller, filters: BatchRange): AsyncGenerator<string> {
+async function* exportBatches(db: Kysely<DB>, caller: BalanceOwner, filters: BatchRange): AsyncGenerator<string> {
   yield `${EXPORT_COLUMNS.join(',')}\n`;
   yield* balanceTransactionTexts(db, caller, filters, 'newest', (rows) => {
     let text = '';
@@ -246,14 +289,15 @@ async function* exportBatches(db: Kysely<DB>, caller: Caller, filters: BatchRang
 }
 
 /**
- * The export as CSV text in batches: a header row, then every transaction the list's filters
- * (`type`, `source`, `from`, `to`) take, newest first. The filters are checked here, before the
+ * The export as CSV text in batches: a header row, then every transaction of the owner (the
+ * business, or a seller `balanceOwner` checked) the list's filters (`type`, `source`, `from`,
+ * `to`) take, newest first. The filters are checked here, before the
  * first byte; the batches are read as the client takes them.
  */
 export function exportBalanceTransactions(
   db: Kysely<DB>,
-  caller: Caller,
-  filters: BalanceFilters,
+  caller: BalanceOwner,
+  filters: Omit<BalanceFilters, 'seller'>,
 ): AsyncGenerator<string> {
   if (filters.from && filters.to && filters.from > filters.to) {
     throw new ApiError('VALIDATION_ERROR', 'query.from is after query.to.', [

@@ -75,8 +75,19 @@ export interface LedgerEntry {
   reference: string;
   lines: PostingLine[];
   at?: Date;
-  /** What the merchant's balance transaction says of its line (`net`): required when one moves it. */
+  /**
+   * What the merchant's balance transaction says of its line (`net`): required when one moves it.
+   * An entry that moves no merchant account but one seller's (a seller's payout) says it of that line.
+   */
   balance?: BalanceEntry;
+  /**
+   * What each seller's balance transaction says of its line, by seller id (a split's gross and
+   * fee). A seller line without one takes the merchant's type, source and description, its own
+   * line as the amount (no fee).
+   */
+  sellerBalances?: ReadonlyMap<string, BalanceEntry>;
+  /** The business a seller's balance transaction belongs to, when no merchant line names it. */
+  businessId?: string;
 }
 
 /** A merchant's view of a movement of its account: what it came from and the gross behind it. */
@@ -101,6 +112,33 @@ export interface LedgerTransfer {
 export interface LedgerTransfers {
   transactionIds: string[];
   ctes: NamedCtes | undefined;
+}
+
+/**
+ * The lines of an entry that write a balance transaction, each with what it says: the merchant's
+ * (`balance`, even of 0), and every seller's that moves (decision 082): its own entry, else
+ * `balance` when it is the entry's only balanced line (a seller's payout), else the merchant's
+ * type, source and description with its own line as the gross.
+ */
+function balancedLines(
+  entry: LedgerEntry,
+  lines: readonly PostingLine[],
+  merchant: PostingLine | undefined,
+): [PostingLine, BalanceEntry][] {
+  const balanced: [PostingLine, BalanceEntry][] = [];
+  const sellerLines = lines.filter((line) => line.account.kind === 'seller');
+  // The merchant's line of 0 posts nothing but still records its balance transaction.
+  if (merchant && entry.balance) balanced.push([merchant, entry.balance]);
+  for (const line of sellerLines) {
+    const own = entry.sellerBalances?.get(line.account.ownerId ?? '');
+    const alone = !merchant && sellerLines.length === 1 ? entry.balance : undefined;
+    const like =
+      merchant && entry.balance ? { ...entry.balance, amount: line.amount, settledBy: undefined } : undefined;
+    const balance = own ?? alone ?? like;
+    if (!balance) throw new Error(`ledger transaction ${entry.reference} names no balance entry for a seller`);
+    balanced.push([line, balance]);
+  }
+  return balanced;
 }
 
 /**
@@ -138,24 +176,28 @@ export function transfers(entries: readonly LedgerEntry[]): LedgerTransfers {
     if (merchantLines.length > 1) throw new Error(`ledger transaction ${entry.reference} moves two merchant accounts`);
     const merchant = merchantLines[0];
     if (merchant && !entry.balance) throw new Error(`ledger transaction ${entry.reference} names no balance entry`);
-    const balanceId = merchant && entry.balance ? newId('txn') : undefined;
+    const at = entry.at ?? new Date();
+    const balanceIds = new Map<PostingLine, string>();
+    for (const [line, balance] of balancedLines(entry, lines, merchant)) {
+      const balanceId = newId('txn');
+      balanceIds.set(line, balanceId);
+      const seller = line.account.kind === 'seller' ? (line.account.ownerId ?? '') : null;
+      const businessId = merchant?.account.ownerId ?? entry.businessId;
+      if (businessId === undefined) throw new Error(`ledger transaction ${entry.reference} names no business`);
+      balanceValues.push(
+        sql`(${balanceId}::text, ${businessId}::text, ${balance.type}::text, ${balance.amount}::bigint, ${balance.amount - line.amount}::bigint, ${line.amount}::bigint, ${balance.source.reference}::text, ${balance.source.kind}::text, ${balance.description}::text, ${transactionId}::text, ${at}::timestamptz, ${balance.settledBy ?? null}::text, ${seller}::text)`,
+      );
+    }
     // A VALUES list, not unnest() of arrays: the planner then knows how many lines there are in
     // the prepared statement's generic plan too. With arrays it guessed 10, found the generic plan
     // dearer than a custom one, and planned the statement again on every call.
-    const at = entry.at ?? new Date();
     for (const line of lines) {
       if (line.account.kind === 'wallet') {
         walletTwice ||= wallets.has(line.account.ownerId ?? '');
         wallets.add(line.account.ownerId ?? '');
       }
       lineValues.push(
-        sql`(${transactionId}::text, ${line.account.kind}::text, ${line.account.ownerId ?? ''}::text, ${line.amount}::bigint, ${lineValues.length}::int, ${entry.kind}::text, ${entry.reference}::text, ${at}::timestamptz, ${line.account.kind === 'merchant' ? (balanceId ?? null) : null}::text)`,
-      );
-    }
-    if (merchant && entry.balance && balanceId) {
-      const balance = entry.balance;
-      balanceValues.push(
-        sql`(${balanceId}::text, ${merchant.account.ownerId ?? ''}::text, ${balance.type}::text, ${balance.amount}::bigint, ${balance.amount - merchant.amount}::bigint, ${merchant.amount}::bigint, ${balance.source.reference}::text, ${balance.source.kind}::text, ${balance.description}::text, ${transactionId}::text, ${at}::timestamptz, ${balance.settledBy ?? null}::text)`,
+        sql`(${transactionId}::text, ${line.account.kind}::text, ${line.account.ownerId ?? ''}::text, ${line.amount}::bigint, ${lineValues.length}::int, ${entry.kind}::text, ${entry.reference}::text, ${at}::timestamptz, ${balanceIds.get(line) ?? null}::text)`,
       );
     }
   }
@@ -199,11 +241,11 @@ export function transfers(entries: readonly LedgerEntry[]): LedgerTransfers {
         ? sql`,
     ${name('balance')} AS (
       INSERT INTO balance_transactions (id, business_id, environment, type, amount, fee, net, source_reference,
-        source_kind, description, ledger_transaction_id, created_at, settled_by)
+        source_kind, description, ledger_transaction_id, created_at, settled_by, seller_id)
       SELECT id, business_id, ${environment}, type, amount, fee, net, source_reference, source_kind, description,
-        ledger_transaction_id, created_at, settled_by
+        ledger_transaction_id, created_at, settled_by, seller_id
       FROM (VALUES ${sql.join(balanceValues)}) AS b(id, business_id, type, amount, fee, net, source_reference,
-        source_kind, description, ledger_transaction_id, created_at, settled_by)
+        source_kind, description, ledger_transaction_id, created_at, settled_by, seller_id)
     )`
         : sql``
     }`;

@@ -2,13 +2,22 @@ import { sql, type Transaction } from 'kysely';
 import type { DB, Environment } from '../../db/schema.js';
 import type { NamedCtes } from '../../db/named-ctes.js';
 import { ApiError } from '../../http/errors.js';
-import { balanceIn, lockAccounts, transfer, transfers, type LedgerEntry, type LedgerTransfer } from './ledger.js';
+import {
+  balanceIn,
+  lockAccounts,
+  transfer,
+  transfers,
+  type AccountRef,
+  type LedgerEntry,
+  type LedgerTransfer,
+} from './ledger.js';
 import { payoutFeeCommission, type FeePlan } from './fees.js';
 
 /**
  * The money of payouts. A payout moves money in two steps, each one ledger transaction:
  * - reserved when it is created: the amount (`payout`) and the fee (`payout_fee`) leave the
- *   merchant's account for the platform's `payouts` account, where they wait;
+ *   merchant's account (a seller's payout: the seller's, decision 082) for the platform's
+ *   `payouts` account, where they wait;
  * - then either paid: the amount goes on to the destination wallet and the fee to the platform's
  *   revenue and tax accounts; or returned, when the payout fails or is cancelled: the amount and
  *   the fee go back to the merchant (`payout_reversal`).
@@ -24,15 +33,32 @@ export interface PayoutMoney {
 
 const PAYOUTS = { kind: 'payouts' } as const;
 
+/** Whose balance a payout is paid from: the business's, or one of its sellers' (decision 082). */
+export interface PayoutOwner {
+  businessId: string;
+  environment: Environment;
+  seller?: string | null | undefined;
+}
+
+/** The account a payout of `owner` leaves and returns to. */
+function payoutAccount(owner: Pick<PayoutOwner, 'businessId' | 'seller'>): AccountRef {
+  return owner.seller ? { kind: 'seller', ownerId: owner.seller } : { kind: 'merchant', ownerId: owner.businessId };
+}
+
+/** The owner's own balance transactions: the business's have no seller. */
+const ownRows = (owner: PayoutOwner) => (owner.seller ? sql`seller_id = ${owner.seller}` : sql`seller_id IS NULL`);
+
 /** Payouts one statement reserves: two ledger transactions and about 30 parameters each. */
 export const MAX_PAYOUTS_PER_STATEMENT = 250;
 
-function reservationEntries(environment: Environment, businessId: string, payout: PayoutMoney, at: Date) {
-  const merchant = { kind: 'merchant', ownerId: businessId } as const;
+function reservationEntries(owner: PayoutOwner, payout: PayoutMoney, at: Date) {
+  const { environment, businessId } = owner;
+  const merchant = payoutAccount(owner);
   const source = { reference: payout.reference, kind: 'payout' } as const;
   const entries: LedgerEntry[] = [
     {
       environment,
+      businessId,
       kind: 'payout',
       reference: payout.reference,
       at,
@@ -46,6 +72,7 @@ function reservationEntries(environment: Environment, businessId: string, payout
   if (payout.fee > 0) {
     entries.push({
       environment,
+      businessId,
       kind: 'payout',
       reference: payout.reference,
       at,
@@ -65,12 +92,11 @@ function reservationEntries(environment: Environment, businessId: string, payout
  * holds cannot cover `needed` (every amount and fee), 402 INSUFFICIENT_FUNDS and nothing moves.
  * The lock is held until the transaction ends, so the reservation that follows cannot be outrun.
  */
-export async function lockForPayouts(
-  trx: Transaction<DB>,
-  owner: { businessId: string; environment: Environment },
-  needed: number,
-): Promise<void> {
-  const merchant = { kind: 'merchant', ownerId: owner.businessId } as const;
+export async function lockForPayouts(trx: Transaction<DB>, owner: PayoutOwner, needed: number): Promise<void> {
+  // A seller's account is locked as a merchant's is: its payouts queue. Refunds append to it
+  // without the lock (decision 080), so a refund that commits before this read is counted, one
+  // that commits after it may take the account below zero (decision 082).
+  const merchant = payoutAccount(owner);
   const locked = await lockAccounts(trx, owner.environment, [merchant]);
   const available = balanceIn(locked, merchant);
   if (available < needed) {
@@ -89,20 +115,20 @@ export async function lockForPayouts(
  * statement's snapshot does not see the rows it inserts, so its own movements are never among them.
  */
 export function payoutReservation(
-  owner: { businessId: string; environment: Environment },
+  owner: PayoutOwner,
   payouts: readonly PayoutMoney[],
   settledBy: string | undefined,
   at: Date,
 ): NamedCtes {
   if (payouts.length > MAX_PAYOUTS_PER_STATEMENT) throw new Error('too many payouts for one statement');
-  const entries = payouts.flatMap((payout) => reservationEntries(owner.environment, owner.businessId, payout, at));
+  const entries = payouts.flatMap((payout) => reservationEntries(owner, payout, at));
   const { ctes } = transfers(entries);
   return (name) => {
     const settle = settledBy
       ? sql`${name('settled')} AS (
         UPDATE balance_transactions SET settled_by = ${settledBy}
         WHERE business_id = ${owner.businessId} AND environment = ${owner.environment}
-          AND settled_by IS NULL AND source_kind <> 'payout'
+          AND settled_by IS NULL AND source_kind <> 'payout' AND ${ownRows(owner)}
       )`
       : undefined;
     return sql.join([ctes?.(name), settle].filter((cte) => cte !== undefined));
@@ -120,6 +146,8 @@ export interface ReservedPayout {
   reference: string;
   amount: number;
   fee: number;
+  /** The seller whose payout it is: its money returns to the seller's account. */
+  sellerId?: string | null | undefined;
 }
 
 /**
@@ -156,6 +184,7 @@ export function payoutReturned(payout: ReservedPayout, why: string, at: Date): L
   const total = payout.amount + payout.fee;
   return transfer({
     environment: payout.environment,
+    businessId: payout.businessId,
     kind: 'payout',
     reference: payout.reference,
     at,
@@ -167,7 +196,7 @@ export function payoutReturned(payout: ReservedPayout, why: string, at: Date): L
     },
     lines: [
       { account: PAYOUTS, amount: -total },
-      { account: { kind: 'merchant', ownerId: payout.businessId }, amount: total },
+      { account: payoutAccount({ businessId: payout.businessId, seller: payout.sellerId }), amount: total },
     ],
   });
 }

@@ -6,6 +6,7 @@ import { DOWNLOAD_LIMITS_DESCRIPTION, startDownload } from '../../http/downloads
 import { Envelope, literalUnion } from '../../http/schemas.js';
 import { DEFAULT_LANG, LANGS, type Lang } from '../../lib/i18n.js';
 import { TransactionType } from './balance-routes.js';
+import { balanceOwner } from './balance-transactions.js';
 import {
   balanceStatement,
   monthPeriod,
@@ -29,6 +30,12 @@ export const BalanceStatement = Type.Object(
       to: Instant('The first instant after the period: 00:00 UTC of the day after its last day (excluded)'),
     }),
     business: Type.Object({ id: Type.String(), name: Type.String() }),
+    seller: Type.Optional(
+      Type.Object(
+        { id: Type.String(), name: Type.String() },
+        { description: "The seller whose statement this is (with `seller`); absent from the business's own" },
+      ),
+    ),
     currency: Type.Literal('MRU'),
     sandbox: Type.Boolean(),
     openingBalance: Centimes('The sum of `net` of every balance transaction created before `period.from`'),
@@ -49,6 +56,12 @@ export const BalanceStatement = Type.Object(
 );
 
 const FileOptions = {
+  seller: Type.Optional(
+    Type.String({
+      pattern: '^SL-[0-9]{16}$',
+      description: "A seller's statement (SL-...): its own balance transactions, in the same shape",
+    }),
+  ),
   format: Type.Optional(
     literalUnion(STATEMENT_FORMATS, {
       description:
@@ -81,7 +94,7 @@ const statementResponse = { 200: Envelope(BalanceStatement) };
 const STATEMENT_FILES =
   'With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. ' +
   DOWNLOAD_LIMITS_DESCRIPTION +
-  ' A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`.';
+  ' A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`. With `seller` (SL-...), the statement of the balance of that seller instead (its balance transactions, decision 082), in the same shape, `seller` naming it (a line of the CSV summary); an unknown seller is SELLER_NOT_FOUND.';
 /** What the docs of both statements say of their figures. */
 const STATEMENT_FIGURES =
   "the opening balance (the sum of `net` of every balance transaction of the key's environment created before the period), the totals of the period by type (one entry per type, in a fixed order: count, gross = sum of `amount`, fees = sum of `fee`, net = sum of `net`), and the closing balance (opening + the period's net), to the centime with `GET /balance/transactions`. `period.to` is exclusive: the first instant after the period.";
@@ -98,10 +111,10 @@ export const statementRoutes: FastifyPluginAsyncTypebox = async (app) => {
   async function answer(
     auth: AuthContext,
     period: StatementPeriod,
-    options: { format?: StatementFormat | undefined; lang?: Lang | undefined },
+    options: { seller?: string | undefined; format?: StatementFormat | undefined; lang?: Lang | undefined },
     reply: FastifyReply,
   ) {
-    const caller = { businessId: auth.businessId, environment: auth.environment };
+    const caller = await balanceOwner(db, auth, options.seller);
     const format = options.format ?? 'json';
     if (format === 'json') {
       return { success: true as const, data: statementView(await balanceStatement(db, caller, period)) };
@@ -119,7 +132,7 @@ export const statementRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: {
         auth: 'secret',
         scope: 'balance:read',
-        errorCodes: ['STATEMENT_PERIOD_INVALID', 'TOO_MANY_DOWNLOADS'],
+        errorCodes: ['STATEMENT_PERIOD_INVALID', 'TOO_MANY_DOWNLOADS', 'SELLER_NOT_FOUND', 'SANDBOX_MISMATCH'],
         openapi: { alsoAnswers: ['text/csv', 'text/html'] },
       },
       schema: {
@@ -142,7 +155,7 @@ export const statementRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: {
         auth: 'secret',
         scope: 'balance:read',
-        errorCodes: ['STATEMENT_PERIOD_INVALID', 'TOO_MANY_DOWNLOADS'],
+        errorCodes: ['STATEMENT_PERIOD_INVALID', 'TOO_MANY_DOWNLOADS', 'SELLER_NOT_FOUND', 'SANDBOX_MISMATCH'],
         openapi: { alsoAnswers: ['text/csv', 'text/html'] },
       },
       schema: {

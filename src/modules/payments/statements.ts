@@ -1,12 +1,18 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import type { Caller } from '../../http/context.js';
 import type { DownloadFile } from '../../http/downloads.js';
 import { ApiError } from '../../http/errors.js';
 import { newNonce, pageCsp, renderView, templateFolder } from '../../http/views.js';
 import { csvTextCell } from '../../lib/csv.js';
 import { fillText, formatAmount, INTL_LOCALES, textDirection, type Lang } from '../../lib/i18n.js';
-import { balanceTransactionTexts, EXPORT_COLUMNS, exportLine, type ExportRow } from './balance-transactions.js';
+import {
+  balanceTransactionTexts,
+  EXPORT_COLUMNS,
+  exportLine,
+  ownedBy,
+  type BalanceOwner,
+  type ExportRow,
+} from './balance-transactions.js';
 import { BALANCE_TRANSACTION_TYPES, type BalanceTransactionType } from './balance-types.js';
 import { statementDictionaries, type StatementDictionary, type StatementKey } from './statement-i18n.js';
 
@@ -98,9 +104,11 @@ export interface TypeTotal {
 }
 
 export interface BalanceStatement {
-  caller: Caller;
+  caller: BalanceOwner;
   period: StatementPeriod;
   business: { id: string; name: string };
+  /** The seller whose statement it is (decision 082); null for the business's own. */
+  seller: { id: string; name: string } | null;
   openingBalance: number;
   closingBalance: number;
   transactionCount: number;
@@ -124,7 +132,7 @@ interface TypeSums {
  * merchant's history is most of the table: the opening balance reads every transaction before the
  * period, so its cost grows with the merchant's history.
  */
-async function sumsByType(db: Kysely<DB>, caller: Caller, period: StatementPeriod): Promise<TypeSums[]> {
+async function sumsByType(db: Kysely<DB>, caller: BalanceOwner, period: StatementPeriod): Promise<TypeSums[]> {
   const inPeriod = sql`created_at >= ${period.from}::timestamptz`;
   const result = await sql<TypeSums>`
     SELECT type,
@@ -134,7 +142,7 @@ async function sumsByType(db: Kysely<DB>, caller: Caller, period: StatementPerio
       coalesce(sum(net) FILTER (WHERE ${inPeriod}), 0)::bigint AS net,
       coalesce(sum(net) FILTER (WHERE NOT ${inPeriod}), 0)::bigint AS before
     FROM balance_transactions
-    WHERE business_id = ${caller.businessId} AND environment = ${caller.environment}
+    WHERE business_id = ${caller.businessId} AND environment = ${caller.environment} AND ${ownedBy(caller)}
       AND created_at < ${period.to}::timestamptz
     GROUP BY type`.execute(db);
   return result.rows;
@@ -143,7 +151,7 @@ async function sumsByType(db: Kysely<DB>, caller: Caller, period: StatementPerio
 /** The caller's statement for a period: opening and closing balances, and the period's totals by type. */
 export async function balanceStatement(
   db: Kysely<DB>,
-  caller: Caller,
+  caller: BalanceOwner,
   period: StatementPeriod,
 ): Promise<BalanceStatement> {
   const business = await db
@@ -151,6 +159,10 @@ export async function balanceStatement(
     .select(['id', 'name'])
     .where('id', '=', caller.businessId)
     .executeTakeFirstOrThrow();
+  const seller =
+    caller.seller === undefined
+      ? null
+      : await db.selectFrom('sellers').select(['id', 'name']).where('id', '=', caller.seller).executeTakeFirstOrThrow();
   const sums = await sumsByType(db, caller, period);
   const total = (pick: (row: TypeSums) => number) => sums.reduce((sum, row) => sum + Number(pick(row)), 0);
   const openingBalance = total((row) => row.before);
@@ -168,6 +180,7 @@ export async function balanceStatement(
     caller,
     period,
     business: { id: business.id, name: business.name },
+    seller,
     openingBalance,
     // From every row of the period, a type outside the list included: closing - opening is always
     // the net of the transactions the files list.
@@ -182,6 +195,8 @@ export function statementView(statement: BalanceStatement) {
   return {
     period: { from: statement.period.from.toISOString(), to: statement.period.to.toISOString() },
     business: statement.business,
+    // Only on a seller's statement: the business's own is as it always was.
+    ...(statement.seller ? { seller: statement.seller } : {}),
     currency: 'MRU' as const,
     sandbox: statement.caller.environment === 'test',
     openingBalance: statement.openingBalance,
@@ -197,7 +212,7 @@ export function statementView(statement: BalanceStatement) {
  */
 export async function statementMonths(
   db: Kysely<DB>,
-  caller: Caller,
+  caller: BalanceOwner,
   now: Date = new Date(),
   count = 12,
 ): Promise<StatementPeriod[]> {
@@ -215,7 +230,7 @@ export async function statementMonths(
     )}) AS m(label, starts, ends)
     WHERE EXISTS (
       SELECT 1 FROM balance_transactions b
-      WHERE b.business_id = ${caller.businessId} AND b.environment = ${caller.environment}
+      WHERE b.business_id = ${caller.businessId} AND b.environment = ${caller.environment} AND ${ownedBy(caller, 'b')}
         AND b.created_at >= m.starts AND b.created_at < m.ends
     )`.execute(db);
   const labels = new Set(active.rows.map((row) => row.label));
@@ -268,6 +283,7 @@ function csvSummary(statement: BalanceStatement, t: StatementDictionary): string
   const { period } = statement;
   return [
     csvLine([t.business, statement.business.name]),
+    ...(statement.seller ? [csvLine([t.seller, statement.seller.name, statement.seller.id])] : []),
     csvLine([t.period, period.firstDay, period.lastDay]),
     csvLine([t.currency, 'MRU']),
     csvLine([t.openingBalance, statement.openingBalance]),
@@ -336,6 +352,11 @@ function formatters(lang: Lang): ReturnType<typeof makeFormatters> {
   return set;
 }
 
+/** Whose statement the page says it is: the business, or its seller under it. */
+function ownerName(statement: BalanceStatement): string {
+  return statement.seller ? `${statement.business.name} · ${statement.seller.name}` : statement.business.name;
+}
+
 async function* htmlChunks(db: Kysely<DB>, statement: BalanceStatement, lang: Lang, nonce: string) {
   const t = statementDictionaries[lang];
   const format = formatters(lang);
@@ -345,8 +366,8 @@ async function* htmlChunks(db: Kysely<DB>, statement: BalanceStatement, lang: La
     lang,
     dir: textDirection(lang),
     nonce,
-    title: fillText(t.titleFor, { business: statement.business.name }),
-    business: statement.business.name,
+    title: fillText(t.titleFor, { business: ownerName(statement) }),
+    business: ownerName(statement),
     sandbox: statement.caller.environment === 'test',
     period: fillText(t.periodRange, { from: format.day(period.firstDay), to: format.day(period.lastDay) }),
     issued: fillText(t.issuedAt, { date: format.time(new Date().toISOString()) }),

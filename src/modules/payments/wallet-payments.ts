@@ -47,6 +47,10 @@ export function walletCharge(charge: {
       at: charge.now,
       // The merchant's gross is what the sellers leave of the amount: its `fee` is then its own part of the fees.
       balance: { ...charge.balance, amount: charge.amount - sumOf(charge.split ?? [], (share) => share.gross) },
+      // Each seller's balance transaction shows its gross share and its part of the fee (decision 082).
+      sellerBalances: new Map(
+        (charge.split ?? []).map((share) => [share.seller, { ...charge.balance, amount: share.gross }]),
+      ),
       lines: [
         { account: { kind: 'wallet', ownerId: charge.payer.wallet.id }, amount: -settlement.debit },
         ...settlement.lines,

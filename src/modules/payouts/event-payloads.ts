@@ -21,6 +21,9 @@ export const PayoutEventData = Type.Object(
     failure_code: Nullable(literalUnion(PAYOUT_FAILURE_CODES)),
     failure_message: Nullable(Type.String()),
     created_at: Timestamp,
+    seller: Type.Optional(
+      Type.String({ description: "A seller's payout (decision 082): the seller (SL-...) it was paid from and to" }),
+    ),
   },
   { title: 'PayoutEventData' },
 );

@@ -24,6 +24,8 @@ export function payoutEvent(event: PayoutEventName, payout: PayoutRow, createdAt
     failure_code: payout.failure_code,
     failure_message: payout.failure_message,
     created_at: payout.created_at.toISOString(),
+    // Only on a seller's payout (decision 082): an added field.
+    ...(payout.seller_id ? { seller: payout.seller_id } : {}),
   };
   return eventRecord(
     event,

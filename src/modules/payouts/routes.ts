@@ -17,7 +17,14 @@ import {
   PayoutBatch,
   ReferenceParams,
 } from './schemas.js';
-import { PAYOUT_BATCH, PAYOUT_BATCH_EXAMPLE, PAYOUT_RECONCILIATION, PAYOUT_SANDBOX, PAYOUT_SENDING } from './docs.js';
+import {
+  PAYOUT_BATCH,
+  PAYOUT_BATCH_EXAMPLE,
+  PAYOUT_RECONCILIATION,
+  PAYOUT_SANDBOX,
+  PAYOUT_SELLER,
+  PAYOUT_SENDING,
+} from './docs.js';
 import * as payouts from './service.js';
 import { batchView, payoutView } from './views.js';
 
@@ -51,6 +58,8 @@ export const payoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'METADATA_VALUE_TOO_LONG',
           'INSUFFICIENT_FUNDS',
           'TOO_MANY_PENDING_PAYOUTS',
+          'SELLER_NOT_FOUND',
+          'SANDBOX_MISMATCH',
         ],
         openapi: {
           requestExample: {
@@ -64,7 +73,7 @@ export const payoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'createPayout',
         summary: 'Create a payout',
-        description: `Sends \`amount\` centimes from the merchant balance to a wallet. The payout fee is taken on top of the amount: the payout shows it as \`fee\`, and \`totalDebited\` (amount + fee) is what the balance gives, reserved at once (balance transactions \`payout\` and \`payout_fee\`). A balance that cannot cover amount + fee answers 402 INSUFFICIENT_FUNDS and reserves nothing. The payout starts PENDING and sends \`payout.created\`.\n\n${PAYOUT_SENDING}\n\n${PAYOUT_SANDBOX}\n\n${PAYOUT_RECONCILIATION}`,
+        description: `Sends \`amount\` centimes from the merchant balance to a wallet. The payout fee is taken on top of the amount: the payout shows it as \`fee\`, and \`totalDebited\` (amount + fee) is what the balance gives, reserved at once (balance transactions \`payout\` and \`payout_fee\`). A balance that cannot cover amount + fee answers 402 INSUFFICIENT_FUNDS and reserves nothing. The payout starts PENDING and sends \`payout.created\`.\n\n${PAYOUT_SELLER}\n\n${PAYOUT_SENDING}\n\n${PAYOUT_SANDBOX}\n\n${PAYOUT_RECONCILIATION}`,
         tags,
         body: CreatePayoutBody,
         response: { 201: Envelope(Payout) },

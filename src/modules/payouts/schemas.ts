@@ -31,7 +31,20 @@ const PayoutFields = {
   metadata: Type.Optional(Metadata),
 };
 
-export const CreatePayoutBody = Type.Object(PayoutFields, { additionalProperties: false });
+export const CreatePayoutBody = Type.Object(
+  {
+    ...PayoutFields,
+    destination: Type.Optional(Destination),
+    seller: Type.Optional(
+      Type.String({
+        pattern: '^SL-[0-9]{16}$',
+        description:
+          "A seller's payout (SL-...): paid from the seller's balance to the seller's phone; `destination`, if given, must be that phone. Without it, `destination` is required and the business's balance pays",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export const CreateBatchBody = Type.Object(
   {
@@ -75,6 +88,7 @@ export const Payout = Type.Object(
     failureCode: Nullable(literalUnion(PAYOUT_FAILURE_CODES)),
     failureMessage: Nullable(Type.String()),
     batchId: Nullable(Type.String()),
+    seller: Nullable(Type.String({ description: "The seller (SL-...) whose balance paid it; null: the business's" })),
     sandbox: Type.Boolean(),
     createdAt: Timestamp,
     updatedAt: Timestamp,

@@ -72,6 +72,7 @@ async function sendPayout(db: Kysely<DB>, reference: string): Promise<boolean> {
       reference,
       amount: payout.amount,
       fee: payout.fee,
+      sellerId: payout.seller_id,
     };
     const { destination_wallet_id: _, destination_wallet_status: __, tof_bps, tte_bps, ...row } = payout;
     const update = trx.updateTable('payouts').where('reference', '=', reference).returningAll();

@@ -15,15 +15,11 @@ import {
   releaseSettled,
 } from '../payments/payouts.js';
 import { payoutEvent } from './events.js';
+import { payoutInput, type PayoutInput, type PayoutRequest } from './seller.js';
 import { PAYOUT_OPEN_STATUS, payoutMachine, payoutSteps, type PayoutStatus } from './state.js';
 import type { PayoutBatchRow, PayoutRow } from './views.js';
 
-export interface PayoutInput {
-  amount: number;
-  destination: { type: 'WALLET'; phone: string };
-  description?: string | undefined;
-  metadata?: Record<string, string> | undefined;
-}
+export type { PayoutInput } from './seller.js';
 
 const isStringRecord = (value: unknown): value is Record<string, string> =>
   typeof value === 'object' &&
@@ -129,6 +125,7 @@ function newPayoutRow(
     paid_at: null,
     failed_at: null,
     cancelled_at: null,
+    seller_id: input.seller ?? null,
   } satisfies PayoutRow;
 }
 
@@ -189,9 +186,11 @@ async function reserveAndInsert(
   limits: PayoutLimits,
   batch?: PayoutBatchRow,
 ): Promise<PayoutRow[]> {
+  // One owner per call: a single payout's seller, or the business (a batch pays from its balance).
+  const owner = { ...caller, seller: rows[0]!.seller_id };
   await lockForPayouts(
     trx,
-    caller,
+    owner,
     rows.reduce((total, row) => total + row.amount + row.fee, 0),
   );
   await checkPendingSandbox(trx, caller, rows.length, limits.maxPendingSandbox);
@@ -213,7 +212,7 @@ async function reserveAndInsert(
       .returningAll();
     inserted.push(
       ...(await unitOfWork()
-        .money(payoutReservation(caller, money, start === 0 ? settledBy : undefined, at))
+        .money(payoutReservation(owner, money, start === 0 ? settledBy : undefined, at))
         .change(change)
         .events(chunk.map((row) => payoutEvent('payout.created', row, row.created_at)))
         .run(trx)),
@@ -230,9 +229,10 @@ async function reserveAndInsert(
 export async function createPayout(
   trx: Transaction<DB>,
   caller: Caller,
-  input: PayoutInput,
+  request: PayoutRequest,
   options: PayoutLimits,
 ): Promise<PayoutRow> {
+  const input = await payoutInput(trx, caller, request);
   if (input.amount < 1 || input.amount > options.maxAmount) {
     throw new ApiError('AMOUNT_OUT_OF_RANGE', `amount must be between 1 and ${options.maxAmount} centimes.`);
   }
@@ -314,6 +314,7 @@ export async function cancelPayout(trx: Transaction<DB>, caller: Caller, referen
       reference,
       amount: payout.amount,
       fee: payout.fee,
+      sellerId: payout.seller_id,
     },
     'cancelled',
     now,

@@ -22,6 +22,7 @@ export function payoutView(row: PayoutRow) {
     failureCode: row.failure_code,
     failureMessage: row.failure_message,
     batchId: row.batch_id,
+    seller: row.seller_id,
     sandbox: row.environment === 'test',
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),

@@ -136,7 +136,7 @@ async function followUpsOf(db: Executor, owner: WalletOwner, rows: LineRow[]): P
     JOIN ledger_postings w ON w.transaction_id = bt.ledger_transaction_id
     JOIN ledger_accounts a ON a.id = w.account_id AND a.kind = 'wallet' AND a.owner_id = ${owner.walletId}
     WHERE (bt.business_id, bt.environment, bt.source_reference) IN (${sources})
-      AND bt.type IN ('refund', 'order_refund', 'order_adjustment')
+      AND bt.type IN ('refund', 'order_refund', 'order_adjustment') AND bt.seller_id IS NULL
     ORDER BY bt.created_at, bt.id`.execute(db);
   for (const row of result.rows) {
     const key = `${row.business_id} ${row.source_reference}`;

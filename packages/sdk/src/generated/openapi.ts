@@ -1067,7 +1067,7 @@ export interface paths {
         };
         /**
          * List balance transactions
-         * @description Every movement of the merchant balance in the key's environment, newest first: payments, refunds, order payments, order refunds and modification adjustments, each with its gross `amount`, the `fee` the platform kept and the `net` that moved the balance. Filters: `type`, `source` (a PI-/OR- reference), `from`, `to`. Needs the `balance:read` scope.
+         * @description Every movement of the merchant balance in the key's environment, newest first: payments, refunds, order payments, order refunds and modification adjustments, each with its gross `amount`, the `fee` the platform kept and the `net` that moved the balance. Filters: `type`, `source` (a PI-/OR- reference), `from`, `to`. With `seller` (SL-...), that seller's balance transactions instead (its split shares, what refunds took back, its payouts, their fees and returns; each carries `seller`, and `balanceAfter` is the seller's balance); the business's own carry `seller: null`. Needs the `balance:read` scope.
          *
          *     Key: secret (sk_), scope `balance:read`.
          */
@@ -1089,7 +1089,7 @@ export interface paths {
         };
         /**
          * Export balance transactions as CSV
-         * @description The balance transactions that the list's filters take (`type`, `source`, `from`, `to`; all when absent) as CSV, streamed, newest first, with a header row naming the same fields as the list (id, type, amount, fee, net, currency, sourceReference, sourceKind, description, balanceAfter, createdAt); text cells that a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow. A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After.
+         * @description The balance transactions that the list's filters take (`seller`, `type`, `source`, `from`, `to`; all of the business's own when absent) as CSV, streamed, newest first, with a header row naming the same fields as the list (id, type, amount, fee, net, currency, sourceReference, sourceKind, description, balanceAfter, createdAt); text cells that a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow. A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After.
          *
          *     Key: secret (sk_), scope `balance:read`.
          */
@@ -1135,7 +1135,7 @@ export interface paths {
          * Retrieve the balance statement of a month
          * @description The statement of a UTC month (`YYYY-MM`): the opening balance (the sum of `net` of every balance transaction of the key's environment created before the period), the totals of the period by type (one entry per type, in a fixed order: count, gross = sum of `amount`, fees = sum of `fee`, net = sum of `net`), and the closing balance (opening + the period's net), to the centime with `GET /balance/transactions`. `period.to` is exclusive: the first instant after the period.
          *
-         *     With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`.
+         *     With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`. With `seller` (SL-...), the statement of the balance of that seller instead (its balance transactions, decision 082), in the same shape, `seller` naming it (a line of the CSV summary); an unknown seller is SELLER_NOT_FOUND.
          *
          *     Key: secret (sk_), scope `balance:read`.
          */
@@ -1159,7 +1159,7 @@ export interface paths {
          * Retrieve the balance statement of a range of days
          * @description The statement of the UTC days `from`..`to`, both included, at most 366 days: the opening balance (the sum of `net` of every balance transaction of the key's environment created before the period), the totals of the period by type (one entry per type, in a fixed order: count, gross = sum of `amount`, fees = sum of `fee`, net = sum of `net`), and the closing balance (opening + the period's net), to the centime with `GET /balance/transactions`. `period.to` is exclusive: the first instant after the period.
          *
-         *     With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`.
+         *     With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`. With `seller` (SL-...), the statement of the balance of that seller instead (its balance transactions, decision 082), in the same shape, `seller` naming it (a line of the CSV summary); an unknown seller is SELLER_NOT_FOUND.
          *
          *     Key: secret (sk_), scope `balance:read`.
          */
@@ -1190,6 +1190,8 @@ export interface paths {
         /**
          * Create a payout
          * @description Sends `amount` centimes from the merchant balance to a wallet. The payout fee is taken on top of the amount: the payout shows it as `fee`, and `totalDebited` (amount + fee) is what the balance gives, reserved at once (balance transactions `payout` and `payout_fee`). A balance that cannot cover amount + fee answers 402 INSUFFICIENT_FUNDS and reserves nothing. The payout starts PENDING and sends `payout.created`.
+         *
+         *     A seller's payout: with `seller` (SL-...), the payout is paid from that seller's balance (its balance transactions `payout`, `payout_fee` and, should it fail or be cancelled, `payout_reversal` carry `seller`), to the seller's phone: `destination` may be left out, and if given must be that phone (400 VALIDATION_ERROR naming `body.destination.phone` otherwise). 402 INSUFFICIENT_FUNDS when the seller's available balance is below amount + fee: a seller whose balance a refund took below zero is never paid out. An unknown seller, or another business's, is 404 SELLER_NOT_FOUND; the other environment's, 403 SANDBOX_MISMATCH; a DISABLED seller can still be paid out. The payout and its events carry `seller`; it settles the seller's unsettled transactions, not the business's. A refund racing the payout is never refused: if it commits before the payout reads the seller's balance, the payout sees it (and may answer 402); if after, the seller's balance may go below zero and is recovered from its next splits. Batches pay from the business's balance only.
          *
          *     The worker sends a PENDING payout within about a second: PAID (`payout.paid`) when the wallet takes it, or FAILED (`payout.failed`) with `failureCode` WALLET_NOT_FOUND (no wallet has the phone) or WALLET_LOCKED (the wallet is locked), its amount and fee then back in the balance (`payout_reversal`).
          *
@@ -2961,6 +2963,11 @@ export interface components {
                 id: string;
                 name: string;
             };
+            /** @description The seller whose statement this is (with `seller`); absent from the business's own */
+            seller?: {
+                id: string;
+                name: string;
+            };
             /** @enum {string} */
             currency: "MRU";
             sandbox: boolean;
@@ -3013,6 +3020,7 @@ export interface components {
             failureCode: ("WALLET_NOT_FOUND" | "WALLET_LOCKED") | null;
             failureMessage: string | null;
             batchId: string | null;
+            seller: string | null;
             sandbox: boolean;
             /**
              * Format: date-time
@@ -3411,6 +3419,8 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             created_at: string;
+            /** @description A seller's payout (decision 082): the seller (SL-...) it was paid from and to */
+            seller?: string;
         };
         /** SellerEventData */
         SellerEventData: {
@@ -18942,6 +18952,8 @@ export interface operations {
     listBalanceTransactions: {
         parameters: {
             query?: {
+                /** @description A seller's balance transactions (SL-...) instead of the business's own */
+                seller?: string;
                 /** @description What moved the balance */
                 type?: "payment" | "refund" | "order_payment" | "order_refund" | "order_adjustment" | "payout" | "payout_fee" | "payout_reversal";
                 /** @description The payment intent (PI-...), order (OR-...) or payout (PO-...) the movement belongs to */
@@ -18992,6 +19004,7 @@ export interface operations {
                                 };
                                 description: string;
                                 balanceAfter: number | null;
+                                seller: string | null;
                                 sandbox: boolean;
                                 /**
                                  * Format: date-time
@@ -19057,8 +19070,33 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: SELLER_NOT_FOUND. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19164,6 +19202,8 @@ export interface operations {
     exportBalanceTransactions: {
         parameters: {
             query?: {
+                /** @description A seller's balance transactions (SL-...) instead of the business's own */
+                seller?: string;
                 /** @description What moved the balance */
                 type?: "payment" | "refund" | "order_payment" | "order_refund" | "order_adjustment" | "payout" | "payout_fee" | "payout_reversal";
                 /** @description The payment intent (PI-...), order (OR-...) or payout (PO-...) the movement belongs to */
@@ -19238,8 +19278,33 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: SELLER_NOT_FOUND. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19384,6 +19449,7 @@ export interface operations {
                             };
                             description: string;
                             balanceAfter: number | null;
+                            seller: string | null;
                             sandbox: boolean;
                             /**
                              * Format: date-time
@@ -19576,6 +19642,8 @@ export interface operations {
     retrieveBalanceStatement: {
         parameters: {
             query?: {
+                /** @description A seller's statement (SL-...): its own balance transactions, in the same shape */
+                seller?: string;
                 /** @description `json` (the default): the figures. `csv`: a download with the figures, then every transaction of the period, oldest first. `html`: the same as a printable page */
                 format?: "json" | "csv" | "html";
                 /** @description The language of the labels of `csv` and `html` (default `en`) */
@@ -19655,8 +19723,33 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: SELLER_NOT_FOUND. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19766,6 +19859,8 @@ export interface operations {
                 from: string;
                 /** @description The last UTC day of the statement (included), YYYY-MM-DD; at most 366 days in all */
                 to: string;
+                /** @description A seller's statement (SL-...): its own balance transactions, in the same shape */
+                seller?: string;
                 /** @description `json` (the default): the figures. `csv`: a download with the figures, then every transaction of the period, oldest first. `html`: the same as a printable page */
                 format?: "json" | "csv" | "html";
                 /** @description The language of the labels of `csv` and `html` (default `en`) */
@@ -19842,8 +19937,33 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: SELLER_NOT_FOUND. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20170,7 +20290,7 @@ export interface operations {
                 "application/json": {
                     /** @description Centimes, at least 1, sent to the wallet; the fee is taken on top */
                     amount: number;
-                    destination: {
+                    destination?: {
                         /** @enum {string} */
                         type: "WALLET";
                         /** @description The wallet phone number, E.164 (+22220000001) */
@@ -20181,6 +20301,8 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /** @description A seller's payout (SL-...): paid from the seller's balance to the seller's phone; `destination`, if given, must be that phone. Without it, `destination` is required and the business's balance pays */
+                    seller?: string;
                 };
             };
         };
@@ -20273,8 +20395,33 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: SELLER_NOT_FOUND. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21632,6 +21779,7 @@ export interface operations {
                                 };
                                 description: string;
                                 balanceAfter: number | null;
+                                seller: string | null;
                                 sandbox: boolean;
                                 /**
                                  * Format: date-time
