@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { createProduct, PRODUCTS, write } from '../products/support.js';
-import { assertBalanceExplained, fold } from '../payments/support.js';
+import { allBalanceTransactions, assertBalanceExplained, fold } from '../payments/support.js';
 import { createSeller, patchSeller, SELLERS } from '../sellers/support.js';
 import { ledgerIsSound, merchantBalance, orderAction, postingsOf, setFeePlan, simulate } from './support.js';
 
@@ -163,6 +163,16 @@ describe('products of sellers, orders split (issue 52, decision 081)', () => {
       // The rest: every seller's share is back, exactly.
       expectStatus(await orderAction(t, sk, `/${order.referenceNumber}/refund`, {}), 200);
       for (const seller of [spices, couscous, mint]) assert.equal(await sellerBalance(t, sk, seller.id), 0);
+      // Each stall's own balance transactions tell the same story: its share, then what each refund took back.
+      const spicesMoves = await allBalanceTransactions(t, sk, `&seller=${spices.id}`);
+      assert.deepEqual(
+        spicesMoves.map((move: { type: string; net: number; seller: string }) => [move.type, move.net, move.seller]),
+        [
+          ['order_refund', -(2_700 - 1_083), spices.id],
+          ['order_refund', -1_083, spices.id],
+          ['order_payment', 2_700, spices.id],
+        ],
+      );
       assert.equal(await merchantBalance(t, sk), merchantBefore);
       await ledgerIsSound(t);
       await fold(t);
