@@ -193,6 +193,22 @@ describe('products of sellers, orders split (issue 52, decision 081)', () => {
       await ledgerIsSound(t);
     });
 
+    test('a lower total, then a higher one, then a full refund: no seller gives back more than its share', async () => {
+      const before = await Promise.all([spices, couscous, mint].map((s) => sellerBalance(t, sk, s.id)));
+      const ref = (await simulate(t, sk, cart())).body.data.referenceNumber;
+      const modify = async (items: { productId: string; quantity: number }[]) => {
+        expectStatus(await orderAction(t, sk, `/${ref}/propose-modification`, { items }), 200);
+        expectStatus(await orderAction(t, sk, `/${ref}/modification/accept`), 200);
+      };
+      // Down to the bag and the mint (a return), then twice the whole cart (a charge: the rise is the business's).
+      await modify(cart().slice(2));
+      await modify(cart().map((item) => ({ ...item, quantity: item.quantity * 2 })));
+      expectStatus(await orderAction(t, sk, `/${ref}/refund`, {}), 200);
+      const after = await Promise.all([spices, couscous, mint].map((s) => sellerBalance(t, sk, s.id)));
+      assert.deepEqual(after, before);
+      await ledgerIsSound(t);
+    });
+
     test("a DISABLED seller takes no new split: its lines stay the business's", async () => {
       const stall = await createSeller(t, sk, { name: 'Stall 7', phone: '+22236000107' });
       const honey = await createProduct(t, sk, {

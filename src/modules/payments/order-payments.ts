@@ -13,7 +13,7 @@ import {
 } from './fees.js';
 import { postTransfer } from './ledger.js';
 import type { Payer } from './payers.js';
-import { splitReversal, splitShares, type SplitShare } from './splits.js';
+import { orderSplitReversal, splitShares, type SplitShare } from './splits.js';
 import { walletCharge, walletRefund, type WalletCharge } from './wallet-payments.js';
 
 /**
@@ -141,9 +141,9 @@ export async function chargeOrderDifference(
  * `refundCommission` says (`final` when nothing is left to return after it), and says where the
  * order's fee state goes next. A lower total after a modification is an adjustment; a refund or
  * a cancel is a refund. Each seller of a split gives back its net share in proportion to what was
- * returned of what was charged, on the running totals of the fee state (`splitReversal`,
- * decision 081): every return, refund or lower total, counts, and the one that returns all that
- * was charged takes back every share exactly.
+ * returned of what was charged, less what earlier returns took (`orderSplitReversal`, decision
+ * 081): every return, refund or lower total, counts, a rise goes to the business, and the one that
+ * returns all that was charged takes back every share exactly.
  */
 export async function returnOrderMoney(
   trx: Transaction<DB>,
@@ -158,7 +158,14 @@ export async function returnOrderMoney(
     reference: money.reference,
     amount: money.amount,
     commission,
-    sellers: order.split ? splitReversal(order.split, order.fees.charged, order.fees.returned, money.amount) : [],
+    sellers: order.split
+      ? orderSplitReversal(
+          order.split,
+          order.fees.charged,
+          order.fees.returned + money.amount,
+          await takenBySellers(trx, order),
+        )
+      : [],
     balance: {
       type: money.as,
       source: { reference: order.orderReference, kind: 'order' },
@@ -173,6 +180,24 @@ export async function returnOrderMoney(
     ledgerTransactionId: await postTransfer(trx, transfer),
     fees: { ...order.fees, ...withRefund(order.fees, money.amount, commission) },
   };
+}
+
+/**
+ * What each seller of an order's split has given back so far: its balance transactions of the
+ * order's returns (the order is locked while it returns money, so none is being written).
+ */
+async function takenBySellers(trx: Transaction<DB>, order: OrderMoneyRef): Promise<Map<string, number>> {
+  const rows = await trx
+    .selectFrom('balance_transactions')
+    .select(['seller_id', (eb) => eb.fn.sum<string>('net').as('net')])
+    .where('business_id', '=', order.businessId)
+    .where('environment', '=', order.environment)
+    .where('source_reference', '=', order.orderReference)
+    .where('seller_id', 'is not', null)
+    .where('type', 'in', ['order_refund', 'order_adjustment'])
+    .groupBy('seller_id')
+    .execute();
+  return new Map(rows.map((row) => [row.seller_id!, -Number(row.net)]));
 }
 
 /**

@@ -81,3 +81,29 @@ export function splitReversal(
     }))
     .filter((reversal) => reversal.amount !== 0);
 }
+
+/**
+ * What a return of an order (a refund, a cancel, a lower total) takes back from each seller of its
+ * split. An order's `charged` grows when a modification raises its total (the rise is the
+ * business's), so the intents' running rule alone could take back, after a lower total and then a
+ * rise, more than a seller was given. Here each seller's target after this return is its net share
+ * in proportion to what was returned of what was charged (all of it once everything is returned),
+ * never more than its net, less what earlier returns already took (`taken`, from its balance
+ * transactions): a seller never gives back more than its share, and the last return closes it.
+ */
+export function orderSplitReversal(
+  shares: readonly SplitShare[],
+  charged: number,
+  returnedAfter: number,
+  taken: ReadonlyMap<string, number>,
+): SellerReversal[] {
+  return shares
+    .map((share) => {
+      const target =
+        charged <= 0 || returnedAfter >= charged
+          ? share.net
+          : Math.min(share.net, Number((BigInt(share.net) * BigInt(returnedAfter)) / BigInt(charged)));
+      return { seller: share.seller, amount: Math.max(0, target - (taken.get(share.seller) ?? 0)) };
+    })
+    .filter((reversal) => reversal.amount !== 0);
+}
