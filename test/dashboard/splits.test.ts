@@ -102,6 +102,11 @@ describe("dashboard: a payment's split, an order's, and the product form's selle
     assert.deepEqual(splitTable(page.html), [
       [`/dashboard/sellers/${stall.id}`, 'Épices Fatimetou', '25.00 MRU', '0.25 MRU', '24.75 MRU'],
     ]);
+    // The page's amounts are the business's own, what its balance got: the seller's share is on the split card.
+    const amount = (id: string) =>
+      new RegExp(`id="${id}">(?:<strong>)?([^<]+)<`).exec(page.html)?.[1]?.replace(/\s/g, ' ');
+    assert.equal(amount('amount-gross'), '75.00 MRU');
+    assert.equal(amount('amount-net'), '74.25 MRU');
     const user = await createUser(t, business.id);
     const arabic = new FormClient(t);
     assert.equal((await arabic.signIn(user.email, user.password, { lang: 'ar' })).status, 303);

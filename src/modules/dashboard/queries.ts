@@ -24,7 +24,8 @@ interface Scope {
 /**
  * Paid volume per UTC day of payment, payments and storefront orders together: the intents from
  * the daily sums the writes keep (migration 018), the orders from their `order_payment` balance
- * transactions (one per order paid, its amount the order's gross; an index on type and time).
+ * transactions (an index on type and time): the business's row and, for an order split between
+ * sellers, one per seller, whose amounts add up to the order's gross; only the business's counts.
  */
 export async function paidVolumeByDay(database: Database, scope: Scope, days: number) {
   const range = lastDays(days);
@@ -34,7 +35,7 @@ export async function paidVolumeByDay(database: Database, scope: Scope, days: nu
       FROM paid_volume_days
       WHERE business_id = ${scope.businessId} AND environment = ${scope.environment} AND day >= ${range[0]!}::date
       UNION ALL
-      SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), amount, 1
+      SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), amount, CASE WHEN seller_id IS NULL THEN 1 ELSE 0 END
       FROM balance_transactions
       WHERE business_id = ${scope.businessId} AND environment = ${scope.environment}
         AND type = ${'order_payment' satisfies BalanceTransactionType} AND created_at >= ${range[0]!}::date
@@ -217,8 +218,9 @@ export interface SourceAmounts {
 
 /**
  * The amounts of one payment (PI-…) or order (OR-…) from its balance transactions (the source
- * index), so they add up to what the balance shows: refunds are negative rows, their fee the
- * part of the fee given back. Undefined while nothing was paid.
+ * index), so they add up to what the business's balance shows (its own rows: the sellers' shares
+ * of a split are on the page's split card): refunds are negative rows, their fee the part of the
+ * fee given back. Undefined while nothing was paid.
  */
 export async function sourceAmounts(
   database: Database,
@@ -232,7 +234,7 @@ export async function sourceAmounts(
       coalesce(sum(fee), 0)::bigint AS fee, coalesce(sum(net), 0)::bigint AS net
     FROM balance_transactions
     WHERE business_id = ${scope.businessId} AND environment = ${scope.environment}
-      AND source_reference = ${reference}`.execute(database.db);
+      AND source_reference = ${reference} AND seller_id IS NULL`.execute(database.db);
   const sums = row.rows[0];
   if (!sums || Number(sums.n) === 0) return undefined;
   return { gross: Number(sums.gross), refunded: Number(sums.refunded), fee: Number(sums.fee), net: Number(sums.net) };
