@@ -21,7 +21,7 @@ import type {
 import type { PayoutBatchesTable, PayoutsTable } from './schema/payouts.js';
 import type { IdempotencyKeysTable, PeriodicTasksTable, PlatformSettingsTable } from './schema/platform.js';
 import type { MediaFilesTable, ProductsTable } from './schema/products.js';
-import type { SellersTable } from './schema/sellers.js';
+import type { SellerPayoutDaysTable, SellersTable } from './schema/sellers.js';
 import type { UnknownPhonePinAttemptsTable, WalletsTable } from './schema/wallets.js';
 import type {
   WebhookAttemptRollupsTable,
@@ -68,6 +68,7 @@ export interface DB {
   payment_intents: PaymentIntentsTable;
   payment_links: PaymentLinksTable;
   sellers: SellersTable;
+  seller_payout_days: SellerPayoutDaysTable;
   payment_requests: PaymentRequestsTable;
   merchant_mutes: MerchantMutesTable;
   operator_notices: OperatorNoticesTable;

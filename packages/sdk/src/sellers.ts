@@ -8,7 +8,7 @@ import type { Balance, BalanceStatement, QueryOf, Seller, SellerInput, SellerUpd
  * (`balance.transactions.list({ seller })`), payouts (`payouts.create({ seller, amount })`) and statements.
  */
 export class Sellers extends Resource {
-  /** `name`, `phone` (E.164, where its payouts go), `commissionBps` (0 by default); VALIDATION_ERROR names a bad field. */
+  /** `name`, `phone` (E.164, where its payouts go), `commissionBps` (0 by default), `payoutSchedule` (MANUAL by default, or DAILY); VALIDATION_ERROR names a bad field. */
   create(body: SellerInput, options?: RequestOptions) {
     return this.http.request<Seller>({ method: 'POST', path: '/sellers', body }, options);
   }

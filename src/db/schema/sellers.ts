@@ -1,9 +1,18 @@
+import type { ColumnType } from 'kysely';
 import type { Environment, Json } from './columns.js';
 
 /** Every status of a seller: the one list the table type, schemas and filters derive from (the migration's CHECK repeats it). */
 export const SELLER_STATUSES = ['ACTIVE', 'DISABLED'] as const;
 
 export type SellerStatus = (typeof SELLER_STATUSES)[number];
+
+/**
+ * When a seller is paid out (migration 048): MANUAL, by the merchant's `POST /payouts`; DAILY, by
+ * the worker once a UTC day (payouts/daily.ts). The one list the table type and schemas derive from.
+ */
+export const SELLER_PAYOUT_SCHEDULES = ['MANUAL', 'DAILY'] as const;
+
+export type SellerPayoutSchedule = (typeof SELLER_PAYOUT_SCHEDULES)[number];
 
 export interface SellersTable {
   id: string;
@@ -16,6 +25,16 @@ export interface SellersTable {
   metadata: Json<Record<string, string>>;
   created_at: Date;
   updated_at: Date;
+  payout_schedule: SellerPayoutSchedule;
+}
+
+/** A seller's UTC day as the daily payout task took it (migration 048): its payout, or null when skipped. */
+export interface SellerPayoutDaysTable {
+  seller_id: string;
+  /** 'YYYY-MM-DD' when written; read it as text (`day::text`): the drivers return a date differently. */
+  day: ColumnType<string, string, never>;
+  payout_reference: string | null;
+  created_at: Date;
 }
 
 /** Who bears a split payment's provider fee (decision 080): the one list the schemas derive from. */

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { literalUnion, Timestamp } from '../../http/schemas.js';
-import { SELLER_STATUSES } from '../../db/schema.js';
+import { SELLER_PAYOUT_SCHEDULES, SELLER_STATUSES } from '../../db/schema.js';
 
 /** The data of every seller event: snake_case, in the money envelope as payment and payout events are. */
 export const SellerEventData = Type.Object(
@@ -10,6 +10,9 @@ export const SellerEventData = Type.Object(
     phone: Type.String({ description: 'masked: +222******78' }),
     commission_bps: Type.Integer({ description: "What the business keeps of the seller's share, in basis points" }),
     status: literalUnion(SELLER_STATUSES),
+    payout_schedule: literalUnion(SELLER_PAYOUT_SCHEDULES, {
+      description: 'MANUAL, or DAILY: paid out by the worker once a UTC day',
+    }),
     metadata: Type.Record(Type.String(), Type.String()),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -21,7 +24,7 @@ export const SellerEventData = Type.Object(
 export const sellerEventPayloads = {
   'seller.created': { when: 'A seller was created (status ACTIVE, balance 0).', data: SellerEventData },
   'seller.updated': {
-    when: 'A seller was changed (`name`, `phone`, `commissionBps` or `status`); the data is the seller after the change.',
+    when: 'A seller was changed (`name`, `phone`, `commissionBps`, `status` or `payoutSchedule`); the data is the seller after the change.',
     data: SellerEventData,
   },
 } as const;

@@ -38,7 +38,7 @@ export const sellerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'createSeller',
         summary: 'Create a seller',
-        description: `A seller of the key's business and environment: \`name\` (trimmed, not blank), \`phone\` (E.164, where its payouts go), \`commissionBps\` (0 to 10,000, 0 by default), \`metadata\`. It starts ACTIVE with a balance of 0. Sends \`seller.created\`.\n\n${SELLERS_TEXT}`,
+        description: `A seller of the key's business and environment: \`name\` (trimmed, not blank), \`phone\` (E.164, where its payouts go), \`commissionBps\` (0 to 10,000, 0 by default), \`payoutSchedule\` (MANUAL by default, or DAILY), \`metadata\`. It starts ACTIVE with a balance of 0. Sends \`seller.created\`.\n\n${SELLERS_TEXT}`,
         tags,
         body: CreateSellerBody,
         response: { 201: Envelope(Seller) },
@@ -109,7 +109,7 @@ export const sellerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'updateSeller',
         summary: 'Update a seller',
-        description: `Changes \`name\`, \`phone\`, \`commissionBps\` or \`status\` (ACTIVE or DISABLED); an empty body is a VALIDATION_ERROR. Sends \`seller.updated\` when something changed; a patch that changes nothing answers the seller as it is.\n\n${SELLERS_TEXT}`,
+        description: `Changes \`name\`, \`phone\`, \`commissionBps\`, \`status\` (ACTIVE or DISABLED) or \`payoutSchedule\` (MANUAL or DAILY); an empty body is a VALIDATION_ERROR. Sends \`seller.updated\` when something changed; a patch that changes nothing answers the seller as it is.\n\n${SELLERS_TEXT}`,
         tags,
         params: SellerParams,
         body: UpdateSellerBody,

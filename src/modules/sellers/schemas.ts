@@ -1,10 +1,14 @@
 import { Type } from 'typebox';
-import { SELLER_STATUSES } from '../../db/schema.js';
+import { SELLER_PAYOUT_SCHEDULES, SELLER_STATUSES } from '../../db/schema.js';
 import { Metadata } from '../../http/metadata.js';
 import { literalUnion, Pagination, Timestamp } from '../../http/schemas.js';
 import { E164_PATTERN } from '../../lib/phone.js';
 
 export const SellerStatus = literalUnion(SELLER_STATUSES);
+export const PayoutSchedule = literalUnion(SELLER_PAYOUT_SCHEDULES, {
+  description:
+    "MANUAL (the default): paid out by `POST /payouts` with `seller`. DAILY: once a UTC day the worker pays an ACTIVE seller's whole available balance to its phone, less the payout fee, when that leaves more than 0",
+});
 
 /** A name's most characters (code points, as the schema counts them). */
 export const SELLER_NAME_MAX = 200;
@@ -30,6 +34,7 @@ export const CreateSellerBody = Type.Object(
     name: Name,
     phone: Phone,
     commissionBps: Type.Optional(CommissionBps),
+    payoutSchedule: Type.Optional(PayoutSchedule),
     metadata: Type.Optional(Metadata),
   },
   { additionalProperties: false },
@@ -41,6 +46,7 @@ export const UpdateSellerBody = Type.Object(
     phone: Type.Optional(Phone),
     commissionBps: Type.Optional(CommissionBps),
     status: Type.Optional(SellerStatus),
+    payoutSchedule: Type.Optional(PayoutSchedule),
     metadata: Type.Optional(Metadata),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -58,6 +64,7 @@ export const Seller = Type.Object(
     phone: Type.String({ description: "E.164: where the seller's payouts go" }),
     commissionBps: Type.Integer({ description: "What the business keeps of the seller's share, in basis points" }),
     status: SellerStatus,
+    payoutSchedule: PayoutSchedule,
     metadata: Metadata,
     sandbox: Type.Boolean(),
     createdAt: Timestamp,

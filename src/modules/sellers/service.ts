@@ -43,6 +43,7 @@ export async function createSeller(trx: Executor, caller: Caller, input: CreateS
       name,
       phone: input.phone,
       commissionBps: input.commissionBps ?? 0,
+      payoutSchedule: input.payoutSchedule ?? 'MANUAL',
       metadata,
       createdAt: new Date(),
     },
@@ -92,6 +93,9 @@ export async function updateSeller(
     change.commission_bps = input.commissionBps;
   }
   if (input.status !== undefined && input.status !== seller.status) change.status = input.status;
+  if (input.payoutSchedule !== undefined && input.payoutSchedule !== seller.payout_schedule) {
+    change.payout_schedule = input.payoutSchedule;
+  }
   if (input.metadata !== undefined) {
     checkMetadata(input.metadata);
     if (JSON.stringify(input.metadata) !== JSON.stringify(seller.metadata)) change.metadata = input.metadata;

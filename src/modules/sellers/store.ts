@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { DB, Environment, SellersTable, SellerStatus } from '../../db/schema.js';
+import type { DB, Environment, SellerPayoutSchedule, SellersTable, SellerStatus } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import type { Caller } from '../../http/context.js';
 import type { EventRecord } from '../events/outbox.js';
@@ -14,6 +14,7 @@ export interface NewSeller {
   name: string;
   phone: string;
   commissionBps: number;
+  payoutSchedule: SellerPayoutSchedule;
   metadata: Record<string, string>;
   createdAt: Date;
 }
@@ -35,6 +36,7 @@ export async function insertSeller(
     phone: seller.phone,
     commission_bps: seller.commissionBps,
     status: 'ACTIVE',
+    payout_schedule: seller.payoutSchedule,
     metadata: seller.metadata,
     created_at: seller.createdAt,
     updated_at: seller.createdAt,
@@ -88,6 +90,7 @@ export interface SellerChange {
   phone?: string;
   commission_bps?: number;
   status?: SellerStatus;
+  payout_schedule?: SellerPayoutSchedule;
   /** The whole new metadata, replacing the old (as a payment link's PATCH does). */
   metadata?: Record<string, string>;
 }

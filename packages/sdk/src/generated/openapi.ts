@@ -1376,7 +1376,7 @@ export interface paths {
         put?: never;
         /**
          * Create a seller
-         * @description A seller of the key's business and environment: `name` (trimmed, not blank), `phone` (E.164, where its payouts go), `commissionBps` (0 to 10,000, 0 by default), `metadata`. It starts ACTIVE with a balance of 0. Sends `seller.created`.
+         * @description A seller of the key's business and environment: `name` (trimmed, not blank), `phone` (E.164, where its payouts go), `commissionBps` (0 to 10,000, 0 by default), `payoutSchedule` (MANUAL by default, or DAILY), `metadata`. It starts ACTIVE with a balance of 0. Sends `seller.created`.
          *
          *     A seller (`SL-...`) is someone a marketplace business sells for: a stall, a shop, a teacher. Each has its own balance in the ledger, under the business, in the key's environment. `commissionBps` is what the business will keep of the seller's share of a payment. A DISABLED seller takes no new split; it keeps its balance and can still be paid out. An intent's `splits` credit each seller its share when it is paid, and its refunds take it back in proportion, even below zero (decision 080).
          *
@@ -1412,7 +1412,7 @@ export interface paths {
         head?: never;
         /**
          * Update a seller
-         * @description Changes `name`, `phone`, `commissionBps` or `status` (ACTIVE or DISABLED); an empty body is a VALIDATION_ERROR. Sends `seller.updated` when something changed; a patch that changes nothing answers the seller as it is.
+         * @description Changes `name`, `phone`, `commissionBps`, `status` (ACTIVE or DISABLED) or `payoutSchedule` (MANUAL or DAILY); an empty body is a VALIDATION_ERROR. Sends `seller.updated` when something changed; a patch that changes nothing answers the seller as it is.
          *
          *     A seller (`SL-...`) is someone a marketplace business sells for: a stall, a shop, a teacher. Each has its own balance in the ledger, under the business, in the key's environment. `commissionBps` is what the business will keep of the seller's share of a payment. A DISABLED seller takes no new split; it keeps its balance and can still be paid out. An intent's `splits` credit each seller its share when it is paid, and its refunds take it back in proportion, even below zero (decision 080).
          *
@@ -2040,7 +2040,7 @@ export interface webhooks {
         put?: never;
         /**
          * seller.updated
-         * @description A seller was changed (`name`, `phone`, `commissionBps` or `status`); the data is the seller after the change. Signed with X-Commerce-Signature over "<X-Commerce-Timestamp>.<raw body>".
+         * @description A seller was changed (`name`, `phone`, `commissionBps`, `status` or `payoutSchedule`); the data is the seller after the change. Signed with X-Commerce-Signature over "<X-Commerce-Timestamp>.<raw body>".
          */
         post: operations["webhook_seller_updated"];
         delete?: never;
@@ -3098,6 +3098,8 @@ export interface components {
             /** @description What the business keeps of the seller's share, in basis points */
             commissionBps: number;
             status: "ACTIVE" | "DISABLED";
+            /** @description MANUAL (the default): paid out by `POST /payouts` with `seller`. DAILY: once a UTC day the worker pays an ACTIVE seller's whole available balance to its phone, less the payout fee, when that leaves more than 0 */
+            payoutSchedule: "MANUAL" | "DAILY";
             /** @description String values only; at most 50 keys of 1 to 40 characters, values up to 500 characters */
             metadata: {
                 [key: string]: string;
@@ -3432,6 +3434,8 @@ export interface components {
             /** @description What the business keeps of the seller's share, in basis points */
             commission_bps: number;
             status: "ACTIVE" | "DISABLED";
+            /** @description MANUAL, or DAILY: paid out by the worker once a UTC day */
+            payout_schedule: "MANUAL" | "DAILY";
             metadata: {
                 [key: string]: string;
             };
@@ -22507,6 +22511,8 @@ export interface operations {
                     phone: string;
                     /** @description What the business keeps of the seller's share of a payment, in basis points (0 to 10,000) */
                     commissionBps?: number;
+                    /** @description MANUAL (the default): paid out by `POST /payouts` with `seller`. DAILY: once a UTC day the worker pays an ACTIVE seller's whole available balance to its phone, less the payout fee, when that leaves more than 0 */
+                    payoutSchedule?: "MANUAL" | "DAILY";
                     /** @description String values only; at most 50 keys of 1 to 40 characters, values up to 500 characters */
                     metadata?: {
                         [key: string]: string;
@@ -23015,6 +23021,8 @@ export interface operations {
                     /** @description What the business keeps of the seller's share of a payment, in basis points (0 to 10,000) */
                     commissionBps?: number;
                     status?: "ACTIVE" | "DISABLED";
+                    /** @description MANUAL (the default): paid out by `POST /payouts` with `seller`. DAILY: once a UTC day the worker pays an ACTIVE seller's whole available balance to its phone, less the payout fee, when that leaves more than 0 */
+                    payoutSchedule?: "MANUAL" | "DAILY";
                     /** @description String values only; at most 50 keys of 1 to 40 characters, values up to 500 characters */
                     metadata?: {
                         [key: string]: string;

@@ -67,8 +67,13 @@ export function commissionBps(text: string): number | undefined {
   return bps !== undefined && bps <= MAX_BPS ? bps : undefined;
 }
 
-/** The form's fields as the service's input (name, phone, commission), every wrong one named at once. */
-export function readSellerForm(form: NewForm | EditForm): Required<Omit<CreateSellerInput, 'metadata'>> {
+/**
+ * The form's fields as the service's input (name, phone, commission), every wrong one named at once.
+ * The payout schedule is not on the form yet: a new seller is MANUAL, an edit leaves it as it is.
+ */
+export function readSellerForm(
+  form: NewForm | EditForm,
+): Required<Omit<CreateSellerInput, 'metadata' | 'payoutSchedule'>> {
   const checks = fieldChecks();
   const name = form.name.trim();
   if (name === '') checks.refuse('name', 'is required');
