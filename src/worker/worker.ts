@@ -9,6 +9,7 @@ import { endWaitingPayments } from '../modules/intents/waiting-payments.js';
 import { endDueRequests } from '../modules/requests/expiry.js';
 import { sendOperatorNotices } from '../modules/requests/operator-hook-sender.js';
 import { foldPendingMovements } from '../modules/payments/ledger.js';
+import { payDailySellers } from '../modules/payouts/daily.js';
 import { SENDERS, startPayoutSender, type PayoutSender } from '../modules/payouts/send.js';
 import { startDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions } from '../modules/webhooks/engine.js';
 import { checkFailingEndpoints } from '../modules/webhooks/health.js';
@@ -59,6 +60,17 @@ export const periodicTasks: PeriodicTask[] = [
   // Writers count list rows under their own slot (counted-list.ts); this sums them per day.
   { name: 'list-count-fold', everySeconds: 5, run: (runtime) => foldListCounts(runtime.db) },
   { name: 'webhook-auto-disable', everySeconds: 60, run: webhookAutoDisable },
+  // Sellers on a DAILY payout schedule, paid once a UTC day (payouts/daily.ts, decision 082): the
+  // first run after midnight UTC pays them, later runs find the day taken.
+  {
+    name: 'seller-payouts',
+    everySeconds: 60,
+    run: (runtime) =>
+      payDailySellers(runtime.db, {
+        maxAmount: runtime.config.intentMaxAmount,
+        maxPendingSandbox: runtime.config.sandboxPendingPayoutsMax,
+      }),
+  },
   { name: 'webhook-rollup-cleanup', everySeconds: 3600, run: (runtime) => deleteOldRollups(runtime.db) },
   { name: 'pin-attempts-cleanup', everySeconds: 600, run: (runtime) => deleteExpiredUnknownPhoneAttempts(runtime.db) },
   // New payment requests told to the operator's SMS or push gateway (decision 078); nothing when
