@@ -87,18 +87,25 @@ function reservationEntries(owner: PayoutOwner, payout: PayoutMoney, at: Date) {
 }
 
 /**
+ * Locks the account a payout of `owner` leaves and reads what it holds, in the caller's
+ * transaction (a daily payout sizes itself on it before reserving). A seller's account is locked
+ * as a merchant's is: its payouts queue. Refunds append to it without the lock (decision 080), so
+ * a refund that commits before this read is counted, one that commits after it may take the
+ * account below zero (decision 082).
+ */
+export async function lockPayoutBalance(trx: Transaction<DB>, owner: PayoutOwner): Promise<number> {
+  const account = payoutAccount(owner);
+  return balanceIn(await lockAccounts(trx, owner.environment, [account]), account);
+}
+
+/**
  * The first half of reserving payouts, in the caller's transaction: the merchant's account is
  * locked (so that payouts and refunds of one merchant never overdraw it together), and if what it
  * holds cannot cover `needed` (every amount and fee), 402 INSUFFICIENT_FUNDS and nothing moves.
  * The lock is held until the transaction ends, so the reservation that follows cannot be outrun.
  */
 export async function lockForPayouts(trx: Transaction<DB>, owner: PayoutOwner, needed: number): Promise<void> {
-  // A seller's account is locked as a merchant's is: its payouts queue. Refunds append to it
-  // without the lock (decision 080), so a refund that commits before this read is counted, one
-  // that commits after it may take the account below zero (decision 082).
-  const merchant = payoutAccount(owner);
-  const locked = await lockAccounts(trx, owner.environment, [merchant]);
-  const available = balanceIn(locked, merchant);
+  const available = await lockPayoutBalance(trx, owner);
   if (available < needed) {
     throw new ApiError(
       'INSUFFICIENT_FUNDS',

@@ -4,7 +4,7 @@ import type { Caller } from '../../http/context.js';
 import { ApiError } from '../../http/errors.js';
 import { payoutFeePlan } from '../payments/fee-plans.js';
 import { payoutFee, type PayoutFeePlan } from '../payments/fees.js';
-import { balanceIn, lockAccounts } from '../payments/ledger.js';
+import { lockPayoutBalance } from '../payments/payouts.js';
 import { createPayout, type PayoutLimits } from './service.js';
 
 /** The UTC day of an instant, 'YYYY-MM-DD': the day a daily payout is for. */
@@ -59,8 +59,7 @@ async function payDay(trx: Transaction<DB>, sellerId: string, day: string, limit
   if (claimed.rows.length === 0) return 'taken';
 
   const caller: Caller = { businessId: seller.business_id, environment: seller.environment };
-  const account = { kind: 'seller' as const, ownerId: seller.id };
-  const available = balanceIn(await lockAccounts(trx, seller.environment, [account]), account);
+  const available = await lockPayoutBalance(trx, { ...caller, seller: seller.id });
   const plan = await payoutFeePlan(trx, seller.business_id);
   const amount = wholeBalanceAmount(available, plan, limits.maxAmount);
   if (amount < 1) return 'skipped';
