@@ -254,12 +254,12 @@ describe('intent splits (issue 52, decision 080)', () => {
     assert.equal(await merchantBalance(t, key), 30_249, 'the business: 30,555 less its 306 of the fee');
 
     expectStatus(await act(t, key, reference, 'refund', { amount: 40_000 }), 200);
-    // 40 % back: 400 of the fee, 13,200, 9,900 (9,900.4 rounded down) and 4,400 from the sellers.
+    // 40 % back: 400 of the fee, 13,200, 9,901 (9,900.4 rounded up) and 4,400 from the sellers.
     assert.deepEqual(
       [await sellerBalance(t, key, a), await sellerBalance(t, key, b), await sellerBalance(t, key, c)],
-      [19_800, 14_851, 6_600],
+      [19_800, 14_850, 6_600],
     );
-    assert.equal(await merchantBalance(t, key), 18_149, 'the business gives back 12,100');
+    assert.equal(await merchantBalance(t, key), 18_150, 'the business gives back 12,099');
 
     expectStatus(await act(t, key, reference, 'refund'), 200);
     assert.deepEqual(

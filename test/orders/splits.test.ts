@@ -153,12 +153,12 @@ describe('products of sellers, orders split (issue 52, decision 081)', () => {
         [spices.id, couscous.id, mint.id],
       );
 
-      // A refund of 30.00 MRU: each seller gives back floor(net × 3000 / 7475).
+      // A refund of 30.00 MRU: each seller gives back ceil(net × 3000 / 7475).
       const refunded = await orderAction(t, sk, `/${order.referenceNumber}/refund`, { amount: 3_000 });
       expectStatus(refunded, 200);
-      assert.equal(await sellerBalance(t, sk, spices.id), 2_700 - 1_083);
-      assert.equal(await sellerBalance(t, sk, couscous.id), 2_351 - 943);
-      assert.equal(await sellerBalance(t, sk, mint.id), 1_200 - 481);
+      assert.equal(await sellerBalance(t, sk, spices.id), 2_700 - 1_084);
+      assert.equal(await sellerBalance(t, sk, couscous.id), 2_351 - 944);
+      assert.equal(await sellerBalance(t, sk, mint.id), 1_200 - 482);
       await ledgerIsSound(t);
       // The rest: every seller's share is back, exactly.
       expectStatus(await orderAction(t, sk, `/${order.referenceNumber}/refund`, {}), 200);
@@ -168,8 +168,8 @@ describe('products of sellers, orders split (issue 52, decision 081)', () => {
       assert.deepEqual(
         spicesMoves.map((move: { type: string; net: number; seller: string }) => [move.type, move.net, move.seller]),
         [
-          ['order_refund', -(2_700 - 1_083), spices.id],
-          ['order_refund', -1_083, spices.id],
+          ['order_refund', -(2_700 - 1_084), spices.id],
+          ['order_refund', -1_084, spices.id],
           ['order_payment', 2_700, spices.id],
         ],
       );
@@ -240,10 +240,10 @@ describe('products of sellers, orders split (issue 52, decision 081)', () => {
     });
     expectStatus(placed, 201);
     // The whole cart is a stall's that the business keeps nothing of, and the business bears the
-    // fee (0.24): its line cannot go below zero, so the seller's share is cut by the fee.
+    // fee (0.24): its line cannot go below zero, so the seller bears what it leaves short, as a fee.
     assert.equal(await sellerBalance(t, sk, mint.id), before + 2_376);
     const got = await t.request('GET', `/api/v1/dev/store/orders/${placed.body.data.referenceNumber}`, { key: sk });
-    assert.deepEqual(got.body.data.splits, [{ seller: mint.id, gross: 2_376, fee: 0, net: 2_376 }]);
+    assert.deepEqual(got.body.data.splits, [{ seller: mint.id, gross: 2_400, fee: 24, net: 2_376 }]);
     await ledgerIsSound(t);
   });
 

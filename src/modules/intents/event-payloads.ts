@@ -32,6 +32,12 @@ export const PaymentEventData = Type.Object(
           "payment.confirmed of a split intent only: each seller's gross share, its part of the fee, its net",
       }),
     ),
+    splits_refunded: Type.Optional(
+      Type.Array(Type.Object({ seller: Type.String(), amount: Centimes }), {
+        description:
+          'payment.refunded of a split intent only: what each seller of the split gave back with this refund (0 when nothing)',
+      }),
+    ),
   },
   { title: 'PaymentEventData' },
 );

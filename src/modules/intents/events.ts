@@ -13,7 +13,8 @@ export interface PaymentEventExtras {
   commission?: Commission;
   /** payment.failed of an OPEN intent: the amount the payer tried to pay. */
   attemptedAmount?: number;
-  refund?: { id: string; amount: number };
+  /** payment.refunded: the refund, and of a split intent what each seller gave back with it. */
+  refund?: { id: string; amount: number; splits?: readonly { seller: string; amount: number }[] | undefined };
   /** payment.confirmed of a split intent: each seller's gross, fee and net (decision 080). */
   splits?: readonly SplitShare[] | undefined;
 }
@@ -68,6 +69,7 @@ export function paymentEvent(
     data.refund_id = extras.refund.id;
     data.amount_refunded = extras.refund.amount;
     data.total_amount_refunded = intent.total_amount_refunded;
+    if (extras.refund.splits) data.splits_refunded = extras.refund.splits.map((back) => ({ ...back }));
   }
   return eventRecord(
     event,

@@ -4,7 +4,8 @@ import { ApiError } from '../../http/errors.js';
 import { randomDigits } from '../../lib/ids.js';
 import { refundCommission, type FeeState } from '../payments/fees.js';
 import type { PaymentMethod } from '../payments/methods.js';
-import { splitReversal } from '../payments/splits.js';
+import { sellersTaken } from '../payments/split-refunds.js';
+import { refundTakes } from '../payments/splits.js';
 import { paymentEvent } from './events.js';
 import { METHODS } from './payments.js';
 import { recordRefund, type IntentRow, type IntentWithRefunds } from './repo.js';
@@ -49,9 +50,20 @@ export async function refundPayment(
   }
   const fees = intentFees(intent);
   const commission = refundCommission(fees, amount, amount === left);
-  // Each seller of a split gives back its net share in proportion, on the running total (decision 080).
+  // Each seller of a split gives back its net share in proportion, rounded up, less what it gave
+  // back before, so that the business's line never goes below zero (decision 080).
   const sellers = intent.split_shares
-    ? splitReversal(intent.split_shares, intent.amount_paid ?? 0, intent.total_amount_refunded, amount)
+    ? refundTakes(
+        intent.split_shares,
+        { after: intent.total_amount_refunded + amount, of: intent.amount_paid ?? 0 },
+        await sellersTaken(trx, {
+          environment: intent.environment,
+          businessId: intent.business_id,
+          reference: intent.reference_number,
+          types: ['refund'],
+        }),
+        amount - commission.provider_ttc,
+      )
     : undefined;
   const refundId = `RF-${randomDigits(16)}`;
   // Written by the statement that records the refund (none for a payment that moved no wallet money).
@@ -91,7 +103,15 @@ export async function refundPayment(
     [
       paymentEvent('payment.refunded', { ...intent, status, total_amount_refunded: totalAmountRefunded }, now, {
         commission,
-        refund: { id: refundId, amount },
+        refund: {
+          id: refundId,
+          amount,
+          // Every seller of the split, with 0 for one this refund took nothing from.
+          splits: intent.split_shares?.map((share) => ({
+            seller: share.seller,
+            amount: sellers?.find((take) => take.seller === share.seller)?.amount ?? 0,
+          })),
+        },
       }),
     ],
     money,

@@ -53,7 +53,7 @@ export interface MethodRefund {
   amount: number;
   commission: Commission;
   balance: Omit<BalanceEntry, 'amount'>;
-  /** What each seller of a split payment gives back (`splitReversal`). */
+  /** What each seller of a split payment gives back (`refundTakes`). */
   sellers?: readonly SellerReversal[] | undefined;
   now: Date;
 }

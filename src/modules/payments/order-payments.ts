@@ -13,7 +13,8 @@ import {
 } from './fees.js';
 import { postTransfer } from './ledger.js';
 import type { Payer } from './payers.js';
-import { orderSplitReversal, splitShares, type SplitShare } from './splits.js';
+import { sellersTaken } from './split-refunds.js';
+import { refundTakes, splitShares, type SplitShare } from './splits.js';
 import { walletCharge, walletRefund, type WalletCharge } from './wallet-payments.js';
 
 /**
@@ -44,7 +45,8 @@ export function orderPlan(fees: OrderFees): FeePlan {
 /**
  * The payment of a new order: its lines' commission (`linesProviderFee`, so the MARGIN model
  * applies) plus the payer fee, out of the payer's locked wallet. A split (its sellers' lines,
- * decision 081) is settled in the same posting, the business bearing the provider fee. Returns
+ * decision 081) is settled in the same posting, the business bearing the provider fee (what its
+ * lines leave short of it, the sellers', as a fee: `splitShares`). Returns
  * the fee state and the sellers' shares the order keeps, or INSUFFICIENT_BALANCE with nothing built.
  */
 export function chargeOrder(
@@ -141,9 +143,11 @@ export async function chargeOrderDifference(
  * `refundCommission` says (`final` when nothing is left to return after it), and says where the
  * order's fee state goes next. A lower total after a modification is an adjustment; a refund or
  * a cancel is a refund. Each seller of a split gives back its net share in proportion to what was
- * returned of what was charged, less what earlier returns took (`orderSplitReversal`, decision
- * 081): every return, refund or lower total, counts, a rise goes to the business, and the one that
- * returns all that was charged takes back every share exactly.
+ * returned of what was charged, rounded up, less what earlier returns took (`refundTakes`,
+ * decision 081), never so much that the business's line would go below zero: every return,
+ * refund or lower total, counts, a rise goes to the business (it grows `charged`, so no seller
+ * gives back more than its share), and the one that returns all that was charged takes back
+ * every share exactly.
  */
 export async function returnOrderMoney(
   trx: Transaction<DB>,
@@ -159,11 +163,16 @@ export async function returnOrderMoney(
     amount: money.amount,
     commission,
     sellers: order.split
-      ? orderSplitReversal(
+      ? refundTakes(
           order.split,
-          order.fees.charged,
-          order.fees.returned + money.amount,
-          await takenBySellers(trx, order),
+          { after: order.fees.returned + money.amount, of: order.fees.charged },
+          await sellersTaken(trx, {
+            environment: order.environment,
+            businessId: order.businessId,
+            reference: order.orderReference,
+            types: ['order_refund', 'order_adjustment'],
+          }),
+          money.amount - commission.provider_ttc,
         )
       : [],
     balance: {
@@ -180,24 +189,6 @@ export async function returnOrderMoney(
     ledgerTransactionId: await postTransfer(trx, transfer),
     fees: { ...order.fees, ...withRefund(order.fees, money.amount, commission) },
   };
-}
-
-/**
- * What each seller of an order's split has given back so far: its balance transactions of the
- * order's returns (the order is locked while it returns money, so none is being written).
- */
-async function takenBySellers(trx: Transaction<DB>, order: OrderMoneyRef): Promise<Map<string, number>> {
-  const rows = await trx
-    .selectFrom('balance_transactions')
-    .select(['seller_id', (eb) => eb.fn.sum<string>('net').as('net')])
-    .where('business_id', '=', order.businessId)
-    .where('environment', '=', order.environment)
-    .where('source_reference', '=', order.orderReference)
-    .where('seller_id', 'is not', null)
-    .where('type', 'in', ['order_refund', 'order_adjustment'])
-    .groupBy('seller_id')
-    .execute();
-  return new Map(rows.map((row) => [row.seller_id!, -Number(row.net)]));
 }
 
 /**

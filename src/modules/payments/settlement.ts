@@ -50,7 +50,7 @@ export function chargeSettlement(
  * The plan of a refund of `amount` that gives back `commission` (`refundCommission`, decision
  * 004): each line of a charge of that amount under that commission, reversed, so that what each
  * account gives back is what the rule says and the lines still balance against the payer's credit.
- * Each seller of a split gives back what `splitReversal` says; the merchant the rest.
+ * Each seller of a split gives back what `refundTakes` says; the merchant the rest.
  */
 export function refundSettlement(
   businessId: string,

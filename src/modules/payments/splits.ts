@@ -28,13 +28,37 @@ export function splitRoom(amount: number, providerFee: number, feeBearer: FeeBea
   return feeBearer === 'BUSINESS' ? amount - providerFee : amount;
 }
 
+/** `numerator × by / denominator` rounded half up (decision 004), in integers. */
+const roundHalfUp = (numerator: number, by: number, denominator: number) =>
+  Number((2n * BigInt(numerator) * BigInt(by) + BigInt(denominator)) / (2n * BigInt(denominator)));
+
+/**
+ * Spreads `total` over `weights` in proportion, rounded half up on running totals (decision 004):
+ * each part is what the parts up to it should be less what the ones before took, so they add up
+ * to `total` exactly, and none passes its weight when `total` does not pass their sum.
+ */
+function spread(total: number, weights: readonly number[]): number[] {
+  const sum = weights.reduce((all, weight) => all + weight, 0);
+  let soFar = 0;
+  let given = 0;
+  return weights.map((weight) => {
+    soFar += weight;
+    const upTo = sum > 0 ? roundHalfUp(total, soFar, sum) : 0;
+    const part = upTo - given;
+    given = upTo;
+    return part;
+  });
+}
+
 /**
  * Each seller's share of a payment of `amount` whose provider fee is `providerFee`. BUSINESS: the
  * seller gets its gross exactly, the business bears the whole fee. PROPORTIONAL: the fee is spread
  * over the shares by their gross (the business's share, what the sellers leave, last), rounded half
  * up on running totals as decision 004 rounds, so the fees of all lines add up to the fee exactly.
- * A split the create check let through always fits; should it not (the fee plan rose since), the
- * shares are cut in order, from the last, so that the business's line never goes below zero.
+ * When what the sellers leave cannot bear the business's part of the fee (an order whose sellers
+ * fill the cart, an intent whose fee plan rose since its create), the shortfall is the sellers':
+ * spread over them by their gross as a fee, as above, so each keeps its gross, shows the fee it
+ * bears, and the business's line is exactly zero, never below (decisions 080, 081).
  */
 export function splitShares(
   amount: number,
@@ -42,68 +66,82 @@ export function splitShares(
   feeBearer: FeeBearer,
   lines: readonly SplitLineRecord[],
 ): SplitShare[] {
-  let room = splitRoom(amount, providerFee, feeBearer);
-  let grossSoFar = 0;
-  let feeSoFar = 0;
-  return lines.map((line) => {
-    const gross = Math.max(0, Math.min(lineGross(line, amount), room));
-    room -= gross;
-    grossSoFar += gross;
-    let fee = 0;
-    if (feeBearer === 'PROPORTIONAL' && amount > 0) {
-      const feeUpTo = Number((2n * BigInt(providerFee) * BigInt(grossSoFar) + BigInt(amount)) / (2n * BigInt(amount)));
-      fee = feeUpTo - feeSoFar;
-      feeSoFar = feeUpTo;
-    }
-    return { seller: line.seller, gross, fee, net: gross - fee };
+  // The shares never pass the payment (a create check the caller made, kept here as a bound).
+  let left = amount;
+  const grosses = lines.map((line) => {
+    const gross = Math.max(0, Math.min(lineGross(line, amount), left));
+    left -= gross;
+    return gross;
+  });
+  const fees =
+    feeBearer === 'PROPORTIONAL' && amount > 0
+      ? spread(providerFee, [...grosses, left]).slice(0, grosses.length)
+      : grosses.map(() => 0);
+  const nets = grosses.reduce((all, gross, i) => all + gross - fees[i]!, 0);
+  const shortfall = Math.min(nets, Math.max(0, providerFee + nets - amount));
+  const extra = spread(shortfall, grosses);
+  return lines.map((line, i) => {
+    const fee = fees[i]! + extra[i]!;
+    return { seller: line.seller, gross: grosses[i]!, fee, net: grosses[i]! - fee };
   });
 }
 
 /**
- * What a refund of `refund` centimes takes back from each seller of a payment of `paid` that gave
- * them `shares`, after refunds of `refundedBefore` in all: each seller's net share in proportion
- * to what was refunded, on the running total (rounded down: what all refunds so far should have
- * taken, less what the earlier ones took), so the refund that closes the payment takes back every
- * net share exactly, whatever the sequence of partial refunds before it. Shares of 0 give nothing.
+ * What a refund takes back from each seller of a split (decisions 080 and 081), one rule for
+ * intents and orders. After it, a seller should have given back its net share in proportion to
+ * what was returned of what was paid (`returned.after` of `returned.of`), rounded up, never more
+ * than its net, all of it once everything is returned; the refund takes that less what the
+ * seller's earlier refunds actually took (`taken`, from its balance transactions), never less
+ * than 0. Rounded up so that the business, not the sellers, is the one whose give-back lags: it
+ * never gives back more than its own proportional share (less than a centime over), and a payment
+ * whose sellers took everything never needs the business's balance for a refund. `room` is what
+ * the refund leaves once the provider fee goes back (the refund less the fee given back): the
+ * sellers' takes never pass it, so the business's line never goes below zero; a take is cut from
+ * the last seller first, and the cut is taken by the next refund, whose target is the same rule.
+ */
+export function refundTakes(
+  shares: readonly SplitShare[],
+  returned: { after: number; of: number },
+  taken: ReadonlyMap<string, number>,
+  room: number,
+): SellerReversal[] {
+  const takes = shares.map((share) => {
+    const target =
+      returned.of <= 0 || returned.after >= returned.of
+        ? share.net
+        : Math.min(share.net, ceilDiv(share.net, returned.after, returned.of));
+    return { seller: share.seller, amount: Math.max(0, target - (taken.get(share.seller) ?? 0)) };
+  });
+  let over = takes.reduce((all, take) => all + take.amount, 0) - Math.max(0, room);
+  for (let i = takes.length - 1; i >= 0 && over > 0; i--) {
+    const cut = Math.min(over, takes[i]!.amount);
+    takes[i]!.amount -= cut;
+    over -= cut;
+  }
+  return takes.filter((take) => take.amount !== 0);
+}
+
+const ceilDiv = (numerator: number, by: number, denominator: number) =>
+  Number((BigInt(numerator) * BigInt(by) + BigInt(denominator) - 1n) / BigInt(denominator));
+
+/**
+ * `refundTakes` for a refund of `refund` of a payment of `paid`, after refunds of `refundedBefore`,
+ * when no refund is cut (no `room` given) or none was before: what each seller took before is
+ * then its target at `refundedBefore`. A model of the rule for property tests, which keep no
+ * balance transactions; refunds themselves read what was actually taken (`sellersTaken`).
  */
 export function splitReversal(
   shares: readonly SplitShare[],
   paid: number,
   refundedBefore: number,
   refund: number,
+  room: number = Number.MAX_SAFE_INTEGER,
 ): SellerReversal[] {
-  const takenAfter = (share: SplitShare, refunded: number) =>
-    paid <= 0 ? 0 : Number((BigInt(share.net) * BigInt(refunded)) / BigInt(paid));
-  return shares
-    .map((share) => ({
-      seller: share.seller,
-      amount: takenAfter(share, refundedBefore + refund) - takenAfter(share, refundedBefore),
-    }))
-    .filter((reversal) => reversal.amount !== 0);
-}
-
-/**
- * What a return of an order (a refund, a cancel, a lower total) takes back from each seller of its
- * split. An order's `charged` grows when a modification raises its total (the rise is the
- * business's), so the intents' running rule alone could take back, after a lower total and then a
- * rise, more than a seller was given. Here each seller's target after this return is its net share
- * in proportion to what was returned of what was charged (all of it once everything is returned),
- * never more than its net, less what earlier returns already took (`taken`, from its balance
- * transactions): a seller never gives back more than its share, and the last return closes it.
- */
-export function orderSplitReversal(
-  shares: readonly SplitShare[],
-  charged: number,
-  returnedAfter: number,
-  taken: ReadonlyMap<string, number>,
-): SellerReversal[] {
-  return shares
-    .map((share) => {
-      const target =
-        charged <= 0 || returnedAfter >= charged
-          ? share.net
-          : Math.min(share.net, Number((BigInt(share.net) * BigInt(returnedAfter)) / BigInt(charged)));
-      return { seller: share.seller, amount: Math.max(0, target - (taken.get(share.seller) ?? 0)) };
-    })
-    .filter((reversal) => reversal.amount !== 0);
+  const before = new Map(
+    refundTakes(shares, { after: refundedBefore, of: paid }, new Map(), Number.MAX_SAFE_INTEGER).map((take) => [
+      take.seller,
+      take.amount,
+    ]),
+  );
+  return refundTakes(shares, { after: refundedBefore + refund, of: paid }, before, room);
 }

@@ -77,7 +77,7 @@ export async function walletRefund(
     amount: number;
     commission: Commission;
     balance: Omit<BalanceEntry, 'amount'>;
-    /** What each seller of a split gives back (`splitReversal`): never locked nor refused, it may go below zero. */
+    /** What each seller of a split gives back (`refundTakes`): never locked nor refused, it may go below zero. */
     sellers?: readonly SellerReversal[] | undefined;
     now: Date;
   },

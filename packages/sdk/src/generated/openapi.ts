@@ -3343,6 +3343,12 @@ export interface components {
                 /** @description integer centimes */
                 net: number;
             }[];
+            /** @description payment.refunded of a split intent only: what each seller of the split gave back with this refund (0 when nothing) */
+            splits_refunded?: {
+                seller: string;
+                /** @description integer centimes */
+                amount: number;
+            }[];
         };
         /** PaymentLinkEventData */
         PaymentLinkEventData: {
