@@ -201,16 +201,23 @@ describe('split payments and refunds through the ledger (property-based)', () =>
         }>`
             SELECT split_shares, amount_paid, total_amount_refunded FROM payment_intents
             WHERE business_id = ${business.id} AND split_shares IS NOT NULL`.execute(t.runtime.db);
-        const expected = new Map<string, number>();
+        // A refund's take rounds either way (running totals, decision 080): within a centime per payment.
+        const low = new Map<string, number>();
+        const high = new Map<string, number>();
         for (const row of intents.rows) {
           for (const share of row.split_shares!) {
-            const taken = Math.floor((share.net * Number(row.total_amount_refunded)) / Number(row.amount_paid));
-            expected.set(share.seller, (expected.get(share.seller) ?? 0) + share.net - taken);
+            const taken = (share.net * Number(row.total_amount_refunded)) / Number(row.amount_paid);
+            low.set(share.seller, (low.get(share.seller) ?? 0) + share.net - Math.ceil(taken));
+            high.set(share.seller, (high.get(share.seller) ?? 0) + share.net - Math.floor(taken));
           }
         }
         for (const seller of sellers) {
           const balance = await t.request('GET', `/api/v1/dev/sellers/${seller}/balance`, { key });
-          assert.equal(balance.body.data.available, expected.get(seller) ?? 0, seller);
+          const available = balance.body.data.available as number;
+          assert.ok(
+            available >= (low.get(seller) ?? 0) && available <= (high.get(seller) ?? 0),
+            `${seller}: ${available} outside [${low.get(seller) ?? 0}, ${high.get(seller) ?? 0}]`,
+          );
         }
       }),
       { numRuns: 20 },

@@ -187,30 +187,46 @@ describe("sellers' payouts (decision 082)", () => {
   });
 
   test('a payout racing a refund that takes the seller below zero: one of the two serial outcomes, every time', async () => {
-    for (let round = 0; round < 8; round++) {
+    const outcomes = { paid: 0, refused: 0 };
+    const later = <T>(ms: number, send: () => Promise<T>) =>
+      new Promise<T>((resolve, reject) => setTimeout(() => send().then(resolve, reject), ms));
+    for (let round = 0; round < 12; round++) {
       const seller = (await createSeller(t, key, { name: `Race ${round}`, phone: newPhone() })).id;
       const reference = await splitPayment(t, key, seller, 10_000, 5_000);
+      const before = await payoutCount(t, shop.id);
+      // On PostgreSQL both run at once; a head start of a few milliseconds to one side or the other
+      // makes each outcome likely in some round (on PGlite they run one after the other).
+      const lead = [0, 0, 4, 8, 12, 20][round % 6]!;
+      const payoutFirst = round % 2 === 0;
       const [payout, refund] = await Promise.all([
-        createPayout(t, key, { amount: 4_000, seller }),
-        act(t, key, reference, 'refund'),
+        later(payoutFirst ? 0 : lead, () => createPayout(t, key, { amount: 4_000, seller })),
+        later(payoutFirst ? lead : 0, () => act(t, key, reference, 'refund')),
       ]);
       expectStatus(refund, 200);
       const balance = await sellerBalance(t, key, seller);
       if (payout.status === 201) {
         // The payout read the balance first: the refund then took the seller below zero.
+        assert.equal(payout.body.data.seller, seller);
         assert.equal(balance, 5_000 - 4_000 - payout.body.data.fee - 5_000);
+        assert.equal(await payoutCount(t, shop.id), before + 1);
+        outcomes.paid += 1;
       } else {
-        // The refund committed first: the payout saw nothing left.
+        // The refund committed first: the payout saw nothing left, and wrote nothing.
         expectError(payout, 402, 'INSUFFICIENT_FUNDS');
         assert.equal(balance, 0);
+        assert.equal(await payoutCount(t, shop.id), before);
+        outcomes.refused += 1;
       }
+      // Never a payout after the seller is below zero.
+      if (balance < 0) expectError(await createPayout(t, key, { amount: 1, seller }), 402, 'INSUFFICIENT_FUNDS');
+      await fold(t);
       const items = await allBalanceTransactions(t, key, `&seller=${seller}`);
       assert.equal(
         items.reduce((sum, item) => sum + item.net, 0),
         balance,
       );
     }
-    await fold(t);
+    assert.equal(outcomes.paid + outcomes.refused, 12, JSON.stringify(outcomes));
     await assertLedgerSound(t);
     await assertBalanceExplained(t, key);
   });
