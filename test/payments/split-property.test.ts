@@ -12,7 +12,7 @@ import {
   type FeePlan,
 } from '../../src/modules/payments/fees.js';
 import { chargeSettlement, refundSettlement } from '../../src/modules/payments/settlement.js';
-import { splitReversal, splitShares } from '../../src/modules/payments/splits.js';
+import { refundTakes, splitShares } from '../../src/modules/payments/splits.js';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { act, createIntent } from '../intents/support.js';
 import { createSeller } from '../sellers/support.js';
@@ -93,13 +93,22 @@ describe('split arithmetic (property-based)', () => {
         assert.ok(held.get('merchant:B')! >= 0, 'the business line is never below zero');
         let fees = withCharge(NO_FEES, amount, commission);
         let refunded = 0;
+        const taken = new Map<string, number>();
         for (const fraction of [...refunds, 1]) {
           const left = amount - refunded;
           if (left === 0) break;
           const refund = Math.max(1, Math.floor(left * fraction));
           const back = refundCommission(fees, refund, refund === left);
-          const sellers = splitReversal(shares, amount, refunded, refund);
-          for (const reversal of sellers) assert.ok(reversal.amount > 0, 'a reversal only takes back');
+          const sellers = refundTakes(
+            shares,
+            { after: refunded + refund, of: amount },
+            taken,
+            refund - back.provider_ttc,
+          );
+          for (const reversal of sellers) {
+            assert.ok(reversal.amount > 0, 'a reversal only takes back');
+            taken.set(reversal.seller, (taken.get(reversal.seller) ?? 0) + reversal.amount);
+          }
           const plan = refundSettlement('B', refund, back, sellers);
           assert.equal(
             plan.lines.reduce((sum, line) => sum + line.amount, 0),

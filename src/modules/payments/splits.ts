@@ -123,25 +123,3 @@ export function refundTakes(
 
 const ceilDiv = (numerator: number, by: number, denominator: number) =>
   Number((BigInt(numerator) * BigInt(by) + BigInt(denominator) - 1n) / BigInt(denominator));
-
-/**
- * `refundTakes` for a refund of `refund` of a payment of `paid`, after refunds of `refundedBefore`,
- * when no refund is cut (no `room` given) or none was before: what each seller took before is
- * then its target at `refundedBefore`. A model of the rule for property tests, which keep no
- * balance transactions; refunds themselves read what was actually taken (`sellersTaken`).
- */
-export function splitReversal(
-  shares: readonly SplitShare[],
-  paid: number,
-  refundedBefore: number,
-  refund: number,
-  room: number = Number.MAX_SAFE_INTEGER,
-): SellerReversal[] {
-  const before = new Map(
-    refundTakes(shares, { after: refundedBefore, of: paid }, new Map(), Number.MAX_SAFE_INTEGER).map((take) => [
-      take.seller,
-      take.amount,
-    ]),
-  );
-  return refundTakes(shares, { after: refundedBefore + refund, of: paid }, before, room);
-}
