@@ -1,0 +1,30 @@
+import type { Executor } from '../../db/transaction.js';
+import type { Caller } from '../../http/context.js';
+import { ApiError } from '../../http/errors.js';
+import { checkProductSeller } from './sellers.js';
+
+/** What the CSV's `seller` column holds: a seller's id, or blank for none. */
+export const CSV_SELLER = /^SL-[0-9]{16}$/;
+
+/**
+ * The sellers an import's rows name, each checked once as `PUT /store/products/{id}` checks its
+ * `seller` (SELLER_NOT_FOUND, SANDBOX_MISMATCH, SELLER_DISABLED): the refusal of each one refused.
+ * The import applies a refusal only to a row that gives its product a seller it does not have
+ * yet, as the API does: a product keeps a seller disabled since.
+ */
+export async function sellerRefusals(
+  db: Executor,
+  caller: Caller,
+  sellers: Iterable<string>,
+): Promise<Map<string, ApiError>> {
+  const refused = new Map<string, ApiError>();
+  for (const seller of new Set(sellers)) {
+    try {
+      await checkProductSeller(db, caller, seller, 'seller');
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      refused.set(seller, error);
+    }
+  }
+  return refused;
+}
