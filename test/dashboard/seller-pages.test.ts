@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
+import { accountBalances } from '../../src/modules/payments/ledger.js';
 import { act, createIntent } from '../intents/support.js';
 import { createSeller, getSeller } from '../sellers/support.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
@@ -131,6 +132,16 @@ describe("dashboard: a seller's page (issue 52 item 5)", () => {
     assert.equal((await owner.get(`${SELLERS}/SL-0000000000000000/statements/${month}.csv`)).status, 404);
     assert.equal((await owner.get(`${SELLERS}/${seller.id}/statements/2026-13.csv`)).status, 400);
 
+    // The list's one read of many balances: each seller's, 0 for one without movements, none asked none read.
+    const balances = await accountBalances(t.runtime.db, 'test', 'seller', [seller.id, 'SL-0000000000000000']);
+    assert.deepEqual(
+      [...balances],
+      [
+        [seller.id, 5_500],
+        ['SL-0000000000000000', 0],
+      ],
+    );
+    assert.equal((await accountBalances(t.runtime.db, 'test', 'seller', [])).size, 0);
     const list = await owner.get(SELLERS);
     const row = new RegExp(`<tr id="${seller.id}">([\\s\\S]*?)</tr>`).exec(list.html)![1]!;
     assert.match(row, /55\.00\u00a0MRU/);
@@ -158,6 +169,9 @@ describe("dashboard: a seller's page (issue 52 item 5)", () => {
     assert.deepEqual([made[0]!.amount, made[0]!.fee, made[0]!.destination_phone], [2_000, 50, '+22236000203']);
     assert.equal(confirmed.location, `/dashboard/payouts/${made[0]!.reference}?notice=done`);
     assert.equal(await sellerBalance(t, sk, seller.id), 950);
+    // The payout's page names the seller it paid, linked to the seller's page.
+    const payoutPage = await owner.get(`/dashboard/payouts/${made[0]!.reference}`);
+    assert.ok(payoutPage.html.includes(`id="seller" href="${path}">${seller.id}<`));
     // The same form again: the payout made, not a second one.
     const again = await owner.post(`${path}/payouts`, form);
     assert.equal(again.status, 303);
