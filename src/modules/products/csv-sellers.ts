@@ -1,10 +1,12 @@
+import Value from 'typebox/value';
 import type { Executor } from '../../db/transaction.js';
 import type { Caller } from '../../http/context.js';
 import { ApiError } from '../../http/errors.js';
+import { SellerId } from '../sellers/schemas.js';
 import { checkProductSeller } from './sellers.js';
 
-/** What the CSV's `seller` column holds: a seller's id, or blank for none. */
-export const CSV_SELLER = /^SL-[0-9]{16}$/;
+/** Whether a cell of the CSV's `seller` column is a seller's id as a request names it (blank is none). */
+export const isSellerId = (cell: string): boolean => Value.Check(SellerId, cell);
 
 /**
  * The sellers an import's rows name, each checked once as `PUT /store/products/{id}` checks its

@@ -11,7 +11,7 @@ import { shopOf, type CatalogCaller } from './reads.js';
 import { lowestPrice } from './writes.js';
 import { stockEvents } from './stock.js';
 import { neutraliseCell, restoreCell } from '../../lib/csv.js';
-import { CSV_SELLER, sellerRefusals } from './csv-sellers.js';
+import { isSellerId, sellerRefusals } from './csv-sellers.js';
 
 /** decisions.md: the CSV columns, in this order on export. */
 export const CSV_COLUMNS = [
@@ -104,7 +104,7 @@ function readRow(record: Record<string, string>, row: number, columns: Set<Colum
   const categoryId = cell('categoryId');
   if (categoryId.length > 100) return rowError(row, 'categoryId is longer than 100 characters');
   const seller = cell('seller').toUpperCase();
-  if (seller !== '' && !CSV_SELLER.test(seller)) return rowError(row, 'seller must be SL- and 16 digits, or blank');
+  if (seller !== '' && !isSellerId(seller)) return rowError(row, 'seller must be SL- and 16 digits, or blank');
   return {
     id: id === '' ? null : id,
     externalId: externalId === '' ? null : externalId,
