@@ -5,8 +5,10 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { formatBasisPoints } from '../../src/lib/i18n.js';
 import { createUser } from '../dashboard/support.js';
+import { act, createIntent } from '../intents/support.js';
+import { createSeller } from '../sellers/support.js';
 import { checkAccessibility, launchChromium, skipWithoutChromium } from '../support/browser.js';
-import { startTestApp, type TestApp } from '../support/harness.js';
+import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { DASHBOARD_APP_CONFIG, signInAs, SIZES } from './dashboard-seed.js';
 
 const ARTIFACTS = path.resolve('test-artifacts', 'dashboard');
@@ -19,17 +21,20 @@ type Root = { document: { documentElement: { scrollWidth: number; clientWidth: n
 /**
  * Issue 52 item 5 on a phone, in Arabic: an owner adds a seller from the form (a refused field
  * first), edits and disables it, and reads the list as cards: the name on the first line, the
- * balance and the status on the second. axe-core on each page: nothing serious or critical.
+ * balance and the status on the second. Then a seller's page with its activity as cards, and a
+ * payout to the seller from its Pay out form (review, confirm). axe-core on each page: nothing
+ * serious or critical.
  */
 describe.skipIf(skipWithoutChromium)('the Sellers page on a phone, in Arabic (issue 52)', () => {
   let t: TestApp;
   let browser: Browser;
   let owner: { email: string; password: string };
+  let business: TestBusiness;
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     t = await startTestApp({ config: DASHBOARD_APP_CONFIG });
-    const business = await t.createBusiness({ name: 'Marché Capitale', approveLive: false });
+    business = await t.createBusiness({ name: 'Marché Capitale', approveLive: false });
     owner = await createUser(t, business.id, 'owner');
     browser = await launchChromium();
   });
@@ -92,6 +97,50 @@ describe.skipIf(skipWithoutChromium)('the Sellers page on a phone, in Arabic (is
       assert.ok((await overflowOf(page)) <= 0, 'the list fits the phone');
       await checkAccessibility(page, 'sellers ar 390×844');
       await shot(page, 'sellers-ar-phone');
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("a seller's page with its activity as cards; the owner pays it out from it (review, confirm)", async () => {
+    const sk = business.keys.secretTest;
+    const seller = await createSeller(t, sk, { name: 'بائع الخضار', phone: '+22236000077' });
+    const intent = await createIntent(t, sk, { amount: 10_000, splits: [{ seller: seller.id, amount: 6_000 }] });
+    expectStatus(await act(t, sk, intent.referenceNumber, 'simulate'), 200);
+    const context = await browser.newContext({ viewport: SIZES.phone, locale: 'ar', hasTouch: true, isMobile: true });
+    try {
+      const page = await context.newPage();
+      await signInAs(page, t.baseUrl, owner, 'ar');
+      await page.goto(`${t.baseUrl}/dashboard/sellers/${seller.id}`);
+      // The activity as cards: its payment linked to the payment's page, the amounts named.
+      const row = page.locator('#seller-activity tbody tr').first();
+      assert.equal(await row.getAttribute('data-type'), 'payment');
+      assert.equal(await row.locator('a.source').getAttribute('href'), `/dashboard/payments/${intent.referenceNumber}`);
+      assert.ok(await row.locator('td.net').isVisible());
+      assert.ok((await overflowOf(page)) <= 0, 'the seller page with its activity fits the phone');
+      await checkAccessibility(page, 'seller activity ar 390×844');
+      await shot(page, 'seller-activity-ar-phone');
+
+      await page.getByLabel('المبلغ (أوقية)').fill('25');
+      await page.getByRole('button', { name: 'مراجعة التحويل' }).click();
+      await page.locator('#review-total').waitFor();
+      assert.equal(await page.locator('#review-phone').textContent(), '+22236000077');
+      assert.ok((await overflowOf(page)) <= 0, 'the review fits the phone');
+      await checkAccessibility(page, 'seller payout review ar 390×844');
+      await shot(page, 'seller-payout-review-ar-phone');
+      await page.getByRole('button', { name: 'تأكيد' }).click();
+      await page.waitForURL(/\/dashboard\/payouts\/PO-[0-9]+\?notice=done$/);
+      const made = await t.runtime.db
+        .selectFrom('payouts')
+        .select(['amount', 'destination_phone'])
+        .where('seller_id', '=', seller.id)
+        .execute();
+      assert.deepEqual(made, [{ amount: 2_500, destination_phone: '+22236000077' }]);
+
+      await page.goto(`${t.baseUrl}/dashboard/sellers/${seller.id}`);
+      assert.equal(await page.locator('#seller-payouts tbody tr').count(), 1);
+      assert.ok((await overflowOf(page)) <= 0, 'the seller page with its payout fits the phone');
+      await shot(page, 'seller-paid-ar-phone');
     } finally {
       await context.close();
     }

@@ -108,7 +108,7 @@ describe('contract gaps (issue 36, item 6)', () => {
     const exported = await t.request('GET', `${PRODUCTS}/export`, { key });
     expectStatus(exported, 200);
     const lines = exported.text.trim().split(/\r?\n/);
-    assert.equal(lines[0], 'externalId,name,price,description,quantity,status,categoryId,costBasis,id');
+    assert.equal(lines[0], 'externalId,name,price,description,quantity,status,categoryId,costBasis,seller,id');
     assert.equal(lines.length, 4);
 
     const again = await importCsv(exported.text);

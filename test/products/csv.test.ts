@@ -205,7 +205,7 @@ describe('CSV import and export (decisions "Products")', () => {
     const exported = await t.request('GET', `${PRODUCTS}/export`, { key: sk });
     expectStatus(exported, 200);
     assert.match(exported.headers.get('content-type') ?? '', /^text\/csv/);
-    assert.equal(exported.text.split(/\r?\n/)[0], `${HEADER},id`);
+    assert.equal(exported.text.split(/\r?\n/)[0], `${HEADER},seller,id`);
     const before = await t.runtime.db
       .selectFrom('products')
       .select(['id', 'updated_at', 'name', 'price', 'description', 'quantity', 'status', 'category_id', 'cost_basis'])

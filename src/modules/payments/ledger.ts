@@ -276,6 +276,27 @@ export async function accountBalance(db: Executor, environment: Environment, acc
 }
 
 /**
+ * What each of some accounts of one kind holds, in one statement (a page of sellers reads its
+ * balances at once, not one query a row). An owner without an account holds 0.
+ */
+export async function accountBalances(
+  db: Executor,
+  environment: Environment,
+  kind: AccountRef['kind'],
+  ownerIds: readonly string[],
+): Promise<Map<string, number>> {
+  const balances = new Map(ownerIds.map((id) => [id, 0]));
+  if (ownerIds.length === 0) return balances;
+  const rows = await sql<{ owner_id: string; available: number }>`
+    SELECT a.owner_id, ${AVAILABLE} AS available FROM ledger_accounts a
+    WHERE a.environment = ${environment} AND a.kind = ${kind} AND a.owner_id IN (${sql.join([...ownerIds])})`.execute(
+    db,
+  );
+  for (const row of rows.rows) balances.set(row.owner_id, Number(row.available));
+  return balances;
+}
+
+/**
  * Worker task: folds pending movements into their accounts' rows, one account per statement.
  * The account row is locked first (as a debit does), then its committed movements are deleted
  * and added: movements committed later stay for the next run, so nothing is counted twice or

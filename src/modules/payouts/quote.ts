@@ -5,7 +5,7 @@ import { payoutFeePlan } from '../payments/fee-plans.js';
 import { payoutFee } from '../payments/fees.js';
 import { accountBalance } from '../payments/ledger.js';
 
-/** What some payouts would take from the merchant's balance: their amounts, fees, and the balance left. */
+/** What some payouts would take from the merchant's (or a seller's) balance: their amounts, fees, and the balance left. */
 export interface PayoutQuote {
   count: number;
   amount: number;
@@ -25,12 +25,22 @@ export async function payoutFees(db: Kysely<DB>, businessId: string, amounts: re
 
 /**
  * The fees of these amounts and the balance they would leave, read without a lock: a preview.
- * The write reserves under the lock and refuses if the balance moved meanwhile.
+ * The write reserves under the lock and refuses if the balance moved meanwhile. With `seller` (its
+ * id, already found the caller's), the balance is that seller's, as its payout would take from it
+ * (decision 082); the fee is the business's plan either way.
  */
-export async function payoutQuote(db: Kysely<DB>, caller: Caller, amounts: readonly number[]): Promise<PayoutQuote> {
+export async function payoutQuote(
+  db: Kysely<DB>,
+  caller: Caller,
+  amounts: readonly number[],
+  seller?: string,
+): Promise<PayoutQuote> {
+  const account = seller
+    ? ({ kind: 'seller', ownerId: seller } as const)
+    : ({ kind: 'merchant', ownerId: caller.businessId } as const);
   const [fees, available] = await Promise.all([
     payoutFees(db, caller.businessId, amounts),
-    accountBalance(db, caller.environment, { kind: 'merchant', ownerId: caller.businessId }),
+    accountBalance(db, caller.environment, account),
   ]);
   const amount = amounts.reduce((total, each) => total + each, 0);
   const fee = fees.reduce((total, each) => total + each, 0);

@@ -11,6 +11,7 @@ import { shopOf, type CatalogCaller } from './reads.js';
 import { lowestPrice } from './writes.js';
 import { stockEvents } from './stock.js';
 import { neutraliseCell, restoreCell } from '../../lib/csv.js';
+import { isSellerId, sellerRefusals } from './csv-sellers.js';
 
 /** decisions.md: the CSV columns, in this order on export. */
 export const CSV_COLUMNS = [
@@ -22,6 +23,7 @@ export const CSV_COLUMNS = [
   'status',
   'categoryId',
   'costBasis',
+  'seller',
   'id',
 ] as const;
 type Column = (typeof CSV_COLUMNS)[number];
@@ -55,6 +57,8 @@ interface CsvProduct {
   status: 'ACTIVE' | 'DISABLED' | null;
   categoryId: string | null;
   costBasis: number | null;
+  /** The seller (SL-...) the product is given; null: none (blank) or the column is absent. */
+  seller: string | null;
   present: Set<Column>;
 }
 
@@ -99,6 +103,8 @@ function readRow(record: Record<string, string>, row: number, columns: Set<Colum
   if (description.length > 5000) return rowError(row, 'description is longer than 5000 characters');
   const categoryId = cell('categoryId');
   if (categoryId.length > 100) return rowError(row, 'categoryId is longer than 100 characters');
+  const seller = cell('seller').toUpperCase();
+  if (seller !== '' && !isSellerId(seller)) return rowError(row, 'seller must be SL- and 16 digits, or blank');
   return {
     id: id === '' ? null : id,
     externalId: externalId === '' ? null : externalId,
@@ -109,6 +115,7 @@ function readRow(record: Record<string, string>, row: number, columns: Set<Colum
     status: status === '' ? null : (status as 'ACTIVE' | 'DISABLED'),
     categoryId: categoryId === '' ? null : categoryId,
     costBasis,
+    seller: seller === '' ? null : seller,
     present: columns,
   };
 }
@@ -157,6 +164,7 @@ function changesFor(product: ProductRow, row: CsvProduct) {
     status: row.status ?? product.status,
     category_id: row.present.has('categoryId') ? row.categoryId : product.category_id,
     cost_basis: row.present.has('costBasis') ? row.costBasis : product.cost_basis,
+    seller_id: row.present.has('seller') ? row.seller : product.seller_id,
   };
   const same =
     next.name === product.name &&
@@ -165,7 +173,8 @@ function changesFor(product: ProductRow, row: CsvProduct) {
     next.quantity === product.quantity &&
     next.status === product.status &&
     next.category_id === product.category_id &&
-    next.cost_basis === product.cost_basis;
+    next.cost_basis === product.cost_basis &&
+    next.seller_id === product.seller_id;
   return same ? null : next;
 }
 
@@ -235,6 +244,11 @@ export async function importProducts(
       if (product.external_id !== null) existingByExternalId.set(product.external_id, product);
     }
   }
+  const refusedSellers = await sellerRefusals(
+    trx,
+    caller,
+    rows.flatMap(({ product }) => (product.seller === null ? [] : [product.seller])),
+  );
   const now = new Date();
   const inserts = [];
   const updates = [];
@@ -258,6 +272,13 @@ export async function importProducts(
       errors.push(rowError(rowNumber, `product ${current.id} is already on an earlier row`));
       continue;
     }
+    // Only a seller newly given is checked, as the API does: a product keeps its seller, even disabled since.
+    const refusedSeller =
+      row.seller !== null && row.seller !== current?.seller_id ? refusedSellers.get(row.seller) : undefined;
+    if (refusedSeller) {
+      errors.push({ row: rowNumber, code: refusedSeller.code, message: refusedSeller.message });
+      continue;
+    }
     if (current) updated.add(current.id);
     if (!current) {
       const externalId = row.externalId as string;
@@ -275,6 +296,7 @@ export async function importProducts(
         status: row.status ?? 'DISABLED',
         category_id: row.categoryId,
         cost_basis: row.costBasis,
+        seller_id: row.seller,
         created_at: now,
         updated_at: now,
       });
@@ -313,9 +335,9 @@ export async function importProducts(
       UPDATE products AS p
       SET name = v.name, search_name = v.search_name, price = v.price, description = v.description,
           quantity = v.quantity, status = v.status, category_id = v.category_id, cost_basis = v.cost_basis,
-          updated_at = ${now}
+          seller_id = v.seller_id, updated_at = ${now}
       FROM jsonb_to_recordset(${chunk}::jsonb) AS v(id text, name text, search_name text, price bigint,
-        description text, quantity integer, status text, category_id text, cost_basis bigint)
+        description text, quantity integer, status text, category_id text, cost_basis bigint, seller_id text)
       WHERE p.id = v.id`.execute(trx);
   }
   await unitOfWork().events(events).run(trx);
@@ -347,7 +369,18 @@ async function renderedBatch(
 ): Promise<{ text: string; count: number; last: Cursor | undefined }> {
   let query = db
     .selectFrom('products')
-    .select(['id', 'external_id', 'name', 'price', 'description', 'quantity', 'status', 'category_id', 'cost_basis'])
+    .select([
+      'id',
+      'external_id',
+      'name',
+      'price',
+      'description',
+      'quantity',
+      'status',
+      'category_id',
+      'cost_basis',
+      'seller_id',
+    ])
     .select(sql<string>`created_at::text`.as('cursor_at'))
     .where('shop_id', '=', shopId)
     .where('deleted_at', 'is', null);
@@ -367,6 +400,7 @@ async function renderedBatch(
       row.status,
       neutraliseCell(row.category_id ?? ''),
       row.cost_basis ?? '',
+      row.seller_id ?? '',
       row.id,
     ]),
     { header: after === undefined, columns: [...CSV_COLUMNS] },

@@ -113,7 +113,7 @@ export const productDocs = {
       operationId: 'importProducts',
       summary: 'Import products from CSV',
       description:
-        "Multipart form with a CSV file in the field `file`; rows upsert by `externalId`. A row with an `id` (the export's last column) updates that product instead, so products without an `externalId` import again.",
+        "Multipart form with a CSV file in the field `file`; rows upsert by `externalId`. A row with an `id` (the export's last column) updates that product instead, so products without an `externalId` import again. The `seller` column (SL-..., blank for none) gives the product to a seller: a row giving a seller the product does not have yet fails as `PUT` would, its code (`SELLER_NOT_FOUND`, `SANDBOX_MISMATCH`, `SELLER_DISABLED`) in `errors`.",
     },
     config: {
       errorCodes: ['SHOP_NOT_FOUND', 'NO_FILE', 'FILE_TOO_LARGE', 'CSV_INVALID'],

@@ -72,3 +72,6 @@ export const Seller = Type.Object(
   },
   { title: 'Seller' },
 );
+
+/** A seller's id as a request names it. */
+export const SellerId = Type.String({ pattern: '^SL-[0-9]{16}$', description: 'A seller of the business (SL-...)' });

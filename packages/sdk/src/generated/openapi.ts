@@ -715,7 +715,7 @@ export interface paths {
         put?: never;
         /**
          * Import products from CSV
-         * @description Multipart form with a CSV file in the field `file`; rows upsert by `externalId`. A row with an `id` (the export's last column) updates that product instead, so products without an `externalId` import again.
+         * @description Multipart form with a CSV file in the field `file`; rows upsert by `externalId`. A row with an `id` (the export's last column) updates that product instead, so products without an `externalId` import again. The `seller` column (SL-..., blank for none) gives the product to a seller: a row giving a seller the product does not have yet fails as `PUT` would, its code (`SELLER_NOT_FOUND`, `SANDBOX_MISMATCH`, `SELLER_DISABLED`) in `errors`.
          *
          *     Key: secret (sk_), scope `store.products:write`.
          */

@@ -30,7 +30,7 @@ const SOURCE_PAGES: Record<BalanceSourceKind, string> = {
   payout: `${DASHBOARD}/payouts`,
 };
 
-function balanceRow(view: ReturnType<typeof balanceTransactionView>): BalanceRow {
+export function balanceRow(view: ReturnType<typeof balanceTransactionView>): BalanceRow {
   const page = SOURCE_PAGES[view.source.kind as BalanceSourceKind];
   return { ...view, sourceHref: `${page}/${encodeURIComponent(view.source.reference)}` };
 }
@@ -77,7 +77,7 @@ const TYPE_LABELS: Readonly<Record<BalanceTransactionType, keyof Dictionary<'bal
   payout_reversal: 'txnPayoutReversal',
 };
 
-function typeLabels(t: Dictionary<'balance'>): Record<BalanceTransactionType, string> {
+export function typeLabels(t: Dictionary<'balance'>): Record<BalanceTransactionType, string> {
   return Object.fromEntries(BALANCE_TRANSACTION_TYPES.map((type) => [type, t[TYPE_LABELS[type]]])) as Record<
     BalanceTransactionType,
     string

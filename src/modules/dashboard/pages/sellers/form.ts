@@ -3,7 +3,12 @@
  * field refused at once), and a refusal (the form's or the service's) as the words by each field.
  */
 import { Type, type Static } from 'typebox';
-import { SELLER_STATUSES, type SellerStatus } from '../../../../db/schema.js';
+import {
+  SELLER_PAYOUT_SCHEDULES,
+  SELLER_STATUSES,
+  type SellerPayoutSchedule,
+  type SellerStatus,
+} from '../../../../db/schema.js';
 import type { ApiError } from '../../../../http/errors.js';
 import { literalUnion } from '../../../../http/schemas.js';
 import { fillText, formatAmountInput, type Lang } from '../../../../lib/i18n.js';
@@ -22,6 +27,8 @@ const Fields = {
   name: Type.String({ maxLength: 1000 }),
   phone: Type.String({ maxLength: 40 }),
   commission: Type.Optional(Type.String({ maxLength: 40 })),
+  // Optional as the API's is: a post without it (an older page) makes a MANUAL seller or keeps the schedule.
+  payoutSchedule: Type.Optional(literalUnion(SELLER_PAYOUT_SCHEDULES)),
 };
 export const NewSellerForm = Type.Object(Fields, { additionalProperties: false });
 export const EditSellerForm = Type.Object(
@@ -32,7 +39,13 @@ type NewForm = Static<typeof NewSellerForm>;
 type EditForm = Static<typeof EditSellerForm>;
 
 /** The new-seller form as first drawn. */
-export const BLANK_SELLER: SellerFormValues = { name: '', phone: '', commission: '', status: 'ACTIVE' };
+export const BLANK_SELLER: SellerFormValues = {
+  name: '',
+  phone: '',
+  commission: '',
+  status: 'ACTIVE',
+  payoutSchedule: 'MANUAL',
+};
 
 /** The form as typed, to draw it again. */
 export function postedValues(form: NewForm | EditForm): SellerFormValues {
@@ -41,6 +54,7 @@ export function postedValues(form: NewForm | EditForm): SellerFormValues {
     phone: form.phone,
     commission: form.commission ?? '',
     status: 'status' in form ? form.status : 'ACTIVE',
+    payoutSchedule: form.payoutSchedule ?? 'MANUAL',
   };
 }
 
@@ -52,6 +66,7 @@ export function sellerValues(seller: SellerView, lang: Lang): SellerFormValues {
     // Basis points are hundredths of a percent, as centimes are of an MRU: the same exact writing.
     commission: formatAmountInput(seller.commissionBps, lang),
     status: seller.status,
+    payoutSchedule: seller.payoutSchedule,
   };
 }
 
@@ -68,12 +83,12 @@ export function commissionBps(text: string): number | undefined {
 }
 
 /**
- * The form's fields as the service's input (name, phone, commission), every wrong one named at once.
- * The payout schedule is not on the form yet: a new seller is MANUAL, an edit leaves it as it is.
+ * The form's fields as the service's input (name, phone, commission, payout schedule), every wrong
+ * one named at once (the schedule is one of its options, or the schema refused the post).
  */
 export function readSellerForm(
   form: NewForm | EditForm,
-): Required<Omit<CreateSellerInput, 'metadata' | 'payoutSchedule'>> {
+): Required<Omit<CreateSellerInput, 'metadata' | 'payoutSchedule'>> & Pick<CreateSellerInput, 'payoutSchedule'> {
   const checks = fieldChecks();
   const name = form.name.trim();
   if (name === '') checks.refuse('name', 'is required');
@@ -85,7 +100,8 @@ export function readSellerForm(
   const bps = commissionBps(form.commission ?? '');
   if (bps === undefined) checks.refuse('commission', 'must be a percentage from 0 to 100 with at most 2 decimals');
   checks.finish();
-  return { name, phone: phone!, commissionBps: bps! };
+  const read = { name, phone: phone!, commissionBps: bps! };
+  return form.payoutSchedule ? { ...read, payoutSchedule: form.payoutSchedule } : read;
 }
 
 /** The fields the seller forms' refusals name; the service's `commissionBps` is the form's `commission`. */
@@ -115,4 +131,9 @@ export function sellerRefusal(error: ApiError, t: Dictionary<'sellers'>): Refusa
 /** Each status's word, in the page's language (the status itself stays the badge's class). */
 export function statusWords(t: Dictionary<'sellers'>): Record<SellerStatus, string> {
   return { ACTIVE: t.sellerStatusActive, DISABLED: t.sellerStatusDisabled };
+}
+
+/** Each payout schedule's word, in the page's language. */
+export function scheduleWords(t: Dictionary<'sellers'>): Record<SellerPayoutSchedule, string> {
+  return { MANUAL: t.sellerScheduleManual, DAILY: t.sellerScheduleDaily };
 }

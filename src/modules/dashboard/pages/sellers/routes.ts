@@ -5,14 +5,10 @@ import { SELLER_STATUSES } from '../../../../db/schema.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 import { literalUnion } from '../../../../http/schemas.js';
 import { NATIONAL_PHONE_EXAMPLE } from '../../../../lib/phone.js';
-import { accountBalance } from '../../../payments/ledger.js';
 import { SELLER_NAME_MAX } from '../../../sellers/schemas.js';
 import * as sellers from '../../../sellers/service.js';
-import type { SellerRow } from '../../../sellers/store.js';
-import { sellerView } from '../../../sellers/views.js';
-import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
+import { at, callerOf, requireSession, sendPage } from '../../context.js';
 import { formState, type Refusal } from '../../form-errors.js';
-import { wordsFor } from '../../i18n.js';
 import { dashboardWrite, Flash } from '../../write.js';
 import {
   BLANK_SELLER,
@@ -21,37 +17,21 @@ import {
   postedValues,
   readSellerForm,
   sellerRefusal,
-  sellerValues,
   statusWords,
 } from './form.js';
-import type { SellerFormValues, SellerItem } from './view.js';
+import { choices, detail, drawSeller, PAGE_SIZE, SELLERS, withBalances, wordsOf } from './page.js';
+import { sellerPayOutPages } from './payout.js';
+import type { SellerFormValues } from './view.js';
 
-const SELLERS = `${DASHBOARD}/sellers`;
-const PAGE_SIZE = 20;
-
+const PageNumber = Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 }));
 const ListQuery = Type.Object(
-  {
-    ...Flash,
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
-    status: Type.Optional(literalUnion(['', ...SELLER_STATUSES])),
-  },
+  { ...Flash, page: PageNumber, status: Type.Optional(literalUnion(['', ...SELLER_STATUSES])) },
   { additionalProperties: false },
 );
 const FlashQuery = Type.Object(Flash, { additionalProperties: false });
+// `page` is the activity's, `payouts` the payouts list's.
+const SellerQuery = Type.Object({ ...Flash, page: PageNumber, payouts: PageNumber }, { additionalProperties: false });
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-
-const detail = (id: string) => `${SELLERS}/${encodeURIComponent(id)}`;
-
-function wordsOf(request: FastifyRequest) {
-  const lang = langOf(request);
-  return { lang, t: wordsFor('sellers', lang) };
-}
-
-/** A seller with what its ledger account holds (its row is already read: no second lookup). */
-async function withBalance(db: Parameters<typeof accountBalance>[0], row: SellerRow): Promise<SellerItem> {
-  const balance = await accountBalance(db, row.environment, { kind: 'seller', ownerId: row.id });
-  return { view: sellerView(row), balance };
-}
 
 /** A viewer sees the sellers but is never drawn a form that changes them. */
 function ownersOnly(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
@@ -70,47 +50,27 @@ function drawForm(
     request,
     reply,
     'seller-new',
-    { values, nameMax: SELLER_NAME_MAX, phoneExample: NATIONAL_PHONE_EXAMPLE, ...formState(refusal) },
+    {
+      values,
+      ...choices(request),
+      nameMax: SELLER_NAME_MAX,
+      phoneExample: NATIONAL_PHONE_EXAMPLE,
+      ...formState(refusal),
+    },
     status,
   );
 }
 
 /**
  * The Sellers pages (issue 52 item 5): the sellers of the session's mode with their balances,
- * newest first; a new seller; a seller's page with its details, its balance and its edit form
- * (name, phone, commission, ACTIVE or DISABLED). Every change goes through sellers/service.ts;
- * changes are for owners. A payment's split between sellers is not shown yet (a later step).
+ * newest first; a new seller; a seller's page (page.ts) with its details, balance, activity,
+ * payouts and statements, its edit form (name, phone, commission, payout schedule, ACTIVE or
+ * DISABLED) and its Pay out form (payout.ts). Every change goes through sellers/service.ts or
+ * payouts/service.ts; changes are for owners.
  */
 export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
   const { db } = app.services;
   const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
-
-  /** A seller's page, with the edit form as typed and its refusal when there is one. */
-  async function drawSeller(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    id: string,
-    refused?: { refusal: Refusal; values: SellerFormValues; status: number },
-  ): Promise<FastifyReply> {
-    const { lang, t } = wordsOf(request);
-    const row = await sellers.getSeller(db, callerOf(requireSession(request)), id);
-    const seller = await withBalance(db, row);
-    return sendPage(
-      request,
-      reply,
-      'seller',
-      {
-        seller,
-        statuses: SELLER_STATUSES,
-        statusWords: statusWords(t),
-        values: refused?.values ?? sellerValues(seller.view, lang),
-        nameMax: SELLER_NAME_MAX,
-        phoneExample: NATIONAL_PHONE_EXAMPLE,
-        ...formState(refused?.refusal),
-      },
-      refused?.status ?? 200,
-    );
-  }
 
   app.get(at(SELLERS), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
     const { status } = request.query;
@@ -120,14 +80,12 @@ export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
       limit: PAGE_SIZE,
       offset: (page - 1) * PAGE_SIZE,
     });
-    const items: SellerItem[] = [];
-    for (const row of result.items) items.push(await withBalance(db, row));
     return sendPage(request, reply, 'sellers', {
       statuses: SELLER_STATUSES,
       statusWords: statusWords(wordsOf(request).t),
       filters: { status: status ?? '' },
       filterQuery: status ? new URLSearchParams({ status }).toString() : '',
-      items,
+      items: await withBalances(db, result.items),
       total: result.total,
       page,
       pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
@@ -156,8 +114,11 @@ export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     at(`${SELLERS}/:id`),
-    { schema: { hide: true, params: IdParams, querystring: FlashQuery } },
-    async (request, reply) => drawSeller(request, reply, request.params.id),
+    { schema: { hide: true, params: IdParams, querystring: SellerQuery } },
+    async (request, reply) =>
+      drawSeller(db, request, reply, request.params.id, {
+        pages: { activity: request.query.page, payouts: request.query.payouts },
+      }),
   );
 
   app.post(
@@ -177,13 +138,14 @@ export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
         (error) => {
           const refusal = sellerRefusal(error, wordsOf(request).t);
           return refusal
-            ? drawSeller(request, reply, request.params.id, {
-                refusal,
-                values: postedValues(request.body),
+            ? drawSeller(db, request, reply, request.params.id, {
+                refused: { refusal, values: postedValues(request.body) },
                 status: error.status,
               })
             : undefined;
         },
       ),
   );
+
+  await app.register(sellerPayOutPages);
 };

@@ -1,5 +1,13 @@
-import type { SELLER_STATUSES, SellerStatus } from '../../../../db/schema.js';
+import type {
+  SELLER_PAYOUT_SCHEDULES,
+  SELLER_STATUSES,
+  SellerPayoutSchedule,
+  SellerStatus,
+} from '../../../../db/schema.js';
+import type { BalanceTransactionType } from '../../../payments/balance-transactions.js';
+import type { PayoutQuote } from '../../../payouts/quote.js';
 import type { SellerView } from '../../../sellers/views.js';
+import type { BalanceRow, StatementLink } from '../balance/view.js';
 import type { FormState } from '../../view-types.js';
 
 /** The seller forms' fields as typed (the new-seller form has no status). */
@@ -8,6 +16,7 @@ export interface SellerFormValues {
   phone: string;
   commission: string;
   status: string;
+  payoutSchedule: string;
 }
 
 /** A seller as its pages show it: the API's view and what its ledger account holds, in centimes. */
@@ -18,7 +27,25 @@ export interface SellerItem {
 
 type Paged<T> = { total: number; page: number; pages: number } & T;
 
-/** What the Sellers pages' templates draw: the list, the new-seller form, and a seller with its edit form. */
+/** The seller's Pay out form: the amount and description as typed, each refused one's words, and why it was refused. */
+export interface PayOutForm {
+  values: { amount: string; description: string };
+  problems: Partial<Record<'amount' | 'description', string>>;
+  error?: string;
+}
+
+/** How the seller forms name a status and a payout schedule, in the page's language. */
+interface Choices {
+  statuses: typeof SELLER_STATUSES;
+  statusWords: Record<SellerStatus, string>;
+  schedules: typeof SELLER_PAYOUT_SCHEDULES;
+  scheduleWords: Record<SellerPayoutSchedule, string>;
+}
+
+/**
+ * What the Sellers pages' templates draw: the list, the new-seller form, a seller with its
+ * activity, payouts, statements and forms, and the review of a payout to a seller.
+ */
 export interface SellerViews {
   sellers: Paged<{
     statuses: typeof SELLER_STATUSES;
@@ -27,14 +54,26 @@ export interface SellerViews {
     filterQuery: string;
     items: SellerItem[];
   }>;
-  'seller-new': FormState & { values: SellerFormValues; nameMax: number; phoneExample: string };
-  seller: FormState & {
-    seller: SellerItem;
-    statuses: typeof SELLER_STATUSES;
-    statusWords: Record<SellerStatus, string>;
-    /** The edit form's fields: the seller's own, or what was typed when it was refused. */
-    values: SellerFormValues;
-    nameMax: number;
-    phoneExample: string;
+  'seller-new': FormState & Choices & { values: SellerFormValues; nameMax: number; phoneExample: string };
+  seller: FormState &
+    Choices & {
+      seller: SellerItem;
+      /** The edit form's fields: the seller's own, or what was typed when it was refused. */
+      values: SellerFormValues;
+      nameMax: number;
+      phoneExample: string;
+      typeLabels: Record<BalanceTransactionType, string>;
+      /** Its balance transactions, newest first, each linked to its source's page. */
+      activity: Paged<{ items: BalanceRow[] }>;
+      /** Its payouts: the balance transactions that reserved them, each linked to the payout. */
+      payouts: Paged<{ items: BalanceRow[] }>;
+      statements: StatementLink[];
+      payOut: PayOutForm;
+    };
+  'seller-payout-review': {
+    seller: SellerView;
+    amountText: string;
+    description: string;
+    money: PayoutQuote;
   };
 }

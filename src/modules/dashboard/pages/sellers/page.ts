@@ -1,0 +1,143 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import { SELLER_PAYOUT_SCHEDULES, SELLER_STATUSES, type DB } from '../../../../db/schema.js';
+import type { Caller } from '../../../../http/context.js';
+import { formatUtcMonth, type Lang } from '../../../../lib/i18n.js';
+import { NATIONAL_PHONE_EXAMPLE } from '../../../../lib/phone.js';
+import { balanceTransactionView, listBalanceTransactions } from '../../../payments/balance-transactions.js';
+import { accountBalances } from '../../../payments/ledger.js';
+import { statementMonths } from '../../../payments/statements.js';
+import { SELLER_NAME_MAX } from '../../../sellers/schemas.js';
+import * as sellers from '../../../sellers/service.js';
+import type { SellerRow } from '../../../sellers/store.js';
+import { sellerView } from '../../../sellers/views.js';
+import { callerOf, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
+import { formState, type Refusal } from '../../form-errors.js';
+import { wordsFor } from '../../i18n.js';
+import { balanceRow, typeLabels } from '../balance/routes.js';
+import type { StatementLink } from '../balance/view.js';
+import { scheduleWords, sellerValues, statusWords } from './form.js';
+import type { PayOutForm, SellerFormValues, SellerItem } from './view.js';
+
+export const SELLERS = `${DASHBOARD}/sellers`;
+export const PAGE_SIZE = 20;
+/** A seller's page lists its latest payouts; the rest are a page further, or on the Payouts page. */
+const PAYOUTS_PAGE_SIZE = 10;
+
+export const detail = (id: string) => `${SELLERS}/${encodeURIComponent(id)}`;
+
+export function wordsOf(request: FastifyRequest) {
+  const lang = langOf(request);
+  return { lang, t: wordsFor('sellers', lang) };
+}
+
+/** The sellers with what their ledger accounts hold: one read for all of them, not one a row. */
+export async function withBalances(db: Kysely<DB>, rows: readonly SellerRow[]): Promise<SellerItem[]> {
+  const environment = rows[0]?.environment;
+  if (environment === undefined) return [];
+  const balances = await accountBalances(
+    db,
+    environment,
+    'seller',
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => ({ view: sellerView(row), balance: balances.get(row.id) ?? 0 }));
+}
+
+/** The choices the seller forms offer, named in the page's language. */
+export function choices(request: FastifyRequest) {
+  const { t } = wordsOf(request);
+  return {
+    statuses: SELLER_STATUSES,
+    statusWords: statusWords(t),
+    schedules: SELLER_PAYOUT_SCHEDULES,
+    scheduleWords: scheduleWords(t),
+  };
+}
+
+/** The months offered the seller's statement (the business's own months are the Balance page's). */
+async function statementLinks(db: Kysely<DB>, caller: Caller, seller: string, lang: Lang): Promise<StatementLink[]> {
+  const months = await statementMonths(db, { ...caller, seller });
+  return months.map((month, index) => ({
+    month: month.label,
+    name: formatUtcMonth(month.from, lang),
+    current: index === 0,
+    csvUrl: `${detail(seller)}/statements/${month.label}.csv`,
+    htmlUrl: `${detail(seller)}/statements/${month.label}.html`,
+  }));
+}
+
+const pages = (total: number, size: number) => Math.max(1, Math.ceil(total / size));
+
+/** What the seller's page draws besides its forms; `pages` are the activity's and the payouts' page numbers. */
+export interface SellerPageOptions {
+  pages?: { activity?: number | undefined; payouts?: number | undefined };
+  /** The edit form refused: what was typed and why. */
+  refused?: { refusal: Refusal; values: SellerFormValues };
+  /** The Pay out form refused: what was typed and why. */
+  payOut?: PayOutForm;
+  status?: number;
+}
+
+/**
+ * A seller's page: its details and balance, its activity (every balance transaction of it,
+ * newest first), its payouts, its monthly statements, and for owners its edit and Pay out forms.
+ */
+export async function drawSeller(
+  db: Kysely<DB>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  id: string,
+  options: SellerPageOptions = {},
+): Promise<FastifyReply> {
+  const { lang } = wordsOf(request);
+  const caller = callerOf(requireSession(request));
+  const row = await sellers.getSeller(db, caller, id);
+  const activityPage = options.pages?.activity ?? 1;
+  const payoutsPage = options.pages?.payouts ?? 1;
+  const [[seller], activity, payouts, statements] = await Promise.all([
+    withBalances(db, [row]),
+    listBalanceTransactions(db, caller, {
+      seller: row.id,
+      limit: PAGE_SIZE,
+      offset: (activityPage - 1) * PAGE_SIZE,
+    }),
+    listBalanceTransactions(db, caller, {
+      seller: row.id,
+      type: 'payout',
+      limit: PAYOUTS_PAGE_SIZE,
+      offset: (payoutsPage - 1) * PAYOUTS_PAGE_SIZE,
+    }),
+    statementLinks(db, caller, row.id, lang),
+  ]);
+  const rows = (items: typeof activity.items) => items.map((item) => balanceRow(balanceTransactionView(item)));
+  return sendPage(
+    request,
+    reply,
+    'seller',
+    {
+      seller: seller!,
+      ...choices(request),
+      values: options.refused?.values ?? sellerValues(seller!.view, lang),
+      nameMax: SELLER_NAME_MAX,
+      phoneExample: NATIONAL_PHONE_EXAMPLE,
+      ...formState(options.refused?.refusal),
+      typeLabels: typeLabels(wordsFor('balance', lang)),
+      activity: {
+        items: rows(activity.items),
+        total: activity.total,
+        page: activityPage,
+        pages: pages(activity.total, PAGE_SIZE),
+      },
+      payouts: {
+        items: rows(payouts.items),
+        total: payouts.total,
+        page: payoutsPage,
+        pages: pages(payouts.total, PAYOUTS_PAGE_SIZE),
+      },
+      statements,
+      payOut: options.payOut ?? { values: { amount: '', description: '' }, problems: {} },
+    },
+    options.status ?? 200,
+  );
+}
