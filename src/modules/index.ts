@@ -13,10 +13,23 @@ import { statementRoutes } from './payments/statement-routes.js';
 import { orderRoutes } from './orders/routes.js';
 import { payoutRoutes } from './payouts/routes.js';
 import { mediaRoutes, productRoutes } from './products/routes.js';
+import { visibleSeller } from './sellers/lookup.js';
 import { sellerRoutes } from './sellers/routes.js';
 import { storefrontRoutes } from './storefront/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { walletAppRoutes } from './walletapp/routes.js';
+
+/**
+ * The sellers module's lookup for the balance and statement routes' `?seller=`: payments sits
+ * below sellers (test/platform/import-cycles.test.ts), so it is handed the one lookup here.
+ */
+const sellerLookup = { sellerLookup: visibleSeller };
+const balanceWithSellers: FastifyPluginAsync = async (app) => {
+  await app.register(balanceRoutes, sellerLookup);
+};
+const statementsWithSellers: FastifyPluginAsync = async (app) => {
+  await app.register(statementRoutes, sellerLookup);
+};
 
 /** Every feature module of the Developer API, mounted under /api/v1/dev. */
 export const developerModules: FastifyPluginAsync[] = [
@@ -26,8 +39,8 @@ export const developerModules: FastifyPluginAsync[] = [
   webhookRoutes,
   productRoutes,
   orderRoutes,
-  balanceRoutes,
-  statementRoutes,
+  balanceWithSellers,
+  statementsWithSellers,
   payoutRoutes,
   sellerRoutes,
   eventRoutes,

@@ -244,7 +244,8 @@ describe('sellers API (issue 52 item 1)', () => {
 
   test('GET one: SELLER_NOT_FOUND for an unknown id and for another business', async () => {
     expectError(await t.request('GET', `${SELLERS}/SL-0000000000000000`, { key: sk }), 404, 'SELLER_NOT_FOUND');
-    expectError(await t.request('GET', `${SELLERS}/nothing-like-an-id`, { key: sk }), 404, 'SELLER_NOT_FOUND');
+    // A malformed id is the schema's (decision 079, 2026-12-07): 400, not 404.
+    expectError(await t.request('GET', `${SELLERS}/nothing-like-an-id`, { key: sk }), 400, 'VALIDATION_ERROR');
     const other = await t.createBusiness({ name: 'Autre marché' });
     const theirs = await createSeller(t, other.keys.secretTest);
     expectError(await t.request('GET', `${SELLERS}/${theirs.id}`, { key: sk }), 404, 'SELLER_NOT_FOUND');

@@ -7,6 +7,12 @@ export const SELLER_STATUSES = ['ACTIVE', 'DISABLED'] as const;
 export type SellerStatus = (typeof SELLER_STATUSES)[number];
 
 /**
+ * A seller's id (`SL-` and 16 digits) as a request may name it, for the modules below sellers
+ * (payments' `?seller=`); above, sellers/schemas.ts `SellerId` says the same.
+ */
+export const SELLER_ID_PATTERN = '^SL-[0-9]{16}$';
+
+/**
  * When a seller is paid out (migration 048): MANUAL, by the merchant's `POST /payouts`; DAILY, by
  * the worker once a UTC day (payouts/daily.ts). The one list the table type and schemas derive from.
  */

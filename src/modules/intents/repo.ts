@@ -1,4 +1,4 @@
-import { sql, type Selectable, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import type { Database, PreparedStatement } from '../../db/connect.js';
 import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import type { AmountType, DB, Environment, IntentStatus, PaymentIntentsTable, SplitRecord } from '../../db/schema.js';
@@ -245,6 +245,8 @@ export interface IntentListQuery {
   businessId: string;
   environment: Environment;
   status: IntentStatus | undefined;
+  /** Only the intents whose split names this seller, one the caller's lookup found (sellers/lookup.ts). */
+  seller?: string | undefined;
   from: Date | undefined;
   to: Date | undefined;
   limit: number;
@@ -256,6 +258,7 @@ export async function listIntents(
   database: Database,
   query: IntentListQuery,
 ): Promise<{ total: number; items: IntentWithRefunds[] }> {
+  if (query.seller !== undefined) return listSellerIntents(database, { ...query, seller: query.seller });
   const { total, items } = await countedPage<IntentRow & { refunds: RawRefund[] }>(
     database.db,
     INTENTS,
@@ -275,24 +278,42 @@ export async function listIntents(
   return { total, items: items.map(withParsedRefunds) };
 }
 
-/** A page of the intents a payment link made, newest first, with how many it made. */
-export async function listLinkIntents(
+/** A page of the intents a condition on `t` takes, newest first, counted from the rows its index finds. */
+async function pageWhere(
   database: Database,
-  paymentLink: string,
+  where: RawBuilder<unknown>,
   window: { limit: number; offset: number },
 ): Promise<{ total: number; items: IntentWithRefunds[] }> {
   const [items, count] = await Promise.all([
-    sql<IntentRow & { refunds: RawRefund[] }>`SELECT t.*, ${PAGE_REFUNDS} FROM payment_intents t
-      WHERE t.payment_link = ${paymentLink}
+    sql<IntentRow & { refunds: RawRefund[] }>`SELECT t.*, ${PAGE_REFUNDS} FROM payment_intents t WHERE ${where}
       ORDER BY t.created_at DESC, t.reference_number DESC LIMIT ${window.limit} OFFSET ${window.offset}`.execute(
       database.db,
     ),
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM payment_intents WHERE payment_link = ${paymentLink}`.execute(
-      database.db,
-    ),
+    sql<{ n: number }>`SELECT count(*)::int AS n FROM payment_intents t WHERE ${where}`.execute(database.db),
   ]);
   return { total: Number(count.rows[0]?.n ?? 0), items: items.rows.map(withParsedRefunds) };
 }
+
+/** The intents whose split names a seller, found and counted from the split index (migration 049). */
+function listSellerIntents(database: Database, query: IntentListQuery & { seller: string }) {
+  const where = sql.join(
+    [
+      sql`t.business_id = ${query.businessId}`,
+      sql`t.environment = ${query.environment}`,
+      sql`t.split IS NOT NULL`,
+      sql`t.split -> 'lines' @> ${JSON.stringify([{ seller: query.seller }])}::jsonb`,
+      ...(query.status ? [sql`t.status = ${query.status}`] : []),
+      ...(query.from ? [sql`t.created_at >= ${query.from}::timestamptz`] : []),
+      ...(query.to ? [sql`t.created_at <= ${query.to}::timestamptz`] : []),
+    ],
+    sql` AND `,
+  );
+  return pageWhere(database, where, query);
+}
+
+/** A page of the intents a payment link made, newest first, with how many it made. */
+export const listLinkIntents = (database: Database, paymentLink: string, window: { limit: number; offset: number }) =>
+  pageWhere(database, sql`t.payment_link = ${paymentLink}`, window);
 
 /** An intent locked for a change, with its business's fee plan (null: the plan's defaults). */
 export type LockedIntent = IntentRow & {

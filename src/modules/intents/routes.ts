@@ -93,11 +93,12 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/intents',
     {
-      config: { auth: 'publishable', scope: 'intents:read' },
+      config: { auth: 'publishable', scope: 'intents:read', errorCodes: ['SELLER_NOT_FOUND', 'SANDBOX_MISMATCH'] },
       schema: {
         operationId: 'listIntents',
         summary: 'List payment intents',
-        description: 'Newest first, paginated. Filters by status and creation date.',
+        description:
+          "Newest first, paginated. Filters by status and creation date, and `seller` (an `SL-` id): the intents whose `splits` name that seller. A malformed seller id is 400 VALIDATION_ERROR; another business's seller, or none, 404 SELLER_NOT_FOUND; one of the other environment, 403 SANDBOX_MISMATCH.",
         tags,
         querystring: ListIntentsQuery,
         response: { 200: Envelope(Paginated(Intent)) },
@@ -109,6 +110,7 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const to = parseDateFilter(request.query.to, 'to');
       const result = await intents.listIntents(database, requireAuth(request.auth), {
         status: request.query.status,
+        seller: request.query.seller,
         from,
         to,
         limit,

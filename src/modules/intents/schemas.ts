@@ -3,6 +3,7 @@ import { E164_PATTERN } from '../../lib/phone.js';
 import { Metadata } from '../../http/metadata.js';
 import { DateFilter, literalUnion, Pagination, Timestamp, Nullable } from '../../http/schemas.js';
 import { FEE_BEARERS } from '../../db/schema.js';
+import { SellerId, sellerIdAs } from '../sellers/schemas.js';
 import { AMOUNT_TYPES, INTENT_STATUSES } from './state.js';
 
 const Status = literalUnion(INTENT_STATUSES);
@@ -10,8 +11,6 @@ const AmountType = literalUnion(AMOUNT_TYPES);
 /** Also a payment link's (links/schemas.ts): one wording of the API's metadata (http/metadata.ts) and amounts. */
 export { Metadata };
 export const Centimes = Type.Integer({ description: 'Integer centimes (1/100 MRU)' });
-
-const SellerId = Type.String({ minLength: 1, maxLength: 64, description: "A seller's `SL-` id" });
 
 /** A split line as the create takes it (decision 080): a fixed amount or a rate of the amount paid. */
 const SplitLineInput = Type.Union([
@@ -65,6 +64,7 @@ export const CreateIntentBody = Type.Object(
 export const ListIntentsQuery = Type.Object(
   {
     status: Type.Optional(Status),
+    seller: Type.Optional(sellerIdAs('Only the intents whose split names this seller (SL-...)')),
     from: Type.Optional(DateFilter),
     to: Type.Optional(DateFilter),
     ...Pagination,

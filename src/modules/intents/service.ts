@@ -12,6 +12,7 @@ import { attemptPayment } from './payments.js';
 import { refundPayment } from './refunds.js';
 import { CommittedRefusal } from '../../http/idempotency/plugin.js';
 import { sandboxMethod } from '../sandbox/method.js';
+import { visibleSeller } from '../sellers/lookup.js';
 import { sandboxAnswerOf, SANDBOX_DEFAULT_PAYER } from '../sandbox/sandbox.js';
 import { lockIntentAndPayer } from './payer-lock.js';
 import { listPayments } from '../payments/store.js';
@@ -241,12 +242,14 @@ export async function listIntentPayments(
 export async function listIntents(
   database: Database,
   caller: Caller,
-  query: { status?: IntentStatus; from?: Date; to?: Date; limit: number; offset: number },
+  query: { status?: IntentStatus; seller?: string; from?: Date; to?: Date; limit: number; offset: number },
 ) {
+  if (query.seller !== undefined) await visibleSeller(database.db, caller, query.seller, 'query.seller');
   return repo.listIntents(database, {
     businessId: caller.businessId,
     environment: caller.environment,
     status: query.status,
+    seller: query.seller,
     from: query.from,
     to: query.to,
     limit: query.limit,

@@ -1,10 +1,10 @@
 import type { AmountType, FeeBearer, SplitLineRecord, SplitRecord, SplitShareRecord } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import type { Caller } from '../../http/context.js';
-import { ApiError, invalid } from '../../http/errors.js';
+import { invalid } from '../../http/errors.js';
 import { feePlanFromColumns, paymentCommission } from '../payments/fees.js';
 import { lineGross, splitRoom, splitShares, type SplitShare } from '../payments/splits.js';
-import { findSellers } from '../sellers/store.js';
+import { refuseDisabled, visibleSellers } from '../sellers/lookup.js';
 import type { IntentRow } from './repo.js';
 
 /**
@@ -49,29 +49,13 @@ function checkLines(lines: SplitInput, amountType: AmountType): SplitLineRecord[
   });
 }
 
-/** Each seller the split names is the caller's, in its environment, and ACTIVE. */
+/** Each seller the split names is the caller's, in its environment (sellers/lookup.ts), and ACTIVE. */
 async function checkSellers(db: Executor, caller: Caller, lines: readonly SplitLineRecord[]): Promise<void> {
-  const found = new Map(
-    (
-      await findSellers(
-        db,
-        lines.map((line) => line.seller),
-      )
-    ).map((row) => [row.id, row]),
+  const named = lines.map((line, index) => ({ id: line.seller, field: field(index, 'seller') }));
+  const sellers = await visibleSellers(db, caller, named);
+  sellers.forEach((seller, index) =>
+    refuseDisabled(seller, named[index]!.field, 'it takes no new split. Nothing was created.'),
   );
-  lines.forEach((line, index) => {
-    const seller = found.get(line.seller);
-    if (!seller || seller.business_id !== caller.businessId) {
-      throw new ApiError('SELLER_NOT_FOUND', `No seller ${line.seller} (${field(index, 'seller')}).`);
-    }
-    if (seller.environment !== caller.environment) throw new ApiError('SANDBOX_MISMATCH');
-    if (seller.status === 'DISABLED') {
-      throw new ApiError(
-        'SELLER_DISABLED',
-        `Seller ${line.seller} (${field(index, 'seller')}) is DISABLED: it takes no new split. Nothing was created.`,
-      );
-    }
-  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { SELLER_ID_PATTERN } from '../../db/schema.js';
 import { requireAuth } from '../../http/context.js';
 import { DOWNLOAD_LIMITS_DESCRIPTION, startDownload } from '../../http/downloads.js';
 import {
@@ -20,6 +21,7 @@ import {
   balanceOwner,
   balanceTransactionView,
   exportBalanceTransactions,
+  type SellerLookup,
   getBalanceTransaction,
   listBalanceTransactions,
 } from './balance-transactions.js';
@@ -68,7 +70,7 @@ export const BalanceTransaction = Type.Object({
 const Filters = {
   seller: Type.Optional(
     Type.String({
-      pattern: '^SL-[0-9]{16}$',
+      pattern: SELLER_ID_PATTERN,
       description: "A seller's balance transactions (SL-...) instead of the business's own",
     }),
   ),
@@ -88,7 +90,10 @@ const IdParams = Type.Object({ id: Type.String({ pattern: '^txn_[0-9A-Za-z]{1,40
  * `GET /dev/balance`: the merchant's available balance in the key's environment, and the balance
  * transactions behind it (`/balance/transactions`: list, one, CSV export).
  */
-export const balanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const balanceRoutes: FastifyPluginAsyncTypebox<{ sellerLookup: SellerLookup }> = async (
+  app,
+  { sellerLookup },
+) => {
   const { db, config } = app.services;
   app.get(
     '/balance',
@@ -119,7 +124,7 @@ export const balanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'listBalanceTransactions',
         summary: 'List balance transactions',
         description:
-          "Every movement of the merchant balance in the key's environment, newest first: payments, refunds, order payments, order refunds and modification adjustments, each with its gross `amount`, the `fee` the platform kept and the `net` that moved the balance. Filters: `type`, `source` (a PI-/OR- reference), `from`, `to`. With `seller` (SL-...), that seller's balance transactions instead (its split shares, what refunds took back, its payouts, their fees and returns; each carries `seller`, and `balanceAfter` is the seller's balance); the business's own carry `seller: null`. Needs the `balance:read` scope.",
+          "Every movement of the merchant balance in the key's environment, newest first: payments, refunds, order payments, order refunds and modification adjustments, each with its gross `amount`, the `fee` the platform kept and the `net` that moved the balance. Filters: `type`, `source` (a PI-/OR- reference), `from`, `to`. With `seller` (SL-...), that seller's balance transactions instead (its split shares, what refunds took back, its payouts, their fees and returns; each carries `seller`, and `balanceAfter` is the seller's balance); the business's own carry `seller: null`. A malformed `seller` is 400 VALIDATION_ERROR; another business's, or none, 404 SELLER_NOT_FOUND; the other environment's, 403 SANDBOX_MISMATCH. Needs the `balance:read` scope.",
         tags,
         querystring: ListQuery,
         response: { 200: Envelope(Paginated(BalanceTransaction)) },
@@ -127,8 +132,10 @@ export const balanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { page, limit, offset } = pageWindow(request.query);
-      const result = await listBalanceTransactions(db, requireAuth(request.auth), {
-        seller: request.query.seller,
+      const auth = requireAuth(request.auth);
+      const owner = await balanceOwner(db, auth, request.query.seller, sellerLookup);
+      const result = await listBalanceTransactions(db, auth, {
+        seller: owner.seller,
         type: request.query.type,
         source: request.query.source,
         from: parseDateFilter(request.query.from, 'from'),
@@ -143,7 +150,7 @@ export const balanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
           page,
           limit,
           total: result.total,
-          hasMore: offset + result.items.length < result.total,
+          hasMore: result.hasMore,
         },
       };
     },
@@ -170,7 +177,7 @@ export const balanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const auth = requireAuth(request.auth);
       // Checked before the download starts: an unknown seller is a 404, not a broken file.
-      const owner = await balanceOwner(db, auth, request.query.seller);
+      const owner = await balanceOwner(db, auth, request.query.seller, sellerLookup);
       const filters = {
         type: request.query.type,
         source: request.query.source,

@@ -1,5 +1,4 @@
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
-import type { Executor } from '../../db/transaction.js';
 import { countedPage, type CountedTable } from '../../db/counted-list.js';
 import type { BalanceTransactionsTable, DB } from '../../db/schema.js';
 import { inOtherEnvironment } from '../../http/environments.js';
@@ -27,24 +26,25 @@ export function ownedBy(owner: BalanceOwner, alias?: string): RawBuilder<boolean
 }
 
 /**
- * The caller's balance of the `seller` asked for: its business's own without one; with one, the
- * seller must be the caller's (another business's or unknown: 404 SELLER_NOT_FOUND; the other
- * environment's: 403 SANDBOX_MISMATCH, as a seller is found everywhere, decision 079).
+ * How the payments module learns that a seller is the caller's: the sellers module's one lookup
+ * (sellers/lookup.ts `visibleSeller`: 404 SELLER_NOT_FOUND naming the field, 403 SANDBOX_MISMATCH),
+ * handed to the balance and statement routes by modules/index.ts, since payments sits below
+ * sellers and cannot import it (decision 079).
+ */
+export type SellerLookup = (db: Kysely<DB>, caller: Caller, id: string, field: string) => Promise<unknown>;
+
+/**
+ * The caller's balance of the `seller` a query asks for: its business's own without one; with one,
+ * the seller the lookup found the caller's.
  */
 export async function balanceOwner(
-  db: Executor | Kysely<DB>,
+  db: Kysely<DB>,
   caller: Caller,
   seller: string | undefined,
+  lookup: SellerLookup,
 ): Promise<BalanceOwner> {
   if (seller === undefined) return { businessId: caller.businessId, environment: caller.environment };
-  const row = await db
-    .selectFrom('sellers')
-    .select(['environment'])
-    .where('id', '=', seller)
-    .where('business_id', '=', caller.businessId)
-    .executeTakeFirst();
-  if (!row) throw new ApiError('SELLER_NOT_FOUND', `No seller ${seller}.`);
-  if (row.environment !== caller.environment) throw new ApiError('SANDBOX_MISMATCH');
+  await lookup(db, caller, seller, 'query.seller');
   return { businessId: caller.businessId, environment: caller.environment, seller };
 }
 
@@ -66,7 +66,7 @@ export function balanceTransactionView(row: BalanceTransactionRow) {
 }
 
 export interface BalanceFilters {
-  /** A seller's transactions (decision 082) rather than the business's own. */
+  /** A seller's transactions (decision 082) rather than the business's own: one `balanceOwner` found the caller's. */
   seller?: string | undefined;
   type?: BalanceTransactionType | undefined;
   source?: string | undefined;
@@ -81,36 +81,50 @@ const BALANCE: CountedTable = {
   statusColumn: 'type',
 };
 
+/** A page of a list: `hasMore` when a row follows it. */
+export interface BalancePage {
+  items: BalanceTransactionRow[];
+  total: number;
+  hasMore: boolean;
+}
+
 /**
- * A page of the caller's balance transactions, newest first, with the exact number that match.
- * Without a source the total comes from the list counts (counted-list.ts); a source has a handful
- * of transactions, counted from its index, and a seller's are counted from theirs.
+ * A page of the caller's balance transactions, newest first. The business's own take their exact
+ * total from the list counts (counted-list.ts); a source's handful, and a seller's rows, are
+ * counted from their index (`total` is exact, as the contract defines it; a seller's count grows
+ * with its rows: issue 55 measures it).
  */
 export async function listBalanceTransactions(
   db: Kysely<DB>,
   caller: Caller,
   query: BalanceFilters & { limit: number; offset: number },
-): Promise<{ items: BalanceTransactionRow[]; total: number }> {
+): Promise<BalancePage> {
   if (query.from && query.to && query.from > query.to) {
     throw new ApiError('VALIDATION_ERROR', 'query.from is after query.to.', [
       { field: 'query.from', message: 'is after query.to' },
     ]);
   }
-  const owner = await balanceOwner(db, caller, query.seller);
+  const owner: BalanceOwner = { businessId: caller.businessId, environment: caller.environment, seller: query.seller };
+  const counted = (page: { items: BalanceTransactionRow[]; total: number }): BalancePage => ({
+    ...page,
+    hasMore: query.offset + page.items.length < page.total,
+  });
   if (query.source === undefined && owner.seller === undefined) {
-    return countedPage<BalanceTransactionRow>(db, BALANCE, {
-      businessId: caller.businessId,
-      environment: caller.environment,
-      statuses: query.type ? [query.type] : BALANCE_TRANSACTION_TYPES,
-      filterRowsByStatus: query.type !== undefined,
-      // The counts are of the business's own rows (migration 046), as this condition is.
-      where: ownedBy(owner, 't'),
-      from: query.from,
-      to: query.to,
-      order: 'newest',
-      limit: query.limit,
-      offset: query.offset,
-    });
+    return counted(
+      await countedPage<BalanceTransactionRow>(db, BALANCE, {
+        businessId: caller.businessId,
+        environment: caller.environment,
+        statuses: query.type ? [query.type] : BALANCE_TRANSACTION_TYPES,
+        filterRowsByStatus: query.type !== undefined,
+        // The counts are of the business's own rows (migration 046), as this condition is.
+        where: ownedBy(owner, 't'),
+        from: query.from,
+        to: query.to,
+        order: 'newest',
+        limit: query.limit,
+        offset: query.offset,
+      }),
+    );
   }
   let rows = db
     .selectFrom('balance_transactions')
@@ -121,17 +135,12 @@ export async function listBalanceTransactions(
   if (query.type) rows = rows.where('type', '=', query.type);
   if (query.from) rows = rows.where('created_at', '>=', query.from);
   if (query.to) rows = rows.where('created_at', '<=', query.to);
+  const page = rows.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').offset(query.offset);
   const [items, count] = await Promise.all([
-    rows
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(query.limit)
-      .offset(query.offset)
-      .execute(),
+    page.limit(query.limit).execute(),
     rows.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { items, total: Number(count.n) };
+  return counted({ items, total: Number(count.n) });
 }
 
 export async function getBalanceTransaction(

@@ -1,12 +1,13 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { SELLER_ID_PATTERN } from '../../db/schema.js';
 import { requireAuth, type AuthContext } from '../../http/context.js';
 import { DOWNLOAD_LIMITS_DESCRIPTION, startDownload } from '../../http/downloads.js';
 import { Envelope, literalUnion } from '../../http/schemas.js';
 import { DEFAULT_LANG, LANGS, type Lang } from '../../lib/i18n.js';
 import { TransactionType } from './balance-routes.js';
-import { balanceOwner } from './balance-transactions.js';
+import { balanceOwner, type SellerLookup } from './balance-transactions.js';
 import {
   balanceStatement,
   monthPeriod,
@@ -58,7 +59,7 @@ export const BalanceStatement = Type.Object(
 const FileOptions = {
   seller: Type.Optional(
     Type.String({
-      pattern: '^SL-[0-9]{16}$',
+      pattern: SELLER_ID_PATTERN,
       description: "A seller's statement (SL-...): its own balance transactions, in the same shape",
     }),
   ),
@@ -94,7 +95,7 @@ const statementResponse = { 200: Envelope(BalanceStatement) };
 const STATEMENT_FILES =
   'With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. ' +
   DOWNLOAD_LIMITS_DESCRIPTION +
-  ' A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`. With `seller` (SL-...), the statement of the balance of that seller instead (its balance transactions, decision 082), in the same shape, `seller` naming it (a line of the CSV summary); an unknown seller is SELLER_NOT_FOUND.';
+  " A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`. With `seller` (SL-...), the statement of the balance of that seller instead (its balance transactions, decision 082), in the same shape, `seller` naming it (a line of the CSV summary); a malformed seller id is VALIDATION_ERROR, another business's or none SELLER_NOT_FOUND, the other environment's SANDBOX_MISMATCH.";
 /** What the docs of both statements say of their figures. */
 const STATEMENT_FIGURES =
   "the opening balance (the sum of `net` of every balance transaction of the key's environment created before the period), the totals of the period by type (one entry per type, in a fixed order: count, gross = sum of `amount`, fees = sum of `fee`, net = sum of `net`), and the closing balance (opening + the period's net), to the centime with `GET /balance/transactions`. `period.to` is exclusive: the first instant after the period.";
@@ -104,7 +105,10 @@ const STATEMENT_FIGURES =
  * merchant's balance statement for a UTC month or a range of UTC days, as JSON, CSV or a
  * printable page (statements.ts).
  */
-export const statementRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const statementRoutes: FastifyPluginAsyncTypebox<{ sellerLookup: SellerLookup }> = async (
+  app,
+  { sellerLookup },
+) => {
   const { db, config } = app.services;
 
   /** The statement of a period, answered in the format asked for. */
@@ -114,7 +118,7 @@ export const statementRoutes: FastifyPluginAsyncTypebox = async (app) => {
     options: { seller?: string | undefined; format?: StatementFormat | undefined; lang?: Lang | undefined },
     reply: FastifyReply,
   ) {
-    const caller = await balanceOwner(db, auth, options.seller);
+    const caller = await balanceOwner(db, auth, options.seller, sellerLookup);
     const format = options.format ?? 'json';
     if (format === 'json') {
       return { success: true as const, data: statementView(await balanceStatement(db, caller, period)) };

@@ -155,12 +155,12 @@ export const payoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/payouts',
     {
-      config: { auth: 'secret', scope: 'payouts:read' },
+      config: { auth: 'secret', scope: 'payouts:read', errorCodes: ['SELLER_NOT_FOUND', 'SANDBOX_MISMATCH'] },
       schema: {
         operationId: 'listPayouts',
         summary: 'List payouts',
         description:
-          "The payouts of the key's environment, newest first, paginated. Filters: `status`, `batch` (a `pob_` id: that batch's payouts in the order of its items), `from`, `to` (creation date).",
+          "The payouts of the key's environment, newest first, paginated. Filters: `status`, `batch` (a `pob_` id: that batch's payouts in the order of its items), `seller` (an `SL-` id: the payouts paid from that seller's balance; a malformed id is 400 VALIDATION_ERROR, another business's or none 404 SELLER_NOT_FOUND, the other environment's 403 SANDBOX_MISMATCH), `from`, `to` (creation date).",
         tags,
         querystring: ListPayoutsQuery,
         response: { 200: Envelope(Paginated(Payout)) },
@@ -171,6 +171,7 @@ export const payoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const result = await payouts.listPayouts(db, requireAuth(request.auth), {
         status: request.query.status,
         batch: request.query.batch,
+        seller: request.query.seller,
         from: parseDateFilter(request.query.from, 'from'),
         to: parseDateFilter(request.query.to, 'to'),
         limit: window.limit,

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { DateFilter, literalUnion, Nullable, Pagination, Timestamp } from '../../http/schemas.js';
 import { Metadata } from '../../http/metadata.js';
 import { E164_PATTERN } from '../../lib/phone.js';
+import { sellerIdAs } from '../sellers/schemas.js';
 import { PAYOUT_FAILURE_CODES, PAYOUT_STATUSES } from './state.js';
 
 /** A batch holds at most this many payouts. */
@@ -36,11 +37,9 @@ export const CreatePayoutBody = Type.Object(
     ...PayoutFields,
     destination: Type.Optional(Destination),
     seller: Type.Optional(
-      Type.String({
-        pattern: '^SL-[0-9]{16}$',
-        description:
-          "A seller's payout (SL-...): paid from the seller's balance to the seller's phone; `destination`, if given, must be that phone. Without it, `destination` is required and the business's balance pays",
-      }),
+      sellerIdAs(
+        "A seller's payout (SL-...): paid from the seller's balance to the seller's phone; `destination`, if given, must be that phone. Without it, `destination` is required and the business's balance pays",
+      ),
     ),
   },
   { additionalProperties: false },
@@ -67,6 +66,7 @@ export const ListPayoutsQuery = Type.Object(
   {
     status: Type.Optional(Status),
     batch: Type.Optional(Type.String({ pattern: '^pob_[0-9A-Za-z]{1,40}$', description: 'Only this batch' })),
+    seller: Type.Optional(sellerIdAs("Only this seller's payouts (SL-...), paid from its balance")),
     from: Type.Optional(DateFilter),
     to: Type.Optional(DateFilter),
     ...Pagination,

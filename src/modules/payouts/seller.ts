@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/transaction.js';
 import type { Caller } from '../../http/context.js';
 import { ApiError } from '../../http/errors.js';
-import { findSeller } from '../sellers/store.js';
+import { visibleSeller } from '../sellers/lookup.js';
 
 /** One payout to create, its destination and seller settled. */
 export interface PayoutInput {
@@ -36,11 +36,7 @@ export async function payoutInput(db: Executor, caller: Caller, request: PayoutR
     }
     return { ...rest, destination };
   }
-  const seller = await findSeller(db, sellerId);
-  if (!seller || seller.business_id !== caller.businessId) {
-    throw new ApiError('SELLER_NOT_FOUND', `No seller ${sellerId} (body.seller).`);
-  }
-  if (seller.environment !== caller.environment) throw new ApiError('SANDBOX_MISMATCH');
+  const seller = await visibleSeller(db, caller, sellerId, 'body.seller');
   if (destination && destination.phone !== seller.phone) {
     throw new ApiError('VALIDATION_ERROR', "body.destination.phone is not the seller's phone: leave it out.", [
       { field: 'body.destination.phone', message: "must be the seller's phone, or absent" },

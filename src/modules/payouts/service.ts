@@ -15,6 +15,7 @@ import {
   releaseSettled,
 } from '../payments/payouts.js';
 import { payoutEvent } from './events.js';
+import { visibleSeller } from '../sellers/lookup.js';
 import { payoutInput, type PayoutInput, type PayoutRequest } from './seller.js';
 import { PAYOUT_OPEN_STATUS, payoutMachine, payoutSteps, type PayoutStatus } from './state.js';
 import type { PayoutBatchRow, PayoutRow } from './views.js';
@@ -337,6 +338,8 @@ export async function cancelPayout(trx: Transaction<DB>, caller: Caller, referen
 export interface PayoutFilters {
   status?: PayoutStatus | undefined;
   batch?: string | undefined;
+  /** A seller's payouts (decision 082): looked up as everywhere (sellers/lookup.ts). */
+  seller?: string | undefined;
   from?: Date | undefined;
   to?: Date | undefined;
 }
@@ -352,12 +355,14 @@ export async function listPayouts(
       { field: 'query.from', message: 'is after query.to' },
     ]);
   }
+  if (query.seller !== undefined) await visibleSeller(db, caller, query.seller, 'query.seller');
   let rows = db
     .selectFrom('payouts')
     .where('business_id', '=', caller.businessId)
     .where('environment', '=', caller.environment);
   if (query.status) rows = rows.where('status', '=', query.status);
   if (query.batch) rows = rows.where('batch_id', '=', query.batch);
+  if (query.seller !== undefined) rows = rows.where('seller_id', '=', query.seller);
   if (query.from) rows = rows.where('created_at', '>=', query.from);
   if (query.to) rows = rows.where('created_at', '<=', query.to);
   const ordered = query.batch

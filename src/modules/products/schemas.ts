@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { Pagination, Timestamp, Nullable } from '../../http/schemas.js';
+import { sellerIdAs } from '../sellers/schemas.js';
 
 /** decisions.md "Products" limits; amounts are integer centimes. */
 const MAX_CENTIMES = 1_000_000_000_000;
@@ -61,12 +62,9 @@ const optionalFields = {
   options: Type.Array(OptionInput, { maxItems: 50 }),
   preparationTime: Nullable(PreparationTime),
   seller: Nullable(
-    Type.String({
-      minLength: 1,
-      maxLength: 64,
-      description:
-        "the seller (SL-…) the product belongs to: its order lines settle to that seller, less the seller's commissionBps; null: the business's own",
-    }),
+    sellerIdAs(
+      "the seller (SL-…) the product belongs to: its order lines settle to that seller, less the seller's commissionBps; null: the business's own",
+    ),
   ),
 };
 type OptionalFields = typeof optionalFields;

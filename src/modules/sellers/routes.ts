@@ -4,11 +4,13 @@ import { requireAuth } from '../../http/context.js';
 import { API_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope, Paginated, pageOf, pageWindow } from '../../http/schemas.js';
 import { Balance } from '../payments/balance-routes.js';
-import { CreateSellerBody, ListSellersQuery, Seller, SellerParams, UpdateSellerBody } from './schemas.js';
+import { CreateSellerBody, ListSellersQuery, Seller, SellerId, UpdateSellerBody } from './schemas.js';
 import * as sellers from './service.js';
 import { sellerView } from './views.js';
 
 const tags = ['Sellers'];
+/** A malformed id is the schema's 400 VALIDATION_ERROR, as in a body or a query (decision 079). */
+const SellerParams = Type.Object({ id: SellerId });
 const SELLER_CODES = ['SELLER_NOT_FOUND', 'SANDBOX_MISMATCH'] as const;
 
 const SELLERS_TEXT =

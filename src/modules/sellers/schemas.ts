@@ -27,8 +27,6 @@ const CommissionBps = Type.Integer({
   description: "What the business keeps of the seller's share of a payment, in basis points (0 to 10,000)",
 });
 
-export const SellerParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-
 export const CreateSellerBody = Type.Object(
   {
     name: Name,
@@ -75,3 +73,6 @@ export const Seller = Type.Object(
 
 /** A seller's id as a request names it. */
 export const SellerId = Type.String({ pattern: '^SL-[0-9]{16}$', description: 'A seller of the business (SL-...)' });
+
+/** SellerId with what the id means where a request names it: one pattern for every place. */
+export const sellerIdAs = (description: string) => Type.String({ ...SellerId, description });

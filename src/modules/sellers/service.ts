@@ -3,13 +3,13 @@ import type { Static } from 'typebox';
 import type { DB, SellerStatus } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import type { Caller } from '../../http/context.js';
-import { ApiError, invalid } from '../../http/errors.js';
+import { invalid } from '../../http/errors.js';
 import { checkMetadata } from '../../http/metadata.js';
 import { randomDigits } from '../../lib/ids.js';
 import { accountBalance } from '../payments/ledger.js';
 import type { CreateSellerBody, UpdateSellerBody } from './schemas.js';
+import { visibleSeller } from './lookup.js';
 import {
-  findSeller,
   insertSeller,
   listSellers as listSellerRows,
   updateSeller as updateSellerRow,
@@ -51,16 +51,8 @@ export async function createSeller(trx: Executor, caller: Caller, input: CreateS
   );
 }
 
-/** api.md 5 rule 4: another business's seller does not exist; the other environment's is a mismatch. */
-async function visibleSeller(db: Executor | Kysely<DB>, caller: Caller, id: string, lock = false) {
-  const seller = await findSeller(db, id, { lock });
-  if (!seller || seller.business_id !== caller.businessId) throw new ApiError('SELLER_NOT_FOUND', `No seller ${id}.`);
-  if (seller.environment !== caller.environment) throw new ApiError('SANDBOX_MISMATCH');
-  return seller;
-}
-
 export function getSeller(db: Kysely<DB>, caller: Caller, id: string): Promise<SellerRow> {
-  return visibleSeller(db, caller, id);
+  return visibleSeller(db, caller, id, 'params.id');
 }
 
 export function listSellers(
@@ -82,7 +74,7 @@ export async function updateSeller(
   id: string,
   input: UpdateSellerInput,
 ): Promise<SellerRow> {
-  const seller = await visibleSeller(trx, caller, id, true);
+  const seller = await visibleSeller(trx, caller, id, 'params.id', { lock: true });
   const change: SellerChange = {};
   if (input.name !== undefined) {
     const name = checkName(input.name);
@@ -108,6 +100,6 @@ export async function updateSeller(
 
 /** A seller's balance: what its ledger account holds (its row and its pending movements), as the merchant's is read. */
 export async function sellerBalance(db: Kysely<DB>, caller: Caller, id: string): Promise<number> {
-  const seller = await visibleSeller(db, caller, id);
+  const seller = await visibleSeller(db, caller, id, 'params.id');
   return accountBalance(db, seller.environment, { kind: 'seller', ownerId: seller.id });
 }

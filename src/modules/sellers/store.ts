@@ -121,15 +121,12 @@ export async function updateSeller(
   return updated!;
 }
 
-/** The sellers a split names, as a create checks them (decision 080): whose, which environment, which status. */
-export async function findSellers(
-  db: Executor,
-  ids: readonly string[],
-): Promise<Pick<SellerRow, 'id' | 'business_id' | 'environment' | 'status'>[]> {
+/** The sellers a split names, in one read (lookup.ts judges whose they are). */
+export async function findSellers(db: Executor, ids: readonly string[]): Promise<SellerRow[]> {
   if (ids.length === 0) return [];
   return db
     .selectFrom('sellers')
-    .select(['id', 'business_id', 'environment', 'status'])
+    .selectAll()
     .where('id', 'in', [...ids])
     .execute();
 }

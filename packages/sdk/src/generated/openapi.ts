@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * List payment intents
-         * @description Newest first, paginated. Filters by status and creation date.
+         * @description Newest first, paginated. Filters by status and creation date, and `seller` (an `SL-` id): the intents whose `splits` name that seller. A malformed seller id is 400 VALIDATION_ERROR; another business's seller, or none, 404 SELLER_NOT_FOUND; one of the other environment, 403 SANDBOX_MISMATCH.
          *
          *     Key: secret or publishable, scope `intents:read`.
          */
@@ -1067,7 +1067,7 @@ export interface paths {
         };
         /**
          * List balance transactions
-         * @description Every movement of the merchant balance in the key's environment, newest first: payments, refunds, order payments, order refunds and modification adjustments, each with its gross `amount`, the `fee` the platform kept and the `net` that moved the balance. Filters: `type`, `source` (a PI-/OR- reference), `from`, `to`. With `seller` (SL-...), that seller's balance transactions instead (its split shares, what refunds took back, its payouts, their fees and returns; each carries `seller`, and `balanceAfter` is the seller's balance); the business's own carry `seller: null`. Needs the `balance:read` scope.
+         * @description Every movement of the merchant balance in the key's environment, newest first: payments, refunds, order payments, order refunds and modification adjustments, each with its gross `amount`, the `fee` the platform kept and the `net` that moved the balance. Filters: `type`, `source` (a PI-/OR- reference), `from`, `to`. With `seller` (SL-...), that seller's balance transactions instead (its split shares, what refunds took back, its payouts, their fees and returns; each carries `seller`, and `balanceAfter` is the seller's balance); the business's own carry `seller: null`. A seller's list is not counted: `hasMore` says whether a page follows, and `total` is exact on the last page and otherwise the rows up to this page and one more. A malformed `seller` is 400 VALIDATION_ERROR; another business's, or none, 404 SELLER_NOT_FOUND; the other environment's, 403 SANDBOX_MISMATCH. Needs the `balance:read` scope.
          *
          *     Key: secret (sk_), scope `balance:read`.
          */
@@ -1135,7 +1135,7 @@ export interface paths {
          * Retrieve the balance statement of a month
          * @description The statement of a UTC month (`YYYY-MM`): the opening balance (the sum of `net` of every balance transaction of the key's environment created before the period), the totals of the period by type (one entry per type, in a fixed order: count, gross = sum of `amount`, fees = sum of `fee`, net = sum of `net`), and the closing balance (opening + the period's net), to the centime with `GET /balance/transactions`. `period.to` is exclusive: the first instant after the period.
          *
-         *     With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`. With `seller` (SL-...), the statement of the balance of that seller instead (its balance transactions, decision 082), in the same shape, `seller` naming it (a line of the CSV summary); an unknown seller is SELLER_NOT_FOUND.
+         *     With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`. With `seller` (SL-...), the statement of the balance of that seller instead (its balance transactions, decision 082), in the same shape, `seller` naming it (a line of the CSV summary); a malformed seller id is VALIDATION_ERROR, another business's or none SELLER_NOT_FOUND, the other environment's SANDBOX_MISMATCH.
          *
          *     Key: secret (sk_), scope `balance:read`.
          */
@@ -1159,7 +1159,7 @@ export interface paths {
          * Retrieve the balance statement of a range of days
          * @description The statement of the UTC days `from`..`to`, both included, at most 366 days: the opening balance (the sum of `net` of every balance transaction of the key's environment created before the period), the totals of the period by type (one entry per type, in a fixed order: count, gross = sum of `amount`, fees = sum of `fee`, net = sum of `net`), and the closing balance (opening + the period's net), to the centime with `GET /balance/transactions`. `period.to` is exclusive: the first instant after the period.
          *
-         *     With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`. With `seller` (SL-...), the statement of the balance of that seller instead (its balance transactions, decision 082), in the same shape, `seller` naming it (a line of the CSV summary); an unknown seller is SELLER_NOT_FOUND.
+         *     With `format=csv`, a download (`statement-<period>.csv`): the same figures as a summary block, a blank line, then a header row and every transaction of the period, oldest first, with the columns of the export and a running balance (amounts in centimes; text cells a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each `;`, tab or line break that a formula would follow). With `format=html`, a printable page (A4) of the same. `lang` (en, fr, ar) chooses the labels of both; both are streamed. A download whose client reads nothing for 30 s (DOWNLOAD_STALL_SECONDS) is ended; a business may have 4 downloads running at once per environment (DOWNLOADS_PER_BUSINESS), one more answers 429 TOO_MANY_DOWNLOADS with Retry-After. A period that matches the pattern but is not in the calendar answers STATEMENT_PERIOD_INVALID; a malformed one, VALIDATION_ERROR. A statement covers the whole balance of its period: it takes no `type` or `source`. With `seller` (SL-...), the statement of the balance of that seller instead (its balance transactions, decision 082), in the same shape, `seller` naming it (a line of the CSV summary); a malformed seller id is VALIDATION_ERROR, another business's or none SELLER_NOT_FOUND, the other environment's SANDBOX_MISMATCH.
          *
          *     Key: secret (sk_), scope `balance:read`.
          */
@@ -1181,7 +1181,7 @@ export interface paths {
         };
         /**
          * List payouts
-         * @description The payouts of the key's environment, newest first, paginated. Filters: `status`, `batch` (a `pob_` id: that batch's payouts in the order of its items), `from`, `to` (creation date).
+         * @description The payouts of the key's environment, newest first, paginated. Filters: `status`, `batch` (a `pob_` id: that batch's payouts in the order of its items), `seller` (an `SL-` id: the payouts paid from that seller's balance; a malformed id is 400 VALIDATION_ERROR, another business's or none 404 SELLER_NOT_FOUND, the other environment's 403 SANDBOX_MISMATCH), `from`, `to` (creation date).
          *
          *     Key: secret (sk_), scope `payouts:read`.
          */
@@ -3604,6 +3604,8 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "PENDING" | "PAID" | "REFUNDED" | "CANCELLED" | "FAILED";
+                /** @description Only the intents whose split names this seller (SL-...) */
+                seller?: string;
                 /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 from?: string;
                 /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
@@ -3687,8 +3689,33 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SCOPE_REQUIRED. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: SELLER_NOT_FOUND. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3830,12 +3857,12 @@ export interface operations {
                     cancel_url?: string;
                     /** @description The payment split between the business's sellers (1 to 10 lines; amounts or bps, not both; OPEN intents: bps only). The rest goes to the business. */
                     splits?: ({
-                        /** @description A seller's `SL-` id */
+                        /** @description A seller of the business (SL-...) */
                         seller: string;
                         /** @description Centimes (FIXED intents) */
                         amount: number;
                     } | {
-                        /** @description A seller's `SL-` id */
+                        /** @description A seller of the business (SL-...) */
                         seller: string;
                         /** @description Basis points of the amount paid, 1 to 10000 */
                         bps: number;
@@ -20082,6 +20109,8 @@ export interface operations {
                 status?: "PENDING" | "PAID" | "FAILED" | "CANCELLED";
                 /** @description Only this batch */
                 batch?: string;
+                /** @description Only this seller's payouts (SL-...), paid from its balance */
+                seller?: string;
                 /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 from?: string;
                 /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
@@ -20165,8 +20194,33 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SECRET_KEY_REQUIRED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {unknown} */
+                            code: components["schemas"]["ErrorCode"];
+                            message: string;
+                            statusCode: number;
+                            requestId: string;
+                            details?: {
+                                field: string;
+                                message: string;
+                                /** @description In a payout batch: the code a payout of its own would get for this problem (AMOUNT_OUT_OF_RANGE, METADATA_VALUE_TOO_LONG, VALIDATION_ERROR, ...) */
+                                code?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error. Codes: SELLER_NOT_FOUND. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22799,6 +22853,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A seller of the business (SL-...) */
                 id: string;
             };
             cookie?: never;
@@ -23008,6 +23063,7 @@ export interface operations {
                 "X-Idempotency-Key": string;
             };
             path: {
+                /** @description A seller of the business (SL-...) */
                 id: string;
             };
             cookie?: never;
@@ -23334,6 +23390,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A seller of the business (SL-...) */
                 id: string;
             };
             cookie?: never;
