@@ -10,6 +10,7 @@ const MIGRATIONS = path.join(SRC, 'db', 'migrations') + path.sep;
 /** What other modules may take from the ledger: reads, the worker's fold, and types. */
 const LEDGER_READS = new Set([
   'accountBalance',
+  'accountBalances',
   'checkLedger',
   'foldPendingMovements',
   'LedgerTransfer',

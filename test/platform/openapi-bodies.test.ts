@@ -21,6 +21,7 @@ function sampleParameter(pattern: string | undefined): string {
   if (pattern?.startsWith('^PO-')) return 'PO-0000000000000000';
   if (pattern?.startsWith('^txn_')) return 'txn_0';
   if (pattern?.startsWith('^pob_')) return 'pob_0';
+  if (pattern?.startsWith('^SL-')) return 'SL-0000000000000000';
   return 'unknown1';
 }
 
