@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { requireAuth } from '../../http/context.js';
+import { ApiError } from '../../http/errors.js';
 import { API_WRITE, CommittedRefusal, write } from '../../http/idempotency/plugin.js';
 import { Envelope, Paginated, pageOf, pageWindow, parseDateFilter } from '../../http/schemas.js';
 import { ListPaymentsQuery, PAYMENT_ATTEMPTS, Payment } from '../payments/schemas.js';
@@ -53,7 +54,7 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'createIntent',
         summary: 'Create a payment intent',
         description:
-          "Creates a PENDING intent with a 6-digit payment code and a hosted checkout URL (`payUrl`), valid 24 hours. Sends `payment.created`. `splits` shares the payment between the business's sellers (decision 080): each seller's account is credited its share in the posting that pays the intent, and refunds take it back in proportion. An unknown seller or another business's is SELLER_NOT_FOUND (the message names the field), a DISABLED one SELLER_DISABLED, shares over what the payment leaves after the fees it bears VALIDATION_ERROR.",
+          "Creates a PENDING intent with a 6-digit payment code and a hosted checkout URL (`payUrl`), valid 24 hours. Sends `payment.created`. `splits` shares the payment between the business's sellers (decision 080): each seller's account is credited its share in the posting that pays the intent, and refunds take it back in proportion. A malformed seller id is VALIDATION_ERROR; an unknown seller or another business's, SELLER_NOT_FOUND (the message names the field); one of the other environment, SANDBOX_MISMATCH; a DISABLED one, SELLER_DISABLED; shares over what the payment leaves after the fees it bears, VALIDATION_ERROR.",
         tags,
         body: CreateIntentBody,
         response: { 201: Envelope(CreatedIntent) },
@@ -93,12 +94,16 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/intents',
     {
-      config: { auth: 'publishable', scope: 'intents:read', errorCodes: ['SELLER_NOT_FOUND', 'SANDBOX_MISMATCH'] },
+      config: {
+        auth: 'publishable',
+        scope: 'intents:read',
+        errorCodes: ['SELLER_NOT_FOUND', 'SANDBOX_MISMATCH', 'SECRET_KEY_REQUIRED'],
+      },
       schema: {
         operationId: 'listIntents',
         summary: 'List payment intents',
         description:
-          "Newest first, paginated. Filters by status and creation date, and `seller` (an `SL-` id): the intents whose `splits` name that seller. A malformed seller id is 400 VALIDATION_ERROR; another business's seller, or none, 404 SELLER_NOT_FOUND; one of the other environment, 403 SANDBOX_MISMATCH.",
+          "Newest first, paginated. Filters by status and creation date, and `seller` (an `SL-` id): the intents whose `splits` name that seller. A malformed seller id is 400 VALIDATION_ERROR; another business's seller, or none, 404 SELLER_NOT_FOUND; one of the other environment, 403 SANDBOX_MISMATCH. A publishable key lists intents but cannot filter by seller (403 SECRET_KEY_REQUIRED): seller lookups need a secret key.",
         tags,
         querystring: ListIntentsQuery,
         response: { 200: Envelope(Paginated(Intent)) },
@@ -108,7 +113,11 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { page, limit, offset } = pageWindow(request.query);
       const from = parseDateFilter(request.query.from, 'from');
       const to = parseDateFilter(request.query.to, 'to');
-      const result = await intents.listIntents(database, requireAuth(request.auth), {
+      const auth = requireAuth(request.auth);
+      if (request.query.seller !== undefined && auth.kind !== 'secret') {
+        throw new ApiError('SECRET_KEY_REQUIRED', 'Filtering by seller needs a secret key (sk_...).');
+      }
+      const result = await intents.listIntents(database, auth, {
         status: request.query.status,
         seller: request.query.seller,
         from,

@@ -135,9 +135,14 @@ export async function listBalanceTransactions(
   if (query.type) rows = rows.where('type', '=', query.type);
   if (query.from) rows = rows.where('created_at', '>=', query.from);
   if (query.to) rows = rows.where('created_at', '<=', query.to);
-  const page = rows.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').offset(query.offset);
   const [items, count] = await Promise.all([
-    page.limit(query.limit).execute(),
+    rows
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .offset(query.offset)
+      .limit(query.limit)
+      .execute(),
     rows.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
   ]);
   return counted({ items, total: Number(count.n) });

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { SELLER_PAYOUT_SCHEDULES, SELLER_STATUSES } from '../../db/schema.js';
+import { SELLER_ID_PATTERN, SELLER_PAYOUT_SCHEDULES, SELLER_STATUSES } from '../../db/schema.js';
 import { Metadata } from '../../http/metadata.js';
 import { literalUnion, Pagination, Timestamp } from '../../http/schemas.js';
 import { E164_PATTERN } from '../../lib/phone.js';
@@ -72,7 +72,7 @@ export const Seller = Type.Object(
 );
 
 /** A seller's id as a request names it. */
-export const SellerId = Type.String({ pattern: '^SL-[0-9]{16}$', description: 'A seller of the business (SL-...)' });
+export const SellerId = Type.String({ pattern: SELLER_ID_PATTERN, description: 'A seller of the business (SL-...)' });
 
 /** SellerId with what the id means where a request names it: one pattern for every place. */
 export const sellerIdAs = (description: string) => Type.String({ ...SellerId, description });

@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * List payment intents
-         * @description Newest first, paginated. Filters by status and creation date, and `seller` (an `SL-` id): the intents whose `splits` name that seller. A malformed seller id is 400 VALIDATION_ERROR; another business's seller, or none, 404 SELLER_NOT_FOUND; one of the other environment, 403 SANDBOX_MISMATCH.
+         * @description Newest first, paginated. Filters by status and creation date, and `seller` (an `SL-` id): the intents whose `splits` name that seller. A malformed seller id is 400 VALIDATION_ERROR; another business's seller, or none, 404 SELLER_NOT_FOUND; one of the other environment, 403 SANDBOX_MISMATCH. A publishable key lists intents but cannot filter by seller (403 SECRET_KEY_REQUIRED): seller lookups need a secret key.
          *
          *     Key: secret or publishable, scope `intents:read`.
          */
@@ -21,7 +21,7 @@ export interface paths {
         put?: never;
         /**
          * Create a payment intent
-         * @description Creates a PENDING intent with a 6-digit payment code and a hosted checkout URL (`payUrl`), valid 24 hours. Sends `payment.created`. `splits` shares the payment between the business's sellers (decision 080): each seller's account is credited its share in the posting that pays the intent, and refunds take it back in proportion. An unknown seller or another business's is SELLER_NOT_FOUND (the message names the field), a DISABLED one SELLER_DISABLED, shares over what the payment leaves after the fees it bears VALIDATION_ERROR.
+         * @description Creates a PENDING intent with a 6-digit payment code and a hosted checkout URL (`payUrl`), valid 24 hours. Sends `payment.created`. `splits` shares the payment between the business's sellers (decision 080): each seller's account is credited its share in the posting that pays the intent, and refunds take it back in proportion. A malformed seller id is VALIDATION_ERROR; an unknown seller or another business's, SELLER_NOT_FOUND (the message names the field); one of the other environment, SANDBOX_MISMATCH; a DISABLED one, SELLER_DISABLED; shares over what the payment leaves after the fees it bears, VALIDATION_ERROR.
          *
          *     Key: secret (sk_), scope `intents:write`.
          */
@@ -3689,7 +3689,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SCOPE_REQUIRED, SANDBOX_MISMATCH. */
+            /** @description Error. Codes: API_ACCESS_NOT_ACTIVE, LIVE_ACCESS_NOT_APPROVED, IP_NOT_ALLOWED, SCOPE_REQUIRED, SANDBOX_MISMATCH, SECRET_KEY_REQUIRED. */
             403: {
                 headers: {
                     [name: string]: unknown;
