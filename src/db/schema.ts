@@ -2,6 +2,7 @@
  * The database's tables as Kysely reads and writes them: each feature's tables, column types and
  * the vocabularies its columns hold live in schema/<feature>.ts; `DB` gathers them for `Kysely<DB>`.
  */
+import type { AuditLogTable } from './schema/audit.js';
 import type { BusinessesTable, ShopsTable } from './schema/businesses.js';
 import type { DashboardSessionsTable, DashboardUsersTable } from './schema/dashboard.js';
 import type { EventSequencesTable, EventsTable } from './schema/event-log.js';
@@ -31,6 +32,7 @@ import type {
 } from './schema/webhooks.js';
 
 export type { Environment } from './schema/columns.js';
+export * from './schema/audit.js';
 export * from './schema/businesses.js';
 export * from './schema/dashboard.js';
 export * from './schema/event-log.js';
@@ -48,6 +50,7 @@ export * from './schema/wallets.js';
 export * from './schema/webhooks.js';
 
 export interface DB {
+  audit_log: AuditLogTable;
   dashboard_users: DashboardUsersTable;
   dashboard_sessions: DashboardSessionsTable;
   wallets: WalletsTable;

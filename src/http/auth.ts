@@ -102,6 +102,7 @@ export async function authenticate(request: FastifyRequest, reply: FastifyReply)
 
   request.auth = {
     keyId: record.id,
+    keyHint: record.hint,
     businessId: record.businessId,
     environment: record.environment,
     kind: record.kind,

@@ -22,6 +22,8 @@ export interface ScopedCaller extends Caller {
 /** Who is calling, as established by the auth hook. */
 export interface AuthContext {
   keyId: string;
+  /** The key's visible hint (never its secret), for the audit log. */
+  keyHint: string;
   businessId: string;
   environment: Environment;
   kind: KeyKind;

@@ -101,6 +101,8 @@ const FLOORS: readonly (readonly string[])[] = [
   ['modules/webhooks'],
   ['modules/events'],
   ['modules/businesses'],
+  ['modules/audit'],
+  ['modules/team'],
   ['http'],
   ['modules/keys'],
   ['db'],

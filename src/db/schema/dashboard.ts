@@ -2,7 +2,14 @@ import type { ColumnType } from 'kysely';
 import type { Lang } from '../../lib/i18n.js';
 import type { CreatedAt, Environment } from './columns.js';
 
-export type DashboardRole = 'owner' | 'viewer';
+/**
+ * The roles of a business's team (issue 53, decision 083): the one list the table type, schemas,
+ * forms and the permission table (src/modules/team/permissions.ts) derive from (migration 050's
+ * CHECK repeats it).
+ */
+export const DASHBOARD_ROLES = ['owner', 'admin', 'developer', 'finance', 'support', 'viewer'] as const;
+
+export type DashboardRole = (typeof DASHBOARD_ROLES)[number];
 /** A dashboard session's language: any language the pages speak (migration 030 lets the column hold 'ar'). */
 export type DashboardLang = Lang;
 

@@ -1,15 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { OPERATOR_WRITE, write } from '../../http/idempotency/plugin.js';
-import { Envelope } from '../../http/schemas.js';
+import { DASHBOARD_ROLES } from '../../db/schema.js';
+import { Envelope, literalUnion } from '../../http/schemas.js';
 import { PASSWORD_MAX_LENGTH } from '../dashboard/password.js';
 import { createUser, disableUser, listUsers, newPasswordHash, resetPassword } from '../dashboard/users.js';
+
+const Role = literalUnion(DASHBOARD_ROLES);
 
 const UserView = Type.Object({
   id: Type.String(),
   businessId: Type.String(),
   email: Type.String(),
-  role: Type.Union([Type.Literal('owner'), Type.Literal('viewer')]),
+  role: Role,
   disabled: Type.Boolean(),
   createdAt: Type.String(),
 });
@@ -31,7 +34,7 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
             businessId: Type.String({ minLength: 1, maxLength: 64 }),
             email: Type.String({ minLength: 3, maxLength: 320 }),
             password: Password,
-            role: Type.Optional(Type.Union([Type.Literal('owner'), Type.Literal('viewer')])),
+            role: Type.Optional(Role),
           },
           { additionalProperties: false },
         ),

@@ -8,7 +8,7 @@ import { inTransaction, type Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { generateKeyText, hashKey, keyHint } from '../keys/key-text.js';
-import { allScopes } from '../keys/scopes.js';
+import { defaultScopes } from '../keys/scopes.js';
 
 export interface KeyView {
   id: string;
@@ -88,7 +88,7 @@ export async function issueKey(db: Executor, input: NewKey): Promise<IssuedKey> 
       environment: input.environment,
       key_hash: hashKey(text),
       key_hint: keyHint(text),
-      scopes: input.scopes ?? [...allScopes],
+      scopes: input.scopes ?? [...defaultScopes],
       ip_allowlist: input.ipAllowlist ?? [],
     })
     .returning(keyColumns)

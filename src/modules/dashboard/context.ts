@@ -15,14 +15,18 @@ import {
 } from '../../lib/i18n.js';
 import { secretBase62 } from '../../lib/ids.js';
 import { allScopes } from '../keys/scopes.js';
+import type { Permission } from '../team/permissions.js';
 import { dashboardAssets } from './assets.js';
 import type { DrawnPage, ViewName, Views } from './page-views.js';
 import { dictionaries, errorText, type Dictionary } from './i18n.js';
 import { statusText, type StatusVocabulary } from './statuses.js';
 import type { DashboardSession } from './sessions.js';
 
-/** What a dashboard route needs: `public` (sign-in), `read` (any signed-in user), `owner` (changes). */
-export type DashboardAccess = 'public' | 'read' | 'owner';
+/**
+ * What a dashboard route needs: `public` (sign-in), `read` (any signed-in user), `owner` (changes),
+ * or a permission of the team's table (src/modules/team/permissions.ts, issue 53).
+ */
+export type DashboardAccess = 'public' | 'read' | 'owner' | Permission;
 
 declare module 'fastify' {
   interface FastifyRequest {

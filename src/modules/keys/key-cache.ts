@@ -5,6 +5,8 @@ import type { DB, Environment, KeyKind, KeyStatus } from '../../db/schema.js';
 /** Everything the auth check needs about a key, its business and the global switch. */
 export interface KeyRecord {
   id: string;
+  /** The key's visible prefix and last characters, never the secret: how the audit log names it. */
+  hint: string;
   businessId: string;
   kind: KeyKind;
   environment: Environment;
@@ -84,6 +86,7 @@ export class KeyCache {
       .innerJoin('businesses as b', 'b.id', 'k.business_id')
       .select([
         'k.id',
+        'k.key_hint',
         'k.business_id',
         'k.kind',
         'k.environment',
@@ -99,6 +102,7 @@ export class KeyCache {
     if (!row) return null;
     return {
       id: row.id,
+      hint: row.key_hint,
       businessId: row.business_id,
       kind: row.kind,
       environment: row.environment,
