@@ -13,6 +13,8 @@ import { sellerView } from '../../../sellers/views.js';
 import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { formState, type Refusal } from '../../form-errors.js';
 import { wordsFor } from '../../i18n.js';
+import { recordSellerUpdate } from '../../../audit/acts.js';
+import { recordAct } from '../../../audit/record.js';
 import { dashboardWrite, Flash } from '../../write.js';
 import {
   BLANK_SELLER,
@@ -145,6 +147,7 @@ export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
       `${SELLERS}/new`,
       async (trx, _session, caller) => {
         const seller = await sellers.createSeller(trx, caller, readSellerForm(request.body));
+        await recordAct(trx, request, { action: 'seller.created', target: { kind: 'seller', id: seller.id } });
         return { redirect: detail(seller.id) };
       },
       (error) => {
@@ -171,7 +174,9 @@ export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
         async (trx, _session, caller) => {
           const input = readSellerForm(request.body);
           // Only what differs is written (the service compares): saving an unchanged form sends no event.
-          await sellers.updateSeller(trx, caller, request.params.id, { ...input, status: request.body.status });
+          const before = await sellers.getSeller(trx, caller, request.params.id);
+          const after = await sellers.updateSeller(trx, caller, request.params.id, { ...input, status: request.body.status });
+          await recordSellerUpdate(trx, request, before, after);
           return { redirect: detail(request.params.id) };
         },
         (error) => {
