@@ -58,7 +58,10 @@ describe('the dashboard Activity page (issue 53 item 4)', () => {
     assert.match(page.html, new RegExp(`<tr id="${first[0]}" data-action="business.fees_changed">`));
     assert.match(page.html, /The platform operator/);
     assert.match(page.html, /Fees changed/);
-    assert.match(page.html, new RegExp(`data-action="settings.updated">[\\s\\S]*?${ownerUser.email.replace(/[.+]/g, '\\$&')}`));
+    assert.match(
+      page.html,
+      new RegExp(`data-action="settings.updated">[\\s\\S]*?${ownerUser.email.replace(/[.+]/g, '\\$&')}`),
+    );
     assert.match(page.html, /API key sk_test_/);
     assert.match(page.html, /Seller created/);
     assert.match(page.html, /<a href="\/dashboard\/sellers\/SL-[^"]+"><bdi>SL-/);
@@ -81,7 +84,10 @@ describe('the dashboard Activity page (issue 53 item 4)', () => {
     assert.equal(rowIds(mine.html).length, 1);
     assert.match(mine.html, /data-action="settings.updated"/);
     const operator = await owner.get(`${ACTIVITY}?actor=operator`);
-    assert.deepEqual([...operator.html.matchAll(/data-action="([^"]+)"/g)].map((m) => m[1]), ['business.fees_changed']);
+    assert.deepEqual(
+      [...operator.html.matchAll(/data-action="([^"]+)"/g)].map((m) => m[1]),
+      ['business.fees_changed'],
+    );
     const none = await owner.get(`${ACTIVITY}?action=payout.cancelled`);
     assert.match(none.html, /No entry matches these filters/);
     assert.equal((await owner.get(`${ACTIVITY}?action=payment.teleported`)).status, 400);

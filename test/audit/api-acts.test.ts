@@ -57,11 +57,19 @@ describe('the audit log: acts through the API', () => {
     assert.equal(entry.user_agent, 'audit-test/1.0');
     assert.deepEqual(entry.details, { url: 'http://127.0.0.1:9/hooks', events: ['payment.confirmed'] });
 
-    const patched = await t.request('PATCH', `${ENDPOINTS}/${id}`, { key: sk, idempotencyKey: true, body: { active: false } });
+    const patched = await t.request('PATCH', `${ENDPOINTS}/${id}`, {
+      key: sk,
+      idempotencyKey: true,
+      body: { active: false },
+    });
     expectStatus(patched, 200);
     assert.deepEqual((await onlyEntry('webhook_endpoint.updated', id)).details, { changed: ['active'] });
 
-    const rotated = await t.request('POST', `${ENDPOINTS}/${id}/rotate-secret`, { key: sk, idempotencyKey: true, body: {} });
+    const rotated = await t.request('POST', `${ENDPOINTS}/${id}/rotate-secret`, {
+      key: sk,
+      idempotencyKey: true,
+      body: {},
+    });
     expectStatus(rotated, 200);
     const rotation = await onlyEntry('webhook_endpoint.secret_rotated', id);
     assert.doesNotMatch(JSON.stringify(rotation), new RegExp(rotated.body.data.secret));
@@ -71,7 +79,11 @@ describe('the audit log: acts through the API', () => {
 
     // Refused (already deleted): nothing written.
     const before = await entryCount(t, business.id);
-    expectError(await t.request('DELETE', `${ENDPOINTS}/${id}`, { key: sk, idempotencyKey: true }), 404, 'ENDPOINT_NOT_FOUND');
+    expectError(
+      await t.request('DELETE', `${ENDPOINTS}/${id}`, { key: sk, idempotencyKey: true }),
+      404,
+      'ENDPOINT_NOT_FOUND',
+    );
     assert.equal(await entryCount(t, business.id), before);
   });
 

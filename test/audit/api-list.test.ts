@@ -16,7 +16,11 @@ describe('the audit log API', () => {
 
   beforeAll(async () => {
     t = await startTestApp({
-      config: { RATE_LIMIT_TEST_PER_MINUTE: '100000', RATE_LIMIT_LIVE_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE: 'true' },
+      config: {
+        RATE_LIMIT_TEST_PER_MINUTE: '100000',
+        RATE_LIMIT_LIVE_PER_MINUTE: '100000',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+      },
     });
     business = await t.createBusiness();
     sk = business.keys.secretTest;
@@ -30,7 +34,10 @@ describe('the audit log API', () => {
       expectStatus(created, 201);
       if (i === 0) {
         const id = created.body.data.id;
-        expectStatus(await t.request('PATCH', `${ENDPOINTS}/${id}`, { key: sk, idempotencyKey: true, body: { active: false } }), 200);
+        expectStatus(
+          await t.request('PATCH', `${ENDPOINTS}/${id}`, { key: sk, idempotencyKey: true, body: { active: false } }),
+          200,
+        );
         expectStatus(await t.request('DELETE', `${ENDPOINTS}/${id}`, { key: sk, idempotencyKey: true }), 200);
       }
     }
@@ -92,7 +99,10 @@ describe('the audit log API', () => {
     const third = (await list('?limit=3&page=3')).body.data;
     assert.equal(first.hasMore, true);
     assert.equal(third.hasMore, false);
-    assert.deepEqual([...first.items, ...second.items, ...third.items].map((entry: any) => entry.id), all);
+    assert.deepEqual(
+      [...first.items, ...second.items, ...third.items].map((entry: any) => entry.id),
+      all,
+    );
   });
 
   test('filters: action, actor (a key id, operator, system), from and to', async () => {
@@ -101,11 +111,15 @@ describe('the audit log API', () => {
     const keyId = business.keyRecords.find((key) => key.kind === 'secret' && key.environment === 'test')!.id;
     assert.equal((await list(`?actor=${keyId}`)).body.data.total, 5);
     const operator = await list('?actor=operator');
-    assert.deepEqual(operator.body.data.items.map((entry: any) => entry.action), ['business.fees_changed']);
+    assert.deepEqual(
+      operator.body.data.items.map((entry: any) => entry.action),
+      ['business.fees_changed'],
+    );
     const system = await list('?actor=system');
-    assert.deepEqual(system.body.data.items.map((entry: any) => entry.actor), [
-      { kind: 'system', id: null, label: 'a test task' },
-    ]);
+    assert.deepEqual(
+      system.body.data.items.map((entry: any) => entry.actor),
+      [{ kind: 'system', id: null, label: 'a test task' }],
+    );
     assert.equal((await list('?actor=usr_nobody')).body.data.total, 0);
 
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);

@@ -33,12 +33,23 @@ describe('the audit log is append-only', () => {
 
   test('UPDATE and DELETE are refused by the database; the entry stays as written', async () => {
     await assert.rejects(
-      t.runtime.db.updateTable('audit_log').set({ action: 'user.removed' }).where('business_id', '=', business.id).execute(),
+      t.runtime.db
+        .updateTable('audit_log')
+        .set({ action: 'user.removed' })
+        .where('business_id', '=', business.id)
+        .execute(),
       /append-only/,
     );
-    await assert.rejects(t.runtime.db.deleteFrom('audit_log').where('business_id', '=', business.id).execute(), /append-only/);
+    await assert.rejects(
+      t.runtime.db.deleteFrom('audit_log').where('business_id', '=', business.id).execute(),
+      /append-only/,
+    );
     await assert.rejects(sql`DELETE FROM audit_log`.execute(t.runtime.db), /append-only/);
-    const rows = await t.runtime.db.selectFrom('audit_log').selectAll().where('business_id', '=', business.id).execute();
+    const rows = await t.runtime.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('business_id', '=', business.id)
+      .execute();
     assert.deepEqual(
       rows.map((row) => [row.action, row.actor_label]),
       [['settings.updated', 'append-only test']],
@@ -54,7 +65,12 @@ describe('the audit log is append-only', () => {
       return found.map((match) => `${file.slice(SOURCES.length)}: ${match[0]}`);
     });
     assert.deepEqual(touching, []);
-    const inserts = sourceFiles(SOURCES).filter((file) => /insertInto\(\s*'audit_log'/.test(readFileSync(file, 'utf8')));
-    assert.deepEqual(inserts.map((file) => file.slice(SOURCES.length)), ['/modules/audit/record.ts']);
+    const inserts = sourceFiles(SOURCES).filter((file) =>
+      /insertInto\(\s*'audit_log'/.test(readFileSync(file, 'utf8')),
+    );
+    assert.deepEqual(
+      inserts.map((file) => file.slice(SOURCES.length)),
+      ['/modules/audit/record.ts'],
+    );
   });
 });

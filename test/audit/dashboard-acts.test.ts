@@ -60,7 +60,10 @@ describe('the audit log: acts through the dashboard and the operator API', () =>
 
   test('webhook endpoints: created, events changed, disabled, secret rotated', async () => {
     const webhooks = `${D}/developers/webhooks`;
-    const created = await owner.submit(webhooks, webhooks, { url: 'http://127.0.0.1:9/dash', events: 'payment.confirmed' });
+    const created = await owner.submit(webhooks, webhooks, {
+      url: 'http://127.0.0.1:9/dash',
+      events: 'payment.confirmed',
+    });
     assert.equal(created.status, 200, created.html.slice(0, 300));
     const { id } = await t.runtime.db
       .selectFrom('webhook_endpoints')
@@ -102,7 +105,13 @@ describe('the audit log: acts through the dashboard and the operator API', () =>
     // The API's order refund: the key as actor.
     expectStatus(await orderAction(t, sk, `/${ref}/refund`, { amount: 300 }), 200);
     const both = (await entriesOf(t, business.id, 'refund.created')).filter((e) => e.target_id === ref);
-    assert.deepEqual(both.map((e) => [e.actor_kind, e.details.amount]), [['user', 500], ['api_key', 300]]);
+    assert.deepEqual(
+      both.map((e) => [e.actor_kind, e.details.amount]),
+      [
+        ['user', 500],
+        ['api_key', 300],
+      ],
+    );
   });
 
   test('a payout created (review, confirm) and cancelled', async () => {
@@ -122,17 +131,30 @@ describe('the audit log: acts through the dashboard and the operator API', () =>
   });
 
   test('a seller created and updated; a link created, deactivated and reactivated', async () => {
-    const created = await owner.submit(`${D}/sellers/new`, `${D}/sellers`, { name: 'Stall 7', phone: '36000007', commission: '5' });
+    const created = await owner.submit(`${D}/sellers/new`, `${D}/sellers`, {
+      name: 'Stall 7',
+      phone: '36000007',
+      commission: '5',
+    });
     assert.equal(created.status, 303, created.html.slice(0, 300));
     const id = /SL-[0-9A-Za-z]+/.exec(created.location ?? '')?.[0];
     assert.ok(id);
     await onlyEntry('seller.created', id);
     const path = `${D}/sellers/${id}`;
-    const edited = await owner.submit(path, path, { name: 'Stall 7b', phone: '36000007', commission: '5', status: 'ACTIVE' });
+    const edited = await owner.submit(path, path, {
+      name: 'Stall 7b',
+      phone: '36000007',
+      commission: '5',
+      status: 'ACTIVE',
+    });
     assert.equal(edited.status, 303, edited.html.slice(0, 300));
     assert.deepEqual((await onlyEntry('seller.updated', id)).details, { changed: ['name'] });
 
-    const made = await owner.submit(`${D}/links/new`, `${D}/links`, { label: 'Bread', amountType: 'FIXED', amount: '40' });
+    const made = await owner.submit(`${D}/links/new`, `${D}/links`, {
+      label: 'Bread',
+      amountType: 'FIXED',
+      amount: '40',
+    });
     assert.equal(made.status, 303, made.html.slice(0, 300));
     const ref = /PL-[0-9A-Za-z]+/.exec(made.location ?? '')?.[0];
     assert.ok(ref);
@@ -163,7 +185,11 @@ describe('the audit log: acts through the dashboard and the operator API', () =>
     const page = await owner.get(`${D}/settings`);
     const csrf = /name="_csrf" value="([^"]+)"/.exec((await viewer.get(`${D}/settings`)).html)?.[1];
     assert.ok(page.status === 200 && csrf);
-    const refused = await viewer.post(`${D}/settings/business`, { _csrf: csrf, _idem: 'abcdefghijklmnop1234', name: 'Hijacked' });
+    const refused = await viewer.post(`${D}/settings/business`, {
+      _csrf: csrf,
+      _idem: 'abcdefghijklmnop1234',
+      name: 'Hijacked',
+    });
     assert.equal(refused.status, 403);
     const empty = await owner.submit(`${D}/settings`, `${D}/settings/business`, { name: '   ' });
     assert.notEqual(empty.status, 500);
@@ -171,8 +197,14 @@ describe('the audit log: acts through the dashboard and the operator API', () =>
   });
 
   test("the operator's acts: fees changed, live approved, API suspended and reinstated", async () => {
-    expectStatus(await t.admin('PUT', `/businesses/${business.id}/fees`, { providerBps: 150, revenueModel: 'COMMISSION' }), 200);
-    expectStatus(await t.admin('POST', `/businesses/${business.id}/approve-live`, { verifiedName: 'Audit Shop SARL' }), 200);
+    expectStatus(
+      await t.admin('PUT', `/businesses/${business.id}/fees`, { providerBps: 150, revenueModel: 'COMMISSION' }),
+      200,
+    );
+    expectStatus(
+      await t.admin('POST', `/businesses/${business.id}/approve-live`, { verifiedName: 'Audit Shop SARL' }),
+      200,
+    );
     expectStatus(await t.admin('POST', '/api/disable', { businessId: business.id }), 200);
     expectStatus(await t.admin('POST', '/api/enable', { businessId: business.id }), 200);
     // The platform-wide switch is no act on one business: no entry.
@@ -194,13 +226,23 @@ describe('the audit log: acts through the dashboard and the operator API', () =>
         ['business.reinstated', null, 'operator', 'business', business.id],
       ],
     );
-    assert.deepEqual(operator[0]!.details, { changed: ['providerBps', 'revenueModel'], providerBps: 150, revenueModel: 'COMMISSION' });
+    assert.deepEqual(operator[0]!.details, {
+      changed: ['providerBps', 'revenueModel'],
+      providerBps: 150,
+      revenueModel: 'COMMISSION',
+    });
     assert.deepEqual(operator[1]!.details, { verifiedName: 'Audit Shop SARL' });
     // An unknown business: 404, and nothing written anywhere.
-    const total = await t.runtime.db.selectFrom('audit_log').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const total = await t.runtime.db
+      .selectFrom('audit_log')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal((await t.admin('PUT', '/businesses/biz_nobody/fees', { providerBps: 150 })).status, 404);
     assert.equal((await t.admin('POST', '/api/disable', { businessId: 'biz_nobody' })).status, 404);
-    const after = await t.runtime.db.selectFrom('audit_log').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const after = await t.runtime.db
+      .selectFrom('audit_log')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(after.n, total.n);
   });
 });

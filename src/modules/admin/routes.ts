@@ -183,14 +183,24 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      write(request, reply, 200, async (trx) => {
-        const approved = await approveLive(trx, request.params.id, request.body);
-        await recordAct(trx, request, { action: 'business.live_approved', ...operatorOn(approved.id), details: { verifiedName: approved.verifiedName } });
-        return approved;
-      }, {
-        kept: (approved) => ({ ...approved, keys: approved.keys.map(withoutKeyText) }),
-        afterCommit,
-      }),
+      write(
+        request,
+        reply,
+        200,
+        async (trx) => {
+          const approved = await approveLive(trx, request.params.id, request.body);
+          await recordAct(trx, request, {
+            action: 'business.live_approved',
+            ...operatorOn(approved.id),
+            details: { verifiedName: approved.verifiedName },
+          });
+          return approved;
+        },
+        {
+          kept: (approved) => ({ ...approved, keys: approved.keys.map(withoutKeyText) }),
+          afterCommit,
+        },
+      ),
   );
 
   app.put(
@@ -341,9 +351,12 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
             if (businessId) {
               await updateBusiness(trx, businessId, { api_enabled: enabled });
               const act = enabled ? 'business.reinstated' : 'business.suspended';
-              await recordAct(trx, request, { action: act, ...operatorOn(businessId), details: { apiEnabled: enabled } });
-            }
-            else await setGlobalApiEnabled(trx, enabled);
+              await recordAct(trx, request, {
+                action: act,
+                ...operatorOn(businessId),
+                details: { apiEnabled: enabled },
+              });
+            } else await setGlobalApiEnabled(trx, enabled);
             return { scope: businessId ?? 'global', apiEnabled: enabled };
           },
           { afterCommit },

@@ -113,7 +113,12 @@ type Seller = Selectable<SellersTable>;
 type Link = Selectable<PaymentLinksTable>;
 
 /** A seller's update, read before and after it (the API's PATCH and the dashboard's form alike). */
-export function recordSellerUpdate(db: Executor, request: FastifyRequest, before: Seller, after: Seller): Promise<void> {
+export function recordSellerUpdate(
+  db: Executor,
+  request: FastifyRequest,
+  before: Seller,
+  after: Seller,
+): Promise<void> {
   const act = { action: 'seller.updated', target: { kind: 'seller', id: after.id } } as const;
   return recordUpdate(db, request, act, { before, after }, SELLER_FIELDS);
 }
@@ -125,7 +130,12 @@ export function recordLinkUpdate(db: Executor, request: FastifyRequest, before: 
 }
 
 /** What the shop contact form changes, by the API's names (the values stay out of the log). */
-export const CONTACT_AUDIT_FIELDS: WatchedFields<{ phone: unknown; email: unknown; pickupAddress: unknown; delivers: unknown }> = {
+export const CONTACT_AUDIT_FIELDS: WatchedFields<{
+  phone: unknown;
+  email: unknown;
+  pickupAddress: unknown;
+  delivers: unknown;
+}> = {
   phone: 'phone',
   email: 'email',
   pickupAddress: 'pickupAddress',

@@ -1,7 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/context.js';
-import { DateFilter, Envelope, literalUnion, Paginated, pageOf, pageWindow, Pagination, parseDateRange } from '../../http/schemas.js';
+import {
+  DateFilter,
+  Envelope,
+  literalUnion,
+  Paginated,
+  pageOf,
+  pageWindow,
+  Pagination,
+  parseDateRange,
+} from '../../http/schemas.js';
 import { AUDIT_ACTIONS } from './actions.js';
 import { listAuditEntries } from './store.js';
 import { AuditEntry, auditEntryView } from './views.js';
@@ -12,7 +21,8 @@ const AuditLogQuery = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 64,
-        description: "a dashboard user's id, an API key's id, or `operator` / `system` (every act of the operator or the platform)",
+        description:
+          "a dashboard user's id, an API key's id, or `operator` / `system` (every act of the operator or the platform)",
       }),
     ),
     action: Type.Optional(literalUnion(AUDIT_ACTIONS, { description: 'one act (`refund.created`, ...)' })),
@@ -50,7 +60,10 @@ export const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         { businessId: auth.businessId, environment: auth.environment, actor, action, from, to },
         window,
       );
-      return { success: true as const, data: pageOf(window, { items: result.items.map(auditEntryView), total: result.total }) };
+      return {
+        success: true as const,
+        data: pageOf(window, { items: result.items.map(auditEntryView), total: result.total }),
+      };
     },
   );
 };

@@ -206,7 +206,12 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) =>
       write(request, reply, 200, async (trx) => {
-        const refunded = await intents.refundIntent(trx, requireAuth(request.auth), request.params.referenceNumber, request.body);
+        const refunded = await intents.refundIntent(
+          trx,
+          requireAuth(request.auth),
+          request.params.referenceNumber,
+          request.body,
+        );
         await recordRefund(trx, request, { kind: 'payment_intent', id: refunded.reference_number }, refunded.refunds);
         return intents.intentView(refunded, payBaseUrl(request));
       }),

@@ -63,7 +63,11 @@ export const paymentLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       write(request, reply, 201, async (trx) => {
         const link = await links.createLink(trx, requireAuth(request.auth), request.body, limits);
         const target = { kind: 'payment_link', id: link.reference_number };
-        await recordAct(trx, request, { action: 'payment_link.created', target, details: { amountType: link.amount_type } });
+        await recordAct(trx, request, {
+          action: 'payment_link.created',
+          target,
+          details: { amountType: link.amount_type },
+        });
         return linkView(link, payBaseUrl(request));
       }),
   );
@@ -141,7 +145,12 @@ export const paymentLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       write(request, reply, 200, async (trx) => {
         const before = await links.getLink(trx, requireAuth(request.auth), request.params.referenceNumber);
-        const after = await links.updateLink(trx, requireAuth(request.auth), request.params.referenceNumber, request.body);
+        const after = await links.updateLink(
+          trx,
+          requireAuth(request.auth),
+          request.params.referenceNumber,
+          request.body,
+        );
         await recordLinkUpdate(trx, request, before, after);
         return linkView(after, payBaseUrl(request));
       }),

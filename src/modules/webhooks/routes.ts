@@ -176,7 +176,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return write(request, reply, 200, async (trx) => {
         const updated = await endpoints.updateEndpoint(trx, who, request.params.id, checked);
         const target = { kind: 'webhook_endpoint', id: updated.id };
-        await recordAct(trx, request, { action: 'webhook_endpoint.updated', target, details: { changed: Object.keys(checked) } });
+        await recordAct(trx, request, {
+          action: 'webhook_endpoint.updated',
+          target,
+          details: { changed: Object.keys(checked) },
+        });
         return updated;
       });
     },

@@ -38,7 +38,10 @@ const TARGET_PAGES: Readonly<Record<string, (id: string) => string>> = {
 type Words = Dictionary<'activity'>;
 
 /** Who did an act, as a member of the team reads it: an email, a key by its hint, the operator, the platform. */
-function actorWords(t: Words, actor: { kind: AuditRow['actor_kind']; id: string | null; label: string | null }): string {
+function actorWords(
+  t: Words,
+  actor: { kind: AuditRow['actor_kind']; id: string | null; label: string | null },
+): string {
   switch (actor.kind) {
     case 'user':
       return actor.label ?? actor.id ?? '';
@@ -101,10 +104,14 @@ export const activityPages: FastifyPluginAsyncTypebox = async (app) => {
       return sendPage(request, reply, 'activity', {
         rows: result.items.map((row) => rowOf(t, lang, row)),
         actions: AUDIT_ACTIONS.map((value) => ({ value, words: ACTION_WORDS[value][lang] })),
-        members: actors.map((member) => ({
-          value: member.kind === 'operator' || member.kind === 'system' ? member.kind : (member.id ?? ''),
-          words: actorWords(t, member),
-        })).filter((member, index, all) => member.value !== '' && all.findIndex((m) => m.value === member.value) === index),
+        members: actors
+          .map((member) => ({
+            value: member.kind === 'operator' || member.kind === 'system' ? member.kind : (member.id ?? ''),
+            words: actorWords(t, member),
+          }))
+          .filter(
+            (member, index, all) => member.value !== '' && all.findIndex((m) => m.value === member.value) === index,
+          ),
         filters,
         filterQuery: new URLSearchParams(Object.entries(filters).filter(([, value]) => value !== '')).toString(),
         total: result.total,

@@ -19,8 +19,16 @@ export const ACTION_WORDS: Record<AuditAction, Record<Lang, string>> = {
   'api_key.rolled': { en: 'API key rolled', fr: 'Clé API renouvelée', ar: 'تجديد مفتاح API' },
   'api_key.revoked': { en: 'API key revoked', fr: 'Clé API révoquée', ar: 'إبطال مفتاح API' },
   'webhook_endpoint.created': { en: 'Webhook endpoint created', fr: 'Point de webhook créé', ar: 'إنشاء نقطة webhook' },
-  'webhook_endpoint.updated': { en: 'Webhook endpoint changed', fr: 'Point de webhook modifié', ar: 'تعديل نقطة webhook' },
-  'webhook_endpoint.deleted': { en: 'Webhook endpoint deleted', fr: 'Point de webhook supprimé', ar: 'حذف نقطة webhook' },
+  'webhook_endpoint.updated': {
+    en: 'Webhook endpoint changed',
+    fr: 'Point de webhook modifié',
+    ar: 'تعديل نقطة webhook',
+  },
+  'webhook_endpoint.deleted': {
+    en: 'Webhook endpoint deleted',
+    fr: 'Point de webhook supprimé',
+    ar: 'حذف نقطة webhook',
+  },
   'webhook_endpoint.secret_rotated': {
     en: 'Webhook secret rotated',
     fr: 'Secret de webhook renouvelé',
@@ -35,7 +43,11 @@ export const ACTION_WORDS: Record<AuditAction, Record<Lang, string>> = {
   'payment_link.created': { en: 'Payment link created', fr: 'Lien de paiement créé', ar: 'إنشاء رابط دفع' },
   'payment_link.updated': { en: 'Payment link changed', fr: 'Lien de paiement modifié', ar: 'تعديل رابط دفع' },
   'settings.updated': { en: 'Settings changed', fr: 'Paramètres modifiés', ar: 'تعديل الإعدادات' },
-  'shop_contact.updated': { en: 'Shop contact changed', fr: 'Contact de la boutique modifié', ar: 'تعديل بيانات اتصال المتجر' },
+  'shop_contact.updated': {
+    en: 'Shop contact changed',
+    fr: 'Contact de la boutique modifié',
+    ar: 'تعديل بيانات اتصال المتجر',
+  },
   'live_access.requested': { en: 'Live access requested', fr: 'Accès réel demandé', ar: 'طلب الوضع الفعلي' },
   'business.fees_changed': { en: 'Fees changed', fr: 'Frais modifiés', ar: 'تعديل الرسوم' },
   'business.live_approved': { en: 'Live access approved', fr: 'Accès réel approuvé', ar: 'الموافقة على الوضع الفعلي' },

@@ -152,7 +152,11 @@ export const linkPages: FastifyPluginAsyncTypebox = async (app) => {
         const input = readLinkForm(request.body);
         const link = await links.createLink(trx, caller, input, { maxAmount: config.intentMaxAmount });
         const target = { kind: 'payment_link', id: link.reference_number };
-        await recordAct(trx, request, { action: 'payment_link.created', target, details: { amountType: link.amount_type } });
+        await recordAct(trx, request, {
+          action: 'payment_link.created',
+          target,
+          details: { amountType: link.amount_type },
+        });
         return { redirect: detail(link.reference_number) };
       },
       (error) => {

@@ -175,7 +175,10 @@ export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
           const input = readSellerForm(request.body);
           // Only what differs is written (the service compares): saving an unchanged form sends no event.
           const before = await sellers.getSeller(trx, caller, request.params.id);
-          const after = await sellers.updateSeller(trx, caller, request.params.id, { ...input, status: request.body.status });
+          const after = await sellers.updateSeller(trx, caller, request.params.id, {
+            ...input,
+            status: request.body.status,
+          });
           await recordSellerUpdate(trx, request, before, after);
           return { redirect: detail(request.params.id) };
         },

@@ -229,7 +229,12 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
         async (trx, session) => {
           checks.finish();
           const before = await getBusinessContact(trx, session.businessId);
-          const after = { phone, email: typed.email || null, pickupAddress: typed.pickupAddress || null, delivers: typed.delivers };
+          const after = {
+            phone,
+            email: typed.email || null,
+            pickupAddress: typed.pickupAddress || null,
+            delivers: typed.delivers,
+          };
           await setBusinessContact(trx, session.businessId, after);
           const act = { action: 'shop_contact.updated', target: { kind: 'business', id: session.businessId } } as const;
           await recordUpdate(trx, request, act, { before, after }, CONTACT_AUDIT_FIELDS);
@@ -250,7 +255,10 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       dashboardWrite(request, reply, SETTINGS, async (trx, session) => {
         await requestLiveAccess(trx, session.businessId);
-        await recordAct(trx, request, { action: 'live_access.requested', target: { kind: 'business', id: session.businessId } });
+        await recordAct(trx, request, {
+          action: 'live_access.requested',
+          target: { kind: 'business', id: session.businessId },
+        });
         return { redirect: `${SETTINGS}#live-access` };
       }),
   );
