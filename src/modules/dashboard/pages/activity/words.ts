@@ -31,7 +31,7 @@ export const ACTION_WORDS: Record<AuditAction, Record<Lang, string>> = {
   },
   'webhook_endpoint.secret_rotated': {
     en: 'Webhook secret rotated',
-    fr: 'Secret de webhook renouvelé',
+    fr: 'Nouveau secret de webhook',
     ar: 'تجديد سر webhook',
   },
   'refund.created': { en: 'Refund', fr: 'Remboursement', ar: 'استرداد' },
