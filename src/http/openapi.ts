@@ -144,6 +144,7 @@ const TAGS = [
   { name: 'Balance', description: 'The merchant balance.' },
   { name: 'Payouts', description: 'Money out of the balance to wallets, one at a time or in batches.' },
   { name: 'Sellers', description: "A marketplace's sellers, each with its own balance." },
+  { name: 'Audit log', description: 'Who did what to the business, when and from where: append-only.' },
 ];
 
 /** The codes every operation can answer, from how its route is configured. */

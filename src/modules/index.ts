@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { auditLogRoutes } from './audit/routes.js';
 import { checkoutRoutes } from './checkout/routes.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
 import { eventRoutes } from './events/routes.js';
@@ -45,6 +46,7 @@ export const developerModules: FastifyPluginAsync[] = [
   sellerRoutes,
   eventRoutes,
   paymentRoutes,
+  auditLogRoutes,
 ];
 
 /** Routes outside the API base: uploaded media, the hosted checkout and storefront pages and their APIs, the merchant dashboard, the wallet app. */

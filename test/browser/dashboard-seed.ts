@@ -137,6 +137,7 @@ export async function seedDashboard(t: TestApp): Promise<DashboardSeed> {
     { name: 'deliveries', path: '/dashboard/developers/deliveries' },
     { name: 'events', path: '/dashboard/developers/events' },
     { name: 'settings', path: '/dashboard/settings' },
+    { name: 'activity', path: '/dashboard/activity' },
   ];
   return { owner, pages };
 }

@@ -11,6 +11,7 @@ import {
   WebhookDeliveries,
   WebhookEndpoints,
 } from './resources.js';
+import { AuditLog } from './audit-log.js';
 import { PaymentLinks, PaymentRequests } from './links.js';
 import { Sellers } from './sellers.js';
 import { verifyWebhook, type HeaderBag, type VerifyOptions, type WebhookEvent } from './webhooks.js';
@@ -22,6 +23,7 @@ export type * from './resources.js';
 export type * from './types.js';
 export type * from './links.js';
 export type * from './sellers.js';
+export type * from './audit-log.js';
 export type { HeaderBag, VerifyOptions, WebhookEvent, WebhookEventName, WebhookEventOf } from './webhooks.js';
 export { signPayload, verifyWebhook } from './webhooks.js';
 export type { components, operations, paths, webhooks as WebhookPayloads } from './generated/openapi.js';
@@ -41,6 +43,7 @@ export class Commerce {
   readonly paymentLinks: PaymentLinks;
   readonly paymentRequests: PaymentRequests;
   readonly sellers: Sellers;
+  readonly auditLog: AuditLog;
   readonly webhooks = {
     /** Checks a delivery's signature and timestamp and returns its typed event; throws WebhookVerificationError. */
     verify: (rawBody: string | Uint8Array, headers: HeaderBag, secret: string, options?: VerifyOptions) =>
@@ -62,6 +65,7 @@ export class Commerce {
     this.paymentLinks = new PaymentLinks(http);
     this.paymentRequests = new PaymentRequests(http);
     this.sellers = new Sellers(http);
+    this.auditLog = new AuditLog(http);
   }
 }
 

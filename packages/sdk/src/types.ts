@@ -37,3 +37,4 @@ export type PaymentRequestInput = RequestBody<'createPaymentRequest'>;
 export type Seller = ResponseData<'retrieveSeller'>;
 export type SellerInput = RequestBody<'createSeller'>;
 export type SellerUpdate = RequestBody<'updateSeller'>;
+export type AuditEntry = ItemOf<'listAuditLog'>;

@@ -15,6 +15,7 @@ import { setFeePlan } from '../payments/fee-plans.js';
 import { issueKey, listKeys, rotateKey, setKeyStatus, type IssuedKey } from '../businesses/keys.js';
 import { validAllowlistEntry } from '../keys/allowlist.js';
 import { allScopes } from '../keys/scopes.js';
+import { recordAct } from '../audit/record.js';
 import { userAdminRoutes } from './user-routes.js';
 import { walletAdminRoutes } from './wallet-routes.js';
 
@@ -79,6 +80,11 @@ const withoutKeyText = ({ key: _key, ...view }: IssuedKey) => view;
  * hook's `admin` mode); it is not part of the Developer API and not in its OpenAPI document. Its
  * writes go through the one write path and take an `X-Idempotency-Key` when given one.
  */
+/** An operator's act on a business: the business it is recorded for, and its target. */
+function operatorOn(businessId: string) {
+  return { businessId, target: { kind: 'business', id: businessId } };
+}
+
 export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, invalidation } = app.services;
   const afterCommit = () => invalidation.publish();
@@ -177,10 +183,24 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      write(request, reply, 200, (trx) => approveLive(trx, request.params.id, request.body), {
-        kept: (approved) => ({ ...approved, keys: approved.keys.map(withoutKeyText) }),
-        afterCommit,
-      }),
+      write(
+        request,
+        reply,
+        200,
+        async (trx) => {
+          const approved = await approveLive(trx, request.params.id, request.body);
+          await recordAct(trx, request, {
+            action: 'business.live_approved',
+            ...operatorOn(approved.id),
+            details: { verifiedName: approved.verifiedName },
+          });
+          return approved;
+        },
+        {
+          kept: (approved) => ({ ...approved, keys: approved.keys.map(withoutKeyText) }),
+          afterCommit,
+        },
+      ),
   );
 
   app.put(
@@ -207,8 +227,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { providerBps, payerFee, tofBps, tteBps, revenueModel, marginBps, payoutFeeFlat, payoutFeeBps } =
         request.body;
-      return write(request, reply, 200, (trx) =>
-        setFeePlan(trx, request.params.id, {
+      return write(request, reply, 200, async (trx) => {
+        const plan = await setFeePlan(trx, request.params.id, {
           ...(providerBps !== undefined ? { provider_bps: providerBps } : {}),
           ...(payerFee !== undefined ? { payer_fee: payerFee } : {}),
           ...(tofBps !== undefined ? { tof_bps: tofBps } : {}),
@@ -217,8 +237,11 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...(marginBps !== undefined ? { margin_bps: marginBps } : {}),
           ...(payoutFeeFlat !== undefined ? { payout_fee_flat: payoutFeeFlat } : {}),
           ...(payoutFeeBps !== undefined ? { payout_fee_bps: payoutFeeBps } : {}),
-        }),
-      );
+        });
+        const details = { changed: Object.keys(request.body), ...request.body };
+        await recordAct(trx, request, { action: 'business.fees_changed', ...operatorOn(request.params.id), details });
+        return plan;
+      });
     },
   );
 
@@ -325,8 +348,15 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
           reply,
           200,
           async (trx) => {
-            if (businessId) await updateBusiness(trx, businessId, { api_enabled: enabled });
-            else await setGlobalApiEnabled(trx, enabled);
+            if (businessId) {
+              await updateBusiness(trx, businessId, { api_enabled: enabled });
+              const act = enabled ? 'business.reinstated' : 'business.suspended';
+              await recordAct(trx, request, {
+                action: act,
+                ...operatorOn(businessId),
+                details: { apiEnabled: enabled },
+              });
+            } else await setGlobalApiEnabled(trx, enabled);
             return { scope: businessId ?? 'global', apiEnabled: enabled };
           },
           { afterCommit },

@@ -48,3 +48,13 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export function isAuditAction(value: string): value is AuditAction {
   return (AUDIT_ACTIONS as readonly string[]).includes(value);
 }
+
+/**
+ * The acts that belong to no mode (the team, the business's settings, the operator's acts on the
+ * business): recorded with `environment` null, and listed by the API in both modes.
+ */
+const MODELESS_PREFIXES = ['user.', 'settings.', 'shop_contact.', 'live_access.', 'business.'] as const;
+
+export function isModelessAction(action: AuditAction): boolean {
+  return MODELESS_PREFIXES.some((prefix) => action.startsWith(prefix));
+}

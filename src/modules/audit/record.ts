@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AuditActorKind, AuditDetails, Environment } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
-import type { AuditAction } from './actions.js';
+import { isModelessAction, type AuditAction } from './actions.js';
 
 /**
  * The audit log's one write (issue 53 item 4, decision 083). An act records its entry with the
@@ -89,4 +89,34 @@ export async function recordAudit(db: Executor, entry: AuditEntry): Promise<void
       details: JSON.stringify(entry.details ?? {}),
     })
     .execute();
+}
+
+/** What an act says of itself; who did it, for which business and in which mode come from its request. */
+export interface AuditedAct {
+  action: AuditAction;
+  target?: AuditTarget;
+  details?: AuditDetails;
+  /** The business acted on, when the request does not carry one (the operator's routes). */
+  businessId?: string;
+}
+
+/**
+ * Records an act done by a request (a dashboard form, an API call, an operator's call) with the
+ * executor of the act's transaction: the business and mode are the session's or the key's, and
+ * the acts of no mode (`isModelessAction`) are recorded without one.
+ */
+export async function recordAct(db: Executor, request: FastifyRequest, act: AuditedAct): Promise<void> {
+  const businessId = act.businessId ?? request.dashboard?.businessId ?? request.auth?.businessId;
+  if (businessId === undefined) throw new Error(`${act.action}: an audited act without a business`);
+  const environment = isModelessAction(act.action)
+    ? null
+    : (request.dashboard?.environment ?? request.auth?.environment ?? null);
+  await recordAudit(db, {
+    businessId,
+    environment,
+    action: act.action,
+    actor: actorOf(request),
+    ...(act.target ? { target: act.target } : {}),
+    ...(act.details ? { details: act.details } : {}),
+  });
 }

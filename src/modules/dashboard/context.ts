@@ -15,7 +15,7 @@ import {
 } from '../../lib/i18n.js';
 import { secretBase62 } from '../../lib/ids.js';
 import { allScopes } from '../keys/scopes.js';
-import type { Permission } from '../team/permissions.js';
+import { can, type Permission } from '../team/permissions.js';
 import { dashboardAssets } from './assets.js';
 import type { DrawnPage, ViewName, Views } from './page-views.js';
 import { dictionaries, errorText, type Dictionary } from './i18n.js';
@@ -141,6 +141,8 @@ export async function drawPage(
     // A page's own script (served as a file, loaded under the nonce): `<script src="<%= it.asset('x.js') %>">`.
     asset: (name: string) => dashboardAssets.url(name),
     session,
+    // Whether the signed-in member holds a permission: what the navigation offers them.
+    may: (permission: Permission) => (session ? can(session.role, permission) : false),
     path: request.url.split('?')[0],
     mru: (centimes: number) => formatAmount(centimes, lang),
     amountInput: (centimes: number) => formatAmountInput(centimes, lang),

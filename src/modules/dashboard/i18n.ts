@@ -6,6 +6,7 @@ import {
   type Lang,
 } from '../../lib/i18n.js';
 import type { ErrorCode } from '../../http/errors.js';
+import { activityTexts } from './pages/activity/texts.js';
 import { authTexts } from './pages/auth/texts.js';
 import { balanceTexts } from './pages/balance/texts.js';
 import { developerTexts } from './pages/developers/texts.js';
@@ -46,6 +47,7 @@ const sharedTexts = defineDictionaries({ en, fr, ar });
 
 /** Each page's own words, by the page's folder under pages/. */
 const pageTexts = {
+  activity: activityTexts,
   auth: authTexts,
   balance: balanceTexts,
   developers: developerTexts,

@@ -1,3 +1,4 @@
+import type { ActivityViews } from './pages/activity/view.js';
 import type { AuthViews } from './pages/auth/view.js';
 import type { BalanceViews } from './pages/balance/view.js';
 import type { DeveloperViews } from './pages/developers/view.js';
@@ -24,6 +25,7 @@ interface SharedViews {
 export interface Views
   extends
     SharedViews,
+    ActivityViews,
     AuthViews,
     BalanceViews,
     DeveloperViews,

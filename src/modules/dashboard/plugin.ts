@@ -3,6 +3,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { toApiError } from '../../http/error-handler.js';
 import { dashboardAssets } from './assets.js';
+import { activityPages } from './pages/activity/routes.js';
 import { authRoutes } from './pages/auth/routes.js';
 import { balancePages } from './pages/balance/routes.js';
 import { DASHBOARD, langOf, sendPage } from './context.js';
@@ -90,6 +91,7 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(sellerPages);
   await app.register(developerPages);
   await app.register(settingsPages);
+  await app.register(activityPages);
 };
 
 /** Mounted with its own prefix, so its not-found and error pages stay inside /dashboard. */

@@ -15,6 +15,7 @@ import {
   RefundBody,
   SimulateBody,
 } from './schemas.js';
+import { recordRefund } from '../audit/acts.js';
 import * as intents from './service.js';
 
 /** `{pay_url}`: the PAY_URL setting, else PUBLIC_URL, else the origin the request came to. */
@@ -215,12 +216,16 @@ export const intentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      write(request, reply, 200, async (trx) =>
-        intents.intentView(
-          await intents.refundIntent(trx, requireAuth(request.auth), request.params.referenceNumber, request.body),
-          payBaseUrl(request),
-        ),
-      ),
+      write(request, reply, 200, async (trx) => {
+        const refunded = await intents.refundIntent(
+          trx,
+          requireAuth(request.auth),
+          request.params.referenceNumber,
+          request.body,
+        );
+        await recordRefund(trx, request, { kind: 'payment_intent', id: refunded.reference_number }, refunded.refunds);
+        return intents.intentView(refunded, payBaseUrl(request));
+      }),
   );
 
   app.post(

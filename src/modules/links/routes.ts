@@ -13,6 +13,8 @@ import {
   PaymentLink,
   UpdateLinkBody,
 } from './schemas.js';
+import { recordLinkUpdate } from '../audit/acts.js';
+import { recordAct } from '../audit/record.js';
 import * as links from './service.js';
 import { linkView } from './views.js';
 
@@ -58,9 +60,16 @@ export const paymentLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      write(request, reply, 201, async (trx) =>
-        linkView(await links.createLink(trx, requireAuth(request.auth), request.body, limits), payBaseUrl(request)),
-      ),
+      write(request, reply, 201, async (trx) => {
+        const link = await links.createLink(trx, requireAuth(request.auth), request.body, limits);
+        const target = { kind: 'payment_link', id: link.reference_number };
+        await recordAct(trx, request, {
+          action: 'payment_link.created',
+          target,
+          details: { amountType: link.amount_type },
+        });
+        return linkView(link, payBaseUrl(request));
+      }),
   );
 
   app.get(
@@ -134,12 +143,17 @@ export const paymentLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      write(request, reply, 200, async (trx) =>
-        linkView(
-          await links.updateLink(trx, requireAuth(request.auth), request.params.referenceNumber, request.body),
-          payBaseUrl(request),
-        ),
-      ),
+      write(request, reply, 200, async (trx) => {
+        const before = await links.getLink(trx, requireAuth(request.auth), request.params.referenceNumber);
+        const after = await links.updateLink(
+          trx,
+          requireAuth(request.auth),
+          request.params.referenceNumber,
+          request.body,
+        );
+        await recordLinkUpdate(trx, request, before, after);
+        return linkView(after, payBaseUrl(request));
+      }),
   );
 
   app.get(

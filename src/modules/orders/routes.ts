@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Executor } from '../../db/transaction.js';
 import { requireAuth } from '../../http/context.js';
 import { API_WRITE, write } from '../../http/idempotency/plugin.js';
+import { recordRefund } from '../audit/acts.js';
 import {
   DateFilter,
   Envelope,
@@ -326,9 +327,11 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      write(request, reply, 200, async (trx) =>
-        changedView(request, await orders.refundOrder(trx, at(request), request.body)),
-      ),
+      write(request, reply, 200, async (trx) => {
+        const refunded = await orders.refundOrder(trx, at(request), request.body);
+        await recordRefund(trx, request, { kind: 'order', id: refunded.reference_number }, refunded.refunds);
+        return changedView(request, refunded);
+      }),
   );
 
   app.post(

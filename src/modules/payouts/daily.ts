@@ -2,6 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Caller } from '../../http/context.js';
 import { ApiError } from '../../http/errors.js';
+import { recordAudit, SYSTEM_ACTOR } from '../audit/record.js';
 import { payoutFeePlan } from '../payments/fee-plans.js';
 import { payoutFee, type PayoutFeePlan } from '../payments/fees.js';
 import { lockPayoutBalance } from '../payments/payouts.js';
@@ -75,6 +76,13 @@ async function payDay(trx: Transaction<DB>, sellerId: string, day: string, limit
     .where('seller_id', '=', seller.id)
     .where(sql<boolean>`day = ${day}::date`)
     .execute();
+  await recordAudit(trx, {
+    ...caller,
+    action: 'payout.created',
+    actor: SYSTEM_ACTOR('daily seller payouts'),
+    target: { kind: 'payout', id: payout.reference },
+    details: { amount: payout.amount, fee: payout.fee, seller: seller.id },
+  });
   return 'paid';
 }
 

@@ -25,6 +25,7 @@ import {
   PAYOUT_SELLER,
   PAYOUT_SENDING,
 } from './docs.js';
+import { recordPayout, recordPayoutBatch } from '../audit/acts.js';
 import * as payouts from './service.js';
 import { batchView, payoutView } from './views.js';
 
@@ -80,9 +81,11 @@ export const payoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      write(request, reply, 201, async (trx) =>
-        payoutView(await payouts.createPayout(trx, requireAuth(request.auth), request.body, limits)),
-      ),
+      write(request, reply, 201, async (trx) => {
+        const payout = await payouts.createPayout(trx, requireAuth(request.auth), request.body, limits);
+        await recordPayout(trx, request, 'payout.created', payout);
+        return payoutView(payout);
+      }),
   );
 
   /**
@@ -122,6 +125,7 @@ export const payoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
         payouts.checkBatchRequest(request.body, schemaError, limits.maxAmount);
         return write(request, reply, 201, async (trx) => {
           const created = await payouts.createPayoutBatch(trx, requireAuth(request.auth), request.body.items, limits);
+          await recordPayoutBatch(trx, request, created.batch.id, created.payouts);
           return {
             ...batchView(created.batch, { PENDING: created.payouts.length }),
             payouts: created.payouts.map(payoutView),
@@ -248,8 +252,10 @@ export const payoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      write(request, reply, 200, async (trx) =>
-        payoutView(await payouts.cancelPayout(trx, requireAuth(request.auth), request.params.referenceNumber)),
-      ),
+      write(request, reply, 200, async (trx) => {
+        const payout = await payouts.cancelPayout(trx, requireAuth(request.auth), request.params.referenceNumber);
+        await recordPayout(trx, request, 'payout.cancelled', payout);
+        return payoutView(payout);
+      }),
   );
 };

@@ -3,6 +3,8 @@ import { Type } from 'typebox';
 import { requireAuth } from '../../http/context.js';
 import { API_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope, Paginated, pageOf, pageWindow } from '../../http/schemas.js';
+import { recordSellerUpdate } from '../audit/acts.js';
+import { recordAct } from '../audit/record.js';
 import { Balance } from '../payments/balance-routes.js';
 import { CreateSellerBody, ListSellersQuery, Seller, SellerId, UpdateSellerBody } from './schemas.js';
 import * as sellers from './service.js';
@@ -47,9 +49,11 @@ export const sellerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      write(request, reply, 201, async (trx) =>
-        sellerView(await sellers.createSeller(trx, requireAuth(request.auth), request.body)),
-      ),
+      write(request, reply, 201, async (trx) => {
+        const seller = await sellers.createSeller(trx, requireAuth(request.auth), request.body);
+        await recordAct(trx, request, { action: 'seller.created', target: { kind: 'seller', id: seller.id } });
+        return sellerView(seller);
+      }),
   );
 
   app.get(
@@ -119,9 +123,12 @@ export const sellerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      write(request, reply, 200, async (trx) =>
-        sellerView(await sellers.updateSeller(trx, requireAuth(request.auth), request.params.id, request.body)),
-      ),
+      write(request, reply, 200, async (trx) => {
+        const before = await sellers.getSeller(trx, requireAuth(request.auth), request.params.id);
+        const after = await sellers.updateSeller(trx, requireAuth(request.auth), request.params.id, request.body);
+        await recordSellerUpdate(trx, request, before, after);
+        return sellerView(after);
+      }),
   );
 
   app.get(

@@ -6,6 +6,7 @@ import { API_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope, Paginated, pageWindow, parseDateFilter } from '../../http/schemas.js';
 import { getDelivery, listDeliveries, RECOVER_BATCH, recoverDeliveries, retryDelivery } from './deliveries.js';
 import * as endpoints from './endpoints.js';
+import { recordAct } from '../audit/record.js';
 import { checkEndpointScopes } from './scopes.js';
 import {
   CreateEndpointBody,
@@ -79,14 +80,17 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // DNS is asked before the transaction opens: no network call inside one.
       const url = await endpoints.checkWebhookUrl(request.body.url, allowPrivate(request));
       const { signatureScheme, maxPerSecond } = request.body;
-      return write(request, reply, 201, (trx) =>
-        endpoints.createEndpoint(trx, caller(request), {
+      return write(request, reply, 201, async (trx) => {
+        const created = await endpoints.createEndpoint(trx, caller(request), {
           url,
           events,
           ...(signatureScheme !== undefined ? { signatureScheme } : {}),
           ...(maxPerSecond !== undefined ? { maxPerSecond } : {}),
-        }),
-      );
+        });
+        const target = { kind: 'webhook_endpoint', id: created.id };
+        await recordAct(trx, request, { action: 'webhook_endpoint.created', target, details: { url, events } });
+        return created;
+      });
     },
   );
 
@@ -169,7 +173,16 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...(active !== undefined ? { active } : {}),
         ...(maxPerSecond !== undefined ? { maxPerSecond } : {}),
       };
-      return write(request, reply, 200, (trx) => endpoints.updateEndpoint(trx, who, request.params.id, checked));
+      return write(request, reply, 200, async (trx) => {
+        const updated = await endpoints.updateEndpoint(trx, who, request.params.id, checked);
+        const target = { kind: 'webhook_endpoint', id: updated.id };
+        await recordAct(trx, request, {
+          action: 'webhook_endpoint.updated',
+          target,
+          details: { changed: Object.keys(checked) },
+        });
+        return updated;
+      });
     },
   );
 
@@ -188,7 +201,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      write(request, reply, 200, (trx) => endpoints.deleteEndpoint(trx, caller(request), request.params.id)),
+      write(request, reply, 200, async (trx) => {
+        const deleted = await endpoints.deleteEndpoint(trx, caller(request), request.params.id);
+        const target = { kind: 'webhook_endpoint', id: request.params.id };
+        await recordAct(trx, request, { action: 'webhook_endpoint.deleted', target });
+        return deleted;
+      }),
   );
 
   app.post(
@@ -207,7 +225,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      write(request, reply, 200, (trx) => endpoints.rotateSecret(trx, caller(request), request.params.id)),
+      write(request, reply, 200, async (trx) => {
+        const rotated = await endpoints.rotateSecret(trx, caller(request), request.params.id);
+        const target = { kind: 'webhook_endpoint', id: rotated.id };
+        await recordAct(trx, request, { action: 'webhook_endpoint.secret_rotated', target });
+        return rotated;
+      }),
   );
 
   app.post(

@@ -19,6 +19,7 @@ export const ar: Record<keyof typeof en, string> = {
   payments: 'المدفوعات',
   paymentLinks: 'روابط الدفع',
   sellers: 'البائعون',
+  activity: 'النشاط',
   developers: 'المطورون',
   liveMode: 'الوضع الفعلي',
   testBanner: 'وضع الاختبار: بيانات تجريبية، لا تتحرك أموال حقيقية.',

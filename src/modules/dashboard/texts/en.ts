@@ -19,6 +19,7 @@ export const en = {
   payments: 'Payments',
   paymentLinks: 'Payment links',
   sellers: 'Sellers',
+  activity: 'Activity',
   developers: 'Developers',
   liveMode: 'Live mode',
   testBanner: 'TEST MODE: sandbox data, no real money moves.',

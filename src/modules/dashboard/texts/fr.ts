@@ -16,6 +16,7 @@ export const fr: Record<keyof typeof en, string> = {
   payments: 'Paiements',
   paymentLinks: 'Liens de paiement',
   sellers: 'Vendeurs',
+  activity: 'Activité',
   developers: 'Développeurs',
   liveMode: 'Mode réel',
   testBanner: 'MODE TEST : données de test, aucun argent réel ne circule.',

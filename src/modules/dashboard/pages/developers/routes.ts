@@ -13,6 +13,7 @@ import { isFailing, withHealth } from '../../delivery-health.js';
 import * as endpoints from '../../../webhooks/endpoints.js';
 import { at, callerOf, DASHBOARD, requireSession, sendPage } from '../../context.js';
 import type { DashboardSession } from '../../sessions.js';
+import { recordAct } from '../../../audit/record.js';
 import { dashboardWrite, Token, Flash } from '../../write.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 import { DELIVERY_STATUSES } from '../../../webhooks/delivery-state.js';
@@ -163,6 +164,8 @@ export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
     }
     return dashboardWrite(request, reply, WEBHOOKS, async (trx) => {
       const endpoint = await endpoints.createEndpoint(trx, caller, checked);
+      const target = { kind: 'webhook_endpoint', id: endpoint.id };
+      await recordAct(trx, request, { action: 'webhook_endpoint.created', target, details: checked });
       return { redirect: WEBHOOKS, page: { template: 'endpoint-created', data: { endpoint } } };
     });
   });
@@ -194,6 +197,8 @@ export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
         const events = endpoints.checkEvents(many(request.body.events), caller.scopes);
         if (events.length === 0) throw invalid('events', 'must name at least one event');
         await endpoints.updateEndpoint(trx, caller, request.params.id, { events: [...new Set(events)] });
+        const target = { kind: 'webhook_endpoint', id: request.params.id };
+        await recordAct(trx, request, { action: 'webhook_endpoint.updated', target, details: { changed: ['events'] } });
         return { redirect: back };
       });
     },
@@ -210,6 +215,8 @@ export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
         const back = endpointPath(request.params.id);
         return dashboardWrite(request, reply, back, async (trx, _session, caller) => {
           await endpoints.updateEndpoint(trx, caller, request.params.id, { active });
+          const target = { kind: 'webhook_endpoint', id: request.params.id };
+          await recordAct(trx, request, { action: 'webhook_endpoint.updated', target, details: { active } });
           return { redirect: back };
         });
       },
@@ -223,6 +230,8 @@ export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
       const back = endpointPath(request.params.id);
       return dashboardWrite(request, reply, back, async (trx, _session, caller) => {
         const endpoint = await endpoints.rotateSecret(trx, caller, request.params.id);
+        const target = { kind: 'webhook_endpoint', id: endpoint.id };
+        await recordAct(trx, request, { action: 'webhook_endpoint.secret_rotated', target });
         return { redirect: back, page: { template: 'endpoint-created', data: { endpoint, rotated: true } } };
       });
     },

@@ -14,6 +14,8 @@ import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from '../..
 import { formState, type Refusal } from '../../form-errors.js';
 import { wordsFor } from '../../i18n.js';
 import { partialRefundNote } from '../../refund-note.js';
+import { recordLinkUpdate } from '../../../audit/acts.js';
+import { recordAct } from '../../../audit/record.js';
 import { dashboardWrite, Flash, Token } from '../../write.js';
 import { amountText, BLANK_LINK, LinkForm, linkRefusal, postedValues, readLinkForm, statusWords } from './form.js';
 import type { LinkFormValues } from './view.js';
@@ -149,6 +151,12 @@ export const linkPages: FastifyPluginAsyncTypebox = async (app) => {
       async (trx, _session, caller) => {
         const input = readLinkForm(request.body);
         const link = await links.createLink(trx, caller, input, { maxAmount: config.intentMaxAmount });
+        const target = { kind: 'payment_link', id: link.reference_number };
+        await recordAct(trx, request, {
+          action: 'payment_link.created',
+          target,
+          details: { amountType: link.amount_type },
+        });
         return { redirect: detail(link.reference_number) };
       },
       (error) => {
@@ -175,10 +183,12 @@ export const linkPages: FastifyPluginAsyncTypebox = async (app) => {
         detail(request.params.ref),
         async (trx, _session, caller) => {
           // An empty message clears an earlier one: the payer page then says the shared words.
-          await links.updateLink(trx, caller, request.params.ref, {
+          const before = await links.getLink(trx, caller, request.params.ref);
+          const after = await links.updateLink(trx, caller, request.params.ref, {
             active: false,
             inactiveMessage: message === '' ? null : message,
           });
+          await recordLinkUpdate(trx, request, before, after);
           return { redirect: detail(request.params.ref) };
         },
         (error) => {
@@ -200,7 +210,9 @@ export const linkPages: FastifyPluginAsyncTypebox = async (app) => {
     { config: owner, schema: { hide: true, params: RefParams, body: TokenForm } },
     async (request, reply) =>
       dashboardWrite(request, reply, detail(request.params.ref), async (trx, _session, caller) => {
-        await links.updateLink(trx, caller, request.params.ref, { active: true });
+        const before = await links.getLink(trx, caller, request.params.ref);
+        const after = await links.updateLink(trx, caller, request.params.ref, { active: true });
+        await recordLinkUpdate(trx, request, before, after);
         return { redirect: detail(request.params.ref) };
       }),
   );

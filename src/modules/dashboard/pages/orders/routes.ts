@@ -18,6 +18,7 @@ import { paymentAttempts, searchOrders, sourceAmounts } from '../../queries.js';
 import { splitRows } from '../../split.js';
 import { partialRefundNote } from '../../refund-note.js';
 import type { DashboardSession } from '../../sessions.js';
+import { recordRefund } from '../../../audit/acts.js';
 import { dashboardWrite, Token, Flash } from '../../write.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 
@@ -231,10 +232,11 @@ export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
         if (amount === undefined && text !== '')
           throw invalid('amount', 'must be an amount in MRU, such as 250 or 250.50');
         const reason = (request.body.reason ?? '').trim();
-        await orders.refundOrder(trx, locator(session, request.params.ref), {
+        const refunded = await orders.refundOrder(trx, locator(session, request.params.ref), {
           amount,
           ...(reason ? { reason } : {}),
         });
+        await recordRefund(trx, request, { kind: 'order', id: refunded.reference_number }, refunded.refunds);
         return { redirect: back };
       });
     },

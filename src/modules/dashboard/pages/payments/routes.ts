@@ -15,6 +15,7 @@ import { metadataLines } from '../../metadata.js';
 import { intentTimeline, paymentAttempts, searchIntents, sourceAmounts } from '../../queries.js';
 import { splitRows } from '../../split.js';
 import { partialRefundNote } from '../../refund-note.js';
+import { recordRefund } from '../../../audit/acts.js';
 import { dashboardWrite, Token } from '../../write.js';
 import { PAYMENT_FAILURES, type PaymentFailureCode } from '../../../payments/state.js';
 import { CommittedRefusal, FORM_WRITE } from '../../../../http/idempotency/plugin.js';
@@ -292,10 +293,11 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
       dashboardWrite(request, reply, detail(request.params.ref), async (trx, _session, caller) => {
         const amount = amountField(request.body.amount, true);
         const reason = request.body.reason?.trim();
-        await intents.refundIntent(trx, caller, request.params.ref, {
+        const refunded = await intents.refundIntent(trx, caller, request.params.ref, {
           ...(amount !== undefined ? { amount } : {}),
           ...(reason ? { reason } : {}),
         });
+        await recordRefund(trx, request, { kind: 'payment_intent', id: refunded.reference_number }, refunded.refunds);
         return { redirect: detail(request.params.ref) };
       }),
   );

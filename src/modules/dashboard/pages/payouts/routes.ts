@@ -26,6 +26,7 @@ import {
   type Problem,
 } from './input.js';
 import type { DashboardSession } from '../../sessions.js';
+import { recordPayout, recordPayoutBatch } from '../../../audit/acts.js';
 import { dashboardWrite, Token, Flash } from '../../write.js';
 import {
   FIELD_WORDS,
@@ -247,6 +248,7 @@ export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
       `${PAYOUTS}/new`,
       async (trx, _session, caller) => {
         const payout = await payouts.createPayout(trx, caller, reading.input, limits);
+        await recordPayout(trx, request, 'payout.created', payout);
         return { redirect: detail(payout.reference) };
       },
       // Refused (the balance moved since the review): the form again with the values and why.
@@ -311,6 +313,7 @@ export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
               'The checked batch does not match this session or is too old; check the file again.',
             );
           const created = await payouts.createPayoutBatch(trx, caller, items, limits);
+          await recordPayoutBatch(trx, request, created.batch.id, created.payouts);
           return { redirect: `${PAYOUTS}?batch=${encodeURIComponent(created.batch.id)}` };
         },
         undefined,
@@ -348,7 +351,8 @@ export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
     { config: owner, schema: { hide: true, params: RefParams, body: TokenForm } },
     async (request, reply) =>
       dashboardWrite(request, reply, detail(request.params.ref), async (trx, _session, caller) => {
-        await payouts.cancelPayout(trx, caller, request.params.ref);
+        const payout = await payouts.cancelPayout(trx, caller, request.params.ref);
+        await recordPayout(trx, request, 'payout.cancelled', payout);
         return { redirect: detail(request.params.ref) };
       }),
   );

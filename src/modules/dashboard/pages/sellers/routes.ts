@@ -9,6 +9,8 @@ import { SELLER_NAME_MAX } from '../../../sellers/schemas.js';
 import * as sellers from '../../../sellers/service.js';
 import { at, callerOf, requireSession, sendPage } from '../../context.js';
 import { formState, type Refusal } from '../../form-errors.js';
+import { recordSellerUpdate } from '../../../audit/acts.js';
+import { recordAct } from '../../../audit/record.js';
 import { dashboardWrite, Flash } from '../../write.js';
 import {
   BLANK_SELLER,
@@ -103,6 +105,7 @@ export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
       `${SELLERS}/new`,
       async (trx, _session, caller) => {
         const seller = await sellers.createSeller(trx, caller, readSellerForm(request.body));
+        await recordAct(trx, request, { action: 'seller.created', target: { kind: 'seller', id: seller.id } });
         return { redirect: detail(seller.id) };
       },
       (error) => {
@@ -132,7 +135,12 @@ export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
         async (trx, _session, caller) => {
           const input = readSellerForm(request.body);
           // Only what differs is written (the service compares): saving an unchanged form sends no event.
-          await sellers.updateSeller(trx, caller, request.params.id, { ...input, status: request.body.status });
+          const before = await sellers.getSeller(trx, caller, request.params.id);
+          const after = await sellers.updateSeller(trx, caller, request.params.id, {
+            ...input,
+            status: request.body.status,
+          });
+          await recordSellerUpdate(trx, request, before, after);
           return { redirect: detail(request.params.id) };
         },
         (error) => {

@@ -24,6 +24,8 @@ import {
   listUsers,
   newPasswordHash,
 } from '../../users.js';
+import { CONTACT_AUDIT_FIELDS, recordUpdate } from '../../../audit/acts.js';
+import { recordAct } from '../../../audit/record.js';
 import { dashboardWrite, Token } from '../../write.js';
 import type { ContactTyped } from './view.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
@@ -196,6 +198,8 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       dashboardWrite(request, reply, SETTINGS, async (trx, session) => {
         await renameBusiness(trx, session.businessId, request.body.name);
+        const target = { kind: 'business', id: session.businessId };
+        await recordAct(trx, request, { action: 'settings.updated', target, details: { changed: ['name'] } });
         return { redirect: SETTINGS };
       }),
   );
@@ -224,12 +228,16 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
         SETTINGS,
         async (trx, session) => {
           checks.finish();
-          await setBusinessContact(trx, session.businessId, {
+          const before = await getBusinessContact(trx, session.businessId);
+          const after = {
             phone,
             email: typed.email || null,
             pickupAddress: typed.pickupAddress || null,
             delivers: typed.delivers,
-          });
+          };
+          await setBusinessContact(trx, session.businessId, after);
+          const act = { action: 'shop_contact.updated', target: { kind: 'business', id: session.businessId } } as const;
+          await recordUpdate(trx, request, act, { before, after }, CONTACT_AUDIT_FIELDS);
           return { redirect: SETTINGS };
         },
         (error) =>
@@ -247,6 +255,10 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       dashboardWrite(request, reply, SETTINGS, async (trx, session) => {
         await requestLiveAccess(trx, session.businessId);
+        await recordAct(trx, request, {
+          action: 'live_access.requested',
+          target: { kind: 'business', id: session.businessId },
+        });
         return { redirect: `${SETTINGS}#live-access` };
       }),
   );

@@ -1,0 +1,58 @@
+import { defineDictionaries } from '../../../../lib/i18n.js';
+
+/** The Activity page's own words (the acts' words are in words.ts, one table derived from AUDIT_ACTIONS). */
+export const activityTexts = defineDictionaries({
+  en: {
+    activityIntro:
+      'Every sensitive act on the business: who did it, from where, and on what. Entries are never changed or deleted.',
+    activityEmpty: 'Nothing recorded yet.',
+    activityNoMatch: 'No entry matches these filters.',
+    activityWhen: 'When',
+    activityWho: 'Who',
+    activityWhere: 'From',
+    activityWhat: 'What',
+    activityOn: 'On',
+    activityAction: 'Act',
+    activityMember: 'Member',
+    activityAllActions: 'Every act',
+    activityEveryone: 'Everyone',
+    activityOperator: 'The platform operator',
+    activitySystem: 'The platform',
+    activityKey: 'API key {hint}',
+  },
+  fr: {
+    activityIntro:
+      "Chaque acte sensible sur l'entreprise : qui l'a fait, d'où, et sur quoi. Les entrées ne sont jamais modifiées ni supprimées.",
+    activityEmpty: 'Rien d’enregistré pour le moment.',
+    activityNoMatch: 'Aucune entrée ne correspond à ces filtres.',
+    activityWhen: 'Quand',
+    activityWho: 'Qui',
+    activityWhere: 'Depuis',
+    activityWhat: 'Quoi',
+    activityOn: 'Sur',
+    activityAction: 'Acte',
+    activityMember: 'Membre',
+    activityAllActions: 'Tous les actes',
+    activityEveryone: 'Tout le monde',
+    activityOperator: "L'opérateur de la plateforme",
+    activitySystem: 'La plateforme',
+    activityKey: 'Clé API {hint}',
+  },
+  ar: {
+    activityIntro: 'كل عملية حساسة على المؤسسة: من قام بها، ومن أين، وعلى ماذا. لا تُعدَّل السجلات ولا تُحذف أبدًا.',
+    activityEmpty: 'لا شيء مسجل بعد.',
+    activityNoMatch: 'لا يوجد سجل يطابق هذه المرشحات.',
+    activityWhen: 'متى',
+    activityWho: 'من',
+    activityWhere: 'من أين',
+    activityWhat: 'ماذا',
+    activityOn: 'على',
+    activityAction: 'العملية',
+    activityMember: 'العضو',
+    activityAllActions: 'كل العمليات',
+    activityEveryone: 'الجميع',
+    activityOperator: 'مشغل المنصة',
+    activitySystem: 'المنصة',
+    activityKey: 'مفتاح API {hint}',
+  },
+});

@@ -1,0 +1,25 @@
+import type { AuditAction } from '../../src/modules/audit/actions.js';
+import type { TestApp } from '../support/harness.js';
+
+export const AUDIT_LOG = '/api/v1/dev/audit-log';
+
+/** The entries of one act on a business, as stored, oldest first. */
+export function entriesOf(t: TestApp, businessId: string, action: AuditAction) {
+  return t.runtime.db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('action', '=', action)
+    .orderBy('seq')
+    .execute();
+}
+
+/** How many entries a business has, of every act. */
+export async function entryCount(t: TestApp, businessId: string): Promise<number> {
+  const row = await t.runtime.db
+    .selectFrom('audit_log')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('business_id', '=', businessId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
