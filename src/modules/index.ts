@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { apiKeyRoutes } from './api-keys/routes.js';
 import { checkoutRoutes } from './checkout/routes.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
 import { eventRoutes } from './events/routes.js';
@@ -32,6 +33,7 @@ export const developerModules: FastifyPluginAsync[] = [
   sellerRoutes,
   eventRoutes,
   paymentRoutes,
+  apiKeyRoutes,
 ];
 
 /** Routes outside the API base: uploaded media, the hosted checkout and storefront pages and their APIs, the merchant dashboard, the wallet app. */
