@@ -204,7 +204,7 @@ describe('API keys through the API', () => {
     expectError(await t.request('GET', BALANCE, { key: old.key }), 401, 'INVALID_API_KEY');
     expectStatus(await t.request('GET', BALANCE, { key: successor.key }), 200);
     const after = (await t.request('GET', `${KEYS}?limit=100`, { key: manager.key })).body.data.items;
-    assert.equal(after.find((key: { id: string }) => key.id === old.id).status, 'expired');
+    assert.equal(after.find((key: { id: string }) => key.id === old.id).status, 'rotated');
 
     const [rolledEvent] = await events(old.id);
     assert.equal(rolledEvent!.event, 'api_key.rolled');
@@ -257,6 +257,8 @@ describe('API keys through the API', () => {
     expectStatus(await t.request('GET', BALANCE, { key: made.body.data.key }), 200);
     await sleep(Math.max(0, new Date(expiresAt).getTime() - Date.now()) + 150);
     expectError(await t.request('GET', BALANCE, { key: made.body.data.key }), 401, 'INVALID_API_KEY');
+    const listed = (await t.request('GET', `${KEYS}?limit=100`, { key: manager.key })).body.data.items;
+    assert.equal(listed.find((key: { id: string }) => key.id === made.body.data.id).status, 'expired');
   });
 
   test('api_key.expiring: once per key, 24 h before its expiry, never for a later one', async () => {

@@ -5,9 +5,10 @@ export type KeyKind = 'secret' | 'publishable';
 export type KeyStatus = 'active' | 'suspended' | 'revoked' | 'rotated';
 
 /**
- * What a key's listing says of it: its stored status, or `expired` once its `expires_at` has
- * passed (a rolled key past its overlap, a key past the expiry it was made with). The one list the
- * API's schema, the dashboard's words and the tests derive from.
+ * What a key's listing says of it: its stored status, or `expired` once an active key's
+ * `expires_at` has passed (the expiry it was made with). A rolled key stays `rotated`: its
+ * `expires_at` ends its overlap. The one list the API's schema, the dashboard's words and the
+ * tests derive from.
  */
 export const KEY_LIST_STATUSES = ['active', 'suspended', 'revoked', 'rotated', 'expired'] as const;
 

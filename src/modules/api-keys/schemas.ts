@@ -19,7 +19,7 @@ export const ApiKey = Type.Object(
     ipAllowlist: Type.Array(Type.String()),
     status: literalUnion(KEY_LIST_STATUSES, {
       description:
-        'active; rotated: rolled, working until expiresAt; expired: past expiresAt, refused; suspended or revoked: refused',
+        'active; rotated: rolled, working until expiresAt (the overlap), then refused; expired: past the expiresAt it was made with, refused; suspended or revoked: refused',
     }),
     createdAt: Timestamp,
     lastUsedAt: Nullable(Timestamp),

@@ -10,8 +10,10 @@ export function keyExpired(key: { status: KeyStatus; expiresAt: Date | null }, n
   return key.status === 'rotated';
 }
 
-/** What a listing says of a key: `expired` once the clock has retired it, else its stored status. */
+/**
+ * What a listing says of a key: `expired` for an active key past its expiry, else its stored
+ * status. A rolled key stays `rotated` (its `expiresAt` says until when it worked or works).
+ */
 export function listStatus(key: { status: KeyStatus; expiresAt: Date | null }, now: number): KeyListStatus {
-  if (key.status === 'revoked' || key.status === 'suspended') return key.status;
-  return key.expiresAt !== null && keyExpired(key, now) ? 'expired' : key.status;
+  return key.status === 'active' && keyExpired(key, now) ? 'expired' : key.status;
 }

@@ -3284,7 +3284,7 @@ export interface components {
             hint: string;
             scopes: string[];
             ipAllowlist: string[];
-            /** @description active; rotated: rolled, working until expiresAt; expired: past expiresAt, refused; suspended or revoked: refused */
+            /** @description active; rotated: rolled, working until expiresAt (the overlap), then refused; expired: past the expiresAt it was made with, refused; suspended or revoked: refused */
             status: "active" | "suspended" | "revoked" | "rotated" | "expired";
             /**
              * Format: date-time
@@ -3307,7 +3307,7 @@ export interface components {
             hint: string;
             scopes: string[];
             ipAllowlist: string[];
-            /** @description active; rotated: rolled, working until expiresAt; expired: past expiresAt, refused; suspended or revoked: refused */
+            /** @description active; rotated: rolled, working until expiresAt (the overlap), then refused; expired: past the expiresAt it was made with, refused; suspended or revoked: refused */
             status: "active" | "suspended" | "revoked" | "rotated" | "expired";
             /**
              * Format: date-time

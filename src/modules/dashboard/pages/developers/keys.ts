@@ -74,7 +74,10 @@ export const keyPages: FastifyPluginAsyncTypebox = async (app) => {
     const session = requireSession(request);
     const { items } = await listEnvironmentKeys(db, session, { limit: 200, offset: 0 });
     return sendPage(request, reply, 'keys', {
-      keys: items.filter((key) => key.status !== 'expired' || key.replacedBy === null),
+      // A rolled key is shown while its overlap lasts: after it, its successor is the key.
+      keys: items.filter(
+        (key) => key.status !== 'rotated' || (key.expiresAt !== null && Date.parse(key.expiresAt) > Date.now()),
+      ),
       scopes: allScopes,
       overlaps: ROLL_OVERLAPS,
       manage: can(session.role, 'developers.manage'),
