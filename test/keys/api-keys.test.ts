@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sendExpiringNotices } from '../../src/modules/api-keys/expiring.js';
+import { adminCli } from '../support/admin-cli.js';
 import {
   expectError,
   expectStatus,
@@ -306,5 +307,36 @@ describe('API keys through the API', () => {
         ['api_key.revoked', 'operator'],
       ],
     );
+  });
+
+  test('the CLI: key create --name, key roll --expires-in (the old key works during the overlap)', async () => {
+    const created = await adminCli(
+      t,
+      'key',
+      'create',
+      '--business',
+      business.id,
+      '--kind',
+      'secret',
+      '--env',
+      'test',
+      '--name',
+      'Cli till',
+      '--scopes',
+      'intents:read',
+      '--json',
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const made = JSON.parse(created.stdout);
+    assert.equal(made.name, 'Cli till');
+    const rolled = await adminCli(t, 'key', 'roll', made.id, '--expires-in', '600', '--json');
+    assert.equal(rolled.code, 0, rolled.stderr);
+    const successor = JSON.parse(rolled.stdout);
+    expectStatus(await t.request('GET', BALANCE, { key: made.key }), 200);
+    expectStatus(await t.request('GET', BALANCE, { key: successor.key }), 200);
+    const bad = await adminCli(t, 'key', 'roll', made.id, '--expires-in', 'soon', '--json');
+    assert.equal(bad.code, 2);
+    const again = await adminCli(t, 'key', 'roll', made.id, '--json');
+    assert.equal(JSON.parse(again.stderr).error.code, 'API_KEY_NOT_ACTIVE');
   });
 });
