@@ -71,6 +71,19 @@ describe('dashboard API keys', () => {
     assert.equal(entries[0]!.actor_kind, 'user');
     assert.match(entries[0]!.actor_label!, /^keys-developer-/);
 
+    const web = await client.submit(KEYS, KEYS, {
+      name: 'Web',
+      kind: 'publishable',
+      scopes: ['intents:read', 'intents:write', 'store.products:read'],
+    });
+    assert.equal(web.status, 200);
+    const webScopes = await t.runtime.db
+      .selectFrom('api_keys')
+      .select('scopes')
+      .where('key_hash', '=', hashKey(secretOf(web.html)))
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(webScopes.scopes, ['intents:read', 'store.products:read'], 'a publishable key only reads');
+
     const blank = await client.submit(KEYS, KEYS, { name: '  ', kind: 'secret', scopes: ['intents:read'] });
     assert.equal(blank.location, `${KEYS}?error=VALIDATION_ERROR`);
   });

@@ -5,7 +5,7 @@ import type { DB } from '../../../../db/schema.js';
 import { ApiError, invalid } from '../../../../http/errors.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 import { literalUnion } from '../../../../http/schemas.js';
-import { createKey, revokeKeyAct, rollKeyAct } from '../../../api-keys/acts.js';
+import { createKey, publishableAllows, revokeKeyAct, rollKeyAct } from '../../../api-keys/acts.js';
 import { actorOf } from '../../../audit/record.js';
 import { listEnvironmentKeys } from '../../../businesses/keys.js';
 import { validAllowlistEntry } from '../../../keys/allowlist.js';
@@ -88,7 +88,9 @@ export const keyPages: FastifyPluginAsyncTypebox = async (app) => {
     dashboardWrite(request, reply, KEYS, async (trx, session) => {
       const name = request.body.name.trim();
       if (name === '') throw invalid('name', 'must not be blank');
-      const scopes = many(request.body.scopes);
+      // A publishable key takes the reads among the scopes ticked: the form ticks writes by default.
+      const ticked = many(request.body.scopes);
+      const scopes = request.body.kind === 'publishable' ? ticked.filter(publishableAllows) : ticked;
       const unknown = scopes.filter((scope) => !(allScopes as readonly string[]).includes(scope));
       if (scopes.length === 0 || unknown.length > 0) throw invalid('scopes', 'must name at least one known scope');
       const ipAllowlist = (request.body.ipAllowlist ?? '')
