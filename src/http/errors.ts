@@ -132,7 +132,10 @@ export const errorCatalogue = {
   // API keys through the API (decision 084)
   API_KEY_NOT_FOUND: { status: 404, message: 'No API key with this id.' },
   API_KEY_NOT_ACTIVE: { status: 409, message: 'This API key is not active (suspended, revoked, rolled or expired).' },
-  SCOPE_ESCALATION: { status: 403, message: 'A key cannot make or roll a key with a scope it does not hold itself.' },
+  SCOPE_ESCALATION: {
+    status: 403,
+    message: 'A key cannot make or roll a key with a scope it lacks, nor one that outlives it.',
+  },
 
   // Operators
   ADMIN_UNAUTHORIZED: { status: 401, message: 'Missing or wrong admin token.' },

@@ -155,6 +155,27 @@ describe('API keys through the API', () => {
     expectStatus(await t.request('GET', BALANCE, { key: theirs.key }), 200);
   });
 
+  test('no escalation in time: a key with an expiry (a rolled key in its overlap) makes no key that outlives it', async () => {
+    const old = await operatorKey(business, { scopes: ['api_keys:write', 'intents:read'] });
+    const successor = (await roll(manager.key, old.id, 3600)).body.data;
+    expectStatus(await t.request('GET', KEYS, { key: old.key }), 200);
+    const lasting = await create(old.key, { name: 'Lasting', kind: 'secret', scopes: ['intents:read'] });
+    expectError(lasting, 403, 'SCOPE_ESCALATION');
+    assert.match(lasting.body.error.message, /outlives/);
+    const later = new Date(Date.now() + 7200_000).toISOString();
+    expectError(
+      await create(old.key, { name: 'Later', kind: 'secret', scopes: ['intents:read'], expiresAt: later }),
+      403,
+      'SCOPE_ESCALATION',
+    );
+    expectError(await roll(old.key, successor.id, 0), 403, 'SCOPE_ESCALATION');
+    const sooner = new Date(Date.now() + 600_000).toISOString();
+    expectStatus(
+      await create(old.key, { name: 'Sooner', kind: 'secret', scopes: ['intents:read'], expiresAt: sooner }),
+      201,
+    );
+  });
+
   test('bad input: a publishable key with a write scope, a past expiry, a bad allowlist, an overlap over 7 days', async () => {
     expectError(
       await create(manager.key, { name: 'Web', kind: 'publishable', scopes: ['intents:write'] }),

@@ -77,8 +77,25 @@ export function keyEventData(key: KeyView) {
   };
 }
 
+/**
+ * A key with an expiry never makes a key that outlives it: otherwise a rolled key, in its overlap
+ * (a leaked key being replaced), could mint a lasting one. Read in the act's transaction.
+ */
+async function checkLifetime(trx: Executor, by: KeyActor, expiresAt: Date | null): Promise<void> {
+  if (by.actor.kind !== 'api_key' || by.actor.id === null) return;
+  const acting = await trx.selectFrom('api_keys').select('expires_at').where('id', '=', by.actor.id).executeTakeFirst();
+  const limit = acting?.expires_at ?? null;
+  if (limit !== null && (expiresAt === null || expiresAt > limit)) {
+    throw new ApiError(
+      'SCOPE_ESCALATION',
+      `This API key stops working on ${limit.toISOString()} and cannot make a key that outlives it.`,
+    );
+  }
+}
+
 export async function createKey(trx: Executor, by: KeyActor, input: NewKey): Promise<IssuedKey> {
   const scopes = scopesFor(by, input.kind, input.scopes);
+  await checkLifetime(trx, by, input.expiresAt ?? null);
   const key = await issueKey(trx, { ...input, scopes });
   await recordAudit(trx, {
     businessId: key.businessId,
@@ -113,6 +130,8 @@ export async function rollKeyAct(
 ): Promise<IssuedKey> {
   const old = await ownKey(trx, owner, keyId);
   checkCeiling(by, old.scopes);
+  // The successor has no expiry.
+  await checkLifetime(trx, by, null);
   const now = new Date();
   const rolled = await rollKey(trx, old, overlapSeconds, now);
   const owned = { businessId: old.business_id, environment: old.environment };
