@@ -27,8 +27,10 @@ const usage = `Usage: npm run --silent admin -- <command> [options] [--json]
   business list [--page N] [--limit N]
                                     LIVE: approved, requested (asked from the dashboard) or no
   business show BUSINESS_ID         one business, with its request for live access
-  key create --business ID --kind secret|publishable --env test|live [--scopes a,b] [--ip-allow ADDR,...]
+  key create --business ID --kind secret|publishable --env test|live [--name NAME] [--scopes a,b] [--ip-allow ADDR,...]
   key suspend KEY_ID | key revoke KEY_ID | key rotate KEY_ID
+  key roll KEY_ID [--expires-in SECONDS]
+                                    a new key now; the old one works SECONDS more (0-604800)
   key list --business ID
   api disable [--business ID] | api enable [--business ID]
   fees set --business ID [--provider-bps N] [--payer-fee N] [--tof-bps N] [--tte-bps N]

@@ -14,6 +14,7 @@ const OPTIONS = {
   env: { type: 'string' },
   scopes: { type: 'string' },
   'ip-allow': { type: 'string' },
+  'expires-in': { type: 'string' },
   'provider-bps': { type: 'string' },
   'payer-fee': { type: 'string' },
   'tof-bps': { type: 'string' },

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hashKey, isWellFormedKey } from '../modules/keys/key-text.js';
+import { keyExpired } from '../modules/keys/expiry.js';
 import type { KeyRecord } from '../modules/keys/key-cache.js';
 import { ApiError } from './errors.js';
 
@@ -64,7 +65,7 @@ export function ipAllowed(record: KeyRecord, ip: string): boolean {
 }
 
 /**
- * The one authentication hook. Order of checks (decisions.md): header → key → FEATURE_DISABLED
+ * The one authentication hook. Order of checks (decisions.md): header → key (known, not expired) → FEATURE_DISABLED
  * → key active → live approval → IP allowlist → secret vs publishable → sandbox-only → scope →
  * rate limit. It runs before the body is parsed, so a refused key never learns about its body.
  */
@@ -89,9 +90,11 @@ export async function authenticate(request: FastifyRequest, reply: FastifyReply)
   if (!isWellFormedKey(keyText)) throw new ApiError('INVALID_API_KEY');
 
   const record = await keyCache.get(hashKey(keyText));
-  if (!record || record.status === 'rotated') throw new ApiError('INVALID_API_KEY');
+  // A key past its expiry (a rolled key after its overlap) is no key at all (decision 084).
+  if (!record || keyExpired(record, Date.now())) throw new ApiError('INVALID_API_KEY');
   if (!record.globalApiEnabled || !record.businessApiEnabled) throw new ApiError('FEATURE_DISABLED');
-  if (record.status !== 'active') throw new ApiError('API_ACCESS_NOT_ACTIVE');
+  // A rolled key works until its expiry, as the key it was.
+  if (record.status !== 'active' && record.status !== 'rotated') throw new ApiError('API_ACCESS_NOT_ACTIVE');
   if (record.environment === 'live' && !record.businessLiveApproved) throw new ApiError('LIVE_ACCESS_NOT_APPROVED');
   if (!ipAllowed(record, request.ip)) throw new ApiError('IP_NOT_ALLOWED');
   if (mode === 'secret' && record.kind !== 'secret') throw new ApiError('SECRET_KEY_REQUIRED');
@@ -110,7 +113,7 @@ export async function authenticate(request: FastifyRequest, reply: FastifyReply)
     sandbox: record.environment === 'test',
   };
 
-  keyCache.markUsed(record.id);
+  keyCache.markUsed(record.id, request.ip);
   const limit = config.rateLimitPerMinute[record.environment];
   const decision = await rateLimiter.hit(record.id, limit);
   reply.header('X-RateLimit-Limit', String(decision.limit));

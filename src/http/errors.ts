@@ -6,7 +6,10 @@ export const errorCatalogue = {
   // Authentication and access (api.md 5)
   MISSING_CREDENTIALS: { status: 401, message: 'No Authorization header. Send "Authorization: Bearer <API_KEY>".' },
   INVALID_AUTH_HEADER: { status: 401, message: 'Malformed Authorization header. Expected "Bearer <API_KEY>".' },
-  INVALID_API_KEY: { status: 401, message: 'The API key is unknown, malformed or was rotated.' },
+  INVALID_API_KEY: {
+    status: 401,
+    message: 'The API key is unknown, malformed, or past its expiry (a rolled key after its overlap).',
+  },
   API_ACCESS_NOT_ACTIVE: { status: 403, message: 'This API key is suspended or revoked.' },
   LIVE_ACCESS_NOT_APPROVED: { status: 403, message: 'This business is not approved for live mode yet.' },
   SECRET_KEY_REQUIRED: { status: 403, message: 'This endpoint needs a secret key (sk_...).' },
@@ -124,6 +127,14 @@ export const errorCatalogue = {
   ENDPOINT_INACTIVE: {
     status: 409,
     message: 'This webhook endpoint is disabled. Re-enable it (PATCH active: true) first.',
+  },
+
+  // API keys through the API (decision 084)
+  API_KEY_NOT_FOUND: { status: 404, message: 'No API key with this id.' },
+  API_KEY_NOT_ACTIVE: { status: 409, message: 'This API key is not active (suspended, revoked, rolled or expired).' },
+  SCOPE_ESCALATION: {
+    status: 403,
+    message: 'A key cannot make or roll a key with a scope it lacks, nor one that outlives it.',
   },
 
   // Operators

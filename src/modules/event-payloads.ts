@@ -1,5 +1,6 @@
 import type { TSchema } from 'typebox';
 import type { EventPayloads, OutboxEventName } from './events/catalog.js';
+import { apiKeyEventPayloads } from './api-keys/event-payloads.js';
 import { envelopeSchema } from './events/envelopes.js';
 import { paymentEventPayloads } from './intents/event-payloads.js';
 import { paymentLinkEventPayloads } from './links/event-payloads.js';
@@ -24,6 +25,7 @@ const gathered = {
   ...sellerEventPayloads,
   ...orderEventPayloads,
   ...productEventPayloads,
+  ...apiKeyEventPayloads,
   ...webhookNoticePayloads,
 } satisfies Record<OutboxEventName, { when: string; data: TSchema }>;
 

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { auditLogRoutes } from './audit/routes.js';
+import { apiKeyRoutes } from './api-keys/routes.js';
 import { checkoutRoutes } from './checkout/routes.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
 import { eventRoutes } from './events/routes.js';
@@ -47,6 +48,7 @@ export const developerModules: FastifyPluginAsync[] = [
   eventRoutes,
   paymentRoutes,
   auditLogRoutes,
+  apiKeyRoutes,
 ];
 
 /** Routes outside the API base: uploaded media, the hosted checkout and storefront pages and their APIs, the merchant dashboard, the wallet app. */

@@ -4,6 +4,7 @@ import type { Runtime } from '../bootstrap.js';
 import { foldListCounts } from '../db/counted-list.js';
 import { newId } from '../lib/ids.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency/store.js';
+import { sendExpiringNotices } from '../modules/api-keys/expiring.js';
 import { expireDueIntents } from '../modules/intents/service.js';
 import { endWaitingPayments } from '../modules/intents/waiting-payments.js';
 import { endDueRequests } from '../modules/requests/expiry.js';
@@ -71,6 +72,8 @@ export const periodicTasks: PeriodicTask[] = [
         maxPendingSandbox: runtime.config.sandboxPendingPayoutsMax,
       }),
   },
+  // `api_key.expiring`, once per key, 24 h before it stops working (api-keys/expiring.ts, decision 084).
+  { name: 'api-key-expiring', everySeconds: 60, run: (runtime) => sendExpiringNotices(runtime.db) },
   { name: 'webhook-rollup-cleanup', everySeconds: 3600, run: (runtime) => deleteOldRollups(runtime.db) },
   { name: 'pin-attempts-cleanup', everySeconds: 600, run: (runtime) => deleteExpiredUnknownPhoneAttempts(runtime.db) },
   // New payment requests told to the operator's SMS or push gateway (decision 078); nothing when

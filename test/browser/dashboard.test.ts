@@ -137,6 +137,7 @@ describe.skipIf(skip)('the merchant dashboard in a real browser', () => {
     const context = await newContext();
     const page = await signIn(context, owner);
     await page.goto(`${t.baseUrl}/dashboard/developers/keys`);
+    await page.getByLabel('Name', { exact: true }).fill('Till 1');
     await page.getByLabel('webhooks:write').uncheck();
     await page.getByLabel('IP allowlist').fill('127.0.0.1, ::1');
     await page.getByRole('button', { name: 'Create a key' }).click();
@@ -155,7 +156,8 @@ describe.skipIf(skip)('the merchant dashboard in a real browser', () => {
     assert.doesNotMatch((await row.textContent()) ?? '', /webhooks:write/);
     await waitUntil(async () => {
       await page.reload();
-      return !(await page.locator('#keys tbody tr').first().textContent())?.includes('Never');
+      const lastUsed = page.locator('#keys tbody tr').first().locator('[data-last-used]');
+      return !(await lastUsed.textContent())?.includes('Never');
     }, 'last used time of the new key');
     await shot(page, 'keys-desktop');
     await context.close();

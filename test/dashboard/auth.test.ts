@@ -456,7 +456,7 @@ describe('dashboard accounts, sessions, CSRF, roles and limits', () => {
   test("keys: roll shows the successor once and retires the old key; revoke stops a key; another business's key is not found", async () => {
     const { client } = await signedIn(t, business.id);
     const KEYS = '/dashboard/developers/keys';
-    const created = await client.submit(KEYS, KEYS, { kind: 'secret', scopes: ['intents:read'] });
+    const created = await client.submit(KEYS, KEYS, { name: 'Till', kind: 'secret', scopes: ['intents:read'] });
     assert.equal(created.status, 200);
     const key = /id="new-key">([^<]+)</.exec(created.html)?.[1] ?? '';
     assert.ok(key.startsWith('sk_test_'));
@@ -469,7 +469,7 @@ describe('dashboard accounts, sessions, CSRF, roles and limits', () => {
     const listed = await client.get(KEYS);
     assert.ok(!listed.html.includes(key));
 
-    const rolled = await client.submit(KEYS, `${KEYS}/${record.id}/roll`);
+    const rolled = await client.submit(KEYS, `${KEYS}/${record.id}/roll`, { overlap: '0' });
     assert.equal(rolled.status, 200);
     const successor = /id="new-key">([^<]+)</.exec(rolled.html)?.[1];
     assert.ok(successor && successor !== key);
@@ -493,7 +493,7 @@ describe('dashboard accounts, sessions, CSRF, roles and limits', () => {
     const form = hiddenFields(page.html, KEYS);
     const refused = await client.post(`${KEYS}/${foreign}/revoke`, form);
     assert.equal(refused.status, 303);
-    assert.equal(refused.location, `${KEYS}?error=NOT_FOUND`);
+    assert.equal(refused.location, `${KEYS}?error=API_KEY_NOT_FOUND`);
     const stillActive = await t.runtime.db
       .selectFrom('api_keys')
       .select('status')

@@ -48,7 +48,7 @@ test('every error code the code raises is in the catalogue, and docs/errors.md l
 
 test('every scope the routes and events ask for is in the scope list, and its docs list them all', () => {
   const asked = new Set([
-    ...[...source.matchAll(/scope: '([a-z.]+:[a-z]+)'/g)].map((match) => match[1]!),
+    ...[...source.matchAll(/scope: '([a-z._]+:[a-z]+)'/g)].map((match) => match[1]!),
     ...Object.values(eventCatalog),
   ]);
   for (const scope of asked) assert.ok((allScopes as readonly string[]).includes(scope), scope);
@@ -69,7 +69,7 @@ test('every event the code sends is in the event catalogue, and docs/webhooks.md
   for (const name of NEW_EVENTS) assert.ok(name in eventCatalog, name);
 
   const rows = new Map(
-    [...doc('docs/webhooks.md').matchAll(/^\| `([a-z_]+\.[a-z_]+)` +\| `([a-z.]+:[a-z]+)` +\|/gm)].map((match) => [
+    [...doc('docs/webhooks.md').matchAll(/^\| `([a-z_]+\.[a-z_]+)` +\| `([a-z._]+:[a-z]+)` +\|/gm)].map((match) => [
       match[1]!,
       match[2]!,
     ]),

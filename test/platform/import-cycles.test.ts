@@ -99,6 +99,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['modules/sellers'],
   ['modules/payments'],
   ['modules/webhooks'],
+  ['modules/api-keys'],
   ['modules/events'],
   ['modules/businesses'],
   ['modules/audit'],

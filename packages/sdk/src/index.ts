@@ -1,3 +1,4 @@
+import { ApiKeys } from './api-keys.js';
 import { HttpClient, type CommerceOptions } from './client.js';
 import {
   BalanceResource,
@@ -24,6 +25,7 @@ export type * from './types.js';
 export type * from './links.js';
 export type * from './sellers.js';
 export type * from './audit-log.js';
+export type * from './api-keys.js';
 export type { HeaderBag, VerifyOptions, WebhookEvent, WebhookEventName, WebhookEventOf } from './webhooks.js';
 export { signPayload, verifyWebhook } from './webhooks.js';
 export type { components, operations, paths, webhooks as WebhookPayloads } from './generated/openapi.js';
@@ -44,6 +46,7 @@ export class Commerce {
   readonly paymentRequests: PaymentRequests;
   readonly sellers: Sellers;
   readonly auditLog: AuditLog;
+  readonly apiKeys: ApiKeys;
   readonly webhooks = {
     /** Checks a delivery's signature and timestamp and returns its typed event; throws WebhookVerificationError. */
     verify: (rawBody: string | Uint8Array, headers: HeaderBag, secret: string, options?: VerifyOptions) =>
@@ -66,6 +69,7 @@ export class Commerce {
     this.paymentRequests = new PaymentRequests(http);
     this.sellers = new Sellers(http);
     this.auditLog = new AuditLog(http);
+    this.apiKeys = new ApiKeys(http);
   }
 }
 

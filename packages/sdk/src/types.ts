@@ -38,3 +38,7 @@ export type Seller = ResponseData<'retrieveSeller'>;
 export type SellerInput = RequestBody<'createSeller'>;
 export type SellerUpdate = RequestBody<'updateSeller'>;
 export type AuditEntry = ItemOf<'listAuditLog'>;
+export type ApiKey = ItemOf<'listApiKeys'>;
+export type NewApiKey = ResponseData<'createApiKey'>;
+export type ApiKeyInput = RequestBody<'createApiKey'>;
+export type ApiKeyRoll = RequestBody<'rollApiKey'>;

@@ -12,7 +12,10 @@ import {
   updateBusiness,
 } from '../businesses/service.js';
 import { setFeePlan } from '../payments/fee-plans.js';
-import { issueKey, listKeys, rotateKey, setKeyStatus, type IssuedKey } from '../businesses/keys.js';
+import { changeKeyStatus, listKeys, type IssuedKey } from '../businesses/keys.js';
+import { createKey, revokeKeyAct, rollKeyAct } from '../api-keys/acts.js';
+import { MAX_ROLL_OVERLAP_SECONDS } from '../api-keys/schemas.js';
+import { actorOf } from '../audit/record.js';
 import { validAllowlistEntry } from '../keys/allowlist.js';
 import { allScopes } from '../keys/scopes.js';
 import { recordAct } from '../audit/record.js';
@@ -23,9 +26,11 @@ const Environment = Type.Union([Type.Literal('test'), Type.Literal('live')]);
 const KeyKind = Type.Union([Type.Literal('secret'), Type.Literal('publishable')]);
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
+const Maybe = Type.Union([Type.String(), Type.Null()]);
 const KeyView = Type.Object({
   id: Type.String(),
   businessId: Type.String(),
+  name: Maybe,
   kind: KeyKind,
   environment: Environment,
   scopes: Type.Array(Type.String()),
@@ -33,6 +38,10 @@ const KeyView = Type.Object({
   status: Type.String(),
   hint: Type.String(),
   createdAt: Type.String(),
+  lastUsedAt: Maybe,
+  lastUsedIp: Maybe,
+  expiresAt: Maybe,
+  replacedBy: Maybe,
   key: Type.Optional(Type.String()),
 });
 const VerifiedName = Type.String({
@@ -252,6 +261,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: Type.Object(
           {
             businessId: Type.String({ minLength: 1 }),
+            name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' })),
             kind: KeyKind,
             environment: Environment,
             scopes: Type.Optional(
@@ -285,7 +295,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
             .where('id', '=', businessId)
             .executeTakeFirst();
           if (!business) throw new ApiError('NOT_FOUND', `No business ${businessId}.`);
-          return issueKey(trx, request.body);
+          return createKey(trx, { actor: actorOf(request) }, { ...request.body, name: request.body.name?.trim() });
         },
         { kept: withoutKeyText },
       );
@@ -303,30 +313,50 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => ({ success: true as const, data: { items: await listKeys(db, request.query.businessId) } }),
   );
 
-  for (const action of ['suspend', 'revoke'] as const) {
+  app.post(
+    '/keys/:id/suspend',
+    { schema: { params: IdParams, response: { 200: Envelope(KeyView) } } },
+    async (request, reply) =>
+      write(request, reply, 200, async (trx) => (await changeKeyStatus(trx, request.params.id, 'suspended')).key, {
+        afterCommit,
+      }),
+  );
+
+  app.post(
+    '/keys/:id/revoke',
+    { schema: { params: IdParams, response: { 200: Envelope(KeyView) } } },
+    async (request, reply) =>
+      write(request, reply, 200, (trx) => revokeKeyAct(trx, { actor: actorOf(request) }, null, request.params.id), {
+        afterCommit,
+      }),
+  );
+
+  // `rotate` is the CLI's older word for a roll; without `expiresIn` the old key stops at once.
+  for (const action of ['rotate', 'roll'] as const) {
     app.post(
       `/keys/:id/${action}`,
-      { schema: { params: IdParams, response: { 200: Envelope(KeyView) } } },
+      {
+        schema: {
+          params: IdParams,
+          body: Type.Optional(
+            Type.Object(
+              { expiresIn: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_ROLL_OVERLAP_SECONDS })) },
+              { additionalProperties: false },
+            ),
+          ),
+          response: { 201: Envelope(KeyView) },
+        },
+      },
       async (request, reply) =>
         write(
           request,
           reply,
-          200,
-          (trx) => setKeyStatus(trx, request.params.id, action === 'suspend' ? 'suspended' : 'revoked'),
-          { afterCommit },
+          201,
+          (trx) => rollKeyAct(trx, { actor: actorOf(request) }, null, request.params.id, request.body?.expiresIn ?? 0),
+          { kept: withoutKeyText, afterCommit },
         ),
     );
   }
-
-  app.post(
-    '/keys/:id/rotate',
-    { schema: { params: IdParams, response: { 201: Envelope(KeyView) } } },
-    async (request, reply) =>
-      write(request, reply, 201, (trx) => rotateKey(trx, request.params.id), {
-        kept: withoutKeyText,
-        afterCommit,
-      }),
-  );
 
   for (const action of ['enable', 'disable'] as const) {
     app.post(

@@ -1,4 +1,4 @@
-import type { EndpointDisabledReason, KeyStatus, PaymentRequestStatus, ProductStatus } from '../../db/schema.js';
+import type { EndpointDisabledReason, KeyListStatus, PaymentRequestStatus, ProductStatus } from '../../db/schema.js';
 import type { Dictionary } from './i18n.js';
 import { INTENT_STATUSES, type IntentStatus } from '../intents/state.js';
 import { ORDER_STATUSES, type OrderStatus } from '../orders/state.js';
@@ -73,7 +73,8 @@ const STATUS_WORDS = {
     suspended: 'keySuspended',
     revoked: 'keyRevoked',
     rotated: 'keyRotated',
-  } satisfies Record<KeyStatus, keyof Dictionary>,
+    expired: 'keyExpired',
+  } satisfies Record<KeyListStatus, keyof Dictionary>,
   endpointDisabled: {
     FAILING: 'endpointDisabledFailing',
     MANUAL: 'endpointDisabledManual',

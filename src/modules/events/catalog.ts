@@ -39,6 +39,10 @@ export const eventCatalog = {
   // Not in api.md 6.4: a marketplace's sellers (issue 52).
   'seller.created': 'sellers:read',
   'seller.updated': 'sellers:read',
+  // Not in api.md 6.4: a business's keys rolled, revoked, about to expire (issue 53, decision 084).
+  'api_key.rolled': 'api_keys:write',
+  'api_key.revoked': 'api_keys:write',
+  'api_key.expiring': 'api_keys:write',
 } as const satisfies Record<string, Scope>;
 
 export type EventName = keyof typeof eventCatalog;

@@ -13,6 +13,8 @@ export interface KeyRecord {
   status: KeyStatus;
   scopes: readonly string[];
   ipAllowlist: readonly string[];
+  /** When the key stops working (decision 084); auth compares it with the clock on every request. */
+  expiresAt: Date | null;
   businessLiveApproved: boolean;
   businessApiEnabled: boolean;
   globalApiEnabled: boolean;
@@ -64,17 +66,18 @@ export class KeyCache {
   private readonly usedWritten = new Map<string, number>();
 
   /**
-   * Records that a key authenticated a request (the dashboard shows "last used"): at most one
-   * write per key per minute per process, not awaited, so a request never waits on it.
+   * Records that a key authenticated a request, and from which address (the dashboard and the
+   * API show "last used"): at most one write per key per minute per process, not awaited, so a
+   * request never waits on it and a busy key is no hot row. The time is to the minute.
    */
-  markUsed(keyId: string): void {
+  markUsed(keyId: string, ip: string): void {
     const now = this.now();
     if ((this.usedWritten.get(keyId) ?? -Infinity) > now - LAST_USED_EVERY_MS) return;
     if (this.usedWritten.size >= this.maxEntries) this.usedWritten.clear();
     this.usedWritten.set(keyId, now);
     this.db
       .updateTable('api_keys')
-      .set({ last_used_at: new Date(now) })
+      .set({ last_used_at: new Date(now - (now % LAST_USED_EVERY_MS)), last_used_ip: ip })
       .where('id', '=', keyId)
       .execute()
       .catch(() => this.usedWritten.delete(keyId));
@@ -93,6 +96,7 @@ export class KeyCache {
         'k.status',
         'k.scopes',
         'k.ip_allowlist',
+        'k.expires_at',
         'b.live_approved',
         'b.api_enabled',
         sql<unknown>`(SELECT value FROM platform_settings WHERE name = 'developer_api_enabled')`.as('global_enabled'),
@@ -109,6 +113,7 @@ export class KeyCache {
       status: row.status,
       scopes: row.scopes,
       ipAllowlist: row.ip_allowlist,
+      expiresAt: row.expires_at,
       businessLiveApproved: row.live_approved,
       businessApiEnabled: row.api_enabled,
       globalApiEnabled: row.global_enabled !== false,

@@ -167,6 +167,7 @@ export const ar: Record<keyof typeof en, string> = {
   keySuspended: 'معلّق',
   keyRevoked: 'مُبطَل',
   keyRotated: 'مُستبدَل',
+  keyExpired: 'منتهي الصلاحية',
   endpointDisabledFailing: 'استمر فشل إرسالاته',
   endpointDisabledManual: 'عطّله أحد المالكين',
   openAmount: 'مبلغ مفتوح',

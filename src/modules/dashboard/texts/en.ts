@@ -175,6 +175,7 @@ export const en = {
   keySuspended: 'Suspended',
   keyRevoked: 'Revoked',
   keyRotated: 'Replaced',
+  keyExpired: 'Expired',
   endpointDisabledFailing: 'its deliveries kept failing',
   endpointDisabledManual: 'disabled by an owner',
   openAmount: 'Open amount',

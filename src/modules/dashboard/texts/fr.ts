@@ -165,6 +165,7 @@ export const fr: Record<keyof typeof en, string> = {
   keySuspended: 'Suspendue',
   keyRevoked: 'Révoquée',
   keyRotated: 'Remplacée',
+  keyExpired: 'Expirée',
   endpointDisabledFailing: 'ses livraisons échouaient sans cesse',
   endpointDisabledManual: 'désactivé par un propriétaire',
   openAmount: 'Montant libre',

@@ -1,22 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Transaction } from 'kysely';
 import { Type } from 'typebox';
-import type { DB } from '../../../../db/schema.js';
 import { ApiError, invalid } from '../../../../http/errors.js';
 import { literalUnion, parseDateFilter } from '../../../../http/schemas.js';
 import { EVENT_NAMES } from '../../../events/catalog.js';
-import { validAllowlistEntry } from '../../../keys/allowlist.js';
-import { allScopes } from '../../../keys/scopes.js';
-import { issueKey, listKeys, rotateKey, setKeyStatus } from '../../../businesses/keys.js';
 import { getDelivery, listDeliveries, retryDelivery } from '../../../webhooks/deliveries.js';
 import { isFailing, withHealth } from '../../delivery-health.js';
 import * as endpoints from '../../../webhooks/endpoints.js';
 import { at, callerOf, DASHBOARD, requireSession, sendPage } from '../../context.js';
-import type { DashboardSession } from '../../sessions.js';
 import { recordAct } from '../../../audit/record.js';
 import { dashboardWrite, Token, Flash } from '../../write.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 import { DELIVERY_STATUSES } from '../../../webhooks/delivery-state.js';
+import { keyPages } from './keys.js';
 
 const PAGE_SIZE = 25;
 
@@ -26,15 +21,6 @@ const TokenForm = Type.Object(Token, { additionalProperties: false });
 /** A checkbox group arrives as one string or an array of them. */
 const Many = (maxLength: number) =>
   Type.Optional(Type.Union([Type.String({ maxLength }), Type.Array(Type.String({ maxLength }), { maxItems: 50 })]));
-const KeyForm = Type.Object(
-  {
-    ...Token,
-    kind: Type.Union([Type.Literal('secret'), Type.Literal('publishable')]),
-    scopes: Many(40),
-    ipAllowlist: Type.Optional(Type.String({ maxLength: 4000 })),
-  },
-  { additionalProperties: false },
-);
 const EndpointForm = Type.Object(
   { ...Token, url: Type.String({ minLength: 1, maxLength: 2048 }), events: Many(60) },
   { additionalProperties: false },
@@ -64,80 +50,13 @@ function many(value: string | string[] | undefined): string[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }
 
-/** A key of the session's business and mode, or KEY not found (another business's key does not exist here). */
-async function ownKey(trx: Transaction<DB>, session: DashboardSession, id: string) {
-  const key = await trx
-    .selectFrom('api_keys')
-    .select(['id', 'status'])
-    .where('id', '=', id)
-    .where('business_id', '=', session.businessId)
-    .where('environment', '=', session.environment)
-    .executeTakeFirst();
-  if (!key) throw new ApiError('NOT_FOUND', 'No such API key.');
-  return key;
-}
-
-const KEYS = `${DASHBOARD}/developers/keys`;
 const WEBHOOKS = `${DASHBOARD}/developers/webhooks`;
 const DELIVERIES = `${DASHBOARD}/developers/deliveries`;
 
 export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, config, invalidation } = app.services;
+  await app.register(keyPages);
+  const { db, config } = app.services;
   const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
-  const publish = () => invalidation.publish();
-
-  app.get(at(KEYS), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {
-    const session = requireSession(request);
-    const keys = (await listKeys(db, session.businessId)).filter(
-      (key) => key.environment === session.environment && key.status !== 'rotated',
-    );
-    return sendPage(request, reply, 'keys', { keys: keys.reverse(), scopes: allScopes });
-  });
-
-  app.post(at(KEYS), { config: owner, schema: { hide: true, body: KeyForm } }, async (request, reply) =>
-    dashboardWrite(request, reply, KEYS, async (trx, session) => {
-      const scopes = many(request.body.scopes);
-      const unknown = scopes.filter((scope) => !(allScopes as readonly string[]).includes(scope));
-      if (scopes.length === 0 || unknown.length > 0) throw invalid('scopes', 'must name at least one known scope');
-      const ipAllowlist = (request.body.ipAllowlist ?? '')
-        .split(/[\s,]+/)
-        .map((entry) => entry.trim())
-        .filter(Boolean);
-      if (ipAllowlist.length > 100 || !ipAllowlist.every(validAllowlistEntry)) {
-        throw invalid('ipAllowlist', 'must be IP addresses or CIDR ranges');
-      }
-      const key = await issueKey(trx, {
-        businessId: session.businessId,
-        kind: request.body.kind,
-        environment: session.environment,
-        scopes: [...new Set(scopes)],
-        ipAllowlist,
-      });
-      return { redirect: KEYS, page: { template: 'key-created', data: { key } } };
-    }),
-  );
-
-  app.post(
-    at(`${KEYS}/:id/roll`),
-    { config: owner, schema: { hide: true, params: IdParams, body: TokenForm } },
-    async (request, reply) =>
-      dashboardWrite(request, reply, KEYS, async (trx, session) => {
-        await ownKey(trx, session, request.params.id);
-        const key = await rotateKey(trx, request.params.id);
-        return { redirect: KEYS, page: { template: 'key-created', data: { key } }, afterCommit: publish };
-      }),
-  );
-
-  app.post(
-    at(`${KEYS}/:id/revoke`),
-    { config: owner, schema: { hide: true, params: IdParams, body: TokenForm } },
-    async (request, reply) =>
-      dashboardWrite(request, reply, KEYS, async (trx, session) => {
-        await ownKey(trx, session, request.params.id);
-        await setKeyStatus(trx, request.params.id, 'revoked');
-        return { redirect: KEYS, afterCommit: publish };
-      }),
-  );
 
   app.get(at(WEBHOOKS), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {
     const session = requireSession(request);

@@ -1,6 +1,6 @@
 import type { EVENT_NAMES } from '../../../events/catalog.js';
 import type { allScopes } from '../../../keys/scopes.js';
-import type { issueKey, listKeys } from '../../../businesses/keys.js';
+import type { IssuedKey, KeyView } from '../../../businesses/keys.js';
 import type { Selectable } from 'kysely';
 import type { EventsTable } from '../../../../db/schema.js';
 import type { DeliveryView, getDelivery } from '../../../webhooks/deliveries.js';
@@ -16,9 +16,9 @@ type EventEntry = Pick<Selectable<EventsTable>, 'id' | 'event' | 'subject' | 'cr
 
 /** What the Developers pages' templates draw: keys, webhook endpoints, their deliveries, and the event log. */
 export interface DeveloperViews {
-  keys: { keys: Resolved<typeof listKeys>; scopes: typeof allScopes };
-  /** A new or rolled key, its secret shown this once. */
-  'key-created': { key: Resolved<typeof issueKey> };
+  keys: { keys: KeyView[]; scopes: typeof allScopes; overlaps: readonly string[]; manage: boolean };
+  /** A new or rolled key, its secret shown this once; `overlap`: the seconds the rolled key keeps working. */
+  'key-created': { key: IssuedKey; overlap?: number };
   webhooks: { endpoints: Resolved<typeof listEndpoints>['items']; eventNames: typeof EVENT_NAMES };
   endpoint: { endpoint: EndpointView; eventNames: typeof EVENT_NAMES; deliveries: DeliveryRows };
   /** A new endpoint, or one whose secret was rotated, its secret shown this once. */
