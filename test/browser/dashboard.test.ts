@@ -231,7 +231,7 @@ describe.skipIf(skip)('the merchant dashboard in a real browser', () => {
       maxRedirects: 0,
     });
     assert.equal(response.status(), 403);
-    assert.match(await response.text(), /Only an owner/);
+    assert.match(await response.text(), /Your role in this business does not allow this/);
     const api = await t.request('GET', `/api/v1/dev/intents/${reference}`, { key: business.keys.secretTest });
     assert.equal(api.body.data.totalAmountRefunded, 0);
     await context.close();

@@ -53,12 +53,6 @@ async function withBalance(db: Parameters<typeof accountBalance>[0], row: Seller
   return { view: sellerView(row), balance };
 }
 
-/** A viewer sees the sellers but is never drawn a form that changes them. */
-function ownersOnly(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
-  if (requireSession(request).role === 'owner') return undefined;
-  return sendPage(request, reply, 'message', { title: wordsOf(request).t.ownersOnly, kind: 'role' }, 403);
-}
-
 function drawForm(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -83,7 +77,7 @@ function drawForm(
  */
 export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
   const { db } = app.services;
-  const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
+  const manage = { dashboard: 'sellers.manage', write: FORM_WRITE } as const;
 
   /** A seller's page, with the edit form as typed and its refusal when there is one. */
   async function drawSeller(
@@ -112,33 +106,41 @@ export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
     );
   }
 
-  app.get(at(SELLERS), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
-    const { status } = request.query;
-    const page = request.query.page ?? 1;
-    const result = await sellers.listSellers(db, callerOf(requireSession(request)), {
-      status: status || undefined,
-      limit: PAGE_SIZE,
-      offset: (page - 1) * PAGE_SIZE,
-    });
-    const items: SellerItem[] = [];
-    for (const row of result.items) items.push(await withBalance(db, row));
-    return sendPage(request, reply, 'sellers', {
-      statuses: SELLER_STATUSES,
-      statusWords: statusWords(wordsOf(request).t),
-      filters: { status: status ?? '' },
-      filterQuery: status ? new URLSearchParams({ status }).toString() : '',
-      items,
-      total: result.total,
-      page,
-      pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
-    });
-  });
+  app.get(
+    at(SELLERS),
+    { config: { dashboard: 'payments.read' }, schema: { hide: true, querystring: ListQuery } },
+    async (request, reply) => {
+      const { status } = request.query;
+      const page = request.query.page ?? 1;
+      const result = await sellers.listSellers(db, callerOf(requireSession(request)), {
+        status: status || undefined,
+        limit: PAGE_SIZE,
+        offset: (page - 1) * PAGE_SIZE,
+      });
+      const items: SellerItem[] = [];
+      for (const row of result.items) items.push(await withBalance(db, row));
+      return sendPage(request, reply, 'sellers', {
+        statuses: SELLER_STATUSES,
+        statusWords: statusWords(wordsOf(request).t),
+        filters: { status: status ?? '' },
+        filterQuery: status ? new URLSearchParams({ status }).toString() : '',
+        items,
+        total: result.total,
+        page,
+        pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
+      });
+    },
+  );
 
-  app.get(at(`${SELLERS}/new`), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {
-    return ownersOnly(request, reply) ?? drawForm(request, reply, BLANK_SELLER);
-  });
+  app.get(
+    at(`${SELLERS}/new`),
+    { config: { dashboard: 'sellers.manage' }, schema: { hide: true, querystring: FlashQuery } },
+    async (request, reply) => {
+      return drawForm(request, reply, BLANK_SELLER);
+    },
+  );
 
-  app.post(at(SELLERS), { config: owner, schema: { hide: true, body: NewSellerForm } }, async (request, reply) =>
+  app.post(at(SELLERS), { config: manage, schema: { hide: true, body: NewSellerForm } }, async (request, reply) =>
     dashboardWrite(
       request,
       reply,
@@ -156,13 +158,13 @@ export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     at(`${SELLERS}/:id`),
-    { schema: { hide: true, params: IdParams, querystring: FlashQuery } },
+    { config: { dashboard: 'payments.read' }, schema: { hide: true, params: IdParams, querystring: FlashQuery } },
     async (request, reply) => drawSeller(request, reply, request.params.id),
   );
 
   app.post(
     at(`${SELLERS}/:id`),
-    { config: owner, schema: { hide: true, params: IdParams, body: EditSellerForm } },
+    { config: manage, schema: { hide: true, params: IdParams, body: EditSellerForm } },
     async (request, reply) =>
       dashboardWrite(
         request,
