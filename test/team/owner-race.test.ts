@@ -37,7 +37,7 @@ describe(`two owners demoting each other at once (${testDatabaseKind})`, () => {
         a.client.get(TEAM).then((page) => hiddenFields(page.html, pathA)),
         b.client.get(TEAM).then((page) => hiddenFields(page.html, pathB)),
       ]);
-      const extra = act === 'role' ? { role: 'viewer' } : {};
+      const extra: Record<string, string> = act === 'role' ? { role: 'viewer' } : {};
       const answers = await Promise.all([
         a.client.post(pathA, { ...formA, ...extra }),
         b.client.post(pathB, { ...formB, ...extra }),
