@@ -221,7 +221,7 @@ describe.skipIf(skip)('the merchant dashboard in a real browser', () => {
     const context = await newContext();
     const page = await signIn(context, viewer);
     await page.goto(`${t.baseUrl}/dashboard/payments/${reference}`);
-    assert.ok(await page.getByText('changes are for owners').isVisible());
+    assert.ok(await page.getByText('changes are for other roles of your team').isVisible());
     assert.equal(await page.getByRole('button', { name: 'Refund' }).count(), 0);
     await shot(page, 'payment-viewer-desktop');
     // The owner's form, submitted from the viewer's browser with the viewer's own token.
