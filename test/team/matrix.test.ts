@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { DASHBOARD_ROLES, type DashboardRole } from '../../src/db/schema.js';
-import { dashboardAccess } from '../../src/modules/dashboard/plugin.js';
+import { dashboardAccess, recordDashboardRoute } from '../../src/modules/dashboard/plugin.js';
 import { can, isPermission, type Permission } from '../../src/modules/team/permissions.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { field, type FormClient, signedIn } from '../dashboard/support.js';
@@ -68,4 +68,18 @@ describe('each role x each dashboard route with a permission', () => {
       assert.deepEqual(wrong, []);
     });
   }
+});
+
+test('a dashboard route without its access, or with one that is no longer a word, stops the app at startup', () => {
+  for (const config of [{}, { dashboard: 'owner' }, { dashboard: 'read' }, { dashboard: 'payments.fly' }]) {
+    assert.throws(
+      () => recordDashboardRoute({ method: 'GET', url: '/dashboard/new-page', config } as never),
+      /declares its config\.dashboard access/,
+      JSON.stringify(config),
+    );
+  }
+  assert.doesNotThrow(() =>
+    recordDashboardRoute({ method: 'POST', url: '/dashboard/new-page', config: { dashboard: 'team.manage' } } as never),
+  );
+  dashboardAccess.delete('POST /dashboard/new-page');
 });

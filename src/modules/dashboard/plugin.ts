@@ -1,7 +1,7 @@
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { toApiError } from '../../http/error-handler.js';
 import { dashboardAssets } from './assets.js';
 import { authRoutes } from './pages/auth/routes.js';
@@ -31,6 +31,15 @@ const FORM_BYTES = 64 * 1024;
  */
 export const dashboardAccess = new Map<string, DashboardAccess>();
 
+/** The startup check of a dashboard route: its access declared, then kept in `dashboardAccess`. */
+export function recordDashboardRoute(route: Pick<RouteOptions, 'method' | 'url' | 'config'>): void {
+  const access: unknown = route.config?.dashboard;
+  if (!isDashboardAccess(access)) {
+    throw new Error(`${String(route.method)} ${route.url}: a dashboard route declares its config.dashboard access`);
+  }
+  for (const method of [route.method].flat()) dashboardAccess.set(`${method} ${route.url}`, access);
+}
+
 function refuseRole(request: FastifyRequest, reply: FastifyReply) {
   return sendPage(request, reply, 'message', { title: sharedWords(langOf(request)).notAllowed, kind: 'role' }, 403);
 }
@@ -57,13 +66,7 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
   app.decorateRequest('dashboard', undefined);
 
   // Like the API's write policies: a route that forgot to say who may use it does not start.
-  app.addHook('onRoute', (route) => {
-    const access: unknown = route.config?.dashboard;
-    if (!isDashboardAccess(access)) {
-      throw new Error(`${String(route.method)} ${route.url}: a dashboard route declares its config.dashboard access`);
-    }
-    for (const method of [route.method].flat()) dashboardAccess.set(`${method} ${route.url}`, access);
-  });
+  app.addHook('onRoute', recordDashboardRoute);
 
   app.addHook('onRequest', async (request, reply) => {
     // The not-found page has no route config: it draws for anyone, signed in or not.
