@@ -32,6 +32,7 @@ const JOIN_FIELDS: FormFields<'team'> = {
     { pattern: /^password$/, text: 'fieldJoinPassword' },
     { pattern: /^again$/, text: 'fieldJoinAgain' },
   ],
+  codes: { RATE_LIMITED: { field: 'password', text: 'fieldJoinAttempts' } },
 };
 
 const PROBLEM_WORDS = {
