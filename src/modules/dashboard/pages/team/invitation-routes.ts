@@ -94,11 +94,9 @@ export const invitationPages: FastifyPluginAsyncTypebox<{ names: CookieNames }> 
   app.get(
     at(`${INVITATIONS}/:token`),
     { config: { dashboard: 'public' }, schema: { hide: true, params: TokenParams, querystring: LangQuery } },
-    async (request, reply) => {
-      // The link is a secret: the page is never kept, nor its address sent on.
-      reply.header('Referrer-Policy', 'no-referrer');
-      return drawJoin(request, reply, request.params.token);
-    },
+    // The link is a secret: like every dashboard page, this one is never cached (no-store) and its
+    // address is never sent to another site (Referrer-Policy: same-origin).
+    async (request, reply) => drawJoin(request, reply, request.params.token),
   );
 
   app.post(
