@@ -39,7 +39,7 @@ const usage = `Usage: npm run --silent admin -- <command> [options] [--json]
   wallet credit --phone P --amount C --env test|live
   wallet show --phone P --env test|live
   ledger check                      exits 1 when an invariant of the ledger does not hold
-  user create --business ID --email E --password P [--role owner|viewer]
+  user create --business ID --email E --password P [--role owner|admin|developer|finance|support|viewer]
   user list --business ID
   user disable USER_ID              signs the user out everywhere
   user reset-password USER_ID --password P

@@ -4,7 +4,7 @@
  */
 import type { AuditLogTable } from './schema/audit.js';
 import type { BusinessesTable, ShopsTable } from './schema/businesses.js';
-import type { DashboardSessionsTable, DashboardUsersTable } from './schema/dashboard.js';
+import type { DashboardInvitationsTable, DashboardSessionsTable, DashboardUsersTable } from './schema/dashboard.js';
 import type { EventSequencesTable, EventsTable } from './schema/event-log.js';
 import type { PaymentIntentsTable, RefundsTable } from './schema/intents.js';
 import type { ApiKeysTable } from './schema/keys.js';
@@ -53,6 +53,7 @@ export interface DB {
   audit_log: AuditLogTable;
   dashboard_users: DashboardUsersTable;
   dashboard_sessions: DashboardSessionsTable;
+  dashboard_invitations: DashboardInvitationsTable;
   wallets: WalletsTable;
   unknown_phone_pin_attempts: UnknownPhonePinAttemptsTable;
   ledger_accounts: LedgerAccountsTable;

@@ -146,6 +146,8 @@ export const errorCatalogue = {
     status: 409,
     message: 'A business keeps at least one active owner: make another user an owner first.',
   },
+  ROLE_NOT_ALLOWED: { status: 403, message: 'Your role in this business does not allow this.' },
+  OWNERS_ONLY: { status: 403, message: 'Only an owner makes, changes or removes an owner.' },
 
   NOT_READY: { status: 503, message: 'The server cannot reach its database yet. Retry shortly.' },
   DATABASE_UNAVAILABLE: { status: 503, message: 'The database cannot be reached right now. Retry shortly.' },

@@ -39,6 +39,8 @@ export async function seedDashboard(t: TestApp): Promise<DashboardSeed> {
   const business = await t.createBusiness({ name: 'Épicerie du Port', approveLive: false });
   const key = business.keys.secretTest;
   const owner = await createUser(t, business.id, 'owner');
+  // A second member: the Team page draws its role and removal forms.
+  await createUser(t, business.id, 'finance');
 
   // Payments: one paid then refunded in part, one pending (its code and QR code), one failed.
   const paid = await createIntent(t, key, { amount: 12_500, label: 'Thé vert ×3', metadata: { order: 'A-17' } });
@@ -138,6 +140,7 @@ export async function seedDashboard(t: TestApp): Promise<DashboardSeed> {
     { name: 'events', path: '/dashboard/developers/events' },
     { name: 'settings', path: '/dashboard/settings' },
     { name: 'activity', path: '/dashboard/activity' },
+    { name: 'team', path: '/dashboard/team' },
   ];
   return { owner, pages };
 }

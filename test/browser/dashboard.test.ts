@@ -223,7 +223,7 @@ describe.skipIf(skip)('the merchant dashboard in a real browser', () => {
     const context = await newContext();
     const page = await signIn(context, viewer);
     await page.goto(`${t.baseUrl}/dashboard/payments/${reference}`);
-    assert.ok(await page.getByText('changes are for owners').isVisible());
+    assert.ok(await page.getByText('changes are for other roles of your team').isVisible());
     assert.equal(await page.getByRole('button', { name: 'Refund' }).count(), 0);
     await shot(page, 'payment-viewer-desktop');
     // The owner's form, submitted from the viewer's browser with the viewer's own token.
@@ -233,7 +233,7 @@ describe.skipIf(skip)('the merchant dashboard in a real browser', () => {
       maxRedirects: 0,
     });
     assert.equal(response.status(), 403);
-    assert.match(await response.text(), /Only an owner/);
+    assert.match(await response.text(), /Your role in this business does not allow this/);
     const api = await t.request('GET', `/api/v1/dev/intents/${reference}`, { key: business.keys.secretTest });
     assert.equal(api.body.data.totalAmountRefunded, 0);
     await context.close();

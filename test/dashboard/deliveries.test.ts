@@ -154,11 +154,11 @@ describe('dashboard delivery log: last HTTP status, a red failing state, retry n
     assert.deepEqual(revived, { status: 'PENDING', attempt_count: 0, dead_reason: null });
   });
 
-  test('a viewer sees the failing state but no retry button, and cannot post one', async () => {
+  test('a viewer opens no delivery log (developers.manage, decision 083) and cannot post a retry', async () => {
     const failing = await delivery({ status: 'FAILED', attempt_count: 2, last_status_code: 500 });
     const { client: viewer } = await signedIn(t, business.id, 'viewer');
     const list = await viewer.get(`${LOG}?endpoint=${endpointId}`);
-    assert.match(row(list.html, failing), /badge FAILED/);
+    assert.equal(list.status, 403);
     assert.doesNotMatch(list.html, /Retry now/);
     const form = hiddenFields((await owner.get(`${LOG}/${failing}`)).html, `${LOG}/${failing}/retry`);
     const csrf = /name="_csrf" value="([^"]+)"/.exec((await viewer.get(LOG)).html)![1]!;

@@ -66,7 +66,7 @@ describe('dashboard webhook endpoints: edit events, disable, enable, rotate, pin
 
     const viewer = await signedIn(t, business.id, 'viewer');
     const seen = await viewer.client.get(path);
-    assert.equal(seen.status, 200);
+    assert.equal(seen.status, 403, 'the developers pages are for developers.manage (decision 083)');
     assert.ok(!seen.html.includes(`action="${path}/rotate"`), 'no actions for a viewer');
     const csrf = /name="_csrf" value="([^"]+)"/.exec(seen.html)![1]!;
     for (const action of [path, `${path}/disable`, `${path}/rotate`, `${path}/ping`]) {

@@ -409,7 +409,7 @@ describe('dashboard: payment links (issue 50 item 5)', () => {
     assert.doesNotMatch(page.html, /\/deactivate"|\/reactivate"/);
     const form = await viewer.get(NEW);
     assert.equal(form.status, 403);
-    assert.match(form.html, /Only an owner of this business can do this\./);
+    assert.match(form.html, /Your role in this business does not allow this\./);
 
     // Forms copied from an owner's pages, posted with the viewer's own token: refused, nothing changes.
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page.html)![1]!;
@@ -417,7 +417,7 @@ describe('dashboard: payment links (issue 50 item 5)', () => {
     assert.equal(created.status, 403);
     const off = await viewer.post(`${path}/deactivate`, { _csrf: csrf, _idem: 'viewer-2' });
     assert.equal(off.status, 403);
-    assert.match(off.html, /Only an owner of this business can do this\./);
+    assert.match(off.html, /Your role in this business does not allow this\./);
     assert.equal((await apiLink(t, sk, link.referenceNumber)).active, true);
     const labels = (await t.request('GET', '/api/v1/dev/payment-links?limit=100', { key: sk })).body.data.items.map(
       (item: { label: string }) => item.label,

@@ -278,7 +278,7 @@ describe('dashboard payouts: list, a payout in two steps, a batch from CSV, a pa
     ] as const) {
       const refused = await viewer.post(action, { _csrf: csrf, ...form });
       assert.equal(refused.status, 403, action);
-      assert.match(refused.html, /Only an owner of this business can do this\./);
+      assert.match(refused.html, /Your role in this business does not allow this\./);
     }
     const batch = await postMultipart(
       t,

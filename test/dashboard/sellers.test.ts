@@ -250,7 +250,7 @@ describe('dashboard: sellers (issue 52 item 5)', () => {
     assert.doesNotMatch(page.html, /id="seller-form"/);
     const form = await viewer.get(NEW);
     assert.equal(form.status, 403);
-    assert.match(form.html, /Only an owner of this business can do this\./);
+    assert.match(form.html, /Your role in this business does not allow this\./);
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page.html)![1]!;
     const created = await viewer.post(SELLERS, { _csrf: csrf, _idem: 'v-1', name: 'Nope', phone: '36000001' });
     assert.equal(created.status, 403);
@@ -262,7 +262,7 @@ describe('dashboard: sellers (issue 52 item 5)', () => {
       status: 'DISABLED',
     });
     assert.equal(edited.status, 403);
-    assert.match(edited.html, /Only an owner of this business can do this\./);
+    assert.match(edited.html, /Your role in this business does not allow this\./);
     assert.equal((await getSeller(t, sk, seller.id)).status, 'ACTIVE');
 
     // An owner's form without its token, or with another session's: refused before it is read.

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { DashboardRole } from '../../src/db/schema.js';
 import type { TestApp } from '../support/harness.js';
 
 export const PASSWORD = 'correct horse battery';
@@ -105,7 +106,7 @@ let userCounter = 0;
 export async function createUser(
   t: TestApp,
   businessId: string,
-  role: 'owner' | 'viewer' = 'owner',
+  role: DashboardRole = 'owner',
 ): Promise<{ id: string; email: string; password: string }> {
   const email = `user${++userCounter}-${process.pid}-${Date.now()}@example.com`;
   const response = await t.admin('POST', '/users', { businessId, email, password: PASSWORD, role });
@@ -114,7 +115,7 @@ export async function createUser(
 }
 
 /** A client signed in as a new user of `businessId`. */
-export async function signedIn(t: TestApp, businessId: string, role: 'owner' | 'viewer' = 'owner') {
+export async function signedIn(t: TestApp, businessId: string, role: DashboardRole = 'owner') {
   const user = await createUser(t, businessId, role);
   const client = new FormClient(t);
   const answer = await client.signIn(user.email, user.password);

@@ -34,3 +34,18 @@ export interface DashboardSessionsTable {
   last_seen_at: CreatedAt;
   revoked_at: Date | null;
 }
+
+/** An invitation to a business's team (migration 051): only its token's hash is kept. */
+export interface DashboardInvitationsTable {
+  id: string;
+  business_id: string;
+  email: string;
+  role: DashboardRole;
+  token_hash: string;
+  /** The member who invited (null: the operator). */
+  invited_by: string | null;
+  created_at: CreatedAt;
+  expires_at: Date;
+  accepted_at: Date | null;
+  revoked_at: Date | null;
+}

@@ -1,10 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { Executor } from '../../db/transaction.js';
+import type { AuditAction } from '../audit/actions.js';
 import { Type } from 'typebox';
 import { OPERATOR_WRITE, write } from '../../http/idempotency/plugin.js';
 import { DASHBOARD_ROLES } from '../../db/schema.js';
 import { Envelope, literalUnion } from '../../http/schemas.js';
 import { PASSWORD_MAX_LENGTH } from '../dashboard/password.js';
-import { createUser, disableUser, listUsers, newPasswordHash, resetPassword } from '../dashboard/users.js';
+import { actorOf, recordAudit } from '../audit/record.js';
+import {
+  createUser,
+  disableUser,
+  listUsers,
+  newPasswordHash,
+  resetPassword,
+  type UserView,
+} from '../dashboard/users.js';
 
 const Role = literalUnion(DASHBOARD_ROLES);
 
@@ -20,9 +31,21 @@ const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) 
 // Length rules are the service's (one message for the CLI and the dashboard); this only bounds the input.
 const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH + 1 });
 
-/** Operators manage merchant dashboard users: `admin user create|list|disable|reset-password`. */
+/**
+ * Operators manage merchant dashboard users: `admin user create|list|disable|reset-password`. Each
+ * change is recorded in the business's audit log as the dashboard's own acts are, by the operator.
+ */
 export const userAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config } = app.services;
+  const audit = (trx: Executor, request: FastifyRequest, action: AuditAction, user: UserView) =>
+    recordAudit(trx, {
+      businessId: user.businessId,
+      environment: null,
+      action,
+      actor: actorOf(request),
+      target: { kind: 'dashboard_user', id: user.id },
+      details: { email: user.email, role: user.role },
+    });
 
   app.post(
     '/users',
@@ -44,9 +67,11 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { password, ...user } = request.body;
       const passwordHash = await newPasswordHash(password, config.dashboard.passwordCost);
-      return write(request, reply, 201, (trx) =>
-        createUser(trx, { ...user, passwordHash, role: user.role ?? 'owner' }),
-      );
+      return write(request, reply, 201, async (trx) => {
+        const created = await createUser(trx, { ...user, passwordHash, role: user.role ?? 'owner' });
+        await audit(trx, request, 'user.joined', created);
+        return created;
+      });
     },
   );
 
@@ -64,7 +89,12 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/users/:id/disable',
     { schema: { params: IdParams, response: { 200: Envelope(UserView) } } },
-    async (request, reply) => write(request, reply, 200, (trx) => disableUser(trx, request.params.id)),
+    async (request, reply) =>
+      write(request, reply, 200, async (trx) => {
+        const disabled = await disableUser(trx, request.params.id);
+        await audit(trx, request, 'user.removed', disabled);
+        return disabled;
+      }),
   );
 
   app.post(
@@ -79,7 +109,11 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const passwordHash = await newPasswordHash(request.body.password, config.dashboard.passwordCost);
-      return write(request, reply, 200, (trx) => resetPassword(trx, request.params.id, passwordHash));
+      return write(request, reply, 200, async (trx) => {
+        const reset = await resetPassword(trx, request.params.id, passwordHash);
+        await audit(trx, request, 'user.password_changed', reset);
+        return reset;
+      });
     },
   );
 };

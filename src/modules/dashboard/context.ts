@@ -15,7 +15,7 @@ import {
 } from '../../lib/i18n.js';
 import { secretBase62 } from '../../lib/ids.js';
 import { allScopes } from '../keys/scopes.js';
-import { can, type Permission } from '../team/permissions.js';
+import { can, isPermission, type Permission } from '../team/permissions.js';
 import { dashboardAssets } from './assets.js';
 import type { DrawnPage, ViewName, Views } from './page-views.js';
 import { dictionaries, errorText, type Dictionary } from './i18n.js';
@@ -23,10 +23,22 @@ import { statusText, type StatusVocabulary } from './statuses.js';
 import type { DashboardSession } from './sessions.js';
 
 /**
- * What a dashboard route needs: `public` (sign-in), `read` (any signed-in user), `owner` (changes),
- * or a permission of the team's table (src/modules/team/permissions.ts, issue 53).
+ * What a dashboard route needs, declared by every route (the plugin refuses to start otherwise):
+ * `public` (sign-in, an invitation's page), `session` (any signed-in member: sign-out, language,
+ * their own password) or a permission of the team's table (src/modules/team/permissions.ts).
  */
-export type DashboardAccess = 'public' | 'read' | 'owner' | Permission;
+export type DashboardAccess = 'public' | 'session' | Permission;
+
+export function isDashboardAccess(value: unknown): value is DashboardAccess {
+  return value === 'public' || value === 'session' || (typeof value === 'string' && isPermission(value));
+}
+
+/** Whether the session's role may do what `access` names (a page drawing a form asks the same). */
+export function allows(session: DashboardSession | undefined, access: DashboardAccess): boolean {
+  if (access === 'public') return true;
+  if (!session) return false;
+  return access === 'session' || can(session.role, access);
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -141,8 +153,8 @@ export async function drawPage(
     // A page's own script (served as a file, loaded under the nonce): `<script src="<%= it.asset('x.js') %>">`.
     asset: (name: string) => dashboardAssets.url(name),
     session,
-    // Whether the signed-in member holds a permission: what the navigation offers them.
-    may: (permission: Permission) => (session ? can(session.role, permission) : false),
+    // What the signed-in member's role may do: a page draws a form or a link only when it may.
+    allowed: (permission: Permission) => allows(session, permission),
     path: request.url.split('?')[0],
     mru: (centimes: number) => formatAmount(centimes, lang),
     amountInput: (centimes: number) => formatAmountInput(centimes, lang),

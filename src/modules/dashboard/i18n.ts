@@ -18,6 +18,7 @@ import { payoutTexts } from './pages/payouts/texts.js';
 import { productTexts } from './pages/products/texts.js';
 import { sellerTexts } from './pages/sellers/texts.js';
 import { settingsTexts } from './pages/settings/texts.js';
+import { teamTexts } from './pages/team/texts.js';
 import { ar } from './texts/ar.js';
 import { en } from './texts/en.js';
 import { errorTexts } from './texts/errors.js';
@@ -59,6 +60,7 @@ const pageTexts = {
   products: productTexts,
   sellers: sellerTexts,
   settings: settingsTexts,
+  team: teamTexts,
 } as const;
 
 export type DashboardPage = keyof typeof pageTexts;

@@ -10,6 +10,7 @@ import type { PayoutViews } from './pages/payouts/view.js';
 import type { ProductViews } from './pages/products/view.js';
 import type { SellerViews } from './pages/sellers/view.js';
 import type { SettingsViews } from './pages/settings/view.js';
+import type { TeamViews } from './pages/team/view.js';
 
 /** The pages every part of the dashboard may draw: a message (a refusal, an error, a page not found). */
 interface SharedViews {
@@ -36,7 +37,8 @@ export interface Views
     PayoutViews,
     ProductViews,
     SellerViews,
-    SettingsViews {}
+    SettingsViews,
+    TeamViews {}
 
 export type ViewName = keyof Views;
 

@@ -1,12 +1,13 @@
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { toApiError } from '../../http/error-handler.js';
 import { dashboardAssets } from './assets.js';
 import { activityPages } from './pages/activity/routes.js';
 import { authRoutes } from './pages/auth/routes.js';
 import { balancePages } from './pages/balance/routes.js';
-import { DASHBOARD, langOf, sendPage } from './context.js';
+import { allows, DASHBOARD, isDashboardAccess, langOf, sendPage, type DashboardAccess } from './context.js';
 import { sameToken } from '../../http/auth.js';
 import { cookieNames, cookiesOf, setCookie } from './cookies.js';
 import { developerPages } from './pages/developers/routes.js';
@@ -19,14 +20,36 @@ import { orderPages } from './pages/orders/routes.js';
 import { productPages } from './pages/products/routes.js';
 import { sellerPages } from './pages/sellers/routes.js';
 import { settingsPages } from './pages/settings/routes.js';
+import { invitationPages } from './pages/team/invitation-routes.js';
+import { teamPages } from './pages/team/routes.js';
 import { findSession } from './sessions.js';
 
 const FORM_BYTES = 64 * 1024;
 
 /**
+ * Every dashboard route's access by `METHOD /path` (the same for every app built: its routes are
+ * fixed), as the plugin checked it at startup: what the permission matrix test walks.
+ */
+export const dashboardAccess = new Map<string, DashboardAccess>();
+
+/** The startup check of a dashboard route: its access declared, then kept in `dashboardAccess`. */
+export function recordDashboardRoute(route: Pick<RouteOptions, 'method' | 'url' | 'config'>): void {
+  const access: unknown = route.config?.dashboard;
+  if (!isDashboardAccess(access)) {
+    throw new Error(`${String(route.method)} ${route.url}: a dashboard route declares its config.dashboard access`);
+  }
+  for (const method of [route.method].flat()) dashboardAccess.set(`${method} ${route.url}`, access);
+}
+
+function refuseRole(request: FastifyRequest, reply: FastifyReply) {
+  return sendPage(request, reply, 'message', { title: sharedWords(langOf(request)).notAllowed, kind: 'role' }, 403);
+}
+
+/**
  * The merchant dashboard at /dashboard: server-drawn HTML pages (the server's one eta engine, every
- * value escaped) over the same services as the API. Everything but the sign-in page needs a
- * session; every POST needs the session's CSRF token; changes need the owner role.
+ * value escaped) over the same services as the API. Every route declares what it needs
+ * (`config.dashboard`, checked at startup); everything but the public pages needs a session, every
+ * POST the session's CSRF token, and a page or form its permission (the role's, decision 083).
  */
 const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config } = app.services;
@@ -43,8 +66,12 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
   });
   app.decorateRequest('dashboard', undefined);
 
+  // Like the API's write policies: a route that forgot to say who may use it does not start.
+  app.addHook('onRoute', recordDashboardRoute);
+
   app.addHook('onRequest', async (request, reply) => {
-    const access = request.routeOptions.config.dashboard ?? 'read';
+    // The not-found page has no route config: it draws for anyone, signed in or not.
+    const access = request.routeOptions.config.dashboard ?? 'session';
     if (access === 'public') return;
     const token = cookiesOf(request)[names.session];
     const session = token ? await findSession(db, token, config.dashboard.sessionIdleMinutes) : undefined;
@@ -54,6 +81,9 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
       return reply.redirect(`${DASHBOARD}/login?next=${encodeURIComponent(next)}&notice=ended`, 303);
     }
     request.dashboard = session;
+    // A page the role may not open: its message, before anything is read (a POST is refused
+    // after its CSRF check below, so a forged form learns nothing either way).
+    if (request.method !== 'POST' && !allows(session, access)) return refuseRole(request, reply);
   });
 
   // The body is parsed, not yet validated: a forged or forbidden form learns nothing about its fields.
@@ -64,9 +94,7 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
     if (!sameToken(body._csrf, session.csrfToken)) {
       return sendPage(request, reply, 'message', { title: sharedWords(session.lang).formExpired, kind: 'csrf' }, 403);
     }
-    if (request.routeOptions.config.dashboard === 'owner' && session.role !== 'owner') {
-      return sendPage(request, reply, 'message', { title: sharedWords(session.lang).ownersOnly, kind: 'role' }, 403);
-    }
+    if (!allows(session, request.routeOptions.config.dashboard ?? 'session')) return refuseRole(request, reply);
   });
 
   app.setErrorHandler(async (error, request, reply) => {
@@ -92,6 +120,8 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(developerPages);
   await app.register(settingsPages);
   await app.register(activityPages);
+  await app.register(teamPages);
+  await app.register(invitationPages, { names });
 };
 
 /** Mounted with its own prefix, so its not-found and error pages stay inside /dashboard. */

@@ -1,5 +1,5 @@
-import { sql, type Transaction } from 'kysely';
-import type { DashboardRole, DB } from '../../db/schema.js';
+import { sql } from 'kysely';
+import type { DashboardRole } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { ApiError, invalid } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -37,6 +37,10 @@ function toView(row: UserRow): UserView {
 }
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{1,63}$/;
+
+export function isEmail(email: string): boolean {
+  return EMAIL.test(email);
+}
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -121,42 +125,6 @@ export async function resetPassword(db: Executor, userId: string, passwordHash: 
   return toView(row);
 }
 
-/**
- * An owner's change to another user of the same business: a new role, or disabled (signed out
- * everywhere). The business's users are locked first, so two owners demoting each other at once
- * cannot leave it without an active owner.
- */
-export async function changeUser(
-  trx: Transaction<DB>,
-  businessId: string,
-  userId: string,
-  change: { role: DashboardRole } | { disable: true },
-): Promise<UserView> {
-  const users = await trx
-    .selectFrom('dashboard_users')
-    .select(['id', 'role', 'disabled_at'])
-    .where('business_id', '=', businessId)
-    .orderBy('id')
-    .forUpdate()
-    .execute();
-  const target = users.find((user) => user.id === userId);
-  if (!target) throw new ApiError('NOT_FOUND', 'No such user in this business.');
-  const ownersLeft = users.filter(
-    (user) =>
-      user.disabled_at === null &&
-      (user.id === userId ? 'role' in change && change.role === 'owner' : user.role === 'owner'),
-  );
-  if (ownersLeft.length === 0) throw new ApiError('LAST_OWNER');
-  if ('disable' in change) return disableUser(trx, userId);
-  const row = await trx
-    .updateTable('dashboard_users')
-    .set({ role: change.role, updated_at: sql<Date>`now()` })
-    .where('id', '=', userId)
-    .returning(userColumns)
-    .executeTakeFirstOrThrow();
-  return toView(row);
-}
-
 export async function revokeSessionsOf(db: Executor, userId: string): Promise<void> {
   await db
     .updateTable('dashboard_sessions')
@@ -167,23 +135,25 @@ export async function revokeSessionsOf(db: Executor, userId: string): Promise<vo
 }
 
 /**
- * The user these credentials sign in, or undefined, whichever part was wrong. An unknown email
- * is checked against a decoy hash so that it costs the same time as a wrong password.
+ * The user these credentials sign in, or (whichever part was wrong) the account the email names,
+ * if any, for the audit log of its business. An unknown email is checked against a decoy hash so
+ * that it costs the same time as a wrong password.
  */
 export async function checkCredentials(
   db: Executor,
   email: string,
   password: string,
   passwordCost: number,
-): Promise<UserView | undefined> {
+): Promise<{ ok: true; user: UserView } | { ok: false; account: UserView | undefined }> {
   const row = await db
     .selectFrom('dashboard_users')
     .select([...userColumns, 'password_hash'])
     .where('email', '=', normalizeEmail(email))
     .executeTakeFirst();
   const matches = await verifyPassword(password, row?.password_hash ?? (await decoyHash(passwordCost)));
-  if (!row || !matches || row.disabled_at !== null) return undefined;
-  return toView(row);
+  if (!row) return { ok: false, account: undefined };
+  if (!matches || row.disabled_at !== null) return { ok: false, account: toView(row) };
+  return { ok: true, user: toView(row) };
 }
 
 /** Whether `password` is the user's current one (a disabled or unknown user has none). */

@@ -12,7 +12,7 @@ export const en = {
   password: 'Password',
   signOut: 'Sign out',
   formExpired: 'This form expired or did not come from this dashboard. Reload the page and try again.',
-  ownersOnly: 'Only an owner of this business can do this.',
+  notAllowed: 'Your role in this business does not allow this.',
   notFound: 'This page does not exist.',
   somethingWrong: 'Something went wrong on our side. Try again.',
   home: 'Home',
@@ -97,7 +97,7 @@ export const en = {
   attempts: 'Attempts',
   error: 'Error',
   at: 'At',
-  viewerNotice: 'You can look at everything; changes are for owners.',
+  viewerNotice: 'You can look; changes are for other roles of your team.',
   done: 'Done.',
   alreadyDone: 'This form was already sent; it was carried out once.',
   skipToContent: 'Skip to content',
@@ -122,6 +122,7 @@ export const en = {
   confirm: 'Confirm',
   // Settings
   settings: 'Settings',
+  team: 'Team',
   businessName: 'Business name',
   role: 'Role',
   // Orders

@@ -9,6 +9,7 @@ import { cookiesOf, newToken, setCookie, type CookieNames } from '../../cookies.
 import { createSession, revokeSession, setSessionPreferences } from '../../sessions.js';
 import { passwordAttemptAllowed, RETRY_AFTER_SECONDS } from '../../password-attempts.js';
 import { checkCredentials } from '../../users.js';
+import { anonymousActorOf, recordAudit } from '../../../audit/record.js';
 
 const LoginForm = Type.Object(
   {
@@ -95,9 +96,33 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ names: CookieNames }> = asy
         reply.header('Retry-After', RETRY_AFTER_SECONDS);
         return loginPage(request, reply, 429, { ...shown, error: t.tooManyAttempts });
       }
-      const user = await checkCredentials(db, email, password, config.dashboard.passwordCost);
-      if (!user) return loginPage(request, reply, 401, { ...shown, error: t.badCredentials });
-      const session = await createSession(db, user.id, lang);
+      const checked = await checkCredentials(db, email, password, config.dashboard.passwordCost);
+      if (!checked.ok) {
+        // Recorded in the business of the account the email names (an unknown email has none),
+        // in a transaction of its own: nothing else is written.
+        const { account } = checked;
+        if (account) {
+          await recordAudit(db, {
+            businessId: account.businessId,
+            environment: null,
+            action: 'user.sign_in_failed',
+            actor: anonymousActorOf(request, email.slice(0, 320)),
+            target: { kind: 'dashboard_user', id: account.id },
+          });
+        }
+        return loginPage(request, reply, 401, { ...shown, error: t.badCredentials });
+      }
+      const { user } = checked;
+      const session = await db.transaction().execute(async (trx) => {
+        await recordAudit(trx, {
+          businessId: user.businessId,
+          environment: null,
+          action: 'user.signed_in',
+          actor: { ...anonymousActorOf(request, user.email), id: user.id },
+          target: { kind: 'dashboard_user', id: user.id },
+        });
+        return createSession(trx, user.id, lang);
+      });
       setCookie(reply, names, names.session, session.token);
       return reply.redirect(next, 303);
     },
@@ -105,7 +130,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ names: CookieNames }> = asy
 
   app.post(
     at(`${DASHBOARD}/logout`),
-    { config: { dashboard: 'read' }, schema: { hide: true, body: TokenOnly } },
+    { config: { dashboard: 'session' }, schema: { hide: true, body: TokenOnly } },
     async (request, reply) => {
       await revokeSession(db, requireSession(request).tokenHash);
       setCookie(reply, names, names.session, '', 0);
@@ -116,7 +141,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ names: CookieNames }> = asy
   // A preference of this session only (what the user looks at), so viewers may switch too.
   app.post(
     at(`${DASHBOARD}/preferences`),
-    { config: { dashboard: 'read' }, schema: { hide: true, body: PreferencesForm } },
+    { config: { dashboard: 'session' }, schema: { hide: true, body: PreferencesForm } },
     async (request, reply) => {
       const session = requireSession(request);
       const { environment, lang } = request.body;

@@ -162,83 +162,91 @@ async function statementLinks(db: Kysely<DB>, caller: Caller, lang: Lang): Promi
 export const balancePages: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config } = app.services;
 
-  app.get(at(BALANCE), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
-    const session = requireSession(request);
-    const caller = callerOf(session);
-    const t = wordsFor('balance', langOf(request));
-    // What the form shows back, as typed (a reference in capitals, without the spaces of a paste).
-    const text = {
-      type: request.query.type ?? '',
-      source: (request.query.source ?? '').trim().toUpperCase(),
-      from: (request.query.from ?? '').trim(),
-      to: (request.query.to ?? '').trim(),
-    };
-    const page = request.query.page ?? 1;
-    const { filters, error } = readFilters(t, text);
-    const [available, statements, result] = await Promise.all([
-      accountBalance(db, caller.environment, { kind: 'merchant', ownerId: caller.businessId }),
-      statementLinks(db, caller, langOf(request)),
-      error
-        ? { items: [], total: 0 }
-        : listBalanceTransactions(db, caller, { ...filters, limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
-    ]);
-    const filterQuery = new URLSearchParams();
-    for (const [name, value] of Object.entries(text)) if (value) filterQuery.set(name, value);
-    // The export takes the list's filters, all of them.
-    const exportQueryText = filterQuery.toString();
-    return sendPage(
-      request,
-      reply,
-      'balance',
-      {
-        available,
-        statements,
-        types: BALANCE_TRANSACTION_TYPES,
-        typeLabels: typeLabels(t),
-        filters: text,
-        filterQuery: filterQuery.toString(),
-        exportUrl: `${BALANCE}/export.csv${exportQueryText ? `?${exportQueryText}` : ''}`,
-        items: result.items.map((row) => balanceRow(balanceTransactionView(row))),
-        total: result.total,
-        page,
-        pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
-        ...(error ? { error } : {}),
-      },
-      error ? 400 : 200,
-    );
-  });
+  app.get(
+    at(BALANCE),
+    { config: { dashboard: 'balance.read' }, schema: { hide: true, querystring: ListQuery } },
+    async (request, reply) => {
+      const session = requireSession(request);
+      const caller = callerOf(session);
+      const t = wordsFor('balance', langOf(request));
+      // What the form shows back, as typed (a reference in capitals, without the spaces of a paste).
+      const text = {
+        type: request.query.type ?? '',
+        source: (request.query.source ?? '').trim().toUpperCase(),
+        from: (request.query.from ?? '').trim(),
+        to: (request.query.to ?? '').trim(),
+      };
+      const page = request.query.page ?? 1;
+      const { filters, error } = readFilters(t, text);
+      const [available, statements, result] = await Promise.all([
+        accountBalance(db, caller.environment, { kind: 'merchant', ownerId: caller.businessId }),
+        statementLinks(db, caller, langOf(request)),
+        error
+          ? { items: [], total: 0 }
+          : listBalanceTransactions(db, caller, { ...filters, limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
+      ]);
+      const filterQuery = new URLSearchParams();
+      for (const [name, value] of Object.entries(text)) if (value) filterQuery.set(name, value);
+      // The export takes the list's filters, all of them.
+      const exportQueryText = filterQuery.toString();
+      return sendPage(
+        request,
+        reply,
+        'balance',
+        {
+          available,
+          statements,
+          types: BALANCE_TRANSACTION_TYPES,
+          typeLabels: typeLabels(t),
+          filters: text,
+          filterQuery: filterQuery.toString(),
+          exportUrl: `${BALANCE}/export.csv${exportQueryText ? `?${exportQueryText}` : ''}`,
+          items: result.items.map((row) => balanceRow(balanceTransactionView(row))),
+          total: result.total,
+          page,
+          pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
+          ...(error ? { error } : {}),
+        },
+        error ? 400 : 200,
+      );
+    },
+  );
 
-  app.get(at(`${BALANCE}/export.csv`), { schema: { hide: true, querystring: ExportQuery } }, async (request, reply) => {
-    const session = requireSession(request);
-    const caller = callerOf(session);
-    const type = request.query.type?.trim() || undefined;
-    if (type !== undefined && !isType(type)) throw invalid('query.type', 'is not a balance transaction type');
-    const source = request.query.source?.trim().toUpperCase() || undefined;
-    if (source !== undefined && !SOURCE.test(source)) throw invalid('query.source', 'is not a PI- or OR- reference');
-    // Read before the first byte is sent: a bad filter is the dashboard's 400 page, not a broken file.
-    const filters = {
-      type,
-      source,
-      from: dateField(request.query.from?.trim(), 'from'),
-      to: dateField(request.query.to?.trim(), 'to'),
-    };
-    const file = await startDownload(caller, reply.raw, config.downloads, () => ({
-      headers: {
-        'Content-Type': 'text/csv; charset=utf-8',
-        'Cache-Control': 'no-store',
-        'X-Content-Type-Options': 'nosniff',
-        'Content-Disposition': `attachment; filename="balance-transactions-${session.environment}.csv"`,
-      },
-      chunks: exportBalanceTransactions(db, caller, filters),
-    }));
-    return reply.headers(file.headers).send(file.body);
-  });
+  app.get(
+    at(`${BALANCE}/export.csv`),
+    { config: { dashboard: 'balance.read' }, schema: { hide: true, querystring: ExportQuery } },
+    async (request, reply) => {
+      const session = requireSession(request);
+      const caller = callerOf(session);
+      const type = request.query.type?.trim() || undefined;
+      if (type !== undefined && !isType(type)) throw invalid('query.type', 'is not a balance transaction type');
+      const source = request.query.source?.trim().toUpperCase() || undefined;
+      if (source !== undefined && !SOURCE.test(source)) throw invalid('query.source', 'is not a PI- or OR- reference');
+      // Read before the first byte is sent: a bad filter is the dashboard's 400 page, not a broken file.
+      const filters = {
+        type,
+        source,
+        from: dateField(request.query.from?.trim(), 'from'),
+        to: dateField(request.query.to?.trim(), 'to'),
+      };
+      const file = await startDownload(caller, reply.raw, config.downloads, () => ({
+        headers: {
+          'Content-Type': 'text/csv; charset=utf-8',
+          'Cache-Control': 'no-store',
+          'X-Content-Type-Options': 'nosniff',
+          'Content-Disposition': `attachment; filename="balance-transactions-${session.environment}.csv"`,
+        },
+        chunks: exportBalanceTransactions(db, caller, filters),
+      }));
+      return reply.headers(file.headers).send(file.body);
+    },
+  );
 
   // The API's statement of a month (payments/statements.ts) for the session's business and mode,
   // labelled in the dashboard's language, with the API's download limits.
   app.get(
     at(`${BALANCE}/statements/:file`),
-    { schema: { hide: true, params: StatementParams } },
+    { config: { dashboard: 'balance.read' }, schema: { hide: true, params: StatementParams } },
     async (request, reply) => {
       const caller = callerOf(requireSession(request));
       const [month, format] = request.params.file.split('.') as [string, 'csv' | 'html'];

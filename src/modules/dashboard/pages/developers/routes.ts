@@ -56,9 +56,10 @@ const DELIVERIES = `${DASHBOARD}/developers/deliveries`;
 export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(keyPages);
   const { db, config } = app.services;
-  const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
+  const owner = { dashboard: 'developers.manage', write: FORM_WRITE } as const;
+  const view = { dashboard: 'developers.manage' } as const;
 
-  app.get(at(WEBHOOKS), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {
+  app.get(at(WEBHOOKS), { config: view, schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {
     const session = requireSession(request);
     const list = await endpoints.listEndpoints(db, callerOf(session), { limit: endpoints.MAX_ENDPOINTS, offset: 0 });
     return sendPage(request, reply, 'webhooks', { endpoints: list.items, eventNames: EVENT_NAMES });
@@ -93,7 +94,7 @@ export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     at(`${WEBHOOKS}/:id`),
-    { schema: { hide: true, params: IdParams, querystring: FlashQuery } },
+    { config: view, schema: { hide: true, params: IdParams, querystring: FlashQuery } },
     async (request, reply) => {
       const session = requireSession(request);
       const caller = callerOf(session);
@@ -166,56 +167,60 @@ export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
       }),
   );
 
-  app.get(at(DELIVERIES), { schema: { hide: true, querystring: DeliveriesQuery } }, async (request, reply) => {
-    const session = requireSession(request);
-    const caller = callerOf(session);
-    const { status, event, endpoint } = request.query;
-    // An empty date field of the filter form means no bound; anything else is read as the API reads it.
-    const fromText = request.query.from || undefined;
-    const toText = request.query.to || undefined;
-    const from = parseDateFilter(fromText, 'from');
-    const to = parseDateFilter(toText, 'to');
-    const page = request.query.page ?? 1;
-    const [result, endpointList] = await Promise.all([
-      listDeliveries(
-        db,
-        caller,
-        {
-          ...(status ? { status } : {}),
-          ...(event ? { event } : {}),
-          ...(endpoint ? { endpointId: endpoint } : {}),
-          ...(from ? { from } : {}),
-          ...(to ? { to } : {}),
+  app.get(
+    at(DELIVERIES),
+    { config: view, schema: { hide: true, querystring: DeliveriesQuery } },
+    async (request, reply) => {
+      const session = requireSession(request);
+      const caller = callerOf(session);
+      const { status, event, endpoint } = request.query;
+      // An empty date field of the filter form means no bound; anything else is read as the API reads it.
+      const fromText = request.query.from || undefined;
+      const toText = request.query.to || undefined;
+      const from = parseDateFilter(fromText, 'from');
+      const to = parseDateFilter(toText, 'to');
+      const page = request.query.page ?? 1;
+      const [result, endpointList] = await Promise.all([
+        listDeliveries(
+          db,
+          caller,
+          {
+            ...(status ? { status } : {}),
+            ...(event ? { event } : {}),
+            ...(endpoint ? { endpointId: endpoint } : {}),
+            ...(from ? { from } : {}),
+            ...(to ? { to } : {}),
+          },
+          { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE },
+        ),
+        endpoints.listEndpoints(db, caller, { limit: endpoints.MAX_ENDPOINTS, offset: 0 }),
+      ]);
+      const filters = new URLSearchParams();
+      for (const [name, value] of Object.entries({ status, event, endpoint, from: fromText, to: toText }))
+        if (value) filters.set(name, value);
+      return sendPage(request, reply, 'deliveries', {
+        deliveries: withHealth(result.items),
+        total: result.total,
+        page,
+        pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
+        filters: {
+          status: status ?? '',
+          event: event ?? '',
+          endpoint: endpoint ?? '',
+          from: fromText ?? '',
+          to: toText ?? '',
         },
-        { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE },
-      ),
-      endpoints.listEndpoints(db, caller, { limit: endpoints.MAX_ENDPOINTS, offset: 0 }),
-    ]);
-    const filters = new URLSearchParams();
-    for (const [name, value] of Object.entries({ status, event, endpoint, from: fromText, to: toText }))
-      if (value) filters.set(name, value);
-    return sendPage(request, reply, 'deliveries', {
-      deliveries: withHealth(result.items),
-      total: result.total,
-      page,
-      pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
-      filters: {
-        status: status ?? '',
-        event: event ?? '',
-        endpoint: endpoint ?? '',
-        from: fromText ?? '',
-        to: toText ?? '',
-      },
-      filterQuery: filters.toString(),
-      statuses: DELIVERY_STATUSES,
-      eventNames: EVENT_NAMES,
-      endpoints: endpointList.items,
-    });
-  });
+        filterQuery: filters.toString(),
+        statuses: DELIVERY_STATUSES,
+        eventNames: EVENT_NAMES,
+        endpoints: endpointList.items,
+      });
+    },
+  );
 
   app.get(
     at(`${DELIVERIES}/:id`),
-    { schema: { hide: true, params: IdParams, querystring: FlashQuery } },
+    { config: view, schema: { hide: true, params: IdParams, querystring: FlashQuery } },
     async (request, reply) => {
       const delivery = await getDelivery(db, callerOf(requireSession(request)), request.params.id);
       return sendPage(request, reply, 'delivery', {
@@ -240,7 +245,7 @@ export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     at(`${DASHBOARD}/developers/events`),
-    { schema: { hide: true, querystring: EventsQuery } },
+    { config: view, schema: { hide: true, querystring: EventsQuery } },
     async (request, reply) => {
       const session = requireSession(request);
       // Newest first by insertion, a page at a time from a cursor (the last `seq` shown): the log

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { accountBalance } from '../../../payments/ledger.js';
+import { can } from '../../../team/permissions.js';
 import { barChart } from '../../chart.js';
 import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { intentCountsByStatus, latestIntents, orderCountsByStatus, paidVolumeByDay } from '../../queries.js';
@@ -16,11 +17,14 @@ function axisLabel(lang: string) {
 export const homePages: FastifyPluginAsyncTypebox = async (app) => {
   const { database, db } = app.services;
 
-  app.get(at(DASHBOARD), { schema: { hide: true } }, async (request, reply) => {
+  app.get(at(DASHBOARD), { config: { dashboard: 'payments.read' }, schema: { hide: true } }, async (request, reply) => {
     const session = requireSession(request);
     const scope = { businessId: session.businessId, environment: session.environment };
     const [available, days, counts, orderCounts, latest] = await Promise.all([
-      accountBalance(db, scope.environment, { kind: 'merchant', ownerId: scope.businessId }),
+      // The balance is for the roles that may see it (a developer or support member sees the rest).
+      can(session.role, 'balance.read')
+        ? accountBalance(db, scope.environment, { kind: 'merchant', ownerId: scope.businessId })
+        : null,
       paidVolumeByDay(database, scope, 30),
       intentCountsByStatus(database, scope),
       orderCountsByStatus(database, scope),

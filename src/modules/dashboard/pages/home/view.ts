@@ -7,7 +7,7 @@ type Day = Awaited<ReturnType<typeof paidVolumeByDay>>[number];
 /** What the home page draws: the balance, today's and the month's volume, the chart, counts and the latest payments. */
 export interface HomeViews {
   home: {
-    available: number;
+    available: number | null;
     today: Day;
     month: { total: number; count: number };
     chart: BarChart;

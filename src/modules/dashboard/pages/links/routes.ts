@@ -44,12 +44,6 @@ function wordsOf(request: FastifyRequest) {
   return { lang, t: wordsFor('links', lang) };
 }
 
-/** A viewer sees the links but is never drawn a form that changes them. */
-function ownersOnly(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
-  if (requireSession(request).role === 'owner') return undefined;
-  return sendPage(request, reply, 'message', { title: wordsOf(request).t.ownersOnly, kind: 'role' }, 403);
-}
-
 function drawForm(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -68,7 +62,7 @@ function drawForm(
  */
 export const linkPages: FastifyPluginAsyncTypebox = async (app) => {
   const { db, database, config } = app.services;
-  const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
+  const manage = { dashboard: 'links.manage', write: FORM_WRITE } as const;
   /** A refusal of a link's form, in the request's words (the service was told the same most amount). */
   const refusalOf = (request: FastifyRequest, error: ApiError) => {
     const { lang, t } = wordsOf(request);
@@ -114,36 +108,44 @@ export const linkPages: FastifyPluginAsyncTypebox = async (app) => {
     );
   }
 
-  app.get(at(LINKS), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
-    const { status } = request.query;
-    const page = request.query.page ?? 1;
-    const result = await links.listLinks(db, callerOf(requireSession(request)), {
-      status: status || undefined,
-      limit: PAGE_SIZE,
-      offset: (page - 1) * PAGE_SIZE,
-    });
-    const { lang, t } = wordsOf(request);
-    const payBase = payBaseUrl(request);
-    return sendPage(request, reply, 'links', {
-      statuses: PAYMENT_LINK_STATUSES,
-      statusWords: statusWords(t),
-      filters: { status: status ?? '' },
-      filterQuery: status ? new URLSearchParams({ status }).toString() : '',
-      items: result.items.map((row) => {
-        const view = linkView(row, payBase);
-        return { view, amountText: amountText(view, t, lang) };
-      }),
-      total: result.total,
-      page,
-      pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
-    });
-  });
+  app.get(
+    at(LINKS),
+    { config: { dashboard: 'payments.read' }, schema: { hide: true, querystring: ListQuery } },
+    async (request, reply) => {
+      const { status } = request.query;
+      const page = request.query.page ?? 1;
+      const result = await links.listLinks(db, callerOf(requireSession(request)), {
+        status: status || undefined,
+        limit: PAGE_SIZE,
+        offset: (page - 1) * PAGE_SIZE,
+      });
+      const { lang, t } = wordsOf(request);
+      const payBase = payBaseUrl(request);
+      return sendPage(request, reply, 'links', {
+        statuses: PAYMENT_LINK_STATUSES,
+        statusWords: statusWords(t),
+        filters: { status: status ?? '' },
+        filterQuery: status ? new URLSearchParams({ status }).toString() : '',
+        items: result.items.map((row) => {
+          const view = linkView(row, payBase);
+          return { view, amountText: amountText(view, t, lang) };
+        }),
+        total: result.total,
+        page,
+        pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
+      });
+    },
+  );
 
-  app.get(at(`${LINKS}/new`), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {
-    return ownersOnly(request, reply) ?? drawForm(request, reply, BLANK_LINK);
-  });
+  app.get(
+    at(`${LINKS}/new`),
+    { config: { dashboard: 'links.manage' }, schema: { hide: true, querystring: FlashQuery } },
+    async (request, reply) => {
+      return drawForm(request, reply, BLANK_LINK);
+    },
+  );
 
-  app.post(at(LINKS), { config: owner, schema: { hide: true, body: LinkForm } }, async (request, reply) =>
+  app.post(at(LINKS), { config: manage, schema: { hide: true, body: LinkForm } }, async (request, reply) =>
     dashboardWrite(
       request,
       reply,
@@ -168,13 +170,13 @@ export const linkPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     at(`${LINKS}/:ref`),
-    { schema: { hide: true, params: RefParams, querystring: DetailQuery } },
+    { config: { dashboard: 'payments.read' }, schema: { hide: true, params: RefParams, querystring: DetailQuery } },
     async (request, reply) => drawLink(request, reply, request.params.ref, request.query.page ?? 1),
   );
 
   app.post(
     at(`${LINKS}/:ref/deactivate`),
-    { config: owner, schema: { hide: true, params: RefParams, body: DeactivateForm } },
+    { config: manage, schema: { hide: true, params: RefParams, body: DeactivateForm } },
     async (request, reply) => {
       const message = (request.body.inactiveMessage ?? '').trim();
       return dashboardWrite(
@@ -207,7 +209,7 @@ export const linkPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${LINKS}/:ref/reactivate`),
-    { config: owner, schema: { hide: true, params: RefParams, body: TokenForm } },
+    { config: manage, schema: { hide: true, params: RefParams, body: TokenForm } },
     async (request, reply) =>
       dashboardWrite(request, reply, detail(request.params.ref), async (trx, _session, caller) => {
         const before = await links.getLink(trx, caller, request.params.ref);

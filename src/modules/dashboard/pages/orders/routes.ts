@@ -118,7 +118,8 @@ function allowedActions(order: orders.OrderRow): Record<Exclude<OrderAction, 'cu
 
 export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
   const { db, database, config } = app.services;
-  const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
+  const manage = { dashboard: 'orders.manage', write: FORM_WRITE } as const;
+  const refund = { dashboard: 'payments.refund', write: FORM_WRITE } as const;
   const orderPath = (ref: string) => `${ORDERS}/${encodeURIComponent(ref)}`;
   const locator = (session: DashboardSession, ref: string) => ({ caller: callerOf(session), referenceNumber: ref });
   const view = async (request: FastifyRequest, order: orders.OrderRow) =>
@@ -128,30 +129,34 @@ export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
       payBaseUrl(request),
     );
 
-  app.get(at(ORDERS), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
-    const session = requireSession(request);
-    const status = request.query.status || undefined;
-    const page = request.query.page ?? 1;
-    const q = request.query.q?.trim() ?? '';
-    const window = { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE };
-    const result = q
-      ? await searchOrders(database, session, { q, status, ...window })
-      : await orders.listOrders(db, callerOf(session), { status, ...window });
-    const filters = new URLSearchParams();
-    if (status) filters.set('status', status);
-    if (q) filters.set('q', q);
-    return sendPage(request, reply, 'orders', {
-      orders: result.items,
-      refundNote: partialRefundNote(request),
-      total: result.total,
-      page,
-      pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
-      status: status ?? '',
-      q,
-      filterQuery: filters.toString(),
-      statuses: ORDER_STATUSES,
-    });
-  });
+  app.get(
+    at(ORDERS),
+    { config: { dashboard: 'payments.read' }, schema: { hide: true, querystring: ListQuery } },
+    async (request, reply) => {
+      const session = requireSession(request);
+      const status = request.query.status || undefined;
+      const page = request.query.page ?? 1;
+      const q = request.query.q?.trim() ?? '';
+      const window = { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE };
+      const result = q
+        ? await searchOrders(database, session, { q, status, ...window })
+        : await orders.listOrders(db, callerOf(session), { status, ...window });
+      const filters = new URLSearchParams();
+      if (status) filters.set('status', status);
+      if (q) filters.set('q', q);
+      return sendPage(request, reply, 'orders', {
+        orders: result.items,
+        refundNote: partialRefundNote(request),
+        total: result.total,
+        page,
+        pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
+        status: status ?? '',
+        q,
+        filterQuery: filters.toString(),
+        statuses: ORDER_STATUSES,
+      });
+    },
+  );
 
   /** An order's page; its modification form drawn from `typed` with `refusal`'s messages when refused. */
   const drawOrder = async (
@@ -188,14 +193,14 @@ export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     at(`${ORDERS}/:ref`),
-    { schema: { hide: true, params: RefParams, querystring: FlashQuery } },
+    { config: { dashboard: 'payments.read' }, schema: { hide: true, params: RefParams, querystring: FlashQuery } },
     async (request, reply) => drawOrder(request, reply, request.params.ref),
   );
 
   for (const action of FORWARD_ACTIONS) {
     app.post(
       at(`${ORDERS}/:ref/${action}`),
-      { config: owner, schema: { hide: true, params: RefParams, body: TokenForm } },
+      { config: manage, schema: { hide: true, params: RefParams, body: TokenForm } },
       async (request, reply) => {
         const back = orderPath(request.params.ref);
         return dashboardWrite(request, reply, back, async (trx, session) => {
@@ -208,7 +213,7 @@ export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${ORDERS}/:ref/cancel`),
-    { config: owner, schema: { hide: true, params: RefParams, body: CancelForm } },
+    { config: manage, schema: { hide: true, params: RefParams, body: CancelForm } },
     async (request, reply) => {
       const back = orderPath(request.params.ref);
       return dashboardWrite(request, reply, back, async (trx, session) => {
@@ -223,7 +228,7 @@ export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${ORDERS}/:ref/refund`),
-    { config: owner, schema: { hide: true, params: RefParams, body: RefundForm } },
+    { config: refund, schema: { hide: true, params: RefParams, body: RefundForm } },
     async (request, reply) => {
       const back = orderPath(request.params.ref);
       return dashboardWrite(request, reply, back, async (trx, session) => {
@@ -244,7 +249,7 @@ export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${ORDERS}/:ref/propose-modification`),
-    { config: owner, schema: { hide: true, params: RefParams, body: ModificationForm } },
+    { config: manage, schema: { hide: true, params: RefParams, body: ModificationForm } },
     async (request, reply) => {
       const back = orderPath(request.params.ref);
       const [picks, variants, optionLists, quantities] = [

@@ -121,44 +121,49 @@ const detail = (ref: string) => `${DASHBOARD}/payments/${encodeURIComponent(ref)
 
 export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
   const { database, db, config } = app.services;
-  const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
+  const create = { dashboard: 'payments.create', write: FORM_WRITE } as const;
+  const refund = { dashboard: 'payments.refund', write: FORM_WRITE } as const;
 
-  app.get(at(`${DASHBOARD}/payments`), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
-    const session = requireSession(request);
-    const { status, from, to, q } = request.query;
-    const page = request.query.page ?? 1;
-    const result = await searchIntents(database, session, {
-      status: status || undefined,
-      from: dateField(from, 'from'),
-      to: dateField(to, 'to'),
-      q: q?.trim() || undefined,
-      limit: PAGE_SIZE,
-      offset: (page - 1) * PAGE_SIZE,
-    });
-    const pages = Math.max(1, Math.ceil(result.total / PAGE_SIZE));
-    const filters = new URLSearchParams();
-    for (const [name, value] of Object.entries({ status, from, to, q })) if (value) filters.set(name, value);
-    return sendPage(request, reply, 'payments', {
-      statuses: INTENT_STATUSES,
-      filters: { status: status ?? '', from: from ?? '', to: to ?? '', q: q ?? '' },
-      filterQuery: filters.toString(),
-      items: result.items,
-      refundNote: partialRefundNote(request),
-      total: result.total,
-      page,
-      pages,
-    });
-  });
+  app.get(
+    at(`${DASHBOARD}/payments`),
+    { config: { dashboard: 'payments.read' }, schema: { hide: true, querystring: ListQuery } },
+    async (request, reply) => {
+      const session = requireSession(request);
+      const { status, from, to, q } = request.query;
+      const page = request.query.page ?? 1;
+      const result = await searchIntents(database, session, {
+        status: status || undefined,
+        from: dateField(from, 'from'),
+        to: dateField(to, 'to'),
+        q: q?.trim() || undefined,
+        limit: PAGE_SIZE,
+        offset: (page - 1) * PAGE_SIZE,
+      });
+      const pages = Math.max(1, Math.ceil(result.total / PAGE_SIZE));
+      const filters = new URLSearchParams();
+      for (const [name, value] of Object.entries({ status, from, to, q })) if (value) filters.set(name, value);
+      return sendPage(request, reply, 'payments', {
+        statuses: INTENT_STATUSES,
+        filters: { status: status ?? '', from: from ?? '', to: to ?? '', q: q ?? '' },
+        filterQuery: filters.toString(),
+        items: result.items,
+        refundNote: partialRefundNote(request),
+        total: result.total,
+        page,
+        pages,
+      });
+    },
+  );
 
   app.get(
     at(`${DASHBOARD}/payments/new`),
-    { schema: { hide: true, querystring: FlashQuery } },
+    { config: { dashboard: 'payments.create' }, schema: { hide: true, querystring: FlashQuery } },
     async (request, reply) => sendPage(request, reply, 'payment-new', { values: BLANK_PAYMENT, ...formState() }),
   );
 
   app.post(
     at(`${DASHBOARD}/payments`),
-    { config: owner, schema: { hide: true, body: CreateForm } },
+    { config: create, schema: { hide: true, body: CreateForm } },
     async (request, reply) =>
       dashboardWrite(
         request,
@@ -237,14 +242,14 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     at(`${DASHBOARD}/payments/:ref`),
-    { schema: { hide: true, params: RefParams, querystring: FlashQuery } },
+    { config: { dashboard: 'payments.read' }, schema: { hide: true, params: RefParams, querystring: FlashQuery } },
     async (request, reply) =>
       sendPage(request, reply, 'payment', await paymentPage(request, requireSession(request), request.params.ref)),
   );
 
   app.post(
     at(`${DASHBOARD}/payments/:ref/requests`),
-    { config: owner, schema: { hide: true, params: RefParams, body: RequestForm } },
+    { config: create, schema: { hide: true, params: RefParams, body: RequestForm } },
     async (request, reply) => {
       const { _csrf, _idem, ...values } = request.body;
       const ref = request.params.ref;
@@ -272,7 +277,7 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${DASHBOARD}/payments/:ref/requests/:id/cancel`),
-    { config: owner, schema: { hide: true, params: RequestParams, body: TokenForm } },
+    { config: create, schema: { hide: true, params: RequestParams, body: TokenForm } },
     async (request, reply) => {
       const { ref, id } = request.params;
       return dashboardWrite(request, reply, detail(ref), async (trx, _session, caller) => {
@@ -288,7 +293,7 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${DASHBOARD}/payments/:ref/refund`),
-    { config: owner, schema: { hide: true, params: RefParams, body: RefundForm } },
+    { config: refund, schema: { hide: true, params: RefParams, body: RefundForm } },
     async (request, reply) =>
       dashboardWrite(request, reply, detail(request.params.ref), async (trx, _session, caller) => {
         const amount = amountField(request.body.amount, true);
@@ -304,7 +309,7 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${DASHBOARD}/payments/:ref/cancel`),
-    { config: owner, schema: { hide: true, params: RefParams, body: TokenForm } },
+    { config: create, schema: { hide: true, params: RefParams, body: TokenForm } },
     async (request, reply) =>
       dashboardWrite(request, reply, detail(request.params.ref), async (trx, _session, caller) => {
         await intents.cancelIntent(trx, caller, request.params.ref);
@@ -314,7 +319,7 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${DASHBOARD}/payments/:ref/simulate`),
-    { config: owner, schema: { hide: true, params: RefParams, body: SimulateForm } },
+    { config: create, schema: { hide: true, params: RefParams, body: SimulateForm } },
     async (request, reply) =>
       dashboardWrite(request, reply, detail(request.params.ref), async (trx, session, caller) => {
         // The API's sandboxOnly rule: simulations exist in test mode only.

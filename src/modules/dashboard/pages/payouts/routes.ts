@@ -78,7 +78,7 @@ const BatchConfirmForm = Type.Object(
 
 /** The dashboard's form limits (plugin.ts), raised for one file, cut one byte past the cap to name it. */
 const csvUpload = {
-  dashboard: 'owner',
+  dashboard: 'payouts.create',
   multipartOptions: {
     limits: { fields: 20, fieldSize: 64 * 1024, parts: 21, files: 1, fileSize: MAX_CSV_BYTES + 1 },
     throwFileSizeLimit: false,
@@ -89,7 +89,7 @@ const csvUpload = {
  * be. Its key is its seal (`sealKey`), so `_idem` is left out of what the key covers.
  */
 const sealedBatchForm = {
-  dashboard: 'owner',
+  dashboard: 'payouts.create',
   write: { ...FORM_WRITE, secretFields: [...FORM_WRITE.secretFields, '_idem'] },
   multipartOptions: { limits: { fields: 10, fieldSize: MAX_SEALED_CHARS, parts: 10, files: 0 } },
 } as const;
@@ -134,13 +134,6 @@ function drawForm(
   );
 }
 
-/** A viewer sees payouts but is never drawn a form that changes them. */
-function ownersOnly(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
-  if (requireSession(request).role === 'owner') return undefined;
-  const { t } = wordsOf(request);
-  return sendPage(request, reply, 'message', { title: t.ownersOnly, kind: 'role' }, 403);
-}
-
 // The batch.
 
 function batchOwner(session: DashboardSession): BatchOwner {
@@ -175,54 +168,60 @@ const detail = (reference: string) => `${PAYOUTS}/${encodeURIComponent(reference
 export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config } = app.services;
   const limits = { maxAmount: config.intentMaxAmount, maxPendingSandbox: config.sandboxPendingPayoutsMax };
-  const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
+  const create = { dashboard: 'payouts.create', write: FORM_WRITE } as const;
 
-  app.get(at(PAYOUTS), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
-    const caller = callerOf(requireSession(request));
-    const { status, batch } = request.query;
-    const page = request.query.page ?? 1;
-    const [result, found] = await Promise.all([
-      payouts.listPayouts(db, caller, {
-        status: status || undefined,
-        batch,
-        limit: PAGE_SIZE,
-        offset: (page - 1) * PAGE_SIZE,
-      }),
-      batch ? payouts.getPayoutBatch(db, caller, batch) : undefined,
-    ]);
-    const filters = new URLSearchParams();
-    if (status) filters.set('status', status);
-    if (batch) filters.set('batch', batch);
-    return sendPage(request, reply, 'payouts', {
-      statuses: PAYOUT_STATUSES,
-      words: payoutWords(wordsOf(request).t),
-      filters: { status: status ?? '', batch: batch ?? '' },
-      filterQuery: filters.toString(),
-      batch: found ? batchView(found.batch, found.counts) : null,
-      items: result.items.map(payoutView),
-      total: result.total,
-      page,
-      pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
-    });
-  });
+  app.get(
+    at(PAYOUTS),
+    { config: { dashboard: 'balance.read' }, schema: { hide: true, querystring: ListQuery } },
+    async (request, reply) => {
+      const caller = callerOf(requireSession(request));
+      const { status, batch } = request.query;
+      const page = request.query.page ?? 1;
+      const [result, found] = await Promise.all([
+        payouts.listPayouts(db, caller, {
+          status: status || undefined,
+          batch,
+          limit: PAGE_SIZE,
+          offset: (page - 1) * PAGE_SIZE,
+        }),
+        batch ? payouts.getPayoutBatch(db, caller, batch) : undefined,
+      ]);
+      const filters = new URLSearchParams();
+      if (status) filters.set('status', status);
+      if (batch) filters.set('batch', batch);
+      return sendPage(request, reply, 'payouts', {
+        statuses: PAYOUT_STATUSES,
+        words: payoutWords(wordsOf(request).t),
+        filters: { status: status ?? '', batch: batch ?? '' },
+        filterQuery: filters.toString(),
+        batch: found ? batchView(found.batch, found.counts) : null,
+        items: result.items.map(payoutView),
+        total: result.total,
+        page,
+        pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
+      });
+    },
+  );
 
-  app.get(at(`${PAYOUTS}/new`), { schema: { hide: true, querystring: NewQuery } }, async (request, reply) => {
-    const refused = ownersOnly(request, reply);
-    if (refused) return refused;
-    return drawForm(request, reply, formValues({}), {}, 200, refusal(wordsOf(request).t, request.query.error).error);
-  });
+  app.get(
+    at(`${PAYOUTS}/new`),
+    { config: { dashboard: 'payouts.create' }, schema: { hide: true, querystring: NewQuery } },
+    async (request, reply) => {
+      return drawForm(request, reply, formValues({}), {}, 200, refusal(wordsOf(request).t, request.query.error).error);
+    },
+  );
 
   // The review's Change button: the form again with the reviewed values, posted by this session.
   app.post(
     at(`${PAYOUTS}/new`),
-    { config: { dashboard: 'owner' }, schema: { hide: true, body: PayoutForm } },
+    { config: { dashboard: 'payouts.create' }, schema: { hide: true, body: PayoutForm } },
     async (request, reply) => drawForm(request, reply, formValues(request.body)),
   );
 
   // The review reads and previews only: no key, nothing written; the Confirm it draws is the write.
   app.post(
     at(`${PAYOUTS}/review`),
-    { config: { dashboard: 'owner' }, schema: { hide: true, body: PayoutForm } },
+    { config: { dashboard: 'payouts.create' }, schema: { hide: true, body: PayoutForm } },
     async (request, reply) => {
       const values = formValues(request.body);
       const reading = readPayoutForm(values, limits.maxAmount);
@@ -237,7 +236,7 @@ export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.post(at(PAYOUTS), { config: owner, schema: { hide: true, body: PayoutForm } }, async (request, reply) => {
+  app.post(at(PAYOUTS), { config: create, schema: { hide: true, body: PayoutForm } }, async (request, reply) => {
     // Read again, never trusted from the review page: the same rules, the fee recomputed by the service.
     const values = formValues(request.body);
     const reading = readPayoutForm(values, limits.maxAmount);
@@ -260,14 +259,16 @@ export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
     );
   });
 
-  app.get(at(BATCH), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {
-    const refused = ownersOnly(request, reply);
-    if (refused) return refused;
-    const { t } = wordsOf(request);
-    const error =
-      request.query.error === 'VALIDATION_ERROR' ? t.batchSealBroken : refusal(t, request.query.error).error;
-    return drawBatch(request, reply, error ? { error } : {});
-  });
+  app.get(
+    at(BATCH),
+    { config: { dashboard: 'payouts.create' }, schema: { hide: true, querystring: FlashQuery } },
+    async (request, reply) => {
+      const { t } = wordsOf(request);
+      const error =
+        request.query.error === 'VALIDATION_ERROR' ? t.batchSealBroken : refusal(t, request.query.error).error;
+      return drawBatch(request, reply, error ? { error } : {});
+    },
+  );
 
   // The dry run: every line checked, the totals previewed, nothing written.
   app.post(at(`${BATCH}/review`), { config: csvUpload, schema: { hide: true } }, async (request, reply) => {
@@ -324,7 +325,7 @@ export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     at(`${PAYOUTS}/:ref`),
-    { schema: { hide: true, params: RefParams, querystring: DetailQuery } },
+    { config: { dashboard: 'balance.read' }, schema: { hide: true, params: RefParams, querystring: DetailQuery } },
     async (request, reply) => {
       const caller = callerOf(requireSession(request));
       const page = request.query.page ?? 1;
@@ -348,7 +349,7 @@ export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${PAYOUTS}/:ref/cancel`),
-    { config: owner, schema: { hide: true, params: RefParams, body: TokenForm } },
+    { config: create, schema: { hide: true, params: RefParams, body: TokenForm } },
     async (request, reply) =>
       dashboardWrite(request, reply, detail(request.params.ref), async (trx, _session, caller) => {
         const payout = await payouts.cancelPayout(trx, caller, request.params.ref);

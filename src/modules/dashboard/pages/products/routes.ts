@@ -24,12 +24,12 @@ const MAX_CSV_BYTES = 20 * 1024 * 1024;
 const FORM_LIMITS = { fields: 20, fieldSize: 64 * 1024, parts: 21 };
 /** One file per upload form; an image is cut one byte past its cap so the route can name the refusal. */
 const imageUpload = {
-  dashboard: 'owner',
+  dashboard: 'catalog.manage',
   write: FORM_WRITE,
   multipartOptions: { limits: { ...FORM_LIMITS, files: 1, fileSize: MAX_IMAGE_BYTES + 1 }, throwFileSizeLimit: false },
 } as const;
 const csvUpload = {
-  dashboard: 'owner',
+  dashboard: 'catalog.manage',
   write: FORM_WRITE,
   multipartOptions: { limits: { ...FORM_LIMITS, files: 1, fileSize: MAX_CSV_BYTES } },
 } as const;
@@ -101,36 +101,40 @@ function uploadedFile(request: FastifyRequest): Buffer {
 
 export const productPages: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, media } = app.services;
-  const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
+  const manage = { dashboard: 'catalog.manage', write: FORM_WRITE } as const;
   const productPath = (id: string) => `${PRODUCTS}/${encodeURIComponent(id)}`;
 
-  app.get(at(PRODUCTS), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
-    const session = requireSession(request);
-    const { q, status } = request.query;
-    const page = request.query.page ?? 1;
-    const result = await products.listProducts(db, callerOf(session), {
-      search: q || undefined,
-      status: status || 'ALL',
-      limit: PAGE_SIZE,
-      offset: (page - 1) * PAGE_SIZE,
-    });
-    const filters = new URLSearchParams();
-    if (q) filters.set('q', q);
-    if (status) filters.set('status', status);
-    return sendPage(request, reply, 'products', {
-      products: result.items.map((row) => {
-        const product = productView(row);
-        const first = product.images[0];
-        return { ...product, thumbnail: first ? sameOrigin(first.url) : null };
-      }),
-      total: result.total,
-      page,
-      pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
-      filters: { q: q ?? '', status: status ?? '' },
-      filterQuery: filters.toString(),
-      maxImportRows: MAX_IMPORT_ROWS,
-    });
-  });
+  app.get(
+    at(PRODUCTS),
+    { config: { dashboard: 'payments.read' }, schema: { hide: true, querystring: ListQuery } },
+    async (request, reply) => {
+      const session = requireSession(request);
+      const { q, status } = request.query;
+      const page = request.query.page ?? 1;
+      const result = await products.listProducts(db, callerOf(session), {
+        search: q || undefined,
+        status: status || 'ALL',
+        limit: PAGE_SIZE,
+        offset: (page - 1) * PAGE_SIZE,
+      });
+      const filters = new URLSearchParams();
+      if (q) filters.set('q', q);
+      if (status) filters.set('status', status);
+      return sendPage(request, reply, 'products', {
+        products: result.items.map((row) => {
+          const product = productView(row);
+          const first = product.images[0];
+          return { ...product, thumbnail: first ? sameOrigin(first.url) : null };
+        }),
+        total: result.total,
+        page,
+        pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
+        filters: { q: q ?? '', status: status ?? '' },
+        filterQuery: filters.toString(),
+        maxImportRows: MAX_IMPORT_ROWS,
+      });
+    },
+  );
 
   /** The product page (or the new product's), its form drawn from `values` with `refusal`'s messages. */
   const drawProduct = async (
@@ -158,11 +162,13 @@ export const productPages: FastifyPluginAsyncTypebox = async (app) => {
     );
   };
 
-  app.get(at(`${PRODUCTS}/new`), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) =>
-    drawProduct(request, reply, null, null),
+  app.get(
+    at(`${PRODUCTS}/new`),
+    { config: { dashboard: 'catalog.manage' }, schema: { hide: true, querystring: FlashQuery } },
+    async (request, reply) => drawProduct(request, reply, null, null),
   );
 
-  app.post(at(PRODUCTS), { config: owner, schema: { hide: true, body: ProductForm } }, async (request, reply) =>
+  app.post(at(PRODUCTS), { config: manage, schema: { hide: true, body: ProductForm } }, async (request, reply) =>
     dashboardWrite(
       request,
       reply,
@@ -179,18 +185,22 @@ export const productPages: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   // The whole catalog, for a spreadsheet and back, with the API's download limits.
-  app.get(at(`${PRODUCTS}/export`), { schema: { hide: true } }, async (request, reply) => {
-    const caller = callerOf(requireSession(request));
-    const file = await startDownload(caller, reply.raw, config.downloads, async () => ({
-      headers: {
-        'Content-Type': 'text/csv; charset=utf-8',
-        'Cache-Control': 'no-store',
-        'Content-Disposition': 'attachment; filename="products.csv"',
-      },
-      chunks: await exportProducts(db, caller),
-    }));
-    return reply.headers(file.headers).send(file.body);
-  });
+  app.get(
+    at(`${PRODUCTS}/export`),
+    { config: { dashboard: 'payments.read' }, schema: { hide: true } },
+    async (request, reply) => {
+      const caller = callerOf(requireSession(request));
+      const file = await startDownload(caller, reply.raw, config.downloads, async () => ({
+        headers: {
+          'Content-Type': 'text/csv; charset=utf-8',
+          'Cache-Control': 'no-store',
+          'Content-Disposition': 'attachment; filename="products.csv"',
+        },
+        chunks: await exportProducts(db, caller),
+      }));
+      return reply.headers(file.headers).send(file.body);
+    },
+  );
 
   app.post(at(`${PRODUCTS}/import`), { config: csvUpload, schema: { hide: true } }, async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
@@ -213,13 +223,13 @@ export const productPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     at(`${PRODUCTS}/:id`),
-    { schema: { hide: true, params: IdParams, querystring: FlashQuery } },
+    { config: { dashboard: 'payments.read' }, schema: { hide: true, params: IdParams, querystring: FlashQuery } },
     async (request, reply) => drawProduct(request, reply, request.params.id, null),
   );
 
   app.post(
     at(`${PRODUCTS}/:id`),
-    { config: owner, schema: { hide: true, params: IdParams, body: ProductForm } },
+    { config: manage, schema: { hide: true, params: IdParams, body: ProductForm } },
     async (request, reply) => {
       const back = productPath(request.params.id);
       return dashboardWrite(
@@ -243,7 +253,7 @@ export const productPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${PRODUCTS}/:id/delete`),
-    { config: owner, schema: { hide: true, params: IdParams, body: DeleteForm } },
+    { config: manage, schema: { hide: true, params: IdParams, body: DeleteForm } },
     async (request, reply) => {
       const released: string[] = [];
       return dashboardWrite(
@@ -303,7 +313,7 @@ export const productPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${PRODUCTS}/:id/images/:imageId/remove`),
-    { config: owner, schema: { hide: true, params: ImageParams, body: TokenForm } },
+    { config: manage, schema: { hide: true, params: ImageParams, body: TokenForm } },
     async (request, reply) => {
       const back = productPath(request.params.id);
       const released: string[] = [];

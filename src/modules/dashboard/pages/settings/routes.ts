@@ -16,40 +16,21 @@ import { fieldChecks, formState, isAboutForm, refusalOf, type FormFields } from 
 import { wordsFor } from '../../i18n.js';
 import { passwordProblem } from '../../password.js';
 import { passwordAttemptAllowed, RETRY_AFTER_SECONDS } from '../../password-attempts.js';
-import {
-  changeOwnPassword,
-  changeUser,
-  createUser,
-  isCurrentPassword,
-  listUsers,
-  newPasswordHash,
-} from '../../users.js';
 import { CONTACT_AUDIT_FIELDS, recordUpdate } from '../../../audit/acts.js';
-import { recordAct } from '../../../audit/record.js';
+import { actorOf, recordAct, recordAudit } from '../../../audit/record.js';
+import { changeOwnPassword, isCurrentPassword, newPasswordHash } from '../../users.js';
 import { dashboardWrite, Token } from '../../write.js';
 import type { ContactTyped } from './view.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 
 const SETTINGS = `${DASHBOARD}/settings`;
 
-const Role = Type.Union([Type.Literal('owner'), Type.Literal('viewer')]);
 const FlashQuery = Type.Object(
   { notice: Type.Optional(Type.String({ maxLength: 20 })), error: Type.Optional(Type.String({ maxLength: 64 })) },
   { additionalProperties: false },
 );
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const TokenForm = Type.Object(Token, { additionalProperties: false });
 const NameForm = Type.Object({ ...Token, name: Type.String({ maxLength: 400 }) }, { additionalProperties: false });
-const InviteForm = Type.Object(
-  {
-    ...Token,
-    email: Type.String({ maxLength: 320 }),
-    password: Type.String({ maxLength: 1000 }),
-    role: Role,
-  },
-  { additionalProperties: false },
-);
-const RoleForm = Type.Object({ ...Token, role: Role }, { additionalProperties: false });
 const PasswordForm = Type.Object(
   {
     ...Token,
@@ -84,14 +65,6 @@ const CONTACT_FIELDS: FormFields<'settings'> = {
   ],
 };
 
-/** The add-a-user form's fields its refusals name (apart from the own-password form's). */
-const INVITE_FIELDS: FormFields<'settings'> = {
-  fields: [
-    { pattern: /^email$/, text: 'fieldEmail', as: 'invite.email' },
-    { pattern: /^password$/, text: 'fieldPasswordLength', as: 'invite.password' },
-  ],
-};
-
 /** The own-password form's fields its refusals name. */
 const PASSWORD_FIELDS: FormFields<'settings'> = {
   fields: [
@@ -102,36 +75,35 @@ const PASSWORD_FIELDS: FormFields<'settings'> = {
   codes: { RATE_LIMITED: { field: 'current', text: 'fieldPasswordAttempts' } },
 };
 
-/** Settings: the business's name, its dashboard users and their roles (owners change them), its fee plan (read only). */
+/**
+ * Settings: the business's name, shop contact and live access (settings.manage changes them), the
+ * member's own password, the fee plan (read only). The team is on its own page (pages/team).
+ */
 export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config } = app.services;
-  const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
+  const manage = { dashboard: 'settings.manage', write: FORM_WRITE } as const;
 
   /** The settings page; the password form's refusal drawn beside its fields (nothing typed is drawn back). */
   const drawSettings = async (
     request: FastifyRequest,
     reply: FastifyReply,
     refusal?: { error: ApiError; form: FormFields<'settings'> },
-    typed: { invite?: { email: string; role: string }; contact?: ContactTyped } = {},
+    typed: { contact?: ContactTyped } = {},
   ) => {
     const session = requireSession(request);
-    const [users, feePlan, business, contact] = await Promise.all([
-      listUsers(db, session.businessId),
+    const [feePlan, business, contact] = await Promise.all([
       getFeePlan(db, session.businessId),
       getBusiness(db, session.businessId),
       getBusinessContact(db, session.businessId),
     ]);
-    const invite = typed.invite ?? { email: '', role: 'viewer' };
     const t = wordsFor('settings', langOf(request));
     return sendPage(
       request,
       reply,
       'settings',
       {
-        users,
         feePlan,
         business,
-        invite,
         contact: typed.contact ?? {
           phone: contact.phone ?? '',
           email: contact.email ?? '',
@@ -144,8 +116,10 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
     );
   };
 
-  app.get(at(SETTINGS), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) =>
-    drawSettings(request, reply),
+  app.get(
+    at(SETTINGS),
+    { config: { dashboard: 'session' }, schema: { hide: true, querystring: FlashQuery } },
+    async (request, reply) => drawSettings(request, reply),
   );
 
   // Any signed-in user changes their own password (a viewer too); the three passwords are never
@@ -154,7 +128,7 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
     at(`${SETTINGS}/password`),
     {
       config: {
-        dashboard: 'read',
+        dashboard: 'session',
         write: { ...FORM_WRITE, secretFields: [...FORM_WRITE.secretFields, 'current', 'password', 'again'] },
       },
       schema: { hide: true, body: PasswordForm },
@@ -182,6 +156,13 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
         async (trx) => {
           checks.finish();
           await changeOwnPassword(trx, session.userId, passwordHash, session.tokenHash);
+          await recordAudit(trx, {
+            businessId: session.businessId,
+            environment: null,
+            action: 'user.password_changed',
+            actor: actorOf(request),
+            target: { kind: 'dashboard_user', id: session.userId },
+          });
           return { redirect: SETTINGS };
         },
         (error) =>
@@ -194,7 +175,7 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${SETTINGS}/business`),
-    { config: owner, schema: { hide: true, body: NameForm } },
+    { config: manage, schema: { hide: true, body: NameForm } },
     async (request, reply) =>
       dashboardWrite(request, reply, SETTINGS, async (trx, session) => {
         await renameBusiness(trx, session.businessId, request.body.name);
@@ -207,7 +188,7 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
   // What the shop's customers read on their order pages; an empty field clears it.
   app.post(
     at(`${SETTINGS}/contact`),
-    { config: owner, schema: { hide: true, body: ContactForm } },
+    { config: manage, schema: { hide: true, body: ContactForm } },
     async (request, reply) => {
       const typed: ContactTyped = {
         phone: request.body.phone.trim(),
@@ -251,7 +232,7 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
   // The operator approves it (`admin business approve-live`), as for any business.
   app.post(
     at(`${SETTINGS}/live-access`),
-    { config: owner, schema: { hide: true, body: TokenForm } },
+    { config: manage, schema: { hide: true, body: TokenForm } },
     async (request, reply) =>
       dashboardWrite(request, reply, SETTINGS, async (trx, session) => {
         await requestLiveAccess(trx, session.businessId);
@@ -260,58 +241,6 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
           target: { kind: 'business', id: session.businessId },
         });
         return { redirect: `${SETTINGS}#live-access` };
-      }),
-  );
-
-  app.post(
-    at(`${SETTINGS}/users`),
-    {
-      config: { ...owner, write: { ...FORM_WRITE, secretFields: [...FORM_WRITE.secretFields, 'password'] } },
-      schema: { hide: true, body: InviteForm },
-    },
-    async (request, reply) => {
-      const { email, password, role } = request.body;
-      // Hashed before the write's transaction (the hash is slow); a refused password is refused
-      // inside it, like every refusal of a form.
-      const passwordHash = await newPasswordHash(password, config.dashboard.passwordCost).catch(
-        (error: unknown) => error as Error,
-      );
-      return dashboardWrite(
-        request,
-        reply,
-        SETTINGS,
-        async (trx, session) => {
-          if (passwordHash instanceof Error) throw passwordHash;
-          await createUser(trx, { businessId: session.businessId, email, passwordHash, role });
-          return { redirect: SETTINGS };
-        },
-        // The email and role are drawn back; the password never is.
-        (error) =>
-          isAboutForm(error, INVITE_FIELDS)
-            ? drawSettings(request, reply, { error, form: INVITE_FIELDS }, { invite: { email, role } })
-            : undefined,
-      );
-    },
-  );
-
-  app.post(
-    at(`${SETTINGS}/users/:id/role`),
-    { config: owner, schema: { hide: true, params: IdParams, body: RoleForm } },
-    async (request, reply) =>
-      dashboardWrite(request, reply, SETTINGS, async (trx, session) => {
-        await changeUser(trx, session.businessId, request.params.id, { role: request.body.role });
-        return { redirect: SETTINGS };
-      }),
-  );
-
-  app.post(
-    at(`${SETTINGS}/users/:id/disable`),
-    { config: owner, schema: { hide: true, params: IdParams, body: TokenForm } },
-    async (request, reply) =>
-      dashboardWrite(request, reply, SETTINGS, async (trx, session) => {
-        await changeUser(trx, session.businessId, request.params.id, { disable: true });
-        // Disabling oneself ends this session too: the next page is the sign-in page.
-        return { redirect: SETTINGS };
       }),
   );
 };
