@@ -21,9 +21,9 @@ type Root = { document: { documentElement: { scrollWidth: number; clientWidth: n
 /**
  * Issue 52 item 5 on a phone, in Arabic: an owner adds a seller from the form (a refused field
  * first), edits and disables it, and reads the list as cards: the name on the first line, the
- * balance and the status on the second. Then a seller's page with its activity as cards, and a
- * payout to the seller from its Pay out form (review, confirm). axe-core on each page: nothing
- * serious or critical.
+ * balance and the status on the second. Then a seller's page with its activity and payments as
+ * cards, and a payout to the seller from its Pay out form (review, confirm), listed with its
+ * status. axe-core on each page: nothing serious or critical.
  */
 describe.skipIf(skipWithoutChromium)('the Sellers page on a phone, in Arabic (issue 52)', () => {
   let t: TestApp;
@@ -117,6 +117,10 @@ describe.skipIf(skipWithoutChromium)('the Sellers page on a phone, in Arabic (is
       assert.equal(await row.getAttribute('data-type'), 'payment');
       assert.equal(await row.locator('a.source').getAttribute('href'), `/dashboard/payments/${intent.referenceNumber}`);
       assert.ok(await row.locator('td.net').isVisible());
+      // The payment split with it, its share named on the card.
+      const payment = page.locator('#seller-payments tbody tr').first();
+      assert.equal(await payment.getAttribute('id'), `payment-${intent.referenceNumber}`);
+      assert.ok(await payment.locator('td.share').isVisible());
       assert.ok((await overflowOf(page)) <= 0, 'the seller page with its activity fits the phone');
       await checkAccessibility(page, 'seller activity ar 390×844');
       await shot(page, 'seller-activity-ar-phone');
@@ -138,7 +142,17 @@ describe.skipIf(skipWithoutChromium)('the Sellers page on a phone, in Arabic (is
       assert.deepEqual(made, [{ amount: 2_500, destination_phone: '+22236000077' }]);
 
       await page.goto(`${t.baseUrl}/dashboard/sellers/${seller.id}`);
-      assert.equal(await page.locator('#seller-payouts tbody tr').count(), 1);
+      const payout = page.locator('#seller-payouts tbody tr');
+      assert.equal(await payout.count(), 1);
+      const status = (
+        await t.runtime.db
+          .selectFrom('payouts')
+          .select('status')
+          .where('seller_id', '=', seller.id)
+          .executeTakeFirstOrThrow()
+      ).status;
+      assert.equal(await payout.getAttribute('data-status'), status);
+      assert.ok(await payout.locator('.badge').isVisible(), 'the payout says its status');
       assert.ok((await overflowOf(page)) <= 0, 'the seller page with its payout fits the phone');
       await shot(page, 'seller-paid-ar-phone');
     } finally {

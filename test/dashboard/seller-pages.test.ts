@@ -7,7 +7,7 @@ import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../
 import { hiddenFields, signedIn, type FormClient } from './support.js';
 
 /**
- * Issue 52 item 5: a seller's page shows its activity, payouts and statements, takes its payout
+ * Issue 52 item 5: a seller's page shows its activity, payouts, payments and statements, takes its payout
  * schedule, and lets an owner pay it out (review, then confirm) from its own balance.
  */
 
@@ -33,6 +33,15 @@ async function sellerPayouts(t: TestApp, seller: string) {
     .select(['reference', 'amount', 'fee', 'destination_phone'])
     .where('seller_id', '=', seller)
     .execute();
+}
+
+async function payoutStatus(t: TestApp, reference: string): Promise<string> {
+  const row = await t.runtime.db
+    .selectFrom('payouts')
+    .select('status')
+    .where('reference', '=', reference)
+    .executeTakeFirstOrThrow();
+  return row.status;
 }
 
 function section(html: string, id: string): string {
@@ -118,6 +127,27 @@ describe("dashboard: a seller's page (issue 52 item 5)", () => {
     ]);
     assert.match(activity, /data-type="payment"/);
     assert.match(section(page.html, 'h-seller-payouts'), /id="no-seller-payouts"/);
+    // Its payments, newest first, each with the seller's net share as the payment recorded it.
+    const payments = section(page.html, 'h-seller-payments');
+    const listed = [...payments.matchAll(/<tr id="payment-(PI-\d+)" data-status="([A-Z]+)">/g)].map((m) => [
+      m[1],
+      m[2],
+    ]);
+    assert.deepEqual(listed, [
+      [second, 'PAID'],
+      [first, 'PAID'],
+    ]);
+    assert.ok(payments.includes(`href="/dashboard/payments/${second}"`));
+    const shares = await t.runtime.db
+      .selectFrom('payment_intents')
+      .select(['reference_number', 'split_shares'])
+      .where('reference_number', 'in', [first, second])
+      .execute();
+    for (const { reference_number, split_shares } of shares) {
+      const net = split_shares!.find((share) => share.seller === seller.id)!.net;
+      const row = new RegExp(`id="payment-${reference_number}"[\\s\\S]*?</tr>`).exec(payments)![0];
+      assert.ok(row.includes(`>${(net / 100).toFixed(2)}\u00a0MRU</td>`), `${reference_number} share ${net}`);
+    }
     // The month's statement, from the seller's page.
     const month = new Date().toISOString().slice(0, 7);
     const csvUrl = `${SELLERS}/${seller.id}/statements/${month}.csv`;
@@ -231,6 +261,62 @@ describe("dashboard: a seller's page (issue 52 item 5)", () => {
     assert.deepEqual(await sellerPayouts(t, foreign.id), []);
   });
 
+  test('payouts show their status (a cancelled one does not look paid); payments, 10 a page, unpaid with no share', async () => {
+    const seller = await createSeller(t, sk, { name: 'Paged stall', phone: '+22236000207' });
+    const paid = await splitPayment(t, sk, seller.id, 10_000, 5_000);
+    const payOut = async (amount: number) => {
+      const response = await t.request('POST', '/api/v1/dev/payouts', {
+        key: sk,
+        body: { amount, seller: seller.id },
+        idempotencyKey: true,
+      });
+      expectStatus(response, 201);
+      return response.body.data.referenceNumber as string;
+    };
+    const cancelled = await payOut(1_000);
+    const kept = await payOut(2_000);
+    expectStatus(
+      await t.request('POST', `/api/v1/dev/payouts/${cancelled}/cancel`, { key: sk, idempotencyKey: true }),
+      200,
+    );
+    const keptStatus = await payoutStatus(t, kept);
+    const open: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      open.push(
+        (await createIntent(t, sk, { amount: 1_000 + i, splits: [{ seller: seller.id, amount: 100 }] }))
+          .referenceNumber,
+      );
+    }
+    const path = `${SELLERS}/${seller.id}`;
+    const page = await viewer.get(path);
+    assert.equal(page.status, 200);
+    const payouts = section(page.html, 'h-seller-payouts');
+    const rows = [...payouts.matchAll(/<tr id="payout-(PO-[^"]+)" data-status="([A-Z]+)">[\s\S]*?<\/tr>/g)];
+    assert.deepEqual(
+      rows.map((m) => [m[1], m[2]]),
+      [
+        [kept, keptStatus],
+        [cancelled, 'CANCELLED'],
+      ],
+    );
+    assert.match(rows[1]![0], /href="\/dashboard\/payouts\/PO-[^"]+"/);
+    assert.match(rows[1]![0], /10\.00\u00a0MRU[\s\S]*>Cancelled</);
+    assert.doesNotMatch(rows[1]![0], />Paid</);
+
+    const payments = section(page.html, 'h-seller-payments');
+    const listed = [...payments.matchAll(/<tr id="payment-(PI-\d+)" data-status="([A-Z]+)">/g)].map((m) => m[1]);
+    assert.deepEqual(listed, open.slice().reverse(), 'the 10 newest, newest first');
+    assert.match(payments, /class="num share"[^>]*><span class="muted" title="Known once the payment is paid\.">/);
+    assert.match(payments, /Page 1 of 2 · 11/);
+    assert.ok(payments.includes(`href="${path}?payments=2#h-seller-payments"`));
+    const second = section((await viewer.get(`${path}?payments=2`)).html, 'h-seller-payments');
+    assert.deepEqual(
+      [...second.matchAll(/<tr id="payment-(PI-\d+)"/g)].map((m) => m[1]),
+      [paid],
+    );
+    assert.equal((await viewer.get(`${path}?payments=0`)).status, 400);
+  });
+
   test('a viewer sees the activity and payouts but no form, and every pay-out POST is 403', async () => {
     const seller = await createSeller(t, sk, { name: 'Viewed stall', phone: '+22236000205' });
     await splitPayment(t, sk, seller.id, 2_000, 1_000);
@@ -254,13 +340,26 @@ describe("dashboard: a seller's page (issue 52 item 5)", () => {
     assert.equal((await arabic.submit('/dashboard', '/dashboard/preferences', { lang: 'ar' })).status, 303);
     const page = await arabic.get(`${SELLERS}/${seller.id}`);
     assert.match(page.html, /<html lang="ar" dir="rtl">/);
-    for (const words of ['النشاط', 'تحويلات البائع', 'كشوف حساب البائع', 'الدفع للبائع', 'جدول التحويلات']) {
+    for (const words of [
+      'النشاط',
+      'تحويلات البائع',
+      'المدفوعات المقسمة مع البائع',
+      'كشوف حساب البائع',
+      'الدفع للبائع',
+      'جدول التحويلات',
+    ]) {
       assert.ok(page.html.includes(words), words);
     }
     const french = (await signedIn(t, business.id)).client;
     assert.equal((await french.submit('/dashboard', '/dashboard/preferences', { lang: 'fr' })).status, 303);
     const fr = await french.get(`${SELLERS}/${seller.id}`);
-    for (const words of ['Activité', 'Versements au vendeur', 'Relevés du vendeur', 'Payer le vendeur']) {
+    for (const words of [
+      'Activité',
+      'Versements au vendeur',
+      'Paiements partagés avec le vendeur',
+      'Relevés du vendeur',
+      'Payer le vendeur',
+    ]) {
       assert.ok(fr.html.includes(words), words);
     }
   });

@@ -111,4 +111,17 @@ describe('CSV import and export: the seller column (issue 52 item 5)', () => {
       expectStatus(await t.request('GET', `${PRODUCTS}/${ref}`, { key: sk }), 404);
     }
   });
+
+  test("sellers all the caller's are read at once: only a disabled one fails its row", async () => {
+    const active = await createSeller(t, sk, { name: 'Stall one read' });
+    const disabled = await createSeller(t, sk, { name: 'Stall one read off' });
+    expectStatus(await patchSeller(t, sk, disabled.id, { status: 'DISABLED' }), 200);
+    const csv = [HEADER, `SO-1,Fine,100,${active.id}`, `SO-2,Disabled,100,${disabled.id}`].join('\n');
+    const dry = await importCsv(csv, '?dryRun=true');
+    expectStatus(dry, 200);
+    assert.deepEqual(
+      dry.body.data.errors.map(({ row, code }: { row: number; code: string }) => ({ row, code })),
+      [{ row: 3, code: 'SELLER_DISABLED' }],
+    );
+  });
 });

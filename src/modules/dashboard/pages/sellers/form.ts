@@ -27,7 +27,8 @@ const Fields = {
   name: Type.String({ maxLength: 1000 }),
   phone: Type.String({ maxLength: 40 }),
   commission: Type.Optional(Type.String({ maxLength: 40 })),
-  // Optional as the API's is: a post without it (an older page) makes a MANUAL seller or keeps the schedule.
+  // Optional as the API's is, so the service applies one default for both: left out, a new seller is
+  // MANUAL and an edit keeps the schedule it has.
   payoutSchedule: Type.Optional(literalUnion(SELLER_PAYOUT_SCHEDULES)),
 };
 export const NewSellerForm = Type.Object(Fields, { additionalProperties: false });

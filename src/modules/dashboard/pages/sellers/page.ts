@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { Database } from '../../../../db/database.js';
 import { SELLER_PAYOUT_SCHEDULES, SELLER_STATUSES, type DB } from '../../../../db/schema.js';
 import type { Caller } from '../../../../http/context.js';
 import { formatUtcMonth, type Lang } from '../../../../lib/i18n.js';
@@ -7,6 +8,9 @@ import { NATIONAL_PHONE_EXAMPLE } from '../../../../lib/phone.js';
 import { balanceTransactionView, listBalanceTransactions } from '../../../payments/balance-transactions.js';
 import { accountBalances } from '../../../payments/ledger.js';
 import { statementMonths } from '../../../payments/statements.js';
+import { listIntents } from '../../../intents/service.js';
+import { listPayouts } from '../../../payouts/service.js';
+import { payoutView } from '../../../payouts/views.js';
 import { SELLER_NAME_MAX } from '../../../sellers/schemas.js';
 import * as sellers from '../../../sellers/service.js';
 import type { SellerRow } from '../../../sellers/store.js';
@@ -16,13 +20,17 @@ import { formState, type Refusal } from '../../form-errors.js';
 import { wordsFor } from '../../i18n.js';
 import { balanceRow, typeLabels } from '../balance/routes.js';
 import type { StatementLink } from '../balance/view.js';
+import { payoutWords } from '../payouts/words.js';
 import { scheduleWords, sellerValues, statusWords } from './form.js';
-import type { PayOutForm, SellerFormValues, SellerItem } from './view.js';
+import type { PayOutForm, SellerFormValues, SellerItem, SellerPayment } from './view.js';
 
 export const SELLERS = `${DASHBOARD}/sellers`;
 export const PAGE_SIZE = 20;
-/** A seller's page lists its latest payouts; the rest are a page further, or on the Payouts page. */
-const PAYOUTS_PAGE_SIZE = 10;
+/**
+ * A seller's page lists its latest payouts and payments, 10 of each; the rest are pages further
+ * on the seller's page, since neither the Payouts nor the Payments page filters by seller.
+ */
+const SHORT_PAGE_SIZE = 10;
 
 export const detail = (id: string) => `${SELLERS}/${encodeURIComponent(id)}`;
 
@@ -69,9 +77,20 @@ async function statementLinks(db: Kysely<DB>, caller: Caller, seller: string, la
 
 const pages = (total: number, size: number) => Math.max(1, Math.ceil(total / size));
 
-/** What the seller's page draws besides its forms; `pages` are the activity's and the payouts' page numbers. */
+/** The intents whose split names the seller, with what each payment gave it (none before it is paid). */
+function sellerPayments(items: Awaited<ReturnType<typeof listIntents>>['items'], seller: string): SellerPayment[] {
+  return items.map((intent) => ({
+    referenceNumber: intent.reference_number,
+    amount: intent.amount ?? intent.amount_paid,
+    share: intent.split_shares?.find((share) => share.seller === seller) ?? null,
+    status: intent.status,
+    createdAt: intent.created_at,
+  }));
+}
+
+/** What the seller's page draws besides its forms; `pages` are its lists' page numbers. */
 export interface SellerPageOptions {
-  pages?: { activity?: number | undefined; payouts?: number | undefined };
+  pages?: { activity?: number | undefined; payouts?: number | undefined; payments?: number | undefined };
   /** The edit form refused: what was typed and why. */
   refused?: { refusal: Refusal; values: SellerFormValues };
   /** The Pay out form refused: what was typed and why. */
@@ -81,36 +100,42 @@ export interface SellerPageOptions {
 
 /**
  * A seller's page: its details and balance, its activity (every balance transaction of it,
- * newest first), its payouts, its monthly statements, and for owners its edit and Pay out forms.
+ * newest first), its payouts with their status, the payments whose split names it, its monthly
+ * statements, and for owners its edit and Pay out forms.
  */
 export async function drawSeller(
-  db: Kysely<DB>,
+  database: Database,
   request: FastifyRequest,
   reply: FastifyReply,
   id: string,
   options: SellerPageOptions = {},
 ): Promise<FastifyReply> {
+  const { db } = database;
   const { lang } = wordsOf(request);
   const caller = callerOf(requireSession(request));
   const row = await sellers.getSeller(db, caller, id);
   const activityPage = options.pages?.activity ?? 1;
   const payoutsPage = options.pages?.payouts ?? 1;
-  const [[seller], activity, payouts, statements] = await Promise.all([
+  const paymentsPage = options.pages?.payments ?? 1;
+  const [[seller], activity, payouts, payments, statements] = await Promise.all([
     withBalances(db, [row]),
     listBalanceTransactions(db, caller, {
       seller: row.id,
       limit: PAGE_SIZE,
       offset: (activityPage - 1) * PAGE_SIZE,
     }),
-    listBalanceTransactions(db, caller, {
+    listPayouts(db, caller, {
       seller: row.id,
-      type: 'payout',
-      limit: PAYOUTS_PAGE_SIZE,
-      offset: (payoutsPage - 1) * PAYOUTS_PAGE_SIZE,
+      limit: SHORT_PAGE_SIZE,
+      offset: (payoutsPage - 1) * SHORT_PAGE_SIZE,
+    }),
+    listIntents(database, caller, {
+      seller: row.id,
+      limit: SHORT_PAGE_SIZE,
+      offset: (paymentsPage - 1) * SHORT_PAGE_SIZE,
     }),
     statementLinks(db, caller, row.id, lang),
   ]);
-  const rows = (items: typeof activity.items) => items.map((item) => balanceRow(balanceTransactionView(item)));
   return sendPage(
     request,
     reply,
@@ -124,16 +149,23 @@ export async function drawSeller(
       ...formState(options.refused?.refusal),
       typeLabels: typeLabels(wordsFor('balance', lang)),
       activity: {
-        items: rows(activity.items),
+        items: activity.items.map((item) => balanceRow(balanceTransactionView(item))),
         total: activity.total,
         page: activityPage,
         pages: pages(activity.total, PAGE_SIZE),
       },
       payouts: {
-        items: rows(payouts.items),
+        items: payouts.items.map(payoutView),
         total: payouts.total,
         page: payoutsPage,
-        pages: pages(payouts.total, PAYOUTS_PAGE_SIZE),
+        pages: pages(payouts.total, SHORT_PAGE_SIZE),
+      },
+      payoutStatusWords: payoutWords(wordsFor('payouts', lang)).status,
+      payments: {
+        items: sellerPayments(payments.items, row.id),
+        total: payments.total,
+        page: paymentsPage,
+        pages: pages(payments.total, SHORT_PAGE_SIZE),
       },
       statements,
       payOut: options.payOut ?? { values: { amount: '', description: '' }, problems: {} },

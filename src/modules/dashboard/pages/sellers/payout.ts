@@ -64,7 +64,7 @@ const typed = (body: { amount: string; description?: string | undefined }) => ({
  * monthly statements, the API's (payments/statements.ts) for the seller, as the Balance page's.
  */
 export const sellerPayOutPages: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, config } = app.services;
+  const { db, database, config } = app.services;
   const limits = { maxAmount: config.intentMaxAmount, maxPendingSandbox: config.sandboxPendingPayoutsMax };
 
   /** The seller's page with the Pay out form as typed, and why it was refused. */
@@ -77,7 +77,7 @@ export const sellerPayOutPages: FastifyPluginAsyncTypebox = async (app) => {
   ): Promise<FastifyReply> {
     const problems = Object.keys(payOut.problems).length;
     const error = payOut.error ?? (problems > 0 ? wordsOf(request).t.payOutFix : undefined);
-    return drawSeller(db, request, reply, id, { payOut: { ...payOut, ...(error ? { error } : {}) }, status });
+    return drawSeller(database, request, reply, id, { payOut: { ...payOut, ...(error ? { error } : {}) }, status });
   }
 
   // The review reads and previews only: nothing written; the Confirm it draws is the write.

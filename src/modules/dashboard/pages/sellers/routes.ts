@@ -31,8 +31,11 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 const FlashQuery = Type.Object(Flash, { additionalProperties: false });
-// `page` is the activity's, `payouts` the payouts list's.
-const SellerQuery = Type.Object({ ...Flash, page: PageNumber, payouts: PageNumber }, { additionalProperties: false });
+// `page` is the activity's page, `payouts` and `payments` those lists' pages.
+const SellerQuery = Type.Object(
+  { ...Flash, page: PageNumber, payouts: PageNumber, payments: PageNumber },
+  { additionalProperties: false },
+);
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 /** A viewer sees the sellers but is never drawn a form that changes them. */
@@ -66,12 +69,12 @@ function drawForm(
 /**
  * The Sellers pages (issue 52 item 5): the sellers of the session's mode with their balances,
  * newest first; a new seller; a seller's page (page.ts) with its details, balance, activity,
- * payouts and statements, its edit form (name, phone, commission, payout schedule, ACTIVE or
- * DISABLED) and its Pay out form (payout.ts). Every change goes through sellers/service.ts or
+ * payouts, payments and statements, its edit form (name, phone, commission, payout schedule,
+ * ACTIVE or DISABLED) and its Pay out form (payout.ts). Every change goes through sellers/service.ts or
  * payouts/service.ts; changes are for owners.
  */
 export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
-  const { db } = app.services;
+  const { db, database } = app.services;
   const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
 
   app.get(at(SELLERS), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
@@ -119,8 +122,8 @@ export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
     at(`${SELLERS}/:id`),
     { schema: { hide: true, params: IdParams, querystring: SellerQuery } },
     async (request, reply) =>
-      drawSeller(db, request, reply, request.params.id, {
-        pages: { activity: request.query.page, payouts: request.query.payouts },
+      drawSeller(database, request, reply, request.params.id, {
+        pages: { activity: request.query.page, payouts: request.query.payouts, payments: request.query.payments },
       }),
   );
 
@@ -146,7 +149,7 @@ export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
         (error) => {
           const refusal = sellerRefusal(error, wordsOf(request).t);
           return refusal
-            ? drawSeller(db, request, reply, request.params.id, {
+            ? drawSeller(database, request, reply, request.params.id, {
                 refused: { refusal, values: postedValues(request.body) },
                 status: error.status,
               })

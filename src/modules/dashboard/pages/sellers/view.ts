@@ -5,7 +5,11 @@ import type {
   SellerStatus,
 } from '../../../../db/schema.js';
 import type { BalanceTransactionType } from '../../../payments/balance-transactions.js';
+import type { SplitShareRecord } from '../../../../db/schema.js';
+import type { IntentStatus } from '../../../intents/state.js';
 import type { PayoutQuote } from '../../../payouts/quote.js';
+import type { PayoutStatus } from '../../../payouts/state.js';
+import type { PayoutView } from '../../../payouts/views.js';
 import type { SellerView } from '../../../sellers/views.js';
 import type { BalanceRow, StatementLink } from '../balance/view.js';
 import type { FormState } from '../../view-types.js';
@@ -23,6 +27,15 @@ export interface SellerFormValues {
 export interface SellerItem {
   view: SellerView;
   balance: number;
+}
+
+/** A payment whose split names the seller: its amount (null: open and unpaid) and the seller's share once paid. */
+export interface SellerPayment {
+  referenceNumber: string;
+  amount: number | null;
+  share: SplitShareRecord | null;
+  status: IntentStatus;
+  createdAt: Date;
 }
 
 type Paged<T> = { total: number; page: number; pages: number } & T;
@@ -65,8 +78,11 @@ export interface SellerViews {
       typeLabels: Record<BalanceTransactionType, string>;
       /** Its balance transactions, newest first, each linked to its source's page. */
       activity: Paged<{ items: BalanceRow[] }>;
-      /** Its payouts: the balance transactions that reserved them, each linked to the payout. */
-      payouts: Paged<{ items: BalanceRow[] }>;
+      /** Its payouts, newest first, each linked to its page; a FAILED or CANCELLED one says so. */
+      payouts: Paged<{ items: PayoutView[] }>;
+      payoutStatusWords: Record<PayoutStatus, string>;
+      /** The payments whose split names it, newest first. */
+      payments: Paged<{ items: SellerPayment[] }>;
       statements: StatementLink[];
       payOut: PayOutForm;
     };
