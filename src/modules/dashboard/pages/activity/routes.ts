@@ -4,9 +4,8 @@ import { literalUnion } from '../../../../http/schemas.js';
 import type { Lang } from '../../../../lib/i18n.js';
 import { AUDIT_ACTIONS } from '../../../audit/actions.js';
 import { auditActors, listAuditEntries, type AuditRow } from '../../../audit/store.js';
-import { can } from '../../../team/permissions.js';
 import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
-import { sharedWords, wordsFor, type Dictionary } from '../../i18n.js';
+import { wordsFor, type Dictionary } from '../../i18n.js';
 import type { ActivityRow } from './view.js';
 import { ACTION_WORDS } from './words.js';
 
@@ -85,9 +84,6 @@ export const activityPages: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const session = requireSession(request);
       const lang = langOf(request);
-      if (!can(session.role, 'activity.read')) {
-        return sendPage(request, reply, 'message', { title: sharedWords(lang).ownersOnly, kind: 'role' }, 403);
-      }
       const t = wordsFor('activity', lang);
       const page = request.query.page ?? 1;
       const action = request.query.action || undefined;

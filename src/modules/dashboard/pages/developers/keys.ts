@@ -10,9 +10,8 @@ import { actorOf } from '../../../audit/record.js';
 import { listEnvironmentKeys } from '../../../businesses/keys.js';
 import { validAllowlistEntry } from '../../../keys/allowlist.js';
 import { allScopes } from '../../../keys/scopes.js';
-import { can, isPermission } from '../../../team/permissions.js';
+import { can } from '../../../team/permissions.js';
 import { at, DASHBOARD, requireSession, sendPage } from '../../context.js';
-import { sharedWords } from '../../i18n.js';
 import type { DashboardSession } from '../../sessions.js';
 import { dashboardWrite, Flash, Token } from '../../write.js';
 
@@ -60,29 +59,23 @@ export const keyPages: FastifyPluginAsyncTypebox = async (app) => {
   const manage = { dashboard: 'developers.manage', write: FORM_WRITE } as const;
   const publish = () => invalidation.publish();
 
-  // A route's permission holds for its forms until the dashboard checks every route's (issue 53, roles).
-  app.addHook('preValidation', async (request, reply) => {
-    const session = request.dashboard;
-    const needed = request.routeOptions.config.dashboard;
-    if (!session || request.method !== 'POST' || !needed || !isPermission(needed)) return;
-    if (!can(session.role, needed)) {
-      return sendPage(request, reply, 'message', { title: sharedWords(session.lang).ownersOnly, kind: 'role' }, 403);
-    }
-  });
-
-  app.get(at(KEYS), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {
-    const session = requireSession(request);
-    const { items } = await listEnvironmentKeys(db, session, { limit: 200, offset: 0 });
-    return sendPage(request, reply, 'keys', {
-      // A rolled key is shown while its overlap lasts: after it, its successor is the key.
-      keys: items.filter(
-        (key) => key.status !== 'rotated' || (key.expiresAt !== null && Date.parse(key.expiresAt) > Date.now()),
-      ),
-      scopes: allScopes,
-      overlaps: ROLL_OVERLAPS,
-      manage: can(session.role, 'developers.manage'),
-    });
-  });
+  app.get(
+    at(KEYS),
+    { config: { dashboard: 'developers.manage' }, schema: { hide: true, querystring: FlashQuery } },
+    async (request, reply) => {
+      const session = requireSession(request);
+      const { items } = await listEnvironmentKeys(db, session, { limit: 200, offset: 0 });
+      return sendPage(request, reply, 'keys', {
+        // A rolled key is shown while its overlap lasts: after it, its successor is the key.
+        keys: items.filter(
+          (key) => key.status !== 'rotated' || (key.expiresAt !== null && Date.parse(key.expiresAt) > Date.now()),
+        ),
+        scopes: allScopes,
+        overlaps: ROLL_OVERLAPS,
+        manage: can(session.role, 'developers.manage'),
+      });
+    },
+  );
 
   app.post(at(KEYS), { config: manage, schema: { hide: true, body: KeyForm } }, async (request, reply) =>
     dashboardWrite(request, reply, KEYS, async (trx, session) => {

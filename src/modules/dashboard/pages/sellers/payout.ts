@@ -83,7 +83,7 @@ export const sellerPayOutPages: FastifyPluginAsyncTypebox = async (app) => {
   // The review reads and previews only: nothing written; the Confirm it draws is the write.
   app.post(
     at(`${SELLERS}/:id/payouts/review`),
-    { config: { dashboard: 'owner' }, schema: { hide: true, params: IdParams, body: PayOutBody } },
+    { config: { dashboard: 'payouts.create' }, schema: { hide: true, params: IdParams, body: PayOutBody } },
     async (request, reply) => {
       const { id } = request.params;
       const caller = callerOf(requireSession(request));
@@ -109,7 +109,10 @@ export const sellerPayOutPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${SELLERS}/:id/payouts`),
-    { config: { dashboard: 'owner', write: FORM_WRITE }, schema: { hide: true, params: IdParams, body: PayOutBody } },
+    {
+      config: { dashboard: 'payouts.create', write: FORM_WRITE },
+      schema: { hide: true, params: IdParams, body: PayOutBody },
+    },
     async (request, reply) => {
       const { id } = request.params;
       const values = typed(request.body);
@@ -147,7 +150,7 @@ export const sellerPayOutPages: FastifyPluginAsyncTypebox = async (app) => {
   // The seller's statement of a month, labelled in the dashboard's language, with the API's download limits.
   app.get(
     at(`${SELLERS}/:id/statements/:file`),
-    { schema: { hide: true, params: StatementParams } },
+    { config: { dashboard: 'balance.read' }, schema: { hide: true, params: StatementParams } },
     async (request, reply) => {
       const caller = callerOf(requireSession(request));
       const [month, format] = request.params.file.split('.') as [string, 'csv' | 'html'];

@@ -38,12 +38,6 @@ const SellerQuery = Type.Object(
 );
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
-/** A viewer sees the sellers but is never drawn a form that changes them. */
-function ownersOnly(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
-  if (requireSession(request).role === 'owner') return undefined;
-  return sendPage(request, reply, 'message', { title: wordsOf(request).t.ownersOnly, kind: 'role' }, 403);
-}
-
 function drawForm(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -75,33 +69,39 @@ function drawForm(
  */
 export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
   const { db, database } = app.services;
-  const owner = { dashboard: 'owner', write: FORM_WRITE } as const;
+  const manage = { dashboard: 'sellers.manage', write: FORM_WRITE } as const;
 
-  app.get(at(SELLERS), { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
-    const { status } = request.query;
-    const page = request.query.page ?? 1;
-    const result = await sellers.listSellers(db, callerOf(requireSession(request)), {
-      status: status || undefined,
-      limit: PAGE_SIZE,
-      offset: (page - 1) * PAGE_SIZE,
-    });
-    return sendPage(request, reply, 'sellers', {
-      statuses: SELLER_STATUSES,
-      statusWords: statusWords(wordsOf(request).t),
-      filters: { status: status ?? '' },
-      filterQuery: status ? new URLSearchParams({ status }).toString() : '',
-      items: await withBalances(db, result.items),
-      total: result.total,
-      page,
-      pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
-    });
-  });
+  app.get(
+    at(SELLERS),
+    { config: { dashboard: 'payments.read' }, schema: { hide: true, querystring: ListQuery } },
+    async (request, reply) => {
+      const { status } = request.query;
+      const page = request.query.page ?? 1;
+      const result = await sellers.listSellers(db, callerOf(requireSession(request)), {
+        status: status || undefined,
+        limit: PAGE_SIZE,
+        offset: (page - 1) * PAGE_SIZE,
+      });
+      return sendPage(request, reply, 'sellers', {
+        statuses: SELLER_STATUSES,
+        statusWords: statusWords(wordsOf(request).t),
+        filters: { status: status ?? '' },
+        filterQuery: status ? new URLSearchParams({ status }).toString() : '',
+        items: await withBalances(db, result.items),
+        total: result.total,
+        page,
+        pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
+      });
+    },
+  );
 
-  app.get(at(`${SELLERS}/new`), { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {
-    return ownersOnly(request, reply) ?? drawForm(request, reply, BLANK_SELLER);
-  });
+  app.get(
+    at(`${SELLERS}/new`),
+    { config: { dashboard: 'sellers.manage' }, schema: { hide: true, querystring: FlashQuery } },
+    async (request, reply) => drawForm(request, reply, BLANK_SELLER),
+  );
 
-  app.post(at(SELLERS), { config: owner, schema: { hide: true, body: NewSellerForm } }, async (request, reply) =>
+  app.post(at(SELLERS), { config: manage, schema: { hide: true, body: NewSellerForm } }, async (request, reply) =>
     dashboardWrite(
       request,
       reply,
@@ -120,7 +120,7 @@ export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     at(`${SELLERS}/:id`),
-    { schema: { hide: true, params: IdParams, querystring: SellerQuery } },
+    { config: { dashboard: 'payments.read' }, schema: { hide: true, params: IdParams, querystring: SellerQuery } },
     async (request, reply) =>
       drawSeller(database, request, reply, request.params.id, {
         pages: { activity: request.query.page, payouts: request.query.payouts, payments: request.query.payments },
@@ -129,7 +129,7 @@ export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${SELLERS}/:id`),
-    { config: owner, schema: { hide: true, params: IdParams, body: EditSellerForm } },
+    { config: manage, schema: { hide: true, params: IdParams, body: EditSellerForm } },
     async (request, reply) =>
       dashboardWrite(
         request,
