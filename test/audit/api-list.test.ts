@@ -4,15 +4,16 @@ import { recordAudit, SYSTEM_ACTOR } from '../../src/modules/audit/record.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { createSeller } from '../sellers/support.js';
 import { ENDPOINTS } from '../webhooks/support.js';
-import { AUDIT_LOG } from './support.js';
+import { AUDIT_LOG, auditReader } from './support.js';
 
 /** Issue 53 item 4: `GET /audit-log`, its filters, pages, modes and codes. */
 describe('the audit log API', () => {
   let t: TestApp;
   let business: TestBusiness;
   let sk: string;
+  let reader: string;
 
-  const list = (query = '', key = sk) => t.request('GET', `${AUDIT_LOG}${query}`, { key });
+  const list = (query = '', key = reader) => t.request('GET', `${AUDIT_LOG}${query}`, { key });
 
   beforeAll(async () => {
     t = await startTestApp({
@@ -24,6 +25,7 @@ describe('the audit log API', () => {
     });
     business = await t.createBusiness();
     sk = business.keys.secretTest;
+    reader = await auditReader(t, business.id);
     // Five endpoint acts in test mode, a seller made in live mode, an operator's act (of no mode) and a task's.
     for (let i = 0; i < 3; i++) {
       const created = await t.request('POST', ENDPOINTS, {
@@ -82,14 +84,14 @@ describe('the audit log API', () => {
     assert.match(endpoint.id, /^aud_/);
     assert.ok(!Number.isNaN(Date.parse(endpoint.createdAt)));
 
-    const live = await list('', business.keys.secretLive);
+    const live = await list('', await auditReader(t, business.id, 'live'));
     assert.deepEqual(
       live.body.data.items.map((entry: any) => entry.action),
       ['settings.updated', 'business.fees_changed', 'seller.created'],
     );
     // Another business's log is its own.
     const other = await t.createBusiness();
-    assert.equal((await list('', other.keys.secretTest)).body.data.total, 0);
+    assert.equal((await list('', await auditReader(t, other.id))).body.data.total, 0);
   });
 
   test('pages: limit and page, hasMore, in the same order', async () => {
@@ -149,9 +151,10 @@ describe('the audit log API', () => {
     expectError(await t.request('GET', AUDIT_LOG), 401, 'MISSING_CREDENTIALS');
   });
 
-  test('a key created without a list of scopes reads the log (audit:read is a default scope)', async () => {
+  test('a key created without a list of scopes cannot read the log (audit:read is never a default)', async () => {
     const plain = await t.admin('POST', '/keys', { businessId: business.id, kind: 'secret', environment: 'test' });
     expectStatus(plain, 201);
-    expectStatus(await list('', plain.body.data.key), 200);
+    expectError(await list('', plain.body.data.key), 403, 'SCOPE_REQUIRED');
+    expectError(await list('', business.keys.secretTest), 403, 'SCOPE_REQUIRED');
   });
 });

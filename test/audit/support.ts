@@ -1,5 +1,6 @@
 import type { AuditAction } from '../../src/modules/audit/actions.js';
-import type { TestApp } from '../support/harness.js';
+import type { Environment } from '../../src/db/schema.js';
+import { expectStatus, type TestApp } from '../support/harness.js';
 
 export const AUDIT_LOG = '/api/v1/dev/audit-log';
 
@@ -22,4 +23,11 @@ export async function entryCount(t: TestApp, businessId: string): Promise<number
     .where('business_id', '=', businessId)
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** A secret key that reads the audit log: `audit:read` is never a default scope (decision 085). */
+export async function auditReader(t: TestApp, businessId: string, environment: Environment = 'test'): Promise<string> {
+  const made = await t.admin('POST', '/keys', { businessId, kind: 'secret', environment, scopes: ['audit:read'] });
+  expectStatus(made, 201);
+  return made.body.data.key as string;
 }

@@ -15,10 +15,9 @@ import { setFeePlan } from '../payments/fee-plans.js';
 import { changeKeyStatus, listKeys, type IssuedKey } from '../businesses/keys.js';
 import { createKey, revokeKeyAct, rollKeyAct } from '../api-keys/acts.js';
 import { MAX_ROLL_OVERLAP_SECONDS } from '../api-keys/schemas.js';
-import { actorOf } from '../audit/record.js';
+import { actorOf, recordAct, recordAudit } from '../audit/record.js';
 import { validAllowlistEntry } from '../keys/allowlist.js';
 import { allScopes } from '../keys/scopes.js';
-import { recordAct } from '../audit/record.js';
 import { userAdminRoutes } from './user-routes.js';
 import { walletAdminRoutes } from './wallet-routes.js';
 
@@ -317,9 +316,26 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/keys/:id/suspend',
     { schema: { params: IdParams, response: { 200: Envelope(KeyView) } } },
     async (request, reply) =>
-      write(request, reply, 200, async (trx) => (await changeKeyStatus(trx, request.params.id, 'suspended')).key, {
-        afterCommit,
-      }),
+      write(
+        request,
+        reply,
+        200,
+        async (trx) => {
+          const { key, changed } = await changeKeyStatus(trx, request.params.id, 'suspended');
+          if (changed) {
+            await recordAudit(trx, {
+              businessId: key.businessId,
+              environment: key.environment,
+              action: 'api_key.suspended',
+              actor: actorOf(request),
+              target: { kind: 'api_key', id: key.id },
+              details: { hint: key.hint },
+            });
+          }
+          return key;
+        },
+        { afterCommit },
+      ),
   );
 
   app.post(

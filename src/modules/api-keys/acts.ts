@@ -25,7 +25,10 @@ import { defaultScopes } from '../keys/scopes.js';
 /** Who acts on keys: the audit's actor, and, for a key, the scopes it holds (the ceiling of what it makes). */
 export interface KeyActor {
   actor: AuditActor;
-  /** The acting key's scopes; undefined for a dashboard user or the operator, who are not keys. */
+  /**
+   * The ceiling of what the act may give: the acting key's scopes, or a member's
+   * (`scopesMemberMayGive`); undefined for the operator.
+   */
   scopes?: readonly string[] | undefined;
 }
 
@@ -42,7 +45,8 @@ function checkCeiling(by: KeyActor, scopes: readonly string[]): void {
   if (!by.scopes) return;
   const beyond = scopes.filter((scope) => !by.scopes!.includes(scope));
   if (beyond.length > 0) {
-    throw new ApiError('SCOPE_ESCALATION', `This API key does not hold ${beyond.join(', ')} and cannot give it.`);
+    const who = by.actor.kind === 'user' ? "This member's role" : 'This API key';
+    throw new ApiError('SCOPE_ESCALATION', `${who} does not hold ${beyond.join(', ')} and cannot give it.`);
   }
 }
 

@@ -17,6 +17,7 @@ export const AUDIT_ACTIONS = [
   'api_key.created',
   'api_key.rolled',
   'api_key.revoked',
+  'api_key.suspended',
   'webhook_endpoint.created',
   'webhook_endpoint.updated',
   'webhook_endpoint.deleted',

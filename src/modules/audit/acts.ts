@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Selectable } from 'kysely';
-import type { PaymentLinksTable, SellersTable } from '../../db/schema.js';
+import type { AuditDetails, PaymentLinksTable, SellersTable } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import type { AuditAction } from './actions.js';
 import { recordAct, type AuditTarget } from './record.js';
@@ -141,3 +141,12 @@ export const CONTACT_AUDIT_FIELDS: WatchedFields<{
   pickupAddress: 'pickupAddress',
   delivers: 'delivers',
 };
+
+/**
+ * A webhook endpoint as an entry names it: its URL without query or fragment (a receiver's token
+ * is often put there, and the log keeps no secret) and the events it takes.
+ */
+export function endpointDetails(endpoint: { url: string; events: readonly string[] }): AuditDetails {
+  const url = new URL(endpoint.url);
+  return { url: `${url.origin}${url.pathname}`, events: [...endpoint.events] };
+}

@@ -44,7 +44,7 @@ export const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'listAuditLog',
         summary: 'List the audit log',
         description:
-          "Every sensitive act on the business, newest first, in the order the acts were committed: the entries of the key's environment and those of no environment (the team, sign-ins, settings, the operator's acts). Each names who did it (a dashboard user, an API key by its hint, the operator or the platform), from where (IP, user agent), what and on what. Filters: `actor`, `action`, `from`, `to`. Entries are never edited or deleted and are kept at least a year. Needs the `audit:read` scope.",
+          "Every sensitive act on the business, newest first, in the order the entries were written: the entries of the key's environment and those of no environment (the team, sign-ins, settings, the operator's acts). Each names who did it (a dashboard user, an API key by its hint, the operator or the platform), from where (IP, user agent), what and on what. Filters: `actor`, `action`, `from`, `to`. Entries are never edited or deleted and are kept at least a year. Needs the `audit:read` scope.",
         tags: ['Audit log'],
         querystring: AuditLogQuery,
         response: { 200: Envelope(Paginated(AuditEntry)) },

@@ -5,7 +5,7 @@ import type { Executor } from '../../db/transaction.js';
 import { ApiError, invalid } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { hashToken } from './sessions.js';
-import { createUser, isEmail, normalizeEmail, type UserView } from './users.js';
+import { createUser, isEmail, listUsers, normalizeEmail, type UserView } from './users.js';
 
 /**
  * Invitations to a business's team (issue 53, decision 083): a one-time link, valid 72 hours,
@@ -43,8 +43,16 @@ export async function createInvitation(
 ): Promise<{ invitation: InvitationView; token: string }> {
   const email = normalizeEmail(input.email);
   if (!isEmail(email)) throw invalid('body.email', 'is not an email address');
-  const member = await trx.selectFrom('dashboard_users').select('id').where('email', '=', email).executeTakeFirst();
-  if (member) throw invalid('body.email', 'is already a member');
+  // A member removed from this business may be invited back (accepting gives the account back);
+  // an email in use anywhere else is refused: an email signs in to one business.
+  const member = await trx
+    .selectFrom('dashboard_users')
+    .select(['business_id', 'disabled_at'])
+    .where('email', '=', email)
+    .executeTakeFirst();
+  if (member && !(member.business_id === input.businessId && member.disabled_at !== null)) {
+    throw invalid('body.email', 'is already a member');
+  }
   const waiting = await trx
     .selectFrom('dashboard_invitations')
     .select('id')
@@ -181,16 +189,37 @@ export async function acceptInvitation(
   const found = await lookUp(trx, token, true);
   if (!found.ok) return found;
   const { invitation } = found;
-  const user = await createUser(trx, {
-    businessId: invitation.businessId,
-    email: invitation.email,
-    passwordHash,
-    role: invitation.role,
-  });
+  const user =
+    (await rejoin(trx, invitation.businessId, invitation.email, passwordHash, invitation.role)) ??
+    (await createUser(trx, {
+      businessId: invitation.businessId,
+      email: invitation.email,
+      passwordHash,
+      role: invitation.role,
+    }));
   await trx
     .updateTable('dashboard_invitations')
     .set({ accepted_at: sql<Date>`now()` })
     .where('id', '=', invitation.id)
     .execute();
   return { ok: true, user };
+}
+
+/** A removed member of the business invited back: their account again, with the new password and role. */
+async function rejoin(
+  trx: Transaction<DB>,
+  businessId: string,
+  email: string,
+  passwordHash: string,
+  role: DashboardRole,
+): Promise<UserView | undefined> {
+  const row = await trx
+    .updateTable('dashboard_users')
+    .set({ disabled_at: null, password_hash: passwordHash, role, updated_at: sql<Date>`now()` })
+    .where('business_id', '=', businessId)
+    .where('email', '=', email)
+    .where('disabled_at', 'is not', null)
+    .returning(['id'])
+    .executeTakeFirst();
+  return row ? (await listUsers(trx, businessId)).find((user) => user.id === row.id) : undefined;
 }

@@ -61,6 +61,16 @@ export async function changeMember(
       .where('id', '=', userId)
       .execute();
   }
+  // An invitation carries its inviter's say: it ends when they leave or may no longer invite.
+  if (role === null || !can(role, 'team.manage')) {
+    await trx
+      .updateTable('dashboard_invitations')
+      .set({ revoked_at: sql<Date>`now()` })
+      .where('invited_by', '=', userId)
+      .where('accepted_at', 'is', null)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
   return { email: target.email, from: target.role, to: role };
 }
 

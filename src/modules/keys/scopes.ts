@@ -20,9 +20,12 @@ export type Scope = (typeof allScopes)[number];
 
 /**
  * What a key created without a list gets: every scope but `api_keys:write` (decisions.md: a key
- * that makes keys is only ever asked for by name, issue 53).
+ * that makes keys is only ever asked for by name) and `audit:read` (the log names the team's
+ * emails and sign-in addresses, which only owners and admins see in the dashboard; issue 53).
  */
-export const defaultScopes: readonly Scope[] = allScopes.filter((scope) => scope !== 'api_keys:write');
+export const defaultScopes: readonly Scope[] = allScopes.filter(
+  (scope) => scope !== 'api_keys:write' && scope !== 'audit:read',
+);
 
 export function isScope(value: string): value is Scope {
   return (allScopes as readonly string[]).includes(value);

@@ -6,6 +6,7 @@ import { API_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope, Paginated, pageWindow, parseDateFilter } from '../../http/schemas.js';
 import { getDelivery, listDeliveries, RECOVER_BATCH, recoverDeliveries, retryDelivery } from './deliveries.js';
 import * as endpoints from './endpoints.js';
+import { endpointDetails } from '../audit/acts.js';
 import { recordAct } from '../audit/record.js';
 import { checkEndpointScopes } from './scopes.js';
 import {
@@ -88,7 +89,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...(maxPerSecond !== undefined ? { maxPerSecond } : {}),
         });
         const target = { kind: 'webhook_endpoint', id: created.id };
-        await recordAct(trx, request, { action: 'webhook_endpoint.created', target, details: { url, events } });
+        await recordAct(trx, request, {
+          action: 'webhook_endpoint.created',
+          target,
+          details: endpointDetails({ url, events }),
+        });
         return created;
       });
     },

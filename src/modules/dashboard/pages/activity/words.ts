@@ -18,6 +18,7 @@ export const ACTION_WORDS: Record<AuditAction, Record<Lang, string>> = {
   'api_key.created': { en: 'API key created', fr: 'Clé API créée', ar: 'إنشاء مفتاح API' },
   'api_key.rolled': { en: 'API key rolled', fr: 'Clé API renouvelée', ar: 'تجديد مفتاح API' },
   'api_key.revoked': { en: 'API key revoked', fr: 'Clé API révoquée', ar: 'إبطال مفتاح API' },
+  'api_key.suspended': { en: 'API key suspended', fr: 'Clé API suspendue', ar: 'تعليق مفتاح API' },
   'webhook_endpoint.created': { en: 'Webhook endpoint created', fr: 'Point de webhook créé', ar: 'إنشاء نقطة webhook' },
   'webhook_endpoint.updated': {
     en: 'Webhook endpoint changed',

@@ -1,16 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import type { Transaction } from 'kysely';
 import { Type } from 'typebox';
 import type { DB } from '../../../../db/schema.js';
 import { ApiError, invalid } from '../../../../http/errors.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 import { literalUnion } from '../../../../http/schemas.js';
-import { createKey, publishableAllows, revokeKeyAct, rollKeyAct } from '../../../api-keys/acts.js';
+import { createKey, publishableAllows, revokeKeyAct, rollKeyAct, type KeyActor } from '../../../api-keys/acts.js';
 import { actorOf } from '../../../audit/record.js';
 import { listEnvironmentKeys } from '../../../businesses/keys.js';
 import { validAllowlistEntry } from '../../../keys/allowlist.js';
 import { allScopes } from '../../../keys/scopes.js';
-import { can } from '../../../team/permissions.js';
+import { can, scopesMemberMayGive } from '../../../team/permissions.js';
 import { at, DASHBOARD, requireSession, sendPage } from '../../context.js';
 import type { DashboardSession } from '../../sessions.js';
 import { dashboardWrite, Flash, Token } from '../../write.js';
@@ -53,6 +54,11 @@ async function checkOwnKey(trx: Transaction<DB>, session: DashboardSession, id: 
 
 const KEYS = `${DASHBOARD}/developers/keys`;
 
+/** A member acting on keys: never giving a key a scope their role could not use (decision 083). */
+function memberActor(request: FastifyRequest, session: DashboardSession): KeyActor {
+  return { actor: actorOf(request), scopes: scopesMemberMayGive(session.role, session.environment) };
+}
+
 /** The Developers page's API keys (issue 53 item 3): the API's acts, for a member who may manage developers. */
 export const keyPages: FastifyPluginAsyncTypebox = async (app) => {
   const { db, invalidation } = app.services;
@@ -70,7 +76,7 @@ export const keyPages: FastifyPluginAsyncTypebox = async (app) => {
         keys: items.filter(
           (key) => key.status !== 'rotated' || (key.expiresAt !== null && Date.parse(key.expiresAt) > Date.now()),
         ),
-        scopes: allScopes,
+        scopes: scopesMemberMayGive(session.role, session.environment),
         overlaps: ROLL_OVERLAPS,
         manage: can(session.role, 'developers.manage'),
       });
@@ -93,18 +99,14 @@ export const keyPages: FastifyPluginAsyncTypebox = async (app) => {
       if (ipAllowlist.length > 100 || !ipAllowlist.every(validAllowlistEntry)) {
         throw invalid('ipAllowlist', 'must be IP addresses or CIDR ranges');
       }
-      const key = await createKey(
-        trx,
-        { actor: actorOf(request) },
-        {
-          businessId: session.businessId,
-          environment: session.environment,
-          name,
-          kind: request.body.kind,
-          scopes,
-          ipAllowlist,
-        },
-      );
+      const key = await createKey(trx, memberActor(request, session), {
+        businessId: session.businessId,
+        environment: session.environment,
+        name,
+        kind: request.body.kind,
+        scopes,
+        ipAllowlist,
+      });
       return { redirect: KEYS, page: { template: 'key-created', data: { key } } };
     }),
   );
@@ -116,7 +118,7 @@ export const keyPages: FastifyPluginAsyncTypebox = async (app) => {
       dashboardWrite(request, reply, KEYS, async (trx, session) => {
         await checkOwnKey(trx, session, request.params.id);
         const overlap = Number(request.body.overlap);
-        const key = await rollKeyAct(trx, { actor: actorOf(request) }, session, request.params.id, overlap);
+        const key = await rollKeyAct(trx, memberActor(request, session), session, request.params.id, overlap);
         return { redirect: KEYS, page: { template: 'key-created', data: { key, overlap } }, afterCommit: publish };
       }),
   );

@@ -7,6 +7,7 @@ import { getDelivery, listDeliveries, retryDelivery } from '../../../webhooks/de
 import { isFailing, withHealth } from '../../delivery-health.js';
 import * as endpoints from '../../../webhooks/endpoints.js';
 import { at, callerOf, DASHBOARD, requireSession, sendPage } from '../../context.js';
+import { endpointDetails } from '../../../audit/acts.js';
 import { recordAct } from '../../../audit/record.js';
 import { dashboardWrite, Token, Flash } from '../../write.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
@@ -85,7 +86,7 @@ export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
     return dashboardWrite(request, reply, WEBHOOKS, async (trx) => {
       const endpoint = await endpoints.createEndpoint(trx, caller, checked);
       const target = { kind: 'webhook_endpoint', id: endpoint.id };
-      await recordAct(trx, request, { action: 'webhook_endpoint.created', target, details: checked });
+      await recordAct(trx, request, { action: 'webhook_endpoint.created', target, details: endpointDetails(checked) });
       return { redirect: WEBHOOKS, page: { template: 'endpoint-created', data: { endpoint } } };
     });
   });

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { startDownload } from '../../../../http/downloads.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 import { fillText, formatAmount } from '../../../../lib/i18n.js';
+import { recordPayout } from '../../../audit/acts.js';
 import { balanceStatement, monthPeriod, statementFile } from '../../../payments/statements.js';
 import { payoutQuote } from '../../../payouts/quote.js';
 import * as payouts from '../../../payouts/service.js';
@@ -134,6 +135,7 @@ export const sellerPayOutPages: FastifyPluginAsyncTypebox = async (app) => {
             },
             limits,
           );
+          await recordPayout(trx, request, 'payout.created', payout);
           return { redirect: `${DASHBOARD}/payouts/${encodeURIComponent(payout.reference)}` };
         },
         // Refused (the balance moved since the review, too many waiting): the form again with why.
