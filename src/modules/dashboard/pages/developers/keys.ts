@@ -10,7 +10,6 @@ import { actorOf } from '../../../audit/record.js';
 import { listEnvironmentKeys } from '../../../businesses/keys.js';
 import { validAllowlistEntry } from '../../../keys/allowlist.js';
 import { allScopes } from '../../../keys/scopes.js';
-import { can } from '../../../team/permissions.js';
 import { at, DASHBOARD, requireSession, sendPage } from '../../context.js';
 import type { DashboardSession } from '../../sessions.js';
 import { dashboardWrite, Flash, Token } from '../../write.js';
@@ -35,7 +34,8 @@ const KeyForm = Type.Object(
 );
 const RollForm = Type.Object({ ...Token, overlap: literalUnion(ROLL_OVERLAPS) }, { additionalProperties: false });
 
-function many(value: string | string[] | undefined): string[] {
+/** A form's repeated field (ticked boxes) as a list: none, one, or several. */
+export function many(value: string | string[] | undefined): string[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }
 
@@ -72,7 +72,6 @@ export const keyPages: FastifyPluginAsyncTypebox = async (app) => {
         ),
         scopes: allScopes,
         overlaps: ROLL_OVERLAPS,
-        manage: can(session.role, 'developers.manage'),
       });
     },
   );
