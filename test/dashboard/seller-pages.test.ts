@@ -334,6 +334,36 @@ describe("dashboard: a seller's page (issue 52 item 5)", () => {
     assert.deepEqual(await sellerPayouts(t, seller.id), []);
   });
 
+  test('balance.read draws the balances, activity, payouts and statements: support sees none, finance all', async () => {
+    const seller = await createSeller(t, sk, { name: 'Private stall', phone: '+22236000206' });
+    await splitPayment(t, sk, seller.id, 2_000, 1_000);
+    const path = `${SELLERS}/${seller.id}`;
+    const statement = `${path}/statements/${new Date().toISOString().slice(0, 7)}.csv`;
+    const money = /id="balance"|id="h-activity"|id="h-seller-payouts"|id="h-seller-statements"|\/statements\//;
+    const support = (await signedIn(t, business.id, 'support')).client;
+    const list = await support.get(SELLERS);
+    assert.equal(list.status, 200);
+    assert.ok(list.html.includes(`id="${seller.id}"`));
+    assert.doesNotMatch(list.html, /data-label="Balance"|10\.00\u00a0MRU/);
+    const page = await support.get(path);
+    assert.equal(page.status, 200);
+    assert.match(page.html, /id="h-seller-payments"/);
+    // Its payments stay (`payments.read`), the seller's share of each included.
+    assert.doesNotMatch(page.html, money);
+    assert.equal((await support.get(statement)).status, 403);
+
+    const finance = (await signedIn(t, business.id, 'finance')).client;
+    const shown = await finance.get(SELLERS);
+    assert.match(new RegExp(`<tr id="${seller.id}">[\\s\\S]*?</tr>`).exec(shown.html)![0], /10\.00\u00a0MRU/);
+    const full = await finance.get(path);
+    assert.match(full.html, /<p class="figure" id="balance">10\.00\u00a0MRU<\/p>/);
+    for (const id of ['seller-activity', 'h-seller-payouts', 'seller-statements']) {
+      assert.ok(full.html.includes(`id="${id}"`), id);
+    }
+    assert.ok(full.html.includes(`href="${statement}"`));
+    assert.equal((await finance.get(statement)).status, 200);
+  });
+
   test('in Arabic and French: the sections and the pay out form in the language', async () => {
     const seller = await createSeller(t, sk, { name: 'متجر', phone: '+22236000206' });
     const arabic = (await signedIn(t, business.id)).client;
@@ -358,7 +388,7 @@ describe("dashboard: a seller's page (issue 52 item 5)", () => {
       'Versements au vendeur',
       'Paiements partagés avec le vendeur',
       'Relevés du vendeur',
-      'Payer le vendeur',
+      'Verser au vendeur',
     ]) {
       assert.ok(fr.html.includes(words), words);
     }

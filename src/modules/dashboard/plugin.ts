@@ -70,7 +70,8 @@ const dashboardApp: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRoute', recordDashboardRoute);
 
   app.addHook('onRequest', async (request, reply) => {
-    // The not-found page has no route config: it draws for anyone, signed in or not.
+    // The not-found page has no route config: 'session', so a signed-out visitor is sent to sign
+    // in (an unknown address tells them nothing) and any signed-in member sees it.
     const access = request.routeOptions.config.dashboard ?? 'session';
     if (access === 'public') return;
     const token = cookiesOf(request)[names.session];

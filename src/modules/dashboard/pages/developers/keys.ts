@@ -11,7 +11,7 @@ import { actorOf } from '../../../audit/record.js';
 import { listEnvironmentKeys } from '../../../businesses/keys.js';
 import { validAllowlistEntry } from '../../../keys/allowlist.js';
 import { allScopes } from '../../../keys/scopes.js';
-import { can, scopesMemberMayGive } from '../../../team/permissions.js';
+import { scopesMemberMayGive } from '../../../team/permissions.js';
 import { at, DASHBOARD, requireSession, sendPage } from '../../context.js';
 import type { DashboardSession } from '../../sessions.js';
 import { dashboardWrite, Flash, Token } from '../../write.js';
@@ -36,7 +36,8 @@ const KeyForm = Type.Object(
 );
 const RollForm = Type.Object({ ...Token, overlap: literalUnion(ROLL_OVERLAPS) }, { additionalProperties: false });
 
-function many(value: string | string[] | undefined): string[] {
+/** A form's repeated field (ticked boxes) as a list: none, one, or several. */
+export function many(value: string | string[] | undefined): string[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }
 
@@ -78,7 +79,6 @@ export const keyPages: FastifyPluginAsyncTypebox = async (app) => {
         ),
         scopes: scopesMemberMayGive(session.role, session.environment),
         overlaps: ROLL_OVERLAPS,
-        manage: can(session.role, 'developers.manage'),
       });
     },
   );

@@ -12,7 +12,7 @@ import { recordAct } from '../../../audit/record.js';
 import { dashboardWrite, Token, Flash } from '../../write.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 import { DELIVERY_STATUSES } from '../../../webhooks/delivery-state.js';
-import { keyPages } from './keys.js';
+import { keyPages, many } from './keys.js';
 
 const PAGE_SIZE = 25;
 
@@ -47,17 +47,13 @@ const EventsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-function many(value: string | string[] | undefined): string[] {
-  return value === undefined ? [] : Array.isArray(value) ? value : [value];
-}
-
 const WEBHOOKS = `${DASHBOARD}/developers/webhooks`;
 const DELIVERIES = `${DASHBOARD}/developers/deliveries`;
 
 export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(keyPages);
   const { db, config } = app.services;
-  const owner = { dashboard: 'developers.manage', write: FORM_WRITE } as const;
+  const manage = { dashboard: 'developers.manage', write: FORM_WRITE } as const;
   const view = { dashboard: 'developers.manage' } as const;
 
   app.get(at(WEBHOOKS), { config: view, schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {
@@ -66,7 +62,7 @@ export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
     return sendPage(request, reply, 'webhooks', { endpoints: list.items, eventNames: EVENT_NAMES });
   });
 
-  app.post(at(WEBHOOKS), { config: owner, schema: { hide: true, body: EndpointForm } }, async (request, reply) => {
+  app.post(at(WEBHOOKS), { config: manage, schema: { hide: true, body: EndpointForm } }, async (request, reply) => {
     const session = requireSession(request);
     const caller = callerOf(session);
     let checked: { url: string; events: string[] };
@@ -111,7 +107,7 @@ export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${WEBHOOKS}/:id`),
-    { config: owner, schema: { hide: true, params: IdParams, body: EventsForm } },
+    { config: manage, schema: { hide: true, params: IdParams, body: EventsForm } },
     async (request, reply) => {
       const back = endpointPath(request.params.id);
       return dashboardWrite(request, reply, back, async (trx, _session, caller) => {
@@ -131,7 +127,7 @@ export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
   ] as const) {
     app.post(
       at(`${WEBHOOKS}/:id/${action}`),
-      { config: owner, schema: { hide: true, params: IdParams, body: TokenForm } },
+      { config: manage, schema: { hide: true, params: IdParams, body: TokenForm } },
       async (request, reply) => {
         const back = endpointPath(request.params.id);
         return dashboardWrite(request, reply, back, async (trx, _session, caller) => {
@@ -146,7 +142,7 @@ export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${WEBHOOKS}/:id/rotate`),
-    { config: owner, schema: { hide: true, params: IdParams, body: TokenForm } },
+    { config: manage, schema: { hide: true, params: IdParams, body: TokenForm } },
     async (request, reply) => {
       const back = endpointPath(request.params.id);
       return dashboardWrite(request, reply, back, async (trx, _session, caller) => {
@@ -160,7 +156,7 @@ export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${WEBHOOKS}/:id/ping`),
-    { config: owner, schema: { hide: true, params: IdParams, body: TokenForm } },
+    { config: manage, schema: { hide: true, params: IdParams, body: TokenForm } },
     async (request, reply) =>
       dashboardWrite(request, reply, endpointPath(request.params.id), async (trx, _session, caller) => {
         const deliveryId = await endpoints.sendPing(trx, caller, request.params.id);
@@ -234,7 +230,7 @@ export const developerPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     at(`${DELIVERIES}/:id/retry`),
-    { config: owner, schema: { hide: true, params: IdParams, body: TokenForm } },
+    { config: manage, schema: { hide: true, params: IdParams, body: TokenForm } },
     async (request, reply) => {
       const back = `${DELIVERIES}/${encodeURIComponent(request.params.id)}`;
       return dashboardWrite(request, reply, back, async (trx, _session, caller) => {

@@ -5,6 +5,7 @@ export const developerTexts = defineDictionaries({
   en: {
     newestEvents: 'Newest events',
     keyName: 'Name',
+    keyExpires: 'Expires',
     noExpiry: 'Never',
     rollOverlap: 'Old key keeps working',
     overlap0: 'Stops now',
@@ -61,6 +62,7 @@ export const developerTexts = defineDictionaries({
   fr: {
     newestEvents: 'Événements les plus récents',
     keyName: 'Nom',
+    keyExpires: 'Expire',
     noExpiry: 'Jamais',
     rollOverlap: "L'ancienne clé fonctionne encore",
     overlap0: "S'arrête maintenant",
@@ -115,6 +117,7 @@ export const developerTexts = defineDictionaries({
   ar: {
     newestEvents: 'أحدث الأحداث',
     keyName: 'الاسم',
+    keyExpires: 'ينتهي في',
     noExpiry: 'أبدًا',
     rollOverlap: 'يبقى المفتاح القديم صالحًا',
     overlap0: 'يتوقف الآن',

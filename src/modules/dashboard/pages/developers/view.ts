@@ -16,7 +16,7 @@ type EventEntry = Pick<Selectable<EventsTable>, 'id' | 'event' | 'subject' | 'cr
 
 /** What the Developers pages' templates draw: keys, webhook endpoints, their deliveries, and the event log. */
 export interface DeveloperViews {
-  keys: { keys: KeyView[]; scopes: readonly Scope[]; overlaps: readonly string[]; manage: boolean };
+  keys: { keys: KeyView[]; scopes: readonly Scope[]; overlaps: readonly string[] };
   /** A new or rolled key, its secret shown this once; `overlap`: the seconds the rolled key keeps working. */
   'key-created': { key: IssuedKey; overlap?: number };
   webhooks: { endpoints: Resolved<typeof listEndpoints>['items']; eventNames: typeof EVENT_NAMES };

@@ -58,7 +58,7 @@ function drawForm(
  * The Payment links pages (issue 50): the links of the session's mode, newest first; a new link
  * (fixed or open amount, a limit, an expiry, what to ask the payer; metadata under Advanced); a
  * link's page with its address to copy and share, its QR code and poster, its payments, and its
- * deactivation. Every change goes through links/service.ts; changes are for owners.
+ * deactivation. Every change goes through links/service.ts; changes need `links.manage`.
  */
 export const linkPages: FastifyPluginAsyncTypebox = async (app) => {
   const { db, database, config } = app.services;

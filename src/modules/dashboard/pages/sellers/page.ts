@@ -15,7 +15,7 @@ import { SELLER_NAME_MAX } from '../../../sellers/schemas.js';
 import * as sellers from '../../../sellers/service.js';
 import type { SellerRow } from '../../../sellers/store.js';
 import { sellerView } from '../../../sellers/views.js';
-import { callerOf, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
+import { allows, callerOf, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { formState, type Refusal } from '../../form-errors.js';
 import { wordsFor } from '../../i18n.js';
 import { balanceRow, typeLabels } from '../balance/routes.js';
@@ -39,8 +39,16 @@ export function wordsOf(request: FastifyRequest) {
   return { lang, t: wordsFor('sellers', lang) };
 }
 
-/** The sellers with what their ledger accounts hold: one read for all of them, not one a row. */
-export async function withBalances(db: Kysely<DB>, rows: readonly SellerRow[]): Promise<SellerItem[]> {
+/**
+ * The sellers with what their ledger accounts hold, one read for all of them, not one a row; a
+ * role without `balance.read` sees none (`null`), and the ledger is not read for it.
+ */
+export async function withBalances(
+  db: Kysely<DB>,
+  request: FastifyRequest,
+  rows: readonly SellerRow[],
+): Promise<SellerItem[]> {
+  if (!allows(request.dashboard, 'balance.read')) return rows.map((row) => ({ view: sellerView(row), balance: null }));
   const environment = rows[0]?.environment;
   if (environment === undefined) return [];
   const balances = await accountBalances(
@@ -75,7 +83,7 @@ async function statementLinks(db: Kysely<DB>, caller: Caller, seller: string, la
   }));
 }
 
-const pages = (total: number, size: number) => Math.max(1, Math.ceil(total / size));
+const pageCount = (total: number, size: number) => Math.max(1, Math.ceil(total / size));
 
 /** The intents whose split names the seller, with what each payment gave it (none before it is paid). */
 function sellerPayments(items: Awaited<ReturnType<typeof listIntents>>['items'], seller: string): SellerPayment[] {
@@ -98,10 +106,36 @@ export interface SellerPageOptions {
   status?: number;
 }
 
+/** The seller's balance activity, payouts and statements: what `balance.read` lets a member see. */
+async function moneyOf(db: Kysely<DB>, caller: Caller, seller: string, lang: Lang, pages: SellerPageOptions['pages']) {
+  const activityPage = pages?.activity ?? 1;
+  const payoutsPage = pages?.payouts ?? 1;
+  const [activity, payouts, statements] = await Promise.all([
+    listBalanceTransactions(db, caller, { seller, limit: PAGE_SIZE, offset: (activityPage - 1) * PAGE_SIZE }),
+    listPayouts(db, caller, { seller, limit: SHORT_PAGE_SIZE, offset: (payoutsPage - 1) * SHORT_PAGE_SIZE }),
+    statementLinks(db, caller, seller, lang),
+  ]);
+  return {
+    activity: {
+      items: activity.items.map((item) => balanceRow(balanceTransactionView(item))),
+      total: activity.total,
+      page: activityPage,
+      pages: pageCount(activity.total, PAGE_SIZE),
+    },
+    payouts: {
+      items: payouts.items.map(payoutView),
+      total: payouts.total,
+      page: payoutsPage,
+      pages: pageCount(payouts.total, SHORT_PAGE_SIZE),
+    },
+    statements,
+  };
+}
+
 /**
- * A seller's page: its details and balance, its activity (every balance transaction of it,
- * newest first), its payouts with their status, the payments whose split names it, its monthly
- * statements, and for owners its edit and Pay out forms.
+ * A seller's page: its details, the payments whose split names it; with `balance.read` its
+ * balance, activity (every balance transaction of it, newest first), payouts with their status and
+ * monthly statements; with `sellers.manage` its edit form, with `payouts.create` its Pay out form.
  */
 export async function drawSeller(
   database: Database,
@@ -114,27 +148,15 @@ export async function drawSeller(
   const { lang } = wordsOf(request);
   const caller = callerOf(requireSession(request));
   const row = await sellers.getSeller(db, caller, id);
-  const activityPage = options.pages?.activity ?? 1;
-  const payoutsPage = options.pages?.payouts ?? 1;
   const paymentsPage = options.pages?.payments ?? 1;
-  const [[seller], activity, payouts, payments, statements] = await Promise.all([
-    withBalances(db, [row]),
-    listBalanceTransactions(db, caller, {
-      seller: row.id,
-      limit: PAGE_SIZE,
-      offset: (activityPage - 1) * PAGE_SIZE,
-    }),
-    listPayouts(db, caller, {
-      seller: row.id,
-      limit: SHORT_PAGE_SIZE,
-      offset: (payoutsPage - 1) * SHORT_PAGE_SIZE,
-    }),
+  const [[seller], money, payments] = await Promise.all([
+    withBalances(db, request, [row]),
+    allows(request.dashboard, 'balance.read') ? moneyOf(db, caller, row.id, lang, options.pages) : null,
     listIntents(database, caller, {
       seller: row.id,
       limit: SHORT_PAGE_SIZE,
       offset: (paymentsPage - 1) * SHORT_PAGE_SIZE,
     }),
-    statementLinks(db, caller, row.id, lang),
   ]);
   return sendPage(
     request,
@@ -148,26 +170,16 @@ export async function drawSeller(
       phoneExample: NATIONAL_PHONE_EXAMPLE,
       ...formState(options.refused?.refusal),
       typeLabels: typeLabels(wordsFor('balance', lang)),
-      activity: {
-        items: activity.items.map((item) => balanceRow(balanceTransactionView(item))),
-        total: activity.total,
-        page: activityPage,
-        pages: pages(activity.total, PAGE_SIZE),
-      },
-      payouts: {
-        items: payouts.items.map(payoutView),
-        total: payouts.total,
-        page: payoutsPage,
-        pages: pages(payouts.total, SHORT_PAGE_SIZE),
-      },
+      activity: money?.activity ?? null,
+      payouts: money?.payouts ?? null,
       payoutStatusWords: payoutWords(wordsFor('payouts', lang)).status,
       payments: {
         items: sellerPayments(payments.items, row.id),
         total: payments.total,
         page: paymentsPage,
-        pages: pages(payments.total, SHORT_PAGE_SIZE),
+        pages: pageCount(payments.total, SHORT_PAGE_SIZE),
       },
-      statements,
+      statements: money?.statements ?? null,
       payOut: options.payOut ?? { values: { amount: '', description: '' }, problems: {} },
     },
     options.status ?? 200,

@@ -61,11 +61,11 @@ function drawForm(
 }
 
 /**
- * The Sellers pages (issue 52 item 5): the sellers of the session's mode with their balances,
- * newest first; a new seller; a seller's page (page.ts) with its details, balance, activity,
- * payouts, payments and statements, its edit form (name, phone, commission, payout schedule,
- * ACTIVE or DISABLED) and its Pay out form (payout.ts). Every change goes through sellers/service.ts or
- * payouts/service.ts; changes are for owners.
+ * The Sellers pages (issue 52 item 5): the sellers of the session's mode, newest first, with their
+ * balances for `balance.read`; a new seller; a seller's page (page.ts) with its details, balance,
+ * activity, payouts, payments and statements, its edit form (name, phone, commission, payout
+ * schedule, ACTIVE or DISABLED) and its Pay out form (payout.ts). Every change goes through
+ * sellers/service.ts or payouts/service.ts; changes need `sellers.manage`, a payout `payouts.create`.
  */
 export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
   const { db, database } = app.services;
@@ -87,7 +87,7 @@ export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
         statusWords: statusWords(wordsOf(request).t),
         filters: { status: status ?? '' },
         filterQuery: status ? new URLSearchParams({ status }).toString() : '',
-        items: await withBalances(db, result.items),
+        items: await withBalances(db, request, result.items),
         total: result.total,
         page,
         pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),

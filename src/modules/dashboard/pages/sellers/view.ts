@@ -23,10 +23,13 @@ export interface SellerFormValues {
   payoutSchedule: string;
 }
 
-/** A seller as its pages show it: the API's view and what its ledger account holds, in centimes. */
+/**
+ * A seller as its pages show it: the API's view and what its ledger account holds, in centimes
+ * (`null` for a role without `balance.read`).
+ */
 export interface SellerItem {
   view: SellerView;
-  balance: number;
+  balance: number | null;
 }
 
 /** A payment whose split names the seller: its amount (null: open and unpaid) and the seller's share once paid. */
@@ -76,14 +79,15 @@ export interface SellerViews {
       nameMax: number;
       phoneExample: string;
       typeLabels: Record<BalanceTransactionType, string>;
-      /** Its balance transactions, newest first, each linked to its source's page. */
-      activity: Paged<{ items: BalanceRow[] }>;
-      /** Its payouts, newest first, each linked to its page; a FAILED or CANCELLED one says so. */
-      payouts: Paged<{ items: PayoutView[] }>;
+      /** Its balance transactions, newest first, each linked to its source's page (null without `balance.read`). */
+      activity: Paged<{ items: BalanceRow[] }> | null;
+      /** Its payouts, newest first, each linked to its page; a FAILED or CANCELLED one says so (null without `balance.read`). */
+      payouts: Paged<{ items: PayoutView[] }> | null;
       payoutStatusWords: Record<PayoutStatus, string>;
       /** The payments whose split names it, newest first. */
       payments: Paged<{ items: SellerPayment[] }>;
-      statements: StatementLink[];
+      /** Its monthly statements (null without `balance.read`). */
+      statements: StatementLink[] | null;
       payOut: PayOutForm;
     };
   'seller-payout-review': {

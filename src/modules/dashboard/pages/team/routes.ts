@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { DASHBOARD_ROLES, type DashboardRole } from '../../../../db/schema.js';
+import type { Executor } from '../../../../db/transaction.js';
 import type { ApiError } from '../../../../http/errors.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 import { literalUnion } from '../../../../http/schemas.js';
@@ -12,6 +13,7 @@ import { wordsFor } from '../../i18n.js';
 import { createInvitation, listPendingInvitations, revokeInvitation } from '../../invitations.js';
 import { changeMember, checkInviteRole } from '../../team.js';
 import { listUsers } from '../../users.js';
+import type { DashboardSession } from '../../sessions.js';
 import { dashboardWrite, Flash, Token } from '../../write.js';
 
 const TEAM = `${DASHBOARD}/team`;
@@ -40,6 +42,15 @@ function invitationLink(request: FastifyRequest, token: string): string {
   return `${base}${INVITATIONS}/${token}`;
 }
 
+/** The Team page's lists and the roles its forms offer; a write reads them in its own transaction, its act included. */
+async function teamLists(db: Executor, session: DashboardSession) {
+  const [users, invitations] = await Promise.all([
+    listUsers(db, session.businessId),
+    listPendingInvitations(db, session.businessId),
+  ]);
+  return { members: users.filter((user) => !user.disabled), invitations, roles: rolesGivenBy(session.role) };
+}
+
 /**
  * The Team page (permission team.manage, decision 083): the members and their roles, the pending
  * invitations, and the invitation form whose answer shows the new link once. Every change is
@@ -55,20 +66,13 @@ export const teamPages: FastifyPluginAsyncTypebox = async (app) => {
     refusal?: ApiError,
     invite: { email: string; role: DashboardRole } = { email: '', role: 'viewer' },
   ) => {
-    const session = requireSession(request);
-    const [users, invitations] = await Promise.all([
-      listUsers(db, session.businessId),
-      listPendingInvitations(db, session.businessId),
-    ]);
     const t = wordsFor('team', langOf(request));
     return sendPage(
       request,
       reply,
       'team',
       {
-        members: users.filter((user) => !user.disabled),
-        invitations,
-        roles: rolesGivenBy(session.role),
+        ...(await teamLists(db, requireSession(request))),
         invite,
         ...formState(refusal ? refusalOf(refusal, t, INVITE_FIELDS) : undefined),
       },
@@ -108,18 +112,12 @@ export const teamPages: FastifyPluginAsyncTypebox = async (app) => {
             target: { kind: 'dashboard_invitation', id: invitation.id },
             details: { email: invitation.email, role },
           });
-          const [members, invitations] = await Promise.all([
-            listUsers(trx, session.businessId),
-            listPendingInvitations(trx, session.businessId),
-          ]);
           return {
             redirect: TEAM,
             page: {
               template: 'team',
               data: {
-                members: members.filter((user) => !user.disabled),
-                invitations,
-                roles: rolesGivenBy(session.role),
+                ...(await teamLists(trx, session)),
                 invite: { email: '', role: 'viewer' },
                 created: { email: invitation.email, link: invitationLink(request, token) },
                 ...formState(),
