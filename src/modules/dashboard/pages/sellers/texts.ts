@@ -105,7 +105,7 @@ export const sellerTexts = defineDictionaries({
     sellerStatementInProgress: 'en cours',
     sellerStatementCsv: 'CSV',
     sellerStatementPrintable: 'Page imprimable',
-    payOut: 'Payer le vendeur',
+    payOut: 'Verser au vendeur',
     payOutHint: 'Sur le téléphone du vendeur {phone}, depuis son solde ; les frais du versement y sont pris aussi.',
     payOutReview: 'Vérifier le versement',
     payOutReviewTitle: 'Vérifiez le versement au vendeur',
