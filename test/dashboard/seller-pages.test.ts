@@ -358,7 +358,7 @@ describe("dashboard: a seller's page (issue 52 item 5)", () => {
       'Versements au vendeur',
       'Paiements partagés avec le vendeur',
       'Relevés du vendeur',
-      'Payer le vendeur',
+      'Verser au vendeur',
     ]) {
       assert.ok(fr.html.includes(words), words);
     }
