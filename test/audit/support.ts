@@ -1,6 +1,7 @@
 import type { AuditAction } from '../../src/modules/audit/actions.js';
 import type { Environment } from '../../src/db/schema.js';
-import { expectStatus, type TestApp } from '../support/harness.js';
+import { issueKey } from '../../src/modules/businesses/keys.js';
+import type { TestApp } from '../support/harness.js';
 
 export const AUDIT_LOG = '/api/v1/dev/audit-log';
 
@@ -25,9 +26,17 @@ export async function entryCount(t: TestApp, businessId: string): Promise<number
   return Number(row.n);
 }
 
-/** A secret key that reads the audit log: `audit:read` is never a default scope (decision 085). */
+/**
+ * A secret key that reads the audit log (`audit:read` is never a default scope, decision 085),
+ * issued as a fixture: made through the operator API it would be an act, with its own entry.
+ */
 export async function auditReader(t: TestApp, businessId: string, environment: Environment = 'test'): Promise<string> {
-  const made = await t.admin('POST', '/keys', { businessId, kind: 'secret', environment, scopes: ['audit:read'] });
-  expectStatus(made, 201);
-  return made.body.data.key as string;
+  const key = await issueKey(t.runtime.db, {
+    businessId,
+    kind: 'secret',
+    environment,
+    name: 'Audit reader',
+    scopes: ['audit:read'],
+  });
+  return key.key;
 }

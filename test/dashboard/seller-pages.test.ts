@@ -207,6 +207,16 @@ describe("dashboard: a seller's page (issue 52 item 5)", () => {
     assert.equal(again.status, 303);
     assert.match(again.location ?? '', /notice=already/);
     assert.equal((await sellerPayouts(t, seller.id)).length, 1);
+    // Recorded once, as the member who paid (issue 53's audit log).
+    const recorded = await t.runtime.db
+      .selectFrom('audit_log')
+      .select(['actor_kind', 'details'])
+      .where('action', '=', 'payout.created')
+      .where('target_id', '=', made[0]!.reference)
+      .execute();
+    assert.equal(recorded.length, 1);
+    assert.equal(recorded[0]!.actor_kind, 'user');
+    assert.equal(recorded[0]!.details.seller, seller.id);
 
     const page = await owner.get(path);
     const payouts = section(page.html, 'h-seller-payouts');

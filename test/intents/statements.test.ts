@@ -127,6 +127,7 @@ describe('statements per payment and refund', () => {
       products.push(await createProduct(t, sk, { name, price, quantity: 1_000, status: 'ACTIVE' }));
     }
     const lines = (n: number) => products.slice(0, n).map((product) => ({ productId: product.id, quantity: 2 }));
+    let refundRun: string[] = [];
     const cost = async (n: number) => {
       const placed = await counted(() =>
         t.request('POST', `/storefront/shops/${business.shopId}/orders`, {
@@ -148,6 +149,7 @@ describe('statements per payment and refund', () => {
       );
       expectStatus(refunded.result, 200);
       assert.equal(refunded.result.body.data.shopName, simulated.result.body.data.shopName);
+      refundRun = refunded.statements;
       return [
         placed.statements.length,
         simulated.statements.length,
@@ -165,7 +167,9 @@ describe('statements per payment and refund', () => {
     // and a write of the products) on top.
     assert.ok(one[1]! <= MAX_STATEMENTS, `a sandbox order ran ${one[1]} statements`);
     assert.ok(one[0]! <= MAX_STATEMENTS + 2, `a storefront order ran ${one[0]} statements`);
-    assert.ok(one[3]! <= MAX_STATEMENTS, `an order refund ran ${one[3]} statements`);
+    // An order's refund writes its audit entry (issue 53) as a statement of its own, after the
+    // refund's unit of work: one over the refunds' bound until the entry joins that unit.
+    assert.ok(refundRun.length <= MAX_STATEMENTS + 1, `an order refund ran ${refundRun.length} statements`);
     assert.ok(one[2]! <= MAX_STATEMENTS + 2, `a paid cancel ran ${one[2]} statements`);
     assert.ok((await checkLedger(t.runtime.db)).ok);
   });

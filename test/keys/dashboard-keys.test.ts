@@ -127,7 +127,7 @@ describe('dashboard API keys', () => {
     );
   });
 
-  test('a member without developers.manage sees the keys but no form, and a forged form is refused', async () => {
+  test('a member without developers.manage is refused the keys page and a forged form', async () => {
     const owner = await member(t, business.id, 'owner');
     const secret = secretOf(
       (await owner.submit(KEYS, KEYS, { name: 'Till 3', kind: 'secret', scopes: ['intents:read'] })).html,
@@ -137,10 +137,7 @@ describe('dashboard API keys', () => {
 
     for (const role of ['viewer', 'finance', 'support']) {
       const client = await member(t, business.id, role);
-      const page = await client.get(KEYS);
-      assert.equal(page.status, 200);
-      assert.doesNotMatch(page.html, /action="\/dashboard\/developers\/keys"/, `${role}: no create form`);
-      assert.doesNotMatch(page.html, /\/revoke"/, `${role}: no revoke button`);
+      assert.equal((await client.get(KEYS)).status, 403, `${role}: the keys are not theirs to see`);
       const csrf = /name="_csrf" value="([^"]+)"/.exec((await client.get('/dashboard')).html)?.[1] ?? '';
       const refused = await client.post(`${KEYS}/${id}/revoke`, { ...form, _csrf: csrf });
       assert.equal(refused.status, 403, `${role} cannot revoke`);

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, test } from 'vitest';
+import { issueKey } from '../../src/modules/businesses/keys.js';
+import { allScopes } from '../../src/modules/keys/scopes.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 
 interface Operation {
@@ -27,9 +29,19 @@ const STATEMENTS = '/api/v1/dev/balance/statements';
 describe('from after to', () => {
   let t: TestApp;
   let business: TestBusiness;
+  /** A key of every scope: `audit:read` is never a default (decision 085). */
+  let key: string;
   beforeAll(async () => {
     t = await startTestApp();
     business = await t.createBusiness();
+    key = (
+      await issueKey(t.runtime.db, {
+        businessId: business.id,
+        kind: 'secret',
+        environment: 'test',
+        scopes: [...allScopes],
+      })
+    ).key;
   });
   afterAll(() => t.close());
 
@@ -53,11 +65,11 @@ describe('from after to', () => {
       const queries = ['from=2026-02-01&to=2026-01-31'];
       if (path !== STATEMENTS) queries.push('from=2026-01-01T00:00:00.001Z&to=2026-01-01T00:00:00.000Z');
       for (const query of queries) {
-        const refused = await t.request('GET', `${path}?${query}`, { key: business.keys.secretTest });
+        const refused = await t.request('GET', `${path}?${query}`, { key });
         expectError(refused, 400, refusedCode);
         assert.equal(refused.body.error.details?.[0]?.field, 'query.from', `${path}?${query}: ${refused.text}`);
       }
-      const same = await t.request('GET', `${path}?from=2026-01-31&to=2026-01-31`, { key: business.keys.secretTest });
+      const same = await t.request('GET', `${path}?from=2026-01-31&to=2026-01-31`, { key });
       expectStatus(same, 200);
     }
   });
@@ -65,7 +77,7 @@ describe('from after to', () => {
   test('a date that does not exist is still refused first, as the route reads it', async () => {
     for (const path of ranged.filter((p) => p !== STATEMENTS)) {
       const refused = await t.request('GET', `${path}?from=2026-02-30&to=2026-01-01`, {
-        key: business.keys.secretTest,
+        key,
       });
       expectError(refused, 400, 'VALIDATION_ERROR');
       assert.match(refused.body.error.message, /query\.from is not a valid date/);

@@ -1522,7 +1522,7 @@ export interface paths {
         };
         /**
          * List the audit log
-         * @description Every sensitive act on the business, newest first, in the order the acts were committed: the entries of the key's environment and those of no environment (the team, sign-ins, settings, the operator's acts). Each names who did it (a dashboard user, an API key by its hint, the operator or the platform), from where (IP, user agent), what and on what. Filters: `actor`, `action`, `from`, `to`. Entries are never edited or deleted and are kept at least a year. Needs the `audit:read` scope.
+         * @description Every sensitive act on the business, newest first, in the order the entries were written: the entries of the key's environment and those of no environment (the team, sign-ins, settings, the operator's acts). Each names who did it (a dashboard user, an API key by its hint, the operator or the platform), from where (IP, user agent), what and on what. Filters: `actor`, `action`, `from`, `to`. Entries are never edited or deleted and are kept at least a year. Needs the `audit:read` scope.
          *
          *     Key: secret (sk_), scope `audit:read`.
          */
@@ -3298,7 +3298,7 @@ export interface components {
         /** AuditEntry */
         AuditEntry: {
             id: string;
-            action: "user.signed_in" | "user.sign_in_failed" | "user.password_changed" | "user.invited" | "user.invitation_revoked" | "user.joined" | "user.role_changed" | "user.removed" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "refund.created" | "payout.created" | "payout.cancelled" | "payout_batch.created" | "seller.created" | "seller.updated" | "payment_link.created" | "payment_link.updated" | "settings.updated" | "shop_contact.updated" | "live_access.requested" | "business.fees_changed" | "business.live_approved" | "business.live_revoked" | "business.suspended" | "business.reinstated";
+            action: "user.signed_in" | "user.sign_in_failed" | "user.password_changed" | "user.invited" | "user.invitation_revoked" | "user.joined" | "user.role_changed" | "user.removed" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "api_key.suspended" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "refund.created" | "payout.created" | "payout.cancelled" | "payout_batch.created" | "seller.created" | "seller.updated" | "payment_link.created" | "payment_link.updated" | "settings.updated" | "shop_contact.updated" | "live_access.requested" | "business.fees_changed" | "business.live_approved" | "business.live_revoked" | "business.suspended" | "business.reinstated";
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -24476,7 +24476,7 @@ export interface operations {
                 /** @description a dashboard user's id, an API key's id, or `operator` / `system` (every act of the operator or the platform) */
                 actor?: string;
                 /** @description one act (`refund.created`, ...) */
-                action?: "user.signed_in" | "user.sign_in_failed" | "user.password_changed" | "user.invited" | "user.invitation_revoked" | "user.joined" | "user.role_changed" | "user.removed" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "refund.created" | "payout.created" | "payout.cancelled" | "payout_batch.created" | "seller.created" | "seller.updated" | "payment_link.created" | "payment_link.updated" | "settings.updated" | "shop_contact.updated" | "live_access.requested" | "business.fees_changed" | "business.live_approved" | "business.live_revoked" | "business.suspended" | "business.reinstated";
+                action?: "user.signed_in" | "user.sign_in_failed" | "user.password_changed" | "user.invited" | "user.invitation_revoked" | "user.joined" | "user.role_changed" | "user.removed" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "api_key.suspended" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "refund.created" | "payout.created" | "payout.cancelled" | "payout_batch.created" | "seller.created" | "seller.updated" | "payment_link.created" | "payment_link.updated" | "settings.updated" | "shop_contact.updated" | "live_access.requested" | "business.fees_changed" | "business.live_approved" | "business.live_revoked" | "business.suspended" | "business.reinstated";
                 /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
                 from?: string;
                 /** @description YYYY-MM-DDTHH:mm:ss.sssZ, or YYYY-MM-DD (start of day for `from`, end of day for `to`); `from` after `to` is refused (VALIDATION_ERROR) */
