@@ -26,6 +26,3 @@ export interface AuditLogTable {
   details: Json<AuditDetails>;
   created_at: CreatedAt;
 }
-
-
-
