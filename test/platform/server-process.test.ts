@@ -257,7 +257,7 @@ describe('the server process and the admin CLI', () => {
   test('admin CLI reports errors with a non-zero exit code', async () => {
     const unknown = await adminCliWith(cliEnv, 'key', 'suspend', 'key_missing', '--json');
     assert.equal(unknown.code, 1);
-    assert.equal(JSON.parse(unknown.stderr).error.code, 'NOT_FOUND');
+    assert.equal(JSON.parse(unknown.stderr).error.code, 'API_KEY_NOT_FOUND');
     const badUsage = await adminCliWith(cliEnv, 'business', 'create');
     assert.equal(badUsage.code, 2);
     assert.match(badUsage.stderr, /missing --name/);
