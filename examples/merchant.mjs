@@ -5,7 +5,7 @@
  * (the server started with WEBHOOK_ALLOW_PRIVATE=true, so a local receiver can subscribe).
  */
 import http from 'node:http';
-import { Commerce, WebhookVerificationError } from '@commerce/sdk';
+import { Commerce, WebhookVerificationError } from '@commerce-developer-api/sdk';
 
 export async function runMerchant({ apiKey, baseUrl, log = (line) => process.stdout.write(`${line}\n`) }) {
   const commerce = new Commerce(apiKey, { baseUrl });

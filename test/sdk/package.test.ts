@@ -89,9 +89,9 @@ function signedDeliveries() {
  */
 const SCRIPT_BODY = `
 const input = JSON.parse(process.env.PACK_TEST_INPUT);
-const webhooks = await load('@commerce/sdk/webhooks');
+const webhooks = await load('@commerce-developer-api/sdk/webhooks');
 const clientLoadedByWebhooks = loadedClient();
-const sdk = await load('@commerce/sdk');
+const sdk = await load('@commerce-developer-api/sdk');
 
 const commerce = new sdk.Commerce(input.apiKey, { baseUrl: input.baseUrl });
 const intent = await commerce.intents.create({ amount: 1234, label: input.label });
@@ -147,11 +147,11 @@ export async function use(apiKey: string, body: string, headers: Record<string, 
   return event.event;
 }
 `;
-const ESM_IMPORTS = `import { Commerce, CommerceError, type ErrorCode } from '@commerce/sdk';
-import { verifyWebhook } from '@commerce/sdk/webhooks';`;
+const ESM_IMPORTS = `import { Commerce, CommerceError, type ErrorCode } from '@commerce-developer-api/sdk';
+import { verifyWebhook } from '@commerce-developer-api/sdk/webhooks';`;
 // In a .cts file this compiles to require(): the "require" condition and its declarations.
-const CJS_IMPORTS = `import { Commerce, CommerceError, type ErrorCode } from '@commerce/sdk';
-import webhooks = require('@commerce/sdk/webhooks');
+const CJS_IMPORTS = `import { Commerce, CommerceError, type ErrorCode } from '@commerce-developer-api/sdk';
+import webhooks = require('@commerce-developer-api/sdk/webhooks');
 const { verifyWebhook } = webhooks;`;
 
 function tsconfig(options: Record<string, unknown>, files: string[]): string {
@@ -197,7 +197,7 @@ describe('the SDK package, installed from its tarball outside the repository', (
     mkdirSync(packed);
     await npm(['pack', '--pack-destination', packed, '--prefer-offline'], copy);
     const [tarball] = readdirSync(packed);
-    assert.equal(tarball, 'commerce-sdk-0.2.0.tgz');
+    assert.equal(tarball, 'commerce-developer-api-sdk-0.2.0.tgz');
 
     project = path.join(work, 'app');
     mkdirSync(project);
