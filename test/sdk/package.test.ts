@@ -15,6 +15,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   rmSync,
   symlinkSync,
@@ -198,14 +199,21 @@ describe('the SDK package, installed from its tarball outside the repository', (
     await npm(['pack', '--pack-destination', packed, '--prefer-offline'], copy);
     const [tarball] = readdirSync(packed);
     assert.equal(tarball, 'commerce-developer-api-sdk-0.2.0.tgz');
+    // The README's install lines are these two steps: npm pack in packages/sdk, then that tarball.
+    const install = /## Install[\s\S]*?```sh\n([\s\S]*?)```/.exec(
+      readFileSync(path.join(SDK, 'README.md'), 'utf8'),
+    )?.[1];
+    assert.ok(install?.split('\n')[0]?.startsWith('cd packages/sdk && npm pack'), install);
+    assert.match(install!, new RegExp(`^cd \\S+ && npm install \\S+/${tarball.replaceAll('.', '\\.')}$`, 'm'));
 
     project = path.join(work, 'app');
     mkdirSync(project);
     writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'app', private: true }));
     await npm(['install', '--offline', '--no-audit', '--no-fund', path.join(packed, tarball)], project);
-    const installed = path.join(project, 'node_modules', '@commerce', 'sdk');
+    const installed = path.join(project, 'node_modules', '@commerce-developer-api', 'sdk');
     for (const file of [
       'README.md',
+      'LICENSE',
       'CHANGELOG.md',
       'bin/commerce.mjs',
       'dist/esm/index.js',
@@ -279,7 +287,7 @@ describe('the SDK package, installed from its tarball outside the repository', (
         // Each import found the declarations of its own condition, in the installed package.
         const entryFiles = checked.stdout
           .split(/\r?\n/)
-          .map((file) => path.relative(path.join(project, 'node_modules', '@commerce', 'sdk', 'dist'), file))
+          .map((file) => path.relative(path.join(project, 'node_modules', '@commerce-developer-api', 'sdk', 'dist'), file))
           .map((file) => file.split(path.sep).join('/'))
           .filter((file) => /^(esm|cjs)\/(index|webhooks)\.d\.ts$/.test(file))
           .sort();
