@@ -287,7 +287,9 @@ describe('the SDK package, installed from its tarball outside the repository', (
         // Each import found the declarations of its own condition, in the installed package.
         const entryFiles = checked.stdout
           .split(/\r?\n/)
-          .map((file) => path.relative(path.join(project, 'node_modules', '@commerce-developer-api', 'sdk', 'dist'), file))
+          .map((file) =>
+            path.relative(path.join(project, 'node_modules', '@commerce-developer-api', 'sdk', 'dist'), file),
+          )
           .map((file) => file.split(path.sep).join('/'))
           .filter((file) => /^(esm|cjs)\/(index|webhooks)\.d\.ts$/.test(file))
           .sort();
