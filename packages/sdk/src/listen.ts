@@ -47,10 +47,12 @@ function matches(patterns: readonly string[], name: string): boolean {
   return patterns.some((pattern) => (pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : pattern === name));
 }
 
+/** A wait that Ctrl-C ends early; its abort listener goes with it (a long outage makes many waits). */
 function pause(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    const stop = () => (clearTimeout(timer), resolve());
+    const timer = setTimeout(() => (signal?.removeEventListener('abort', stop), resolve()), ms);
+    signal?.addEventListener('abort', stop, { once: true });
   });
 }
 
