@@ -1,16 +1,22 @@
 /**
  * A small merchant integration with the SDK: create an intent, receive and verify its webhooks,
- * pay it (sandbox), refund part of it. Run against a server with a sandbox secret key:
+ * pay it (sandbox), refund part of it. With the server of `npm start` running, from the
+ * repository's root, with the sandbox secret key its banner prints:
  *   COMMERCE_API_KEY=sk_test_... COMMERCE_BASE_URL=http://localhost:8080 node examples/merchant.mjs
- * (the server started with WEBHOOK_ALLOW_PRIVATE=true, so a local receiver can subscribe).
+ * No server setting and no public URL: the webhooks reach this script's receiver through the SDK's
+ * `listen` (what `commerce listen` does), signed as real deliveries. In production the receiver is
+ * the same; only the events come from a webhook endpoint with your public https URL (docs/sdk.md).
  */
+/* global AbortController */
 import http from 'node:http';
-import { Commerce, WebhookVerificationError } from '@commerce/sdk';
+import { Commerce, WebhookVerificationError } from '@commerce-developer-api/sdk';
+import { listen, randomSecret } from '@commerce-developer-api/sdk/listen';
 
 export async function runMerchant({ apiKey, baseUrl, log = (line) => process.stdout.write(`${line}\n`) }) {
   const commerce = new Commerce(apiKey, { baseUrl });
   const received = [];
-  let secret = '';
+  // The secret the receiver verifies with: listen signs with it, as an endpoint's own secret.
+  const secret = randomSecret();
   const lastSequence = new Map();
 
   // The receiver: verify the raw body, drop stale or duplicate events, answer 2xx fast.
@@ -41,14 +47,26 @@ export async function runMerchant({ apiKey, baseUrl, log = (line) => process.std
     while (!received.some((event) => event.event === name) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+    if (!received.some((event) => event.event === name)) throw new Error(`no ${name} webhook within 20 s`);
   };
 
+  // The sandbox's events forwarded to the receiver, from now on, until the example ends.
+  const stopListening = new AbortController();
+  let ready;
+  const isReady = new Promise((resolve) => (ready = resolve));
+  const listening = listen({
+    apiKey,
+    baseUrl,
+    forwardTo: url,
+    secret,
+    events: ['payment.created', 'payment.confirmed', 'payment.refunded'],
+    print: (line) => line.startsWith('Ready.') && ready(),
+    warn: log,
+    signal: stopListening.signal,
+  });
+
   try {
-    const endpoint = await commerce.webhookEndpoints.create({
-      url,
-      events: ['payment.created', 'payment.confirmed', 'payment.refunded'],
-    });
-    secret = endpoint.secret;
+    await Promise.race([isReady, listening]); // a refused key ends the example here, with its error
     const intent = await commerce.intents.create({
       amount: 25_000,
       label: 'Example order',
@@ -64,9 +82,10 @@ export async function runMerchant({ apiKey, baseUrl, log = (line) => process.std
     });
     log(`refunded ${refunded.totalAmountRefunded} centimes`);
     await webhook('payment.refunded');
-    await commerce.webhookEndpoints.del(endpoint.id);
     return { intent: await commerce.intents.retrieve(intent.referenceNumber), events: received };
   } finally {
+    stopListening.abort();
+    await listening.catch(() => undefined); // its error, if any, was the race's above
     server.close();
   }
 }

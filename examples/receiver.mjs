@@ -4,7 +4,7 @@
  * WEBHOOK_SECRET is an endpoint's secret, or the listen secret behind `commerce listen`.
  */
 import http from 'node:http';
-import { verifyWebhook, WebhookVerificationError } from '@commerce/sdk/webhooks'; // no client, no API key
+import { verifyWebhook, WebhookVerificationError } from '@commerce-developer-api/sdk/webhooks'; // no client, no API key
 
 const secret = process.env.WEBHOOK_SECRET;
 if (!secret) {

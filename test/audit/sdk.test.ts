@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { Commerce, InvalidRequestError, PermissionError } from '@commerce/sdk';
-import type { AuditEntry } from '@commerce/sdk';
+import { Commerce, InvalidRequestError, PermissionError } from '@commerce-developer-api/sdk';
+import type { AuditEntry } from '@commerce-developer-api/sdk';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { checkedFetch } from '../support/openapi-check.js';
 import { auditReader } from './support.js';

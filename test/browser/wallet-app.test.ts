@@ -4,7 +4,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { verifyWebhook, type WebhookEvent } from '@commerce/sdk/webhooks';
+import { verifyWebhook, type WebhookEvent } from '@commerce-developer-api/sdk/webhooks';
 import { checkAccessibility, launchChromium, skipWithoutChromium } from '../support/browser.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { getIntent } from '../intents/support.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { AuthenticationError, Commerce, PermissionError } from '@commerce/sdk';
-import type { ApiKey, WebhookEventName, WebhookEventOf } from '@commerce/sdk';
+import { AuthenticationError, Commerce, PermissionError } from '@commerce-developer-api/sdk';
+import type { ApiKey, WebhookEventName, WebhookEventOf } from '@commerce-developer-api/sdk';
 import { allScopes } from '../../src/modules/keys/scopes.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { checkedFetch } from '../support/openapi-check.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { Commerce } from '@commerce/sdk';
+import { Commerce } from '@commerce-developer-api/sdk';
 import { act, createIntent, INTENTS } from '../intents/support.js';
 import { createProduct } from '../products/support.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
-import { verifyWebhook } from '@commerce/sdk/webhooks';
+import { verifyWebhook } from '@commerce-developer-api/sdk/webhooks';
 import { Webhook } from 'standardwebhooks';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { MAX_ATTEMPTS, RETRY_GAPS_SECONDS, RETRY_JITTER } from '../../src/modules/webhooks/delivery/retry-schedule.js';

@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { parse } from 'csv-parse/sync';
-import { Commerce, CommerceError, InvalidRequestError, NotFoundError, PermissionError } from '@commerce/sdk';
-import type { BalanceTransaction, QueryOf } from '@commerce/sdk';
+import {
+  Commerce,
+  CommerceError,
+  InvalidRequestError,
+  NotFoundError,
+  PermissionError,
+} from '@commerce-developer-api/sdk';
+import type { BalanceTransaction, QueryOf } from '@commerce-developer-api/sdk';
 import { foldPendingMovements } from '../../src/modules/payments/ledger.js';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { checkedFetch } from '../support/openapi-check.js';

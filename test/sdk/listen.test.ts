@@ -2,12 +2,14 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import pino from 'pino';
-import { Commerce } from '@commerce/sdk';
-import { verifyWebhook } from '@commerce/sdk/webhooks';
+import { Commerce } from '@commerce-developer-api/sdk';
+import { reconnectDelay } from '@commerce-developer-api/sdk/listen';
+import { verifyWebhook } from '@commerce-developer-api/sdk/webhooks';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import { startTestApp, waitUntil, type TestApp, type TestBusiness } from '../support/harness.js';
 import { checkedFetch } from '../support/openapi-check.js';
@@ -37,10 +39,59 @@ function run(
   return { child, stdout: () => stdout, output: () => text, exited };
 }
 
+/**
+ * A TCP relay in front of the test server: `down()` cuts every open connection and refuses new
+ * ones, as an API restarting under `npm run dev` does; `up()` listens again on the same port.
+ */
+async function relayTo(target: string) {
+  const { hostname, port } = new URL(target);
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(port), hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => socket.destroy());
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  const listenOn = (at: number) => new Promise<void>((resolve) => server.listen(at, '127.0.0.1', resolve));
+  await listenOn(0);
+  const relayPort = (server.address() as net.AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${relayPort}`,
+    down: async () => {
+      const closed = new Promise((resolve) => server.close(resolve));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+    up: () => listenOn(relayPort),
+    close: () => new Promise((resolve) => (server.listening ? server.close(resolve) : resolve(undefined))),
+  };
+}
+
 async function stop(listen: ReturnType<typeof run>): Promise<void> {
   listen.child.kill('SIGTERM');
   await listen.exited;
 }
+
+test("listen's reconnection waits double at each failure, capped, and jittered between half and all", () => {
+  const backoff = { initialMs: 1000, maxMs: 30_000 };
+  for (const [failures, ceiling] of [
+    [1, 1000],
+    [2, 2000],
+    [3, 4000],
+    [6, 30_000],
+    [40, 30_000],
+  ] as const) {
+    const waits = Array.from({ length: 50 }, () => reconnectDelay(failures, backoff));
+    assert.ok(
+      waits.every((wait) => wait >= ceiling / 2 && wait <= ceiling),
+      `${failures} failures: ${waits.join(', ')}`,
+    );
+    assert.ok(new Set(waits).size > 1, 'jittered');
+  }
+});
 
 describe('commerce listen', () => {
   let t: TestApp;
@@ -267,6 +318,75 @@ describe('commerce listen', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  test('reconnects with backoff when the API goes away, says so on stderr, and loses no event', async () => {
+    const commerce = new Commerce(business.keys.secretTest, { baseUrl: t.baseUrl, fetch: checkedFetch });
+    const printed = run(['listen', '--api-key', business.keys.secretTest, '--print-secret']);
+    assert.equal(await printed.exited, 0);
+    const secret = printed.stdout().trim();
+    const relay = await relayTo(t.baseUrl);
+    const forwarded = await startReceiver('/restart');
+    const listen = run([
+      'listen',
+      '--api-key',
+      business.keys.secretTest,
+      '--forward-to',
+      forwarded.url,
+      '--base-url',
+      relay.url,
+      '--events',
+      'payment.created',
+    ]);
+    try {
+      await waitUntil(() => listen.output().includes('Ready.'), 'listen to be ready');
+      const before = await commerce.intents.create({ amount: 111 });
+      await forwarded.waitFor(1);
+
+      await relay.down(); // the API restarts: the waiting long poll is cut, new connections refused
+      const during = await commerce.intents.create({ amount: 222 }); // an event while listen is cut off
+      await waitUntil(
+        () => /connection lost, reconnecting in \d+s/.test(listen.output()),
+        'the reconnection notice',
+        15_000,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // a second failed attempt, at least
+      assert.equal(listen.child.exitCode, null, 'still running while the API is away');
+      await relay.up();
+      const after = await commerce.intents.create({ amount: 333 });
+
+      const received = await forwarded.waitFor(3, 40_000);
+      const references = [];
+      for (const request of received) {
+        const event = await verifyWebhook(request.body, request.headers, secret);
+        if (event.event === 'payment.created') references.push(event.data.reference_number);
+      }
+      assert.deepEqual(
+        references,
+        [before.referenceNumber, during.referenceNumber, after.referenceNumber],
+        'the event made while it was away forwarded once, in order',
+      );
+      assert.match(listen.output(), /reconnected, resuming after evt_/);
+      assert.doesNotMatch(listen.stdout(), /connection lost/, 'notices on stderr: stdout stays one line per event');
+    } finally {
+      await stop(listen);
+      await relay.close();
+      await forwarded.close();
+    }
+  });
+
+  test('exits at once on a key the API refuses (401), without retrying', async () => {
+    const listen = run([
+      'listen',
+      '--api-key',
+      `sk_test_${'u'.repeat(40)}`,
+      '--forward-to',
+      local.url,
+      '--base-url',
+      t.baseUrl,
+    ]);
+    assert.equal(await listen.exited, 1);
+    assert.doesNotMatch(listen.output(), /reconnecting/);
   });
 
   test('refuses a live key', async () => {

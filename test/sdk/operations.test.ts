@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { Commerce } from '@commerce/sdk';
+import { Commerce } from '@commerce-developer-api/sdk';
 import { eventNames } from '../support/read-api.js';
 import { createProduct } from '../products/support.js';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';

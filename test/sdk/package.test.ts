@@ -15,6 +15,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   rmSync,
   symlinkSync,
@@ -89,9 +90,9 @@ function signedDeliveries() {
  */
 const SCRIPT_BODY = `
 const input = JSON.parse(process.env.PACK_TEST_INPUT);
-const webhooks = await load('@commerce/sdk/webhooks');
+const webhooks = await load('@commerce-developer-api/sdk/webhooks');
 const clientLoadedByWebhooks = loadedClient();
-const sdk = await load('@commerce/sdk');
+const sdk = await load('@commerce-developer-api/sdk');
 
 const commerce = new sdk.Commerce(input.apiKey, { baseUrl: input.baseUrl });
 const intent = await commerce.intents.create({ amount: 1234, label: input.label });
@@ -147,11 +148,11 @@ export async function use(apiKey: string, body: string, headers: Record<string, 
   return event.event;
 }
 `;
-const ESM_IMPORTS = `import { Commerce, CommerceError, type ErrorCode } from '@commerce/sdk';
-import { verifyWebhook } from '@commerce/sdk/webhooks';`;
+const ESM_IMPORTS = `import { Commerce, CommerceError, type ErrorCode } from '@commerce-developer-api/sdk';
+import { verifyWebhook } from '@commerce-developer-api/sdk/webhooks';`;
 // In a .cts file this compiles to require(): the "require" condition and its declarations.
-const CJS_IMPORTS = `import { Commerce, CommerceError, type ErrorCode } from '@commerce/sdk';
-import webhooks = require('@commerce/sdk/webhooks');
+const CJS_IMPORTS = `import { Commerce, CommerceError, type ErrorCode } from '@commerce-developer-api/sdk';
+import webhooks = require('@commerce-developer-api/sdk/webhooks');
 const { verifyWebhook } = webhooks;`;
 
 function tsconfig(options: Record<string, unknown>, files: string[]): string {
@@ -197,15 +198,22 @@ describe('the SDK package, installed from its tarball outside the repository', (
     mkdirSync(packed);
     await npm(['pack', '--pack-destination', packed, '--prefer-offline'], copy);
     const [tarball] = readdirSync(packed);
-    assert.equal(tarball, 'commerce-sdk-0.2.0.tgz');
+    assert.equal(tarball, 'commerce-developer-api-sdk-0.2.0.tgz');
+    // The README's install lines are these two steps: npm pack in packages/sdk, then that tarball.
+    const install = /## Install[\s\S]*?```sh\n([\s\S]*?)```/.exec(
+      readFileSync(path.join(SDK, 'README.md'), 'utf8'),
+    )?.[1];
+    assert.ok(install?.split('\n')[0]?.startsWith('cd packages/sdk && npm pack'), install);
+    assert.match(install!, new RegExp(`^cd \\S+ && npm install \\S+/${tarball.replaceAll('.', '\\.')}$`, 'm'));
 
     project = path.join(work, 'app');
     mkdirSync(project);
     writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'app', private: true }));
     await npm(['install', '--offline', '--no-audit', '--no-fund', path.join(packed, tarball)], project);
-    const installed = path.join(project, 'node_modules', '@commerce', 'sdk');
+    const installed = path.join(project, 'node_modules', '@commerce-developer-api', 'sdk');
     for (const file of [
       'README.md',
+      'LICENSE',
       'CHANGELOG.md',
       'bin/commerce.mjs',
       'dist/esm/index.js',
@@ -279,7 +287,9 @@ describe('the SDK package, installed from its tarball outside the repository', (
         // Each import found the declarations of its own condition, in the installed package.
         const entryFiles = checked.stdout
           .split(/\r?\n/)
-          .map((file) => path.relative(path.join(project, 'node_modules', '@commerce', 'sdk', 'dist'), file))
+          .map((file) =>
+            path.relative(path.join(project, 'node_modules', '@commerce-developer-api', 'sdk', 'dist'), file),
+          )
           .map((file) => file.split(path.sep).join('/'))
           .filter((file) => /^(esm|cjs)\/(index|webhooks)\.d\.ts$/.test(file))
           .sort();

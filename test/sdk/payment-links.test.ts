@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { Commerce, InvalidRequestError, NotFoundError, PermissionError } from '@commerce/sdk';
-import type { PaymentLink, PaymentLinkInput, WebhookEventName, WebhookEventOf } from '@commerce/sdk';
+import { Commerce, InvalidRequestError, NotFoundError, PermissionError } from '@commerce-developer-api/sdk';
+import type { PaymentLink, PaymentLinkInput, WebhookEventName, WebhookEventOf } from '@commerce-developer-api/sdk';
 import { SANDBOX_DEFAULT_PAYER, SANDBOX_WALLET_PIN } from '../../src/modules/sandbox/sandbox.js';
 import { payLink } from '../links/support.js';
 import { expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';

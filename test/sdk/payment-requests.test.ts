@@ -7,8 +7,8 @@ import {
   NotFoundError,
   PermissionError,
   RateLimitError,
-} from '@commerce/sdk';
-import type { PaymentRequest, WebhookEventName, WebhookEventOf } from '@commerce/sdk';
+} from '@commerce-developer-api/sdk';
+import type { PaymentRequest, WebhookEventName, WebhookEventOf } from '@commerce-developer-api/sdk';
 import { endDueRequests } from '../../src/modules/requests/expiry.js';
 import { newPhone } from '../payouts/support.js';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';

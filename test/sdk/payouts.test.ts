@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { Commerce, InvalidRequestError, NotFoundError, PermissionError } from '@commerce/sdk';
-import type { Payout, QueryOf, WebhookEventName, WebhookEventOf } from '@commerce/sdk';
+import { Commerce, InvalidRequestError, NotFoundError, PermissionError } from '@commerce-developer-api/sdk';
+import type { Payout, QueryOf, WebhookEventName, WebhookEventOf } from '@commerce-developer-api/sdk';
 import { sendDuePayouts } from '../../src/modules/payouts/send.js';
 import { SANDBOX_FAILING_PAYOUT_PHONE } from '../../src/modules/sandbox/sandbox.js';
 import { eventNames } from '../support/read-api.js';

@@ -14,7 +14,7 @@ import {
   PermissionError,
   WebhookVerificationError,
   type WebhookEvent,
-} from '@commerce/sdk';
+} from '@commerce-developer-api/sdk';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { checkedFetch } from '../support/openapi-check.js';

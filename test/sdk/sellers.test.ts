@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { Commerce, ConflictError, InvalidRequestError, NotFoundError, PermissionError } from '@commerce/sdk';
-import type { Seller, WebhookEventName, WebhookEventOf } from '@commerce/sdk';
+import {
+  Commerce,
+  ConflictError,
+  InvalidRequestError,
+  NotFoundError,
+  PermissionError,
+} from '@commerce-developer-api/sdk';
+import type { Seller, WebhookEventName, WebhookEventOf } from '@commerce-developer-api/sdk';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { checkedFetch } from '../support/openapi-check.js';
 

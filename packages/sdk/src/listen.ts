@@ -1,4 +1,4 @@
-import { ConfigurationError } from './errors.js';
+import { AuthenticationError, ConfigurationError, PermissionError } from './errors.js';
 import { Commerce } from './index.js';
 import type { Event } from './types.js';
 import { signPayload } from './webhooks.js';
@@ -19,6 +19,10 @@ export interface ListenOptions {
   /** The signing secret (the CLI passes the stored one, see listen-secret.ts); a random one when absent. */
   secret?: string;
   print?: (line: string) => void;
+  /** Where the reconnection notices go; stderr by default, so stdout stays one line per event. */
+  warn?: (line: string) => void;
+  /** The first wait after a lost connection (1 s) and the longest (30 s); doubled at each failure, jittered. */
+  backoff?: { initialMs: number; maxMs: number };
   signal?: AbortSignal;
 }
 
@@ -43,11 +47,29 @@ function matches(patterns: readonly string[], name: string): boolean {
   return patterns.some((pattern) => (pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : pattern === name));
 }
 
+/** A wait that Ctrl-C ends early; its abort listener goes with it (a long outage makes many waits). */
 function pause(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    const stop = () => (clearTimeout(timer), resolve());
+    const timer = setTimeout(() => (signal?.removeEventListener('abort', stop), resolve()), ms);
+    signal?.addEventListener('abort', stop, { once: true });
   });
+}
+
+/**
+ * The wait before the next attempt: doubled at each failure up to the cap, and between half and
+ * all of it at random, so the listeners of a whole team do not reconnect in step after a restart.
+ */
+export function reconnectDelay(failures: number, backoff: { initialMs: number; maxMs: number }): number {
+  const ceiling = Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.max(0, failures - 1));
+  return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+}
+
+/** A key the API refuses (401) or a key without the events scope (403) stays refused: retrying would loop. */
+function isFinal(error: unknown): boolean {
+  return (
+    error instanceof AuthenticationError || error instanceof PermissionError || error instanceof ConfigurationError
+  );
 }
 
 /** Forwards one event as a delivery; answers the local status and time. */
@@ -80,28 +102,49 @@ async function forward(event: Event, forwardTo: string, secret: string): Promise
 export async function listen(options: ListenOptions): Promise<void> {
   assertTestKey(options.apiKey);
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const commerce = new Commerce(options.apiKey, { ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}) });
+  const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const backoff = options.backoff ?? { initialMs: 1000, maxMs: 30_000 };
+  // No retries inside a call: this loop retries for as long as it takes, and says so.
+  const commerce = new Commerce(options.apiKey, {
+    maxRetries: 0,
+    ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+  });
   const secret = options.secret ?? randomSecret();
   const patterns = options.events ?? [];
-  // Events from now on: the newest existing one is the starting cursor.
-  let after: string | undefined = (await commerce.events.list({ limit: 1 })).items[0]?.id;
-  print(`Ready. Forwarding ${patterns.length ? patterns.join(', ') : 'every event'} to ${options.forwardTo}`);
-  if (options.secret === undefined) print(`Listen secret for this run only (verify with it): ${secret}`);
   const wait = options.waitSeconds ?? 25;
+  const signal = options.signal ? { signal: options.signal } : {};
+  let after: string | undefined;
+  let ready = false;
+  let failures = 0;
   while (!options.signal?.aborted) {
-    // Caught up, the request waits on the server until the next event (long polling): no busy loop.
     let page;
     try {
+      if (!ready) {
+        // Events from now on: the newest existing one is the starting cursor.
+        after = (await commerce.events.list({ limit: 1 }, signal)).items[0]?.id;
+        ready = true;
+        print(`Ready. Forwarding ${patterns.length ? patterns.join(', ') : 'every event'} to ${options.forwardTo}`);
+        if (options.secret === undefined) print(`Listen secret for this run only (verify with it): ${secret}`);
+      }
+      // Caught up, the request waits on the server until the next event (long polling): no busy loop.
+      // After a lost connection it resumes after the last event seen: nothing in between is lost.
       page = after
-        ? await commerce.events.list(
-            { after, limit: 100, wait },
-            { timeoutMs: (wait + 10) * 1000, ...(options.signal ? { signal: options.signal } : {}) },
-          )
-        : await commerce.events.list({ limit: 100 }).then((newest) => ({ ...newest, items: newest.items.reverse() }));
+        ? await commerce.events.list({ after, limit: 100, wait }, { timeoutMs: (wait + 10) * 1000, ...signal })
+        : await commerce.events
+            .list({ limit: 100 }, signal)
+            .then((newest) => ({ ...newest, items: newest.items.reverse() }));
     } catch (error) {
       if (options.signal?.aborted) break; // stopped (Ctrl-C) while a request was waiting
-      throw error;
+      if (isFinal(error)) throw error;
+      failures += 1;
+      const delay = reconnectDelay(failures, backoff);
+      const what = ready ? 'connection lost' : 'cannot reach the API';
+      warn(`${what}, reconnecting in ${Math.max(1, Math.round(delay / 1000))}s (${(error as Error).message})`);
+      await pause(delay, options.signal);
+      continue;
     }
+    if (failures > 0) warn(after ? `reconnected, resuming after ${after}` : 'reconnected');
+    failures = 0;
     for (const event of page.items) {
       after = event.id;
       if (!matches(patterns, event.type)) continue;

@@ -1,5 +1,5 @@
 /**
- * Webhook verification on its own: `@commerce/sdk/webhooks` loads this module and the error
+ * Webhook verification on its own: `@commerce-developer-api/sdk/webhooks` loads this module and the error
  * classes only, not the HTTP client, for a receiver that never calls the API.
  */
 import { WebhookVerificationError } from './errors.js';
