@@ -13,7 +13,11 @@ const BooleanText = Type.Union([Type.Literal('true'), Type.Literal('false'), Typ
 
 export const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
-  HOST: Type.String({ minLength: 1, default: '0.0.0.0' }),
+  /**
+   * This machine only unless told otherwise (decision 090): a laptop's sandbox keys and admin
+   * token are not the LAN's. A server behind a load balancer or in a container sets 0.0.0.0.
+   */
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
