@@ -5,6 +5,9 @@ import Value from 'typebox/value';
 /** log2 of scrypt's N for dashboard passwords: N = 2^15 (with r = 8, p = 1) is OWASP's scrypt floor, ~120 ms of CPU per hash. */
 export const PASSWORD_COST_EXPONENT = 15;
 
+/** How many deliveries one webhook recover call queues at most; the answer says how many are left. */
+export const WEBHOOK_RECOVER_BATCH = 10_000;
+
 /**
  * Every setting the process reads from the environment. Values arrive as strings; the schema
  * converts them, fills defaults and fails fast with the names of the bad variables.
@@ -193,6 +196,11 @@ function toConfig(raw: Static<typeof ConfigSchema>) {
     webhookTimeoutMs: 30_000,
     /** Opening a receiver's connection (DNS, TCP, TLS) within the 30 s. Tests shorten it. */
     webhookConnectTimeoutMs: 5_000,
+    /**
+     * A recover call's limit. Not from the environment; the quick tests narrow it to check the
+     * limit, the count left and the spreading on a few dozen rows (the full size is the slow tier's).
+     */
+    webhookRecoverBatch: WEBHOOK_RECOVER_BATCH,
     /**
      * The wallet app's live stream: a notification wakes it at once; this slow poll only covers a
      * lost listener, and the session check ends a stream whose session ended. Not from the
