@@ -11,6 +11,7 @@ import Fastify, {
 import { sql } from 'kysely';
 import { authenticate, trustProxyOption } from './http/auth.js';
 import { registerCors } from './http/cors.js';
+import { docsPageOptions, PRODUCT_NAME } from './http/docs-page.js';
 import type { AppServices } from './http/context.js';
 import { handleClientError, handleFrameworkError, sendError, toApiError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
@@ -99,7 +100,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
     openapi: {
       openapi: '3.1.0',
       info: {
-        title: 'Commerce Developer API',
+        title: PRODUCT_NAME,
         version: '1.0.0',
         description: 'Wallet payments in MRU, shop catalog, orders and signed webhooks. Amounts are integer centimes.',
       },
@@ -197,7 +198,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   );
   await app.register(adminRoutes, { prefix: '/api/v1/admin' });
   for (const routes of rootModules) await app.register(routes);
-  await app.register(swaggerUi, { routePrefix: DOCS, uiConfig: { docExpansion: 'list' } });
+  await app.register(swaggerUi, docsPageOptions(DOCS));
 
   return app;
 }

@@ -5,6 +5,9 @@ import Value from 'typebox/value';
 /** log2 of scrypt's N for dashboard passwords: N = 2^15 (with r = 8, p = 1) is OWASP's scrypt floor, ~120 ms of CPU per hash. */
 export const PASSWORD_COST_EXPONENT = 15;
 
+/** How many deliveries one webhook recover call queues at most; the answer says how many are left. */
+export const WEBHOOK_RECOVER_BATCH = 10_000;
+
 /**
  * Every setting the process reads from the environment. Values arrive as strings; the schema
  * converts them, fills defaults and fails fast with the names of the bad variables.
@@ -13,7 +16,11 @@ const BooleanText = Type.Union([Type.Literal('true'), Type.Literal('false'), Typ
 
 export const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
-  HOST: Type.String({ minLength: 1, default: '0.0.0.0' }),
+  /**
+   * This machine only unless told otherwise (decision 090): a laptop's sandbox keys and admin
+   * token are not the LAN's. A server behind a load balancer or in a container sets 0.0.0.0.
+   */
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
@@ -189,6 +196,11 @@ function toConfig(raw: Static<typeof ConfigSchema>) {
     webhookTimeoutMs: 30_000,
     /** Opening a receiver's connection (DNS, TCP, TLS) within the 30 s. Tests shorten it. */
     webhookConnectTimeoutMs: 5_000,
+    /**
+     * A recover call's limit. Not from the environment; the quick tests narrow it to check the
+     * limit, the count left and the spreading on a few dozen rows (the full size is the slow tier's).
+     */
+    webhookRecoverBatch: WEBHOOK_RECOVER_BATCH,
     /**
      * The wallet app's live stream: a notification wakes it at once; this slow poll only covers a
      * lost listener, and the session check ends a stream whose session ended. Not from the

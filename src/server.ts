@@ -18,11 +18,28 @@ function say(line = ''): void {
   stdout.write(`${line}\n`);
 }
 
+const ANY_ADDRESS = ['0.0.0.0', '::'];
+const LOOPBACK = ['127.0.0.1', '::1', 'localhost'];
+
 function displayUrl(config: Config, address: AddressInfo | string | null): string {
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const anyHost = ['0.0.0.0', '::', '127.0.0.1', '::1'].includes(config.host);
+  const anyHost = [...ANY_ADDRESS, ...LOOPBACK].includes(config.host);
   const host = anyHost ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
   return `http://${host}:${port}`;
+}
+
+/**
+ * Where the listener actually is, beside the URL to open (decision 090): "localhost" in the ready
+ * line is right for both, so this line says whether other machines can reach the server.
+ */
+function listeningLine(config: Config, address: AddressInfo | string | null): string {
+  if (typeof address !== 'object' || !address) return `listening on ${String(address ?? config.host)}`;
+  const where = `${address.address} port ${address.port}`;
+  if (ANY_ADDRESS.includes(address.address))
+    return `listening on every interface (${where}): other machines on the network can reach it`;
+  if (LOOPBACK.includes(config.host))
+    return `listening on ${where}: this machine only (HOST=0.0.0.0 lets other machines in)`;
+  return `listening on ${where}`;
 }
 
 function firstStartBlock(
@@ -108,9 +125,11 @@ async function main(): Promise<void> {
   const app = runApi ? await buildApp(runtime, { logger, developerRoutes: developerModules }) : undefined;
   const worker: Worker | undefined = runWorker ? startWorker(runtime, logger) : undefined;
   let baseUrl: string | undefined;
+  let listening: string | undefined;
   if (app) {
     await app.listen({ port: config.port, host: config.host });
     baseUrl = displayUrl(config, app.server.address());
+    listening = listeningLine(config, app.server.address());
   }
   let stopping = false;
   const stop = async (signal: string) => {
@@ -134,6 +153,7 @@ async function main(): Promise<void> {
   const seconds = process.uptime().toFixed(1);
   const parts = [runApi ? 'API' : undefined, runWorker ? 'worker' : undefined].filter(Boolean).join(' and ');
   say(baseUrl ? `ready on ${baseUrl} (${parts}, ${seconds} s)` : `ready: ${parts} running (${seconds} s)`);
+  if (listening) say(listening);
   for (const line of firstStartBlock(
     baseUrl,
     demo,

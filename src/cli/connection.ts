@@ -19,8 +19,9 @@ const ANY_HOST = new Set(['0.0.0.0', '::']);
 
 /**
  * The server's own address as `npm start` would listen in this checkout: the same PORT and HOST,
- * with their defaults from the one config module. IPv4 loopback for the wildcard, because the
- * default listener (0.0.0.0) does not answer on ::1, where `localhost` may resolve first.
+ * with their defaults from the one config module. IPv4 loopback for the wildcard, because a
+ * 0.0.0.0 listener (like the default, 127.0.0.1) does not answer on ::1, where `localhost` may
+ * resolve first.
  */
 function serverUrl(config: Config): string {
   const host = ANY_HOST.has(config.host) ? '127.0.0.1' : config.host;

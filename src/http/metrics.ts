@@ -153,7 +153,12 @@ export async function registerMetrics(app: FastifyInstance, services: AppService
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     const token = bearerToken(request);
     if (!sameToken(token, services.config.metricsToken) && !sameToken(token, services.adminToken)) {
-      throw new ApiError('ADMIN_UNAUTHORIZED', 'Missing or wrong token: send "Authorization: Bearer <METRICS_TOKEN>".');
+      // Either token reads the metrics: a message naming one only sent operators without
+      // METRICS_TOKEN looking for a setting they did not need.
+      throw new ApiError(
+        'ADMIN_UNAUTHORIZED',
+        'Missing or wrong token: send "Authorization: Bearer <token>" with METRICS_TOKEN or the admin token (ADMIN_TOKEN, or the one saved in DATA_DIR/admin-token).',
+      );
     }
     await readDatabaseState();
     const text = `${await registry.metrics()}\n${await processMetrics().metrics()}`;

@@ -74,11 +74,9 @@ describe('operator API and CLI: business list, live keys on approval', () => {
     expectError(noToken, 401, 'ADMIN_UNAUTHORIZED');
   });
 
-  test('liveKeys: false creates sandbox keys only; approve-live issues the live ones once', async () => {
-    const created = await adminWrite('POST', '/businesses', 'live-later-create', {
-      name: 'Live later',
-      liveKeys: false,
-    });
+  test('left out, liveKeys follows approveLive, as the CLI: sandbox keys only until approve-live issues the live ones once', async () => {
+    // Before issue 54 the operator API issued live keys by default, unlike the CLI.
+    const created = await adminWrite('POST', '/businesses', 'live-later-create', { name: 'Live later' });
     expectStatus(created, 201);
     const business = created.body.data.business;
     assert.equal(business.liveApproved, false);
@@ -111,6 +109,26 @@ describe('operator API and CLI: business list, live keys on approval', () => {
     assert.equal(all.body.data.items.length, 4);
 
     expectError(await adminWrite('POST', '/businesses/biz_missing/approve-live', 'live-missing'), 404, 'NOT_FOUND');
+
+    // Approved at creation: the live keys come with it. Asked for, an unapproved one gets them too.
+    const approvedNow = await adminWrite('POST', '/businesses', 'live-now-create', {
+      name: 'Live now',
+      approveLive: true,
+    });
+    assert.deepEqual(kinds(approvedNow.body.data.keys), [
+      'publishable/live',
+      'publishable/test',
+      'secret/live',
+      'secret/test',
+    ]);
+    const asked = await adminWrite('POST', '/businesses', 'live-asked-create', { name: 'Asked', liveKeys: true });
+    assert.equal(asked.body.data.business.liveApproved, false);
+    assert.deepEqual(kinds(asked.body.data.keys), [
+      'publishable/live',
+      'publishable/test',
+      'secret/live',
+      'secret/test',
+    ]);
   });
 
   test('a business created with its live keys keeps them at approval, and they start working', async () => {

@@ -59,7 +59,7 @@ describe('admin CLI: finds the server from the settings npm start reads', () => 
     );
     assert.equal(listed.code, 0, listed.stderr);
     assert.ok(Array.isArray(JSON.parse(listed.stdout).items));
-    // HOST as the server takes it by default: every interface, reached on loopback.
+    // HOST as the server takes it by default: loopback (decision 090).
     const anyHost = await adminCliWith({ PORT: port, DATA_DIR: dataDir }, 'business', 'list', '--json');
     assert.equal(anyHost.code, 0, anyHost.stderr);
   });

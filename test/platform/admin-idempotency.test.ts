@@ -228,7 +228,7 @@ describe('operator API idempotency', () => {
 
   test('a replayed business create makes no second business and never repeats the API keys’ text', async () => {
     const name = `Replay business ${Date.now()}`;
-    const body = { name, approveLive: false, withShop: true };
+    const body = { name, approveLive: false, withShop: true, liveKeys: true };
     const first = await admin('POST', '/businesses', { body, key: 'business-1' });
     expectStatus(first, 201);
     const keys = first.body.data.keys as { key?: string; hint: string; id: string }[];

@@ -63,7 +63,11 @@ describe('GET /metrics (Prometheus)', () => {
   });
 
   test('401 ADMIN_UNAUTHORIZED without a token or with a wrong one; the metrics token and the admin token both read', async () => {
-    expectError(await t.request('GET', '/metrics'), 401, 'ADMIN_UNAUTHORIZED');
+    const missing = await t.request('GET', '/metrics');
+    expectError(missing, 401, 'ADMIN_UNAUTHORIZED');
+    // Both tokens read, so the message names both (issue 54, item 21).
+    assert.match(missing.body.error.message, /METRICS_TOKEN/);
+    assert.match(missing.body.error.message, /admin token/);
     expectError(await scrape('wrong-token-0123456789'), 401, 'ADMIN_UNAUTHORIZED');
     expectError(await t.request('GET', '/metrics', { key: business.keys.secretTest }), 401, 'ADMIN_UNAUTHORIZED');
     expectStatus(await scrape(ADMIN_TOKEN), 200);

@@ -72,6 +72,22 @@ async function stopServer(server: ServerProcess): Promise<number | null> {
   return code;
 }
 
+/** Whether a TCP connection to the address is refused (or times out): nothing listens there for us. */
+function connectionRefused(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port, timeout: 2000 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
 /** An in-process command with --json that must succeed: its parsed output. */
 async function adminJson(env: NodeJS.ProcessEnv, ...args: string[]) {
   const result = await adminCliWith(env, ...args, '--json');
@@ -103,7 +119,8 @@ describe('the server process and the admin CLI', () => {
     const port = await freePort();
     env = {
       PORT: String(port),
-      HOST: '127.0.0.1',
+      // The default listener (decision 090): this machine only.
+      HOST: '',
       DATA_DIR: dataDir,
       LOG_LEVEL: 'info',
       ADMIN_TOKEN: '',
@@ -143,6 +160,24 @@ describe('the server process and the admin CLI', () => {
     const response = await sendRequest(cliEnv.ADMIN_URL!, 'GET', '/api/v1/dev/nothing', { key: demoKey });
     assert.equal(response.status, 404);
     assert.doesNotMatch(server.output(), /_live_/, 'no live key for a business not approved for live');
+  });
+
+  test('without HOST the server listens on loopback only, and its banner says so (decision 090)', async () => {
+    const port = Number(env.PORT);
+    assert.match(
+      server.output(),
+      new RegExp(
+        `^ready on http://localhost:${port} [^\n]*\nlistening on 127\\.0\\.0\\.1 port ${port}: this machine only`,
+        'm',
+      ),
+    );
+    expectStatus(await sendRequest(`http://127.0.0.1:${port}`, 'GET', '/health'), 200);
+    // The machine's other addresses (its LAN's) reach nothing: before, the default was 0.0.0.0.
+    const lan = Object.values(os.networkInterfaces())
+      .flat()
+      .filter((nic) => nic && !nic.internal && nic.family === 'IPv4')
+      .map((nic) => nic!.address);
+    for (const address of lan) assert.ok(await connectionRefused(address, port), `${address}:${port} answers`);
   });
 
   test("the banner's business id and user line work with the server's own settings, no ADMIN_URL", async () => {

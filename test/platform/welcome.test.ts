@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { seedDemoBusiness } from '../../src/bootstrap.js';
+import { PRODUCT_NAME } from '../../src/http/docs-page.js';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 
 const PAGES = ['/dashboard', '/dashboard/login', '/docs', '/api/v1/dev/openapi.json', '/health', '/ready'];
@@ -84,6 +85,28 @@ describe('the root page', () => {
     const htmlLinks = hrefs(html.text);
     for (const link of Object.values(response.body.data.links as Record<string, string | null>))
       if (link && !link.includes('{') && link !== '/api/v1/dev') assert.ok(htmlLinks.includes(link), link);
+  });
+
+  test("/docs carries the product's name and a plain top bar, not Swagger's title and the Fastify logo", async () => {
+    const page = await t.request('GET', '/docs', { headers: { accept: 'text/html' } });
+    expectStatus(page, 200);
+    assert.match(page.text, new RegExp(`<title>${PRODUCT_NAME}: reference</title>`));
+    assert.doesNotMatch(page.text, /<title>Swagger UI<\/title>|favicon-32x32\.png/);
+    const css = /<link rel="stylesheet" type="text\/css" href="(\/docs\/static\/theme\/[^"]+\.css)"/.exec(
+      page.text,
+    )?.[1];
+    assert.ok(css, page.text);
+    expectStatus(await t.request('GET', css), 200);
+    // The top bar's logo: the swagger-ui default is the Fastify logo, an SVG with "fastify" in it.
+    const script = await t.request('GET', '/docs/static/swagger-initializer.js');
+    expectStatus(script, 200);
+    const logo = /img\.src = 'data:image\/svg\+xml;base64,([^']+)'/.exec(script.text)?.[1];
+    assert.ok(logo, script.text);
+    const svg = Buffer.from(logo, 'base64').toString('utf8');
+    assert.ok(svg.includes(`>${PRODUCT_NAME}</text>`), svg);
+    assert.doesNotMatch(svg, /fastify/i);
+    const json = await t.request('GET', '/', { headers: { accept: 'application/json' } });
+    assert.equal(json.body.data.name, PRODUCT_NAME);
   });
 
   test('curl (*/*) and a client without Accept get the page', async () => {

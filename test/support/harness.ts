@@ -145,6 +145,8 @@ export async function startTestApp(
         name: businessOptions.name ?? 'Test business',
         approveLive: businessOptions.approveLive ?? true,
         withShop: businessOptions.withShop ?? true,
+        // Asked for: an unapproved business's live keys provoke LIVE_ACCESS_NOT_APPROVED.
+        liveKeys: true,
       });
       expectStatus(response, 201);
       const keys: IssuedKey[] = response.body.data.keys;

@@ -121,7 +121,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
             withShop: Type.Optional(Type.Boolean()),
             liveKeys: Type.Optional(
               Type.Boolean({
-                description: 'false: sandbox keys only; approve-live issues the live ones (default true)',
+                description:
+                  'live keys too (default: approveLive, as the CLI; a business approved later gets them from approve-live)',
               }),
             ),
           },

@@ -69,9 +69,10 @@ export const DEMO_BUSINESS_ID = 'biz_demo';
 
 /**
  * A business with its shops (one per environment), a sandbox key of each kind and, with
- * `liveKeys`, a live key of each kind. Live keys default to issued (the operator API's answer
- * has always carried all four); the CLI asks for them only with --approve-live, and approveLive()
- * issues the ones a business lacks when it is approved.
+ * `liveKeys`, a live key of each kind. Live keys go with live approval (decision 053), through the
+ * operator API as through the CLI: `liveKeys` defaults to `approveLive`, and approveLive() issues
+ * the ones a business lacks when it is approved later. `liveKeys: true` on an unapproved business
+ * is for tests that provoke LIVE_ACCESS_NOT_APPROVED.
  */
 export async function createBusiness(
   db: Executor,
@@ -110,7 +111,7 @@ export async function createBusiness(
         shops.push(shop);
       }
     }
-    const environments: Environment[] = input.liveKeys === false ? ['test'] : ['test', 'live'];
+    const environments: Environment[] = (input.liveKeys ?? approved) ? ['test', 'live'] : ['test'];
     const keys: IssuedKey[] = [];
     for (const environment of environments) {
       for (const kind of keyKinds) keys.push(await issueKey(trx, { businessId: business.id, kind, environment }));

@@ -270,12 +270,9 @@ export async function retryDelivery(trx: Transaction<DB>, caller: ScopedCaller, 
   return getDelivery(trx, caller, id);
 }
 
-/** How many deliveries one recover call queues at most; the answer says how many are left. */
-export const RECOVER_BATCH = 10_000;
-
 /**
  * Queues a fresh 8-attempt schedule for every DEAD delivery of the endpoint created in
- * [since, until], oldest first, at most RECOVER_BATCH per call. The endpoint row is locked, so two
+ * [since, until], oldest first, at most `batch` per call (config.webhookRecoverBatch). The endpoint row is locked, so two
  * calls at once queue each delivery once; a recovered delivery is PENDING, so calling again only
  * picks up what is left. With a rate limit, the recovered deliveries are spread over time at
  * that rate so they do not crowd the claim window.
@@ -284,6 +281,7 @@ export async function recoverDeliveries(
   trx: Transaction<DB>,
   endpoint: { id: string; max_per_second: number | null },
   window: { since: Date; until: Date },
+  batch: number,
 ): Promise<{ recovered: number; remaining: number }> {
   const spacing = endpoint.max_per_second ? 1 / endpoint.max_per_second : 0;
   // Planned for its own values, never generically: after a few calls the session's cached generic
@@ -298,7 +296,7 @@ export async function recoverDeliveries(
         WHERE endpoint_id = ${endpoint.id} AND status IN (${fromStatuses('recover')})
           AND created_at >= ${window.since} AND created_at <= ${window.until}
         ORDER BY created_at, id
-        LIMIT ${RECOVER_BATCH}
+        LIMIT ${batch}
       ) oldest
     )
     UPDATE webhook_deliveries d

@@ -4,7 +4,8 @@ import { requireAuth, type ScopedCaller } from '../../http/context.js';
 import { ApiError } from '../../http/errors.js';
 import { API_WRITE, write } from '../../http/idempotency/plugin.js';
 import { Envelope, Paginated, pageWindow, parseDateFilter } from '../../http/schemas.js';
-import { getDelivery, listDeliveries, RECOVER_BATCH, recoverDeliveries, retryDelivery } from './deliveries.js';
+import { WEBHOOK_RECOVER_BATCH } from '../../config.js';
+import { getDelivery, listDeliveries, recoverDeliveries, retryDelivery } from './deliveries.js';
 import * as endpoints from './endpoints.js';
 import { endpointDetails } from '../audit/acts.js';
 import { recordAct } from '../audit/record.js';
@@ -271,7 +272,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'recoverWebhookEndpoint',
         summary: 'Recover failed deliveries',
-        description: `Queues again, each on a fresh 8-attempt schedule (PENDING), the DEAD deliveries of the endpoint created in a window, whatever their \`deadReason\` (at most ${RECOVER_BATCH.toLocaleString('en')} per call; \`remaining\` says how many are left). A disabled endpoint answers ENDPOINT_INACTIVE: re-enable it first. EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.`,
+        description: `Queues again, each on a fresh 8-attempt schedule (PENDING), the DEAD deliveries of the endpoint created in a window, whatever their \`deadReason\` (at most ${WEBHOOK_RECOVER_BATCH.toLocaleString('en')} per call; \`remaining\` says how many are left). A disabled endpoint answers ENDPOINT_INACTIVE: re-enable it first. EVENTS_NOT_PERMITTED if the scopes of the key do not allow every event the endpoint is subscribed to.`,
         tags,
         params: EndpointParams,
         body: RecoverBody,
@@ -299,7 +300,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
             'This webhook endpoint is disabled: re-enable it (PATCH active: true) before recovering its deliveries.',
           );
         }
-        const result = await recoverDeliveries(trx, endpoint, { since, until });
+        const result = await recoverDeliveries(trx, endpoint, { since, until }, config.webhookRecoverBatch);
         return { endpointId: endpoint.id, since: since.toISOString(), until: until.toISOString(), ...result };
       });
     },

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import Negotiator from 'negotiator';
 import type { DB } from '../../db/schema.js';
+import { PRODUCT_NAME } from '../../http/docs-page.js';
 import { newNonce, pageCsp, renderView, templateFolder } from '../../http/views.js';
 import { DEMO_BUSINESS_ID, DEMO_BUSINESS_NAME } from '../businesses/service.js';
 import { DASHBOARD } from '../dashboard/context.js';
@@ -73,10 +74,15 @@ export function welcomeRoutes(options: { apiBase: string; docs: string }): Fasti
       if (wanted === 'application/json') {
         return reply
           .type('application/json; charset=utf-8')
-          .send({ success: true, data: { name: 'Commerce Developer API', links } });
+          .send({ success: true, data: { name: PRODUCT_NAME, links } });
       }
       const nonce = newNonce();
-      const html = renderView(`${VIEWS}/welcome`, { nonce, links, demoBusiness: DEMO_BUSINESS_NAME });
+      const html = renderView(`${VIEWS}/welcome`, {
+        nonce,
+        links,
+        demoBusiness: DEMO_BUSINESS_NAME,
+        product: PRODUCT_NAME,
+      });
       return reply
         .type('text/html; charset=utf-8')
         .header('Content-Security-Policy', pageCsp(nonce, WELCOME_POLICY))
