@@ -48,6 +48,9 @@ export function renderView(template: string, data: object): string {
 /** The shared layout, its partials and the assets every customer page loads. */
 const SHARED_VIEWS = '/http/views';
 export const SHARED_ASSETS_DIR = path.join(SOURCE_ROOT, 'http', 'views', 'assets');
+/** The stylesheet every page loads before its area's own (base.css): every asset folder serves it. */
+const BASE_ASSETS_DIR = path.join(SOURCE_ROOT, 'http', 'views', 'base');
+export const BASE_STYLESHEET = 'base.css';
 
 /** A module's folder of templates or assets, from that module's own `import.meta.url`. */
 export function besideModule(moduleUrl: string, folder: 'views' | 'assets'): string {
@@ -82,13 +85,13 @@ export interface AssetFolder {
 }
 
 /**
- * The `.js` and `.css` files of some folders (a module's own `assets/` and the shared ones),
- * read once, served at `{prefix}/{name}`. A URL with the file's current version (`?v=`, what
+ * The `.js` and `.css` files of some folders (a module's own `assets/` and the shared ones) and
+ * the base stylesheet, read once, served at `{prefix}/{name}`. A URL with the file's current version (`?v=`, what
  * `url()` writes) may be kept for a year; any other asks again each time (ETag).
  */
 export function assetFolder(prefix: string, folders: readonly string[]): AssetFolder {
   const assets = new Map<string, Asset>();
-  for (const folder of folders) {
+  for (const folder of [BASE_ASSETS_DIR, ...folders]) {
     for (const name of readdirSync(folder)) {
       if (!ASSET_NAME.test(name)) continue;
       if (assets.has(name)) throw new Error(`two assets named ${name} under ${prefix}`);
@@ -238,7 +241,7 @@ export function sendCustomerPage(reply: FastifyReply, page: CustomerPage): Fasti
     languages: languageLinks(page.path, lang).map((link) => ({ ...link, dir: textDirection(link.lang) })),
     languagesLabel: page.languagesLabel,
     install: page.install ?? null,
-    stylesheet: page.assets.url('customer.css'),
+    stylesheets: [page.assets.url(BASE_STYLESHEET), page.assets.url('customer.css')],
     // A page with nothing for a script to read runs none (pay-by-code, most receipts, every message).
     scripts: page.pageData
       ? [page.assets.url('customer.js'), ...(page.scripts ?? []).map((name) => page.assets.url(name))]

@@ -57,6 +57,8 @@ describe.skipIf(skipWithoutChromium)('payment links in the dashboard, on a phone
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.baseUrl });
     const page = await context.newPage();
     await signInAs(page, t.baseUrl, owner, 'ar');
+    // On a phone the payment links are under the header's "More" (issue 54).
+    await page.getByText('المزيد', { exact: true }).click();
     await page.getByRole('link', { name: 'روابط الدفع', exact: true }).click();
     await page.getByRole('link', { name: 'رابط دفع جديد' }).click();
     assert.equal(await page.locator('html').getAttribute('dir'), 'rtl');

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorCatalogue, type ErrorCode } from '../../http/errors.js';
-import { newNonce, pageCsp, renderView, templateFolder } from '../../http/views.js';
+import { BASE_STYLESHEET, newNonce, pageCsp, renderView, templateFolder } from '../../http/views.js';
 import {
   formatAmount,
   formatAmountInput,
@@ -149,7 +149,7 @@ export async function drawPage(
     dir: textDirection(lang),
     languages: languageChoices(lang),
     nonce,
-    stylesheet: dashboardAssets.url('dashboard.css'),
+    stylesheets: [dashboardAssets.url(BASE_STYLESHEET), dashboardAssets.url('dashboard.css')],
     // A page's own script (served as a file, loaded under the nonce): `<script src="<%= it.asset('x.js') %>">`.
     asset: (name: string) => dashboardAssets.url(name),
     session,

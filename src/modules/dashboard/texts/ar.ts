@@ -101,6 +101,7 @@ export const ar: Record<keyof typeof en, string> = {
   alreadyDone: 'سبق إرسال هذا النموذج؛ وقد نُفّذ مرة واحدة.',
   skipToContent: 'الانتقال إلى المحتوى',
   mainNav: 'القائمة الرئيسية',
+  moreSections: 'المزيد',
   save: 'حفظ',
   actions: 'الإجراءات',
   disable: 'تعطيل',

@@ -102,6 +102,8 @@ export const en = {
   alreadyDone: 'This form was already sent; it was carried out once.',
   skipToContent: 'Skip to content',
   mainNav: 'Main',
+  /** The phone's menu of the sections that do not fit in the header's row. */
+  moreSections: 'More',
   save: 'Save',
   actions: 'Actions',
   disable: 'Disable',

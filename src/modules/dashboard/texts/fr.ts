@@ -98,6 +98,7 @@ export const fr: Record<keyof typeof en, string> = {
   alreadyDone: 'Ce formulaire avait déjà été envoyé ; il a été exécuté une seule fois.',
   skipToContent: 'Aller au contenu',
   mainNav: 'Principal',
+  moreSections: 'Plus',
   save: 'Enregistrer',
   actions: 'Actions',
   disable: 'Désactiver',
