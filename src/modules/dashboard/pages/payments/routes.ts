@@ -32,25 +32,23 @@ import {
 import type { RequestFormValues } from './view.js';
 import { REQUEST_MESSAGE_MAX } from '../../../requests/schemas.js';
 import { operatorHookFor } from '../../../requests/operator-hook.js';
+import { pageQuery } from '../../page-query.js';
 
 const PAGE_SIZE = 20;
 
-const ListQuery = Type.Object(
-  {
-    status: Type.Optional(literalUnion(['', ...INTENT_STATUSES])),
-    from: Type.Optional(Type.String({ maxLength: 10 })),
-    to: Type.Optional(Type.String({ maxLength: 10 })),
-    q: Type.Optional(Type.String({ maxLength: 500 })),
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
-    notice: Type.Optional(Type.String({ maxLength: 20 })),
-    error: Type.Optional(Type.String({ maxLength: 64 })),
-  },
-  { additionalProperties: false },
-);
-const FlashQuery = Type.Object(
-  { notice: Type.Optional(Type.String({ maxLength: 20 })), error: Type.Optional(Type.String({ maxLength: 64 })) },
-  { additionalProperties: false },
-);
+const ListQuery = pageQuery({
+  status: Type.Optional(literalUnion(['', ...INTENT_STATUSES])),
+  from: Type.Optional(Type.String({ maxLength: 10 })),
+  to: Type.Optional(Type.String({ maxLength: 10 })),
+  q: Type.Optional(Type.String({ maxLength: 500 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+  notice: Type.Optional(Type.String({ maxLength: 20 })),
+  error: Type.Optional(Type.String({ maxLength: 64 })),
+});
+const FlashQuery = pageQuery({
+  notice: Type.Optional(Type.String({ maxLength: 20 })),
+  error: Type.Optional(Type.String({ maxLength: 64 })),
+});
 const RefParams = Type.Object({ ref: Type.String({ minLength: 1, maxLength: 64 }) });
 const RequestParams = Type.Object({
   ref: Type.String({ minLength: 1, maxLength: 64 }),
