@@ -13,7 +13,10 @@ import { signedIn, type FormClient } from './support.js';
 /** The dashboard links of a page (`a[href^="/dashboard"]`), their entities decoded. */
 function dashboardHrefs(html: string): string[] {
   return [...html.matchAll(/<a\b[^>]*\shref="(\/dashboard[^"]*)"/g)].map((match) =>
-    match[1]!.replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"'),
+    match[1]!
+      .replace(/&amp;/g, '&')
+      .replace(/&#39;/g, "'")
+      .replace(/&quot;/g, '"'),
   );
 }
 
@@ -111,6 +114,19 @@ describe('dashboard links and shared page parameters', () => {
       followed.filter((href) => /\/dashboard\/(payments|orders)\/PO-/.test(href)),
       [],
     );
+  });
+
+  test("a payment's timeline words each event in the page's language, the code as its title", async () => {
+    const words = { en: 'Payment refunded', fr: 'Paiement remboursé', ar: 'استرداد الدفع' };
+    for (const [lang, refunded] of Object.entries(words)) {
+      const page = await client.get(`/dashboard/payments/${refs.refunded}?lang=${lang}`);
+      assert.equal(page.status, 200);
+      const timeline = /<ol class="timeline" id="timeline">([\s\S]*?)<\/ol>/.exec(page.html)?.[1] ?? '';
+      assert.ok(timeline.includes(`title="payment.refunded">${refunded}</strong>`), `${lang}: ${timeline}`);
+      assert.ok(timeline.includes('title="payment.created">'), timeline);
+      // The code is the tooltip only: no line shows it as its text.
+      assert.doesNotMatch(timeline.replace(/<[^>]*>/g, ' '), /payment\.(created|confirmed|refunded)/);
+    }
   });
 
   test('every GET page takes ?lang=ar&mode=test: none answers 400, and the pages are in Arabic', async () => {

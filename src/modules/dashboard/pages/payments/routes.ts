@@ -10,7 +10,7 @@ import { AMOUNT_TYPES, INTENT_STATUSES, isAllowed } from '../../../intents/state
 import { cancelRequest, createRequest, getRequest } from '../../../requests/service.js';
 import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { formState, isAboutForm, refusalOf, type FormFields } from '../../form-errors.js';
-import { wordsFor, parseMru } from '../../i18n.js';
+import { eventText, wordsFor, parseMru } from '../../i18n.js';
 import { metadataLines } from '../../metadata.js';
 import { intentTimeline, paymentAttempts, searchIntents, sourceAmounts } from '../../queries.js';
 import { splitRows } from '../../split.js';
@@ -209,10 +209,12 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
       splitRows(db, intent.split_shares),
     ]);
     const now = new Date();
+    const lang = langOf(request);
     return {
       intent,
       view,
-      timeline,
+      // Each event worded in the page's language; its code stays on the line, as its title.
+      timeline: timeline.map((event) => ({ ...event, words: eventText(event.event, lang) })),
       amounts,
       attempts,
       split,
