@@ -126,7 +126,12 @@ describe.skipIf(skip)('the merchant dashboard in a real browser', () => {
     assert.equal(await page.locator('#refunded').textContent(), '50.00\u00a0MRU');
     assert.equal(await page.locator('#refundable').textContent(), '150.00\u00a0MRU');
     assert.match((await page.locator('#refunds').textContent()) ?? '', /Article manquant/);
-    assert.match((await page.locator('#timeline').textContent()) ?? '', /payment\.refunded/);
+    // Issue 54 item 15b: the event in words, its code as the line's title.
+    assert.match((await page.locator('#timeline').textContent()) ?? '', /Payment refunded/);
+    assert.equal(
+      await page.locator('#timeline [data-event="payment.refunded"]').getAttribute('title'),
+      'payment.refunded',
+    );
     await shot(page, 'payment-refunded-desktop');
     const api = await t.request('GET', `/api/v1/dev/intents/${reference}`, { key: business.keys.secretTest });
     assert.equal(api.body.data.totalAmountRefunded, 5_000);

@@ -4,7 +4,8 @@ import { pathToFileURL } from 'node:url';
 import { describe, test } from 'vitest';
 import { errorCatalogue } from '../../src/http/errors.js';
 import type { DictionarySet } from '../../src/lib/i18n.js';
-import { dictionaries, errorTexts, sharedWords, wordsFor } from '../../src/modules/dashboard/i18n.js';
+import { dictionaries, errorTexts, eventTexts, sharedWords, wordsFor } from '../../src/modules/dashboard/i18n.js';
+import { EVENT_NAMES } from '../../src/modules/events/catalog.js';
 import { dictionaryProblems, readSources } from '../support/i18n.js';
 
 const DASHBOARD = 'src/modules/dashboard';
@@ -107,6 +108,15 @@ describe('dashboard dictionaries (issue 38)', () => {
     const codes = Object.keys(errorCatalogue).map((code) => `'${code}'`);
     assert.deepEqual(dictionaryProblems(errorTexts, [codes.join('\n')]), []);
     assert.deepEqual(Object.keys(errorTexts.ar).sort(), Object.keys(errorCatalogue).sort());
+  });
+
+  test('every event of the catalogue has its words in every language, and none is left for an event that is gone', () => {
+    // Issue 54 item 15b: the payment's timeline words its events; the catalogue is what reads these keys.
+    assert.deepEqual(dictionaryProblems(eventTexts, [EVENT_NAMES.map((name) => `'${name}'`).join('\n')]), []);
+    assert.deepEqual(Object.keys(eventTexts.ar).sort(), [...EVENT_NAMES].sort());
+    for (const lang of ['fr', 'ar'] as const)
+      for (const [name, text] of Object.entries(eventTexts[lang]))
+        assert.notEqual(text, eventTexts.en[name as keyof typeof eventTexts.en], `${lang} ${name}`);
   });
 
   test('the Arabic and French texts are not English left in place', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { barChart, niceStep } from '../../src/modules/dashboard/chart.js';
+import { barChart, chartDates, niceStep } from '../../src/modules/dashboard/chart.js';
 import { act, createIntent } from '../intents/support.js';
 import { freshPhone, orderAction, simulate } from '../orders/support.js';
 import { createProduct } from '../products/support.js';
@@ -110,9 +110,42 @@ describe('dashboard figures: the home page adds payments and orders up, refunds 
       home.html.indexOf('id="chart-values"'),
       home.html.indexOf('</table>', home.html.indexOf('id="chart-values"')),
     );
-    assert.equal([...values.matchAll(/<tr><td>/g)].length, 30);
+    assert.equal([...values.matchAll(/<tr><td data-day=/g)].length, 30);
     const today = new Date().toISOString().slice(0, 10);
-    assert.match(values, new RegExp(`<td>${today}</td><td class="num">295\\.50\u00a0MRU</td><td class="num">3</td>`));
+    const longToday = chartDates('en').long(today);
+    assert.match(
+      values,
+      new RegExp(
+        `<td data-day="${today}">${longToday}</td><td class="num">295\\.50\u00a0MRU</td><td class="num">3</td>`,
+      ),
+    );
+  });
+
+  test("the chart's days in each language's short date (Intl, UTC), not the ISO text's \"11-08\" (issue 54 item 15c)", async () => {
+    assert.deepEqual(
+      (['en', 'fr', 'ar'] as const).map((lang) => [
+        chartDates(lang).short('2026-11-08'),
+        chartDates(lang).long('2026-11-08'),
+      ]),
+      [
+        ['Nov 8', 'November 8, 2026'],
+        ['8 nov.', '8 novembre 2026'],
+        ['8 نوفمبر', '8 نوفمبر 2026'],
+      ],
+    );
+    const today = new Date().toISOString().slice(0, 10);
+    for (const lang of ['en', 'fr', 'ar'] as const) {
+      const home = await owner.get(`/dashboard?lang=${lang}`);
+      const svg = home.html.slice(home.html.indexOf('<svg class="chart"'), home.html.indexOf('</svg>'));
+      const labels = [...svg.matchAll(/<text [^>]*class="day" data-day="([0-9-]+)">([^<]+)<\/text>/g)];
+      assert.ok(labels.length >= 4, `${lang}: ${labels.length} day labels`);
+      for (const [, day, label] of labels) {
+        assert.equal(label, chartDates(lang).short(day!), `${lang} ${day}`);
+        assert.doesNotMatch(label!, /^\d{2}-\d{2}$/);
+      }
+      assert.ok(svg.includes(`${chartDates(lang).long(today)}: `), `${lang}: today's bar names its date`);
+      assert.match(svg, new RegExp(`<desc id="chart-desc">[^<]*\\(${chartDates(lang).long(today)}\\)`));
+    }
   });
 
   test('the axis rounds up to 1, 2, 2.5 or 5 times a power of ten', () => {

@@ -1,3 +1,5 @@
+import { INTL_LOCALES, type Lang } from '../../lib/i18n.js';
+
 /** A bar chart drawn on the server as SVG: plain numbers here, the template writes the elements. */
 export interface ChartBar {
   x: number;
@@ -80,4 +82,21 @@ export function lastDays(count: number, now = new Date()): string[] {
   return Array.from({ length: count }, (_, i) =>
     new Date(today - (count - 1 - i) * 86_400_000).toISOString().slice(0, 10),
   );
+}
+
+/** A chart's day (YYYY-MM-DD, a UTC day) as the language writes it. */
+export interface ChartDates {
+  /** Under a bar: "Nov 8", "8 nov.", "8 نوفمبر". */
+  short: (day: string) => string;
+  /** In the values' table, a bar's tooltip and the summary: "November 8, 2026", "8 novembre 2026". */
+  long: (day: string) => string;
+}
+
+/** The chart's days in `lang` (Intl, in UTC like the days themselves), not the "11-08" of the ISO text. */
+export function chartDates(lang: Lang): ChartDates {
+  const locale = INTL_LOCALES[lang];
+  const short = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', timeZone: 'UTC' });
+  const long = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+  const dateOf = (day: string) => new Date(`${day}T00:00:00Z`);
+  return { short: (day) => short.format(dateOf(day)), long: (day) => long.format(dateOf(day)) };
 }

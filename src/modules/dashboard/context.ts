@@ -17,6 +17,7 @@ import { secretBase62 } from '../../lib/ids.js';
 import { allScopes } from '../keys/scopes.js';
 import { can, isPermission, type Permission } from '../team/permissions.js';
 import { dashboardAssets } from './assets.js';
+import { DASHBOARD, dashboardLinks } from './source-links.js';
 import type { DrawnPage, ViewName, Views } from './page-views.js';
 import { dictionaries, errorText, type Dictionary } from './i18n.js';
 import { statusText, type StatusVocabulary } from './statuses.js';
@@ -49,7 +50,7 @@ declare module 'fastify' {
   }
 }
 
-export const DASHBOARD = '/dashboard';
+export { DASHBOARD };
 
 /** A route's path inside the dashboard plugin (mounted at DASHBOARD) from its full path. */
 export function at(fullPath: string): string {
@@ -67,12 +68,16 @@ export function callerOf(session: DashboardSession) {
 }
 
 /**
- * The session's language once signed in; before, `?lang=` (or the sign-in form's `lang`, the
- * language of the page it was on), then Accept-Language: the core's negotiation.
+ * A page's `?lang=` (the shared parameter every page takes, page-query.ts) for that page; else the
+ * session's language once signed in (the footer's form changes it); before, the sign-in form's
+ * `lang` (the language of the page it was on), then Accept-Language: the core's negotiation.
  */
 export function langOf(request: FastifyRequest): Lang {
-  if (request.dashboard) return request.dashboard.lang;
   const query = (request.query ?? {}) as Record<string, unknown>;
+  if (request.dashboard) {
+    const asked = negotiateLang(query.lang, undefined);
+    return asked.fromQuery ? asked.lang : request.dashboard.lang;
+  }
   const body = (request.body ?? {}) as Record<string, unknown>;
   return negotiateLang(query.lang ?? body.lang, request.headers['accept-language']).lang;
 }
@@ -164,6 +169,8 @@ export async function drawPage(
       value === null ? '' : formatUtcDateTime(typeof value === 'string' ? new Date(value) : value, lang),
     statusText: (vocabulary: StatusVocabulary, status: string) => statusText(t, vocabulary, status),
     ledgerDescription: (description: string) => ledgerDescription(lang, description),
+    // Every link to a payment, order, payout, batch or seller page: `it.links.source(b.source)`.
+    links: dashboardLinks,
     // A fresh idempotency token per form drawn: a double submit of one form carries the same one.
     formToken: () => secretBase62(24),
     ...flash(request, t, lang),

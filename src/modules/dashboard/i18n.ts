@@ -6,6 +6,7 @@ import {
   type Lang,
 } from '../../lib/i18n.js';
 import type { ErrorCode } from '../../http/errors.js';
+import { isEventName } from '../events/catalog.js';
 import { activityTexts } from './pages/activity/texts.js';
 import { authTexts } from './pages/auth/texts.js';
 import { balanceTexts } from './pages/balance/texts.js';
@@ -22,6 +23,7 @@ import { teamTexts } from './pages/team/texts.js';
 import { ar } from './texts/ar.js';
 import { en } from './texts/en.js';
 import { errorTexts } from './texts/errors.js';
+import { eventTexts } from './texts/events.js';
 import { fr } from './texts/fr.js';
 
 type KeyOf<Set> = Set extends DictionarySet<infer Key> ? Key : never;
@@ -97,11 +99,16 @@ export function sharedWords(lang: Lang): Dictionary {
   return sharedTexts[lang];
 }
 
-export { errorTexts };
+export { errorTexts, eventTexts };
 
 /** What the dashboard says for an error code, in the page's language. */
 export function errorText(code: ErrorCode, lang: Lang): string {
   return errorTexts[lang][code];
+}
+
+/** An event's name in the page's language (a timeline's line); one the catalogue does not name stays its code. */
+export function eventText(name: string, lang: Lang): string {
+  return isEventName(name) ? eventTexts[lang][name] : name;
 }
 
 /** A form's "12.5" or "12,50" as centimes, or undefined when it is not an amount. */

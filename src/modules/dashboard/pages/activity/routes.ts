@@ -8,18 +8,16 @@ import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.j
 import { wordsFor, type Dictionary } from '../../i18n.js';
 import type { ActivityRow } from './view.js';
 import { ACTION_WORDS } from './words.js';
+import { pageQuery } from '../../page-query.js';
 
 const ACTIVITY = `${DASHBOARD}/activity`;
 const PAGE_SIZE = 20;
 
-const ListQuery = Type.Object(
-  {
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
-    action: Type.Optional(literalUnion(['', ...AUDIT_ACTIONS])),
-    actor: Type.Optional(Type.String({ maxLength: 64 })),
-  },
-  { additionalProperties: false },
-);
+const ListQuery = pageQuery({
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+  action: Type.Optional(literalUnion(['', ...AUDIT_ACTIONS])),
+  actor: Type.Optional(Type.String({ maxLength: 64 })),
+});
 
 /** Where the dashboard shows what an act was done to, by the target's kind; a kind without a page has none. */
 const TARGET_PAGES: Readonly<Record<string, (id: string) => string>> = {

@@ -10,6 +10,7 @@ import { createSession, revokeSession, setSessionPreferences } from '../../sessi
 import { passwordAttemptAllowed, RETRY_AFTER_SECONDS } from '../../password-attempts.js';
 import { checkCredentials } from '../../users.js';
 import { anonymousActorOf, recordAudit } from '../../../audit/record.js';
+import { pageQuery } from '../../page-query.js';
 
 const LoginForm = Type.Object(
   {
@@ -22,14 +23,10 @@ const LoginForm = Type.Object(
   },
   { additionalProperties: false },
 );
-const LoginQuery = Type.Object(
-  {
-    next: Type.Optional(Type.String({ maxLength: 2000 })),
-    notice: Type.Optional(Type.String({ maxLength: 20 })),
-    lang: Type.Optional(Type.String({ maxLength: 8 })),
-  },
-  { additionalProperties: false },
-);
+const LoginQuery = pageQuery({
+  next: Type.Optional(Type.String({ maxLength: 2000 })),
+  notice: Type.Optional(Type.String({ maxLength: 20 })),
+});
 const TokenOnly = Type.Object(
   { _csrf: Type.Optional(Type.String({ maxLength: 200 })) },
   { additionalProperties: false },

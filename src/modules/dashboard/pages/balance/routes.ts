@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import type { BalanceSourceKind, DB } from '../../../../db/schema.js';
+import type { DB } from '../../../../db/schema.js';
 import { formatUtcMonth, type Lang } from '../../../../lib/i18n.js';
 import type { Caller } from '../../../../http/context.js';
 import { startDownload } from '../../../../http/downloads.js';
@@ -18,21 +18,15 @@ import { accountBalance } from '../../../payments/ledger.js';
 import { balanceStatement, monthPeriod, statementFile, statementMonths } from '../../../payments/statements.js';
 import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { wordsFor, type Dictionary } from '../../i18n.js';
+import { sourceHref } from '../../source-links.js';
 import { Flash } from '../../write.js';
 import type { BalanceRow, StatementLink } from './view.js';
+import { pageQuery } from '../../page-query.js';
 
 const BALANCE = `${DASHBOARD}/balance`;
 
-/** The dashboard page of each kind of source a balance transaction has. */
-const SOURCE_PAGES: Record<BalanceSourceKind, string> = {
-  payment_intent: `${DASHBOARD}/payments`,
-  order: `${DASHBOARD}/orders`,
-  payout: `${DASHBOARD}/payouts`,
-};
-
 export function balanceRow(view: ReturnType<typeof balanceTransactionView>): BalanceRow {
-  const page = SOURCE_PAGES[view.source.kind as BalanceSourceKind];
-  return { ...view, sourceHref: `${page}/${encodeURIComponent(view.source.reference)}` };
+  return { ...view, sourceHref: sourceHref(view.source) };
 }
 const PAGE_SIZE = 20;
 /** What the API's `source` filter takes: a payment intent's or an order's reference. */
@@ -41,29 +35,23 @@ const SOURCE = /^(PI|OR)-[0-9]{16}$/;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 // Loose on purpose: a filter the page cannot read is shown on the page with what is wrong with it.
-const ListQuery = Type.Object(
-  {
-    ...Flash,
-    type: Type.Optional(Type.String({ maxLength: 40 })),
-    source: Type.Optional(Type.String({ maxLength: 64 })),
-    from: Type.Optional(Type.String({ maxLength: 40 })),
-    to: Type.Optional(Type.String({ maxLength: 40 })),
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
-  },
-  { additionalProperties: false },
-);
+const ListQuery = pageQuery({
+  ...Flash,
+  type: Type.Optional(Type.String({ maxLength: 40 })),
+  source: Type.Optional(Type.String({ maxLength: 64 })),
+  from: Type.Optional(Type.String({ maxLength: 40 })),
+  to: Type.Optional(Type.String({ maxLength: 40 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+});
 // A month's file: `2026-11.csv` or `2026-11.html`.
 const StatementParams = Type.Object({ file: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}[.](csv|html)$' }) });
 // The list's filters, as the page's export link carries them.
-const ExportQuery = Type.Object(
-  {
-    type: Type.Optional(Type.String({ maxLength: 40 })),
-    source: Type.Optional(Type.String({ maxLength: 64 })),
-    from: Type.Optional(Type.String({ maxLength: 40 })),
-    to: Type.Optional(Type.String({ maxLength: 40 })),
-  },
-  { additionalProperties: false },
-);
+const ExportQuery = pageQuery({
+  type: Type.Optional(Type.String({ maxLength: 40 })),
+  source: Type.Optional(Type.String({ maxLength: 64 })),
+  from: Type.Optional(Type.String({ maxLength: 40 })),
+  to: Type.Optional(Type.String({ maxLength: 40 })),
+});
 
 /** The label of each type, the compiler refusing a type of BALANCE_TRANSACTION_TYPES without one. */
 const TYPE_LABELS: Readonly<Record<BalanceTransactionType, keyof Dictionary<'balance'>>> = {

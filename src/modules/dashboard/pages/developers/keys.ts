@@ -15,11 +15,12 @@ import { scopesMemberMayGive } from '../../../team/permissions.js';
 import { at, DASHBOARD, requireSession, sendPage } from '../../context.js';
 import type { DashboardSession } from '../../sessions.js';
 import { dashboardWrite, Flash, Token } from '../../write.js';
+import { pageQuery } from '../../page-query.js';
 
 /** The overlaps the roll form offers, in seconds: at once, an hour, a day, a week (the API's most). */
 export const ROLL_OVERLAPS = ['0', '3600', '86400', '604800'] as const;
 
-const FlashQuery = Type.Object(Flash, { additionalProperties: false });
+const FlashQuery = pageQuery(Flash);
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const TokenForm = Type.Object(Token, { additionalProperties: false });
 const KeyForm = Type.Object(

@@ -13,10 +13,11 @@ import { dashboardWrite, Token, Flash } from '../../write.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 import { DELIVERY_STATUSES } from '../../../webhooks/delivery-state.js';
 import { keyPages, many } from './keys.js';
+import { pageQuery } from '../../page-query.js';
 
 const PAGE_SIZE = 25;
 
-const FlashQuery = Type.Object(Flash, { additionalProperties: false });
+const FlashQuery = pageQuery(Flash);
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const TokenForm = Type.Object(Token, { additionalProperties: false });
 /** A checkbox group arrives as one string or an array of them. */
@@ -27,25 +28,19 @@ const EndpointForm = Type.Object(
   { additionalProperties: false },
 );
 const EventsForm = Type.Object({ ...Token, events: Many(60) }, { additionalProperties: false });
-const DeliveriesQuery = Type.Object(
-  {
-    ...Flash,
-    from: Type.Optional(Type.String({ maxLength: 40 })),
-    to: Type.Optional(Type.String({ maxLength: 40 })),
-    status: Type.Optional(literalUnion(['', ...DELIVERY_STATUSES])),
-    event: Type.Optional(Type.String({ maxLength: 60 })),
-    endpoint: Type.Optional(Type.String({ maxLength: 64 })),
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
-  },
-  { additionalProperties: false },
-);
-const EventsQuery = Type.Object(
-  {
-    event: Type.Optional(Type.String({ maxLength: 60 })),
-    before: Type.Optional(Type.Integer({ minimum: 1 })),
-  },
-  { additionalProperties: false },
-);
+const DeliveriesQuery = pageQuery({
+  ...Flash,
+  from: Type.Optional(Type.String({ maxLength: 40 })),
+  to: Type.Optional(Type.String({ maxLength: 40 })),
+  status: Type.Optional(literalUnion(['', ...DELIVERY_STATUSES])),
+  event: Type.Optional(Type.String({ maxLength: 60 })),
+  endpoint: Type.Optional(Type.String({ maxLength: 64 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+});
+const EventsQuery = pageQuery({
+  event: Type.Optional(Type.String({ maxLength: 60 })),
+  before: Type.Optional(Type.Integer({ minimum: 1 })),
+});
 
 const WEBHOOKS = `${DASHBOARD}/developers/webhooks`;
 const DELIVERIES = `${DASHBOARD}/developers/deliveries`;

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { INTL_LOCALES, type Lang } from '../../../../lib/i18n.js';
 import { accountBalance } from '../../../payments/ledger.js';
 import { can } from '../../../team/permissions.js';
-import { barChart } from '../../chart.js';
+import { barChart, chartDates } from '../../chart.js';
 import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { intentCountsByStatus, latestIntents, orderCountsByStatus, paidVolumeByDay } from '../../queries.js';
 import { partialRefundNote } from '../../refund-note.js';
@@ -9,8 +10,9 @@ import { partialRefundNote } from '../../refund-note.js';
 const LATEST = 8;
 
 /** A value of the chart's axis in whole MRU, short ("12K", "1,5 M"): the chart's title says MRU. */
-function axisLabel(lang: string) {
-  const format = new Intl.NumberFormat(lang, { notation: 'compact', maximumFractionDigits: 1 });
+function axisLabel(lang: Lang) {
+  // The language's locale as every figure uses it (Arabic with the Latin digits of its amounts).
+  const format = new Intl.NumberFormat(INTL_LOCALES[lang], { notation: 'compact', maximumFractionDigits: 1 });
   return (centimes: number) => format.format(centimes / 100);
 }
 
@@ -40,6 +42,7 @@ export const homePages: FastifyPluginAsyncTypebox = async (app) => {
       today,
       month,
       chart: barChart(days),
+      chartDate: chartDates(langOf(request)),
       days,
       axisLabel: axisLabel(langOf(request)),
       counts,

@@ -1,4 +1,4 @@
-import type { BarChart } from '../../chart.js';
+import type { BarChart, ChartDates } from '../../chart.js';
 import type { RefundNote } from '../../view-types.js';
 import type { intentCountsByStatus, latestIntents, orderCountsByStatus, paidVolumeByDay } from '../../queries.js';
 
@@ -11,6 +11,8 @@ export interface HomeViews {
     today: Day;
     month: { total: number; count: number };
     chart: BarChart;
+    /** The chart's days in the page's language. */
+    chartDate: ChartDates;
     days: Day[];
     axisLabel: (centimes: number) => string;
     counts: Awaited<ReturnType<typeof intentCountsByStatus>>;

@@ -19,17 +19,15 @@ import { recordAct } from '../../../audit/record.js';
 import { dashboardWrite, Flash, Token } from '../../write.js';
 import { amountText, BLANK_LINK, LinkForm, linkRefusal, postedValues, readLinkForm, statusWords } from './form.js';
 import type { LinkFormValues } from './view.js';
+import { pageQuery } from '../../page-query.js';
 
 const LINKS = `${DASHBOARD}/links`;
 const PAGE_SIZE = 20;
 
 const Page = { page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })) };
-const ListQuery = Type.Object(
-  { ...Flash, ...Page, status: Type.Optional(literalUnion(['', ...PAYMENT_LINK_STATUSES])) },
-  { additionalProperties: false },
-);
-const DetailQuery = Type.Object({ ...Flash, ...Page }, { additionalProperties: false });
-const FlashQuery = Type.Object(Flash, { additionalProperties: false });
+const ListQuery = pageQuery({ ...Flash, ...Page, status: Type.Optional(literalUnion(['', ...PAYMENT_LINK_STATUSES])) });
+const DetailQuery = pageQuery({ ...Flash, ...Page });
+const FlashQuery = pageQuery(Flash);
 const RefParams = Type.Object({ ref: Type.String({ minLength: 1, maxLength: 64 }) });
 const DeactivateForm = Type.Object(
   { ...Token, inactiveMessage: Type.Optional(Type.String({ maxLength: 4000 })) },

@@ -21,22 +21,20 @@ import type { DashboardSession } from '../../sessions.js';
 import { recordRefund } from '../../../audit/acts.js';
 import { dashboardWrite, Token, Flash } from '../../write.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
+import { pageQuery } from '../../page-query.js';
 
 const ORDERS = `${DASHBOARD}/orders`;
 const PAGE_SIZE = 20;
 /** Blank rows under an order's lines in the modification form, to add products without JavaScript. */
 const BLANK_ROWS = 2;
 
-const FlashQuery = Type.Object(Flash, { additionalProperties: false });
-const ListQuery = Type.Object(
-  {
-    ...Flash,
-    status: Type.Optional(literalUnion(['', ...ORDER_STATUSES])),
-    q: Type.Optional(Type.String({ maxLength: 200 })),
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
-  },
-  { additionalProperties: false },
-);
+const FlashQuery = pageQuery(Flash);
+const ListQuery = pageQuery({
+  ...Flash,
+  status: Type.Optional(literalUnion(['', ...ORDER_STATUSES])),
+  q: Type.Optional(Type.String({ maxLength: 200 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+});
 const RefParams = Type.Object({ ref: Type.String({ minLength: 1, maxLength: 64 }) });
 const TokenForm = Type.Object(Token, { additionalProperties: false });
 const CancelForm = Type.Object({ ...Token, reason: Type.String({ maxLength: 500 }) }, { additionalProperties: false });

@@ -10,7 +10,7 @@ import { AMOUNT_TYPES, INTENT_STATUSES, isAllowed } from '../../../intents/state
 import { cancelRequest, createRequest, getRequest } from '../../../requests/service.js';
 import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { formState, isAboutForm, refusalOf, type FormFields } from '../../form-errors.js';
-import { wordsFor, parseMru } from '../../i18n.js';
+import { eventText, wordsFor, parseMru } from '../../i18n.js';
 import { metadataLines } from '../../metadata.js';
 import { intentTimeline, paymentAttempts, searchIntents, sourceAmounts } from '../../queries.js';
 import { splitRows } from '../../split.js';
@@ -32,25 +32,23 @@ import {
 import type { RequestFormValues } from './view.js';
 import { REQUEST_MESSAGE_MAX } from '../../../requests/schemas.js';
 import { operatorHookFor } from '../../../requests/operator-hook.js';
+import { pageQuery } from '../../page-query.js';
 
 const PAGE_SIZE = 20;
 
-const ListQuery = Type.Object(
-  {
-    status: Type.Optional(literalUnion(['', ...INTENT_STATUSES])),
-    from: Type.Optional(Type.String({ maxLength: 10 })),
-    to: Type.Optional(Type.String({ maxLength: 10 })),
-    q: Type.Optional(Type.String({ maxLength: 500 })),
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
-    notice: Type.Optional(Type.String({ maxLength: 20 })),
-    error: Type.Optional(Type.String({ maxLength: 64 })),
-  },
-  { additionalProperties: false },
-);
-const FlashQuery = Type.Object(
-  { notice: Type.Optional(Type.String({ maxLength: 20 })), error: Type.Optional(Type.String({ maxLength: 64 })) },
-  { additionalProperties: false },
-);
+const ListQuery = pageQuery({
+  status: Type.Optional(literalUnion(['', ...INTENT_STATUSES])),
+  from: Type.Optional(Type.String({ maxLength: 10 })),
+  to: Type.Optional(Type.String({ maxLength: 10 })),
+  q: Type.Optional(Type.String({ maxLength: 500 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+  notice: Type.Optional(Type.String({ maxLength: 20 })),
+  error: Type.Optional(Type.String({ maxLength: 64 })),
+});
+const FlashQuery = pageQuery({
+  notice: Type.Optional(Type.String({ maxLength: 20 })),
+  error: Type.Optional(Type.String({ maxLength: 64 })),
+});
 const RefParams = Type.Object({ ref: Type.String({ minLength: 1, maxLength: 64 }) });
 const RequestParams = Type.Object({
   ref: Type.String({ minLength: 1, maxLength: 64 }),
@@ -211,10 +209,12 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
       splitRows(db, intent.split_shares),
     ]);
     const now = new Date();
+    const lang = langOf(request);
     return {
       intent,
       view,
-      timeline,
+      // Each event worded in the page's language; its code stays on the line, as its title.
+      timeline: timeline.map((event) => ({ ...event, words: eventText(event.event, lang) })),
       amounts,
       attempts,
       split,

@@ -39,7 +39,8 @@ export interface PaymentViews {
   payment: {
     intent: Awaited<ReturnType<typeof getIntent>>;
     view: IntentView;
-    timeline: Awaited<ReturnType<typeof intentTimeline>>;
+    /** The payment's events, oldest first, each with its name in the page's language. */
+    timeline: (Awaited<ReturnType<typeof intentTimeline>>[number] & { words: string })[];
     amounts: Awaited<ReturnType<typeof sourceAmounts>>;
     attempts: Awaited<ReturnType<typeof paymentAttempts>>;
     /** What the payment gave each seller of its split (none before it is paid or without one). */

@@ -39,6 +39,7 @@ import {
   wordsOf,
 } from './words.js';
 import type { BatchReport } from './view.js';
+import { pageQuery } from '../../page-query.js';
 
 const PAYOUTS = `${DASHBOARD}/payouts`;
 const BATCH = `${PAYOUTS}/batch`;
@@ -50,12 +51,14 @@ const MAX_SEALED_CHARS = 1024 * 1024;
 
 const Page = { page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })) };
 const BatchId = Type.String({ pattern: '^pob_[0-9A-Za-z]{1,40}$' });
-const ListQuery = Type.Object(
-  { ...Flash, ...Page, status: Type.Optional(literalUnion(['', ...PAYOUT_STATUSES])), batch: Type.Optional(BatchId) },
-  { additionalProperties: false },
-);
-const DetailQuery = Type.Object({ ...Flash, ...Page }, { additionalProperties: false });
-const FlashQuery = Type.Object(Flash, { additionalProperties: false });
+const ListQuery = pageQuery({
+  ...Flash,
+  ...Page,
+  status: Type.Optional(literalUnion(['', ...PAYOUT_STATUSES])),
+  batch: Type.Optional(BatchId),
+});
+const DetailQuery = pageQuery({ ...Flash, ...Page });
+const FlashQuery = pageQuery(Flash);
 const RefParams = Type.Object({ ref: Type.String({ minLength: 1, maxLength: 64 }) });
 // Loose lengths on purpose: a value the payout refuses is shown back on the form with why.
 const FormFields = {
@@ -69,7 +72,7 @@ const PayoutForm = Type.Object({ ...Token, ...FormFields }, { additionalProperti
  * amount) for an owner to confirm. Values come back only in answers to this session's own POSTs:
  * the review's Change button, or a refused confirm drawing the form again (decision 072).
  */
-const NewQuery = Type.Object(Flash, { additionalProperties: false });
+const NewQuery = pageQuery(Flash);
 const TokenForm = Type.Object(Token, { additionalProperties: false });
 const BatchConfirmForm = Type.Object(
   { ...Token, batch: Type.String({ maxLength: MAX_SEALED_CHARS }), signature: Type.String({ maxLength: 100 }) },

@@ -17,6 +17,7 @@ import { dashboardWrite, Token, Flash } from '../../write.js';
 import { fieldsFromForm, postedValues, PRODUCT_FIELDS, ProductForm, storedValues } from './form.js';
 import type { ProductFormValues } from './view.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
+import { pageQuery } from '../../page-query.js';
 
 const PAGE_SIZE = 20;
 /** The API's own cap on a CSV upload. */
@@ -35,7 +36,7 @@ const csvUpload = {
 } as const;
 const PRODUCTS = `${DASHBOARD}/products`;
 
-const FlashQuery = Type.Object(Flash, { additionalProperties: false });
+const FlashQuery = pageQuery(Flash);
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 256 }) });
 const ImageParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 256 }),
@@ -46,15 +47,12 @@ const DeleteForm = Type.Object(
   { ...Token, confirm: Type.Optional(Type.String({ maxLength: 3 })) },
   { additionalProperties: false },
 );
-const ListQuery = Type.Object(
-  {
-    ...Flash,
-    q: Type.Optional(Type.String({ maxLength: 200 })),
-    status: Type.Optional(Type.Union([Type.Literal(''), Type.Literal('ACTIVE'), Type.Literal('DISABLED')])),
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
-  },
-  { additionalProperties: false },
-);
+const ListQuery = pageQuery({
+  ...Flash,
+  q: Type.Optional(Type.String({ maxLength: 200 })),
+  status: Type.Optional(Type.Union([Type.Literal(''), Type.Literal('ACTIVE'), Type.Literal('DISABLED')])),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+});
 function callerOf(session: DashboardSession): products.CatalogCaller {
   return { businessId: session.businessId, environment: session.environment, publicOnly: false };
 }

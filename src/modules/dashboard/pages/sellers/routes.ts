@@ -24,18 +24,17 @@ import {
 import { choices, detail, drawSeller, PAGE_SIZE, SELLERS, withBalances, wordsOf } from './page.js';
 import { sellerPayOutPages } from './payout.js';
 import type { SellerFormValues } from './view.js';
+import { pageQuery } from '../../page-query.js';
 
 const PageNumber = Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 }));
-const ListQuery = Type.Object(
-  { ...Flash, page: PageNumber, status: Type.Optional(literalUnion(['', ...SELLER_STATUSES])) },
-  { additionalProperties: false },
-);
-const FlashQuery = Type.Object(Flash, { additionalProperties: false });
+const ListQuery = pageQuery({
+  ...Flash,
+  page: PageNumber,
+  status: Type.Optional(literalUnion(['', ...SELLER_STATUSES])),
+});
+const FlashQuery = pageQuery(Flash);
 // `page` is the activity's page, `payouts` and `payments` those lists' pages.
-const SellerQuery = Type.Object(
-  { ...Flash, page: PageNumber, payouts: PageNumber, payments: PageNumber },
-  { additionalProperties: false },
-);
+const SellerQuery = pageQuery({ ...Flash, page: PageNumber, payouts: PageNumber, payments: PageNumber });
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 function drawForm(

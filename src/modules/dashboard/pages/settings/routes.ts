@@ -22,13 +22,14 @@ import { changeOwnPassword, isCurrentPassword, newPasswordHash } from '../../use
 import { dashboardWrite, Token } from '../../write.js';
 import type { ContactTyped } from './view.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
+import { pageQuery } from '../../page-query.js';
 
 const SETTINGS = `${DASHBOARD}/settings`;
 
-const FlashQuery = Type.Object(
-  { notice: Type.Optional(Type.String({ maxLength: 20 })), error: Type.Optional(Type.String({ maxLength: 64 })) },
-  { additionalProperties: false },
-);
+const FlashQuery = pageQuery({
+  notice: Type.Optional(Type.String({ maxLength: 20 })),
+  error: Type.Optional(Type.String({ maxLength: 64 })),
+});
 const TokenForm = Type.Object(Token, { additionalProperties: false });
 const NameForm = Type.Object({ ...Token, name: Type.String({ maxLength: 400 }) }, { additionalProperties: false });
 const PasswordForm = Type.Object(

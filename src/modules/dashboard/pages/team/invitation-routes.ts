@@ -14,9 +14,10 @@ import { passwordAttemptAllowed, RETRY_AFTER_SECONDS } from '../../password-atte
 import { createSession } from '../../sessions.js';
 import { newPasswordHash } from '../../users.js';
 import { INVITATIONS } from './routes.js';
+import { pageQuery } from '../../page-query.js';
 
 const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) });
-const LangQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 8 })) }, { additionalProperties: false });
+const LangQuery = pageQuery({});
 const JoinForm = Type.Object(
   {
     _csrf: Type.Optional(Type.String({ maxLength: 200 })),

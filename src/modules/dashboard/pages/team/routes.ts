@@ -15,12 +15,13 @@ import { changeMember, checkInviteRole } from '../../team.js';
 import { listUsers } from '../../users.js';
 import type { DashboardSession } from '../../sessions.js';
 import { dashboardWrite, Flash, Token } from '../../write.js';
+import { pageQuery } from '../../page-query.js';
 
 const TEAM = `${DASHBOARD}/team`;
 export const INVITATIONS = `${DASHBOARD}/invitations`;
 
 const Role = literalUnion(DASHBOARD_ROLES);
-const FlashQuery = Type.Object(Flash, { additionalProperties: false });
+const FlashQuery = pageQuery(Flash);
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const TokenForm = Type.Object(Token, { additionalProperties: false });
 const RoleForm = Type.Object({ ...Token, role: Role }, { additionalProperties: false });
