@@ -9,7 +9,7 @@ import { ApiError, invalid } from '../../../../http/errors.js';
 import { parseDateFilter } from '../../../../http/schemas.js';
 import {
   BALANCE_TRANSACTION_TYPES,
-  balanceTransactionView,
+  balanceTransactionViewIn,
   exportBalanceTransactions,
   listBalanceTransactions,
   type BalanceTransactionType,
@@ -30,7 +30,7 @@ const SOURCE_PAGES: Record<BalanceSourceKind, string> = {
   payout: `${DASHBOARD}/payouts`,
 };
 
-export function balanceRow(view: ReturnType<typeof balanceTransactionView>): BalanceRow {
+export function balanceRow(view: ReturnType<typeof balanceTransactionViewIn>): BalanceRow {
   const page = SOURCE_PAGES[view.source.kind as BalanceSourceKind];
   return { ...view, sourceHref: `${page}/${encodeURIComponent(view.source.reference)}` };
 }
@@ -168,7 +168,8 @@ export const balancePages: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const session = requireSession(request);
       const caller = callerOf(session);
-      const t = wordsFor('balance', langOf(request));
+      const lang = langOf(request);
+      const t = wordsFor('balance', lang);
       // What the form shows back, as typed (a reference in capitals, without the spaces of a paste).
       const text = {
         type: request.query.type ?? '',
@@ -201,7 +202,7 @@ export const balancePages: FastifyPluginAsyncTypebox = async (app) => {
           filters: text,
           filterQuery: filterQuery.toString(),
           exportUrl: `${BALANCE}/export.csv${exportQueryText ? `?${exportQueryText}` : ''}`,
-          items: result.items.map((row) => balanceRow(balanceTransactionView(row))),
+          items: result.items.map((row) => balanceRow(balanceTransactionViewIn(row, lang))),
           total: result.total,
           page,
           pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
