@@ -7,8 +7,11 @@
 -- sequence, taken when the row is written (so a row not yet folded has one) and taken again by the
 -- fold, in the order it applies the account's movements. Folds of one account never overlap (the
 -- account row is locked), so within an account the numbers follow the balance_after chain.
-CREATE SEQUENCE balance_transactions_applied_order_seq;
-ALTER TABLE balance_transactions ADD COLUMN applied_order bigint;
+--
+-- The file can run again (test/payments/applied-order-backfill.test.ts does, over rows it
+-- disordered): it numbers every row again, as it did the first time.
+CREATE SEQUENCE IF NOT EXISTS balance_transactions_applied_order_seq;
+ALTER TABLE balance_transactions ADD COLUMN IF NOT EXISTS applied_order bigint;
 
 -- The rows that exist, in the order the fold took them: the order of their account's posting
 -- (the pending movements it folded were written in that order, in the same statement), the rows
@@ -46,7 +49,7 @@ BEGIN
     ) chained
     WHERE coalesce(before, 0) <> balance_after - net
   LOOP
-    CREATE TEMP TABLE walk ON COMMIT DROP AS
+    CREATE TEMP TABLE walk AS
       SELECT id, balance_after - net AS opened, balance_after, applied_order AS old_slot,
         NULL::bigint AS new_slot
       FROM balance_transactions
@@ -71,7 +74,7 @@ ALTER TABLE balance_transactions
 ALTER SEQUENCE balance_transactions_applied_order_seq OWNED BY balance_transactions.applied_order;
 
 -- Every list, export and statement reads an owner's rows in that order.
-CREATE INDEX balance_transactions_applied_idx
+CREATE INDEX IF NOT EXISTS balance_transactions_applied_idx
   ON balance_transactions (business_id, environment, applied_order) WHERE seller_id IS NULL;
-CREATE INDEX balance_transactions_seller_applied_idx
+CREATE INDEX IF NOT EXISTS balance_transactions_seller_applied_idx
   ON balance_transactions (seller_id, applied_order) WHERE seller_id IS NOT NULL;
