@@ -150,7 +150,13 @@ export async function countedPage<Row>(
   const items: Row[] = [];
   for (const row of result.rows) {
     if (row.list_created_at === null) continue;
-    const { list_total: _total, list_created_at: _created, list_tiebreak: _tiebreak, list_order: _order, ...item } = row;
+    const {
+      list_total: _total,
+      list_created_at: _created,
+      list_tiebreak: _tiebreak,
+      list_order: _order,
+      ...item
+    } = row;
     items.push(item as Row);
   }
   return { total, items };

@@ -78,7 +78,10 @@ describe.skipIf(skipWithoutChromium)('the printable statement on a phone: cards,
         // A row's cells side by side again: the first and the last on one line.
         const firstCell = await rows.first().locator('td').first().boundingBox();
         const lastCell = await rows.first().locator('td').last().boundingBox();
-        assert.ok(firstCell && lastCell && Math.abs(firstCell.y - lastCell.y) < 2, JSON.stringify([firstCell, lastCell]));
+        assert.ok(
+          firstCell && lastCell && Math.abs(firstCell.y - lastCell.y) < 2,
+          JSON.stringify([firstCell, lastCell]),
+        );
       } finally {
         await context.close();
       }

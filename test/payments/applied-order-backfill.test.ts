@@ -40,7 +40,9 @@ test('migration 053 orders existing balance transactions along their balance_aft
   // As a database before migration 053 holds them: the two oldest payments folded the other way
   // round (the second committed first), and no order but the times.
   const [first, second] = [...before].reverse() as [{ id: string; net: number }, { id: string; net: number }];
-  await sql`UPDATE balance_transactions SET balance_after = ${second.net} WHERE id = ${second.id}`.execute(t.runtime.db);
+  await sql`UPDATE balance_transactions SET balance_after = ${second.net} WHERE id = ${second.id}`.execute(
+    t.runtime.db,
+  );
   await sql`UPDATE balance_transactions SET balance_after = ${second.net + first.net} WHERE id = ${first.id}`.execute(
     t.runtime.db,
   );
@@ -49,7 +51,11 @@ test('migration 053 orders existing balance transactions along their balance_aft
 
   const after = await allBalanceTransactions(t, sk);
   assert.equal(after.length, before.length, 'no row lost');
-  assert.deepEqual(after.slice(-2).map((txn) => txn.id), [first.id, second.id], 'the chain decides: second, then first');
+  assert.deepEqual(
+    after.slice(-2).map((txn) => txn.id),
+    [first.id, second.id],
+    'the chain decides: second, then first',
+  );
   for (const [index, txn] of after.entries()) {
     const older = after[index + 1];
     assert.equal(txn.balanceAfter, (older?.balanceAfter ?? 0) + txn.net, `${txn.id} follows ${older?.id}`);

@@ -62,7 +62,10 @@ describe('balance transactions in the order the balance took them, described in 
       idempotencyKey: true,
     });
     expectStatus(batch, 201);
-    expectStatus(await createPayout(t, sk, payoutTo(SANDBOX_FAILING_PAYOUT_PHONE, 2_000, { description: 'Loyer' })), 201);
+    expectStatus(
+      await createPayout(t, sk, payoutTo(SANDBOX_FAILING_PAYOUT_PHONE, 2_000, { description: 'Loyer' })),
+      201,
+    );
     await sendPayouts(t);
     const more = await createIntent(t, sk, { amount: 9_999 });
     expectStatus(await act(t, sk, more.referenceNumber, 'simulate'), 200);
@@ -172,7 +175,10 @@ describe('balance transactions in the order the balance took them, described in 
       assert.equal((await own.submit('/dashboard/balance', '/dashboard/preferences', { lang })).status, 303);
       const page = await own.get('/dashboard/balance');
       assert.equal(page.status, 200);
-      assert.deepEqual(rowIds(page.html), listed.slice(0, 17).map((txn) => txn.id));
+      assert.deepEqual(
+        rowIds(page.html),
+        listed.slice(0, 17).map((txn) => txn.id),
+      );
       return page.html;
     };
     const cell = (html: string, id: string) => {

@@ -151,12 +151,7 @@ export async function listBalanceTransactions(
   if (query.from) rows = rows.where('created_at', '>=', query.from);
   if (query.to) rows = rows.where('created_at', '<=', query.to);
   const [items, count] = await Promise.all([
-    rows
-      .selectAll()
-      .orderBy('applied_order', 'desc')
-      .offset(query.offset)
-      .limit(query.limit)
-      .execute(),
+    rows.selectAll().orderBy('applied_order', 'desc').offset(query.offset).limit(query.limit).execute(),
     rows.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
   ]);
   return counted({ items, total: Number(count.n) });

@@ -139,4 +139,3 @@ export async function* csvChunks(db: Kysely<DB>, statement: BalanceStatement, la
     return text;
   });
 }
-

@@ -419,8 +419,8 @@ export async function payoutTransactions(
   const [items, count] = await Promise.all([
     rows
       .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
+      // The order the balance took them (decision 086), as every balance list.
+      .orderBy('applied_order', 'desc')
       .limit(page.limit)
       .offset(page.offset)
       .execute(),
