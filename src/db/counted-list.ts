@@ -21,6 +21,11 @@ export interface CountedTable {
   tiebreak: 'reference_number' | 'id';
   /** The column counted as the status (`status` unless named). */
   statusColumn?: 'type';
+  /**
+   * The column a page is ordered by within a day, when not created_at then the tiebreak: the
+   * balance transactions' applied_order (migration 053), the order their balance took them in.
+   */
+  orderColumn?: 'applied_order';
 }
 
 export interface CountedListQuery {
@@ -64,6 +69,7 @@ export async function countedPage<Row>(
 ): Promise<{ total: number; items: Row[] }> {
   const rowsTable = sql.table(table.table);
   const tiebreak = sql.ref(`t.${table.tiebreak}`);
+  const ordering = table.orderColumn ? sql.ref(`t.${table.orderColumn}`) : undefined;
   const rowFilter = sql.join(
     [
       sql`t.business_id = ${query.businessId}`,
@@ -124,22 +130,33 @@ export async function countedPage<Row>(
     SELECT (SELECT coalesce(sum(n), 0) FROM days)::bigint AS list_total, page.*
     FROM (SELECT 1) AS one
     LEFT JOIN LATERAL (
-      SELECT ${select}, t.created_at AS list_created_at, ${tiebreak} AS list_tiebreak
+      SELECT ${select}, t.created_at AS list_created_at, ${tiebreak} AS list_tiebreak,
+        ${ordering ?? sql`NULL::bigint`} AS list_order
       FROM (
         SELECT * FROM ${rowsTable} AS t
         -- No start day: the page is past the end (or nothing matches); the scan is not even begun.
         WHERE EXISTS (SELECT 1 FROM start) AND ${rowFilter} AND ${pageBound}
-        ORDER BY t.created_at ${direction}, ${tiebreak} ${direction}
+        ORDER BY ${ordering ? sql`${ordering} ${direction}` : sql`t.created_at ${direction}, ${tiebreak} ${direction}`}
         LIMIT ${query.limit} OFFSET (SELECT skip FROM start)
       ) AS t
     ) AS page ON true
-    ORDER BY page.list_created_at ${direction}, page.list_tiebreak ${direction}`.execute(executor);
+    ORDER BY ${
+      ordering
+        ? sql`page.list_order ${direction}`
+        : sql`page.list_created_at ${direction}, page.list_tiebreak ${direction}`
+    }`.execute(executor);
 
   const total = Number(result.rows[0]?.list_total ?? 0);
   const items: Row[] = [];
   for (const row of result.rows) {
     if (row.list_created_at === null) continue;
-    const { list_total: _total, list_created_at: _created, list_tiebreak: _tiebreak, ...item } = row;
+    const {
+      list_total: _total,
+      list_created_at: _created,
+      list_tiebreak: _tiebreak,
+      list_order: _order,
+      ...item
+    } = row;
     items.push(item as Row);
   }
   return { total, items };

@@ -274,7 +274,7 @@ describe('the Balance page: balance transactions of the session business, filter
     }
     assert.match(page.html, /\(in progress\)/);
     // Every type of the filter has its label, payouts' included.
-    assert.match(page.html, /<option value="payout_reversal">Payout reversal<\/option>/);
+    assert.match(page.html, /<option value="payout_reversal">Failed payout returned<\/option>/);
     assert.ok(!page.html.includes('>undefined<'));
 
     const csv = await own.get(`${BALANCE}/statements/${monthsAgo(3)}.csv`);
@@ -284,8 +284,8 @@ describe('the Balance page: balance transactions of the session business, filter
     const lines = parse(csv.html, { relax_column_count: true, skip_empty_lines: true }) as string[][];
     assert.deepEqual(lines[0], ['Business', 'Statements <shop>']);
     assert.deepEqual(
-      lines.find((line) => line[0] === 'Closing balance'),
-      ['Closing balance', String(earlier!.net)],
+      lines.find((line) => line[0] === 'Closing balance (MRU)'),
+      ['Closing balance (MRU)', (earlier!.net / 100).toFixed(2)],
     );
     assert.deepEqual(
       lines.filter((line) => line[0]!.startsWith('txn_')).map((line) => line[0]),

@@ -30,9 +30,9 @@ describe('stalled downloads are ended, and a business has a few at once (issue 4
     key = business.keys.secretTest;
     // This month's rows, a millisecond apart, oldest first.
     await sql`INSERT INTO balance_transactions (id, business_id, environment, type, amount, fee, net, source_reference,
-        source_kind, description, ledger_transaction_id, created_at)
+        source_kind, detail, ledger_transaction_id, created_at)
       SELECT 'txn_stall' || lpad(i::text, 7, '0'), ${business.id}, 'test', 'payment', 1000, 10, 990,
-        'PI-0000000000000001', 'payment_intent', 'Loyer ' || i || ' ' || repeat('x', 100), 'ltx_stall',
+        'PI-0000000000000001', 'payment_intent', jsonb_build_object('label', 'Loyer ' || i || ' ' || repeat('x', 100)), 'ltx_stall',
         date_trunc('month', now()) + i * interval '1 millisecond'
       FROM generate_series(1, ${ROWS}) AS i`.execute(t.runtime.db);
   });

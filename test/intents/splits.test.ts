@@ -321,7 +321,7 @@ describe('intent splits (issue 52, decision 080)', () => {
         type: 'payout',
         amount: -6_000,
         source: { reference: 'withdrawn', kind: 'payout' },
-        description: 'Withdrawn by hand',
+        detail: { label: 'Withdrawn by hand' },
       },
       lines: [
         { account: { kind: 'seller', ownerId: seller }, amount: -6_000 },

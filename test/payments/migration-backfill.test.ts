@@ -10,6 +10,8 @@ import { freshPhone, orderAction, simulate } from '../orders/support.js';
 import { fold, setPlan } from './support.js';
 
 const BACKFILL = path.resolve(import.meta.dirname, '../../src/db/migrations/025_money_backfill.sql');
+/** Migration 054: the sentences 025 writes, read back into data (issue 54 item 3). */
+const AS_DATA = path.resolve(import.meta.dirname, '../../src/db/migrations/054_balance_descriptions_as_data.sql');
 
 let t: TestApp;
 beforeAll(async () => {
@@ -19,7 +21,7 @@ afterAll(() => t.close());
 
 async function snapshot() {
   const transactions = await sql<Record<string, unknown>>`
-    SELECT business_id, environment, type, amount, fee, net, source_reference, source_kind, description,
+    SELECT business_id, environment, type, amount, fee, net, source_reference, source_kind, detail,
       ledger_transaction_id, created_at
     FROM balance_transactions ORDER BY ledger_transaction_id`.execute(t.runtime.db);
   const intents = await sql<Record<string, unknown>>`
@@ -74,7 +76,10 @@ test("the money backfill rebuilds what the code writes: balance transactions, re
   await sql`UPDATE orders SET fees = fees - 'payerTtc' - 'tof' - 'tte' - 'tofReturned' - 'tteReturned'`.execute(
     t.runtime.db,
   );
+  // 025 wrote English sentences in a column 054 turned into data: the sentences, then 054 again.
+  await sql`ALTER TABLE balance_transactions ADD COLUMN description text`.execute(t.runtime.db);
   await t.runtime.database.inScriptTransaction((run) => run(readFileSync(BACKFILL, 'utf8')));
+  await t.runtime.database.inScriptTransaction((run) => run(readFileSync(AS_DATA, 'utf8')));
   const rebuilt = await snapshot();
   assert.deepEqual(rebuilt.intents, written.intents);
   assert.deepEqual(rebuilt.orders, written.orders);
@@ -82,6 +87,6 @@ test("the money backfill rebuilds what the code writes: balance transactions, re
   const settled = await sql<{ balance_after: string; available: string }>`
     SELECT b.balance_after::text, (SELECT balance FROM ledger_accounts WHERE kind = 'merchant' AND owner_id = b.business_id
       AND environment = 'test')::text AS available
-    FROM balance_transactions b ORDER BY b.created_at DESC, b.id DESC LIMIT 1`.execute(t.runtime.db);
+    FROM balance_transactions b ORDER BY b.applied_order DESC LIMIT 1`.execute(t.runtime.db);
   assert.equal(settled.rows[0]!.balance_after, settled.rows[0]!.available, 'the newest leaves the balance');
 });

@@ -4,7 +4,6 @@ import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
 import { formatAmount } from '../../src/lib/i18n.js';
 import { BALANCE_TRANSACTION_TYPES } from '../../src/modules/payments/balance-types.js';
-import { EXPORT_COLUMNS } from '../../src/modules/payments/balance-transactions.js';
 import { SANDBOX_FAILING_PAYOUT_PHONE } from '../../src/modules/sandbox/sandbox.js';
 import { act, createIntent } from '../intents/support.js';
 import { createPayout, newPhone, payoutTo, sendPayouts } from '../payouts/support.js';
@@ -73,10 +72,28 @@ function totalsOf(items: Txn[]) {
 
 const netOf = (items: Txn[]) => items.reduce((sum, item) => sum + item.net, 0);
 
+/** The transaction columns of a statement's CSV (decision 086). */
+const CSV_COLUMNS = 9;
+
+/** Centimes as the statement's CSV writes them: MRU, two decimals after a dot (decision 086). */
+const mru = (centimes: number) => (centimes / 100).toFixed(2);
+
+/** The English label of each type, as the statement names it. */
+const TYPE_NAMES: Record<string, string> = {
+  payment: 'Payment',
+  refund: 'Refund',
+  order_payment: 'Order payment',
+  order_refund: 'Order refund',
+  order_adjustment: 'Order adjustment',
+  payout: 'Payout',
+  payout_fee: 'Payout fee',
+  payout_reversal: 'Failed payout returned',
+};
+
 /** The rows of a statement's CSV: its summary block, and the transactions under their header. */
 function readCsv(text: string): { summary: string[][]; header: string[]; rows: string[][] } {
   const lines = parse(text, { relax_column_count: true, skip_empty_lines: true }) as string[][];
-  const headerAt = lines.findIndex((line) => line.length === EXPORT_COLUMNS.length + 1);
+  const headerAt = lines.findIndex((line) => line.length === CSV_COLUMNS);
   assert.ok(headerAt > 0, text.slice(0, 500));
   return { summary: lines.slice(0, headerAt), header: lines[headerAt]!, rows: lines.slice(headerAt + 1) };
 }
@@ -208,71 +225,51 @@ describe('balance statements', () => {
       ['Business', 'Boutique <script>alert("name")</script>'],
       ['Period', previous.first, previous.last],
       ['Currency', 'MRU'],
-      ['Opening balance', String(json.openingBalance)],
-      ['Transaction type', 'Count', 'Gross', 'Fees', 'Net'],
+      ['Opening balance (MRU)', mru(json.openingBalance)],
+      ['Transaction type', 'Count', 'Gross (MRU)', 'Fees (MRU)', 'Net (MRU)'],
       ...json.totals.map((total: { type: string; count: number; gross: number; fees: number; net: number }) => [
-        {
-          payment: 'Payment',
-          refund: 'Refund',
-          order_payment: 'Order payment',
-          order_refund: 'Order refund',
-          order_adjustment: 'Order adjustment',
-          payout: 'Payout',
-          payout_fee: 'Payout fee',
-          payout_reversal: 'Payout reversal',
-        }[total.type],
-        ...[total.count, total.gross, total.fees, total.net].map(String),
+        TYPE_NAMES[total.type],
+        String(total.count),
+        ...[total.gross, total.fees, total.net].map(mru),
       ]),
-      ['Closing balance', String(json.closingBalance)],
+      ['Closing balance (MRU)', mru(json.closingBalance)],
       ['Number of transactions', '2'],
     ]);
+    // Issue 54 items 2 and 3: one balance column, amounts in MRU, the type and description worded.
     assert.deepEqual(header, [
       'Transaction ID',
-      'Type',
-      'Gross',
-      'Fee',
-      'Net',
-      'Currency',
-      'Source',
-      'Source kind',
-      'Description',
-      'Balance after settlement',
       'Date (UTC)',
-      'Balance',
+      'Transaction type',
+      'Description',
+      'Source',
+      'Gross (MRU)',
+      'Fee (MRU)',
+      'Net (MRU)',
+      'Balance after (MRU)',
     ]);
     let balance = json.openingBalance;
     assert.deepEqual(
-      rows.map((row) => [
-        row[0],
-        row[1],
-        Number(row[2]),
-        Number(row[3]),
-        Number(row[4]),
-        row[6],
-        row[8],
-        row[10],
-        Number(row[11]),
-      ]),
+      rows,
       byMonth.previous.map((item) => {
         balance += item.net;
         // A cell a spreadsheet would run as a formula starts with an apostrophe, as in the export.
         const description = item.description.startsWith('=') ? `'${item.description}` : item.description;
         return [
           item.id,
-          item.type,
-          item.amount,
-          item.fee,
-          item.net,
-          item.source.reference,
-          description,
           item.createdAt,
-          balance,
+          TYPE_NAMES[item.type],
+          description,
+          item.source.reference,
+          mru(item.amount),
+          mru(item.fee),
+          mru(item.net),
+          mru(balance),
         ];
       }),
     );
     assert.equal(balance, json.closingBalance);
     assert.ok(
-      rows.some((row) => row[8]!.includes('"quoted"')),
+      rows.some((row) => row[3]!.includes('"quoted"')),
       'quotes survive the round trip',
     );
   });
@@ -287,17 +284,26 @@ describe('balance statements', () => {
     const { summary, header, rows } = readCsv(csv.text);
     assert.deepEqual(summary[0], ['Entreprise', 'Boutique <script>alert("name")</script>']);
     assert.deepEqual(summary.at(-2), [
-      'Solde de clôture',
-      String(netOf([...byMonth.older, ...byMonth.previous, ...byMonth.current])),
+      'Solde de clôture (MRU)',
+      mru(netOf([...byMonth.older, ...byMonth.previous, ...byMonth.current])),
     ]);
     assert.equal(header[0], "Identifiant de l'opération");
     assert.equal(rows.length, 8);
     const arabic = readCsv((await statement(`/${current.label}?format=csv&lang=ar`)).text);
-    assert.deepEqual(arabic.summary[3]![0], 'الرصيد الافتتاحي');
+    assert.deepEqual(arabic.summary[3]![0], 'الرصيد الافتتاحي (MRU)');
     assert.ok(
-      arabic.summary.some((line) => line[0] === 'سحب'),
-      'payout, in Arabic',
+      arabic.summary.some((line) => line[0] === 'تحويل'),
+      'payout, in Arabic: the one word the dashboard uses',
     );
+    // Types and descriptions in the file's language (issue 54 item 3): no English sentence left.
+    const frenchTypes = new Set(rows.map((row) => row[2]));
+    assert.ok(frenchTypes.has('Paiement') && frenchTypes.has('Versement échoué restitué'), [...frenchTypes].join());
+    for (const row of rows) assert.doesNotMatch(row[3]!, /\b(Payment|Refund|Payout|Fee of|returned)\b/, row[3]);
+    assert.ok(rows.some((row) => row[3]!.startsWith('Versement ') && row[3]!.includes('échoué')));
+    for (const row of arabic.rows) {
+      assert.doesNotMatch(row[2]!, /[A-Za-z]/u, row.join());
+      assert.doesNotMatch(row[3]!, /\b(Payment|Refund|Payout|Fee of|returned|failed)\b/, row.join());
+    }
   });
 
   test('HTML: a printable page in the language asked for, every merchant text escaped', async () => {
@@ -428,15 +434,18 @@ describe('balance statements', () => {
     );
   });
 
-  test('a month of more transactions than one batch streams them all, in order, ties broken by id', async () => {
+  test('a month of more transactions than one batch streams them all, in the order the balance took them', async () => {
     const bulk = await t.createBusiness({ name: 'Bulk' });
-    // 12,001 rows in 3 instants: batches of 200 end inside runs of equal times.
+    // 12,001 rows in 3 instants, taken by the balance in another order than their times': batches
+    // of 200 follow the balance's order (applied_order), not the times (issue 54 item 2).
     await sql`INSERT INTO balance_transactions (id, business_id, environment, type, amount, fee, net, source_reference,
-        source_kind, description, ledger_transaction_id, created_at)
+        source_kind, detail, ledger_transaction_id, created_at, applied_order)
       SELECT 'txn_bulk' || lpad(i::text, 6, '0'), ${bulk.id}, 'test', 'payment', i, 1, i - 1, 'PI-0000000000000001',
-        'payment_intent', 'Bulk ' || i, 'ltx_bulk', ${`${previous.first}T08:00:00.000Z`}::timestamptz + (i % 3) * interval '1 hour'
-      FROM generate_series(1, 12001) AS i`.execute(t.runtime.db);
-    const expected = Array.from({ length: 12_001 }, (_, index) => index + 1).sort((a, b) => (a % 3) - (b % 3) || a - b);
+        'payment_intent', jsonb_build_object('label', 'Bulk ' || i), 'ltx_bulk',
+        ${`${previous.first}T08:00:00.000Z`}::timestamptz + (i % 3) * interval '1 hour',
+        nextval('balance_transactions_applied_order_seq') + 0 * i
+      FROM generate_series(1, 12001) AS i ORDER BY i`.execute(t.runtime.db);
+    const expected = Array.from({ length: 12_001 }, (_, index) => index + 1);
     const key = bulk.keys.secretTest;
     const download = await statement(`/${previous.label}?format=csv`, key);
     // Sent as it is read, in batches: no length known beforehand.
@@ -448,7 +457,7 @@ describe('balance statements', () => {
       expected.map((i) => `txn_bulk${String(i).padStart(6, '0')}`),
     );
     const total = expected.reduce((sum, i) => sum + i - 1, 0);
-    assert.equal(Number(csv.rows.at(-1)![11]), total, 'the running balance ends on the closing balance');
+    assert.equal(csv.rows.at(-1)![8], mru(total), 'the running balance ends on the closing balance');
     const json = (await statement(`/${previous.label}`, key)).body.data;
     assert.equal(json.closingBalance, total);
     assert.equal(json.transactionCount, 12_001);

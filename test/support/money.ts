@@ -9,6 +9,6 @@ export function testPayout(amount: number): BalanceEntry {
     type: 'order_adjustment',
     amount,
     source: { reference: 'OR-0000000000000000', kind: 'order' },
-    description: 'Test debit',
+    detail: { reference: 'OA-test' },
   };
 }

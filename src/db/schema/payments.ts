@@ -130,6 +130,22 @@ export const BALANCE_SOURCE_KINDS = ['payment_intent', 'order', 'payout'] as con
 
 export type BalanceSourceKind = (typeof BALANCE_SOURCE_KINDS)[number];
 
+/**
+ * What a balance transaction's description is made of (migration 054, decision 086): the type and
+ * the source say what moved; this keeps the rest. Worded by whoever shows it, in its language
+ * (payments/balance-wording.ts).
+ */
+export interface BalanceDetail {
+  /** The movement's own reference when it is not the source: a refund's, an order modification's. */
+  reference?: string;
+  /** The merchant's own text: a payment's label, a payout's description. Shown as written. */
+  label?: string;
+  /** Why a payout's money came back (`payout_reversal`). */
+  outcome?: 'failed' | 'cancelled';
+  /** A sentence written before descriptions were data that migration 054 could not read: shown as it is. */
+  text?: string;
+}
+
 export interface BalanceTransactionsTable {
   id: string;
   business_id: string;
@@ -140,7 +156,8 @@ export interface BalanceTransactionsTable {
   net: number;
   source_reference: string;
   source_kind: BalanceSourceKind;
-  description: string;
+  /** What the description is worded from besides type and source (migration 054, balance-wording.ts). */
+  detail: ColumnType<BalanceDetail, string, string>;
   ledger_transaction_id: string;
   balance_after: number | null;
   /** The payout (PO-...) or payout batch that settles this transaction; null until one does. */
@@ -148,4 +165,6 @@ export interface BalanceTransactionsTable {
   created_at: Date;
   /** The seller (SL-...) whose account moved (migration 046); null for the business's own balance. */
   seller_id: Generated<string | null>;
+  /** The order the balance took it in (migration 053): every list, export and statement reads by it. */
+  applied_order: Generated<number>;
 }

@@ -101,15 +101,6 @@ const VIEWS = templateFolder(import.meta.url);
  */
 const DASHBOARD_POLICY = { scripts: true, images: 'self-data-blob', forms: 'self' } as const;
 
-/**
- * A balance transaction's description as a page in `lang` shows it. The ledger writes them in
- * English for the API and its CSV ("Refund re_… of PI-…", "Payout PO-…: rent"): another language
- * leaves them out, the type and the source beside them saying the same.
- */
-export function ledgerDescription(lang: Lang, description: string): string {
-  return lang === 'en' ? description : '';
-}
-
 /** A `?notice=` or `?error=` shown on the page: only known words and error codes are displayed. */
 function flash(request: FastifyRequest, t: Dictionary, lang: Lang): { notice?: string; error?: string } {
   const query = (request.query ?? {}) as Record<string, unknown>;
@@ -168,7 +159,6 @@ export async function drawPage(
     date: (value: Date | string | null) =>
       value === null ? '' : formatUtcDateTime(typeof value === 'string' ? new Date(value) : value, lang),
     statusText: (vocabulary: StatusVocabulary, status: string) => statusText(t, vocabulary, status),
-    ledgerDescription: (description: string) => ledgerDescription(lang, description),
     // Every link to a payment, order, payout, batch or seller page: `it.links.source(b.source)`.
     links: dashboardLinks,
     // A fresh idempotency token per form drawn: a double submit of one form carries the same one.

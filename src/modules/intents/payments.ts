@@ -168,9 +168,7 @@ function methodAttempt(intent: LockedIntent, attempt: DescribedAttempt, payer: P
     balance: {
       type: 'payment',
       source: { reference: intent.reference_number, kind: 'payment_intent' },
-      description: intent.label
-        ? `Payment ${intent.reference_number}: ${intent.label}`
-        : `Payment ${intent.reference_number}`,
+      detail: intent.label ? { label: intent.label } : {},
     },
     phone: attempt.phone,
     payer,

@@ -81,7 +81,7 @@ export async function refundPayment(
         balance: {
           type: 'refund',
           source: { reference: intent.reference_number, kind: 'payment_intent' },
-          description: `Refund ${refundId} of ${intent.reference_number}`,
+          detail: { reference: refundId },
         },
         now,
       })

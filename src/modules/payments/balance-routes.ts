@@ -168,7 +168,7 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<{ sellerLookup: SellerLook
       schema: {
         operationId: 'exportBalanceTransactions',
         summary: 'Export balance transactions as CSV',
-        description: `The balance transactions that the list's filters take (\`seller\`, \`type\`, \`source\`, \`from\`, \`to\`; all of the business's own when absent) as CSV, streamed, newest first, with a header row naming the same fields as the list (id, type, amount, fee, net, currency, sourceReference, sourceKind, description, balanceAfter, createdAt); text cells that a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each \`;\`, tab or line break that a formula would follow. ${DOWNLOAD_LIMITS_DESCRIPTION}`,
+        description: `The balance transactions that the list's filters take (\`seller\`, \`type\`, \`source\`, \`from\`, \`to\`; all of the business's own when absent) as CSV, streamed, newest first in the order the balance took them, in the API's machine format (amounts in centimes, English descriptions; decision 086), with a header row naming the same fields as the list (id, type, amount, fee, net, currency, sourceReference, sourceKind, description, balanceAfter, createdAt); text cells that a spreadsheet would run as a formula start with an apostrophe, and an apostrophe follows each \`;\`, tab or line break that a formula would follow. ${DOWNLOAD_LIMITS_DESCRIPTION}`,
         tags,
         querystring: ExportQuery,
         produces: ['text/csv'],

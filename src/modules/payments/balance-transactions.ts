@@ -4,7 +4,9 @@ import type { BalanceTransactionsTable, DB } from '../../db/schema.js';
 import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
 import { csvTextCell } from '../../lib/csv.js';
+import type { Lang } from '../../lib/i18n.js';
 import { BALANCE_TRANSACTION_TYPES, type BalanceTransactionType } from './balance-types.js';
+import { describeBalance, type BalanceDetail } from './balance-wording.js';
 import type { Caller } from '../../http/context.js';
 
 export { BALANCE_SOURCE_KINDS, BALANCE_TRANSACTION_TYPES, type BalanceTransactionType } from './balance-types.js';
@@ -57,12 +59,21 @@ export function balanceTransactionView(row: BalanceTransactionRow) {
     net: row.net,
     currency: 'MRU' as const,
     source: { reference: row.source_reference, kind: row.source_kind },
-    description: row.description,
+    // The API's language: the English wording of the row's data (balance-wording.ts).
+    description: describeBalance(row, 'en'),
     balanceAfter: row.balance_after,
     seller: row.seller_id,
     sandbox: row.environment === 'test',
     createdAt: row.created_at.toISOString(),
   };
+}
+
+/**
+ * A balance transaction as a page in `lang` shows it: the API's view, its description worded in
+ * the page's language (the API's is English).
+ */
+export function balanceTransactionViewIn(row: BalanceTransactionRow, lang: Lang) {
+  return { ...balanceTransactionView(row), description: describeBalance(row, lang) };
 }
 
 export interface BalanceFilters {
@@ -79,6 +90,9 @@ const BALANCE: CountedTable = {
   table: 'balance_transactions',
   tiebreak: 'id',
   statusColumn: 'type',
+  // The order the balance took them (migration 053), never the creation time: `balanceAfter`
+  // chains down the list.
+  orderColumn: 'applied_order',
 };
 
 /** A page of a list: `hasMore` when a row follows it. */
@@ -89,7 +103,8 @@ export interface BalancePage {
 }
 
 /**
- * A page of the caller's balance transactions, newest first. The business's own take their exact
+ * A page of the caller's balance transactions, newest first in the order the balance took them
+ * (applied_order, migration 053): each row's `balanceAfter` is the next older row's plus its `net`. The business's own take their exact
  * total from the list counts (counted-list.ts); a source's handful, and a seller's rows, are
  * counted from their index (`total` is exact, as the contract defines it; a seller's count grows
  * with its rows: issue 55 measures it).
@@ -136,13 +151,7 @@ export async function listBalanceTransactions(
   if (query.from) rows = rows.where('created_at', '>=', query.from);
   if (query.to) rows = rows.where('created_at', '<=', query.to);
   const [items, count] = await Promise.all([
-    rows
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .offset(query.offset)
-      .limit(query.limit)
-      .execute(),
+    rows.selectAll().orderBy('applied_order', 'desc').offset(query.offset).limit(query.limit).execute(),
     rows.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
   ]);
   return counted({ items, total: Number(count.n) });
@@ -210,19 +219,19 @@ export interface ExportRow {
   net: number;
   source_reference: string;
   source_kind: string;
-  description: string;
+  detail: BalanceDetail;
   balance_after: number | null;
   /** The time in the file's form (ISO 8601 UTC, milliseconds), written by PostgreSQL. */
   created_iso: string;
 }
 
-type Cursor = { at: string; id: string };
+/** The last row of a batch: its place in the order the balance took it. */
+type Cursor = number;
 
 /**
- * One batch of the caller's balance transactions in a range, read by keyset after `after`, and
- * rendered: its rows are garbage once this returns. Only what the files show, the time already in
- * the files' form, and PostgreSQL's own text of it as the keyset's cursor (a Date would round its
- * microseconds away).
+ * One batch of the caller's balance transactions in a range, read by keyset after `after` in the
+ * order the balance took them (applied_order), and rendered: its rows are garbage once this
+ * returns. Only what the files show, the time already in the files' form.
  */
 async function renderedBatch(
   db: Kysely<DB>,
@@ -235,8 +244,8 @@ async function renderedBatch(
   const direction = order === 'newest' ? 'desc' : 'asc';
   let query = db
     .selectFrom('balance_transactions')
-    .select(['id', 'type', 'amount', 'fee', 'net', 'source_reference', 'source_kind', 'description', 'balance_after'])
-    .select(sql<string>`created_at::text`.as('cursor_at'))
+    .select(['id', 'type', 'amount', 'fee', 'net', 'source_reference', 'source_kind', 'detail', 'balance_after'])
+    .select('applied_order')
     .select(sql<string>`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`.as('created_iso'))
     .where('business_id', '=', caller.businessId)
     .where('environment', '=', caller.environment)
@@ -246,16 +255,10 @@ async function renderedBatch(
   if (range.before) query = query.where('created_at', '<', range.before);
   if (range.type) query = query.where('type', '=', range.type);
   if (range.source) query = query.where('source_reference', '=', range.source);
-  if (after) {
-    query = query.where(
-      order === 'newest'
-        ? sql<boolean>`(created_at, id) < (${after.at}::timestamptz, ${after.id})`
-        : sql<boolean>`(created_at, id) > (${after.at}::timestamptz, ${after.id})`,
-    );
-  }
-  const rows = await query.orderBy('created_at', direction).orderBy('id', direction).limit(EXPORT_BATCH).execute();
+  if (after !== undefined) query = query.where('applied_order', order === 'newest' ? '<' : '>', after);
+  const rows = await query.orderBy('applied_order', direction).limit(EXPORT_BATCH).execute();
   const last = rows.at(-1);
-  return { text: render(rows), count: rows.length, last: last && { at: last.cursor_at, id: last.id } };
+  return { text: render(rows), count: rows.length, last: last && Number(last.applied_order) };
 }
 
 /**
@@ -287,7 +290,7 @@ export async function* balanceTransactionTexts(
 export function exportLine(row: ExportRow): string {
   return (
     `${row.id},${row.type},${row.amount},${row.fee},${row.net},MRU,` +
-    `${csvTextCell(row.source_reference)},${row.source_kind},${csvTextCell(row.description)},` +
+    `${csvTextCell(row.source_reference)},${row.source_kind},${csvTextCell(describeBalance(row, 'en'))},` +
     `${row.balance_after ?? ''},${row.created_iso}`
   );
 }

@@ -4,6 +4,7 @@ import { namesUnder, type NamedCtes } from '../../db/named-ctes.js';
 import type { Executor } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
 import type { BalanceSourceKind, BalanceTransactionType } from './balance-types.js';
+import type { BalanceDetail } from './balance-wording.js';
 
 /**
  * The double-entry ledger. Every account exists before its first movement (platform accounts by
@@ -96,7 +97,8 @@ export interface BalanceEntry {
   /** The gross, signed as the movement is: `fee` is what the platform kept of it (gross - net). */
   amount: number;
   source: { reference: string; kind: BalanceSourceKind };
-  description: string;
+  /** What its description is worded from besides the type and source (balance-wording.ts): data, no sentence. */
+  detail: BalanceDetail;
   /** The payout (or batch) that settles it, when it is known as it is written. */
   settledBy?: string;
 }
@@ -185,7 +187,7 @@ export function transfers(entries: readonly LedgerEntry[]): LedgerTransfers {
       const businessId = merchant?.account.ownerId ?? entry.businessId;
       if (businessId === undefined) throw new Error(`ledger transaction ${entry.reference} names no business`);
       balanceValues.push(
-        sql`(${balanceId}::text, ${businessId}::text, ${balance.type}::text, ${balance.amount}::bigint, ${balance.amount - line.amount}::bigint, ${line.amount}::bigint, ${balance.source.reference}::text, ${balance.source.kind}::text, ${balance.description}::text, ${transactionId}::text, ${at}::timestamptz, ${balance.settledBy ?? null}::text, ${seller}::text)`,
+        sql`(${balanceId}::text, ${businessId}::text, ${balance.type}::text, ${balance.amount}::bigint, ${balance.amount - line.amount}::bigint, ${line.amount}::bigint, ${balance.source.reference}::text, ${balance.source.kind}::text, ${JSON.stringify(balance.detail)}::jsonb, ${transactionId}::text, ${at}::timestamptz, ${balance.settledBy ?? null}::text, ${seller}::text)`,
       );
     }
     // A VALUES list, not unnest() of arrays: the planner then knows how many lines there are in
@@ -241,11 +243,11 @@ export function transfers(entries: readonly LedgerEntry[]): LedgerTransfers {
         ? sql`,
     ${name('balance')} AS (
       INSERT INTO balance_transactions (id, business_id, environment, type, amount, fee, net, source_reference,
-        source_kind, description, ledger_transaction_id, created_at, settled_by, seller_id)
-      SELECT id, business_id, ${environment}, type, amount, fee, net, source_reference, source_kind, description,
+        source_kind, detail, ledger_transaction_id, created_at, settled_by, seller_id)
+      SELECT id, business_id, ${environment}, type, amount, fee, net, source_reference, source_kind, detail,
         ledger_transaction_id, created_at, settled_by, seller_id
       FROM (VALUES ${sql.join(balanceValues)}) AS b(id, business_id, type, amount, fee, net, source_reference,
-        source_kind, description, ledger_transaction_id, created_at, settled_by, seller_id)
+        source_kind, detail, ledger_transaction_id, created_at, settled_by, seller_id)
     )`
         : sql``
     }`;
@@ -322,13 +324,24 @@ export async function foldPendingMovements(db: Kysely<DB>, maxAccounts = 100): P
         DELETE FROM ledger_pending_movements m USING account WHERE m.account_id = account.id
         RETURNING m.id, m.amount, m.balance_transaction_id
       ),
-      -- A merchant's balance transactions learn the balance they left, in the order they are folded.
-      settled AS (
-        UPDATE balance_transactions b SET balance_after = running.after
+      -- A merchant's (or seller's) balance transactions learn the balance they left, in the order
+      -- they are folded, and take their place in that order (applied_order, migration 053): a number
+      -- drawn now, row after row in the fold's order. Folds of one account never overlap (its row
+      -- is locked), so an account's numbers follow its balance_after chain whatever order the
+      -- movements committed in.
+      running AS (
+        SELECT ordered.balance_transaction_id, ordered.after,
+          nextval('balance_transactions_applied_order_seq') AS applied_order
         FROM (
-          SELECT balance_transaction_id, account.balance + sum(moved.amount) OVER (ORDER BY moved.id) AS after
-          FROM moved, account
-        ) running
+          SELECT moved.id, moved.balance_transaction_id,
+            account.balance + sum(moved.amount) OVER (ORDER BY moved.id) AS after
+          FROM moved, account ORDER BY moved.id
+        ) ordered
+        WHERE ordered.balance_transaction_id IS NOT NULL
+      ),
+      settled AS (
+        UPDATE balance_transactions b SET balance_after = running.after, applied_order = running.applied_order
+        FROM running
         WHERE b.id = running.balance_transaction_id
       ),
       total AS (SELECT count(*)::int AS n, coalesce(sum(amount), 0)::bigint AS amount FROM moved)

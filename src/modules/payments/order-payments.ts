@@ -75,7 +75,7 @@ export function chargeOrder(
     balance: {
       type: 'order_payment',
       source: { reference: order.orderReference, kind: 'order' },
-      description: `Order ${order.orderReference}`,
+      detail: {},
     },
     split: split ?? undefined,
     now: charge.now,
@@ -127,7 +127,7 @@ export async function chargeOrderDifference(
     balance: {
       type: 'order_adjustment',
       source: { reference: order.orderReference, kind: 'order' },
-      description: `Modification ${charge.reference} of order ${order.orderReference}`,
+      detail: { reference: charge.reference },
     },
     now: charge.now,
   });
@@ -178,10 +178,7 @@ export async function returnOrderMoney(
     balance: {
       type: money.as,
       source: { reference: order.orderReference, kind: 'order' },
-      description:
-        money.as === 'order_refund'
-          ? `Refund ${money.reference} of order ${order.orderReference}`
-          : `Modification ${money.reference} of order ${order.orderReference}`,
+      detail: { reference: money.reference },
     },
     now: money.now,
   });

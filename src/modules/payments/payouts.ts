@@ -12,6 +12,7 @@ import {
   type LedgerTransfer,
 } from './ledger.js';
 import { payoutFeeCommission, type FeePlan } from './fees.js';
+import type { BalanceDetail } from './balance-wording.js';
 
 /**
  * The money of payouts. A payout moves money in two steps, each one ledger transaction:
@@ -28,7 +29,8 @@ export interface PayoutMoney {
   reference: string;
   amount: number;
   fee: number;
-  description: string;
+  /** What its balance transaction keeps besides the reference: the merchant's description as `label`. */
+  detail: BalanceDetail;
 }
 
 const PAYOUTS = { kind: 'payouts' } as const;
@@ -62,7 +64,7 @@ function reservationEntries(owner: PayoutOwner, payout: PayoutMoney, at: Date) {
       kind: 'payout',
       reference: payout.reference,
       at,
-      balance: { type: 'payout', amount: -payout.amount, source, description: payout.description },
+      balance: { type: 'payout', amount: -payout.amount, source, detail: payout.detail },
       lines: [
         { account: merchant, amount: -payout.amount },
         { account: PAYOUTS, amount: payout.amount },
@@ -76,7 +78,7 @@ function reservationEntries(owner: PayoutOwner, payout: PayoutMoney, at: Date) {
       kind: 'payout',
       reference: payout.reference,
       at,
-      balance: { type: 'payout_fee', amount: -payout.fee, source, description: `Fee of payout ${payout.reference}` },
+      balance: { type: 'payout_fee', amount: -payout.fee, source, detail: {} },
       lines: [
         { account: merchant, amount: -payout.fee },
         { account: PAYOUTS, amount: payout.fee },
@@ -187,7 +189,7 @@ export function payoutPaid(
  * The second step of a payout that failed or was cancelled, as a transfer for the statement
  * that records it: the reserved amount and fee back to the merchant (`payout_reversal`).
  */
-export function payoutReturned(payout: ReservedPayout, why: string, at: Date): LedgerTransfer {
+export function payoutReturned(payout: ReservedPayout, why: 'failed' | 'cancelled', at: Date): LedgerTransfer {
   const total = payout.amount + payout.fee;
   return transfer({
     environment: payout.environment,
@@ -199,7 +201,7 @@ export function payoutReturned(payout: ReservedPayout, why: string, at: Date): L
       type: 'payout_reversal',
       amount: total,
       source: { reference: payout.reference, kind: 'payout' },
-      description: `Payout ${payout.reference} ${why}: amount and fee returned`,
+      detail: { outcome: why },
     },
     lines: [
       { account: PAYOUTS, amount: -total },

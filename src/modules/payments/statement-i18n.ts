@@ -3,7 +3,7 @@ import { defineDictionaries } from '../../lib/i18n.js';
 /**
  * Every label of a balance statement (its CSV and its printable page), in English, French and
  * Arabic, checked for completeness like the customer pages' dictionaries (test/i18n). `{name}` is
- * a placeholder the statement fills. Transaction descriptions stay as they were written.
+ * a placeholder the statement fills. Transaction descriptions are worded by balance-wording.ts.
  */
 export const statementDictionaries = defineDictionaries({
   en: {
@@ -20,7 +20,6 @@ export const statementDictionaries = defineDictionaries({
     transactionCount: 'Number of transactions',
     totalsByType: 'Totals by type',
     type: 'Transaction type',
-    typeCode: 'Type',
     count: 'Count',
     gross: 'Gross',
     fee: 'Fee',
@@ -33,9 +32,8 @@ export const statementDictionaries = defineDictionaries({
     date: 'Date (UTC)',
     description: 'Description',
     source: 'Source',
-    sourceKind: 'Source kind',
-    balance: 'Balance',
-    balanceAfter: 'Balance after settlement',
+    balanceAfter: 'Balance after',
+    inMru: '{label} (MRU)',
     issuedAt: 'Issued on {date}',
     printHint: "Print this page, or save it as a PDF, with your browser's print command.",
     typePayment: 'Payment',
@@ -45,7 +43,7 @@ export const statementDictionaries = defineDictionaries({
     typeOrderAdjustment: 'Order adjustment',
     typePayout: 'Payout',
     typePayoutFee: 'Payout fee',
-    typePayoutReversal: 'Payout reversal',
+    typePayoutReversal: 'Failed payout returned',
   },
   fr: {
     title: 'Relevé de solde',
@@ -61,7 +59,6 @@ export const statementDictionaries = defineDictionaries({
     transactionCount: "Nombre d'opérations",
     totalsByType: 'Totaux par nature',
     type: "Nature de l'opération",
-    typeCode: 'Nature',
     count: 'Nombre',
     gross: 'Montant brut',
     fee: 'Frais',
@@ -74,9 +71,8 @@ export const statementDictionaries = defineDictionaries({
     date: 'Date et heure (UTC)',
     description: 'Libellé',
     source: 'Origine',
-    sourceKind: "Type d'origine",
-    balance: 'Solde',
-    balanceAfter: 'Solde après règlement',
+    balanceAfter: 'Solde après',
+    inMru: '{label} (MRU)',
     issuedAt: 'Émis le {date}',
     printHint: "Imprimez cette page, ou enregistrez-la en PDF, avec la commande d'impression du navigateur.",
     typePayment: 'Paiement',
@@ -86,7 +82,7 @@ export const statementDictionaries = defineDictionaries({
     typeOrderAdjustment: 'Ajustement de commande',
     typePayout: 'Versement',
     typePayoutFee: 'Frais de versement',
-    typePayoutReversal: 'Annulation de versement',
+    typePayoutReversal: 'Versement échoué restitué',
   },
   ar: {
     title: 'كشف الرصيد',
@@ -102,7 +98,6 @@ export const statementDictionaries = defineDictionaries({
     transactionCount: 'عدد المعاملات',
     totalsByType: 'المجاميع حسب النوع',
     type: 'نوع المعاملة',
-    typeCode: 'النوع',
     count: 'العدد',
     gross: 'المبلغ الإجمالي',
     fee: 'الرسوم',
@@ -115,9 +110,8 @@ export const statementDictionaries = defineDictionaries({
     date: 'التاريخ (UTC)',
     description: 'الوصف',
     source: 'المصدر',
-    sourceKind: 'نوع المصدر',
-    balance: 'الرصيد',
-    balanceAfter: 'الرصيد بعد التسوية',
+    balanceAfter: 'الرصيد بعد الحركة',
+    inMru: '{label} (MRU)',
     issuedAt: 'صدر في {date}',
     printHint: 'اطبع هذه الصفحة أو احفظها بصيغة PDF من أمر الطباعة في المتصفح.',
     typePayment: 'دفعة',
@@ -125,9 +119,9 @@ export const statementDictionaries = defineDictionaries({
     typeOrderPayment: 'دفع طلب',
     typeOrderRefund: 'استرداد طلب',
     typeOrderAdjustment: 'تعديل طلب',
-    typePayout: 'سحب',
-    typePayoutFee: 'رسوم السحب',
-    typePayoutReversal: 'إلغاء السحب',
+    typePayout: 'تحويل',
+    typePayoutFee: 'رسوم التحويل',
+    typePayoutReversal: 'تحويل فاشل مُعاد',
   },
 });
 

@@ -3,18 +3,12 @@ import type { DB } from '../../db/schema.js';
 import type { DownloadFile } from '../../http/downloads.js';
 import { ApiError } from '../../http/errors.js';
 import { newNonce, pageCsp, renderView, templateFolder } from '../../http/views.js';
-import { csvTextCell } from '../../lib/csv.js';
 import { fillText, formatAmount, INTL_LOCALES, textDirection, type Lang } from '../../lib/i18n.js';
-import {
-  balanceTransactionTexts,
-  EXPORT_COLUMNS,
-  exportLine,
-  ownedBy,
-  type BalanceOwner,
-  type ExportRow,
-} from './balance-transactions.js';
+import { ownedBy, type BalanceOwner } from './balance-transactions.js';
+import { describeBalance } from './balance-wording.js';
+import { balanceAfter, csvChunks, periodTexts, typeLabel } from './statement-csv.js';
 import { BALANCE_TRANSACTION_TYPES, type BalanceTransactionType } from './balance-types.js';
-import { statementDictionaries, type StatementDictionary, type StatementKey } from './statement-i18n.js';
+import { statementDictionaries } from './statement-i18n.js';
 
 /**
  * Balance statements: what a merchant's balance was at the start of a period (a UTC month or a
@@ -238,91 +232,6 @@ export async function statementMonths(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Labels
-
-/** The label of each type, the compiler refusing a type of BALANCE_TRANSACTION_TYPES without one. */
-const TYPE_LABELS: Readonly<Record<BalanceTransactionType, StatementKey>> = {
-  payment: 'typePayment',
-  refund: 'typeRefund',
-  order_payment: 'typeOrderPayment',
-  order_refund: 'typeOrderRefund',
-  order_adjustment: 'typeOrderAdjustment',
-  payout: 'typePayout',
-  payout_fee: 'typePayoutFee',
-  payout_reversal: 'typePayoutReversal',
-};
-
-/** The CSV's transaction columns: the export's, each labelled, and the running balance after them. */
-const COLUMN_LABELS: Readonly<Record<(typeof EXPORT_COLUMNS)[number], StatementKey>> = {
-  id: 'transactionId',
-  type: 'typeCode',
-  amount: 'gross',
-  fee: 'fee',
-  net: 'net',
-  currency: 'currency',
-  sourceReference: 'source',
-  sourceKind: 'sourceKind',
-  description: 'description',
-  balanceAfter: 'balanceAfter',
-  createdAt: 'date',
-};
-
-function typeLabel(t: StatementDictionary, type: string): string {
-  return Object.hasOwn(TYPE_LABELS, type) ? t[TYPE_LABELS[type as BalanceTransactionType]] : type;
-}
-
-// ---------------------------------------------------------------------------------------------
-// CSV
-
-function csvLine(cells: readonly (string | number)[]): string {
-  return `${cells.map((cell) => (typeof cell === 'number' ? String(cell) : csvTextCell(cell))).join(',')}\n`;
-}
-
-/** The summary block: who, when, the opening balance, the totals by type, the closing balance and the count. */
-function csvSummary(statement: BalanceStatement, t: StatementDictionary): string {
-  const { period } = statement;
-  return [
-    csvLine([t.business, statement.business.name]),
-    ...(statement.seller ? [csvLine([t.seller, statement.seller.name, statement.seller.id])] : []),
-    csvLine([t.period, period.firstDay, period.lastDay]),
-    csvLine([t.currency, 'MRU']),
-    csvLine([t.openingBalance, statement.openingBalance]),
-    csvLine([t.type, t.count, t.gross, t.fees, t.net]),
-    ...statement.totals.map((total) =>
-      csvLine([typeLabel(t, total.type), total.count, total.gross, total.fees, total.net]),
-    ),
-    csvLine([t.closingBalance, statement.closingBalance]),
-    csvLine([t.transactionCount, statement.transactionCount]),
-    '\n',
-  ].join('');
-}
-
-/** The transactions of the statement's period, oldest first, each batch rendered by `render`. */
-function periodTexts(
-  db: Kysely<DB>,
-  statement: BalanceStatement,
-  render: (rows: ExportRow[]) => string,
-): AsyncGenerator<string> {
-  const { period, caller } = statement;
-  return balanceTransactionTexts(db, caller, { from: period.from, before: period.to }, 'oldest', render);
-}
-
-async function* csvChunks(db: Kysely<DB>, statement: BalanceStatement, lang: Lang) {
-  const t = statementDictionaries[lang];
-  yield csvSummary(statement, t);
-  yield csvLine([...EXPORT_COLUMNS.map((column) => t[COLUMN_LABELS[column]]), t.balance]);
-  let balance = statement.openingBalance;
-  yield* periodTexts(db, statement, (rows) => {
-    let text = '';
-    for (const row of rows) {
-      balance += row.net;
-      text += `${exportLine(row)},${balance}\n`;
-    }
-    return text;
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
 // The printable page
 
 // Through the server's one view engine, every value escaped: business names and descriptions are the merchant's text.
@@ -388,18 +297,19 @@ async function* htmlChunks(db: Kysely<DB>, statement: BalanceStatement, lang: La
   yield* periodTexts(db, statement, (rows) => {
     shown += rows.length;
     return renderView(`${VIEWS}/statement-rows`, {
+      t,
       rows: rows.map((row) => {
         balance += row.net;
         return {
           id: row.id,
           date: format.time(row.created_iso),
           type: typeLabel(t, row.type),
-          description: row.description,
+          description: describeBalance(row, lang),
           source: row.source_reference,
           gross: format.money(row.amount),
           fee: format.money(row.fee),
           net: format.money(row.net),
-          balance: format.money(balance),
+          balance: format.money(balanceAfter(row, balance)),
         };
       }),
     });

@@ -170,8 +170,8 @@ async function checkPendingSandbox(trx: Transaction<DB>, caller: Caller, adding:
   );
 }
 
-const balanceDescription = (row: PayoutRow) =>
-  row.description ? `Payout ${row.reference}: ${row.description}` : `Payout ${row.reference}`;
+/** What the payout's balance transaction keeps of it besides its reference: the merchant's description. */
+const balanceDetail = (row: PayoutRow) => (row.description ? { label: row.description } : {});
 
 /**
  * Reserves the money of one payout, or of a batch's, and inserts them with their
@@ -205,7 +205,7 @@ async function reserveAndInsert(
       reference: row.reference,
       amount: row.amount,
       fee: row.fee,
-      description: balanceDescription(row),
+      detail: balanceDetail(row),
     }));
     const change = trx
       .insertInto('payouts')
@@ -419,8 +419,8 @@ export async function payoutTransactions(
   const [items, count] = await Promise.all([
     rows
       .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
+      // The order the balance took them (decision 086), as every balance list.
+      .orderBy('applied_order', 'desc')
       .limit(page.limit)
       .offset(page.offset)
       .execute(),

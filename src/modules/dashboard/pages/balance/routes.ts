@@ -9,7 +9,7 @@ import { ApiError, invalid } from '../../../../http/errors.js';
 import { parseDateFilter } from '../../../../http/schemas.js';
 import {
   BALANCE_TRANSACTION_TYPES,
-  balanceTransactionView,
+  balanceTransactionViewIn,
   exportBalanceTransactions,
   listBalanceTransactions,
   type BalanceTransactionType,
@@ -25,7 +25,7 @@ import { pageQuery } from '../../page-query.js';
 
 const BALANCE = `${DASHBOARD}/balance`;
 
-export function balanceRow(view: ReturnType<typeof balanceTransactionView>): BalanceRow {
+export function balanceRow(view: ReturnType<typeof balanceTransactionViewIn>): BalanceRow {
   return { ...view, sourceHref: sourceHref(view.source) };
 }
 const PAGE_SIZE = 20;
@@ -156,7 +156,8 @@ export const balancePages: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const session = requireSession(request);
       const caller = callerOf(session);
-      const t = wordsFor('balance', langOf(request));
+      const lang = langOf(request);
+      const t = wordsFor('balance', lang);
       // What the form shows back, as typed (a reference in capitals, without the spaces of a paste).
       const text = {
         type: request.query.type ?? '',
@@ -189,7 +190,7 @@ export const balancePages: FastifyPluginAsyncTypebox = async (app) => {
           filters: text,
           filterQuery: filterQuery.toString(),
           exportUrl: `${BALANCE}/export.csv${exportQueryText ? `?${exportQueryText}` : ''}`,
-          items: result.items.map((row) => balanceRow(balanceTransactionView(row))),
+          items: result.items.map((row) => balanceRow(balanceTransactionViewIn(row, lang))),
           total: result.total,
           page,
           pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),

@@ -12,7 +12,7 @@ export const balanceTexts = defineDictionaries({
     fromAfterTo: 'The start date is after the end date.',
     txnPayout: 'Payout',
     txnPayoutFee: 'Payout fee',
-    txnPayoutReversal: 'Payout reversal',
+    txnPayoutReversal: 'Failed payout returned',
     statements: 'Statements',
     statementsHint:
       'Per UTC month: the opening balance, the totals by type, the closing balance and every transaction.',
@@ -32,7 +32,7 @@ export const balanceTexts = defineDictionaries({
     fromAfterTo: 'La date de début est après la date de fin.',
     txnPayout: 'Versement',
     txnPayoutFee: 'Frais de versement',
-    txnPayoutReversal: 'Annulation de versement',
+    txnPayoutReversal: 'Versement échoué restitué',
     statements: 'Relevés',
     statementsHint:
       "Par mois (UTC) : le solde d'ouverture, les totaux par nature, le solde de clôture et chaque mouvement.",
@@ -51,8 +51,8 @@ export const balanceTexts = defineDictionaries({
     badFilters: 'هذه المرشحات غير صالحة: {fields}.',
     fromAfterTo: 'تاريخ البداية بعد تاريخ النهاية.',
     txnPayout: 'تحويل',
-    txnPayoutFee: 'رسوم تحويل',
-    txnPayoutReversal: 'إلغاء تحويل',
+    txnPayoutFee: 'رسوم التحويل',
+    txnPayoutReversal: 'تحويل فاشل مُعاد',
     statements: 'كشوف الحساب',
     statementsHint: 'لكل شهر (بتوقيت UTC): الرصيد الافتتاحي، والمجاميع حسب النوع، والرصيد الختامي، وكل حركة.',
     statementMonth: 'الشهر',

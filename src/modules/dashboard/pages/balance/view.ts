@@ -1,11 +1,11 @@
 import type {
   BALANCE_TRANSACTION_TYPES,
   BalanceTransactionType,
-  balanceTransactionView,
+  balanceTransactionViewIn,
 } from '../../../payments/balance-transactions.js';
 
 /** A balance transaction as the page lists it: its source linked to that source's own page. */
-export type BalanceRow = ReturnType<typeof balanceTransactionView> & { sourceHref: string };
+export type BalanceRow = ReturnType<typeof balanceTransactionViewIn> & { sourceHref: string };
 
 /** A month offered a statement, named in the page's language, with its files. */
 export interface StatementLink {

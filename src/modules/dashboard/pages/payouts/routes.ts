@@ -5,7 +5,7 @@ import { ApiError } from '../../../../http/errors.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 import { literalUnion } from '../../../../http/schemas.js';
 import { fillText } from '../../../../lib/i18n.js';
-import { balanceTransactionView } from '../../../payments/balance-transactions.js';
+import { balanceTransactionViewIn } from '../../../payments/balance-transactions.js';
 import { MAX_BATCH_ITEMS } from '../../../payouts/schemas.js';
 import { payoutQuote } from '../../../payouts/quote.js';
 import * as payouts from '../../../payouts/service.js';
@@ -341,7 +341,7 @@ export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
         payout: payoutView(result.payout),
         words: payoutWords(t),
         cancellable: payoutMachine.isAllowed(result.payout, 'cancel'),
-        transactions: result.items.map(balanceTransactionView),
+        transactions: result.items.map((row) => balanceTransactionViewIn(row, langOf(request))),
         total: result.total,
         page,
         pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),

@@ -1,4 +1,4 @@
-import type { balanceTransactionView } from '../../../payments/balance-transactions.js';
+import type { balanceTransactionViewIn } from '../../../payments/balance-transactions.js';
 import type { PayoutQuote } from '../../../payouts/quote.js';
 import type { PayoutInput } from '../../../payouts/service.js';
 import type { PAYOUT_STATUSES, PayoutFailureCode, PayoutStatus } from '../../../payouts/state.js';
@@ -45,7 +45,7 @@ export interface PayoutViews {
     payout: ReturnType<typeof payoutView>;
     words: PayoutWords;
     cancellable: boolean;
-    transactions: ReturnType<typeof balanceTransactionView>[];
+    transactions: ReturnType<typeof balanceTransactionViewIn>[];
     error?: string;
   }>;
 }

@@ -5,7 +5,7 @@ import { SELLER_PAYOUT_SCHEDULES, SELLER_STATUSES, type DB } from '../../../../d
 import type { Caller } from '../../../../http/context.js';
 import { formatUtcMonth, type Lang } from '../../../../lib/i18n.js';
 import { NATIONAL_PHONE_EXAMPLE } from '../../../../lib/phone.js';
-import { balanceTransactionView, listBalanceTransactions } from '../../../payments/balance-transactions.js';
+import { balanceTransactionViewIn, listBalanceTransactions } from '../../../payments/balance-transactions.js';
 import { accountBalances } from '../../../payments/ledger.js';
 import { statementMonths } from '../../../payments/statements.js';
 import { listIntents } from '../../../intents/service.js';
@@ -117,7 +117,7 @@ async function moneyOf(db: Kysely<DB>, caller: Caller, seller: string, lang: Lan
   ]);
   return {
     activity: {
-      items: activity.items.map((item) => balanceRow(balanceTransactionView(item))),
+      items: activity.items.map((item) => balanceRow(balanceTransactionViewIn(item, lang))),
       total: activity.total,
       page: activityPage,
       pages: pageCount(activity.total, PAGE_SIZE),
