@@ -201,6 +201,67 @@ export function formatAmountInput(centimes: number, lang: Lang): string {
   }).format(centimes / 100);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Reading an amount as a person types it
+
+/** What a form takes besides a plain amount: a leading minus (a price adjustment), the unit after it. */
+export interface AmountReading {
+  /** A leading "-" or "−" is read (a negative amount); refused otherwise. */
+  signed?: boolean;
+  /** The unit ("MRU" in any case, "أوقية") may follow the number; false where the field is not money. */
+  unit?: boolean;
+}
+
+const ARABIC_DIGITS = /[\u0660-\u0669\u06f0-\u06f9]/g;
+const UNIT_AFTER = /[\s\u00a0\u202f]*(?:mru|أوقية)$/i;
+const AMOUNT_GRAMMAR =
+  /^(?:(\d{1,3}(?:[ \u00a0\u202f]\d{3})+)|(\d{1,3}(?:,\d{3})+)|(\d+))(?:([.,])(\d{1,2}))?$/;
+
+/**
+ * The one amount reader: a form's text as integer centimes, or undefined when it is not an amount.
+ * Every dashboard form reads its amounts here, and the customer pages' script
+ * (http/views/assets/customer.js, `parseAmount`) implements the same grammar (a test runs both
+ * on one table). It accepts what the pages show and what people type:
+ *
+ *   amount   = [sign] number [spaces unit]       spaces around the whole are ignored
+ *   sign     = "-" | "−"                          only with `signed`
+ *   number   = integer [mark fraction]
+ *   integer  = digit{1,9}                        ("1250")
+ *            | digit{1,3} (space digit{3})+      ("1 250"; space = U+0020, U+00A0 or U+202F, as fr shows)
+ *            | digit{1,3} ("," digit{3})+        ("1,250"; only where the language's decimal mark is ".",
+ *                                                 en and ar: in French "1,250" is 1,250 with 3 decimals)
+ *   mark     = "." | ","                         either, but not the integer's own group mark
+ *   fraction = digit{1,2}                        ("1 250,5" is 1 250,50)
+ *   unit     = "MRU" (any case) | "أوقية"          unless `unit: false`
+ *
+ * At most 9 digits before the mark. Arabic-Indic digits and the Arabic marks (٫ ٬) read as their
+ * Latin twins. Refused: anything else, "1,2,3", "1.250,50.1", "1,250,50" (one mark for two uses),
+ * 3 decimals, a sign where the form takes none.
+ */
+export function readAmount(text: string, lang: Lang, options: AmountReading = {}): number | undefined {
+  let rest = String(text)
+    .replace(ARABIC_DIGITS, (digit) => String((digit.codePointAt(0)! - 0x0660) % 0x90))
+    .replace(/\u066b/g, '.')
+    .replace(/\u066c/g, ',')
+    .trim();
+  if (options.unit !== false) rest = rest.replace(UNIT_AFTER, '');
+  const negative = options.signed === true && /^[-\u2212]/.test(rest);
+  if (negative) rest = rest.slice(1);
+  const match = AMOUNT_GRAMMAR.exec(rest);
+  if (!match) return undefined;
+  const [, spaced, commaGrouped, plain, mark, fraction] = match;
+  if (commaGrouped !== undefined && (mark === ',' || decimalMark(lang) !== '.')) return undefined;
+  const integer = (spaced ?? commaGrouped ?? plain!).replace(/\D/g, '');
+  if (integer.length > 9) return undefined;
+  const centimes = Number(integer) * 100 + Number((fraction ?? '').padEnd(2, '0'));
+  return negative && centimes > 0 ? -centimes : centimes;
+}
+
+/** The language's decimal mark: "," in French, "." in English and Arabic (Latin digits). */
+function decimalMark(lang: Lang): string {
+  return formatNumber(1.5, lang).includes(',') ? ',' : '.';
+}
+
 /** What a page's script needs to write amounts and dates exactly as the server does. */
 export interface ClientFormatting {
   locale: string;

@@ -13,7 +13,7 @@ import { sellerView } from '../../../sellers/views.js';
 import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { errorText } from '../../i18n.js';
 import { dashboardWrite, Token } from '../../write.js';
-import { MAX_DESCRIPTION, mruText, readAmount } from '../payouts/input.js';
+import { MAX_DESCRIPTION, mruText, readPayoutAmount } from '../payouts/input.js';
 import { detail, drawSeller, SELLERS, wordsOf } from './page.js';
 import type { PayOutForm } from './view.js';
 
@@ -42,7 +42,7 @@ function readPayOut(
   maxAmount: number,
 ): Reading {
   const { t, lang } = wordsOf(request);
-  const amount = readAmount(body.amount, maxAmount);
+  const amount = readPayoutAmount(body.amount, maxAmount, lang);
   const description = (body.description ?? '').trim();
   const problems: PayOutForm['problems'] = {};
   if (amount === 'amount') problems.amount = t.payOutAmountInvalid;
