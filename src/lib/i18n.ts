@@ -214,8 +214,7 @@ export interface AmountReading {
 
 const ARABIC_DIGITS = /[\u0660-\u0669\u06f0-\u06f9]/g;
 const UNIT_AFTER = /[\s\u00a0\u202f]*(?:mru|أوقية)$/i;
-const AMOUNT_GRAMMAR =
-  /^(?:(\d{1,3}(?:[ \u00a0\u202f]\d{3})+)|(\d{1,3}(?:,\d{3})+)|(\d+))(?:([.,])(\d{1,2}))?$/;
+const AMOUNT_GRAMMAR = /^(?:(\d{1,3}(?:[ \u00a0\u202f]\d{3})+)|(\d{1,3}(?:,\d{3})+)|(\d+))(?:([.,])(\d{1,2}))?$/;
 
 /**
  * The one amount reader: a form's text as integer centimes, or undefined when it is not an amount.

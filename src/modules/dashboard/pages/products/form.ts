@@ -94,7 +94,9 @@ export function fieldsFromForm(
       type,
       label: label.trim(),
       priceAdjustment:
-        adjustment === '' ? 0 : checks.read(() => money(`variants.${index}.priceAdjustment`, adjustment, true, lang), 0),
+        adjustment === ''
+          ? 0
+          : checks.read(() => money(`variants.${index}.priceAdjustment`, adjustment, true, lang), 0),
       quantity: checks.read(() => stock(`variants.${index}.quantity`, quantities[index]), null),
     });
   });
