@@ -152,22 +152,51 @@ export function formatBasisPoints(bps: number, lang: Lang): string {
   }).format(bps / 10_000);
 }
 
-/**
- * Integer centimes as the language writes the amount: 123456 → "1,234.56 MRU" (en),
- * "1 234,56 MRU" (fr), "1,234.56 أوقية" (ar). Centimes / 100 is exact to the cent for any amount
- * this API allows (far below 2^53 / 100).
- */
 // One formatter per language: building one costs more than formatting (a statement of 100,000
 // lines built 400,000 of them and spent 13 s doing it).
 const amountFormats = new Map<Lang, Intl.NumberFormat>();
 
-export function formatAmount(centimes: number, lang: Lang): string {
+/** The unsigned number of an amount, grouped, two decimals: 123456 → "1,234.56", "1 234,56". */
+function amountNumber(centimes: number, lang: Lang): string {
   let number = amountFormats.get(lang);
   if (!number) {
     number = new Intl.NumberFormat(INTL_LOCALES[lang], { minimumFractionDigits: 2, maximumFractionDigits: 2 });
     amountFormats.set(lang, number);
   }
-  return `${number.format(centimes / 100)}${UNIT_SEPARATOR}${CURRENCY_UNITS[lang]}`;
+  return number.format(Math.abs(centimes) / 100);
+}
+
+/**
+ * Integer centimes as the language writes the amount in plain text (a file, a message): 123456 →
+ * "1,234.56 MRU" (en), "1 234,56 MRU" (fr), "1,234.56 أوقية" (ar); a negative one with a
+ * hyphen-minus, "-1,234.56 MRU", and no direction mark in any language (Intl would put a U+200E
+ * before the Arabic minus: invisible, and a spreadsheet then reads no number). Pages write amounts
+ * with `formatPageAmount`. Centimes / 100 is exact to the cent for any amount this API allows (far
+ * below 2^53 / 100).
+ */
+export function formatAmount(centimes: number, lang: Lang): string {
+  return `${centimes < 0 ? '-' : ''}${amountNumber(centimes, lang)}${UNIT_SEPARATOR}${CURRENCY_UNITS[lang]}`;
+}
+
+// Unicode's isolates: LEFT-TO-RIGHT ISOLATE ... POP DIRECTIONAL ISOLATE.
+const LRI = '\u2066';
+const PDI = '\u2069';
+const MINUS = '\u2212';
+
+/**
+ * The one formatter of an amount a page shows (every template's `mru`/`amount`, every money part):
+ * `formatAmount`'s text, except that a signed amount's sign and number are isolated left to right
+ * (U+2066 … U+2069), "⁦−1,234.56⁩ أوقية". Without that, in Arabic the minus, a neutral character
+ * beside a right-to-left unit, is drawn after the number ("1,234.56- أوقية"). An unsigned number
+ * needs no isolation (its digits and marks hold together in either direction), so a positive
+ * amount's text is `formatAmount`'s. `sign: 'always'` also writes "+" before a positive amount (a
+ * price adjustment, money in). The minus is U+2212, the typographic one. Files and plain text use
+ * `formatAmount`: no isolation marks there.
+ */
+export function formatPageAmount(centimes: number, lang: Lang, sign: 'negative' | 'always' = 'negative'): string {
+  const mark = centimes < 0 ? MINUS : sign === 'always' && centimes > 0 ? '+' : '';
+  if (mark === '') return formatAmount(centimes, lang);
+  return `${LRI}${mark}${amountNumber(centimes, lang)}${PDI}${UNIT_SEPARATOR}${CURRENCY_UNITS[lang]}`;
 }
 
 export function formatDateTime(date: Date, lang: Lang): string {
@@ -284,9 +313,12 @@ export function ltrHtml(text: string): string {
   return `<bdi dir="ltr">${escapeHtml(text)}</bdi>`;
 }
 
-/** An amount, isolated: its direction follows its own unit (left to right with MRU, right to left with أوقية). */
+/**
+ * An amount, isolated: its direction follows its own unit (left to right with MRU, right to left
+ * with أوقية); a signed number inside it is isolated left to right (`formatPageAmount`).
+ */
 export function amountHtml(centimes: number, lang: Lang): string {
-  return `<bdi class="money">${escapeHtml(formatAmount(centimes, lang))}</bdi>`;
+  return `<bdi class="money">${escapeHtml(formatPageAmount(centimes, lang))}</bdi>`;
 }
 
 /** Text from a merchant or a customer (a shop name, a label): its direction is its own. */
@@ -309,7 +341,7 @@ export interface TextPart {
 
 export const moneyPart = (centimes: number, lang: Lang): TextPart => ({
   kind: 'money',
-  text: formatAmount(centimes, lang),
+  text: formatPageAmount(centimes, lang),
 });
 export const ltrPart = (text: string): TextPart => ({ kind: 'ltr', text });
 export const isolatedPart = (text: string): TextPart => ({ kind: 'isolated', text });

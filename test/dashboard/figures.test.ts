@@ -138,8 +138,8 @@ describe('dashboard figures: the home page adds payments and orders up, refunds 
     );
     // 2 % of 125.00 is 2.50; the refund of 50.00 gives 1.00 of it back.
     assert.equal(textOf(page.html, 'amount-gross'), '125.00 MRU');
-    assert.equal(textOf(page.html, 'amount-refunded'), '−50.00 MRU');
-    assert.equal(textOf(page.html, 'amount-fee'), '−1.50 MRU');
+    assert.equal(textOf(page.html, 'amount-refunded'), '\u2066−50.00\u2069 MRU');
+    assert.equal(textOf(page.html, 'amount-fee'), '\u2066−1.50\u2069 MRU');
     assert.equal(textOf(page.html, 'amount-net'), '73.50 MRU');
     assert.match(textOf(page.html, 'fee-explained'), /TOF and TTE are the taxes/);
     const settings = await owner.get('/dashboard/settings');
@@ -158,12 +158,12 @@ describe('dashboard figures: the home page adds payments and orders up, refunds 
     const path = `/dashboard/orders/${orderRef}`;
     let page = await owner.get(path);
     assert.equal(textOf(page.html, 'amount-gross'), '20.00 MRU');
-    assert.equal(textOf(page.html, 'amount-fee'), '−0.40 MRU');
+    assert.equal(textOf(page.html, 'amount-fee'), '\u2066−0.40\u2069 MRU');
     assert.equal(textOf(page.html, 'amount-net'), '19.60 MRU');
     expectStatus(await orderAction(t, business.keys.secretTest, `/${orderRef}/refund`, { amount: 500 }), 200);
     page = await owner.get(path);
     assert.match(textOf(page.html, 'refund-note'), /^Partially refunded · 5\.00 of 20\.00 MRU$/);
-    assert.equal(textOf(page.html, 'amount-refunded'), '−5.00 MRU');
+    assert.equal(textOf(page.html, 'amount-refunded'), '\u2066−5.00\u2069 MRU');
     assert.match(textOf(page.html, 'fee-explained'), /TOF and TTE/);
   });
 });

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorCatalogue, type ErrorCode } from '../../http/errors.js';
 import { newNonce, pageCsp, renderView, templateFolder } from '../../http/views.js';
 import {
-  formatAmount,
+  formatPageAmount,
   formatAmountInput,
   formatBasisPoints,
   formatNumber,
@@ -156,7 +156,8 @@ export async function drawPage(
     // What the signed-in member's role may do: a page draws a form or a link only when it may.
     allowed: (permission: Permission) => allows(session, permission),
     path: request.url.split('?')[0],
-    mru: (centimes: number) => formatAmount(centimes, lang),
+    // The one money formatter of every page: a negative amount's minus stays before its digits in Arabic.
+    mru: (centimes: number, sign?: 'always') => formatPageAmount(centimes, lang, sign),
     amountInput: (centimes: number) => formatAmountInput(centimes, lang),
     percent: (bps: number) => formatBasisPoints(bps, lang),
     number: (value: number) => formatNumber(value, lang),

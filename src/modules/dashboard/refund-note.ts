@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { langOf } from './context.js';
-import { formatAmount } from '../../lib/i18n.js';
+import { formatPageAmount } from '../../lib/i18n.js';
 import { sharedWords } from './i18n.js';
 import type { RefundNote } from './view-types.js';
 
@@ -11,11 +11,11 @@ import type { RefundNote } from './view-types.js';
  */
 export function partialRefundNote(request: FastifyRequest): RefundNote {
   const lang = langOf(request);
-  const mru = (centimes: number) => formatAmount(centimes, lang);
+  const mru = (centimes: number) => formatPageAmount(centimes, lang);
   return (paid, refunded) => {
     if (paid === null || refunded <= 0 || refunded >= paid) return undefined;
     // The currency once, after the second amount.
-    const part = formatAmount(refunded, lang).replace(/\s\S+$/, '');
+    const part = formatPageAmount(refunded, lang).replace(/\s\S+$/, '');
     return sharedWords(lang).partiallyRefunded.replace('{refunded}', part).replace('{paid}', mru(paid));
   };
 }

@@ -4,7 +4,7 @@ import type { DownloadFile } from '../../http/downloads.js';
 import { ApiError } from '../../http/errors.js';
 import { newNonce, pageCsp, renderView, templateFolder } from '../../http/views.js';
 import { csvTextCell } from '../../lib/csv.js';
-import { fillText, formatAmount, INTL_LOCALES, textDirection, type Lang } from '../../lib/i18n.js';
+import { fillText, formatPageAmount, INTL_LOCALES, textDirection, type Lang } from '../../lib/i18n.js';
 import {
   balanceTransactionTexts,
   EXPORT_COLUMNS,
@@ -337,7 +337,7 @@ function makeFormatters(lang: Lang) {
   });
   const day = new Intl.DateTimeFormat(INTL_LOCALES[lang], { dateStyle: 'long', timeZone: 'UTC' });
   return {
-    money: (centimes: number) => formatAmount(centimes, lang),
+    money: (centimes: number) => formatPageAmount(centimes, lang),
     time: (iso: string) => time.format(new Date(iso)),
     day: (isoDay: string) => day.format(new Date(`${isoDay}T00:00:00.000Z`)),
   };

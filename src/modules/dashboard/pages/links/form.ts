@@ -6,7 +6,7 @@ import { Type, type Static } from 'typebox';
 import type { PaymentLinkStatus } from '../../../../db/schema.js';
 import { type ApiError, type ErrorDetail, invalid } from '../../../../http/errors.js';
 import { literalUnion } from '../../../../http/schemas.js';
-import { fillText, formatAmount, readAmount, type Lang } from '../../../../lib/i18n.js';
+import { fillText, formatPageAmount, readAmount, type Lang } from '../../../../lib/i18n.js';
 import { AMOUNT_TYPES } from '../../../intents/state.js';
 import { checkLabel, LINK_FIELD_MESSAGES as M, type CreateLinkInput } from '../../../links/service.js';
 import { INACTIVE_MESSAGE_MAX, LABEL_MAX, MAX_LINK_PAYMENTS } from '../../../links/schemas.js';
@@ -179,7 +179,7 @@ export function linkRefusal(error: ApiError, t: Words, maxAmount: number, lang: 
       const field = detail.field.replace(/^body\./, '').split('.')[0]!;
       if (!Object.hasOwn(FIELD_WORDS, field) || problems[field]) continue;
       problems[field] = fillText(t[wordFor(field, detail, maxAmount)], {
-        max: formatAmount(maxAmount, lang),
+        max: formatPageAmount(maxAmount, lang),
         chars: String(FIELD_MAX[field] ?? ''),
       });
     }
@@ -189,7 +189,7 @@ export function linkRefusal(error: ApiError, t: Words, maxAmount: number, lang: 
 
 /** A link's amount in words: fixed, a range, or any amount. */
 export function amountText(link: PaymentLinkView, t: Words, lang: Lang): string {
-  const mru = (centimes: number) => formatAmount(centimes, lang);
+  const mru = (centimes: number) => formatPageAmount(centimes, lang);
   if (link.amount !== null) return mru(link.amount);
   if (link.minAmount !== null && link.maxAmount !== null) {
     return fillText(t.amountBetween, { min: mru(link.minAmount), max: mru(link.maxAmount) });

@@ -12,7 +12,7 @@ import { productView } from '../../../products/model.js';
 import * as products from '../../../products/service.js';
 import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { fieldChecks, formState, isAboutForm, refusalOf, type FormFields } from '../../form-errors.js';
-import { formatAmount, readAmount } from '../../../../lib/i18n.js';
+import { formatPageAmount, readAmount } from '../../../../lib/i18n.js';
 import { wordsFor } from '../../i18n.js';
 import { paymentAttempts, searchOrders, sourceAmounts } from '../../queries.js';
 import { splitRows } from '../../split.js';
@@ -183,7 +183,7 @@ export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
         actions,
         refundable: orders.refundableAmount(order),
         blankRows: BLANK_ROWS,
-        choices: actions.modify ? await productChoices(db, session, (c) => formatAmount(c, langOf(request))) : [],
+        choices: actions.modify ? await productChoices(db, session, (c) => formatPageAmount(c, langOf(request))) : [],
         typed: typed ?? null,
         ...formState(refusal ? refusalOf(refusal, t, MODIFICATION_FIELDS) : undefined),
       },
