@@ -19,7 +19,7 @@ import { can, isPermission, type Permission } from '../team/permissions.js';
 import { dashboardAssets } from './assets.js';
 import type { DrawnPage, ViewName, Views } from './page-views.js';
 import { dictionaries, errorText, type Dictionary } from './i18n.js';
-import { statusText, type StatusVocabulary } from './statuses.js';
+import { badgeStatus, statusText, type StatusVocabulary } from './statuses.js';
 import type { DashboardSession } from './sessions.js';
 
 /**
@@ -164,6 +164,7 @@ export async function drawPage(
     date: (value: Date | string | null) =>
       value === null ? '' : formatUtcDateTime(typeof value === 'string' ? new Date(value) : value, lang),
     statusText: (vocabulary: StatusVocabulary, status: string) => statusText(t, vocabulary, status),
+    badgeStatus,
     ledgerDescription: (description: string) => ledgerDescription(lang, description),
     // A fresh idempotency token per form drawn: a double submit of one form carries the same one.
     formToken: () => secretBase62(24),

@@ -5,9 +5,9 @@ import { sharedWords } from './i18n.js';
 import type { RefundNote } from './view-types.js';
 
 /**
- * "Partially refunded · 50.00 of 125.00 MRU" beside a status: the API says REFUNDED after any
- * refund (its status values stay as they are), the dashboard says how much. Undefined when
- * nothing or everything was refunded.
+ * "50.00 of 125.00 MRU refunded" beside a "Partly refunded" badge (`badgeStatus`, statuses.ts): the
+ * API says REFUNDED after any refund (its status values stay as they are), the dashboard says how
+ * much. Undefined when nothing or everything was refunded.
  */
 export function partialRefundNote(request: FastifyRequest): RefundNote {
   const lang = langOf(request);
@@ -16,6 +16,6 @@ export function partialRefundNote(request: FastifyRequest): RefundNote {
     if (paid === null || refunded <= 0 || refunded >= paid) return undefined;
     // The currency once, after the second amount.
     const part = formatPageAmount(refunded, lang).replace(/\s\S+$/, '');
-    return sharedWords(lang).partiallyRefunded.replace('{refunded}', part).replace('{paid}', mru(paid));
+    return sharedWords(lang).refundedOfPaid.replace('{refunded}', part).replace('{paid}', mru(paid));
   };
 }

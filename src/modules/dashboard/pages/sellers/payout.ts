@@ -46,7 +46,8 @@ function readPayOut(
   const description = (body.description ?? '').trim();
   const problems: PayOutForm['problems'] = {};
   if (amount === 'amount') problems.amount = t.payOutAmountInvalid;
-  if (amount === 'amountRange') problems.amount = fillText(t.payOutAmountRange, { max: formatPageAmount(maxAmount, lang) });
+  if (amount === 'amountRange')
+    problems.amount = fillText(t.payOutAmountRange, { max: formatPageAmount(maxAmount, lang) });
   if (description.length > MAX_DESCRIPTION) {
     problems.description = fillText(t.payOutDescriptionTooLong, { max: String(MAX_DESCRIPTION) });
   }
