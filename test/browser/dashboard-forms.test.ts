@@ -127,11 +127,10 @@ describe.skipIf(skipWithoutChromium)(
       amount.evaluate((element) => {
         const doc = element.ownerDocument;
         const walker = doc.createTreeWalker(element, 4);
-        let text = '';
         let node = walker.nextNode();
         while (node && !/\u2212/.test(node.textContent ?? '')) node = walker.nextNode();
         if (!node) throw new Error(`no minus in "${element.textContent}"`);
-        text = node.textContent!;
+        const text = node.textContent!;
         const at = text.indexOf('\u2212');
         const digit = text.slice(at).search(/[0-9]/) + at;
         const box = (start: number) => {
