@@ -299,7 +299,9 @@ describe('the Balance page: balance transactions of the session business, filter
     assert.ok(html.html.includes('Statements &lt;shop&gt;'));
     assert.ok(html.html.includes(`<tr id="${later!.id}">`) && !html.html.includes(`<tr id="${earlier!.id}">`));
     assert.ok(
-      html.html.includes(`<dd id="opening-balance"><bdi class="money">${formatPageAmount(earlier!.net, 'en')}</bdi></dd>`),
+      html.html.includes(
+        `<dd id="opening-balance"><bdi class="money">${formatPageAmount(earlier!.net, 'en')}</bdi></dd>`,
+      ),
     );
     // In the dashboard's language.
     assert.equal((await own.submit(BALANCE, '/dashboard/preferences', { lang: 'fr' })).status, 303);
