@@ -7,7 +7,7 @@ import { Eta } from 'eta';
 import {
   clientFormatting,
   fillParts,
-  formatAmount,
+  formatPageAmount,
   formatAmountInput,
   formatDateTime,
   formatNumber,
@@ -210,7 +210,8 @@ export interface CustomerPage {
 function helpers(choice: LangChoice) {
   const { lang } = choice;
   return {
-    amount: (centimes: number) => formatAmount(centimes, lang),
+    // The one money formatter of every page: a signed amount's sign stays before its digits in Arabic.
+    amount: (centimes: number, sign?: 'always') => formatPageAmount(centimes, lang, sign),
     amountInput: (centimes: number) => formatAmountInput(centimes, lang),
     number: (value: number) => formatNumber(value, lang),
     dateTime: (value: Date | string) => formatDateTime(typeof value === 'string' ? new Date(value) : value, lang),

@@ -152,22 +152,51 @@ export function formatBasisPoints(bps: number, lang: Lang): string {
   }).format(bps / 10_000);
 }
 
-/**
- * Integer centimes as the language writes the amount: 123456 → "1,234.56 MRU" (en),
- * "1 234,56 MRU" (fr), "1,234.56 أوقية" (ar). Centimes / 100 is exact to the cent for any amount
- * this API allows (far below 2^53 / 100).
- */
 // One formatter per language: building one costs more than formatting (a statement of 100,000
 // lines built 400,000 of them and spent 13 s doing it).
 const amountFormats = new Map<Lang, Intl.NumberFormat>();
 
-export function formatAmount(centimes: number, lang: Lang): string {
+/** The unsigned number of an amount, grouped, two decimals: 123456 → "1,234.56", "1 234,56". */
+function amountNumber(centimes: number, lang: Lang): string {
   let number = amountFormats.get(lang);
   if (!number) {
     number = new Intl.NumberFormat(INTL_LOCALES[lang], { minimumFractionDigits: 2, maximumFractionDigits: 2 });
     amountFormats.set(lang, number);
   }
-  return `${number.format(centimes / 100)}${UNIT_SEPARATOR}${CURRENCY_UNITS[lang]}`;
+  return number.format(Math.abs(centimes) / 100);
+}
+
+/**
+ * Integer centimes as the language writes the amount in plain text (a file, a message): 123456 →
+ * "1,234.56 MRU" (en), "1 234,56 MRU" (fr), "1,234.56 أوقية" (ar); a negative one with a
+ * hyphen-minus, "-1,234.56 MRU", and no direction mark in any language (Intl would put a U+200E
+ * before the Arabic minus: invisible, and a spreadsheet then reads no number). Pages write amounts
+ * with `formatPageAmount`. Centimes / 100 is exact to the cent for any amount this API allows (far
+ * below 2^53 / 100).
+ */
+export function formatAmount(centimes: number, lang: Lang): string {
+  return `${centimes < 0 ? '-' : ''}${amountNumber(centimes, lang)}${UNIT_SEPARATOR}${CURRENCY_UNITS[lang]}`;
+}
+
+// Unicode's isolates: LEFT-TO-RIGHT ISOLATE ... POP DIRECTIONAL ISOLATE.
+const LRI = '\u2066';
+const PDI = '\u2069';
+const MINUS = '\u2212';
+
+/**
+ * The one formatter of an amount a page shows (every template's `mru`/`amount`, every money part):
+ * `formatAmount`'s text, except that a signed amount's sign and number are isolated left to right
+ * (U+2066 … U+2069), "⁦−1,234.56⁩ أوقية". Without that, in Arabic the minus, a neutral character
+ * beside a right-to-left unit, is drawn after the number ("1,234.56- أوقية"). An unsigned number
+ * needs no isolation (its digits and marks hold together in either direction), so a positive
+ * amount's text is `formatAmount`'s. `sign: 'always'` also writes "+" before a positive amount (a
+ * price adjustment, money in). The minus is U+2212, the typographic one. Files and plain text use
+ * `formatAmount`: no isolation marks there.
+ */
+export function formatPageAmount(centimes: number, lang: Lang, sign: 'negative' | 'always' = 'negative'): string {
+  const mark = centimes < 0 ? MINUS : sign === 'always' && centimes > 0 ? '+' : '';
+  if (mark === '') return formatAmount(centimes, lang);
+  return `${LRI}${mark}${amountNumber(centimes, lang)}${PDI}${UNIT_SEPARATOR}${CURRENCY_UNITS[lang]}`;
 }
 
 export function formatDateTime(date: Date, lang: Lang): string {
@@ -201,6 +230,66 @@ export function formatAmountInput(centimes: number, lang: Lang): string {
   }).format(centimes / 100);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Reading an amount as a person types it
+
+/** What a form takes besides a plain amount: a leading minus (a price adjustment), the unit after it. */
+export interface AmountReading {
+  /** A leading "-" or "−" is read (a negative amount); refused otherwise. */
+  signed?: boolean;
+  /** The unit ("MRU" in any case, "أوقية") may follow the number; false where the field is not money. */
+  unit?: boolean;
+}
+
+const ARABIC_DIGITS = /[\u0660-\u0669\u06f0-\u06f9]/g;
+const UNIT_AFTER = /[\s\u00a0\u202f]*(?:mru|أوقية)$/i;
+const AMOUNT_GRAMMAR = /^(?:(\d{1,3}(?:[ \u00a0\u202f]\d{3})+)|(\d{1,3}(?:,\d{3})+)|(\d+))(?:([.,])(\d{1,2}))?$/;
+
+/**
+ * The one amount reader: a form's text as integer centimes, or undefined when it is not an amount.
+ * Every dashboard form reads its amounts here, and the customer pages' script
+ * (http/views/assets/customer.js, `parseAmount`) implements the same grammar (a test runs both
+ * on one table). It accepts what the pages show and what people type:
+ *
+ *   amount   = [sign] number [spaces unit]       spaces around the whole are ignored
+ *   sign     = "-" | "−"                          only with `signed`
+ *   number   = integer [mark fraction]
+ *   integer  = digit{1,9}                        ("1250")
+ *            | digit{1,3} (space digit{3})+      ("1 250"; space = U+0020, U+00A0 or U+202F, as fr shows)
+ *            | digit{1,3} ("," digit{3})+        ("1,250"; only where the language's decimal mark is ".",
+ *                                                 en and ar: in French "1,250" is 1,250 with 3 decimals)
+ *   mark     = "." | ","                         either, but not the integer's own group mark
+ *   fraction = digit{1,2}                        ("1 250,5" is 1 250,50)
+ *   unit     = "MRU" (any case) | "أوقية"          unless `unit: false`
+ *
+ * At most 9 digits before the mark. Arabic-Indic digits and the Arabic marks (٫ ٬) read as their
+ * Latin twins. Refused: anything else, "1,2,3", "1.250,50.1", "1,250,50" (one mark for two uses),
+ * 3 decimals, a sign where the form takes none.
+ */
+export function readAmount(text: string, lang: Lang, options: AmountReading = {}): number | undefined {
+  let rest = String(text)
+    .replace(ARABIC_DIGITS, (digit) => String((digit.codePointAt(0)! - 0x0660) % 0x90))
+    .replace(/\u066b/g, '.')
+    .replace(/\u066c/g, ',')
+    .trim();
+  if (options.unit !== false) rest = rest.replace(UNIT_AFTER, '');
+  const negative = options.signed === true && /^[-\u2212]/.test(rest);
+  if (negative) rest = rest.slice(1);
+  const match = AMOUNT_GRAMMAR.exec(rest);
+  if (!match) return undefined;
+  const [, spaced, commaGrouped, plain, mark, fraction] = match;
+  if (commaGrouped !== undefined && (mark === ',' || decimalMark(lang) !== '.')) return undefined;
+  const integer = (spaced ?? commaGrouped ?? plain!).replace(/\D/g, '');
+  if (integer.length > 9) return undefined;
+  const centimes = Number(integer) * 100 + Number((fraction ?? '').padEnd(2, '0'));
+  return negative && centimes > 0 ? -centimes : centimes;
+}
+
+/** The language's decimal mark: "," in French, "." in English and Arabic (Latin digits). */
+function decimalMark(lang: Lang): string {
+  return formatNumber(1.5, lang).includes(',') ? ',' : '.';
+}
+
 /** What a page's script needs to write amounts and dates exactly as the server does. */
 export interface ClientFormatting {
   locale: string;
@@ -224,9 +313,12 @@ export function ltrHtml(text: string): string {
   return `<bdi dir="ltr">${escapeHtml(text)}</bdi>`;
 }
 
-/** An amount, isolated: its direction follows its own unit (left to right with MRU, right to left with أوقية). */
+/**
+ * An amount, isolated: its direction follows its own unit (left to right with MRU, right to left
+ * with أوقية); a signed number inside it is isolated left to right (`formatPageAmount`).
+ */
 export function amountHtml(centimes: number, lang: Lang): string {
-  return `<bdi class="money">${escapeHtml(formatAmount(centimes, lang))}</bdi>`;
+  return `<bdi class="money">${escapeHtml(formatPageAmount(centimes, lang))}</bdi>`;
 }
 
 /** Text from a merchant or a customer (a shop name, a label): its direction is its own. */
@@ -249,7 +341,7 @@ export interface TextPart {
 
 export const moneyPart = (centimes: number, lang: Lang): TextPart => ({
   kind: 'money',
-  text: formatAmount(centimes, lang),
+  text: formatPageAmount(centimes, lang),
 });
 export const ltrPart = (text: string): TextPart => ({ kind: 'ltr', text });
 export const isolatedPart = (text: string): TextPart => ({ kind: 'isolated', text });

@@ -122,6 +122,26 @@ describe.skipIf(skipWithoutChromium)(
         return root.scrollWidth - root.clientWidth;
       });
 
+    /** Where an amount's minus and its first digit are drawn (x, in CSS pixels). */
+    const minusBeforeDigits = (amount: Locator) =>
+      amount.evaluate((element) => {
+        const doc = element.ownerDocument;
+        const walker = doc.createTreeWalker(element, 4);
+        let node = walker.nextNode();
+        while (node && !/\u2212/.test(node.textContent ?? '')) node = walker.nextNode();
+        if (!node) throw new Error(`no minus in "${element.textContent}"`);
+        const text = node.textContent!;
+        const at = text.indexOf('\u2212');
+        const digit = text.slice(at).search(/[0-9]/) + at;
+        const box = (start: number) => {
+          const range = doc.createRange();
+          range.setStart(node!, start);
+          range.setEnd(node!, start + 1);
+          return range.getBoundingClientRect();
+        };
+        return { minusRight: box(at).right, digitLeft: box(digit).left };
+      });
+
     /** The checks every state gets: accessible, and nothing cut off or scrolled sideways. */
     async function checkState(page: Page, label: string) {
       const overflow = await overflowOf(page);
@@ -184,12 +204,22 @@ describe.skipIf(skipWithoutChromium)(
           );
           await checkState(page, at('order modification proposed'));
 
-          // 3. The partly refunded payment: the note beside its status, and gross, fee and net.
+          // 3. The partly refunded payment: its badge says so (issue 54 item 4), the note beside it
+          // how much, and gross, fee and net.
           await page.goto(`${t.baseUrl}${seed.paymentPath}`);
-          const note = d.partiallyRefunded
+          assert.equal(await page.locator('#status').textContent(), d.intentPartlyRefunded);
+          assert.equal(await page.locator('#status').getAttribute('data-status'), 'REFUNDED');
+          const note = d.refundedOfPaid
             .replace('{refunded}', mru(5_000).replace(/\s\S+$/, ''))
             .replace('{paid}', mru(12_500));
           assert.equal(await page.locator('#refund-note').textContent(), note);
+          // Issue 54 item 7: the refund's minus is drawn before its digits, in Arabic too (on the
+          // screen: left of them, the number isolated left to right).
+          const minus = await minusBeforeDigits(page.locator('#amount-refunded'));
+          assert.ok(
+            minus.minusRight <= minus.digitLeft + 0.5,
+            `the minus left of the digits: ${JSON.stringify(minus)}`,
+          );
           for (const figure of ['#amount-gross', '#amount-refunded', '#amount-fee', '#amount-net'])
             assert.ok(await page.locator(figure).isVisible(), `${figure} shown`);
           assert.equal(await page.locator('#amount-gross').textContent(), mru(12_500));

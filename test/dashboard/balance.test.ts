@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
-import { formatAmount } from '../../src/lib/i18n.js';
+import { formatPageAmount } from '../../src/lib/i18n.js';
 import { EXPORT_COLUMNS } from '../../src/modules/payments/balance-transactions.js';
 import { foldPendingMovements } from '../../src/modules/payments/ledger.js';
 import { act, createIntent } from '../intents/support.js';
@@ -19,7 +19,8 @@ function monthsAgo(back: number): string {
 }
 
 const BALANCE = '/dashboard/balance';
-const mru = (centimes: number) => formatAmount(centimes, 'en');
+// The page's one money formatter: a negative amount's sign and number isolated (issue 54 item 7).
+const mru = (centimes: number) => formatPageAmount(centimes, 'en');
 
 interface Txn {
   id: string;
@@ -298,7 +299,9 @@ describe('the Balance page: balance transactions of the session business, filter
     assert.ok(html.html.includes('Statements &lt;shop&gt;'));
     assert.ok(html.html.includes(`<tr id="${later!.id}">`) && !html.html.includes(`<tr id="${earlier!.id}">`));
     assert.ok(
-      html.html.includes(`<dd id="opening-balance"><bdi class="money">${formatAmount(earlier!.net, 'en')}</bdi></dd>`),
+      html.html.includes(
+        `<dd id="opening-balance"><bdi class="money">${formatPageAmount(earlier!.net, 'en')}</bdi></dd>`,
+      ),
     );
     // In the dashboard's language.
     assert.equal((await own.submit(BALANCE, '/dashboard/preferences', { lang: 'fr' })).status, 303);

@@ -94,9 +94,12 @@ describe('dashboard figures: the home page adds payments and orders up, refunds 
     const row = (ref: string) => latest.slice(latest.indexOf(ref), latest.indexOf('</tr>', latest.indexOf(ref)));
     assert.match(row(openRef), /150\.50\u00a0MRU/);
     assert.doesNotMatch(latest, /—/);
-    assert.match(row(fixedRef), /Partially refunded · 50\.00 of 125\.00\u00a0MRU/);
+    // Issue 54 item 4: a "Partly refunded" badge (the API's status stays REFUNDED), how much beside it.
+    const partly =
+      /data-status="REFUNDED">Partly refunded<\/span><br><span class="muted refund-note">50\.00 of 125\.00\u00a0MRU refunded</;
+    assert.match(row(fixedRef), partly);
     const list = await owner.get('/dashboard/payments');
-    assert.match(list.html, /Partially refunded · 50\.00 of 125\.00\u00a0MRU/);
+    assert.match(list.html, partly);
   });
 
   test('the chart has a title, an axis of round values and every day’s value as text', async () => {
@@ -167,23 +170,30 @@ describe('dashboard figures: the home page adds payments and orders up, refunds 
     assert.equal(page.status, 200);
     assert.match(
       page.html,
-      /id="status" data-status="REFUNDED">Refunded<\/span> <span class="refund-note" id="refund-note">Partially refunded · 50\.00 of 125\.00\u00a0MRU</,
+      /<span class="badge PARTLY_REFUNDED" id="status" data-status="REFUNDED">Partly refunded<\/span> <span class="refund-note" id="refund-note">50\.00 of 125\.00\u00a0MRU refunded</,
     );
-    // 2 % of 125.00 is 2.50; the refund of 50.00 gives 1.00 of it back.
+    // 2 % of 125.00 is 2.50; the refund of 50.00 gives 1.00 of it back: both shown, each labelled
+    // (issue 54 item 4), the commission card's 2.50 labelled "at payment" too.
     assert.equal(textOf(page.html, 'amount-gross'), '125.00 MRU');
-    assert.equal(textOf(page.html, 'amount-refunded'), '−50.00 MRU');
-    assert.equal(textOf(page.html, 'amount-fee'), '−1.50 MRU');
+    assert.equal(textOf(page.html, 'amount-refunded'), '\u2066−50.00\u2069 MRU');
+    assert.match(page.html, /<dt>Fee at payment<\/dt><dd id="amount-fee">\u2066−2\.50\u2069\u00a0MRU<\/dd>/);
+    assert.match(
+      page.html,
+      /<dt>Fee returned by refunds<\/dt><dd id="amount-fee-returned">\u2066\+1\.00\u2069\u00a0MRU<\/dd>/,
+    );
+    assert.match(page.html, /<h2 id="h-commission">Commission at payment<\/h2>/);
     assert.equal(textOf(page.html, 'amount-net'), '73.50 MRU');
     assert.match(textOf(page.html, 'fee-explained'), /TOF and TTE are the taxes/);
     const settings = await owner.get('/dashboard/settings');
     assert.match(textOf(settings.html, 'fee-plan-explained'), /TOF and TTE are the taxes/);
     const open = await owner.get(`/dashboard/payments/${openRef}`);
     assert.equal(textOf(open.html, 'amount-gross'), '150.50 MRU');
-    assert.doesNotMatch(open.html, /id="refund-note"/);
+    assert.doesNotMatch(open.html, /id="refund-note"|id="amount-fee-returned"/);
     const { client: french } = await signedIn(t, business.id);
     await french.submit('/dashboard', '/dashboard/preferences', { lang: 'fr' });
     const inFrench = await french.get(`/dashboard/payments/${fixedRef}`);
-    assert.equal(textOf(inFrench.html, 'refund-note'), 'Remboursé en partie · 50,00 sur 125,00 MRU');
+    assert.equal(textOf(inFrench.html, 'status'), 'Remboursé en partie');
+    assert.equal(textOf(inFrench.html, 'refund-note'), '50,00 remboursés sur 125,00 MRU');
     assert.match(textOf(inFrench.html, 'fee-explained'), /La TOF et la TTE sont les taxes/);
   });
 
@@ -191,12 +201,14 @@ describe('dashboard figures: the home page adds payments and orders up, refunds 
     const path = `/dashboard/orders/${orderRef}`;
     let page = await owner.get(path);
     assert.equal(textOf(page.html, 'amount-gross'), '20.00 MRU');
-    assert.equal(textOf(page.html, 'amount-fee'), '−0.40 MRU');
+    assert.equal(textOf(page.html, 'amount-fee'), '\u2066−0.40\u2069 MRU');
     assert.equal(textOf(page.html, 'amount-net'), '19.60 MRU');
     expectStatus(await orderAction(t, business.keys.secretTest, `/${orderRef}/refund`, { amount: 500 }), 200);
     page = await owner.get(path);
-    assert.match(textOf(page.html, 'refund-note'), /^Partially refunded · 5\.00 of 20\.00 MRU$/);
-    assert.equal(textOf(page.html, 'amount-refunded'), '−5.00 MRU');
+    assert.equal(textOf(page.html, 'refund-note'), '5.00 of 20.00 MRU refunded');
+    assert.equal(textOf(page.html, 'amount-refunded'), '\u2066−5.00\u2069 MRU');
+    assert.equal(textOf(page.html, 'amount-fee'), '\u2066−0.40\u2069 MRU');
+    assert.equal(textOf(page.html, 'amount-fee-returned'), '\u2066+0.10\u2069 MRU');
     assert.match(textOf(page.html, 'fee-explained'), /TOF and TTE/);
   });
 });

@@ -82,7 +82,9 @@ describe('dashboard: sellers (issue 52 item 5)', () => {
       ['1e2', undefined],
       ['abc', undefined],
     ];
-    for (const [typed, bps] of cases) assert.equal(commissionBps(typed), bps, typed);
+    for (const [typed, bps] of cases) assert.equal(commissionBps(typed, 'en'), bps, typed);
+    assert.equal(commissionBps('12,34 %', 'fr'), 1234);
+    assert.equal(commissionBps('12 MRU', 'en'), undefined);
   });
 
   test('an owner creates a seller (a local number, a commission with decimals); its page shows it', async () => {

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorCatalogue, type ErrorCode } from '../../http/errors.js';
 import { BASE_STYLESHEET, newNonce, pageCsp, renderView, templateFolder } from '../../http/views.js';
 import {
-  formatAmount,
+  formatPageAmount,
   formatAmountInput,
   formatBasisPoints,
   formatNumber,
@@ -20,7 +20,7 @@ import { dashboardAssets } from './assets.js';
 import { DASHBOARD, dashboardLinks } from './source-links.js';
 import type { DrawnPage, ViewName, Views } from './page-views.js';
 import { dictionaries, errorText, type Dictionary } from './i18n.js';
-import { statusText, type StatusVocabulary } from './statuses.js';
+import { badgeStatus, statusText, type StatusVocabulary } from './statuses.js';
 import type { DashboardSession } from './sessions.js';
 
 /**
@@ -152,7 +152,8 @@ export async function drawPage(
     // What the signed-in member's role may do: a page draws a form or a link only when it may.
     allowed: (permission: Permission) => allows(session, permission),
     path: request.url.split('?')[0],
-    mru: (centimes: number) => formatAmount(centimes, lang),
+    // The one money formatter of every page: a negative amount's minus stays before its digits in Arabic.
+    mru: (centimes: number, sign?: 'always') => formatPageAmount(centimes, lang, sign),
     amountInput: (centimes: number) => formatAmountInput(centimes, lang),
     percent: (bps: number) => formatBasisPoints(bps, lang),
     number: (value: number) => formatNumber(value, lang),
@@ -161,6 +162,7 @@ export async function drawPage(
     statusText: (vocabulary: StatusVocabulary, status: string) => statusText(t, vocabulary, status),
     // Every link to a payment, order, payout, batch or seller page: `it.links.source(b.source)`.
     links: dashboardLinks,
+    badgeStatus,
     // A fresh idempotency token per form drawn: a double submit of one form carries the same one.
     formToken: () => secretBase62(24),
     ...flash(request, t, lang),

@@ -110,10 +110,3 @@ export function errorText(code: ErrorCode, lang: Lang): string {
 export function eventText(name: string, lang: Lang): string {
   return isEventName(name) ? eventTexts[lang][name] : name;
 }
-
-/** A form's "12.5" or "12,50" as centimes, or undefined when it is not an amount. */
-export function parseMru(text: string): number | undefined {
-  const match = /^\s*(\d{1,9})(?:[.,](\d{1,2}))?\s*$/.exec(text);
-  if (!match) return undefined;
-  return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
-}

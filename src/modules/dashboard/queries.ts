@@ -212,7 +212,11 @@ export async function searchOrders(
 export interface SourceAmounts {
   gross: number;
   refunded: number;
+  /** The fee kept: `feeAtPayment` − `feeReturned`. */
   fee: number;
+  /** The fee taken when it was paid, and the part of it its refunds gave back (the page shows both, labelled). */
+  feeAtPayment: number;
+  feeReturned: number;
   net: number;
 }
 
@@ -227,17 +231,34 @@ export async function sourceAmounts(
   scope: Scope,
   reference: string,
 ): Promise<SourceAmounts | undefined> {
-  const row = await sql<{ n: string; gross: string; refunded: string; fee: string; net: string }>`
+  const row = await sql<{
+    n: string;
+    gross: string;
+    refunded: string;
+    fee: string;
+    fee_at_payment: string;
+    fee_returned: string;
+    net: string;
+  }>`
     SELECT count(*) AS n,
       coalesce(sum(amount) FILTER (WHERE amount > 0), 0)::bigint AS gross,
       coalesce(-sum(amount) FILTER (WHERE amount < 0), 0)::bigint AS refunded,
-      coalesce(sum(fee), 0)::bigint AS fee, coalesce(sum(net), 0)::bigint AS net
+      coalesce(sum(fee), 0)::bigint AS fee, coalesce(sum(net), 0)::bigint AS net,
+      coalesce(sum(fee) FILTER (WHERE amount > 0), 0)::bigint AS fee_at_payment,
+      coalesce(-sum(fee) FILTER (WHERE amount < 0), 0)::bigint AS fee_returned
     FROM balance_transactions
     WHERE business_id = ${scope.businessId} AND environment = ${scope.environment}
       AND source_reference = ${reference} AND seller_id IS NULL`.execute(database.db);
   const sums = row.rows[0];
   if (!sums || Number(sums.n) === 0) return undefined;
-  return { gross: Number(sums.gross), refunded: Number(sums.refunded), fee: Number(sums.fee), net: Number(sums.net) };
+  return {
+    gross: Number(sums.gross),
+    refunded: Number(sums.refunded),
+    fee: Number(sums.fee),
+    feeAtPayment: Number(sums.fee_at_payment),
+    feeReturned: Number(sums.fee_returned),
+    net: Number(sums.net),
+  };
 }
 
 /** How many attempts a payment's or an order's page shows: more than any real history holds. */

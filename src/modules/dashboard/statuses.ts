@@ -6,6 +6,18 @@ import type { PaymentFailureCode, PaymentMethodName, PaymentStatus } from '../pa
 import { DELIVERY_STATUSES, type DeadReason, type DeliveryStatus } from '../webhooks/delivery-state.js';
 
 /**
+ * What the badge of a REFUNDED payment or order says when only part of what was paid went back: the
+ * dashboard's own word (the badge's class), while the API's status, and the badge's `data-status`,
+ * stay REFUNDED (a refund of any part moves it there; decision 004's statuses are unchanged).
+ */
+export const PARTLY_REFUNDED = 'PARTLY_REFUNDED';
+
+/** The status a badge draws: PARTLY_REFUNDED for a REFUNDED one with 0 < refunded < paid, else the status. */
+export function badgeStatus(status: string, paid: number | null, refunded: number): string {
+  return status === 'REFUNDED' && paid !== null && refunded > 0 && refunded < paid ? PARTLY_REFUNDED : status;
+}
+
+/**
  * The word the pages show for each status of each vocabulary the dashboard draws as a badge (the
  * status itself stays the badge's class and `data-status`), and for a payment's method and failure. The compiler refuses a status of a
  * vocabulary without its word here. Payouts name theirs in payout-routes.ts.
@@ -15,9 +27,10 @@ const STATUS_WORDS = {
     PENDING: 'intentPending',
     PAID: 'intentPaid',
     REFUNDED: 'intentRefunded',
+    PARTLY_REFUNDED: 'intentPartlyRefunded',
     CANCELLED: 'intentCancelled',
     FAILED: 'intentFailed',
-  } satisfies Record<IntentStatus, keyof Dictionary>,
+  } satisfies Record<IntentStatus | typeof PARTLY_REFUNDED, keyof Dictionary>,
   order: {
     NEW: 'orderStatusNew',
     PREPARING: 'orderStatusPreparing',
@@ -26,7 +39,8 @@ const STATUS_WORDS = {
     DELIVERED: 'orderStatusDelivered',
     CANCELLED: 'orderStatusCancelled',
     REFUNDED: 'orderStatusRefunded',
-  } satisfies Record<OrderStatus, keyof Dictionary>,
+    PARTLY_REFUNDED: 'orderStatusPartlyRefunded',
+  } satisfies Record<OrderStatus | typeof PARTLY_REFUNDED, keyof Dictionary>,
   payment: {
     PROCESSING: 'paymentProcessing',
     SUCCEEDED: 'paymentSucceeded',

@@ -10,7 +10,7 @@ import {
 import {
   fillParts,
   fillText,
-  formatAmount,
+  formatPageAmount,
   languageLinks,
   moneyPart,
   textDirection,
@@ -203,7 +203,7 @@ export function posterHtml(context: PageContext, poster: PosterContent, nonce: s
     stylesheet: linkAssets.url('poster.css'),
     languages: languageLinks(context.path, lang).map((link) => ({ ...link, dir: textDirection(link.lang) })),
     link: view,
-    amount: view.amountType === 'FIXED' && view.amount !== null ? formatAmount(view.amount, lang) : null,
+    amount: view.amountType === 'FIXED' && view.amount !== null ? formatPageAmount(view.amount, lang) : null,
     qrSrc: `/l/${encodeURIComponent(poster.slug)}/qr.svg`,
     url: poster.url,
     bounds: view.amountType === 'OPEN' ? boundsParts(t, view, lang) : null,

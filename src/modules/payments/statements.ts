@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.js';
 import type { DownloadFile } from '../../http/downloads.js';
 import { ApiError } from '../../http/errors.js';
 import { newNonce, pageCsp, renderView, templateFolder } from '../../http/views.js';
-import { fillText, formatAmount, INTL_LOCALES, textDirection, type Lang } from '../../lib/i18n.js';
+import { fillText, formatPageAmount, INTL_LOCALES, textDirection, type Lang } from '../../lib/i18n.js';
 import { ownedBy, type BalanceOwner } from './balance-transactions.js';
 import { describeBalance } from './balance-wording.js';
 import { balanceAfter, csvChunks, periodTexts, typeLabel } from './statement-csv.js';
@@ -246,7 +246,7 @@ function makeFormatters(lang: Lang) {
   });
   const day = new Intl.DateTimeFormat(INTL_LOCALES[lang], { dateStyle: 'long', timeZone: 'UTC' });
   return {
-    money: (centimes: number) => formatAmount(centimes, lang),
+    money: (centimes: number) => formatPageAmount(centimes, lang),
     time: (iso: string) => time.format(new Date(iso)),
     day: (isoDay: string) => day.format(new Date(`${isoDay}T00:00:00.000Z`)),
   };

@@ -1,7 +1,7 @@
 import type { OrderStatus } from '../../db/schema.js';
 import type { ErrorCode } from '../../http/errors.js';
 import { assetFolder, besideModule, SHARED_ASSETS_DIR, templateFolder, type CustomerPage } from '../../http/views.js';
-import { formatAmount, keepLang, type Dictionary, type Lang, type LangChoice } from '../../lib/i18n.js';
+import { formatPageAmount, keepLang, type Dictionary, type Lang, type LangChoice } from '../../lib/i18n.js';
 import { storefrontDictionaries, type StorefrontText } from './i18n.js';
 import type { CatalogProduct, CatalogView, CustomerOrderView } from './service.js';
 import type { BusinessContact } from '../businesses/service.js';
@@ -122,7 +122,7 @@ function page<K extends keyof StorefrontViews>(
 
 /** A signed price adjustment, in the page's amount format. */
 function adjustmentText(centimes: number, lang: Lang): string {
-  return `${centimes > 0 ? '+' : '−'}${formatAmount(Math.abs(centimes), lang)}`;
+  return formatPageAmount(centimes, lang, 'always');
 }
 
 /**

@@ -37,22 +37,25 @@ globalThis.Customer = (() => {
   }
 
   /**
-   * An amount as typed, in centimes, or null. Spaces between digits are ignored ("1 234,50");
-   * the decimal mark is the language's (French ",") or the other one when it can mean nothing
-   * else (one or two digits after it: "100.5" on the French page is 100,50). Where the language
-   * groups with "," (English, Arabic), "1,234.50" is read with its grouping. At most 9 digits
-   * before the mark.
+   * An amount as typed, in centimes, or null: the grammar of the server's one amount reader
+   * (src/lib/i18n.ts, readAmount; test/i18n/amount-reader.test.ts runs both on one table).
+   * Digits grouped by spaces (U+0020, U+00A0, U+202F) or, where the language's decimal mark is ".",
+   * by ","; one or two decimals after "." or "," (not the group mark); at most 9 digits before the
+   * mark; "MRU" or "أوقية" may follow; Arabic-Indic digits read as Latin ones; no sign.
    */
   function parseAmount(text, format) {
-    const compact = String(text == null ? '' : text).replace(/[\s\u00a0\u202f]/g, '');
-    let match = /^(\d{1,9})(?:[.,](\d{1,2}))?$/.exec(compact);
-    if (!match && decimalMark(format) === '.') {
-      const grouped = /^(\d{1,3}(?:,\d{3})+)(?:\.(\d{1,2}))?$/.exec(compact);
-      if (grouped && grouped[1].replace(/,/g, '').length <= 9)
-        match = [grouped[0], grouped[1].replace(/,/g, ''), grouped[2]];
-    }
+    const rest = String(text == null ? '' : text)
+      .replace(/[\u0660-\u0669\u06f0-\u06f9]/g, (digit) => String((digit.codePointAt(0) - 0x0660) % 0x90))
+      .replace(/\u066b/g, '.')
+      .replace(/\u066c/g, ',')
+      .trim()
+      .replace(/[\s\u00a0\u202f]*(?:mru|أوقية)$/i, '');
+    const match = /^(?:(\d{1,3}(?:[ \u00a0\u202f]\d{3})+)|(\d{1,3}(?:,\d{3})+)|(\d+))(?:([.,])(\d{1,2}))?$/.exec(rest);
     if (!match) return null;
-    return Number(match[1]) * 100 + Number((match[2] || '').padEnd(2, '0'));
+    if (match[2] !== undefined && (match[4] === ',' || decimalMark(format) !== '.')) return null;
+    const integer = (match[1] || match[2] || match[3]).replace(/\D/g, '');
+    if (integer.length > 9) return null;
+    return Number(integer) * 100 + Number((match[5] || '').padEnd(2, '0'));
   }
 
   /**

@@ -156,6 +156,7 @@ export const en = {
   intentPending: 'Pending',
   intentPaid: 'Paid',
   intentRefunded: 'Refunded',
+  intentPartlyRefunded: 'Partly refunded',
   intentCancelled: 'Cancelled',
   intentFailed: 'Failed',
   orderStatusNew: 'New',
@@ -165,6 +166,7 @@ export const en = {
   orderStatusDelivered: 'Delivered',
   orderStatusCancelled: 'Cancelled',
   orderStatusRefunded: 'Refunded',
+  orderStatusPartlyRefunded: 'Partly refunded',
   deliveryPending: 'Pending',
   deliverySucceeded: 'Delivered',
   deliveryFailed: 'Failing, retrying',
@@ -183,9 +185,11 @@ export const en = {
   endpointDisabledManual: 'disabled by an owner',
   openAmount: 'Open amount',
   // Amounts: partial refunds, gross / fee / net
-  partiallyRefunded: 'Partially refunded · {refunded} of {paid}',
+  refundedOfPaid: '{refunded} of {paid} refunded',
   amounts: 'Amounts',
   gross: 'Gross',
+  feeAtPayment: 'Fee at payment',
+  feeReturned: 'Fee returned by refunds',
   feeExplained:
     'Fee: the provider fee taken from the amount paid, taxes included. TOF and TTE are the taxes already inside the fees, paid to the State by the platform: they are not charged on top. Net: what reaches your balance.',
   // Forms

@@ -6,13 +6,13 @@ import { Type, type Static } from 'typebox';
 import type { PaymentLinkStatus } from '../../../../db/schema.js';
 import { type ApiError, type ErrorDetail, invalid } from '../../../../http/errors.js';
 import { literalUnion } from '../../../../http/schemas.js';
-import { fillText, formatAmount, type Lang } from '../../../../lib/i18n.js';
+import { fillText, formatPageAmount, readAmount, type Lang } from '../../../../lib/i18n.js';
 import { AMOUNT_TYPES } from '../../../intents/state.js';
 import { checkLabel, LINK_FIELD_MESSAGES as M, type CreateLinkInput } from '../../../links/service.js';
 import { INACTIVE_MESSAGE_MAX, LABEL_MAX, MAX_LINK_PAYMENTS } from '../../../links/schemas.js';
 import type { PaymentLinkView } from '../../../links/views.js';
 import { fieldChecks, type Refusal } from '../../form-errors.js';
-import { parseMru, type Dictionary } from '../../i18n.js';
+import type { Dictionary } from '../../i18n.js';
 import { metadataLines } from '../../metadata.js';
 import { Token } from '../../write.js';
 import type { LinkFormValues } from './view.js';
@@ -70,12 +70,12 @@ export function postedValues(form: Form): LinkFormValues {
 }
 
 /** An amount in MRU as the payment form reads it ("250", "250,50"); empty is undefined unless `required`. */
-function money(field: string, text: string | undefined, required: boolean): number | undefined {
+function money(field: string, text: string | undefined, required: boolean, lang: Lang): number | undefined {
   if ((text ?? '').trim() === '') {
     if (required) throw invalid(field, M.required);
     return undefined;
   }
-  const centimes = parseMru(text!);
+  const centimes = readAmount(text!, lang);
   if (centimes === undefined) throw invalid(field, 'must be an amount in MRU, such as 250 or 250.50');
   return centimes;
 }
@@ -103,14 +103,14 @@ function moment(text: string | undefined): string | undefined {
 }
 
 /** The form's fields as the service's input; the fields of the other amount type are left out. */
-export function readLinkForm(form: Form): CreateLinkInput {
+export function readLinkForm(form: Form, lang: Lang): CreateLinkInput {
   const checks = fieldChecks();
   // The service's own reading, here too so that one answer marks the label beside the others.
   const label = checks.read(() => checkLabel(form.label), '');
   const fixed = form.amountType === 'FIXED';
-  const amount = fixed ? checks.read(() => money('amount', form.amount, true), undefined) : undefined;
-  const minAmount = fixed ? undefined : checks.read(() => money('minAmount', form.minAmount, false), undefined);
-  const maxAmount = fixed ? undefined : checks.read(() => money('maxAmount', form.maxAmount, false), undefined);
+  const amount = fixed ? checks.read(() => money('amount', form.amount, true, lang), undefined) : undefined;
+  const minAmount = fixed ? undefined : checks.read(() => money('minAmount', form.minAmount, false, lang), undefined);
+  const maxAmount = fixed ? undefined : checks.read(() => money('maxAmount', form.maxAmount, false, lang), undefined);
   const maxPayments = checks.read(() => paymentsLimit(form.maxPayments), undefined);
   const expiresAt = checks.read(() => moment(form.expiresAt), undefined);
   const metadata = checks.read(() => metadataLines(form.metadata), {});
@@ -179,7 +179,7 @@ export function linkRefusal(error: ApiError, t: Words, maxAmount: number, lang: 
       const field = detail.field.replace(/^body\./, '').split('.')[0]!;
       if (!Object.hasOwn(FIELD_WORDS, field) || problems[field]) continue;
       problems[field] = fillText(t[wordFor(field, detail, maxAmount)], {
-        max: formatAmount(maxAmount, lang),
+        max: formatPageAmount(maxAmount, lang),
         chars: String(FIELD_MAX[field] ?? ''),
       });
     }
@@ -189,7 +189,7 @@ export function linkRefusal(error: ApiError, t: Words, maxAmount: number, lang: 
 
 /** A link's amount in words: fixed, a range, or any amount. */
 export function amountText(link: PaymentLinkView, t: Words, lang: Lang): string {
-  const mru = (centimes: number) => formatAmount(centimes, lang);
+  const mru = (centimes: number) => formatPageAmount(centimes, lang);
   if (link.amount !== null) return mru(link.amount);
   if (link.minAmount !== null && link.maxAmount !== null) {
     return fillText(t.amountBetween, { min: mru(link.minAmount), max: mru(link.maxAmount) });

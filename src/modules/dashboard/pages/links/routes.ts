@@ -149,7 +149,7 @@ export const linkPages: FastifyPluginAsyncTypebox = async (app) => {
       reply,
       `${LINKS}/new`,
       async (trx, _session, caller) => {
-        const input = readLinkForm(request.body);
+        const input = readLinkForm(request.body, langOf(request));
         const link = await links.createLink(trx, caller, input, { maxAmount: config.intentMaxAmount });
         const target = { kind: 'payment_link', id: link.reference_number };
         await recordAct(trx, request, {

@@ -12,8 +12,8 @@ import { productView } from '../../../products/model.js';
 import * as products from '../../../products/service.js';
 import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { fieldChecks, formState, isAboutForm, refusalOf, type FormFields } from '../../form-errors.js';
-import { formatAmount } from '../../../../lib/i18n.js';
-import { wordsFor, parseMru } from '../../i18n.js';
+import { formatPageAmount, readAmount } from '../../../../lib/i18n.js';
+import { wordsFor } from '../../i18n.js';
 import { paymentAttempts, searchOrders, sourceAmounts } from '../../queries.js';
 import { splitRows } from '../../split.js';
 import { partialRefundNote } from '../../refund-note.js';
@@ -181,7 +181,7 @@ export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
         actions,
         refundable: orders.refundableAmount(order),
         blankRows: BLANK_ROWS,
-        choices: actions.modify ? await productChoices(db, session, (c) => formatAmount(c, langOf(request))) : [],
+        choices: actions.modify ? await productChoices(db, session, (c) => formatPageAmount(c, langOf(request))) : [],
         typed: typed ?? null,
         ...formState(refusal ? refusalOf(refusal, t, MODIFICATION_FIELDS) : undefined),
       },
@@ -231,7 +231,7 @@ export const orderPages: FastifyPluginAsyncTypebox = async (app) => {
       const back = orderPath(request.params.ref);
       return dashboardWrite(request, reply, back, async (trx, session) => {
         const text = (request.body.amount ?? '').trim();
-        const amount = text === '' ? undefined : parseMru(text);
+        const amount = text === '' ? undefined : readAmount(text, langOf(request));
         if (amount === undefined && text !== '')
           throw invalid('amount', 'must be an amount in MRU, such as 250 or 250.50');
         const reason = (request.body.reason ?? '').trim();

@@ -2,11 +2,11 @@ import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { DB } from '../../../../db/schema.js';
 import { invalid } from '../../../../http/errors.js';
+import { readAmount, type Lang } from '../../../../lib/i18n.js';
 import { walletPhone } from '../../../../lib/phone.js';
 import { REQUEST_LIFETIME, REQUEST_MESSAGE_MAX } from '../../../requests/schemas.js';
 import { requestsOfIntent } from '../../../requests/store.js';
 import { fieldChecks, type FormFields } from '../../form-errors.js';
-import { parseMru } from '../../i18n.js';
 import { Token } from '../../write.js';
 import type { RequestFormValues } from './view.js';
 
@@ -60,7 +60,7 @@ export const REQUEST_FIELDS: FormFields<'payments'> = {
 };
 
 /** The form read as the service takes it, every wrong field named at once. */
-export function readRequestForm(values: RequestFormValues) {
+export function readRequestForm(values: RequestFormValues, lang: Lang) {
   const checks = fieldChecks();
   const phone = walletPhone(values.phone);
   if (phone === undefined) checks.refuse('phone', 'must be a wallet phone number');
@@ -75,7 +75,7 @@ export function readRequestForm(values: RequestFormValues) {
   const amountText = values.amount?.trim() ?? '';
   const amount = checks.read(() => {
     if (amountText === '') return undefined;
-    const centimes = parseMru(amountText);
+    const centimes = readAmount(amountText, lang);
     if (centimes === undefined) throw invalid('amount', 'must be an amount in MRU, such as 250 or 250.50');
     return centimes;
   }, undefined);

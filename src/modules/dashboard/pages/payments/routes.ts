@@ -9,8 +9,9 @@ import * as intents from '../../../intents/service.js';
 import { AMOUNT_TYPES, INTENT_STATUSES, isAllowed } from '../../../intents/state.js';
 import { cancelRequest, createRequest, getRequest } from '../../../requests/service.js';
 import { at, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
+import { readAmount, type Lang } from '../../../../lib/i18n.js';
 import { formState, isAboutForm, refusalOf, type FormFields } from '../../form-errors.js';
-import { eventText, wordsFor, parseMru } from '../../i18n.js';
+import { eventText, wordsFor } from '../../i18n.js';
 import { metadataLines } from '../../metadata.js';
 import { intentTimeline, paymentAttempts, searchIntents, sourceAmounts } from '../../queries.js';
 import { splitRows } from '../../split.js';
@@ -83,12 +84,12 @@ const SimulateForm = Type.Object(
 const TokenForm = Type.Object(Token, { additionalProperties: false });
 
 /** A form amount in MRU ("250" or "250,50") as centimes; empty is `undefined` when `optional`. */
-function amountField(text: string | undefined, optional: boolean): number | undefined {
+function amountField(text: string | undefined, optional: boolean, lang: Lang): number | undefined {
   if ((text ?? '').trim() === '') {
     if (optional) return undefined;
     throw invalid('amount', 'is required');
   }
-  const centimes = parseMru(text!);
+  const centimes = readAmount(text!, lang);
   if (centimes === undefined) throw invalid('amount', 'must be an amount in MRU, such as 250 or 250.50');
   return centimes;
 }
@@ -169,7 +170,7 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
         `${DASHBOARD}/payments/new`,
         async (trx, _session, caller) => {
           const { amountType, label } = request.body;
-          const amount = amountField(request.body.amount, amountType === 'OPEN');
+          const amount = amountField(request.body.amount, amountType === 'OPEN', langOf(request));
           const intent = await intents.createIntent(
             trx,
             caller,
@@ -258,7 +259,7 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
         reply,
         detail(ref),
         async (trx, _session, caller) => {
-          await createRequest(trx, caller, ref, readRequestForm(values), {
+          await createRequest(trx, caller, ref, readRequestForm(values, langOf(request)), {
             maxAmount: config.intentMaxAmount,
             operatorHook: operatorHookFor(request),
           });
@@ -296,7 +297,7 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
     { config: refund, schema: { hide: true, params: RefParams, body: RefundForm } },
     async (request, reply) =>
       dashboardWrite(request, reply, detail(request.params.ref), async (trx, _session, caller) => {
-        const amount = amountField(request.body.amount, true);
+        const amount = amountField(request.body.amount, true, langOf(request));
         const reason = request.body.reason?.trim();
         const refunded = await intents.refundIntent(trx, caller, request.params.ref, {
           ...(amount !== undefined ? { amount } : {}),
@@ -327,7 +328,7 @@ export const paymentPages: FastifyPluginAsyncTypebox = async (app) => {
         const { outcome } = request.body;
         if (outcome === 'expire') await intents.simulateExpiry(trx, caller, request.params.ref);
         else {
-          const amount = amountField(request.body.amount, true);
+          const amount = amountField(request.body.amount, true, langOf(request));
           const simulated = await intents.simulatePayment(
             trx,
             caller,

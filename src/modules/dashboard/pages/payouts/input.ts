@@ -4,7 +4,7 @@ import { sameToken } from '../../../../http/auth.js';
 import { E164_PATTERN } from '../../../../lib/phone.js';
 import { MAX_BATCH_ITEMS } from '../../../payouts/schemas.js';
 import type { PayoutInput } from '../../../payouts/service.js';
-import { parseMru } from '../../i18n.js';
+import { readAmount, type Lang } from '../../../../lib/i18n.js';
 
 /**
  * What the payout forms and the batch CSV are read into, and why a value is refused. Problems are
@@ -30,9 +30,13 @@ export function readPhone(text: string): string | undefined {
   return E164.test(compact) ? compact : undefined;
 }
 
-/** An amount in MRU ("150.50", "150,5") as centimes, or why not. */
-export function readAmount(text: string, maxAmount: number): number | Extract<Problem, 'amount' | 'amountRange'> {
-  const centimes = parseMru(text);
+/** An amount in MRU ("150.50", "1 250,5", lib/i18n.ts's grammar) as centimes, or why not. */
+export function readPayoutAmount(
+  text: string,
+  maxAmount: number,
+  lang: Lang,
+): number | Extract<Problem, 'amount' | 'amountRange'> {
+  const centimes = readAmount(text, lang);
   if (centimes === undefined) return 'amount';
   return centimes < 1 || centimes > maxAmount ? 'amountRange' : centimes;
 }
@@ -48,8 +52,9 @@ export type FormReading = { input: PayoutInput } | { problems: Partial<Record<Pa
 export function readPayoutForm(
   form: { amount: string; phone: string; description?: string | undefined },
   maxAmount: number,
+  lang: Lang,
 ): FormReading {
-  const amount = readAmount(form.amount, maxAmount);
+  const amount = readPayoutAmount(form.amount, maxAmount, lang);
   const phone = readPhone(form.phone);
   const description = (form.description ?? '').trim();
   if (typeof amount === 'number' && phone !== undefined && description.length <= MAX_DESCRIPTION) {
@@ -116,7 +121,9 @@ function readLine(
   const errors: LineError[] = [];
   const phone = readPhone(cell('phone'));
   if (phone === undefined) errors.push({ line, problem: 'phone', value: cell('phone') });
-  const amount = readAmount(cell('amount'), maxAmount);
+  // A file speaks no page's language: its amounts are read as English writes them ("1,250.50"),
+  // or grouped by spaces with a decimal comma ("1 250,50"), never "1,250" as 1.25.
+  const amount = readPayoutAmount(cell('amount'), maxAmount, 'en');
   if (typeof amount === 'string') errors.push({ line, problem: amount, value: cell('amount') });
   const description = cell('description');
   if (description.length > MAX_DESCRIPTION) errors.push({ line, problem: 'description', value: '' });

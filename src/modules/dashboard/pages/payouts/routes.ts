@@ -227,7 +227,7 @@ export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
     { config: { dashboard: 'payouts.create' }, schema: { hide: true, body: PayoutForm } },
     async (request, reply) => {
       const values = formValues(request.body);
-      const reading = readPayoutForm(values, limits.maxAmount);
+      const reading = readPayoutForm(values, limits.maxAmount, langOf(request));
       if ('problems' in reading) return drawForm(request, reply, values, reading.problems, 400);
       const money = await payoutQuote(db, callerOf(requireSession(request)), [reading.input.amount]);
       if (money.after < 0) return drawForm(request, reply, values, {}, 402, shortOfFunds(request, money));
@@ -242,7 +242,7 @@ export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
   app.post(at(PAYOUTS), { config: create, schema: { hide: true, body: PayoutForm } }, async (request, reply) => {
     // Read again, never trusted from the review page: the same rules, the fee recomputed by the service.
     const values = formValues(request.body);
-    const reading = readPayoutForm(values, limits.maxAmount);
+    const reading = readPayoutForm(values, limits.maxAmount, langOf(request));
     if ('problems' in reading) return drawForm(request, reply, values, reading.problems, 400);
     return dashboardWrite(
       request,

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { fillText, formatAmount } from '../../../../lib/i18n.js';
+import { fillText, formatPageAmount } from '../../../../lib/i18n.js';
 import { MAX_BATCH_ITEMS } from '../../../payouts/schemas.js';
 import type { PayoutQuote } from '../../../payouts/quote.js';
 import type { PayoutWords } from './view.js';
@@ -68,7 +68,7 @@ const REFUSAL_WORDS: Partial<Record<string, keyof Dictionary<'payouts'>>> = {
 
 export function wordsOf(request: FastifyRequest) {
   const lang = langOf(request);
-  return { t: wordsFor('payouts', lang), mru: (centimes: number) => formatAmount(centimes, lang) };
+  return { t: wordsFor('payouts', lang), mru: (centimes: number) => formatPageAmount(centimes, lang) };
 }
 
 /** How the pages name statuses and failures, in the page's language. */

@@ -4,9 +4,9 @@
  */
 import { Type, type Static } from 'typebox';
 import { invalid } from '../../../../http/errors.js';
+import { readAmount, type Lang } from '../../../../lib/i18n.js';
 import type { OptionInput, productView, ProductFields, VariantInput } from '../../../products/model.js';
 import { fieldChecks, type FormFields } from '../../form-errors.js';
-import { parseMru } from '../../i18n.js';
 import { Token } from '../../write.js';
 import type { ProductFormValues } from './view.js';
 
@@ -44,12 +44,10 @@ function rows(value: string | string[] | undefined): string[] {
 }
 
 /** An amount in MRU as centimes, a leading minus allowed when `signed` (price adjustments). */
-function money(field: string, text: string, signed: boolean): number {
-  const trimmed = text.trim();
-  const negative = signed && trimmed.startsWith('-');
-  const centimes = parseMru(negative ? trimmed.slice(1) : trimmed);
+function money(field: string, text: string, signed: boolean, lang: Lang): number {
+  const centimes = readAmount(text, lang, { signed });
   if (centimes === undefined) throw invalid(field, 'must be an amount in MRU, such as 250 or 250.50');
-  return negative ? -centimes : centimes;
+  return centimes;
 }
 
 /** A stock count; empty means not tracked. */
@@ -65,6 +63,7 @@ type Form = Static<typeof ProductForm>;
 /** The form's fields in the service's input shape; rows without a label (or name) are left out. */
 export function fieldsFromForm(
   form: Form,
+  lang: Lang,
 ): Pick<
   ProductFields,
   'name' | 'price' | 'description' | 'externalId' | 'status' | 'quantity' | 'variants' | 'options'
@@ -73,7 +72,7 @@ export function fieldsFromForm(
   const checks = fieldChecks();
   const name = form.name.trim();
   if (name === '') checks.refuse('name', 'is required');
-  const price = checks.read(() => money('price', form.price, false), 0);
+  const price = checks.read(() => money('price', form.price, false, lang), 0);
   const sku = (form.sku ?? '').trim();
   // The API's own bound on an externalId.
   if (sku.length > 256) checks.refuse('sku', 'must have at most 256 characters');
@@ -95,7 +94,9 @@ export function fieldsFromForm(
       type,
       label: label.trim(),
       priceAdjustment:
-        adjustment === '' ? 0 : checks.read(() => money(`variants.${index}.priceAdjustment`, adjustment, true), 0),
+        adjustment === ''
+          ? 0
+          : checks.read(() => money(`variants.${index}.priceAdjustment`, adjustment, true, lang), 0),
       quantity: checks.read(() => stock(`variants.${index}.quantity`, quantities[index]), null),
     });
   });
@@ -112,7 +113,7 @@ export function fieldsFromForm(
       ...(optionIds[index] ? { _id: optionIds[index] } : {}),
       name: optionName.trim(),
       priceAdjustment:
-        adjustment === '' ? 0 : checks.read(() => money(`options.${index}.priceAdjustment`, adjustment, true), 0),
+        adjustment === '' ? 0 : checks.read(() => money(`options.${index}.priceAdjustment`, adjustment, true, lang), 0),
     });
   });
   checks.finish();

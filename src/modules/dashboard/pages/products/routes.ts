@@ -172,7 +172,11 @@ export const productPages: FastifyPluginAsyncTypebox = async (app) => {
       reply,
       `${PRODUCTS}/new`,
       async (trx, session) => {
-        const product = await products.createProduct(trx, callerOf(session), fieldsFromForm(request.body));
+        const product = await products.createProduct(
+          trx,
+          callerOf(session),
+          fieldsFromForm(request.body, langOf(request)),
+        );
         return { redirect: productPath(product.id) };
       },
       (error) =>
@@ -235,7 +239,12 @@ export const productPages: FastifyPluginAsyncTypebox = async (app) => {
         reply,
         back,
         async (trx, session) => {
-          await products.patchProduct(trx, callerOf(session), request.params.id, fieldsFromForm(request.body));
+          await products.patchProduct(
+            trx,
+            callerOf(session),
+            request.params.id,
+            fieldsFromForm(request.body, langOf(request)),
+          );
           return { redirect: back };
         },
         (error) =>

@@ -11,13 +11,13 @@ import {
 } from '../../../../db/schema.js';
 import type { ApiError } from '../../../../http/errors.js';
 import { literalUnion } from '../../../../http/schemas.js';
-import { fillText, formatAmountInput, type Lang } from '../../../../lib/i18n.js';
+import { fillText, formatAmountInput, readAmount, type Lang } from '../../../../lib/i18n.js';
 import { walletPhone } from '../../../../lib/phone.js';
 import { MAX_BPS, SELLER_NAME_MAX } from '../../../sellers/schemas.js';
 import type { CreateSellerInput } from '../../../sellers/service.js';
 import type { SellerView } from '../../../sellers/views.js';
 import { fieldChecks, refusalOf, type FormFields, type Refusal } from '../../form-errors.js';
-import { parseMru, type Dictionary } from '../../i18n.js';
+import type { Dictionary } from '../../i18n.js';
 import { Token } from '../../write.js';
 import type { SellerFormValues } from './view.js';
 
@@ -76,10 +76,10 @@ export function sellerValues(seller: SellerView, lang: Lang): SellerFormValues {
  * (whole digits and at most 2 decimals, never through a float), so 12.34 % is 1,234 bps. Empty is 0,
  * the API's default.
  */
-export function commissionBps(text: string): number | undefined {
+export function commissionBps(text: string, lang: Lang): number | undefined {
   const trimmed = text.trim().replace(/\s*%$/, '');
   if (trimmed === '') return 0;
-  const bps = parseMru(trimmed);
+  const bps = readAmount(trimmed, lang, { unit: false });
   return bps !== undefined && bps <= MAX_BPS ? bps : undefined;
 }
 
@@ -89,6 +89,7 @@ export function commissionBps(text: string): number | undefined {
  */
 export function readSellerForm(
   form: NewForm | EditForm,
+  lang: Lang,
 ): Required<Omit<CreateSellerInput, 'metadata' | 'payoutSchedule'>> & Pick<CreateSellerInput, 'payoutSchedule'> {
   const checks = fieldChecks();
   const name = form.name.trim();
@@ -98,7 +99,7 @@ export function readSellerForm(
   const phone = form.phone.trim() === '' ? undefined : walletPhone(form.phone);
   if (form.phone.trim() === '') checks.refuse('phone', 'is required');
   else if (phone === undefined) checks.refuse('phone', 'must be a phone number');
-  const bps = commissionBps(form.commission ?? '');
+  const bps = commissionBps(form.commission ?? '', lang);
   if (bps === undefined) checks.refuse('commission', 'must be a percentage from 0 to 100 with at most 2 decimals');
   checks.finish();
   const read = { name, phone: phone!, commissionBps: bps! };

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { startDownload } from '../../../../http/downloads.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
-import { fillText, formatAmount } from '../../../../lib/i18n.js';
+import { fillText, formatPageAmount } from '../../../../lib/i18n.js';
 import { recordPayout } from '../../../audit/acts.js';
 import { balanceStatement, monthPeriod, statementFile } from '../../../payments/statements.js';
 import { payoutQuote } from '../../../payouts/quote.js';
@@ -13,7 +13,7 @@ import { sellerView } from '../../../sellers/views.js';
 import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { errorText } from '../../i18n.js';
 import { dashboardWrite, Token } from '../../write.js';
-import { MAX_DESCRIPTION, mruText, readAmount } from '../payouts/input.js';
+import { MAX_DESCRIPTION, mruText, readPayoutAmount } from '../payouts/input.js';
 import { detail, drawSeller, SELLERS, wordsOf } from './page.js';
 import type { PayOutForm } from './view.js';
 
@@ -42,11 +42,12 @@ function readPayOut(
   maxAmount: number,
 ): Reading {
   const { t, lang } = wordsOf(request);
-  const amount = readAmount(body.amount, maxAmount);
+  const amount = readPayoutAmount(body.amount, maxAmount, lang);
   const description = (body.description ?? '').trim();
   const problems: PayOutForm['problems'] = {};
   if (amount === 'amount') problems.amount = t.payOutAmountInvalid;
-  if (amount === 'amountRange') problems.amount = fillText(t.payOutAmountRange, { max: formatAmount(maxAmount, lang) });
+  if (amount === 'amountRange')
+    problems.amount = fillText(t.payOutAmountRange, { max: formatPageAmount(maxAmount, lang) });
   if (description.length > MAX_DESCRIPTION) {
     problems.description = fillText(t.payOutDescriptionTooLong, { max: String(MAX_DESCRIPTION) });
   }
@@ -95,7 +96,7 @@ export const sellerPayOutPages: FastifyPluginAsyncTypebox = async (app) => {
       const money = await payoutQuote(db, caller, [reading.amount], seller.id);
       if (money.after < 0) {
         const { t, lang } = wordsOf(request);
-        const mru = (centimes: number) => formatAmount(centimes, lang);
+        const mru = (centimes: number) => formatPageAmount(centimes, lang);
         const error = fillText(t.payOutShort, { available: mru(money.available), needed: mru(money.total) });
         return refusedPayOut(request, reply, id, { values, problems: {}, error }, 402);
       }

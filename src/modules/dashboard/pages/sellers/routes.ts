@@ -7,7 +7,7 @@ import { literalUnion } from '../../../../http/schemas.js';
 import { NATIONAL_PHONE_EXAMPLE } from '../../../../lib/phone.js';
 import { SELLER_NAME_MAX } from '../../../sellers/schemas.js';
 import * as sellers from '../../../sellers/service.js';
-import { at, callerOf, requireSession, sendPage } from '../../context.js';
+import { at, callerOf, langOf, requireSession, sendPage } from '../../context.js';
 import { formState, type Refusal } from '../../form-errors.js';
 import { recordSellerUpdate } from '../../../audit/acts.js';
 import { recordAct } from '../../../audit/record.js';
@@ -106,7 +106,7 @@ export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
       reply,
       `${SELLERS}/new`,
       async (trx, _session, caller) => {
-        const seller = await sellers.createSeller(trx, caller, readSellerForm(request.body));
+        const seller = await sellers.createSeller(trx, caller, readSellerForm(request.body, langOf(request)));
         await recordAct(trx, request, { action: 'seller.created', target: { kind: 'seller', id: seller.id } });
         return { redirect: detail(seller.id) };
       },
@@ -135,7 +135,7 @@ export const sellerPages: FastifyPluginAsyncTypebox = async (app) => {
         reply,
         detail(request.params.id),
         async (trx, _session, caller) => {
-          const input = readSellerForm(request.body);
+          const input = readSellerForm(request.body, langOf(request));
           // Only what differs is written (the service compares): saving an unchanged form sends no event.
           const before = await sellers.getSeller(trx, caller, request.params.id);
           const after = await sellers.updateSeller(trx, caller, request.params.id, {
