@@ -295,4 +295,41 @@ export async function renameBusiness(db: Executor, businessId: string, name: str
     .returning('id')
     .executeTakeFirst();
   if (!row) throw new ApiError('NOT_FOUND', `No business ${businessId}.`);
+  // Its shops follow it, unless the business named them itself (setShopName).
+  await db
+    .updateTable('shops')
+    .set({ name: trimmed })
+    .where('business_id', '=', businessId)
+    .where('own_name', '=', false)
+    .execute();
+}
+
+/**
+ * The name of the business's shops (the sandbox one and the live one alike) when the business gave
+ * them one of their own; null when they take the business's name.
+ */
+export async function getOwnShopName(db: Executor, businessId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('shops')
+    .select(['name', 'own_name'])
+    .where('business_id', '=', businessId)
+    .where('own_name', '=', true)
+    .executeTakeFirst();
+  return row ? row.name : null;
+}
+
+/**
+ * Gives the business's shops a name of their own, or (null) gives them back the business's name:
+ * what the storefront and the customer's order pages show.
+ */
+export async function setShopName(db: Executor, businessId: string, name: string | null): Promise<void> {
+  const own = name === null ? null : checkedName('shopName', name);
+  await db
+    .updateTable('shops')
+    .set({
+      name: own ?? sql<string>`(SELECT name FROM businesses WHERE businesses.id = shops.business_id)`,
+      own_name: own !== null,
+    })
+    .where('business_id', '=', businessId)
+    .execute();
 }

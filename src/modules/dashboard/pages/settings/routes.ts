@@ -3,9 +3,11 @@ import { Type } from 'typebox';
 import {
   getBusiness,
   getBusinessContact,
+  getOwnShopName,
   renameBusiness,
   requestLiveAccess,
   setBusinessContact,
+  setShopName,
 } from '../../../businesses/service.js';
 import { walletPhone } from '../../../../lib/phone.js';
 import { getFeePlan } from '../../../payments/fee-plans.js';
@@ -30,7 +32,13 @@ const FlashQuery = Type.Object(
   { additionalProperties: false },
 );
 const TokenForm = Type.Object(Token, { additionalProperties: false });
-const NameForm = Type.Object({ ...Token, name: Type.String({ maxLength: 400 }) }, { additionalProperties: false });
+// The shop's name: empty, the business's own (absent, as a form from before the field, unchanged).
+const NameForm = Type.Object(
+  { ...Token, name: Type.String({ maxLength: 400 }), shopName: Type.Optional(Type.String({ maxLength: 400 })) },
+  { additionalProperties: false },
+);
+/** What the business form changes, by the audit entry's names. */
+const NAME_FIELDS = { name: 'name', shopName: 'shopName' } as const;
 const PasswordForm = Type.Object(
   {
     ...Token,
@@ -91,10 +99,11 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
     typed: { contact?: ContactTyped } = {},
   ) => {
     const session = requireSession(request);
-    const [feePlan, business, contact] = await Promise.all([
+    const [feePlan, business, contact, ownShopName] = await Promise.all([
       getFeePlan(db, session.businessId),
       getBusiness(db, session.businessId),
       getBusinessContact(db, session.businessId),
+      getOwnShopName(db, session.businessId),
     ]);
     const t = wordsFor('settings', langOf(request));
     return sendPage(
@@ -104,6 +113,7 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
       {
         feePlan,
         business,
+        ownShopName,
         contact: typed.contact ?? {
           phone: contact.phone ?? '',
           email: contact.email ?? '',
@@ -178,9 +188,19 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
     { config: manage, schema: { hide: true, body: NameForm } },
     async (request, reply) =>
       dashboardWrite(request, reply, SETTINGS, async (trx, session) => {
-        await renameBusiness(trx, session.businessId, request.body.name);
-        const target = { kind: 'business', id: session.businessId };
-        await recordAct(trx, request, { action: 'settings.updated', target, details: { changed: ['name'] } });
+        const { name, shopName } = request.body;
+        const before = {
+          name: (await getBusiness(trx, session.businessId)).name,
+          shopName: await getOwnShopName(trx, session.businessId),
+        };
+        await renameBusiness(trx, session.businessId, name);
+        if (shopName !== undefined) await setShopName(trx, session.businessId, shopName.trim() || null);
+        const after = {
+          name: name.trim(),
+          shopName: shopName === undefined ? before.shopName : shopName.trim() || null,
+        };
+        const act = { action: 'settings.updated', target: { kind: 'business', id: session.businessId } } as const;
+        await recordUpdate(trx, request, act, { before, after }, NAME_FIELDS);
         return { redirect: SETTINGS };
       }),
   );

@@ -16,5 +16,7 @@ export interface SettingsViews {
     feePlan: Awaited<ReturnType<typeof getFeePlan>>;
     business: Awaited<ReturnType<typeof getBusiness>>;
     contact: ContactTyped;
+    /** The shops' own name; null when they take the business's name. */
+    ownShopName: string | null;
   };
 }
