@@ -92,6 +92,16 @@ describe.skipIf(skipWithoutChromium)('Copy and Share in the dashboard, on a phon
       assert.equal(new URL(href).searchParams.get('text'), `${label}\n${url}`);
       assert.ok((await overflowOf(page)) <= 0, 'the page fits the phone');
       await checkAccessibility(page, `payment copy/share ${lang} 390×844`);
+
+      // The storefront's address, in Settings: copied, and shared under the shop's name.
+      await page.goto(`${t.baseUrl}/dashboard/settings`);
+      const storefront = await page.locator('#storefront-url').inputValue();
+      assert.match(storefront, /\/s\/shop_/);
+      await copies(page, lang, 'storefront-url', storefront);
+      const shareShop = (await page.locator('#storefront-url-share').getAttribute('href'))!;
+      assert.equal(new URL(shareShop).searchParams.get('text'), `Boutique Ksar\n${storefront}`);
+      assert.ok((await overflowOf(page)) <= 0, 'Settings fit the phone');
+      await checkAccessibility(page, `settings storefront ${lang} 390×844`);
       await context.close();
     });
 

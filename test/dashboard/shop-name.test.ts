@@ -97,6 +97,12 @@ describe("the shop's name: the business's, or its own from Settings (issue 54)",
     assert.equal((await shownNames()).storefront, 'Ksar Market');
     const page = await client.get(SETTINGS);
     assert.match(page.html, /<input id="shop-name" name="shopName" maxlength="200" value="Ksar Market"/);
+    // Settings show the storefront's address (the dashboard's mode: the sandbox), to copy and share.
+    assert.match(
+      page.html,
+      new RegExp(`<input id="storefront-url" readonly dir="ltr" value="http://[^"]+/s/${business.shopId}"`),
+    );
+    assert.match(page.html, /id="storefront-url-share" href="https:\/\/wa\.me\/\?text=Ksar%20Market%0Ahttp/);
 
     await client.submit(SETTINGS, `${SETTINGS}/business`, { name: 'Atar & fils', shopName: 'Ksar Market' });
     const kept = await shownNames();

@@ -305,17 +305,22 @@ export async function renameBusiness(db: Executor, businessId: string, name: str
 }
 
 /**
- * The name of the business's shops (the sandbox one and the live one alike) when the business gave
- * them one of their own; null when they take the business's name.
+ * The business's shop in one mode: its id (the storefront's address) and its name, `ownName` when
+ * the business gave it one of its own (the sandbox shop and the live one share it); null when the
+ * business has no shops.
  */
-export async function getOwnShopName(db: Executor, businessId: string): Promise<string | null> {
+export async function getShop(
+  db: Executor,
+  businessId: string,
+  environment: Environment,
+): Promise<{ id: string; name: string; ownName: boolean } | null> {
   const row = await db
     .selectFrom('shops')
-    .select(['name', 'own_name'])
+    .select(['id', 'name', 'own_name'])
     .where('business_id', '=', businessId)
-    .where('own_name', '=', true)
+    .where('environment', '=', environment)
     .executeTakeFirst();
-  return row ? row.name : null;
+  return row ? { id: row.id, name: row.name, ownName: row.own_name } : null;
 }
 
 /**

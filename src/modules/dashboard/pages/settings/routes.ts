@@ -3,13 +3,14 @@ import { Type } from 'typebox';
 import {
   getBusiness,
   getBusinessContact,
-  getOwnShopName,
+  getShop,
   renameBusiness,
   requestLiveAccess,
   setBusinessContact,
   setShopName,
 } from '../../../businesses/service.js';
 import { walletPhone } from '../../../../lib/phone.js';
+import { payBaseUrl } from '../../../intents/routes.js';
 import { getFeePlan } from '../../../payments/fee-plans.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../../http/errors.js';
@@ -23,9 +24,17 @@ import { actorOf, recordAct, recordAudit } from '../../../audit/record.js';
 import { changeOwnPassword, isCurrentPassword, newPasswordHash } from '../../users.js';
 import { dashboardWrite, Token } from '../../write.js';
 import type { ContactTyped } from './view.js';
+import type { Environment } from '../../../../db/schema.js';
+import type { Executor } from '../../../../db/transaction.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 
 const SETTINGS = `${DASHBOARD}/settings`;
+
+/** The shops' own name, null when they take the business's. */
+const ownShopName = async (db: Executor, businessId: string, environment: Environment) => {
+  const shop = await getShop(db, businessId, environment);
+  return shop?.ownName ? shop.name : null;
+};
 
 const FlashQuery = Type.Object(
   { notice: Type.Optional(Type.String({ maxLength: 20 })), error: Type.Optional(Type.String({ maxLength: 64 })) },
@@ -99,11 +108,11 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
     typed: { contact?: ContactTyped } = {},
   ) => {
     const session = requireSession(request);
-    const [feePlan, business, contact, ownShopName] = await Promise.all([
+    const [feePlan, business, contact, shop] = await Promise.all([
       getFeePlan(db, session.businessId),
       getBusiness(db, session.businessId),
       getBusinessContact(db, session.businessId),
-      getOwnShopName(db, session.businessId),
+      getShop(db, session.businessId, session.environment),
     ]);
     const t = wordsFor('settings', langOf(request));
     return sendPage(
@@ -113,7 +122,8 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
       {
         feePlan,
         business,
-        ownShopName,
+        ownShopName: shop?.ownName ? shop.name : null,
+        storefront: shop ? { name: shop.name, url: `${payBaseUrl(request)}/s/${shop.id}` } : null,
         contact: typed.contact ?? {
           phone: contact.phone ?? '',
           email: contact.email ?? '',
@@ -191,7 +201,7 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
         const { name, shopName } = request.body;
         const before = {
           name: (await getBusiness(trx, session.businessId)).name,
-          shopName: await getOwnShopName(trx, session.businessId),
+          shopName: await ownShopName(trx, session.businessId, session.environment),
         };
         await renameBusiness(trx, session.businessId, name);
         if (shopName !== undefined) await setShopName(trx, session.businessId, shopName.trim() || null);

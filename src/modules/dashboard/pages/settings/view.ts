@@ -18,5 +18,7 @@ export interface SettingsViews {
     contact: ContactTyped;
     /** The shops' own name; null when they take the business's name. */
     ownShopName: string | null;
+    /** The storefront of the dashboard's mode, to copy and share; null for a business without shops. */
+    storefront: { name: string; url: string } | null;
   };
 }
