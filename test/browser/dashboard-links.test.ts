@@ -86,7 +86,7 @@ describe.skipIf(skipWithoutChromium)('payment links in the dashboard, on a phone
     assert.match(url, /\/l\/[0-9A-Za-z]{12}$/);
     // The script shows Copy; it copies the address.
     await page.getByRole('button', { name: 'نسخ' }).click();
-    await page.locator('#copy-status', { hasText: 'تم النسخ.' }).waitFor();
+    await page.locator('#link-url-status', { hasText: 'تم النسخ.' }).waitFor();
     assert.equal(
       await page.evaluate(() => (globalThis as unknown as BrowserGlobals).navigator.clipboard.readText()),
       url,
@@ -95,7 +95,7 @@ describe.skipIf(skipWithoutChromium)('payment links in the dashboard, on a phone
     const hasShare = await page.evaluate(
       () => typeof (globalThis as unknown as BrowserGlobals).navigator.share === 'function',
     );
-    const share = page.locator('#share-link');
+    const share = page.locator('#link-url-share');
     if (!hasShare) {
       assert.equal(await share.textContent(), 'مشاركة على واتساب');
       const href = new URL((await share.getAttribute('href'))!);

@@ -59,7 +59,7 @@ describe.skipIf(skipWithoutChromium)('a team in a real browser: invite, accept, 
     await ownerPage.locator('#invitation-link').waitFor();
     const link = await ownerPage.locator('#invitation-link').inputValue();
     assert.match(link, /\/dashboard\/invitations\/[A-Za-z0-9_-]{43}$/);
-    assert.ok(await ownerPage.locator('#copy-link').isVisible(), 'the script shows Copy');
+    assert.ok(await ownerPage.locator('#invitation-link-copy').isVisible(), 'the script shows Copy');
     await checkArabicPhone(ownerPage, 'invitation created');
     await ownerContext.close();
 

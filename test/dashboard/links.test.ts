@@ -132,18 +132,18 @@ describe('dashboard: payment links (issue 50 item 5)', () => {
     assert.match(page.html, new RegExp(`<input id="link-url" readonly dir="ltr" value="${link.url}"`));
     assert.match(
       page.html,
-      /<button type="button" class="secondary" id="copy-link" data-copied="Copied\." hidden>Copy</,
+      /<button type="button" class="secondary" id="link-url-copy" data-copy="link-url" data-copied="Copied\." hidden>Copy</,
     );
-    const whatsapp = /id="share-link" href="([^"]+)"/.exec(page.html)?.[1] ?? '';
+    const whatsapp = /id="link-url-share" href="([^"]+)"/.exec(page.html)?.[1] ?? '';
     assert.equal(
       whatsapp.replace(/&amp;/g, '&'),
       `https://wa.me/?text=${encodeURIComponent(`Couscous <royal>\n${link.url}`)}`,
     );
-    assert.match(page.html, /data-share="Share">Share on WhatsApp<\/a>/);
     assert.match(
       page.html,
-      /<script src="\/dashboard\/assets\/link-share\.js\?v=[^"]+" nonce="[^"]+" defer><\/script>/,
+      /data-share="Share" data-share-title="Couscous &lt;royal&gt;" data-share-url="[^"]+">Share on WhatsApp<\/a>/,
     );
+    assert.match(page.html, /<script src="\/dashboard\/assets\/copy\.js\?v=[^"]+" nonce="[^"]+" defer><\/script>/);
     // The QR code drawn on the page, and the files on the pay host.
     assert.match(page.html, /<div class="qr" role="img" aria-label="QR code of the payment link" id="qr"><svg/);
     assert.match(page.html, new RegExp(`id="download-svg" href="${link.url}/qr\\.svg" download`));
@@ -405,7 +405,7 @@ describe('dashboard: payment links (issue 50 item 5)', () => {
     const path = `${LINKS}/${link.referenceNumber}`;
     const page = await viewer.get(path);
     assert.equal(page.status, 200);
-    assert.match(page.html, /id="share-link"/);
+    assert.match(page.html, /id="link-url-share"/);
     assert.doesNotMatch(page.html, /\/deactivate"|\/reactivate"/);
     const form = await viewer.get(NEW);
     assert.equal(form.status, 403);
@@ -436,7 +436,7 @@ describe('dashboard: payment links (issue 50 item 5)', () => {
     assert.match(rowOf(list.html, link.referenceNumber), /data-status="ACTIVE">نشط</);
     assert.match(rowOf(list.html, link.referenceNumber), /من 10\.00\u00a0أوقية إلى 50\.00\u00a0أوقية/);
     const page = await arabic.get(`${LINKS}/${link.referenceNumber}`);
-    assert.match(page.html, /data-share="مشاركة">مشاركة على واتساب</);
+    assert.match(page.html, /data-share="مشاركة" [^>]*>مشاركة على واتساب</);
     assert.match(page.html, /poster\?lang=ar"/);
     const refused = await arabic.submit(NEW, LINKS, { label: '', amountType: 'FIXED', amount: 'abc' });
     refusedForm(refused, 'لم يُحفظ النموذج: راجع الحقول المشار إليها أدناه.');

@@ -49,8 +49,8 @@ describe('dashboard API keys', () => {
     assert.equal(created.status, 200);
     const secret = secretOf(created.html);
     assert.match(secret, /^sk_test_/);
-    assert.match(created.html, /id="copy-key"/);
-    assert.match(created.html, /key-copy\.js/);
+    assert.match(created.html, /id="new-key-copy" data-copy="new-key"/);
+    assert.match(created.html, /\/dashboard\/assets\/copy\.js/);
     expectStatus(await t.request('GET', INTENTS, { key: secret }), 200);
 
     const id = await keyId(secret);

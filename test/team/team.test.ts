@@ -40,7 +40,7 @@ describe('the Team page: invitations, roles, removal, the rules and their audit 
     const link = invitationLinkIn(created.html);
     assert.ok(link, 'the link is drawn in the answer');
     assert.match(link, /\/dashboard\/invitations\/[A-Za-z0-9_-]{43}$/);
-    assert.match(created.html, /id="copy-link"/, 'with a Copy button');
+    assert.match(created.html, /id="invitation-link-copy" data-copy="invitation-link"/, 'with a Copy button');
     const token = link.split('/').pop()!;
     const stored = await t.runtime.db
       .selectFrom('dashboard_invitations')

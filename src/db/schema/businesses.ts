@@ -26,6 +26,9 @@ export interface ShopsTable {
   id: string;
   business_id: string;
   environment: Environment;
+  /** What the storefront and order pages show: the business's name, kept in step by its renames... */
   name: string;
+  /** ...unless the business gave its shop a name of its own in Settings (migration 055). */
+  own_name: Generated<boolean>;
   created_at: CreatedAt;
 }

@@ -296,4 +296,46 @@ export async function renameBusiness(db: Executor, businessId: string, name: str
     .returning('id')
     .executeTakeFirst();
   if (!row) throw new ApiError('NOT_FOUND', `No business ${businessId}.`);
+  // Its shops follow it, unless the business named them itself (setShopName).
+  await db
+    .updateTable('shops')
+    .set({ name: trimmed })
+    .where('business_id', '=', businessId)
+    .where('own_name', '=', false)
+    .execute();
+}
+
+/**
+ * The business's shop in one mode: its id (the storefront's address) and its name, `ownName` when
+ * the business gave it one of its own (the sandbox shop and the live one share it); null when the
+ * business has no shops.
+ */
+export async function getShop(
+  db: Executor,
+  businessId: string,
+  environment: Environment,
+): Promise<{ id: string; name: string; ownName: boolean } | null> {
+  const row = await db
+    .selectFrom('shops')
+    .select(['id', 'name', 'own_name'])
+    .where('business_id', '=', businessId)
+    .where('environment', '=', environment)
+    .executeTakeFirst();
+  return row ? { id: row.id, name: row.name, ownName: row.own_name } : null;
+}
+
+/**
+ * Gives the business's shops a name of their own, or (null) gives them back the business's name:
+ * what the storefront and the customer's order pages show.
+ */
+export async function setShopName(db: Executor, businessId: string, name: string | null): Promise<void> {
+  const own = name === null ? null : checkedName('shopName', name);
+  await db
+    .updateTable('shops')
+    .set({
+      name: own ?? sql<string>`(SELECT name FROM businesses WHERE businesses.id = shops.business_id)`,
+      own_name: own !== null,
+    })
+    .where('business_id', '=', businessId)
+    .execute();
 }

@@ -43,6 +43,11 @@ export const en = {
   next: 'Next',
   pageOf: 'Page {page} of {pages}',
   create: 'Create',
+  // Copy and Share (views/copy.eta): a key, a secret, a one-time link, a payment's address
+  copy: 'Copy',
+  copied: 'Copied.',
+  share: 'Share',
+  shareWhatsApp: 'Share on WhatsApp',
   amountMru: 'Amount (MRU)',
   paid: 'Paid',
   refunded: 'Refunded',

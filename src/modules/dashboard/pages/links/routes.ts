@@ -92,7 +92,6 @@ export const linkPages: FastifyPluginAsyncTypebox = async (app) => {
         statusWords: statusWords(t),
         qr: renderSVG(view.url, { border: 2 }),
         files: { svg: view.qrUrl, png: `${view.url}/qr.png`, poster: `${view.url}/poster?lang=${lang}` },
-        whatsapp: `https://wa.me/?text=${encodeURIComponent(`${view.label}\n${view.url}`)}`,
         inactiveMessage: refused?.inactiveMessage ?? '',
         messageMax: INACTIVE_MESSAGE_MAX,
         payments: payments.items,

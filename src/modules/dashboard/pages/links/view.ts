@@ -44,8 +44,6 @@ export interface LinkViews {
       qr: string;
       /** The QR code and poster files, on the pay host. */
       files: { svg: string; png: string; poster: string };
-      /** Share without JavaScript: WhatsApp's own link, with the label and the address. */
-      whatsapp: string;
       /** The deactivate form's message as typed, when it was refused. */
       inactiveMessage: string;
       /** The most characters the message takes (its field's `maxlength`). */

@@ -3,11 +3,14 @@ import { Type } from 'typebox';
 import {
   getBusiness,
   getBusinessContact,
+  getShop,
   renameBusiness,
   requestLiveAccess,
   setBusinessContact,
+  setShopName,
 } from '../../../businesses/service.js';
 import { walletPhone } from '../../../../lib/phone.js';
+import { payBaseUrl } from '../../../intents/routes.js';
 import { getFeePlan } from '../../../payments/fee-plans.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../../http/errors.js';
@@ -21,17 +24,31 @@ import { actorOf, recordAct, recordAudit } from '../../../audit/record.js';
 import { changeOwnPassword, isCurrentPassword, newPasswordHash } from '../../users.js';
 import { dashboardWrite, Token } from '../../write.js';
 import type { ContactTyped } from './view.js';
+import type { Environment } from '../../../../db/schema.js';
+import type { Executor } from '../../../../db/transaction.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 import { pageQuery } from '../../page-query.js';
 
 const SETTINGS = `${DASHBOARD}/settings`;
+
+/** The shops' own name, null when they take the business's. */
+const ownShopName = async (db: Executor, businessId: string, environment: Environment) => {
+  const shop = await getShop(db, businessId, environment);
+  return shop?.ownName ? shop.name : null;
+};
 
 const FlashQuery = pageQuery({
   notice: Type.Optional(Type.String({ maxLength: 20 })),
   error: Type.Optional(Type.String({ maxLength: 64 })),
 });
 const TokenForm = Type.Object(Token, { additionalProperties: false });
-const NameForm = Type.Object({ ...Token, name: Type.String({ maxLength: 400 }) }, { additionalProperties: false });
+// The shop's name: empty, the business's own (absent, as a form from before the field, unchanged).
+const NameForm = Type.Object(
+  { ...Token, name: Type.String({ maxLength: 400 }), shopName: Type.Optional(Type.String({ maxLength: 400 })) },
+  { additionalProperties: false },
+);
+/** What the business form changes, by the audit entry's names. */
+const NAME_FIELDS = { name: 'name', shopName: 'shopName' } as const;
 const PasswordForm = Type.Object(
   {
     ...Token,
@@ -92,10 +109,11 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
     typed: { contact?: ContactTyped } = {},
   ) => {
     const session = requireSession(request);
-    const [feePlan, business, contact] = await Promise.all([
+    const [feePlan, business, contact, shop] = await Promise.all([
       getFeePlan(db, session.businessId),
       getBusiness(db, session.businessId),
       getBusinessContact(db, session.businessId),
+      getShop(db, session.businessId, session.environment),
     ]);
     const t = wordsFor('settings', langOf(request));
     return sendPage(
@@ -105,6 +123,8 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
       {
         feePlan,
         business,
+        ownShopName: shop?.ownName ? shop.name : null,
+        storefront: shop ? { name: shop.name, url: `${payBaseUrl(request)}/s/${shop.id}` } : null,
         contact: typed.contact ?? {
           phone: contact.phone ?? '',
           email: contact.email ?? '',
@@ -179,9 +199,19 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
     { config: manage, schema: { hide: true, body: NameForm } },
     async (request, reply) =>
       dashboardWrite(request, reply, SETTINGS, async (trx, session) => {
-        await renameBusiness(trx, session.businessId, request.body.name);
-        const target = { kind: 'business', id: session.businessId };
-        await recordAct(trx, request, { action: 'settings.updated', target, details: { changed: ['name'] } });
+        const { name, shopName } = request.body;
+        const before = {
+          name: (await getBusiness(trx, session.businessId)).name,
+          shopName: await ownShopName(trx, session.businessId, session.environment),
+        };
+        await renameBusiness(trx, session.businessId, name);
+        if (shopName !== undefined) await setShopName(trx, session.businessId, shopName.trim() || null);
+        const after = {
+          name: name.trim(),
+          shopName: shopName === undefined ? before.shopName : shopName.trim() || null,
+        };
+        const act = { action: 'settings.updated', target: { kind: 'business', id: session.businessId } } as const;
+        await recordUpdate(trx, request, act, { before, after }, NAME_FIELDS);
         return { redirect: SETTINGS };
       }),
   );

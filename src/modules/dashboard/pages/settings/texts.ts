@@ -4,6 +4,10 @@ import { defineDictionaries } from '../../../../lib/i18n.js';
 export const settingsTexts = defineDictionaries({
   en: {
     business: 'Business',
+    shopName: 'Shop name',
+    storefront: 'Your storefront',
+    storefrontHint: 'Send this address to your customers: they order and pay there.',
+    shopNameHint: "What your storefront and your customers' order pages show. Leave it empty to use the business name.",
     feePlan: 'Fee plan',
     feePlanHint: 'Set by the platform; ask your account manager to change it.',
     fieldPasswordLength: 'Use from 12 to 200 characters.',
@@ -36,6 +40,11 @@ export const settingsTexts = defineDictionaries({
   },
   fr: {
     business: 'Entreprise',
+    shopName: 'Nom de la boutique',
+    storefront: 'Votre boutique en ligne',
+    storefrontHint: 'Envoyez cette adresse à vos clients : ils y commandent et paient.',
+    shopNameHint:
+      "Ce qu'affichent votre boutique en ligne et les pages de commande de vos clients. Laissez vide pour reprendre le nom de l'entreprise.",
     feePlan: 'Barème de frais',
     feePlanHint: 'Fixé par la plateforme ; demandez à votre chargé de compte pour le modifier.',
     fieldPasswordLength: 'Utilisez de 12 à 200 caractères.',
@@ -66,6 +75,10 @@ export const settingsTexts = defineDictionaries({
   },
   ar: {
     business: 'المؤسسة',
+    shopName: 'اسم المتجر',
+    storefront: 'متجرك الإلكتروني',
+    storefrontHint: 'أرسل هذا العنوان إلى عملائك: فيه يطلبون ويدفعون.',
+    shopNameHint: 'ما يظهر في متجرك الإلكتروني وفي صفحات طلبات عملائك. اتركه فارغًا لاستعمال اسم المؤسسة.',
     feePlan: 'جدول الرسوم',
     feePlanHint: 'تحدده المنصة؛ اطلب من مسؤول حسابك تغييره.',
     fieldPasswordLength: 'استعمل من 12 إلى 200 حرف.',

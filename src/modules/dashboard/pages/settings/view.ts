@@ -16,5 +16,9 @@ export interface SettingsViews {
     feePlan: Awaited<ReturnType<typeof getFeePlan>>;
     business: Awaited<ReturnType<typeof getBusiness>>;
     contact: ContactTyped;
+    /** The shops' own name; null when they take the business's name. */
+    ownShopName: string | null;
+    /** The storefront of the dashboard's mode, to copy and share; null for a business without shops. */
+    storefront: { name: string; url: string } | null;
   };
 }

@@ -25,8 +25,6 @@ export const teamTexts = defineDictionaries({
     revokeInvitation: 'Revoke',
     invitationCreated: 'Invitation created',
     invitationShownOnce: 'Copy this link now and send it to {email}: it is shown only once and opens for 72 hours.',
-    copyInvitation: 'Copy',
-    invitationCopied: 'Copied.',
     backToTeam: 'Back to the team',
     fieldInviteEmail: 'Enter an email address that is not a member and has no pending invitation.',
     // The invitation page (public)
@@ -66,8 +64,6 @@ export const teamTexts = defineDictionaries({
     invitationCreated: 'Invitation créée',
     invitationShownOnce:
       'Copiez ce lien maintenant et envoyez-le à {email} : il n’est affiché qu’une fois et reste valable 72 heures.',
-    copyInvitation: 'Copier',
-    invitationCopied: 'Copié.',
     backToTeam: 'Retour à l’équipe',
     fieldInviteEmail: 'Saisissez une adresse e-mail qui n’est pas membre et n’a pas d’invitation en attente.',
     joinTitle: 'Rejoindre {business}',
@@ -104,8 +100,6 @@ export const teamTexts = defineDictionaries({
     revokeInvitation: 'إلغاء',
     invitationCreated: 'تم إنشاء الدعوة',
     invitationShownOnce: 'انسخ هذا الرابط الآن وأرسله إلى {email}: لا يظهر إلا مرة واحدة ويبقى صالحًا 72 ساعة.',
-    copyInvitation: 'نسخ',
-    invitationCopied: 'تم النسخ.',
     backToTeam: 'العودة إلى الفريق',
     fieldInviteEmail: 'أدخل بريدًا إلكترونيًا ليس لعضو وليست له دعوة قيد الانتظار.',
     joinTitle: 'الانضمام إلى {business}',
