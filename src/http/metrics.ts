@@ -153,11 +153,11 @@ export async function registerMetrics(app: FastifyInstance, services: AppService
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     const token = bearerToken(request);
     if (!sameToken(token, services.config.metricsToken) && !sameToken(token, services.adminToken)) {
-      // Either token reads the metrics: a message naming one only sent operators without
-      // METRICS_TOKEN looking for a setting they did not need.
+      // Either token reads the metrics, so the message names both; where the admin token is kept
+      // is for docs/operations.md, not for whoever calls without one.
       throw new ApiError(
         'ADMIN_UNAUTHORIZED',
-        'Missing or wrong token: send "Authorization: Bearer <token>" with METRICS_TOKEN or the admin token (ADMIN_TOKEN, or the one saved in DATA_DIR/admin-token).',
+        'Missing or wrong token: send "Authorization: Bearer <token>" with METRICS_TOKEN or the admin token (ADMIN_TOKEN).',
       );
     }
     await readDatabaseState();

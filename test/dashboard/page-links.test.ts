@@ -158,4 +158,20 @@ describe('dashboard links and shared page parameters', () => {
     // A `?lang=` draws that page only: the session's language stays the footer form's.
     assert.match((await client.get('/dashboard/balance')).html, /<html lang="en"/);
   });
+
+  test("?mode= never switches the session's mode: only the mode bar's form (with its CSRF token) does", async () => {
+    const modeOf = async (path: string) => {
+      const page = await client.get(path);
+      assert.equal(page.status, 200, path);
+      return /class="modebar( testbar)?"/.exec(page.html)?.[1] ? 'test' : 'live';
+    };
+    assert.equal(await modeOf('/dashboard/balance?mode=live'), 'test');
+    assert.equal(await modeOf('/dashboard/balance'), 'test', 'the session stayed in test mode');
+    await client.submit('/dashboard/balance', '/dashboard/preferences', { environment: 'live' });
+    assert.equal(await modeOf('/dashboard/balance'), 'live');
+    assert.equal(await modeOf('/dashboard/payouts/new?mode=test'), 'live');
+    assert.equal(await modeOf('/dashboard/balance'), 'live', 'the session stayed in live mode');
+    await client.submit('/dashboard/balance', '/dashboard/preferences', { environment: 'test' });
+    assert.equal(await modeOf('/dashboard/balance'), 'test');
+  });
 });
