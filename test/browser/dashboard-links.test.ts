@@ -73,7 +73,7 @@ describe.skipIf(skipWithoutChromium)('payment links in the dashboard, on a phone
     assert.ok((await overflowOf(page)) <= 0, 'the refused form fits the phone');
     await checkAccessibility(page, 'link-new refused ar 390×844');
     await shot(page, 'link-new-refused-ar-phone');
-    await page.getByLabel('الحد الأقصى (أوقية)').fill('1500,50');
+    await page.getByLabel('الحد الأقصى (أوقية)').fill('1500.50');
     await page.locator('#advanced summary').click();
     await page.getByLabel('البيانات الوصفية', { exact: true }).fill('rayon=pain');
     await page.getByRole('button', { name: 'إنشاء' }).click();
