@@ -225,7 +225,10 @@ describe('dashboard figures: the home page adds payments and orders up, refunds 
     const page = await owner.get(`/dashboard/orders/${ref}`);
     assert.equal(textOf(page.html, 'amount-gross'), '30.00 MRU');
     assert.equal(textOf(page.html, 'amount-fee'), '\u2066−0.40\u2069 MRU');
-    assert.match(page.html, /<dt>Fee on order changes<\/dt><dd id="amount-fee-adjustments">\u2066−0\.20\u2069\u00a0MRU</);
+    assert.match(
+      page.html,
+      /<dt>Fee on order changes<\/dt><dd id="amount-fee-adjustments">\u2066−0\.20\u2069\u00a0MRU</,
+    );
     assert.equal(textOf(page.html, 'amount-net'), '29.40 MRU');
   });
 });

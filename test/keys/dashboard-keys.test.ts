@@ -52,7 +52,10 @@ describe('dashboard API keys', () => {
     assert.match(created.html, /id="new-key-copy" data-copy="new-key"/);
     // Copy's script is loaded once, by the layout in <head>, however many Copy buttons the page has.
     assert.equal(created.html.match(/\/dashboard\/assets\/copy\.js/g)?.length, 1);
-    assert.match(created.html, /<script src="\/dashboard\/assets\/copy\.js[^"]*" nonce="[^"]+" defer><\/script>\n<\/head>/);
+    assert.match(
+      created.html,
+      /<script src="\/dashboard\/assets\/copy\.js[^"]*" nonce="[^"]+" defer><\/script>\n<\/head>/,
+    );
     expectStatus(await t.request('GET', INTENTS, { key: secret }), 200);
 
     const id = await keyId(secret);
