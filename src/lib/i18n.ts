@@ -167,12 +167,12 @@ function amountNumber(centimes: number, lang: Lang): string {
 }
 
 /**
- * Integer centimes as the language writes the amount in plain text (a file, a message): 123456 →
- * "1,234.56 MRU" (en), "1 234,56 MRU" (fr), "1,234.56 أوقية" (ar); a negative one with a
- * hyphen-minus, "-1,234.56 MRU", and no direction mark in any language (Intl would put a U+200E
- * before the Arabic minus: invisible, and a spreadsheet then reads no number). Pages write amounts
- * with `formatPageAmount`. Centimes / 100 is exact to the cent for any amount this API allows (far
- * below 2^53 / 100).
+ * Integer centimes as the language writes the amount, with its unit and no direction mark: 123456
+ * → "1,234.56 MRU" (en), "1 234,56 MRU" (fr), "1,234.56 أوقية" (ar); a negative one with a
+ * hyphen-minus, "-1,234.56 MRU" (Intl would put an invisible U+200E before the Arabic minus). It is
+ * `formatPageAmount`'s text of a positive amount, and what tests compare a page's text with. Pages
+ * write amounts with `formatPageAmount`; files (CSVs) write bare numbers in an MRU column, no unit.
+ * Centimes / 100 is exact to the cent for any amount this API allows (far below 2^53 / 100).
  */
 export function formatAmount(centimes: number, lang: Lang): string {
   return `${centimes < 0 ? '-' : ''}${amountNumber(centimes, lang)}${UNIT_SEPARATOR}${CURRENCY_UNITS[lang]}`;
@@ -190,8 +190,8 @@ const MINUS = '\u2212';
  * beside a right-to-left unit, is drawn after the number ("1,234.56- أوقية"). An unsigned number
  * needs no isolation (its digits and marks hold together in either direction), so a positive
  * amount's text is `formatAmount`'s. `sign: 'always'` also writes "+" before a positive amount (a
- * price adjustment, money in). The minus is U+2212, the typographic one. Files and plain text use
- * `formatAmount`: no isolation marks there.
+ * price adjustment, money in). The minus is U+2212, the typographic one. `readAmount` reads the
+ * text back (it drops the isolation marks).
  */
 export function formatPageAmount(centimes: number, lang: Lang, sign: 'negative' | 'always' = 'negative'): string {
   const mark = centimes < 0 ? MINUS : sign === 'always' && centimes > 0 ? '+' : '';
@@ -243,6 +243,8 @@ export interface AmountReading {
 
 const ARABIC_DIGITS = /[\u0660-\u0669\u06f0-\u06f9]/g;
 const UNIT_AFTER = /[\s\u00a0\u202f]*(?:mru|أوقية)$/i;
+// LRI, RLI, FSI, PDI: the isolation marks a page's signed amount carries (`formatPageAmount`).
+const ISOLATES = /[\u2066-\u2069]/g;
 const AMOUNT_GRAMMAR = /^(?:(\d{1,3}(?:[ \u00a0\u202f]\d{3})+)|(\d{1,3}(?:,\d{3})+)|(\d+))(?:([.,])(\d{1,2}))?$/;
 
 /**
@@ -258,12 +260,17 @@ const AMOUNT_GRAMMAR = /^(?:(\d{1,3}(?:[ \u00a0\u202f]\d{3})+)|(\d{1,3}(?:,\d{3}
  *            | digit{1,3} (space digit{3})+      ("1 250"; space = U+0020, U+00A0 or U+202F, as fr shows)
  *            | digit{1,3} ("," digit{3})+        ("1,250"; only where the language's decimal mark is ".",
  *                                                 en and ar: in French "1,250" is 1,250 with 3 decimals)
- *   mark     = "." | ","                         either, but not the integer's own group mark
+ *   mark     = "."                               in every language ("1250.5" in French too)
+ *            | ","                               only where it is the language's decimal mark (fr): in
+ *                                                 en and ar "," is only ever a group mark, so "1,25" or
+ *                                                 "100,50" (a mistyped "1,250"?) is refused, not read
+ *                                                 as 1.25
  *   fraction = digit{1,2}                        ("1 250,5" is 1 250,50)
  *   unit     = "MRU" (any case) | "أوقية"          unless `unit: false`
  *
  * At most 9 digits before the mark. Arabic-Indic digits and the Arabic marks (٫ ٬) read as their
- * Latin twins. Refused: anything else, "1,2,3", "1.250,50.1", "1,250,50" (one mark for two uses),
+ * Latin twins; the isolation marks U+2066 … U+2069 (a signed amount copied from a page) are
+ * dropped. Refused: anything else, "1,2,3", "1.250,50.1", "1,250,50" (one mark for two uses),
  * 3 decimals, a sign where the form takes none.
  */
 export function readAmount(text: string, lang: Lang, options: AmountReading = {}): number | undefined {
@@ -271,6 +278,7 @@ export function readAmount(text: string, lang: Lang, options: AmountReading = {}
     .replace(ARABIC_DIGITS, (digit) => String((digit.codePointAt(0)! - 0x0660) % 0x90))
     .replace(/\u066b/g, '.')
     .replace(/\u066c/g, ',')
+    .replace(ISOLATES, '')
     .trim();
   if (options.unit !== false) rest = rest.replace(UNIT_AFTER, '');
   const negative = options.signed === true && /^[-\u2212]/.test(rest);
@@ -278,7 +286,9 @@ export function readAmount(text: string, lang: Lang, options: AmountReading = {}
   const match = AMOUNT_GRAMMAR.exec(rest);
   if (!match) return undefined;
   const [, spaced, commaGrouped, plain, mark, fraction] = match;
-  if (commaGrouped !== undefined && (mark === ',' || decimalMark(lang) !== '.')) return undefined;
+  // In en and ar "," groups and never marks decimals; in fr it marks decimals and never groups.
+  if (mark === ',' && decimalMark(lang) !== ',') return undefined;
+  if (commaGrouped !== undefined && decimalMark(lang) !== '.') return undefined;
   const integer = (spaced ?? commaGrouped ?? plain!).replace(/\D/g, '');
   if (integer.length > 9) return undefined;
   const centimes = Number(integer) * 100 + Number((fraction ?? '').padEnd(2, '0'));
@@ -304,23 +314,6 @@ export function clientFormatting(lang: Lang): ClientFormatting {
 // ---------------------------------------------------------------------------------------------
 // Direction isolation
 
-/**
- * Text that always reads left to right (a phone number, a payment code, a reference), isolated
- * so it neither takes nor gives direction to the text around it: `+22220000001` stays that way
- * inside Arabic instead of becoming `22220000001+`.
- */
-export function ltrHtml(text: string): string {
-  return `<bdi dir="ltr">${escapeHtml(text)}</bdi>`;
-}
-
-/**
- * An amount, isolated: its direction follows its own unit (left to right with MRU, right to left
- * with أوقية); a signed number inside it is isolated left to right (`formatPageAmount`).
- */
-export function amountHtml(centimes: number, lang: Lang): string {
-  return `<bdi class="money">${escapeHtml(formatPageAmount(centimes, lang))}</bdi>`;
-}
-
 /** Text from a merchant or a customer (a shop name, a label): its direction is its own. */
 export function isolatedHtml(text: string): string {
   return `<bdi>${escapeHtml(text)}</bdi>`;
@@ -331,8 +324,10 @@ export function isolatedHtml(text: string): string {
 
 /**
  * A piece of a filled text, for a template engine that escapes everything it writes: the
- * dictionary's own words (`text`), or a value isolated the way `amountHtml` (`money`), `ltrHtml`
- * (`ltr`) and `isolatedHtml` (`isolated`) isolate it. The template draws each kind's element.
+ * dictionary's own words (`text`), or a value to isolate: an amount (`money`, drawn as
+ * `<bdi class="money">`), text that always reads left to right such as a phone or a reference
+ * (`ltr`, `<bdi dir="ltr">`), or a merchant's text (`isolated`, as `isolatedHtml`). The template
+ * draws each kind's element.
  */
 export interface TextPart {
   kind: 'text' | 'money' | 'ltr' | 'isolated';

@@ -59,7 +59,7 @@ describe.skipIf(skipWithoutChromium)('payment links in a real browser (issue 50)
     assert.ok(overflow <= 0, `${label}: ${overflow}px wider than the screen`);
   };
 
-  test('an OPEN link in Arabic: the amount typed as "1 250,50" within its bounds, a name, a local phone, then the receipt', async () => {
+  test('an OPEN link in Arabic: the amount typed as "1 250.50" within its bounds, a name, a local phone, then the receipt', async () => {
     const ar = { ...checkoutDictionaries.ar, ...linkPageDictionaries.ar };
     const link = await createLink(t, business.keys.secretTest, {
       label: 'تبرع حر',
@@ -93,7 +93,7 @@ describe.skipIf(skipWithoutChromium)('payment links in a real browser (issue 50)
     assert.ok((await alert.textContent())!.includes(formatAmount(1_000, 'ar')));
     await checkAccessibility(page, 'link, OPEN, ar, amount refused');
 
-    await page.getByLabel(ar.amountToPay).fill('1 250,50');
+    await page.getByLabel(ar.amountToPay).fill('1 250.50');
     await page.getByLabel(ar.payerNote).fill('شكراً');
     await page.getByRole('button', { name: ar.pay }).click();
     await page.waitForURL(/\/p\/[A-Za-z0-9]+\?lang=ar$/);

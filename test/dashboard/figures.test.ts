@@ -211,4 +211,24 @@ describe('dashboard figures: the home page adds payments and orders up, refunds 
     assert.equal(textOf(page.html, 'amount-fee-returned'), '\u2066+0.10\u2069 MRU');
     assert.match(textOf(page.html, 'fee-explained'), /TOF and TTE/);
   });
+
+  test("an order page: a later change's charge has its fee apart, not counted as the fee at payment", async () => {
+    const sk = business.keys.secretTest;
+    const tea = await createProduct(t, sk, { name: 'Tea', price: 1_000, status: 'ACTIVE', quantity: 100 });
+    const order = await simulate(t, sk, [{ productId: tea.id, quantity: 2 }], freshPhone());
+    expectStatus(order, 201);
+    const ref = order.body.data.referenceNumber;
+    const raise = { items: [{ productId: tea.id, quantity: 3 }] };
+    expectStatus(await orderAction(t, sk, `/${ref}/propose-modification`, raise), 200);
+    expectStatus(await orderAction(t, sk, `/${ref}/modification/accept`), 200);
+    // 20.00 paid (2 % fee: 0.40), then 10.00 more charged by the change (its fee: 0.20).
+    const page = await owner.get(`/dashboard/orders/${ref}`);
+    assert.equal(textOf(page.html, 'amount-gross'), '30.00 MRU');
+    assert.equal(textOf(page.html, 'amount-fee'), '\u2066−0.40\u2069 MRU');
+    assert.match(
+      page.html,
+      /<dt>Fee on order changes<\/dt><dd id="amount-fee-adjustments">\u2066−0\.20\u2069\u00a0MRU</,
+    );
+    assert.equal(textOf(page.html, 'amount-net'), '29.40 MRU');
+  });
 });

@@ -81,7 +81,7 @@ describe('dashboard: payment links (issue 50 item 5)', () => {
   test('an owner creates a FIXED link with every option; its page shares, copies and downloads it', async () => {
     const created = await createThroughForm(owner, {
       label: 'Couscous <royal>',
-      amount: '1250,50',
+      amount: '1250.50',
       maxPayments: '50',
       expiresAt: '2099-01-31T18:30',
       collectName: 'on',

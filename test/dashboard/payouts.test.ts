@@ -394,7 +394,7 @@ describe('dashboard payouts: list, a payout in two steps, a batch from CSV, a pa
       '+22220000013,0,Zero',
       '20000014,10',
       `20000015,10,${'x'.repeat(201)}`,
-      '"20 00 00 16","12,50","Quoted, fine"',
+      '"20 00 00 16","12.50","Quoted, fine"',
     ].join('\n');
     const report = await dryRun(owner, csv);
     assert.equal(report.status, 200, report.html.slice(0, 500));

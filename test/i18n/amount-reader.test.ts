@@ -3,7 +3,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
 import { describe, test } from 'vitest';
-import { clientFormatting, formatAmount, formatAmountInput, LANGS, readAmount, type Lang } from '../../src/lib/i18n.js';
+import {
+  clientFormatting,
+  formatAmount,
+  formatAmountInput,
+  formatPageAmount,
+  LANGS,
+  readAmount,
+  type Lang,
+} from '../../src/lib/i18n.js';
 
 /** The customer pages' script's reader, run in a bare context (as test/i18n/customer-script.test.ts does). */
 function clientReader(): (text: string, lang: Lang) => number | null {
@@ -32,7 +40,6 @@ const CASES: [string, Lang, number | undefined][] = [
   ['1,234,567.89', 'en', 123_456_789],
   ['1 250', 'en', 125_000],
   ['1250.5', 'en', 125_050],
-  ['100,50', 'en', 10_050],
   ['1,250.50 أوقية', 'ar', 125_050],
   ['١٢٥٠٫٥', 'ar', 125_050],
   [' 12 ', 'ar', 1_200],
@@ -40,6 +47,15 @@ const CASES: [string, Lang, number | undefined][] = [
   ['999999999.99', 'en', 99_999_999_999],
   // refused
   ['1,250', 'fr', undefined],
+  // in en and ar "," only groups: a mistyped "1,250" is refused, never read 1000 times smaller
+  ['100,50', 'en', undefined],
+  ['1,25', 'en', undefined],
+  ['1,25', 'ar', undefined],
+  ['1 250,50', 'en', undefined],
+  ['١٢٥٠٬٥', 'ar', undefined],
+  ['1,25', 'fr', 125],
+  // a page's isolation marks (a signed amount copied from a page) are not part of the amount
+  ['\u20661,250.50\u2069 MRU', 'en', 125_050],
   ['1,2,3', 'en', undefined],
   ['1.250,50.1', 'fr', undefined],
   ['1,250,50', 'en', undefined],
@@ -73,6 +89,11 @@ describe('the one amount reader (issue 54, item 12)', () => {
         assert.equal(readAmount(formatAmount(centimes, lang), lang), centimes, `${formatAmount(centimes, lang)}`);
         assert.equal(readAmount(formatAmountInput(centimes, lang), lang), centimes);
         assert.equal(client(formatAmount(centimes, lang), lang), centimes);
+        // What a page shows of a negative amount (a price adjustment), copied into a signed field:
+        // its sign and number isolated (U+2066 … U+2069), the minus U+2212.
+        const shown = formatPageAmount(0 - centimes, lang);
+        assert.equal(readAmount(shown, lang, { signed: true }), 0 - centimes, shown);
+        assert.equal(client(formatPageAmount(centimes, lang), lang), centimes);
       }
   });
 

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import {
-  amountHtml,
   fillHtml,
   fillText,
   fillParts,
@@ -10,7 +9,6 @@ import {
   isolatedPart,
   keepLang,
   languageLinks,
-  ltrHtml,
   ltrPart,
   moneyPart,
   negotiateLang,
@@ -63,14 +61,13 @@ describe('shared i18n helpers of the customer pages (issue 19)', () => {
     assert.equal(formatAmountInput(5, 'en'), '0.05');
   });
 
-  test('placeholders: values inserted, words escaped, a missing value refused; ltr text isolated', () => {
+  test('placeholders: values inserted, words escaped, a missing value refused', () => {
     assert.equal(fillText('Pay {merchant}', { merchant: 'A & B' }), 'Pay A & B');
     assert.equal(
-      fillHtml('<{refunded}> of {paid}', { refunded: amountHtml(4_500, 'en'), paid: '<b>x</b>' }),
-      '&lt;<bdi class="money">45.00\u00a0MRU</bdi>&gt; of <b>x</b>',
+      fillHtml('<{refunded}> of {paid}', { refunded: '<bdi>45</bdi>', paid: '<b>x</b>' }),
+      '&lt;<bdi>45</bdi>&gt; of <b>x</b>',
     );
     assert.throws(() => fillText('{a} and {b}', { a: '1' }), /no value for \{b\}/);
-    assert.equal(ltrHtml('+222<1>'), '<bdi dir="ltr">+222&lt;1&gt;</bdi>');
   });
 
   test('placeholders as parts, for templates that escape: words and values in order, nested texts spliced', () => {

@@ -50,7 +50,12 @@ describe('dashboard API keys', () => {
     const secret = secretOf(created.html);
     assert.match(secret, /^sk_test_/);
     assert.match(created.html, /id="new-key-copy" data-copy="new-key"/);
-    assert.match(created.html, /\/dashboard\/assets\/copy\.js/);
+    // Copy's script is loaded once, by the layout in <head>, however many Copy buttons the page has.
+    assert.equal(created.html.match(/\/dashboard\/assets\/copy\.js/g)?.length, 1);
+    assert.match(
+      created.html,
+      /<script src="\/dashboard\/assets\/copy\.js[^"]*" nonce="[^"]+" defer><\/script>\n<\/head>/,
+    );
     expectStatus(await t.request('GET', INTENTS, { key: secret }), 200);
 
     const id = await keyId(secret);

@@ -306,22 +306,22 @@ export async function renameBusiness(db: Executor, businessId: string, name: str
 }
 
 /**
- * The business's shop in one mode: its id (the storefront's address) and its name, `ownName` when
- * the business gave it one of its own (the sandbox shop and the live one share it); null when the
- * business has no shops.
+ * The business's shop in one mode: its id (the storefront's address), its name, and `ownName`, that
+ * name when the business gave it one of its own (the sandbox shop and the live one share it), null
+ * when it takes the business's; null when the business has no shops.
  */
 export async function getShop(
   db: Executor,
   businessId: string,
   environment: Environment,
-): Promise<{ id: string; name: string; ownName: boolean } | null> {
+): Promise<{ id: string; name: string; ownName: string | null } | null> {
   const row = await db
     .selectFrom('shops')
     .select(['id', 'name', 'own_name'])
     .where('business_id', '=', businessId)
     .where('environment', '=', environment)
     .executeTakeFirst();
-  return row ? { id: row.id, name: row.name, ownName: row.own_name } : null;
+  return row ? { id: row.id, name: row.name, ownName: row.own_name ? row.name : null } : null;
 }
 
 /**

@@ -145,7 +145,7 @@ export async function drawPage(
     dir: textDirection(lang),
     languages: languageChoices(lang),
     nonce,
-    stylesheets: [dashboardAssets.url(BASE_STYLESHEET), dashboardAssets.url('dashboard.css')],
+    stylesheets: [BASE_STYLESHEET, 'dashboard.css', 'phone.css'].map((name) => dashboardAssets.url(name)),
     // A page's own script (served as a file, loaded under the nonce): `<script src="<%= it.asset('x.js') %>">`.
     asset: (name: string) => dashboardAssets.url(name),
     session,

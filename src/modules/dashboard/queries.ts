@@ -212,10 +212,12 @@ export async function searchOrders(
 export interface SourceAmounts {
   gross: number;
   refunded: number;
-  /** The fee kept: `feeAtPayment` − `feeReturned`. */
+  /** The fee kept: `feeAtPayment` + `feeOnAdjustments` − `feeReturned`. */
   fee: number;
   /** The fee taken when it was paid, and the part of it its refunds gave back (the page shows both, labelled). */
   feeAtPayment: number;
+  /** The fee taken on what an accepted order change charged later (shown apart: not "at payment"). */
+  feeOnAdjustments: number;
   feeReturned: number;
   net: number;
 }
@@ -237,6 +239,7 @@ export async function sourceAmounts(
     refunded: string;
     fee: string;
     fee_at_payment: string;
+    fee_on_adjustments: string;
     fee_returned: string;
     net: string;
   }>`
@@ -244,7 +247,8 @@ export async function sourceAmounts(
       coalesce(sum(amount) FILTER (WHERE amount > 0), 0)::bigint AS gross,
       coalesce(-sum(amount) FILTER (WHERE amount < 0), 0)::bigint AS refunded,
       coalesce(sum(fee), 0)::bigint AS fee, coalesce(sum(net), 0)::bigint AS net,
-      coalesce(sum(fee) FILTER (WHERE amount > 0), 0)::bigint AS fee_at_payment,
+      coalesce(sum(fee) FILTER (WHERE type IN ('payment', 'order_payment')), 0)::bigint AS fee_at_payment,
+      coalesce(sum(fee) FILTER (WHERE type = 'order_adjustment' AND amount > 0), 0)::bigint AS fee_on_adjustments,
       coalesce(-sum(fee) FILTER (WHERE amount < 0), 0)::bigint AS fee_returned
     FROM balance_transactions
     WHERE business_id = ${scope.businessId} AND environment = ${scope.environment}
@@ -256,6 +260,7 @@ export async function sourceAmounts(
     refunded: Number(sums.refunded),
     fee: Number(sums.fee),
     feeAtPayment: Number(sums.fee_at_payment),
+    feeOnAdjustments: Number(sums.fee_on_adjustments),
     feeReturned: Number(sums.fee_returned),
     net: Number(sums.net),
   };

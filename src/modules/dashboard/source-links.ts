@@ -1,10 +1,9 @@
 import type { BalanceSourceKind } from '../../db/schema.js';
 
-/**
- * The dashboard page of each thing a page links to, written once: every page (Balance, a payment,
- * an order, a payout, a batch, a seller) draws its links from here, so a money link cannot point
- * at another kind's page (a payout's reference under /payments answered 404).
- */
+// The dashboard page of each thing a page links to, written once: every page (Balance, a payment,
+// an order, a payout, a batch, a seller) draws its links from here, so a money link cannot point
+// at another kind's page (a payout's reference under /payments answered 404).
+
 /** Where the dashboard is mounted (context.ts re-exports it for the routes). */
 export const DASHBOARD = '/dashboard';
 

@@ -40,19 +40,23 @@ globalThis.Customer = (() => {
    * An amount as typed, in centimes, or null: the grammar of the server's one amount reader
    * (src/lib/i18n.ts, readAmount; test/i18n/amount-reader.test.ts runs both on one table).
    * Digits grouped by spaces (U+0020, U+00A0, U+202F) or, where the language's decimal mark is ".",
-   * by ","; one or two decimals after "." or "," (not the group mark); at most 9 digits before the
-   * mark; "MRU" or "أوقية" may follow; Arabic-Indic digits read as Latin ones; no sign.
+   * by ","; one or two decimals after "." or, only where it is the language's decimal mark (fr),
+   * "," (in en and ar "," only groups: "1,25" is refused, not read as 1.25); at most 9 digits
+   * before the mark; "MRU" or "أوقية" may follow; Arabic-Indic digits read as Latin ones; the
+   * isolation marks U+2066-U+2069 of a copied page amount are dropped; no sign.
    */
   function parseAmount(text, format) {
     const rest = String(text == null ? '' : text)
       .replace(/[\u0660-\u0669\u06f0-\u06f9]/g, (digit) => String((digit.codePointAt(0) - 0x0660) % 0x90))
       .replace(/\u066b/g, '.')
       .replace(/\u066c/g, ',')
+      .replace(/[\u2066-\u2069]/g, '')
       .trim()
       .replace(/[\s\u00a0\u202f]*(?:mru|أوقية)$/i, '');
     const match = /^(?:(\d{1,3}(?:[ \u00a0\u202f]\d{3})+)|(\d{1,3}(?:,\d{3})+)|(\d+))(?:([.,])(\d{1,2}))?$/.exec(rest);
     if (!match) return null;
-    if (match[2] !== undefined && (match[4] === ',' || decimalMark(format) !== '.')) return null;
+    if (match[4] === ',' && decimalMark(format) !== ',') return null;
+    if (match[2] !== undefined && decimalMark(format) !== '.') return null;
     const integer = (match[1] || match[2] || match[3]).replace(/\D/g, '');
     if (integer.length > 9) return null;
     return Number(integer) * 100 + Number((match[5] || '').padEnd(2, '0'));

@@ -2,8 +2,8 @@
 // data-copy="<id>" copies the text of that element (an input's value), and says data-copied in
 // its status region (role="status": read out by screen readers); a link with data-share opens the
 // phone's own share sheet where the browser has one (the Web Share API), else stays WhatsApp's
-// link. Served as a file under the page's nonce; without it the text stays selectable and Share
-// is a plain link.
+// link. Served as a file under the page's nonce, loaded once by the layout (a page's
+// `copies: true`); without it the text stays selectable and Share is a plain link.
 /* global document, navigator, window */
 (function () {
   var textOf = function (element) {
@@ -31,9 +31,7 @@
   document.querySelectorAll('button[data-copy]').forEach(function (button) {
     var source = document.getElementById(button.getAttribute('data-copy'));
     var status = document.getElementById(button.getAttribute('data-copy') + '-status');
-    // A page with two of them loads the script twice: each button is wired once.
-    if (!source || !status || button.hasAttribute('data-copy-ready')) return;
-    button.setAttribute('data-copy-ready', '');
+    if (!source || !status) return;
     button.hidden = false;
     var copied = function () {
       // Emptied first, so that a second Copy is announced again.
@@ -54,8 +52,6 @@
 
   if (typeof navigator.share !== 'function') return;
   document.querySelectorAll('a[data-share]').forEach(function (share) {
-    if (share.hasAttribute('data-share-ready')) return;
-    share.setAttribute('data-share-ready', '');
     var title = share.getAttribute('data-share-title');
     var url = share.getAttribute('data-share-url');
     share.textContent = share.getAttribute('data-share');

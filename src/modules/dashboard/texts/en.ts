@@ -194,6 +194,7 @@ export const en = {
   amounts: 'Amounts',
   gross: 'Gross',
   feeAtPayment: 'Fee at payment',
+  feeOnAdjustments: 'Fee on order changes',
   feeReturned: 'Fee returned by refunds',
   feeExplained:
     'Fee: the provider fee taken from the amount paid, taxes included. TOF and TTE are the taxes already inside the fees, paid to the State by the platform: they are not charged on top. Net: what reaches your balance.',

@@ -181,6 +181,7 @@ export const fr: Record<keyof typeof en, string> = {
   amounts: 'Montants',
   gross: 'Brut',
   feeAtPayment: 'Frais au paiement',
+  feeOnAdjustments: 'Frais sur les modifications de la commande',
   feeReturned: 'Frais rendus par les remboursements',
   feeExplained:
     "Frais : les frais du prestataire pris sur le montant payé, taxes comprises. La TOF et la TTE sont les taxes déjà incluses dans les frais, reversées à l'État par la plateforme : elles ne s'ajoutent pas. Net : ce qui arrive sur votre solde.",

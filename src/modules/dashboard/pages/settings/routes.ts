@@ -24,18 +24,10 @@ import { actorOf, recordAct, recordAudit } from '../../../audit/record.js';
 import { changeOwnPassword, isCurrentPassword, newPasswordHash } from '../../users.js';
 import { dashboardWrite, Token } from '../../write.js';
 import type { ContactTyped } from './view.js';
-import type { Environment } from '../../../../db/schema.js';
-import type { Executor } from '../../../../db/transaction.js';
 import { FORM_WRITE } from '../../../../http/idempotency/plugin.js';
 import { pageQuery } from '../../page-query.js';
 
 const SETTINGS = `${DASHBOARD}/settings`;
-
-/** The shops' own name, null when they take the business's. */
-const ownShopName = async (db: Executor, businessId: string, environment: Environment) => {
-  const shop = await getShop(db, businessId, environment);
-  return shop?.ownName ? shop.name : null;
-};
 
 const FlashQuery = pageQuery({
   notice: Type.Optional(Type.String({ maxLength: 20 })),
@@ -123,7 +115,7 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
       {
         feePlan,
         business,
-        ownShopName: shop?.ownName ? shop.name : null,
+        ownShopName: shop?.ownName ?? null,
         storefront: shop ? { name: shop.name, url: `${payBaseUrl(request)}/s/${shop.id}` } : null,
         contact: typed.contact ?? {
           phone: contact.phone ?? '',
@@ -202,7 +194,7 @@ export const settingsPages: FastifyPluginAsyncTypebox = async (app) => {
         const { name, shopName } = request.body;
         const before = {
           name: (await getBusiness(trx, session.businessId)).name,
-          shopName: await ownShopName(trx, session.businessId, session.environment),
+          shopName: (await getShop(trx, session.businessId, session.environment))?.ownName ?? null,
         };
         await renameBusiness(trx, session.businessId, name);
         if (shopName !== undefined) await setShopName(trx, session.businessId, shopName.trim() || null);
