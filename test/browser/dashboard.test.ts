@@ -127,7 +127,7 @@ describe.skipIf(skip)('the merchant dashboard in a real browser', () => {
     assert.equal(await page.locator('#refundable').textContent(), '150.00\u00a0MRU');
     assert.match((await page.locator('#refunds').textContent()) ?? '', /Article manquant/);
     // Issue 54 item 15b: the event in words, its code as the line's title.
-    assert.match((await page.locator('#timeline').textContent()) ?? '', /Payment refunded/);
+    assert.match((await page.locator('#timeline').textContent()) ?? '', /Refund made/);
     assert.equal(
       await page.locator('#timeline [data-event="payment.refunded"]').getAttribute('title'),
       'payment.refunded',

@@ -117,7 +117,7 @@ describe('dashboard links and shared page parameters', () => {
   });
 
   test("a payment's timeline words each event in the page's language, the code as its title", async () => {
-    const words = { en: 'Payment refunded', fr: 'Paiement remboursé', ar: 'استرداد الدفع' };
+    const words = { en: 'Refund made', fr: 'Remboursement effectué', ar: 'تم استرداد مبلغ' };
     for (const [lang, refunded] of Object.entries(words)) {
       const page = await client.get(`/dashboard/payments/${refs.refunded}?lang=${lang}`);
       assert.equal(page.status, 200);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { formatAmount } from '../../src/lib/i18n.js';
+import { formatAmount, formatPageAmount } from '../../src/lib/i18n.js';
 import { SEAL_MAX_AGE_SECONDS, sealBatch } from '../../src/modules/dashboard/pages/payouts/input.js';
 import { hashToken } from '../../src/modules/dashboard/sessions.js';
 import { sendDuePayouts } from '../../src/modules/payouts/send.js';
@@ -359,8 +359,13 @@ describe('dashboard payouts: list, a payout in two steps, a batch from CSV, a pa
     await sendDuePayouts(t.runtime.db);
     const page = await owner.get(`${PAYOUTS}/${reference}`);
     assert.equal(textOf(page.html, 'status'), 'Failed');
-    assert.equal(textOf(page.html, 'failure-code'), 'WALLET_NOT_FOUND');
-    assert.match(page.html, /No wallet has this phone number\./);
+    // The reason in words; its code only as the tooltip (no English code on a French or Arabic page).
+    assert.match(
+      page.html,
+      /<dd id="failure" data-code="WALLET_NOT_FOUND" title="WALLET_NOT_FOUND">No wallet has this phone number\./,
+    );
+    // What was debited came back, and the page says so.
+    assert.equal(textOf(page.html, 'returned'), formatPageAmount(600 + feeOf(600), 'en', 'always'));
   });
 
   test('cancel gives the money back once; a second cancel says why it cannot', async () => {

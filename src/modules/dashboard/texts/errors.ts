@@ -244,7 +244,7 @@ export const errorTexts = defineDictionaries({
     BALANCE_TRANSACTION_NOT_FOUND: 'لا توجد حركة رصيد بهذا المعرّف.',
     INSUFFICIENT_FUNDS: 'الرصيد المتاح لا يغطي هذا التحويل ورسومه، أو هذا الاسترداد. لم يُرسل شيء.',
     PAYOUT_NOT_FOUND: 'لا يوجد تحويل بهذا المرجع.',
-    PAYOUT_BATCH_NOT_FOUND: 'لا توجد دفعة تحويلات بهذا المعرّف.',
+    PAYOUT_BATCH_NOT_FOUND: 'لا توجد مجموعة تحويلات بهذا المعرّف.',
     PAYOUT_NOT_PENDING: 'لا يُلغى إلا تحويل قيد الانتظار.',
     TOO_MANY_PENDING_PAYOUTS: 'تحويلات تجريبية كثيرة بانتظار الإرسال. لم يُنشأ شيء؛ أعد المحاولة بعد ثوانٍ.',
     STATEMENT_PERIOD_INVALID: 'فترة الكشف ليست شهرًا صالحًا.',

@@ -38,7 +38,7 @@ export const ACTION_WORDS: Record<AuditAction, Record<Lang, string>> = {
   'refund.created': { en: 'Refund', fr: 'Remboursement', ar: 'استرداد' },
   'payout.created': { en: 'Payout created', fr: 'Versement créé', ar: 'إنشاء تحويل' },
   'payout.cancelled': { en: 'Payout cancelled', fr: 'Versement annulé', ar: 'إلغاء تحويل' },
-  'payout_batch.created': { en: 'Payout batch created', fr: 'Lot de versements créé', ar: 'إنشاء دفعة تحويلات' },
+  'payout_batch.created': { en: 'Payout batch created', fr: 'Lot de versements créé', ar: 'إنشاء مجموعة تحويلات' },
   'seller.created': { en: 'Seller created', fr: 'Vendeur créé', ar: 'إنشاء بائع' },
   'seller.updated': { en: 'Seller changed', fr: 'Vendeur modifié', ar: 'تعديل بائع' },
   'payment_link.created': { en: 'Payment link created', fr: 'Lien de paiement créé', ar: 'إنشاء رابط دفع' },
