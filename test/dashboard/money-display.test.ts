@@ -103,5 +103,8 @@ describe('money on the Arabic pages: the minus before the digits, "Partly refund
       payments.html.indexOf('</tr>', payments.html.indexOf(paymentRef)),
     );
     assert.match(paymentRow, /data-status="REFUNDED">مُسترد جزئيًا</);
+    // The home's counts are the API's statuses: the card says its "Refunded" holds the partly refunded.
+    const home = await arabic.get('/dashboard');
+    assert.match(home.html, /id="refunded-counts-partly">تشمل حالة «مُسترد» المدفوعات المستردة جزئيًا أيضًا\.</);
   });
 });

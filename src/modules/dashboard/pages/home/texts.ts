@@ -7,6 +7,7 @@ export const homeTexts = defineDictionaries({
     last30Days: 'Last 30 days',
     volumeChart: 'Paid volume per day over the last 30 days',
     countsByStatus: 'Payments by status',
+    refundedCountsPartly: 'Refunded counts the partly refunded payments too.',
     latestPayments: 'Latest payments',
     // Figures that add up and forms a merchant can use (issue 38 items 2 and 3)
     // Home figures
@@ -23,6 +24,7 @@ export const homeTexts = defineDictionaries({
     last30Days: '30 derniers jours',
     volumeChart: 'Volume payé par jour sur les 30 derniers jours',
     countsByStatus: 'Paiements par statut',
+    refundedCountsPartly: 'Remboursé compte aussi les paiements remboursés en partie.',
     latestPayments: 'Derniers paiements',
     // Figures that add up and forms a merchant can use (issue 38 items 2 and 3)
     paidCount: '{count} payés (paiements et commandes)',
@@ -38,6 +40,7 @@ export const homeTexts = defineDictionaries({
     last30Days: 'آخر 30 يومًا',
     volumeChart: 'المبالغ المدفوعة يوميًا خلال آخر 30 يومًا',
     countsByStatus: 'المدفوعات حسب الحالة',
+    refundedCountsPartly: 'تشمل حالة «مُسترد» المدفوعات المستردة جزئيًا أيضًا.',
     latestPayments: 'آخر المدفوعات',
     // Figures that add up and forms a merchant can use (issue 38 items 2 and 3)
     paidCount: '{count} مدفوعة (مدفوعات وطلبات)',
