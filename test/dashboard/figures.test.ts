@@ -146,6 +146,8 @@ describe('dashboard figures: the home page adds payments and orders up, refunds 
         assert.equal(label, chartDates(lang).short(day!), `${lang} ${day}`);
         assert.doesNotMatch(label!, /^\d{2}-\d{2}$/);
       }
+      // Today's label ends at its bar rather than running past the chart's right edge.
+      assert.match(svg, new RegExp(`<text [^>]*text-anchor="end" [^>]*data-day="${today}"`));
       assert.ok(svg.includes(`${chartDates(lang).long(today)}: `), `${lang}: today's bar names its date`);
       assert.match(svg, new RegExp(`<desc id="chart-desc">[^<]*\\(${chartDates(lang).long(today)}\\)`));
     }
