@@ -6,7 +6,7 @@ import { balanceTransactionTexts, type ExportRow } from './balance-transactions.
 import type { BalanceTransactionType } from './balance-types.js';
 import { describeBalance } from './balance-wording.js';
 import { statementDictionaries, type StatementDictionary, type StatementKey } from './statement-i18n.js';
-import type { BalanceStatement } from './statements.js';
+import type { BalanceStatement } from './statement-types.js';
 
 /**
  * A balance statement as CSV (statements.ts `statementFile`), and what its printable page shares
