@@ -6,8 +6,9 @@ import { newNonce, pageCsp, renderView, templateFolder } from '../../http/views.
 import { fillText, formatPageAmount, INTL_LOCALES, textDirection, type Lang } from '../../lib/i18n.js';
 import { ownedBy, type BalanceOwner } from './balance-transactions.js';
 import { describeBalance } from './balance-wording.js';
-import { balanceAfter, csvChunks, periodTexts, typeLabel } from './statement-csv.js';
-import { BALANCE_TRANSACTION_TYPES, type BalanceTransactionType } from './balance-types.js';
+import { balanceTypeLabel } from './balance-type-labels.js';
+import { balanceAfter, csvChunks, periodTexts } from './statement-csv.js';
+import { BALANCE_TRANSACTION_TYPES } from './balance-types.js';
 import { statementDictionaries } from './statement-i18n.js';
 import type { BalanceStatement, StatementPeriod, TypeTotal } from './statement-types.js';
 
@@ -253,7 +254,7 @@ async function* htmlChunks(db: Kysely<DB>, statement: BalanceStatement, lang: La
     closing: format.money(statement.closingBalance),
     count: statement.transactionCount,
     totals: statement.totals.map((total) => ({
-      label: typeLabel(t, total.type),
+      label: balanceTypeLabel(total.type, lang),
       count: total.count,
       gross: format.money(total.gross),
       fees: format.money(total.fees),
@@ -272,7 +273,7 @@ async function* htmlChunks(db: Kysely<DB>, statement: BalanceStatement, lang: La
         return {
           id: row.id,
           date: format.time(row.created_iso),
-          type: typeLabel(t, row.type),
+          type: balanceTypeLabel(row.type, lang),
           description: describeBalance(row, lang),
           source: row.source_reference,
           gross: format.money(row.amount),
