@@ -116,10 +116,16 @@ export async function countedPage<Row>(
 
   const newest = query.order === 'newest';
   const direction = newest ? sql`DESC` : sql`ASC`;
-  // The first day of the page, and how many of its rows come before the page.
-  const pageBound = newest
-    ? sql`t.created_at < (SELECT (day + 1)::timestamp AT TIME ZONE 'UTC' FROM start)`
-    : sql`t.created_at >= (SELECT day::timestamp AT TIME ZONE 'UTC' FROM start)`;
+  // The first day of the page, and how many of its rows come before the page. Ordered by another
+  // column than the creation time (applied_order), a day's rows are not together in the order:
+  // the page is read from the start of the order, skipping `offset` rows of the filtered index
+  // (the counts give only the total), else a page boundary across a UTC midnight repeats a row
+  // and drops another (decision 086).
+  const pageBound = ordering
+    ? sql`true`
+    : newest
+      ? sql`t.created_at < (SELECT (day + 1)::timestamp AT TIME ZONE 'UTC' FROM start)`
+      : sql`t.created_at >= (SELECT day::timestamp AT TIME ZONE 'UTC' FROM start)`;
   const result = await sql<{ list_total: number; list_created_at: Date | null } & Record<string, unknown>>`
     WITH days (day, n) AS (${days}),
     running AS (SELECT day, n, sum(n) OVER (ORDER BY day ${direction}) AS through FROM days WHERE n > 0),
@@ -137,7 +143,7 @@ export async function countedPage<Row>(
         -- No start day: the page is past the end (or nothing matches); the scan is not even begun.
         WHERE EXISTS (SELECT 1 FROM start) AND ${rowFilter} AND ${pageBound}
         ORDER BY ${ordering ? sql`${ordering} ${direction}` : sql`t.created_at ${direction}, ${tiebreak} ${direction}`}
-        LIMIT ${query.limit} OFFSET (SELECT skip FROM start)
+        LIMIT ${query.limit} OFFSET ${ordering ? sql`${query.offset}::bigint` : sql`(SELECT skip FROM start)`}
       ) AS t
     ) AS page ON true
     ORDER BY ${

@@ -275,7 +275,7 @@ describe('the Balance page: balance transactions of the session business, filter
     }
     assert.match(page.html, /\(in progress\)/);
     // Every type of the filter has its label, payouts' included.
-    assert.match(page.html, /<option value="payout_reversal">Failed payout returned<\/option>/);
+    assert.match(page.html, /<option value="payout_reversal">Payout returned<\/option>/);
     assert.ok(!page.html.includes('>undefined<'));
 
     const csv = await own.get(`${BALANCE}/statements/${monthsAgo(3)}.csv`);

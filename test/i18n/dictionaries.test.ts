@@ -45,6 +45,7 @@ const SETS: DictionarySetUnderTest[] = [
     dictionaries: statementDictionaries,
     sources: [
       'src/modules/payments/statements.ts',
+      'src/modules/payments/statement-csv.ts',
       'src/modules/payments/views/statement-head.eta',
       'src/modules/payments/views/statement-foot.eta',
     ],

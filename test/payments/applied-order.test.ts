@@ -189,13 +189,13 @@ describe('balance transactions in the order the balance took them, described in 
     const refund = listed.find((txn) => txn.type === 'refund')!;
     const french = await wording(client, 'fr');
     assert.deepEqual(cell(french, reversal.id).slice(1, 3), [
-      'Versement échoué restitué',
+      'Versement restitué',
       `Versement ${reversal.description.split(' ')[1]} échoué : montant et frais restitués`,
     ]);
     assert.match(cell(french, refund.id)[2]!, /^Remboursement \S+ de PI-[0-9]{16}$/);
     const arabic = await wording(client, 'ar');
     const [, type, description] = cell(arabic, reversal.id);
-    assert.equal(type, 'تحويل فاشل مُعاد');
+    assert.equal(type, 'تحويل مُعاد');
     assert.match(description!, /^فشل التحويل \u2068PO-\S+\u2069: أعيد المبلغ والرسوم$/u);
     for (const txn of listed) {
       const words = cell(arabic, txn.id)[2]!;
@@ -204,5 +204,34 @@ describe('balance transactions in the order the balance took them, described in 
     }
     // One Arabic word for "payout" on the page: تحويل, never سحب.
     assert.ok(!arabic.includes('سحب'));
+  });
+
+  test("a cancelled payout's return is not named failed: its type says it came back, its description why", async () => {
+    const pending = (await createPayout(t, sk, payoutTo(newPhone(), 1_500))).body.data;
+    expectStatus(
+      await t.request('POST', `${PAYOUTS}/${pending.referenceNumber}/cancel`, {
+        key: sk,
+        idempotencyKey: true,
+        body: {},
+      }),
+      200,
+    );
+    await fold(t);
+    const month = new Date().toISOString().slice(0, 7);
+    const expected = {
+      en: ['Payout returned', /cancelled/, /fail/i],
+      fr: ['Versement restitué', /annulé/, /échou/],
+      ar: ['تحويل مُعاد', /أُلغي/, /فش?ل/],
+    } as const;
+    for (const [lang, [type, cancelled, failed]] of Object.entries(expected)) {
+      const csv = await t.request('GET', `${BALANCE}/statements/${month}?format=csv&lang=${lang}`, { key: sk });
+      expectStatus(csv, 200);
+      const rows = (parse(csv.text, { relax_column_count: true, skip_empty_lines: true }) as string[][]).filter(
+        (row) => row[0]!.startsWith('txn_') && row[4] === pending.referenceNumber && cancelled.test(row[3]!),
+      );
+      assert.equal(rows.length, 1, `${lang}: the cancelled payout's return`);
+      assert.equal(rows[0]![2], type, lang);
+      assert.doesNotMatch(rows[0]![2]!, failed, lang);
+    }
   });
 });

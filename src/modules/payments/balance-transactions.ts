@@ -229,19 +229,37 @@ export interface ExportRow {
 type Cursor = number;
 
 /**
- * One batch of the caller's balance transactions in a range, read by keyset after `after` in the
- * order the balance took them (applied_order), and rendered: its rows are garbage once this
- * returns. Only what the files show, the time already in the files' form.
+ * Where a stream of batches is. A row the fold has not reached yet has a number from when it was
+ * written, and the fold gives it a new, higher one (ledger.ts `foldPendingMovements`): a stream
+ * of several reads sees it move. Oldest first, a row read before it moved is met again above the
+ * cursor (`shown` skips it); newest first, a row below the cursor would move above it and never be
+ * read, so the rows not yet folded are read first (`pending`: they are the newest in the
+ * balance's order, the fold applies them after every folded one), then the folded ones from the
+ * top, those already shown skipped. Folded rows never move. Holding one snapshot (a REPEATABLE
+ * READ transaction) instead would hold a connection, PGlite's only one, while a client stalls.
+ */
+interface StreamState {
+  order: 'newest' | 'oldest';
+  /** Newest first: still reading the rows not yet folded. */
+  pending: boolean;
+  after: Cursor | undefined;
+  /** The rows shown while not yet folded: only they can be met again. */
+  shown: Set<string>;
+}
+
+/**
+ * One batch of the caller's balance transactions in a range, read by keyset after the state's
+ * cursor in the order the balance took them (applied_order), and rendered: its rows are garbage
+ * once this returns. Only what the files show, the time already in the files' form.
  */
 async function renderedBatch(
   db: Kysely<DB>,
   caller: BalanceOwner,
   range: BatchRange,
-  order: 'newest' | 'oldest',
-  after: Cursor | undefined,
+  state: StreamState,
   render: (rows: ExportRow[]) => string,
 ): Promise<{ text: string; count: number; last: Cursor | undefined }> {
-  const direction = order === 'newest' ? 'desc' : 'asc';
+  const newest = state.order === 'newest';
   let query = db
     .selectFrom('balance_transactions')
     .select(['id', 'type', 'amount', 'fee', 'net', 'source_reference', 'source_kind', 'detail', 'balance_after'])
@@ -255,16 +273,23 @@ async function renderedBatch(
   if (range.before) query = query.where('created_at', '<', range.before);
   if (range.type) query = query.where('type', '=', range.type);
   if (range.source) query = query.where('source_reference', '=', range.source);
-  if (after !== undefined) query = query.where('applied_order', order === 'newest' ? '<' : '>', after);
-  const rows = await query.orderBy('applied_order', direction).limit(EXPORT_BATCH).execute();
+  if (newest) query = query.where('balance_after', state.pending ? 'is' : 'is not', null);
+  if (state.after !== undefined) query = query.where('applied_order', newest ? '<' : '>', state.after);
+  const rows = await query
+    .orderBy('applied_order', newest ? 'desc' : 'asc')
+    .limit(EXPORT_BATCH)
+    .execute();
+  const fresh = rows.filter((row) => !state.shown.has(row.id));
+  for (const row of fresh) if (row.balance_after === null) state.shown.add(row.id);
   const last = rows.at(-1);
-  return { text: render(rows), count: rows.length, last: last && Number(last.applied_order) };
+  return { text: fresh.length > 0 ? render(fresh) : '', count: rows.length, last: last && Number(last.applied_order) };
 }
 
 /**
  * The caller's balance transactions in a range as text, a batch at a time, newest or oldest
- * first. The rows are read and rendered outside this generator, so that while it waits for its
- * client (a stalled download) it holds the batch's text and not its rows.
+ * first, each row once (`StreamState`). The rows are read and rendered outside this generator,
+ * so that while it waits for its client (a stalled download) it holds the batch's text and not
+ * its rows.
  */
 export async function* balanceTransactionTexts(
   db: Kysely<DB>,
@@ -273,12 +298,18 @@ export async function* balanceTransactionTexts(
   order: 'newest' | 'oldest',
   render: (rows: ExportRow[]) => string,
 ): AsyncGenerator<string> {
-  let after: Cursor | undefined;
+  const state: StreamState = { order, pending: order === 'newest', after: undefined, shown: new Set() };
   for (;;) {
-    const batch = await renderedBatch(db, caller, range, order, after, render);
-    if (batch.count > 0) yield batch.text;
-    if (batch.count < EXPORT_BATCH) return;
-    after = batch.last;
+    const batch = await renderedBatch(db, caller, range, state, render);
+    if (batch.text !== '') yield batch.text;
+    if (batch.count === EXPORT_BATCH) {
+      state.after = batch.last;
+    } else if (state.pending) {
+      state.pending = false;
+      state.after = undefined;
+    } else {
+      return;
+    }
   }
 }
 

@@ -60,14 +60,17 @@ export interface Describable {
 }
 
 /**
- * A balance transaction's description in `lang`. References are kept apart from the words by
- * Unicode isolates on a right-to-left language, so that "PI-…" reads whole inside Arabic.
+ * A balance transaction's description in `lang`. On a page, references are kept apart from the
+ * words by Unicode isolates on a right-to-left language, so that "PI-…" reads whole inside Arabic;
+ * a file (`{ file: true }`: a statement's CSV) carries no direction marks (decision 088), they
+ * would end up in a spreadsheet's cells.
  */
-export function describeBalance(row: Describable, lang: Lang): string {
+export function describeBalance(row: Describable, lang: Lang, options: { file?: boolean } = {}): string {
   const { detail } = row;
   if (detail.text !== undefined) return detail.text;
   const words = balanceWordings[lang];
-  const isolate = (text: string) => (lang === 'ar' ? `\u2068${text}\u2069` : text);
+  const isolates = lang === 'ar' && options.file !== true;
+  const isolate = (text: string) => (isolates ? `\u2068${text}\u2069` : text);
   const labelled = (plain: Wording, withLabel: Wording): Wording => (detail.label ? withLabel : plain);
   const wordings: Record<BalanceTransactionType, Wording> = {
     payment: labelled('payment', 'paymentLabelled'),

@@ -3,31 +3,16 @@ import type { DB } from '../../db/schema.js';
 import { csvTextCell } from '../../lib/csv.js';
 import { fillText, type Lang } from '../../lib/i18n.js';
 import { balanceTransactionTexts, type ExportRow } from './balance-transactions.js';
-import type { BalanceTransactionType } from './balance-types.js';
+import { balanceTypeLabel } from './balance-type-labels.js';
 import { describeBalance } from './balance-wording.js';
 import { statementDictionaries, type StatementDictionary, type StatementKey } from './statement-i18n.js';
-import type { BalanceStatement } from './statements.js';
+import type { BalanceStatement } from './statement-types.js';
 
 /**
  * A balance statement as CSV (statements.ts `statementFile`), and what its printable page shares
- * with it: the type labels, the period's rows in the order the balance took them, the balance
+ * with it: the period's rows in the order the balance took them, the balance
  * after each.
  */
-
-// ---------------------------------------------------------------------------------------------
-// Labels
-
-/** The label of each type, the compiler refusing a type of BALANCE_TRANSACTION_TYPES without one. */
-const TYPE_LABELS: Readonly<Record<BalanceTransactionType, StatementKey>> = {
-  payment: 'typePayment',
-  refund: 'typeRefund',
-  order_payment: 'typeOrderPayment',
-  order_refund: 'typeOrderRefund',
-  order_adjustment: 'typeOrderAdjustment',
-  payout: 'typePayout',
-  payout_fee: 'typePayoutFee',
-  payout_reversal: 'typePayoutReversal',
-};
 
 /**
  * The CSV's transaction columns, in the file's language (decision 086): what a person reconciles,
@@ -54,10 +39,6 @@ export function csvMru(centimes: number): MruCell {
   return { mru: `${centimes < 0 ? '-' : ''}${Math.floor(whole / 100)}.${String(whole % 100).padStart(2, '0')}` };
 }
 
-export function typeLabel(t: StatementDictionary, type: string): string {
-  return Object.hasOwn(TYPE_LABELS, type) ? t[TYPE_LABELS[type as BalanceTransactionType]] : type;
-}
-
 // ---------------------------------------------------------------------------------------------
 // CSV
 
@@ -73,7 +54,7 @@ function csvLine(cells: readonly (string | number | MruCell)[]): string {
 }
 
 /** The summary block: who, when, the opening balance, the totals by type, the closing balance and the count. */
-function csvSummary(statement: BalanceStatement, t: StatementDictionary): string {
+function csvSummary(statement: BalanceStatement, t: StatementDictionary, lang: Lang): string {
   const { period } = statement;
   return [
     csvLine([t.business, statement.business.name]),
@@ -83,7 +64,13 @@ function csvSummary(statement: BalanceStatement, t: StatementDictionary): string
     csvLine([inMru(t, t.openingBalance), csvMru(statement.openingBalance)]),
     csvLine([t.type, t.count, inMru(t, t.gross), inMru(t, t.fees), inMru(t, t.net)]),
     ...statement.totals.map((total) =>
-      csvLine([typeLabel(t, total.type), total.count, csvMru(total.gross), csvMru(total.fees), csvMru(total.net)]),
+      csvLine([
+        balanceTypeLabel(total.type, lang),
+        total.count,
+        csvMru(total.gross),
+        csvMru(total.fees),
+        csvMru(total.net),
+      ]),
     ),
     csvLine([inMru(t, t.closingBalance), csvMru(statement.closingBalance)]),
     csvLine([t.transactionCount, statement.transactionCount]),
@@ -117,7 +104,7 @@ export function balanceAfter(row: ExportRow, running: number): number {
 
 export async function* csvChunks(db: Kysely<DB>, statement: BalanceStatement, lang: Lang) {
   const t = statementDictionaries[lang];
-  yield csvSummary(statement, t);
+  yield csvSummary(statement, t, lang);
   yield csvLine(CSV_COLUMNS.map((column) => (column.mru ? inMru(t, t[column.label]) : t[column.label])));
   let balance = statement.openingBalance;
   yield* periodTexts(db, statement, (rows) => {
@@ -127,8 +114,8 @@ export async function* csvChunks(db: Kysely<DB>, statement: BalanceStatement, la
       text += csvLine([
         row.id,
         row.created_iso,
-        typeLabel(t, row.type),
-        describeBalance(row, lang),
+        balanceTypeLabel(row.type, lang),
+        describeBalance(row, lang, { file: true }),
         row.source_reference,
         csvMru(row.amount),
         csvMru(row.fee),

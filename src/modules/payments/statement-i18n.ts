@@ -3,7 +3,8 @@ import { defineDictionaries } from '../../lib/i18n.js';
 /**
  * Every label of a balance statement (its CSV and its printable page), in English, French and
  * Arabic, checked for completeness like the customer pages' dictionaries (test/i18n). `{name}` is
- * a placeholder the statement fills. Transaction descriptions are worded by balance-wording.ts.
+ * a placeholder the statement fills. Transaction descriptions are worded by balance-wording.ts, the
+ * types named by balance-type-labels.ts.
  */
 export const statementDictionaries = defineDictionaries({
   en: {
@@ -36,14 +37,6 @@ export const statementDictionaries = defineDictionaries({
     inMru: '{label} (MRU)',
     issuedAt: 'Issued on {date}',
     printHint: "Print this page, or save it as a PDF, with your browser's print command.",
-    typePayment: 'Payment',
-    typeRefund: 'Refund',
-    typeOrderPayment: 'Order payment',
-    typeOrderRefund: 'Order refund',
-    typeOrderAdjustment: 'Order adjustment',
-    typePayout: 'Payout',
-    typePayoutFee: 'Payout fee',
-    typePayoutReversal: 'Failed payout returned',
   },
   fr: {
     title: 'Relevé de solde',
@@ -75,14 +68,6 @@ export const statementDictionaries = defineDictionaries({
     inMru: '{label} (MRU)',
     issuedAt: 'Émis le {date}',
     printHint: "Imprimez cette page, ou enregistrez-la en PDF, avec la commande d'impression du navigateur.",
-    typePayment: 'Paiement',
-    typeRefund: 'Remboursement',
-    typeOrderPayment: 'Paiement de commande',
-    typeOrderRefund: 'Remboursement de commande',
-    typeOrderAdjustment: 'Ajustement de commande',
-    typePayout: 'Versement',
-    typePayoutFee: 'Frais de versement',
-    typePayoutReversal: 'Versement échoué restitué',
   },
   ar: {
     title: 'كشف الرصيد',
@@ -114,14 +99,6 @@ export const statementDictionaries = defineDictionaries({
     inMru: '{label} (MRU)',
     issuedAt: 'صدر في {date}',
     printHint: 'اطبع هذه الصفحة أو احفظها بصيغة PDF من أمر الطباعة في المتصفح.',
-    typePayment: 'دفعة',
-    typeRefund: 'استرداد',
-    typeOrderPayment: 'دفع طلب',
-    typeOrderRefund: 'استرداد طلب',
-    typeOrderAdjustment: 'تعديل طلب',
-    typePayout: 'تحويل',
-    typePayoutFee: 'رسوم التحويل',
-    typePayoutReversal: 'تحويل فاشل مُعاد',
   },
 });
 

@@ -6,9 +6,13 @@ import { newNonce, pageCsp, renderView, templateFolder } from '../../http/views.
 import { fillText, formatPageAmount, INTL_LOCALES, textDirection, type Lang } from '../../lib/i18n.js';
 import { ownedBy, type BalanceOwner } from './balance-transactions.js';
 import { describeBalance } from './balance-wording.js';
-import { balanceAfter, csvChunks, periodTexts, typeLabel } from './statement-csv.js';
-import { BALANCE_TRANSACTION_TYPES, type BalanceTransactionType } from './balance-types.js';
+import { balanceTypeLabel } from './balance-type-labels.js';
+import { balanceAfter, csvChunks, periodTexts } from './statement-csv.js';
+import { BALANCE_TRANSACTION_TYPES } from './balance-types.js';
 import { statementDictionaries } from './statement-i18n.js';
+import type { BalanceStatement, StatementPeriod, TypeTotal } from './statement-types.js';
+
+export type { BalanceStatement, StatementPeriod, TypeTotal } from './statement-types.js';
 
 /**
  * Balance statements: what a merchant's balance was at the start of a period (a UTC month or a
@@ -24,18 +28,6 @@ export type StatementFormat = (typeof STATEMENT_FORMATS)[number];
 export const MAX_STATEMENT_DAYS = 366;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-export interface StatementPeriod {
-  /** The first instant of the period. */
-  from: Date;
-  /** The first instant after it: a transaction of the period was created before it. */
-  to: Date;
-  /** The first and the last UTC day of the period, YYYY-MM-DD. */
-  firstDay: string;
-  lastDay: string;
-  /** What names the period in a file name: `2026-11` or `2026-11-01_2026-11-30`. */
-  label: string;
-}
 
 function periodInvalid(field: string, message: string): ApiError {
   return new ApiError('STATEMENT_PERIOD_INVALID', `${field} ${message}.`, [{ field, message }]);
@@ -87,28 +79,6 @@ export function rangePeriod(first: string, last: string): StatementPeriod {
 
 // ---------------------------------------------------------------------------------------------
 // The statement's figures
-
-export interface TypeTotal {
-  type: BalanceTransactionType;
-  count: number;
-  /** sum(amount), sum(fee) and sum(net) of the type's transactions in the period, in centimes. */
-  gross: number;
-  fees: number;
-  net: number;
-}
-
-export interface BalanceStatement {
-  caller: BalanceOwner;
-  period: StatementPeriod;
-  business: { id: string; name: string };
-  /** The seller whose statement it is (decision 082); null for the business's own. */
-  seller: { id: string; name: string } | null;
-  openingBalance: number;
-  closingBalance: number;
-  transactionCount: number;
-  /** One per type of BALANCE_TRANSACTION_TYPES, in its order, zeros included. */
-  totals: TypeTotal[];
-}
 
 interface TypeSums {
   type: string;
@@ -284,7 +254,7 @@ async function* htmlChunks(db: Kysely<DB>, statement: BalanceStatement, lang: La
     closing: format.money(statement.closingBalance),
     count: statement.transactionCount,
     totals: statement.totals.map((total) => ({
-      label: typeLabel(t, total.type),
+      label: balanceTypeLabel(total.type, lang),
       count: total.count,
       gross: format.money(total.gross),
       fees: format.money(total.fees),
@@ -303,7 +273,7 @@ async function* htmlChunks(db: Kysely<DB>, statement: BalanceStatement, lang: La
         return {
           id: row.id,
           date: format.time(row.created_iso),
-          type: typeLabel(t, row.type),
+          type: balanceTypeLabel(row.type, lang),
           description: describeBalance(row, lang),
           source: row.source_reference,
           gross: format.money(row.amount),

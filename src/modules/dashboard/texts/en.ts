@@ -149,11 +149,6 @@ export const en = {
   fee: 'Fee',
   net: 'Net',
   balanceAfter: 'Balance after',
-  txnPayment: 'Payment',
-  txnRefund: 'Refund',
-  txnOrderPayment: 'Order payment',
-  txnOrderRefund: 'Order refund',
-  txnOrderAdjustment: 'Order adjustment',
   // Shared words
   languages: 'Languages',
   identifier: 'Id',

@@ -14,6 +14,7 @@ import {
   listBalanceTransactions,
   type BalanceTransactionType,
 } from '../../../payments/balance-transactions.js';
+import { balanceTypeLabels } from '../../../payments/balance-type-labels.js';
 import { accountBalance } from '../../../payments/ledger.js';
 import { balanceStatement, monthPeriod, statementFile, statementMonths } from '../../../payments/statements.js';
 import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
@@ -52,25 +53,6 @@ const ExportQuery = pageQuery({
   from: Type.Optional(Type.String({ maxLength: 40 })),
   to: Type.Optional(Type.String({ maxLength: 40 })),
 });
-
-/** The label of each type, the compiler refusing a type of BALANCE_TRANSACTION_TYPES without one. */
-const TYPE_LABELS: Readonly<Record<BalanceTransactionType, keyof Dictionary<'balance'>>> = {
-  payment: 'txnPayment',
-  refund: 'txnRefund',
-  order_payment: 'txnOrderPayment',
-  order_refund: 'txnOrderRefund',
-  order_adjustment: 'txnOrderAdjustment',
-  payout: 'txnPayout',
-  payout_fee: 'txnPayoutFee',
-  payout_reversal: 'txnPayoutReversal',
-};
-
-export function typeLabels(t: Dictionary<'balance'>): Record<BalanceTransactionType, string> {
-  return Object.fromEntries(BALANCE_TRANSACTION_TYPES.map((type) => [type, t[TYPE_LABELS[type]]])) as Record<
-    BalanceTransactionType,
-    string
-  >;
-}
 
 function isType(value: string): value is BalanceTransactionType {
   return (BALANCE_TRANSACTION_TYPES as readonly string[]).includes(value);
@@ -186,7 +168,7 @@ export const balancePages: FastifyPluginAsyncTypebox = async (app) => {
           available,
           statements,
           types: BALANCE_TRANSACTION_TYPES,
-          typeLabels: typeLabels(t),
+          typeLabels: balanceTypeLabels[lang],
           filters: text,
           filterQuery: filterQuery.toString(),
           exportUrl: `${BALANCE}/export.csv${exportQueryText ? `?${exportQueryText}` : ''}`,

@@ -10,6 +10,7 @@ import { MAX_BATCH_ITEMS } from '../../../payouts/schemas.js';
 import { payoutQuote } from '../../../payouts/quote.js';
 import * as payouts from '../../../payouts/service.js';
 import { PAYOUT_STATUSES, payoutMachine } from '../../../payouts/state.js';
+import { balanceTypeLabels } from '../../../payments/balance-type-labels.js';
 import { batchView, payoutView } from '../../../payouts/views.js';
 import { at, callerOf, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { errorText, type Dictionary } from '../../i18n.js';
@@ -342,6 +343,7 @@ export const payoutPages: FastifyPluginAsyncTypebox = async (app) => {
         words: payoutWords(t),
         cancellable: payoutMachine.isAllowed(result.payout, 'cancel'),
         transactions: result.items.map((row) => balanceTransactionViewIn(row, langOf(request))),
+        typeLabels: balanceTypeLabels[langOf(request)],
         total: result.total,
         page,
         pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),

@@ -1,4 +1,4 @@
-import type { balanceTransactionViewIn } from '../../../payments/balance-transactions.js';
+import type { balanceTransactionViewIn, BalanceTransactionType } from '../../../payments/balance-transactions.js';
 import type { PayoutQuote } from '../../../payouts/quote.js';
 import type { PayoutInput } from '../../../payouts/service.js';
 import type { PAYOUT_STATUSES, PayoutFailureCode, PayoutStatus } from '../../../payouts/state.js';
@@ -46,6 +46,8 @@ export interface PayoutViews {
     words: PayoutWords;
     cancellable: boolean;
     transactions: ReturnType<typeof balanceTransactionViewIn>[];
+    /** Each type's name in the page's language (payments/balance-type-labels.ts). */
+    typeLabels: Readonly<Record<BalanceTransactionType, string>>;
     error?: string;
   }>;
 }

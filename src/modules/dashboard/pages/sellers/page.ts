@@ -6,6 +6,7 @@ import type { Caller } from '../../../../http/context.js';
 import { formatUtcMonth, type Lang } from '../../../../lib/i18n.js';
 import { NATIONAL_PHONE_EXAMPLE } from '../../../../lib/phone.js';
 import { balanceTransactionViewIn, listBalanceTransactions } from '../../../payments/balance-transactions.js';
+import { balanceTypeLabels } from '../../../payments/balance-type-labels.js';
 import { accountBalances } from '../../../payments/ledger.js';
 import { statementMonths } from '../../../payments/statements.js';
 import { listIntents } from '../../../intents/service.js';
@@ -18,7 +19,7 @@ import { sellerView } from '../../../sellers/views.js';
 import { allows, callerOf, DASHBOARD, langOf, requireSession, sendPage } from '../../context.js';
 import { formState, type Refusal } from '../../form-errors.js';
 import { wordsFor } from '../../i18n.js';
-import { balanceRow, typeLabels } from '../balance/routes.js';
+import { balanceRow } from '../balance/routes.js';
 import type { StatementLink } from '../balance/view.js';
 import { payoutWords } from '../payouts/words.js';
 import { scheduleWords, sellerValues, statusWords } from './form.js';
@@ -169,7 +170,7 @@ export async function drawSeller(
       nameMax: SELLER_NAME_MAX,
       phoneExample: NATIONAL_PHONE_EXAMPLE,
       ...formState(options.refused?.refusal),
-      typeLabels: typeLabels(wordsFor('balance', lang)),
+      typeLabels: balanceTypeLabels[lang],
       activity: money?.activity ?? null,
       payouts: money?.payouts ?? null,
       payoutStatusWords: payoutWords(wordsFor('payouts', lang)).status,
