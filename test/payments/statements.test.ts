@@ -329,6 +329,8 @@ describe('balance statements', () => {
       assert.ok(html.includes('Boutique &lt;script&gt;alert(&quot;name&quot;)&lt;/script&gt;'));
       assert.ok(html.includes('Week &lt;b&gt;48&lt;/b&gt;'));
       assert.ok(!html.includes('<nav'), 'no navigation');
+      // The time it was issued says its zone, as the statement's other times do.
+      assert.match(html, /(Issued on|Émis le|صدر في) [^<]+ UTC</);
       const nonce = /<style nonce="([^"]+)">/.exec(html)?.[1];
       assert.ok(nonce);
       assert.match(

@@ -5,8 +5,8 @@ import type { BalanceTransactionType } from './balance-types.js';
 export type { BalanceDetail };
 
 /**
- * The descriptions, in every language. English is the API's: the very sentences the ledger stored
- * before migration 054, so the API's `description` did not change.
+ * The descriptions, in every language. English is the API's `description`: integrations may show
+ * or match those sentences, so their English wording is part of the API and changes as a field does.
  */
 export const balanceWordings = defineDictionaries({
   en: {

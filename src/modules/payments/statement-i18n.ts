@@ -35,7 +35,7 @@ export const statementDictionaries = defineDictionaries({
     source: 'Source',
     balanceAfter: 'Balance after',
     inMru: '{label} (MRU)',
-    issuedAt: 'Issued on {date}',
+    issuedAt: 'Issued on {date} UTC',
     printHint: "Print this page, or save it as a PDF, with your browser's print command.",
   },
   fr: {
@@ -66,7 +66,7 @@ export const statementDictionaries = defineDictionaries({
     source: 'Origine',
     balanceAfter: 'Solde après',
     inMru: '{label} (MRU)',
-    issuedAt: 'Émis le {date}',
+    issuedAt: 'Émis le {date} UTC',
     printHint: "Imprimez cette page, ou enregistrez-la en PDF, avec la commande d'impression du navigateur.",
   },
   ar: {
@@ -97,7 +97,7 @@ export const statementDictionaries = defineDictionaries({
     source: 'المصدر',
     balanceAfter: 'الرصيد بعد الحركة',
     inMru: '{label} (MRU)',
-    issuedAt: 'صدر في {date}',
+    issuedAt: 'صدر في {date} UTC',
     printHint: 'اطبع هذه الصفحة أو احفظها بصيغة PDF من أمر الطباعة في المتصفح.',
   },
 });
