@@ -140,7 +140,10 @@ describe('GET /metrics (Prometheus)', () => {
       const text = (await scrape()).text;
       const succeeded = sample(text, 'webhook_attempts_total', { outcome: 'succeeded' }) ?? 0;
       const failed = sample(text, 'webhook_attempts_total', { outcome: 'http_error' }) ?? 0;
-      return succeeded >= 1 && failed >= 1 ? text : undefined;
+      // The scrape reads the deliveries, then the attempts: one scrape can count an attempt whose
+      // delivery it saw still in flight (its outcome committed between the two reads).
+      const inFlight = sample(text, 'webhook_deliveries_pending', { state: 'in_flight' }) ?? 0;
+      return succeeded >= 1 && failed >= 1 && inFlight === 0 ? text : undefined;
     });
     assert.equal(sample(done, 'webhook_attempts_total', { outcome: 'network_error' }), 0);
     // The failed one waits for its retry (30 s later): scheduled, not due; nothing is unattempted.
