@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
+import { sql } from 'kysely';
 import pino from 'pino';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import {
@@ -168,6 +169,78 @@ describe('GET /metrics (Prometheus)', () => {
       'nodejs_eventloop_lag_seconds',
     ])
       assert.notEqual(sample(text, name), undefined, `${name} is missing`);
+  });
+
+  test('table growth: sizes, tuples and vacuum per table, partitions summed into their table', async () => {
+    const text = (await scrape()).text;
+    const intents = { table: 'payment_intents' };
+    const total = sample(text, 'db_table_total_bytes', intents) ?? 0;
+    const indexes = sample(text, 'db_table_index_bytes', intents) ?? 0;
+    assert.ok(indexes > 0 && total > indexes, `${total} bytes, ${indexes} of them indexes`);
+    for (const name of [
+      'db_table_live_tuples',
+      'db_table_dead_tuples',
+      'db_table_dead_tuples_over_autovacuum_threshold',
+    ]) {
+      assert.ok((sample(text, name, intents) ?? -1) >= 0, `${name} is missing`);
+    }
+    assert.ok((sample(text, 'db_table_vacuum_age_seconds', intents) ?? -1) >= 0);
+    // The next test's partitioned table does not exist yet: no series for it.
+    assert.equal(sample(text, 'db_default_partition_rows', { table: 'metrics_probe' }), undefined);
+  });
+
+  test('rows in a default partition: the alert that a month partition is missing', async () => {
+    const db = t.runtime.db;
+    await sql`CREATE TABLE metrics_probe (id int NOT NULL, at date NOT NULL, note text) PARTITION BY RANGE (at)`.execute(
+      db,
+    );
+    try {
+      // Autovacuum would race the dead-tuple figures below: off, with a zero threshold.
+      await sql`CREATE TABLE metrics_probe_2026_01 PARTITION OF metrics_probe
+        FOR VALUES FROM ('2026-01-01') TO ('2026-02-01')
+        WITH (autovacuum_enabled = false, autovacuum_vacuum_threshold = 0, autovacuum_vacuum_scale_factor = 0)`.execute(
+        db,
+      );
+      await sql`CREATE TABLE metrics_probe_default PARTITION OF metrics_probe DEFAULT`.execute(db);
+      await sql`CREATE INDEX metrics_probe_at_idx ON metrics_probe (at)`.execute(db);
+      await sql`INSERT INTO metrics_probe SELECT i, date '2026-01-01' + i % 31, repeat('x', 100)
+        FROM generate_series(1, 200) AS i`.execute(db);
+
+      const filed = (await scrape()).text;
+      const probe = { table: 'metrics_probe' };
+      assert.equal(sample(filed, 'db_default_partition_rows', probe), 0, filed);
+      assert.ok((sample(filed, 'db_table_total_bytes', probe) ?? 0) > 8192);
+      assert.ok((sample(filed, 'db_table_index_bytes', probe) ?? 0) > 0);
+      for (const partition of ['metrics_probe_2026_01', 'metrics_probe_default']) {
+        assert.equal(
+          sample(filed, 'db_table_total_bytes', { table: partition }),
+          undefined,
+          `${partition} has a series`,
+        );
+      }
+
+      // A row for a month without its partition lands in the default partition, and says so.
+      await sql`INSERT INTO metrics_probe VALUES (201, date '2031-05-01', 'no partition yet')`.execute(db);
+      assert.equal(sample((await scrape()).text, 'db_default_partition_rows', probe), 1);
+
+      // Dead tuples past the (zero) threshold until a vacuum; then the vacuum is recent.
+      await db.transaction().execute(async (trx) => {
+        await sql`DELETE FROM metrics_probe WHERE at < date '2026-01-11'`.execute(trx);
+        await sql`SELECT pg_stat_force_next_flush()`.execute(trx);
+      });
+      const deleted = await until('the dead tuples counted', async () => {
+        const text = (await scrape()).text;
+        return (sample(text, 'db_table_dead_tuples', probe) ?? 0) > 0 ? text : undefined;
+      });
+      const dead = sample(deleted, 'db_table_dead_tuples', probe);
+      assert.equal(sample(deleted, 'db_table_dead_tuples_over_autovacuum_threshold', probe), dead);
+      await sql`VACUUM metrics_probe`.execute(db);
+      const vacuumed = (await scrape()).text;
+      assert.equal(sample(vacuumed, 'db_table_dead_tuples', probe), 0);
+      assert.ok((sample(vacuumed, 'db_table_vacuum_age_seconds', probe) ?? Infinity) < 60);
+    } finally {
+      await sql`DROP TABLE metrics_probe`.execute(db);
+    }
   });
 
   test('CORS: a refused publishable call still carries the headers; none outside the API', async () => {
