@@ -1,7 +1,8 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from './schema.js';
 import type { Executor } from './transaction.js';
 
-const UNDEFINED_TABLE = '42P01';
+const LOCK_NOT_AVAILABLE = '55P03';
 
 /**
  * What the database's own statistics say about the tables' growth, read from the catalog and
@@ -111,16 +112,34 @@ export async function readDefaultPartitionRows(db: Executor, limit = 10_000): Pr
     ORDER BY p.relname`.execute(db);
   const counted: DefaultPartitionRows[] = [];
   for (const { table, schema, partition } of partitions.rows) {
-    try {
-      const { rows } = await sql<{ rows: number }>`
-        SELECT count(*)::int AS "rows" FROM (SELECT 1 FROM ${sql.id(schema, partition)} LIMIT ${limit}) AS caught`.execute(
-        db,
-      );
-      counted.push({ table, rows: Number(rows[0]?.rows ?? 0) });
-    } catch (error) {
-      // Detached or dropped since the catalog was read: no longer a default partition.
-      if ((error as { code?: unknown }).code !== UNDEFINED_TABLE) throw error;
-    }
+    const { rows } = await sql<{ rows: number }>`
+      SELECT count(*)::int AS "rows" FROM (SELECT 1 FROM ${sql.id(schema, partition)} LIMIT ${limit}) AS caught`.execute(
+      db,
+    );
+    counted.push({ table, rows: Number(rows[0]?.rows ?? 0) });
   }
   return counted;
+}
+
+export interface TableGrowth {
+  tables: TableStatistics[];
+  defaultPartitions: DefaultPartitionRows[];
+}
+
+/**
+ * Both reads in one transaction whose statements wait at most `lockTimeoutMs` for a table's lock.
+ * Reading a table's size takes a share lock that DDL holding the table (VACUUM FULL, a migration
+ * rewriting it) makes wait: without the limit every scrape would queue behind it, each holding a
+ * pooled connection payments need. Undefined when a lock was held longer.
+ */
+export async function readTableGrowth(db: Kysely<DB>, lockTimeoutMs = 200): Promise<TableGrowth | undefined> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await sql`SELECT set_config('lock_timeout', ${`${lockTimeoutMs}ms`}, true)`.execute(trx);
+      return { tables: await readTableStatistics(trx), defaultPartitions: await readDefaultPartitionRows(trx) };
+    });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) return undefined;
+    throw error;
+  }
 }

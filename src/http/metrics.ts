@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { waitingStatuses } from '../db/schema.js';
-import { readDefaultPartitionRows, readTableStatistics } from '../db/table-statistics.js';
+import { readTableGrowth } from '../db/table-statistics.js';
 import { bearerToken, sameToken } from './auth.js';
 import type { AppServices } from './context.js';
 import { ApiError } from './errors.js';
@@ -143,11 +143,21 @@ export async function registerMetrics(app: FastifyInstance, services: AppService
     registers,
   });
 
+  const growthSkipped = new Counter({
+    name: 'db_table_statistics_skipped_total',
+    help: 'Scrapes that kept the previous table figures because DDL (VACUUM FULL, a migration) held a table past 200 ms.',
+    registers,
+  });
+
   /** Two catalog statements, plus one limited count per default partition (a handful, expected empty). */
-  async function readTableGrowth(): Promise<void> {
-    const statistics = await readTableStatistics(services.db);
+  async function readTableFigures(): Promise<void> {
+    const growth = await readTableGrowth(services.db);
+    if (!growth) {
+      growthSkipped.inc();
+      return;
+    }
     for (const gauge of [tableBytes, indexBytes, liveTuples, deadTuples, deadOverThreshold, vacuumAge]) gauge.reset();
-    for (const table of statistics) {
+    for (const table of growth.tables) {
       const labels = { table: table.table };
       tableBytes.set(labels, table.totalBytes);
       indexBytes.set(labels, table.indexBytes);
@@ -156,9 +166,8 @@ export async function registerMetrics(app: FastifyInstance, services: AppService
       deadOverThreshold.set(labels, table.deadTuplesOverThreshold);
       vacuumAge.set(labels, table.vacuumAgeSeconds);
     }
-    const caught = await readDefaultPartitionRows(services.db);
     defaultPartitionRows.reset();
-    for (const { table, rows } of caught) defaultPartitionRows.set({ table }, rows);
+    for (const { table, rows } of growth.defaultPartitions) defaultPartitionRows.set({ table }, rows);
   }
 
   /** Two cheap statements: waiting deliveries through their partial index (its statuses as literals), attempts by outcome. */
@@ -225,7 +234,7 @@ export async function registerMetrics(app: FastifyInstance, services: AppService
       );
     }
     await readDatabaseState();
-    await readTableGrowth();
+    await readTableFigures();
     const text = `${await registry.metrics()}\n${await processMetrics().metrics()}`;
     return reply.header('Content-Type', registry.contentType).header('Cache-Control', 'no-store').send(text);
   });

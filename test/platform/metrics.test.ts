@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
+import pg from 'pg';
 import pino from 'pino';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
+import { testDatabaseKind } from '../support/database.js';
 import {
   ADMIN_TOKEN,
   expectError,
@@ -185,6 +187,7 @@ describe('GET /metrics (Prometheus)', () => {
       assert.ok((sample(text, name, intents) ?? -1) >= 0, `${name} is missing`);
     }
     assert.ok((sample(text, 'db_table_vacuum_age_seconds', intents) ?? -1) >= 0);
+    assert.equal(sample(text, 'db_table_statistics_skipped_total'), 0);
     // The next test's partitioned table does not exist yet: no series for it.
     assert.equal(sample(text, 'db_default_partition_rows', { table: 'metrics_probe' }), undefined);
   });
@@ -242,6 +245,35 @@ describe('GET /metrics (Prometheus)', () => {
       await sql`DROP TABLE metrics_probe`.execute(db);
     }
   });
+
+  test.skipIf(testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite runs one session')(
+    'a table held by DDL: the scrape answers at once with the previous table figures, and counts the skip',
+    async () => {
+      const before = (await scrape()).text;
+      const intents = { table: 'payment_intents' };
+      const bytes = sample(before, 'db_table_total_bytes', intents);
+      assert.ok((bytes ?? 0) > 0);
+      const holder = new pg.Client(t.testDatabase.url!);
+      await holder.connect();
+      try {
+        // What VACUUM FULL or a migration rewriting the table holds for as long as it runs.
+        await holder.query('BEGIN');
+        await holder.query('LOCK TABLE payment_intents IN ACCESS EXCLUSIVE MODE');
+        const started = Date.now();
+        const held = await scrape();
+        expectStatus(held, 200);
+        assert.ok(Date.now() - started < 2000, `the scrape took ${Date.now() - started} ms`);
+        assert.equal(sample(held.text, 'db_table_statistics_skipped_total'), 1);
+        assert.equal(sample(held.text, 'db_table_total_bytes', intents), bytes);
+      } finally {
+        await holder.query('ROLLBACK');
+        await holder.end();
+      }
+      const after = (await scrape()).text;
+      assert.equal(sample(after, 'db_table_statistics_skipped_total'), 1);
+      assert.ok((sample(after, 'db_table_total_bytes', intents) ?? 0) > 0);
+    },
+  );
 
   test('CORS: a refused publishable call still carries the headers; none outside the API', async () => {
     const refused = await t.request('GET', INTENTS, {
