@@ -4,12 +4,17 @@ import type { Executor } from './transaction.js';
 
 const LOCK_NOT_AVAILABLE = '55P03';
 
+/** How many rows of a default partition a read counts at most (expected empty: any is an alert). */
+export const defaultPartitionCountLimit = 10_000;
+/** How long a read of the table figures waits for a table's lock before giving up. */
+export const tableGrowthLockTimeoutMs = 200;
+
 /**
- * What the database's own statistics say about the tables' growth, read from the catalog and
- * pg_stat_user_tables without counting a row (the scrape of /metrics reads it every 15 s or so,
- * so it costs the same at 2 TB as at 2 MB). A partition is counted in its partitioned table (the
- * root of its tree), so a year of monthly partitions is one figure per table, not twelve. PGlite
- * keeps no autovacuum and few statistics: its figures read 0 there, never an error.
+ * What the database's own statistics say about the tables' growth, read from the catalog and the
+ * statistics functions without counting a row: /metrics reads it at every scrape, so it must cost
+ * about the same at 2 TB as at 2 MB. A partition is counted in its partitioned table (the root of
+ * its tree), so a year of monthly partitions is one figure per table, not twelve. PGlite runs no
+ * autovacuum: its vacuum figures move only with a VACUUM, and are never an error.
  */
 export interface TableStatistics {
   /** The table, or the partitioned table its partitions are summed into. */
@@ -100,7 +105,10 @@ export interface DefaultPartitionRows {
  * creation of that month must move those rows out). Counted with a limit, so a full default
  * partition costs at most `limit` rows per scrape.
  */
-export async function readDefaultPartitionRows(db: Executor, limit = 10_000): Promise<DefaultPartitionRows[]> {
+export async function readDefaultPartitionRows(
+  db: Executor,
+  limit = defaultPartitionCountLimit,
+): Promise<DefaultPartitionRows[]> {
   const partitions = await sql<{ table: string; schema: string; partition: string }>`
     SELECT p.relname AS "table", n.nspname AS "schema", c.relname AS "partition"
     FROM pg_class c
@@ -132,7 +140,10 @@ export interface TableGrowth {
  * rewriting it) makes wait: without the limit every scrape would queue behind it, each holding a
  * pooled connection payments need. Undefined when a lock was held longer.
  */
-export async function readTableGrowth(db: Kysely<DB>, lockTimeoutMs = 200): Promise<TableGrowth | undefined> {
+export async function readTableGrowth(
+  db: Kysely<DB>,
+  lockTimeoutMs = tableGrowthLockTimeoutMs,
+): Promise<TableGrowth | undefined> {
   try {
     return await db.transaction().execute(async (trx) => {
       await sql`SELECT set_config('lock_timeout', ${`${lockTimeoutMs}ms`}, true)`.execute(trx);

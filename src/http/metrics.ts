@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { waitingStatuses } from '../db/schema.js';
-import { readTableGrowth } from '../db/table-statistics.js';
+import { defaultPartitionCountLimit, readTableGrowth, tableGrowthLockTimeoutMs } from '../db/table-statistics.js';
 import { bearerToken, sameToken } from './auth.js';
 import type { AppServices } from './context.js';
 import { ApiError } from './errors.js';
@@ -138,14 +138,14 @@ export async function registerMetrics(app: FastifyInstance, services: AppService
   });
   const defaultPartitionRows = new Gauge({
     name: 'db_default_partition_rows',
-    help: "Rows in a partitioned table's DEFAULT partition (counted up to 10,000): above 0, a month partition is missing.",
+    help: `Rows in a partitioned table's DEFAULT partition (counted up to ${defaultPartitionCountLimit}): above 0, a month partition is missing.`,
     labelNames: tableLabels,
     registers,
   });
 
   const growthSkipped = new Counter({
     name: 'db_table_statistics_skipped_total',
-    help: 'Scrapes that kept the previous table figures because DDL (VACUUM FULL, a migration) held a table past 200 ms.',
+    help: `Scrapes that kept the previous table figures because DDL (VACUUM FULL, a migration) held a table past ${tableGrowthLockTimeoutMs} ms.`,
     registers,
   });
 
