@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { waitingStatuses } from '../db/schema.js';
+import { defaultPartitionCountLimit, readTableGrowth, tableGrowthLockTimeoutMs } from '../db/table-statistics.js';
 import { bearerToken, sameToken } from './auth.js';
 import type { AppServices } from './context.js';
 import { ApiError } from './errors.js';
@@ -10,7 +11,8 @@ import { ApiError } from './errors.js';
  * GET /metrics in the Prometheus text format. Request figures are counted in this process (one
  * histogram observation per response); webhook, outbox and standby-wait figures are read from the
  * database at scrape time, so every API process reports the whole cluster's delivery state, whichever process
- * runs the worker.
+ * runs the worker. Table growth (sizes, tuples, vacuum) comes from the catalog and statistics views,
+ * never from counting rows.
  */
 export interface RequestMetrics {
   /** Called once per response, from the onResponse hook. */
@@ -97,6 +99,77 @@ export async function registerMetrics(app: FastifyInstance, services: AppService
     registers,
   });
 
+  const tableLabels = ['table'] as const;
+  const tableBytes = new Gauge({
+    name: 'db_table_total_bytes',
+    help: 'Bytes on disk of a table with its TOAST and indexes; partitions summed into their partitioned table.',
+    labelNames: tableLabels,
+    registers,
+  });
+  const indexBytes = new Gauge({
+    name: 'db_table_index_bytes',
+    help: "Bytes on disk of a table's indexes; partitions summed into their partitioned table.",
+    labelNames: tableLabels,
+    registers,
+  });
+  const liveTuples = new Gauge({
+    name: 'db_table_live_tuples',
+    help: "Live rows of a table as PostgreSQL's statistics estimate them (pg_stat_user_tables).",
+    labelNames: tableLabels,
+    registers,
+  });
+  const deadTuples = new Gauge({
+    name: 'db_table_dead_tuples',
+    help: 'Dead rows of a table waiting for vacuum (pg_stat_user_tables).',
+    labelNames: tableLabels,
+    registers,
+  });
+  const deadOverThreshold = new Gauge({
+    name: 'db_table_dead_tuples_over_autovacuum_threshold',
+    help: 'Dead rows past the point where autovacuum should have vacuumed them (0 while it keeps up).',
+    labelNames: tableLabels,
+    registers,
+  });
+  const vacuumAge = new Gauge({
+    name: 'db_table_vacuum_age_seconds',
+    help: 'Seconds since the last vacuum or autovacuum of a table (of its most recently vacuumed partition); since the server started when never.',
+    labelNames: tableLabels,
+    registers,
+  });
+  const defaultPartitionRows = new Gauge({
+    name: 'db_default_partition_rows',
+    help: `Rows in a partitioned table's DEFAULT partition (counted up to ${defaultPartitionCountLimit}): above 0, a month partition is missing.`,
+    labelNames: tableLabels,
+    registers,
+  });
+
+  const growthSkipped = new Counter({
+    name: 'db_table_statistics_skipped_total',
+    help: `Scrapes that kept the previous table figures because DDL (VACUUM FULL, a migration) held a table past ${tableGrowthLockTimeoutMs} ms.`,
+    registers,
+  });
+
+  /** Two catalog statements, plus one limited count per default partition (a handful, expected empty). */
+  async function readTableFigures(): Promise<void> {
+    const growth = await readTableGrowth(services.db);
+    if (!growth) {
+      growthSkipped.inc();
+      return;
+    }
+    for (const gauge of [tableBytes, indexBytes, liveTuples, deadTuples, deadOverThreshold, vacuumAge]) gauge.reset();
+    for (const table of growth.tables) {
+      const labels = { table: table.table };
+      tableBytes.set(labels, table.totalBytes);
+      indexBytes.set(labels, table.indexBytes);
+      liveTuples.set(labels, table.liveTuples);
+      deadTuples.set(labels, table.deadTuples);
+      deadOverThreshold.set(labels, table.deadTuplesOverThreshold);
+      vacuumAge.set(labels, table.vacuumAgeSeconds);
+    }
+    defaultPartitionRows.reset();
+    for (const { table, rows } of growth.defaultPartitions) defaultPartitionRows.set({ table }, rows);
+  }
+
   /** Two cheap statements: waiting deliveries through their partial index (its statuses as literals), attempts by outcome. */
   async function readDatabaseState(): Promise<void> {
     const { rows } = await sql<DeliveryState>`
@@ -161,6 +234,7 @@ export async function registerMetrics(app: FastifyInstance, services: AppService
       );
     }
     await readDatabaseState();
+    await readTableFigures();
     const text = `${await registry.metrics()}\n${await processMetrics().metrics()}`;
     return reply.header('Content-Type', registry.contentType).header('Cache-Control', 'no-store').send(text);
   });

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
+import { sql } from 'kysely';
+import pg from 'pg';
 import pino from 'pino';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
+import { testDatabaseKind } from '../support/database.js';
 import {
   ADMIN_TOKEN,
   expectError,
@@ -169,6 +172,108 @@ describe('GET /metrics (Prometheus)', () => {
     ])
       assert.notEqual(sample(text, name), undefined, `${name} is missing`);
   });
+
+  test('table growth: sizes, tuples and vacuum per table, partitions summed into their table', async () => {
+    const text = (await scrape()).text;
+    const intents = { table: 'payment_intents' };
+    const total = sample(text, 'db_table_total_bytes', intents) ?? 0;
+    const indexes = sample(text, 'db_table_index_bytes', intents) ?? 0;
+    assert.ok(indexes > 0 && total > indexes, `${total} bytes, ${indexes} of them indexes`);
+    for (const name of [
+      'db_table_live_tuples',
+      'db_table_dead_tuples',
+      'db_table_dead_tuples_over_autovacuum_threshold',
+    ]) {
+      assert.ok((sample(text, name, intents) ?? -1) >= 0, `${name} is missing`);
+    }
+    assert.ok((sample(text, 'db_table_vacuum_age_seconds', intents) ?? -1) >= 0);
+    assert.equal(sample(text, 'db_table_statistics_skipped_total'), 0);
+    // The next test's partitioned table does not exist yet: no series for it.
+    assert.equal(sample(text, 'db_default_partition_rows', { table: 'metrics_probe' }), undefined);
+  });
+
+  test('rows in a default partition: the alert that a month partition is missing', async () => {
+    const db = t.runtime.db;
+    await sql`CREATE TABLE metrics_probe (id int NOT NULL, at date NOT NULL, note text) PARTITION BY RANGE (at)`.execute(
+      db,
+    );
+    try {
+      // Autovacuum would race the dead-tuple figures below: off, with a zero threshold.
+      await sql`CREATE TABLE metrics_probe_2026_01 PARTITION OF metrics_probe
+        FOR VALUES FROM ('2026-01-01') TO ('2026-02-01')
+        WITH (autovacuum_enabled = false, autovacuum_vacuum_threshold = 0, autovacuum_vacuum_scale_factor = 0)`.execute(
+        db,
+      );
+      await sql`CREATE TABLE metrics_probe_default PARTITION OF metrics_probe DEFAULT`.execute(db);
+      await sql`CREATE INDEX metrics_probe_at_idx ON metrics_probe (at)`.execute(db);
+      await sql`INSERT INTO metrics_probe SELECT i, date '2026-01-01' + i % 31, repeat('x', 100)
+        FROM generate_series(1, 200) AS i`.execute(db);
+
+      const filed = (await scrape()).text;
+      const probe = { table: 'metrics_probe' };
+      assert.equal(sample(filed, 'db_default_partition_rows', probe), 0, filed);
+      assert.ok((sample(filed, 'db_table_total_bytes', probe) ?? 0) > 8192);
+      assert.ok((sample(filed, 'db_table_index_bytes', probe) ?? 0) > 0);
+      for (const partition of ['metrics_probe_2026_01', 'metrics_probe_default']) {
+        assert.equal(
+          sample(filed, 'db_table_total_bytes', { table: partition }),
+          undefined,
+          `${partition} has a series`,
+        );
+      }
+
+      // A row for a month without its partition lands in the default partition, and says so.
+      await sql`INSERT INTO metrics_probe VALUES (201, date '2031-05-01', 'no partition yet')`.execute(db);
+      assert.equal(sample((await scrape()).text, 'db_default_partition_rows', probe), 1);
+
+      // Dead tuples past the (zero) threshold until a vacuum; then the vacuum is recent.
+      await db.transaction().execute(async (trx) => {
+        await sql`DELETE FROM metrics_probe WHERE at < date '2026-01-11'`.execute(trx);
+        await sql`SELECT pg_stat_force_next_flush()`.execute(trx);
+      });
+      const deleted = await until('the dead tuples counted', async () => {
+        const text = (await scrape()).text;
+        return (sample(text, 'db_table_dead_tuples', probe) ?? 0) > 0 ? text : undefined;
+      });
+      const dead = sample(deleted, 'db_table_dead_tuples', probe);
+      assert.equal(sample(deleted, 'db_table_dead_tuples_over_autovacuum_threshold', probe), dead);
+      await sql`VACUUM metrics_probe`.execute(db);
+      const vacuumed = (await scrape()).text;
+      assert.equal(sample(vacuumed, 'db_table_dead_tuples', probe), 0);
+      assert.ok((sample(vacuumed, 'db_table_vacuum_age_seconds', probe) ?? Infinity) < 60);
+    } finally {
+      await sql`DROP TABLE metrics_probe`.execute(db);
+    }
+  });
+
+  test.skipIf(testDatabaseKind === 'postgres' ? false : 'PostgreSQL only: PGlite runs one session')(
+    'a table held by DDL: the scrape answers at once with the previous table figures, and counts the skip',
+    async () => {
+      const before = (await scrape()).text;
+      const intents = { table: 'payment_intents' };
+      const bytes = sample(before, 'db_table_total_bytes', intents);
+      assert.ok((bytes ?? 0) > 0);
+      const holder = new pg.Client(t.testDatabase.url!);
+      await holder.connect();
+      try {
+        // What VACUUM FULL or a migration rewriting the table holds for as long as it runs.
+        await holder.query('BEGIN');
+        await holder.query('LOCK TABLE payment_intents IN ACCESS EXCLUSIVE MODE');
+        const started = Date.now();
+        const held = await scrape();
+        expectStatus(held, 200);
+        assert.ok(Date.now() - started < 2000, `the scrape took ${Date.now() - started} ms`);
+        assert.equal(sample(held.text, 'db_table_statistics_skipped_total'), 1);
+        assert.equal(sample(held.text, 'db_table_total_bytes', intents), bytes);
+      } finally {
+        await holder.query('ROLLBACK');
+        await holder.end();
+      }
+      const after = (await scrape()).text;
+      assert.equal(sample(after, 'db_table_statistics_skipped_total'), 1);
+      assert.ok((sample(after, 'db_table_total_bytes', intents) ?? 0) > 0);
+    },
+  );
 
   test('CORS: a refused publishable call still carries the headers; none outside the API', async () => {
     const refused = await t.request('GET', INTENTS, {
