@@ -126,8 +126,7 @@ export const periodicTasks: PeriodicTask[] = [
     [
       'wallet-session-retention',
       3600,
-      (runtime, budget) =>
-        deleteEndedWalletSessions(runtime.db, runtime.config.retention.dashboardSessionDays, budget),
+      (runtime, budget) => deleteEndedWalletSessions(runtime.db, runtime.config.retention.dashboardSessionDays, budget),
     ],
   ]),
   // New payment requests told to the operator's SMS or push gateway (decision 078); nothing when

@@ -114,7 +114,7 @@ describe('a phone without a wallet locks after five wrong PINs like a wallet doe
       n: number;
     }>`SELECT count(*)::int AS n FROM unknown_phone_pin_attempts WHERE phone = ${unknownPhone}`;
     assert.equal((await count.execute(t.runtime.db)).rows[0]!.n, 1);
-    assert.ok(((await deleteExpiredUnknownPhoneAttempts(t.runtime.db, RETENTION_BATCHES)).deleted) >= 1);
+    assert.ok((await deleteExpiredUnknownPhoneAttempts(t.runtime.db, RETENTION_BATCHES)).deleted >= 1);
     assert.equal((await count.execute(t.runtime.db)).rows[0]!.n, 0);
   });
 });

@@ -72,7 +72,11 @@ export async function revokeWalletSession(db: Executor, tokenHash: string): Prom
  * `maxHours` after it was made (earlier if signed out or idle), so the task deletes by creation
  * time alone, which migration 057 indexes: a payer's ended session may stay up to 12 hours longer.
  */
-export function deleteEndedWalletSessions(db: Kysely<DB>, days: number, budget: BatchBudget): Promise<BatchedDeleteResult> {
+export function deleteEndedWalletSessions(
+  db: Kysely<DB>,
+  days: number,
+  budget: BatchBudget,
+): Promise<BatchedDeleteResult> {
   return deleteInBatches(db, budget, async (trx, limit) => {
     const madeBefore = new Date(Date.now() - days * 86_400_000 - WALLET_SESSION.maxHours * 3_600_000);
     const result = await sql`DELETE FROM wallet_sessions WHERE token_hash IN (
