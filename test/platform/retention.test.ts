@@ -13,6 +13,7 @@ import { ledgerIsSound, newWallet } from '../links/support.js';
 import { answer, cancelRequest, createIntent, createRequest, PAYMENT_REQUESTS } from '../requests/support.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
 import { DELIVERIES, webhookHelpers } from '../webhooks/support.js';
+import { periodicTasks } from '../../src/worker/worker.js';
 
 const DAY = 86_400_000;
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY);
@@ -350,5 +351,24 @@ describe('retention of rows (issue 55, decision 093)', () => {
       walletLeft.rows.map((row) => row.token_hash.split('-')[0]),
       ['recent'],
     );
+  });
+
+  test('the worker runs each cleanup as a leased task beside the tick, within the configured budget', async () => {
+    const names = [
+      'idempotency-cleanup',
+      'webhook-rollup-cleanup',
+      'pin-attempts-cleanup',
+      'webhook-delivery-retention',
+      'payment-request-retention',
+      'dashboard-session-retention',
+      'wallet-session-retention',
+    ];
+    for (const name of names) {
+      const task = periodicTasks.find((each) => each.name === name);
+      assert.ok(task, name);
+      assert.equal(task.aside, true, name);
+      const result = (await task.run(t.runtime)) as { done: boolean; deleted: number };
+      assert.equal(result.done, true, name);
+    }
   });
 });
