@@ -61,6 +61,13 @@ export const ConfigSchema = Type.Object({
   DOWNLOAD_STALL_SECONDS: Type.Number({ exclusiveMinimum: 0, maximum: 3600, default: 30 }),
   /** Downloads one business may have running at once in one environment, in one process. */
   DOWNLOADS_PER_BUSINESS: Type.Integer({ minimum: 1, maximum: 1000, default: 4 }),
+  /** Retention (decision 093): days each kind of row is kept after it ended; money records are never deleted. */
+  WEBHOOK_ATTEMPT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: 30 }),
+  WEBHOOK_DELIVERY_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: 90 }),
+  /** The Events API promises at least 30 days (docs/webhooks.md). */
+  EVENT_RETENTION_DAYS: Type.Integer({ minimum: 30, maximum: 36_500, default: 90 }),
+  DASHBOARD_SESSION_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: 30 }),
+  PAYMENT_REQUEST_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: 90 }),
 });
 
 /** The settings as the process uses them: the type follows the schema through `toConfig`. */
@@ -121,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n  ${[...problems.values()].join('\n  ')}`);
   }
   checkOperatorHook(withDefaults);
+  checkRetention(withDefaults);
   return toConfig(withDefaults);
 }
 
@@ -155,6 +163,38 @@ function checkOperatorHook(raw: Static<typeof ConfigSchema>): void {
   }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
 }
+
+/**
+ * A delivery outlives its attempts and its event outlives it: the delivery log never shows a
+ * delivery whose event is gone, and an attempt never loses its delivery.
+ */
+function checkRetention(raw: Static<typeof ConfigSchema>): void {
+  const order = [
+    ['EVENT_RETENTION_DAYS', raw.EVENT_RETENTION_DAYS],
+    ['WEBHOOK_DELIVERY_RETENTION_DAYS', raw.WEBHOOK_DELIVERY_RETENTION_DAYS],
+    ['WEBHOOK_ATTEMPT_RETENTION_DAYS', raw.WEBHOOK_ATTEMPT_RETENTION_DAYS],
+  ] as const;
+  const problems: string[] = [];
+  for (let i = 1; i < order.length; i++) {
+    const [longer, longerDays] = order[i - 1]!;
+    const [shorter, shorterDays] = order[i]!;
+    if (shorterDays > longerDays)
+      problems.push(`${shorter}=${shorterDays}: must not be more than ${longer}=${longerDays}`);
+  }
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+}
+
+/**
+ * A run of a retention task (db/batched-delete.ts): rows per batch, each batch its own
+ * transaction, and how much one run may do before it leaves the rest to its next run.
+ */
+export interface BatchBudget {
+  rows: number;
+  maxBatches: number;
+  maxMs: number;
+}
+
+export const RETENTION_BATCHES: BatchBudget = { rows: 1000, maxBatches: 500, maxMs: 5_000 };
 
 const flag = (value: string) => value === 'true' || value === '1';
 
@@ -208,6 +248,15 @@ function toConfig(raw: Static<typeof ConfigSchema>) {
      */
     walletStream: { pollMs: 5_000, sessionCheckMs: 60_000 },
     seedDemo: flag(raw.SEED_DEMO),
+    retention: {
+      webhookAttemptDays: raw.WEBHOOK_ATTEMPT_RETENTION_DAYS,
+      webhookDeliveryDays: raw.WEBHOOK_DELIVERY_RETENTION_DAYS,
+      eventDays: raw.EVENT_RETENTION_DAYS,
+      dashboardSessionDays: raw.DASHBOARD_SESSION_RETENTION_DAYS,
+      paymentRequestDays: raw.PAYMENT_REQUEST_RETENTION_DAYS,
+      /** Not from the environment; tests narrow it to stop a run after a batch or two. */
+      batches: { ...RETENTION_BATCHES },
+    },
     downloads: { stallMs: Math.round(raw.DOWNLOAD_STALL_SECONDS * 1000), perBusiness: raw.DOWNLOADS_PER_BUSINESS },
     dashboard: {
       sessionIdleMinutes: raw.DASHBOARD_SESSION_IDLE_MINUTES,

@@ -43,6 +43,14 @@ export function newId(prefix: string): string {
 }
 
 /**
+ * The lowest id `newId(prefix)` can make at `at`: every id it made before sorts below it, so an
+ * index on such an id finds the rows made before a time without an index of its own.
+ */
+export function firstIdAt(prefix: string, at: Date): string {
+  return `${prefix}_${Math.max(0, at.getTime()).toString(36).padStart(10, '0')}`;
+}
+
+/**
  * Secret base62 text (API keys, customer links, form tokens), drawn from the system's generator
  * for each call: never from the shared pool, whose bytes wait in memory before they are used.
  */

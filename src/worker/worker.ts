@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import type { Runtime } from '../bootstrap.js';
+import type { BatchBudget } from '../config.js';
 import { foldListCounts } from '../db/counted-list.js';
 import { newId } from '../lib/ids.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency/store.js';
@@ -17,6 +18,10 @@ import { checkFailingEndpoints } from '../modules/webhooks/health.js';
 import { deleteOldRollups } from '../modules/webhooks/stats.js';
 import { WAKE_CHANNEL } from '../modules/webhooks/wake.js';
 import { deleteExpiredUnknownPhoneAttempts } from '../modules/wallets/service.js';
+import { deleteEndedSessions } from '../modules/dashboard/sessions.js';
+import { deleteEndedRequests } from '../modules/requests/retention.js';
+import { deleteEndedWalletSessions } from '../modules/walletapp/sessions.js';
+import { deleteOldDeliveries } from '../modules/webhooks/retention.js';
 
 /** Warns about, then disables, webhook endpoints that have been failing (settings from the config). */
 export function webhookAutoDisable(runtime: Runtime) {
@@ -41,8 +46,23 @@ export interface PeriodicTask {
   aside?: true;
 }
 
+/**
+ * The cleanups: each deletes in bounded batches (db/batched-delete.ts) within the run's budget
+ * (`config.retention.batches`), the rest left to its next run. Aside: a run of several seconds
+ * must not hold back the ledger fold and the expiries, which run in the tick.
+ */
+function cleanupTasks(
+  tasks: [name: string, everySeconds: number, run: (runtime: Runtime, budget: BatchBudget) => Promise<unknown>][],
+): PeriodicTask[] {
+  return tasks.map(([name, everySeconds, run]) => ({
+    name,
+    everySeconds,
+    aside: true,
+    run: (runtime) => run(runtime, runtime.config.retention.batches),
+  }));
+}
+
 export const periodicTasks: PeriodicTask[] = [
-  { name: 'idempotency-cleanup', everySeconds: 600, run: (runtime) => deleteExpiredIdempotencyKeys(runtime.db) },
   // decisions.md: expiry within 60 s of expiresAt; the first tick at start catches up after downtime.
   { name: 'intent-expiry', everySeconds: 10, run: (runtime) => expireDueIntents(runtime.db) },
   // A payment waiting for its payer ends when the payer answers (the sandbox's phones: after 2 s)
@@ -74,8 +94,41 @@ export const periodicTasks: PeriodicTask[] = [
   },
   // `api_key.expiring`, once per key, 24 h before it stops working (api-keys/expiring.ts, decision 084).
   { name: 'api-key-expiring', everySeconds: 60, run: (runtime) => sendExpiringNotices(runtime.db) },
-  { name: 'webhook-rollup-cleanup', everySeconds: 3600, run: (runtime) => deleteOldRollups(runtime.db) },
-  { name: 'pin-attempts-cleanup', everySeconds: 600, run: (runtime) => deleteExpiredUnknownPhoneAttempts(runtime.db) },
+  ...cleanupTasks([
+    // A day of keys is millions of rows at a national scale: every minute, a run's budget at a time.
+    ['idempotency-cleanup', 60, (runtime, budget) => deleteExpiredIdempotencyKeys(runtime.db, budget)],
+    ['webhook-rollup-cleanup', 3600, (runtime, budget) => deleteOldRollups(runtime.db, budget)],
+    ['pin-attempts-cleanup', 600, (runtime, budget) => deleteExpiredUnknownPhoneAttempts(runtime.db, budget)],
+    // Retention (decision 093). Events and webhook attempts go by whole month partitions (PART).
+    [
+      'webhook-delivery-retention',
+      60,
+      (runtime, budget) => deleteOldDeliveries(runtime.db, runtime.config.retention.webhookDeliveryDays, budget),
+    ],
+    [
+      'payment-request-retention',
+      300,
+      (runtime, budget) => deleteEndedRequests(runtime.db, runtime.config.retention.paymentRequestDays, budget),
+    ],
+    [
+      'dashboard-session-retention',
+      3600,
+      (runtime, budget) =>
+        deleteEndedSessions(
+          runtime.db,
+          {
+            days: runtime.config.retention.dashboardSessionDays,
+            idleMinutes: runtime.config.dashboard.sessionIdleMinutes,
+          },
+          budget,
+        ),
+    ],
+    [
+      'wallet-session-retention',
+      3600,
+      (runtime, budget) => deleteEndedWalletSessions(runtime.db, runtime.config.retention.dashboardSessionDays, budget),
+    ],
+  ]),
   // New payment requests told to the operator's SMS or push gateway (decision 078); nothing when
   // OPERATOR_HOOK_URL is unset. Aside: a gateway that hangs holds back no other task.
   {

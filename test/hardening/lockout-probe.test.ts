@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
+import { RETENTION_BATCHES } from '../../src/config.js';
 import { deleteExpiredUnknownPhoneAttempts, MAX_PIN_ATTEMPTS } from '../../src/modules/wallets/service.js';
 import { pay } from '../checkout/support.js';
 import { createIntent } from '../intents/support.js';
@@ -67,7 +68,7 @@ describe('a phone without a wallet locks after five wrong PINs like a wallet doe
       t.runtime.db,
     );
     await sql`UPDATE unknown_phone_pin_attempts SET locked_until = now() - interval '1 second'`.execute(t.runtime.db);
-    assert.equal(await deleteExpiredUnknownPhoneAttempts(t.runtime.db), 1);
+    assert.equal((await deleteExpiredUnknownPhoneAttempts(t.runtime.db, RETENTION_BATCHES)).deleted, 1);
     const next = await pay(t, shortCode, { phone: walletPhone, pin: '1111' });
     assert.deepEqual(seen(await pay(t, shortCode, { phone: unknownPhone, pin: '1111' })), seen(next));
     assert.equal(next.body.error.code, 'INVALID_PIN');
@@ -98,7 +99,7 @@ describe('a phone without a wallet locks after five wrong PINs like a wallet doe
     };
     for (const phone of [walletPhone, unknownPhone]) assert.deepEqual(await wrongTries(phone), fourWrong);
     // A recent row under five tries is kept by the cleanup.
-    assert.equal(await deleteExpiredUnknownPhoneAttempts(t.runtime.db), 0);
+    assert.equal((await deleteExpiredUnknownPhoneAttempts(t.runtime.db, RETENTION_BATCHES)).deleted, 0);
     // Sixteen minutes later the four count as zero: four more wrong PINs lock neither.
     await ageAttempts();
     for (const phone of [walletPhone, unknownPhone]) assert.deepEqual(await wrongTries(phone), fourWrong);
@@ -113,7 +114,7 @@ describe('a phone without a wallet locks after five wrong PINs like a wallet doe
       n: number;
     }>`SELECT count(*)::int AS n FROM unknown_phone_pin_attempts WHERE phone = ${unknownPhone}`;
     assert.equal((await count.execute(t.runtime.db)).rows[0]!.n, 1);
-    assert.ok((await deleteExpiredUnknownPhoneAttempts(t.runtime.db)) >= 1);
+    assert.ok((await deleteExpiredUnknownPhoneAttempts(t.runtime.db, RETENTION_BATCHES)).deleted >= 1);
     assert.equal((await count.execute(t.runtime.db)).rows[0]!.n, 0);
   });
 });

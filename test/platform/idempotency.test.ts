@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import Fastify from 'fastify';
 import { registerWritePath } from '../../src/http/idempotency/plugin.js';
+import { RETENTION_BATCHES } from '../../src/config.js';
 import { deleteExpiredIdempotencyKeys } from '../../src/http/idempotency/store.js';
 import { testDatabaseKind } from '../support/database.js';
 import { expectError, expectStatus, startTestApp, type TestApp, type TestBusiness } from '../support/harness.js';
@@ -199,7 +200,7 @@ describe('idempotency (api.md 4, decisions "Idempotency")', () => {
       .set({ created_at: sql<Date>`now() - interval '25 hours'` })
       .where('idempotency_key', '=', 'old-key')
       .execute();
-    assert.ok((await deleteExpiredIdempotencyKeys(db)) >= 1);
+    assert.ok((await deleteExpiredIdempotencyKeys(db, RETENTION_BATCHES)).deleted >= 1);
     const fresh = await post('old-key', { name: 'expiring' });
     expectStatus(fresh, 201);
     assert.equal(fresh.headers.get('idempotent-replayed'), null);

@@ -31,6 +31,7 @@ describe('the delivery transition table', () => {
       hasten: { PENDING: 'PENDING', FAILED: 'FAILED' },
       retry: { SUCCEEDED: 'PENDING', DEAD: 'PENDING' },
       recover: { DEAD: 'PENDING' },
+      purge: { SUCCEEDED: 'SUCCEEDED', DEAD: 'DEAD' },
       endpointDisabled: { PENDING: 'DEAD', FAILED: 'DEAD' },
       endpointDeleted: { PENDING: 'DEAD', FAILED: 'DEAD' },
     };
@@ -45,12 +46,12 @@ describe('the delivery transition table', () => {
     }
   });
 
-  test('finished deliveries change only by a retry or a recover; every retry route action covers every status', () => {
+  test('finished deliveries change only by a retry or a recover (or go, by retention); every retry route action covers every status', () => {
     for (const status of ['SUCCEEDED', 'DEAD'] as const) {
       const allowed = (Object.keys(deliveryActions) as DeliveryAction[]).filter((action) =>
         isDeliveryActionAllowed(status, action),
       );
-      assert.deepEqual(allowed, status === 'SUCCEEDED' ? ['retry'] : ['retry', 'recover']);
+      assert.deepEqual(allowed, status === 'SUCCEEDED' ? ['retry', 'purge'] : ['retry', 'recover', 'purge']);
     }
     // The retry route takes any status: waiting ones are hastened, finished ones retried.
     for (const status of DELIVERY_STATUSES) {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
 import pino from 'pino';
+import { RETENTION_BATCHES } from '../../src/config.js';
 import { deleteOldRollups, LATENCY_BUCKETS_MS, latencyBucket, percentile } from '../../src/modules/webhooks/stats.js';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
@@ -132,7 +133,7 @@ describe('endpoint stats (issue 17, item 3)', () => {
     assert.equal(wider.last7d.attempts, 19);
     assert.equal(wider.last7d.byOutcome.TIMEOUT, 10);
     assert.equal(wider.last7d.successRate, 0.3158);
-    assert.ok((await deleteOldRollups(t.runtime.db)) >= 1);
+    assert.ok((await deleteOldRollups(t.runtime.db, RETENTION_BATCHES)).deleted >= 1);
     const kept = await t.runtime.db
       .selectFrom('webhook_attempt_rollups')
       .select('attempts')

@@ -5,6 +5,16 @@ export const PAYMENT_REQUEST_STATUSES = ['PENDING', 'APPROVED', 'DECLINED', 'EXP
 
 export type PaymentRequestStatus = (typeof PAYMENT_REQUEST_STATUSES)[number];
 
+/**
+ * How a request ends without moving money: declined, expired, cancelled, or approved but its
+ * payment failed. Retention deletes these (an APPROVED one is a money record, kept); migration
+ * 057's partial index repeats the list.
+ */
+export const UNPAID_REQUEST_ENDS = ['DECLINED', 'EXPIRED', 'CANCELLED', 'FAILED'] as const satisfies readonly Exclude<
+  PaymentRequestStatus,
+  'PENDING' | 'APPROVED'
+>[];
+
 export interface PaymentRequestsTable {
   id: string;
   business_id: string;

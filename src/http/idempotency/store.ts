@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { deleteInBatches, type BatchBudget, type BatchedDeleteResult } from '../../db/batched-delete.js';
 import type { DB, Environment } from '../../db/schema.js';
 import { ApiError } from '../errors.js';
 
@@ -83,11 +84,15 @@ export function isKeyTaken(error: unknown): boolean {
   return code === '23505' && (constraint === name || (message ?? '').includes(name));
 }
 
-/** Worker task: forget keys older than the retention period. */
-export async function deleteExpiredIdempotencyKeys(db: Kysely<DB>): Promise<number> {
-  const result = await db
-    .deleteFrom('idempotency_keys')
-    .where(sql<boolean>`created_at < now() - make_interval(hours => ${RETENTION_HOURS})`)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+/**
+ * Worker task: forget keys older than the retention period, oldest first, in bounded batches
+ * (a day of traffic is millions of keys: one DELETE would hold them all in one transaction).
+ */
+export function deleteExpiredIdempotencyKeys(db: Kysely<DB>, budget: BatchBudget): Promise<BatchedDeleteResult> {
+  return deleteInBatches(db, budget, async (trx, limit) => {
+    const result = await sql`DELETE FROM idempotency_keys WHERE id IN (
+        SELECT id FROM idempotency_keys WHERE created_at < now() - make_interval(hours => ${RETENTION_HOURS})
+        ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)`.execute(trx);
+    return Number(result.numAffectedRows ?? 0n);
+  });
 }

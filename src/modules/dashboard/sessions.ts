@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
-import type { DashboardLang, DashboardRole, Environment } from '../../db/schema.js';
+import { sql, type Kysely } from 'kysely';
+import { deleteInBatches, type BatchBudget, type BatchedDeleteResult } from '../../db/batched-delete.js';
+import type { DashboardLang, DashboardRole, DB, Environment } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 
 /** Who is signed in, as the dashboard's pages and forms see it. */
@@ -106,4 +107,26 @@ export async function setSessionPreferences(
   preferences: { environment?: Environment; lang?: DashboardLang },
 ): Promise<void> {
   await db.updateTable('dashboard_sessions').set(preferences).where('token_hash', '=', tokenHash).execute();
+}
+
+/**
+ * Periodic (decision 093): sessions that ended (signed out, revoked, or idle past `idleMinutes`)
+ * more than `days` ago. No index: a business's team signs in a few times a day, and the table
+ * holds only the retention window's sessions.
+ */
+export function deleteEndedSessions(
+  db: Kysely<DB>,
+  options: { days: number; idleMinutes: number },
+  budget: BatchBudget,
+): Promise<BatchedDeleteResult> {
+  return deleteInBatches(db, budget, async (trx, limit) => {
+    const cutoff = new Date(Date.now() - options.days * 86_400_000);
+    const idleSince = new Date(cutoff.getTime() - options.idleMinutes * 60_000);
+    const result = await sql`DELETE FROM dashboard_sessions WHERE token_hash IN (
+        SELECT token_hash FROM dashboard_sessions
+        WHERE revoked_at < ${cutoff} OR last_seen_at < ${idleSince}
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED)`.execute(trx);
+    return Number(result.numAffectedRows ?? 0n);
+  });
 }

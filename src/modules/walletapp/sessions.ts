@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
-import type { Environment } from '../../db/schema.js';
+import { sql, type Kysely } from 'kysely';
+import { deleteInBatches, type BatchBudget, type BatchedDeleteResult } from '../../db/batched-delete.js';
+import type { DB, Environment } from '../../db/schema.js';
 import type { Executor } from '../../db/transaction.js';
 import { hashToken } from '../dashboard/sessions.js';
 import { newToken } from '../dashboard/cookies.js';
@@ -64,4 +65,23 @@ export async function findWalletSession(
 
 export async function revokeWalletSession(db: Executor, tokenHash: string): Promise<void> {
   await sql`UPDATE wallet_sessions SET revoked_at = now() WHERE token_hash = ${tokenHash}`.execute(db);
+}
+
+/**
+ * Periodic (decision 093): sessions ended more than `days` ago. Every session has ended by
+ * `maxHours` after it was made (earlier if signed out or idle), so the task deletes by creation
+ * time alone, which migration 057 indexes: a payer's ended session may stay up to 12 hours longer.
+ */
+export function deleteEndedWalletSessions(
+  db: Kysely<DB>,
+  days: number,
+  budget: BatchBudget,
+): Promise<BatchedDeleteResult> {
+  return deleteInBatches(db, budget, async (trx, limit) => {
+    const madeBefore = new Date(Date.now() - days * 86_400_000 - WALLET_SESSION.maxHours * 3_600_000);
+    const result = await sql`DELETE FROM wallet_sessions WHERE token_hash IN (
+        SELECT token_hash FROM wallet_sessions WHERE created_at < ${madeBefore}
+        ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)`.execute(trx);
+    return Number(result.numAffectedRows ?? 0n);
+  });
 }

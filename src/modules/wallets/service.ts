@@ -1,5 +1,6 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import { deleteInBatches, type BatchBudget, type BatchedDeleteResult } from '../../db/batched-delete.js';
 import type { DB, Environment, WalletsTable } from '../../db/schema.js';
 import { inTransaction, type Executor } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
@@ -148,17 +149,14 @@ async function takePinAttempt(db: Kysely<DB>, environment: Environment, phone: s
  * Worker task: rows whose lock has expired, or whose last attempt is older than the lock window
  * (whatever their count), count as zero attempts; forget them.
  */
-export async function deleteExpiredUnknownPhoneAttempts(db: Kysely<DB>): Promise<number> {
-  const result = await db
-    .deleteFrom('unknown_phone_pin_attempts')
-    .where((eb) =>
-      eb.or([
-        eb('locked_until', '<=', sql<Date>`now()`),
-        eb('last_attempt_at', '<=', sql<Date>`now() - make_interval(mins => ${PIN_LOCK_MINUTES})`),
-      ]),
-    )
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+export function deleteExpiredUnknownPhoneAttempts(db: Kysely<DB>, budget: BatchBudget): Promise<BatchedDeleteResult> {
+  return deleteInBatches(db, budget, async (trx, limit) => {
+    const result = await sql`DELETE FROM unknown_phone_pin_attempts WHERE (environment, phone) IN (
+        SELECT environment, phone FROM unknown_phone_pin_attempts
+        WHERE locked_until <= now() OR last_attempt_at <= now() - make_interval(mins => ${PIN_LOCK_MINUTES})
+        LIMIT ${limit} FOR UPDATE SKIP LOCKED)`.execute(trx);
+    return Number(result.numAffectedRows ?? 0n);
+  });
 }
 
 /** One answer for a phone without a wallet and a wrong PIN: the pay routes must not tell them apart. */

@@ -52,6 +52,8 @@ export const deliveryMachine = defineStateMachine({
     hasten: { from: WAITING_STATUSES, to: null },
     retry: { from: ['SUCCEEDED', 'DEAD'], to: NEW_STATUS },
     recover: { from: ['DEAD'], to: NEW_STATUS },
+    // Retention deletes a finished delivery with its attempts (webhooks/retention.ts): the row goes.
+    purge: { from: ['SUCCEEDED', 'DEAD'], to: null },
     endpointDisabled: { from: WAITING_STATUSES, to: 'DEAD', deadReason: 'ENDPOINT_DISABLED' },
     endpointDeleted: { from: WAITING_STATUSES, to: 'DEAD', deadReason: 'ENDPOINT_DELETED' },
   },

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { deleteInBatches, type BatchBudget, type BatchedDeleteResult } from '../../db/batched-delete.js';
 import type { DB } from '../../db/schema.js';
 import { waitingStatuses } from './delivery-state.js';
 import { errorClasses, type ErrorClass } from './sender.js';
@@ -139,11 +140,14 @@ export async function endpointStats(
   };
 }
 
-/** Periodic: drops rollups past the retention. */
-export async function deleteOldRollups(db: Kysely<DB>): Promise<number> {
-  const result = await db
-    .deleteFrom('webhook_attempt_rollups')
-    .where('hour', '<', sql<Date>`now() - make_interval(days => ${ROLLUP_RETENTION_DAYS})`)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+/** Periodic: drops rollups past the retention, in bounded batches. */
+export function deleteOldRollups(db: Kysely<DB>, budget: BatchBudget): Promise<BatchedDeleteResult> {
+  return deleteInBatches(db, budget, async (trx, limit) => {
+    const result = await sql`DELETE FROM webhook_attempt_rollups
+      WHERE (endpoint_id, hour, outcome, latency_bucket) IN (
+        SELECT endpoint_id, hour, outcome, latency_bucket FROM webhook_attempt_rollups
+        WHERE hour < now() - make_interval(days => ${ROLLUP_RETENTION_DAYS})
+        ORDER BY hour LIMIT ${limit} FOR UPDATE SKIP LOCKED)`.execute(trx);
+    return Number(result.numAffectedRows ?? 0n);
+  });
 }
