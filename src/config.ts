@@ -38,6 +38,10 @@ export const ConfigSchema = Type.Object({
   WEBHOOK_RETRY_SCALE: Type.Number({ exclusiveMinimum: 0, maximum: 1000, default: 1 }),
   WEBHOOK_DISABLE_AFTER_HOURS: Type.Number({ exclusiveMinimum: 0, default: 120 }),
   WEBHOOK_DISABLE_WARNING_HOURS: Type.Number({ minimum: 0, default: 24 }),
+  /** Whole months of webhook attempts and of events are dropped once older than these (decision 091). */
+  WEBHOOK_ATTEMPT_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
+  // The docs promise the Events API 30 days.
+  EVENT_RETENTION_DAYS: Type.Integer({ minimum: 30, default: 90 }),
   /** The operator's notification hook (decision 078): each new payment request is POSTed there. Unset: off. */
   OPERATOR_HOOK_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   /** The hook's Standard Webhooks secret (`whsec_` and base64 of 24 to 64 bytes); required with the URL. */
@@ -174,6 +178,7 @@ function toConfig(raw: Static<typeof ConfigSchema>) {
     webhookRetryScale: raw.WEBHOOK_RETRY_SCALE,
     webhookDisableAfterHours: raw.WEBHOOK_DISABLE_AFTER_HOURS,
     webhookDisableWarningHours: raw.WEBHOOK_DISABLE_WARNING_HOURS,
+    retention: { webhookAttemptDays: raw.WEBHOOK_ATTEMPT_RETENTION_DAYS, eventDays: raw.EVENT_RETENTION_DAYS },
     /** Where each new payment request is told (decision 078); undefined: off, nothing is queued. */
     operatorHook:
       raw.OPERATOR_HOOK_URL !== undefined && raw.OPERATOR_HOOK_SECRET !== undefined

@@ -61,16 +61,20 @@ export interface TestDatabase {
 
 /**
  * A database of this test file's own: a copy of the run's migrated template (see
- * test/support/global-setup.ts), or a freshly migrated one when a file is run on its own.
+ * test/support/global-setup.ts), or a freshly migrated one when a file is run on its own;
+ * `unmigrated`: an empty one, for a test that migrates it step by step.
  */
-export async function createTestDatabase(options: { onStatement?: (sql: string) => void } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  options: { onStatement?: (sql: string) => void; unmigrated?: true } = {},
+): Promise<TestDatabase> {
+  const { unmigrated, ...driverOptions } = options;
   if (testDatabaseUrl) {
     const name = `devapi_test_${randomBase62(10).toLowerCase()}`;
-    const template = process.env.TEST_PG_TEMPLATE;
+    const template = unmigrated ? undefined : process.env.TEST_PG_TEMPLATE;
     await adminQuery(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
     const url = urlForDatabase(testDatabaseUrl, name);
-    const database = await openDatabase({ kind: 'postgres', url, poolSize: 10, ...options });
-    if (!template) await migrate(database);
+    const database = await openDatabase({ kind: 'postgres', url, poolSize: 10, ...driverOptions });
+    if (!template && !unmigrated) await migrate(database);
     return {
       database,
       url,
@@ -80,8 +84,15 @@ export async function createTestDatabase(options: { onStatement?: (sql: string) 
       },
     };
   }
+  if (unmigrated) {
+    // An empty instance of its own, closed for good (the idle ones hold the template's schema).
+    const { pglite } = await pgliteStartingPoint();
+    const instance = await PGlite.create(pglite);
+    const database = await openDatabase({ kind: 'pglite', instance, ...driverOptions });
+    return { database, url: undefined, drop: () => database.close() };
+  }
   const { instance, fresh } = await takePGlite();
-  const database = await openDatabase({ kind: 'pglite', instance, ...options });
+  const database = await openDatabase({ kind: 'pglite', instance, ...driverOptions });
   await migrate(database);
   // Taken from the first instance once migrated, before any test wrote to it.
   if (fresh) await (resetScript ??= resetScriptFrom(instance));
