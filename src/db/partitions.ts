@@ -149,9 +149,43 @@ async function createMonth(db: Kysely<DB>, table: PartitionedTableName, month: D
   }
 }
 
+/** Lock timeouts of the partition tasks since the process started (for /metrics). */
+export const partitionLockTimeouts = { count: 0 };
+
+/**
+ * What a partition task did, as the worker logs it: `putOff` names the months whose lock was not
+ * had in time (the worker warns; the next run tries them again).
+ */
+export interface PartitionTaskSummary {
+  done: string[];
+  putOff: string[];
+  kept: string[];
+}
+
+function summarize(outcomes: { table: string; month: string; outcome: string }[]): PartitionTaskSummary {
+  const summary: PartitionTaskSummary = { done: [], putOff: [], kept: [] };
+  for (const { table, month, outcome } of outcomes) {
+    const name = `${table} ${month}`;
+    if (outcome === 'lock timeout') summary.putOff.push(name);
+    else if (outcome === 'created' || outcome === 'dropped') summary.done.push(name);
+    else if (outcome !== 'exists') summary.kept.push(`${name}: ${outcome.replace(/^kept: /, '')}`);
+  }
+  partitionLockTimeouts.count += summary.putOff.length;
+  return summary;
+}
+
 /** The `partitions-ahead` task: this month and MONTHS_AHEAD more exist for every table. */
-export function createMonthsAhead(db: Kysely<DB>, now = new Date()) {
-  return ensureMonthlyPartitions(db, monthStart(now), monthStart(now, MONTHS_AHEAD));
+export async function createMonthsAhead(db: Kysely<DB>, now = new Date()): Promise<PartitionTaskSummary> {
+  return summarize(await ensureMonthlyPartitions(db, monthStart(now), monthStart(now, MONTHS_AHEAD)));
+}
+
+/** The `partitions-retention` task. */
+export async function dropMonthsPastRetention(
+  db: Kysely<DB>,
+  days: RetentionDays,
+  now = new Date(),
+): Promise<PartitionTaskSummary> {
+  return summarize(await dropExpiredMonths(db, days, now));
 }
 
 export interface RetentionDays {
@@ -214,10 +248,14 @@ async function dropMonth(db: Kysely<DB>, month: MonthTable): Promise<DropOutcome
  * The rows each default partition holds: a row there is one whose month did not exist when it
  * was written (the alert METRICS exports). Each is empty but for those rows, so counting is cheap.
  */
-export async function rowsInDefaultPartitions(db: Kysely<DB>): Promise<{ table: PartitionedTableName; rows: number }[]> {
+export async function rowsInDefaultPartitions(
+  db: Kysely<DB>,
+): Promise<{ table: PartitionedTableName; rows: number }[]> {
   const counted: { table: PartitionedTableName; rows: number }[] = [];
   for (const { table } of partitionedTables) {
-    const { rows } = await sql<{ n: string }>`SELECT count(*)::text AS n FROM ${sql.id(`${table}_default`)}`.execute(db);
+    const { rows } = await sql<{ n: string }>`SELECT count(*)::text AS n FROM ${sql.id(`${table}_default`)}`.execute(
+      db,
+    );
     counted.push({ table, rows: Number(rows[0]?.n ?? 0) });
   }
   return counted;
