@@ -1,13 +1,5 @@
 import { sql, type Transaction } from 'kysely';
-import {
-  isLockTimeout,
-  limitLockWait,
-  listMonthTables,
-  monthStart,
-  monthText,
-  partitionName,
-  type PartitionedTableName,
-} from './partitions.js';
+import { isLockTimeout, limitLockWait, listMonthTables, monthStart, monthText, partitionName } from './partitions.js';
 import type { DB } from './schema.js';
 
 /**

@@ -55,25 +55,23 @@ describe.skipIf(testDatabaseKind !== 'postgres')('partition tasks beside open pa
     await testDatabase?.drop();
   });
 
-  test('making a month while a transaction holds the default partition: it gives up, inserts wait < 100 ms', async () => {
+  test('making a month while a transaction holds the default partition: it gives up, inserts wait < 100 ms', async (context) => {
     const holder = await client();
     const payer = await client();
     await holder.query('BEGIN');
     // A row no month holds yet, uncommitted: its transaction holds the default partition.
     await holder.query(postingAt(monthStart(now, 10), 'held'));
     const target = monthStart(now, 8);
-    let paymentMs = 0;
-    let lateMs = 0;
     const started = performance.now();
     const task = ensureMonthlyPartitions(database.db, target, target);
     // Payments meanwhile: one into this month, one into the default partition the task waits for.
     await new Promise((resolve) => setTimeout(resolve, 10));
-    paymentMs = await timed(payer.query(postingAt(new Date(), 'now')));
-    lateMs = await timed(payer.query(postingAt(monthStart(now, 11), 'late')));
+    const paymentMs = await timed(payer.query(postingAt(new Date(), 'now')));
+    const lateMs = await timed(payer.query(postingAt(monthStart(now, 11), 'late')));
     const outcomes = await task;
     const taskMs = performance.now() - started;
     await holder.query('ROLLBACK');
-    console.log(
+    context.annotate(
       `lock test (ahead): task ${taskMs.toFixed(0)} ms, payment ${paymentMs.toFixed(1)} ms, payment into default ${lateMs.toFixed(1)} ms`,
     );
     assert.equal(outcomes.find((outcome) => outcome.table === 'ledger_postings')?.outcome, 'lock timeout');
@@ -86,7 +84,7 @@ describe.skipIf(testDatabaseKind !== 'postgres')('partition tasks beside open pa
     assert.equal(again.find((outcome) => outcome.table === 'ledger_postings')?.outcome, 'created');
   });
 
-  test('dropping an old events month while an event insert is uncommitted: it gives up, inserts wait < 100 ms', async () => {
+  test('dropping an old events month while an event insert is uncommitted: it gives up, inserts wait < 100 ms', async (context) => {
     const old = monthStart(now, -6);
     await ensureMonthlyPartitions(database.db, old, old);
     const holder = await client();
@@ -101,7 +99,7 @@ describe.skipIf(testDatabaseKind !== 'postgres')('partition tasks beside open pa
     const summary = await task;
     const taskMs = performance.now() - started;
     await holder.query('ROLLBACK');
-    console.log(`lock test (retention): task ${taskMs.toFixed(0)} ms, event insert ${eventMs.toFixed(1)} ms`);
+    context.annotate(`lock test (retention): task ${taskMs.toFixed(0)} ms, event insert ${eventMs.toFixed(1)} ms`);
     assert.ok(summary.putOff.includes(`events ${old.toISOString().slice(0, 7)}`), JSON.stringify(summary));
     assert.ok(eventMs < 100, `an event insert waited ${eventMs} ms`);
     assert.ok(taskMs < PARTITION_LOCK_TIMEOUT_MS * 20, `the task took ${taskMs} ms`);
