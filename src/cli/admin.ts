@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { parseCommandLine, UsageError, type Call, type CommandGroup } from './command-line.js';
 import { businessCommands } from './commands/businesses.js';
 import { keyCommands } from './commands/keys.js';
+import { partitionCommands } from './commands/partitions.js';
 import { userCommands } from './commands/users.js';
 import { walletCommands } from './commands/wallets.js';
 import { ConnectionError, resolveConnection } from './connection.js';
@@ -39,6 +40,11 @@ const usage = `Usage: npm run --silent admin -- <command> [options] [--json]
   wallet credit --phone P --amount C --env test|live
   wallet show --phone P --env test|live
   ledger check                      exits 1 when an invariant of the ledger does not hold
+  partitions list                   each month table: rows (estimated), bytes, attached or detached;
+                                    rows in the default partitions (a month made late)
+  partitions archive ledger_postings|balance_transactions --month YYYY-MM
+                                    keeps the month's totals for \`ledger check\`, then detaches it
+                                    (not the last 12 months): dump it, verify, drop it (operations.md)
   user create --business ID --email E --password P [--role owner|admin|developer|finance|support|viewer]
   user list --business ID
   user disable USER_ID              signs the user out everywhere
@@ -59,6 +65,7 @@ const GROUPS: Readonly<Record<string, CommandGroup>> = {
   ...keyCommands,
   ...walletCommands,
   ...userCommands,
+  ...partitionCommands,
 };
 
 function toCall(args: string[]): Call {

@@ -35,6 +35,7 @@ const OPTIONS = {
   'idempotency-key': { type: 'string' },
   page: { type: 'string' },
   limit: { type: 'string' },
+  month: { type: 'string' },
 } as const;
 
 export function parseCommandLine(args: string[]) {

@@ -25,8 +25,9 @@ export function listMigrations(): Migration[] {
 /**
  * Applies pending migrations in one transaction under an advisory lock, so processes starting
  * together against one PostgreSQL apply each migration exactly once. Returns what was applied.
+ * `to` stops after that version (a test builds the database an older release left).
  */
-export async function migrate(database: Database): Promise<string[]> {
+export async function migrate(database: Database, options: { to?: string } = {}): Promise<string[]> {
   return database.inScriptTransaction(async (run) => {
     await run(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_ID})`);
     await run(
@@ -35,6 +36,7 @@ export async function migrate(database: Database): Promise<string[]> {
     const applied = new Set((await run('SELECT version FROM schema_migrations')).map((row) => String(row.version)));
     const done: string[] = [];
     for (const migration of listMigrations()) {
+      if (options.to !== undefined && migration.version > options.to) break;
       if (applied.has(migration.version)) continue;
       await run(migration.sql);
       await run(`INSERT INTO schema_migrations (version) VALUES ('${migration.version}')`);

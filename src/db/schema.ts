@@ -17,6 +17,7 @@ import type {
   LedgerAccountsTable,
   LedgerPendingMovementsTable,
   LedgerPostingsTable,
+  ArchivedMonthTotalsTable,
   PaymentsTable,
 } from './schema/payments.js';
 import type { PayoutBatchesTable, PayoutsTable } from './schema/payouts.js';
@@ -58,6 +59,7 @@ export interface DB {
   unknown_phone_pin_attempts: UnknownPhonePinAttemptsTable;
   ledger_accounts: LedgerAccountsTable;
   ledger_postings: LedgerPostingsTable;
+  archived_month_totals: ArchivedMonthTotalsTable;
   ledger_pending_movements: LedgerPendingMovementsTable;
   balance_transactions: BalanceTransactionsTable;
   payouts: PayoutsTable;

@@ -140,6 +140,11 @@ export const errorCatalogue = {
   // Operators
   ADMIN_UNAUTHORIZED: { status: 401, message: 'Missing or wrong admin token.' },
   NOT_FOUND: { status: 404, message: 'Not found.' },
+  MONTH_NOT_ARCHIVABLE: { status: 409, message: 'This month of money records cannot be archived now.' },
+  PARTITION_BUSY: {
+    status: 503,
+    message: 'The table was busy and the change gave up rather than hold up payments. Retry shortly.',
+  },
 
   // Merchant dashboard
   LAST_OWNER: {

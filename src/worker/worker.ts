@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Runtime } from '../bootstrap.js';
 import type { BatchBudget } from '../config.js';
 import { foldListCounts } from '../db/counted-list.js';
+import { createMonthsAhead, dropMonthsPastRetention } from '../db/partitions.js';
 import { newId } from '../lib/ids.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency/store.js';
 import { sendExpiringNotices } from '../modules/api-keys/expiring.js';
@@ -129,6 +130,14 @@ export const periodicTasks: PeriodicTask[] = [
       (runtime, budget) => deleteEndedWalletSessions(runtime.db, runtime.config.retention.dashboardSessionDays, budget),
     ],
   ]),
+  // Monthly partitions (db/partitions.ts, decision 091): months made ahead, old months of events
+  // and webhook attempts dropped. Their DDL waits at most 50 ms for a lock, else waits for the next run.
+  { name: 'partitions-ahead', everySeconds: 3600, run: (runtime) => createMonthsAhead(runtime.db) },
+  {
+    name: 'partitions-retention',
+    everySeconds: 3600,
+    run: (runtime) => dropMonthsPastRetention(runtime.db, runtime.config.retention),
+  },
   // New payment requests told to the operator's SMS or push gateway (decision 078); nothing when
   // OPERATOR_HOOK_URL is unset. Aside: a gateway that hangs holds back no other task.
   {
@@ -138,6 +147,12 @@ export const periodicTasks: PeriodicTask[] = [
     run: (runtime) => sendOperatorNotices(runtime.db, runtime.config),
   },
 ];
+
+/** A task's result that says some of its work waits for the next run (a lock not had in time). */
+function putOffWork(result: unknown): boolean {
+  const putOff = (result as { putOff?: unknown } | null | undefined)?.putOff;
+  return Array.isArray(putOff) && putOff.length > 0;
+}
 
 /**
  * How long a periodic task's lease lasts, renewed every quarter of it while the task runs: a run
@@ -276,7 +291,8 @@ export function startWorker(
     let failure: string | null = null;
     try {
       const result = await task.run(runtime);
-      logger.debug({ task: task.name, result }, 'periodic task done');
+      if (putOffWork(result)) logger.warn({ task: task.name, result }, 'periodic task put work off to its next run');
+      else logger.debug({ task: task.name, result }, 'periodic task done');
     } catch (error) {
       failure = String(error);
       logger.error({ err: error, task: task.name }, 'periodic task failed');

@@ -61,16 +61,20 @@ export interface TestDatabase {
 
 /**
  * A database of this test file's own: a copy of the run's migrated template (see
- * test/support/global-setup.ts), or a freshly migrated one when a file is run on its own.
+ * test/support/global-setup.ts), or a freshly migrated one when a file is run on its own;
+ * `unmigrated`: an empty one, for a test that migrates it step by step.
  */
-export async function createTestDatabase(options: { onStatement?: (sql: string) => void } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  options: { onStatement?: (sql: string) => void; unmigrated?: true } = {},
+): Promise<TestDatabase> {
+  const { unmigrated, ...driverOptions } = options;
   if (testDatabaseUrl) {
     const name = `devapi_test_${randomBase62(10).toLowerCase()}`;
-    const template = process.env.TEST_PG_TEMPLATE;
+    const template = unmigrated ? undefined : process.env.TEST_PG_TEMPLATE;
     await adminQuery(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
     const url = urlForDatabase(testDatabaseUrl, name);
-    const database = await openDatabase({ kind: 'postgres', url, poolSize: 10, ...options });
-    if (!template) await migrate(database);
+    const database = await openDatabase({ kind: 'postgres', url, poolSize: 10, ...driverOptions });
+    if (!template && !unmigrated) await migrate(database);
     return {
       database,
       url,
@@ -80,8 +84,15 @@ export async function createTestDatabase(options: { onStatement?: (sql: string) 
       },
     };
   }
+  if (unmigrated) {
+    // An empty instance of its own, closed for good (the idle ones hold the template's schema).
+    const { pglite } = await pgliteStartingPoint();
+    const instance = await PGlite.create(pglite);
+    const database = await openDatabase({ kind: 'pglite', instance, ...driverOptions });
+    return { database, url: undefined, drop: () => database.close() };
+  }
   const { instance, fresh } = await takePGlite();
-  const database = await openDatabase({ kind: 'pglite', instance, ...options });
+  const database = await openDatabase({ kind: 'pglite', instance, ...driverOptions });
   await migrate(database);
   // Taken from the first instance once migrated, before any test wrote to it.
   if (fresh) await (resetScript ??= resetScriptFrom(instance));
@@ -140,6 +151,36 @@ function lentPGlite(instance: PGlite): PGlite {
 }
 
 /**
+ * Puts back the template's tables: a table a test made (a month partition, a detached archive) is
+ * dropped, and a month partition a test dropped is made again, empty.
+ */
+async function partitionsResetFrom(fresh: PGlite): Promise<string> {
+  const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+  const { rows } = await fresh.query<{ name: string; parent: string | null; bound: string | null }>(`
+    SELECT c.relname AS name, p.relname AS parent, pg_get_expr(c.relpartbound, c.oid) AS bound
+    FROM pg_class c
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+    LEFT JOIN pg_inherits i ON i.inhrelid = c.oid
+    LEFT JOIN pg_class p ON p.oid = i.inhparent
+    WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')`);
+  const names = rows.map((row) => literal(row.name)).join(', ');
+  const remade = rows
+    .filter((row) => row.parent && row.bound)
+    .map(
+      (row) =>
+        `IF NOT EXISTS (SELECT 1 FROM pg_inherits WHERE inhrelid = to_regclass(${literal(`public.${row.name}`)})) THEN ` +
+        `DROP TABLE IF EXISTS public.${JSON.stringify(row.name)}; CREATE TABLE public.${JSON.stringify(row.name)} PARTITION OF public.${JSON.stringify(row.parent)} ${row.bound}; END IF;`,
+    );
+  return `DO $reset$ DECLARE extra record; BEGIN
+    FOR extra IN SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND c.relname NOT IN (${names}) LOOP
+      EXECUTE format('DROP TABLE IF EXISTS public.%I', extra.relname);
+    END LOOP;
+    ${remade.join('\n    ')}
+  END $reset$`;
+}
+
+/**
  * Empties every table but the migrations' list, then puts back the rows and sequence values the
  * migrations left (platform accounts, fee plans...), all in one transaction.
  */
@@ -155,7 +196,11 @@ async function resetScriptFrom(fresh: PGlite): Promise<string> {
         AND c.relname <> 'schema_migrations'
       GROUP BY c.relname ORDER BY c.relname`)
   ).rows;
-  const statements = ['BEGIN', `TRUNCATE ${tables.map((table) => `public.${JSON.stringify(table.name)}`).join(', ')}`];
+  const statements = [
+    'BEGIN',
+    `TRUNCATE ${tables.map((table) => `public.${JSON.stringify(table.name)}`).join(', ')}`,
+    await partitionsResetFrom(fresh),
+  ];
   for (const { name, columns } of tables) {
     const table = `public.${JSON.stringify(name)}`;
     const { rows } = await fresh.query<{ rows: string | null }>(`SELECT json_agg(t)::text AS rows FROM ${table} t`);

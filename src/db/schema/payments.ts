@@ -125,6 +125,20 @@ export interface LedgerPostingsTable {
   created_at: Date;
 }
 
+/**
+ * The totals of a month of money records archived out of the live tables (migration 056,
+ * db/partition-archive.ts): per ledger account (sum of amount) or per business (sum of net).
+ */
+export interface ArchivedMonthTotalsTable {
+  table_name: 'ledger_postings' | 'balance_transactions';
+  month: Date;
+  owner_id: string;
+  environment: Environment;
+  rows: number;
+  total: number;
+  archived_at: CreatedAt;
+}
+
 /** What a balance transaction belongs to. */
 export const BALANCE_SOURCE_KINDS = ['payment_intent', 'order', 'payout'] as const;
 

@@ -19,6 +19,7 @@ import { actorOf, recordAct, recordAudit } from '../audit/record.js';
 import { validAllowlistEntry } from '../keys/allowlist.js';
 import { allScopes } from '../keys/scopes.js';
 import { userAdminRoutes } from './user-routes.js';
+import { partitionAdminRoutes } from './partition-routes.js';
 import { walletAdminRoutes } from './wallet-routes.js';
 
 const Environment = Type.Union([Type.Literal('test'), Type.Literal('live')]);
@@ -108,6 +109,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
   await app.register(walletAdminRoutes);
   await app.register(userAdminRoutes);
+  await app.register(partitionAdminRoutes);
 
   app.post(
     '/businesses',

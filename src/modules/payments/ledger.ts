@@ -380,14 +380,20 @@ export interface LedgerCheck {
  * The ledger's invariants: all postings sum to zero, every ledger transaction sums to zero, every
  * movement names an existing account, each account's balance plus its pending movements equals
  * the sum of its postings, no account but `funding` and `seller` holds less than zero, and every
- * seller has its account (migration 044's trigger makes it with the seller).
+ * seller has its account (migration 044's trigger makes it with the seller). An archived month's
+ * postings count by the totals kept when it was detached (db/partition-archive.ts).
  */
 export async function checkLedger(db: Kysely<DB>): Promise<LedgerCheck> {
   const problems: string[] = [];
   const total = await sql<{
     sum: string | null;
     n: string;
-  }>`SELECT sum(amount)::text AS sum, count(*)::text AS n FROM ledger_postings`.execute(db);
+  }>`
+    SELECT (coalesce(p.sum, 0) + coalesce(archived.sum, 0))::text AS sum, (p.n + coalesce(archived.n, 0))::text AS n
+    FROM (SELECT sum(amount) AS sum, count(*) AS n FROM ledger_postings) p,
+      (SELECT sum(total) AS sum, sum(rows) AS n FROM archived_month_totals WHERE table_name = 'ledger_postings') archived`.execute(
+    db,
+  );
   const sum = BigInt(total.rows[0]?.sum ?? '0');
   if (sum !== 0n) problems.push(`all postings sum to ${sum}, not 0`);
   const unbalanced = await sql<{ transaction_id: string; sum: string }>`
@@ -397,7 +403,9 @@ export async function checkLedger(db: Kysely<DB>): Promise<LedgerCheck> {
   for (const row of unbalanced.rows) problems.push(`transaction ${row.transaction_id} sums to ${row.sum}`);
   const accounts = await sql<{ id: string; kind: string; available: string; posted: string }>`
     SELECT a.id, a.kind, ${AVAILABLE}::text AS available,
-      coalesce((SELECT sum(p.amount) FROM ledger_postings p WHERE p.account_id = a.id), 0)::text AS posted
+      (coalesce((SELECT sum(p.amount) FROM ledger_postings p WHERE p.account_id = a.id), 0)
+        + coalesce((SELECT sum(t.total) FROM archived_month_totals t
+          WHERE t.table_name = 'ledger_postings' AND t.owner_id = a.id), 0))::text AS posted
     FROM ledger_accounts a`.execute(db);
   const orphans = await sql<{ account_id: string }>`
     SELECT DISTINCT account_id FROM (
