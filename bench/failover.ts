@@ -50,7 +50,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * `layout.sh up`, Patroni may still restart the primary once (a restore drill's run met it): the
  * creation is tried again for a minute.
  */
-async function scratchDatabase(serverUrl: string): Promise<string> {
+export async function scratchDatabase(serverUrl: string): Promise<string> {
   const name = `devapi_failover_${randomBase62(8).toLowerCase()}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -124,7 +124,7 @@ class UnexpectedAnswer extends Error {}
  * postmaster, every backend, the WAL sender or receiver and the startup process, those it has
  * reaped included (its children's time).
  */
-function treeCpuMs(pid: number | undefined): number {
+export function treeCpuMs(pid: number | undefined): number {
   if (pid === undefined) return 0;
   let total = 0;
   for (const entry of readdirSync('/proc')) {
@@ -143,7 +143,7 @@ function treeCpuMs(pid: number | undefined): number {
 }
 
 /** A pid from a pid file (a postmaster's first line), or undefined. */
-function pidIn(file: string): number | undefined {
+export function pidIn(file: string): number | undefined {
   try {
     return Number(readFileSync(file, 'utf8').split('\n')[0]) || undefined;
   } catch {

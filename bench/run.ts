@@ -7,6 +7,7 @@
  */
 import { abSuite } from './ab.js';
 import { balanceSuite } from './balance.js';
+import { bouncerSuite } from './bouncer.js';
 import { catalogSuite } from './catalog.js';
 import { clusterSuite } from './cluster.js';
 import { dashboardSuite } from './dashboard.js';
@@ -42,6 +43,7 @@ const suites: Record<string, (args: string[]) => Promise<void>> = {
   payouts: payoutsSuite,
   failover: failoverSuite,
   restore: restoreSuite,
+  bouncer: bouncerSuite,
   start: startSuite,
   downloads: downloadsSuite,
   links: linksSuite,
@@ -57,7 +59,7 @@ for (const arg of process.argv.slice(2)) {
 // The fuzz run (200,000 requests), the soak (30 minutes), the balance suite (1,750,000 rows to
 // write first, 2 to 4 minutes in all), the A/B comparison (it needs a base) and the payouts suite
 // (payouts beside payments, a worker draining its queue, a statement of 100,000 rows: about 3
-// minutes) and the failover and restore suites (the HA layout of scripts/ha, minutes each) and the
+// minutes) and the failover, restore and bouncer suites (the HA layout of scripts/ha, minutes each) and the
 // stalled downloads (600,000 rows to write, then the 30 s the server waits) and the payment links
 // (on PGlite, then PostgreSQL: about 3 minutes each) and the payment requests (likewise) only when
 // asked for.
@@ -69,6 +71,7 @@ const askedOnly = new Set([
   'payouts',
   'failover',
   'restore',
+  'bouncer',
   'downloads',
   'links',
   'requests',

@@ -22,6 +22,11 @@ export const ConfigSchema = Type.Object({
    */
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  /**
+   * PostgreSQL itself, for what a pooler in transaction mode does not carry (LISTEN) when
+   * DATABASE_URL goes through one (PgBouncer, decision 095). Unset: DATABASE_URL.
+   */
+  DATABASE_LISTEN_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
@@ -203,6 +208,7 @@ function toConfig(raw: Static<typeof ConfigSchema>) {
     port: raw.PORT,
     host: raw.HOST,
     databaseUrl: raw.DATABASE_URL,
+    databaseListenUrl: raw.DATABASE_LISTEN_URL,
     dataDir: raw.DATA_DIR,
     redisUrl: raw.REDIS_URL,
     publicUrl: raw.PUBLIC_URL?.replace(/\/+$/, ''),

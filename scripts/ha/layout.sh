@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The production database layout of docs/operations.md on one machine: one etcd, two PostgreSQL
 # members (a primary and a synchronous standby) managed by Patroni, HAProxy in front routing to the
-# current primary through Patroni's REST health check, and pgBackRest archiving the WAL. Each
+# current primary through Patroni's REST health check, PgBouncer in front of HAProxy pooling the
+# application's connections (transaction mode), and pgBackRest archiving the WAL. Each
 # "machine" is a set of ports and a directory under HA_DIR; nothing outside HA_DIR is written, and
 # the machine's own PostgreSQL, etcd or HAProxy (default ports) are never touched.
 #
@@ -16,14 +17,16 @@
 #                                      (HA_KEEP_LOGS=dir copies the logs there first)
 #   scripts/ha/layout.sh status        the members, their roles and HAProxy's view
 #   scripts/ha/layout.sh backup [full|diff|incr]   a pgBackRest backup from the current primary
-#   scripts/ha/layout.sh start NAME    start one component again: etcd, haproxy, pg1, pg2
+#   scripts/ha/layout.sh start NAME    start one component again: etcd, haproxy, pgbouncer, pg1, pg2
 #   scripts/ha/layout.sh stop NAME     SIGKILL one component (and, for pg1/pg2, its PostgreSQL): a machine lost
 #   scripts/ha/layout.sh single up|down   a lone PostgreSQL with the members' settings, for comparison
 #   scripts/ha/layout.sh restore TARGET_TIME DIR PORT   point-in-time restore into DIR, started on PORT
-#   scripts/ha/layout.sh url [app|postgres]   the connection URL through HAProxy, with the role's password
+#   scripts/ha/layout.sh url [app|postgres] [direct|pooled]   the connection URL with the role's password:
+#                                      through HAProxy (direct, the default: LISTEN, migrations, operators)
+#                                      or through PgBouncer (pooled: the app's DATABASE_URL; app only)
 #   scripts/ha/layout.sh ctl ARGS...   patronictl with pg1's configuration (e.g. `ctl list`, `ctl switchover`)
 #
-# Debian packages: postgresql-15, patroni, etcd-server, haproxy, pgbackrest. Run as root (PostgreSQL,
+# Debian packages: postgresql-15, patroni, etcd-server, haproxy, pgbouncer, pgbackrest. Run as root (PostgreSQL,
 # Patroni and pgBackRest run as the postgres user) or as the postgres user itself.
 set -euo pipefail
 
@@ -36,6 +39,9 @@ ETCD_PEER_PORT=${HA_ETCD_PEER_PORT:-2480}
 HAPROXY_PORT=${HA_HAPROXY_PORT:-5440}
 HAPROXY_STATS_PORT=${HA_HAPROXY_STATS_PORT:-8440}
 SINGLE_PORT=${HA_SINGLE_PORT:-5443}
+PGBOUNCER_PORT=${HA_PGBOUNCER_PORT:-5446}
+# The server connections PgBouncer opens per database, at most, whatever the number of clients.
+PGBOUNCER_SERVER_CONNECTIONS=${HA_PGBOUNCER_SERVER_CONNECTIONS:-50}
 # Member N: PostgreSQL on 5440+N, Patroni's REST API on 8440+N.
 MEMBERS=(pg1 pg2)
 pg_port() { echo $((5440 + ${1#pg})); }
@@ -43,6 +49,8 @@ rest_port() { echo $((8440 + ${1#pg})); }
 
 PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# In /usr/sbin, outside the postgres user's PATH below.
+PGBOUNCER_BIN=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
 PG_USER=postgres
 
 log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -216,6 +224,11 @@ EOF
     done | sed -i -f - "$HA_DIR/$member/patroni.yml"
   done
 
+  mkdir -p "$HA_DIR/pgbouncer"
+  sed -e "s|@DIR@|$HA_DIR/pgbouncer|g" -e "s|@PORT@|$PGBOUNCER_PORT|g" -e "s|@HAPROXY_PORT@|$HAPROXY_PORT|g" \
+    -e "s|@MAX_SERVER@|$PGBOUNCER_SERVER_CONNECTIONS|g" "$HERE/pgbouncer.ini.in" >"$HA_DIR/pgbouncer/pgbouncer.ini"
+  chmod 600 "$HA_DIR/pgbouncer/pgbouncer.ini"
+
   sed -e "s|@DIR@|$HA_DIR|g" -e "s|@PORT@|$HAPROXY_PORT|g" -e "s|@STATS_PORT@|$HAPROXY_STATS_PORT|g" \
     -e "s|@CA@|$TLS_DIR/ca.crt|g" "$HERE/haproxy.cfg" >"$HA_DIR/haproxy.cfg"
   for member in "${MEMBERS[@]}"; do
@@ -225,7 +238,7 @@ EOF
 
   if [ "$(id -u)" = 0 ]; then chown -R "$PG_USER:$PG_USER" "$HA_DIR"; fi
   # The backups, the keys and the credentials: the postgres user's only.
-  chmod 700 "$HA_DIR" "$HA_DIR"/pg1 "$HA_DIR"/pg2
+  chmod 700 "$HA_DIR" "$HA_DIR"/pg1 "$HA_DIR"/pg2 "$HA_DIR"/pgbouncer
 }
 
 # TLS for clients and peers; a client without a certificate of the layout's CA is refused.
@@ -249,6 +262,25 @@ start_haproxy() {
   spawn haproxy haproxy -db -f "$HA_DIR/haproxy.cfg"
 }
 
+# PgBouncer's auth file: the application role's SCRAM secret as PostgreSQL stores it (pg_authid),
+# never its password; read through the primary's socket as postgres, written for postgres only.
+write_pgbouncer_users() {
+  local file="$HA_DIR/pgbouncer/userlist.txt"
+  (
+    umask 077
+    as_pg psql -X -q -tA -v ON_ERROR_STOP=1 -h "$1" -p "$2" -U postgres -d postgres \
+      -c "SELECT '\"' || rolname || '\" \"' || rolpassword || '\"' FROM pg_authid WHERE rolname = 'app'" \
+      >"$file"
+  )
+  if [ "$(id -u)" = 0 ]; then chown "$PG_USER:$PG_USER" "$file"; fi
+  grep -q '^"app" "SCRAM-SHA-256\$' "$file" || die "no SCRAM secret for app in $file"
+}
+
+start_pgbouncer() {
+  AS=pg spawn pgbouncer "$PGBOUNCER_BIN" "$HA_DIR/pgbouncer/pgbouncer.ini"
+  wait_for 30 "PgBouncer" pg_isready -q -h 127.0.0.1 -p "$PGBOUNCER_PORT" -U app -d postgres
+}
+
 role_of() {
   curl -fsS --max-time 2 --cacert "$TLS_DIR/ca.crt" "https://127.0.0.1:$(rest_port "$1")/patroni" 2>/dev/null || true
 }
@@ -258,6 +290,7 @@ cmd_up() {
   for tool in patroni etcd haproxy pgbackrest curl setpriv openssl; do
     command -v "$tool" >/dev/null || die "$tool is not installed"
   done
+  [ -x "$PGBOUNCER_BIN" ] || die "pgbouncer is not installed"
   if [ -d "$HA_DIR/pg1/data" ] || [ -d "$HA_DIR/pg2/data" ]; then
     die "$HA_DIR holds a layout already: scripts/ha/layout.sh down first"
   fi
@@ -272,12 +305,15 @@ cmd_up() {
   wait_for 180 "pg2 to be the synchronous standby" rest_ok "https://127.0.0.1:$(rest_port pg2)/sync"
   start_haproxy
   wait_for 30 "HAProxy to reach the primary" pg_isready -q -h 127.0.0.1 -p "$HAPROXY_PORT" -U postgres
-  log "up: DATABASE_URL=\$(scripts/ha/layout.sh url): postgres://app:...@127.0.0.1:$HAPROXY_PORT/postgres, the password in $CREDENTIALS (primary pg1, synchronous standby pg2)"
+  write_pgbouncer_users "$HA_DIR/pg1" "$(pg_port pg1)"
+  start_pgbouncer
+  log "up: DATABASE_URL=\$(scripts/ha/layout.sh url app pooled): postgres://app:...@127.0.0.1:$PGBOUNCER_PORT/postgres (PgBouncer), DATABASE_LISTEN_URL=\$(scripts/ha/layout.sh url): postgres://app:...@127.0.0.1:$HAPROXY_PORT/postgres (HAProxy), the password in $CREDENTIALS (primary pg1, synchronous standby pg2)"
 }
 
 cmd_down() {
-  # HAProxy first (clients see the database go), then the members (Patroni stops its PostgreSQL),
-  # then etcd. Whatever a pid file names, whatever is left in a data directory.
+  # PgBouncer and HAProxy first (clients see the database go), then the members (Patroni stops its
+  # PostgreSQL), then etcd. Whatever a pid file names, whatever is left in a data directory.
+  reap pgbouncer
   reap haproxy
   local pidfile name
   for pidfile in "$HA_DIR"/pids/*.pid; do
@@ -305,6 +341,11 @@ cmd_status() {
   done
   printf 'haproxy: %s\n' "$(curl -fsS --max-time 2 "http://127.0.0.1:$HAPROXY_STATS_PORT/;csv" 2>/dev/null |
     awk -F, '$1 == "primary" && $2 ~ /^pg/ { printf "%s=%s ", $2, $18 }')"
+  if [ -f "$HA_DIR/pids/pgbouncer.pid" ] && kill -0 "$(cat "$HA_DIR/pids/pgbouncer.pid")" 2>/dev/null; then
+    printf 'pgbouncer: running on %s, at most %s server connections per database\n' "$PGBOUNCER_PORT" "$PGBOUNCER_SERVER_CONNECTIONS"
+  else
+    printf 'pgbouncer: not running\n'
+  fi
 }
 
 cmd_backup() {
@@ -316,7 +357,7 @@ cmd_backup() {
 # A component lost as a machine is: SIGKILL, no chance to clean up. For a member, Patroni and its
 # PostgreSQL both.
 cmd_stop() {
-  local name=${1:?name: etcd, haproxy, pg1 or pg2}
+  local name=${1:?name: etcd, haproxy, pgbouncer, pg1 or pg2}
   local postmaster=""
   if [ -f "$HA_DIR/$name/data/postmaster.pid" ]; then postmaster=$(head -n 1 "$HA_DIR/$name/data/postmaster.pid"); fi
   reap "$name" KILL
@@ -328,9 +369,10 @@ cmd_stop() {
 }
 
 cmd_start() {
-  case ${1:?name: etcd, haproxy, pg1 or pg2} in
+  case ${1:?name: etcd, haproxy, pgbouncer, pg1 or pg2} in
     etcd) start_etcd ;;
     haproxy) start_haproxy ;;
+    pgbouncer) start_pgbouncer ;;
     pg1 | pg2) start_member "$1" ;;
     *) die "unknown component $1" ;;
   esac
@@ -411,7 +453,16 @@ case ${1:-} in
     role=${2:-app}
     case $role in app) password=$(credential APP_PASSWORD) ;; postgres) password=$(credential SUPERUSER_PASSWORD) ;; *) die "url app or url postgres" ;; esac
     [ -n "$password" ] || die "no $CREDENTIALS: scripts/ha/layout.sh up first"
-    printf 'postgres://%s:%s@127.0.0.1:%s/postgres\n' "$role" "$password" "$HAPROXY_PORT"
+    case ${3:-direct} in
+      direct) port=$HAPROXY_PORT ;;
+      # PgBouncer knows the application's role only: an operator's work goes direct.
+      pooled)
+        [ "$role" = app ] || die "PgBouncer takes the app role only"
+        port=$PGBOUNCER_PORT
+        ;;
+      *) die "url ROLE direct or url ROLE pooled" ;;
+    esac
+    printf 'postgres://%s:%s@127.0.0.1:%s/postgres\n' "$role" "$password" "$port"
     ;;
   ctl)
     shift
@@ -422,7 +473,7 @@ case ${1:-} in
     exec "${AS_PG[@]}" "$@"
     ;;
   *)
-    sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

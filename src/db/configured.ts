@@ -15,6 +15,7 @@ export function databaseOptionsFor(config: Config) {
     ? ({
         kind: 'postgres',
         url: config.databaseUrl,
+        listenUrl: config.databaseListenUrl ?? config.databaseUrl,
         poolSize: config.dbPoolSize,
         namedStatements: config.dbPreparedStatements,
       } as const)

@@ -10,7 +10,14 @@ export {
 } from './database.js';
 
 export type DatabaseOptions = (
-  { kind: 'postgres'; url: string; poolSize?: number } | ({ kind: 'pglite' } & PGliteSettings)
+  | {
+      kind: 'postgres';
+      url: string;
+      /** Where LISTEN connects: PostgreSQL itself when `url` goes through a pooler. Default: `url`. */
+      listenUrl?: string;
+      poolSize?: number;
+    }
+  | ({ kind: 'pglite' } & PGliteSettings)
 ) &
   DriverOptions;
 

@@ -20,8 +20,11 @@ const pgTypes = {
   },
 } as pg.CustomTypesConfig;
 
-export function openPostgres(options: { url: string; poolSize: number } & DriverOptions): Database {
+export function openPostgres(options: { url: string; listenUrl?: string; poolSize: number } & DriverOptions): Database {
   const { url, poolSize } = options;
+  // A pooler in transaction mode hands each transaction any server connection: a LISTEN would stay
+  // on one the pooler gives to others, so the listener connects to PostgreSQL itself.
+  const listenUrl = options.listenUrl ?? url;
   const namedStatements = options.namedStatements ?? true;
   const pool = new pg.Pool({
     connectionString: url,
@@ -29,7 +32,9 @@ export function openPostgres(options: { url: string; poolSize: number } & Driver
     types: pgTypes,
     // No parallel workers for the API's statements: each is small, and with many requests at once
     // workers only compete for the same cores. Launching them cost a list with a date range
-    // 100-250 ms on a loaded 2-core machine for 10 ms of work (npm run bench -- lists).
+    // 100-250 ms on a loaded 2-core machine for 10 ms of work (npm run bench -- lists). PgBouncer
+    // refuses this startup parameter unless told to ignore it, and then sets it itself on its
+    // server connections (scripts/ha/pgbouncer.ini.in, decision 095).
     options: '-c max_parallel_workers_per_gather=0',
   });
   // An idle client losing its server must not crash the process; the next query reconnects.
@@ -78,7 +83,7 @@ export function openPostgres(options: { url: string; poolSize: number } & Driver
       }
     },
     async listen(channel, onNotify, onLost) {
-      return listenOnPostgres(url, channel, onNotify, onLost);
+      return listenOnPostgres(listenUrl, channel, onNotify, onLost);
     },
     async close() {
       await db.destroy();

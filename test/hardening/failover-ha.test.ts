@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { sql } from 'kysely';
 import pg from 'pg';
 import pino from 'pino';
-import { haUrl, layout, memberState, roles, waitHealthy } from './ha-layout.js';
+import { haPooledUrl, haUrl, layout, memberState, roles, waitHealthy } from './ha-layout.js';
 import { openDatabase } from '../../src/db/connect.js';
 import { migrate } from '../../src/db/migrate.js';
 import { randomBase62 } from '../../src/lib/ids.js';
@@ -17,10 +17,12 @@ import { patience } from '../support/patience.js';
  * members, so it runs only when asked: `TEST_HA_LAYOUT=1` with the layout up
  * (`scripts/ha/layout.sh up`; `down` after). A layout merely running (a benchmark's, a
  * person's) is left alone. test/hardening/failover.test.ts covers what needs no layout. The service
- * connects as the application's role with the password `layout.sh up` generated (issue 47).
+ * connects as the application's role with the password `layout.sh up` generated (issue 47);
+ * with `TEST_HA_PGBOUNCER=1` through the layout's PgBouncer (LISTEN through HAProxy, decision 095).
  */
 const INTENTS = '/api/v1/dev/intents';
 const asked = process.env.TEST_HA_LAYOUT === '1';
+const throughPgBouncer = process.env.TEST_HA_PGBOUNCER === '1';
 
 if (asked) {
   const { primary, syncStandby } = await roles();
@@ -50,8 +52,17 @@ describe('the service on the HA layout: failover, standby lost, etcd lost (issue
     await onPrimary(`CREATE DATABASE ${name}`);
     const url = new URL(haUrl());
     url.pathname = `/${name}`;
-    const database = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 8 });
-    await migrate(database);
+    const direct = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 2 });
+    await migrate(direct);
+    await direct.close();
+    // TEST_HA_PGBOUNCER=1: the app through the layout's PgBouncer, as production runs it (decision 095).
+    const pooled = new URL(haPooledUrl());
+    pooled.pathname = `/${name}`;
+    const database = await openDatabase(
+      throughPgBouncer
+        ? { kind: 'postgres', url: pooled.toString(), listenUrl: url.toString(), poolSize: 8, namedStatements: false }
+        : { kind: 'postgres', url: url.toString(), poolSize: 8 },
+    );
     t = await startTestApp({
       config: { RATE_LIMIT_TEST_PER_MINUTE: '1000000', KEY_CACHE_TTL_MS: '0' },
       testDatabase: { database, url: url.toString(), drop: async () => {} },

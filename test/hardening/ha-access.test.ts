@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { readFileSync, statSync } from 'node:fs';
 import { describe, test } from 'vitest';
 import pg from 'pg';
 import {
   credentials,
   etcdPort,
   etcdRead,
+  HA_DIR,
+  haPooledUrl,
   haUrl,
   layout,
   restApi,
@@ -18,7 +21,7 @@ import { waitUntil } from '../support/harness.js';
 /**
  * Who may act on the HA layout of scripts/ha/layout.sh (issue 47): Patroni's REST API takes its
  * actions only with its password, etcd only a client with a certificate of the layout's CA, and
- * PostgreSQL only the passwords `layout.sh up` generated, as on three machines
+ * PostgreSQL and PgBouncer only the passwords `layout.sh up` generated, as on three machines
  * (docs/operations.md). Black-box, from outside the layout as an attacker on the network would be.
  * It switches the primary over once, so it runs only when asked: `TEST_HA_LAYOUT=1` with the
  * layout up (`scripts/ha/layout.sh up`), as test/hardening/failover-ha.test.ts.
@@ -143,5 +146,30 @@ describe("the HA layout's access: Patroni's REST API, etcd, PostgreSQL (issue 47
       assert.ok(refusal !== '', `${user} ${password ?? '(no password)'} is refused`);
       assert.match(refusal, /28P01|password/, `${user}: ${refusal}`);
     }
+  });
+
+  test("PgBouncer takes the application's password only, and holds its SCRAM secret, not the password", async () => {
+    const pooled = new URL(haPooledUrl());
+    const client = new pg.Client({ connectionString: pooled.toString() });
+    await client.connect();
+    // Through HAProxy to the primary: a member's port.
+    const { rows } = await client.query<{ port: number }>('SELECT inet_server_port() AS port');
+    await client.end();
+    assert.ok([5441, 5442].includes(rows[0]!.port), `reached port ${rows[0]!.port}`);
+    const as = (user: string, password?: string) =>
+      `postgres://${user}${password === undefined ? '' : `:${password}`}@127.0.0.1:${pooled.port}/postgres`;
+    for (const [user, password] of [
+      ['app', undefined],
+      ['app', 'app'],
+      ['postgres', credentials().SUPERUSER_PASSWORD!],
+    ] as const) {
+      const refusal = await connectionRefusal(as(user, password));
+      assert.ok(refusal !== '', `${user} ${password === undefined ? '(no password)' : ''} is refused by PgBouncer`);
+    }
+    const file = `${HA_DIR}/pgbouncer/userlist.txt`;
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    const text = readFileSync(file, 'utf8');
+    assert.match(text, /^"app" "SCRAM-SHA-256\$4096:/);
+    assert.ok(!text.includes(pooled.password), 'no password in the auth file');
   });
 });

@@ -17,6 +17,7 @@ const script = path.resolve('scripts', 'ha', 'layout.sh');
 export const HA_DIR = process.env.HA_DIR ?? '/var/tmp/commerce-ha';
 const haproxyPort = Number(process.env.HA_HAPROXY_PORT ?? 5440);
 const singlePort = Number(process.env.HA_SINGLE_PORT ?? 5443);
+const pgbouncerPort = Number(process.env.HA_PGBOUNCER_PORT ?? 5446);
 export const etcdPort = Number(process.env.HA_ETCD_PORT ?? 2479);
 export const MEMBERS = ['pg1', 'pg2'] as const;
 export type Member = (typeof MEMBERS)[number];
@@ -41,6 +42,8 @@ function urlOf(port: number, role: Role): string {
 }
 /** Through HAProxy: always the current primary. Read at each call: the passwords change at each `up`. */
 export const haUrl = (role: Role = 'app') => urlOf(haproxyPort, role);
+/** Through PgBouncer (transaction pooling, in front of HAProxy): the application's role only. */
+export const haPooledUrl = () => urlOf(pgbouncerPort, 'app');
 /** The lone PostgreSQL with the members' settings (`layout.sh single up`). */
 export const singleUrl = (role: Role = 'app') => urlOf(singlePort, role);
 

@@ -10,6 +10,7 @@ export const SLOW_TIER: readonly string[] = [
   'test/hardening/fuzz-*.test.ts',
   'test/platform/server-process.test.ts',
   'test/platform/multi-process.test.ts',
+  'test/platform/pgbouncer.test.ts',
   'test/platform/database-image.test.ts',
   'test/platform/quick-start.test.ts',
   'test/platform/readme-tour.test.ts',
