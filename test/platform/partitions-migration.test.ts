@@ -26,7 +26,7 @@ describe('migration 056: the growing tables become monthly partitions without lo
     );
     assert.equal(before.find((row) => row.name === 'ledger_postings')?.n, String(6 * 20 * 2 * 2));
 
-    assert.deepEqual(await migrate(database.database), ['056_monthly_partitions']);
+    assert.deepEqual(await migrate(database.database, { to: '056_monthly_partitions' }), ['056_monthly_partitions']);
     assert.deepEqual(await fingerprint(db), before);
     assert.deepEqual((await checkLedger(db)).problems, []);
 
