@@ -21,7 +21,7 @@ import { printCpuPerRequest, printLatencies } from './report.js';
 import { createScratchDatabase } from './support/database.js';
 import { measureDisk, printDisk, type DiskFigures } from './support/growth-disk.js';
 import { ensurePartitionsIfAny, keepTemplate, planCopies, settleCopies, writeCopies } from './support/growth-fill.js';
-import { measureLocks, timeMaintenance, type LockFigures } from './support/growth-maintenance.js';
+import { measureLocks, TASKS_APPLICATION, timeMaintenance, type LockFigures } from './support/growth-maintenance.js';
 import { apiCaller, startGrowthReceiver, waitForQuiet, writeTemplateDay } from './support/growth-template.js';
 import { timeSamples } from './support/load.js';
 import { startProcess, startServer, withCpuPerRequest, type CpuPerRequest } from './support/processes.js';
@@ -100,11 +100,13 @@ export async function growthSuite(): Promise<void> {
     ] as const) {
       console.log(
         `  ${label.padEnd(20)} p50 ${run.p50Ms.toFixed(1)} ms  p99 ${run.p99Ms.toFixed(1)} ms  max ${run.maxMs.toFixed(1)} ms  ` +
-          `errors ${run.errors}  longest lock wait seen ${run.longestLockWaitMs.toFixed(1)} ms (${run.lockSamples} samples with a waiter)`,
+          `errors ${run.errors}; longest lock wait: any ${run.longestLockWaitMs.toFixed(1)} ms ` +
+          `(${run.lockSamples} samples with a waiter), on a task's lock ${run.longestTaskLockWaitMs.toFixed(1)} ms`,
       );
+      for (const blocker of run.slowBlockers) console.log(`    a wait > 100 ms behind: ${blocker}`);
     }
-    const held = locks.with.longestLockWaitMs;
-    console.log(`  goal: longest lock wait with the tasks ${held.toFixed(1)} ms: ${held <= 100 ? 'met' : 'NOT MET'}`);
+    const held = locks.with.longestTaskLockWaitMs;
+    console.log(`  goal: longest wait on a task's lock ${held.toFixed(1)} ms: ${held <= 100 ? 'met' : 'NOT MET'}`);
   }
 }
 
@@ -178,9 +180,13 @@ async function measureSize(name: string, postings: number, withLocks: boolean): 
     const large = businesses[0]!;
     const timings = await measureRequests(api.url, [api.pid, worker.pid], large, phones, client, receiver.arrivals);
     const disk = await measureDisk(client);
-    const runtime = await createRuntime(loadConfig({ ...process.env, ...env, REDIS_URL: '' }), {
-      adminToken: ADMIN_TOKEN,
-    });
+    // The tasks' own connections, named so that a lock wait can tell them from the API's.
+    const tasksUrl = new URL(scratch.url);
+    tasksUrl.searchParams.set('application_name', TASKS_APPLICATION);
+    const runtime = await createRuntime(
+      loadConfig({ ...process.env, ...env, DATABASE_URL: tasksUrl.toString(), REDIS_URL: '' }),
+      { adminToken: ADMIN_TOKEN },
+    );
     let locks: LockFigures | undefined;
     let maintenance: { name: string; ms: number }[];
     try {

@@ -16,6 +16,9 @@ const GROWING = [
   'payments',
 ];
 
+/** The application_name of the tasks' connections, so a lock wait can name them as its cause. */
+export const TASKS_APPLICATION = 'growth-tasks';
+
 /** The tasks the lock measurement runs again and again: partitions, retention and cleanups, by name. */
 export const maintenanceTasks = () =>
   periodicTasks.filter(
@@ -48,8 +51,13 @@ export interface LockRun {
   p99Ms: number;
   maxMs: number;
   errors: number;
+  /** The longest wait of any ungranted lock seen, payments waiting on each other's rows included. */
   longestLockWaitMs: number;
+  /** The longest wait seen of a lock held by the tasks' connections (application_name TASKS_APPLICATION). */
+  longestTaskLockWaitMs: number;
   lockSamples: number;
+  /** Who held the locks of waits longer than 100 ms (application or process kind, and query). */
+  slowBlockers: string[];
 }
 
 export interface LockFigures {
@@ -85,18 +93,31 @@ export async function measureLocks(
     let errors = 0;
     let longest = 0;
     let lockSamples = 0;
+    let longestByTask = 0;
+    const slowBlockers = new Set<string>();
     let running = true;
     const sampler = (async () => {
       while (running) {
-        const { rows } = await client.query<{ ms: number | null }>(
-          `SELECT max(extract(epoch FROM clock_timestamp() - waitstart) * 1000)::float8 AS ms
-           FROM pg_locks WHERE NOT granted AND waitstart IS NOT NULL`,
+        const { rows } = await client.query<{ anyMs: number | null; taskMs: number | null; blockers: string | null }>(
+          `SELECT
+             (SELECT max(extract(epoch FROM clock_timestamp() - l.waitstart) * 1000)
+              FROM pg_locks l WHERE NOT l.granted AND l.waitstart IS NOT NULL)::float8 AS "anyMs",
+             (SELECT max(extract(epoch FROM clock_timestamp() - l.waitstart) * 1000)
+              FROM pg_locks l WHERE NOT l.granted AND l.waitstart IS NOT NULL
+                AND EXISTS (SELECT 1 FROM pg_stat_activity b
+                  WHERE b.pid = ANY (pg_blocking_pids(l.pid)) AND b.application_name = $1))::float8 AS "taskMs",
+             (SELECT string_agg(DISTINCT coalesce(nullif(b.application_name, ''), b.backend_type) || ': ' || left(b.query, 100), ' | ')
+              FROM pg_locks l JOIN pg_stat_activity b ON b.pid = ANY (pg_blocking_pids(l.pid))
+              WHERE NOT l.granted AND l.waitstart < clock_timestamp() - interval '100 ms') AS blockers`,
+          [TASKS_APPLICATION],
         );
-        const ms = rows[0]?.ms ?? null;
-        if (ms !== null) {
+        const { anyMs, taskMs, blockers } = rows[0] ?? { anyMs: null, taskMs: null, blockers: null };
+        if (anyMs !== null) {
           lockSamples += 1;
-          longest = Math.max(longest, ms);
+          longest = Math.max(longest, anyMs);
         }
+        if (taskMs !== null) longestByTask = Math.max(longestByTask, taskMs);
+        if (blockers) slowBlockers.add(blockers);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     })();
@@ -128,7 +149,16 @@ export async function measureLocks(
     running = false;
     await Promise.all([sampler, tasking]);
     const { p50Ms, p99Ms } = timeSamples(latencies);
-    return { p50Ms, p99Ms, maxMs: Math.max(...latencies), errors, longestLockWaitMs: longest, lockSamples };
+    return {
+      p50Ms,
+      p99Ms,
+      maxMs: Math.max(...latencies),
+      errors,
+      longestLockWaitMs: longest,
+      longestTaskLockWaitMs: longestByTask,
+      lockSamples,
+      slowBlockers: [...slowBlockers].slice(0, 5),
+    };
   };
   const without = await run(false);
   const withTasks = await run(true);
