@@ -5,6 +5,8 @@ export interface DiskFigures {
   totalBytes: number;
   tables: { name: string; bytes: number; rows: number }[];
   indexes: { name: string; table: string; bytes: number; scans: number }[];
+  /** Rows in each default partition (none on a schema without partitions): rows no month partition took. */
+  defaultPartitions: { name: string; rows: number }[];
 }
 
 /**
@@ -30,11 +32,21 @@ export async function measureDisk(client: pg.Client): Promise<DiskFigures> {
      WHERE s.schemaname = 'public' AND s.relname NOT LIKE 'growth_%'
      GROUP BY 1, 2 ORDER BY sum(pg_relation_size(s.indexrelid)) DESC`,
   );
+  const defaults = await client.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_inherits i ON i.inhrelid = c.oid
+     WHERE c.relkind = 'r' AND pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT' ORDER BY 1`,
+  );
+  const defaultPartitions = [];
+  for (const { name } of defaults.rows) {
+    const counted = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${name}`);
+    defaultPartitions.push({ name, rows: Number(counted.rows[0]!.n) });
+  }
   const tableRows = tables.rows.map((row) => ({ name: row.name, bytes: Number(row.bytes), rows: Number(row.rows) }));
   return {
     payments,
     totalBytes: tableRows.reduce((sum, row) => sum + row.bytes, 0),
     tables: tableRows,
+    defaultPartitions,
     indexes: indexes.rows.map((row) => ({
       name: row.name,
       table: row.table,
@@ -62,6 +74,10 @@ export function printDisk(size: string, disk: DiskFigures): void {
       `  ${table.name.padEnd(28)} ${mb(table.bytes).padStart(11)}  indexes ${mb(indexBytes).padStart(10)}  ` +
         `${table.rows.toLocaleString('en').padStart(12)} rows  ${(table.bytes / Math.max(1, disk.payments)).toFixed(0).padStart(6)} B/payment`,
     );
+  }
+  if (disk.defaultPartitions.length > 0) {
+    const rows = disk.defaultPartitions.map(({ name, rows }) => `${name} ${rows.toLocaleString('en')}`).join(', ');
+    console.log(`  rows in default partitions (should be 0: every month has its partition): ${rows}`);
   }
   console.log('  biggest indexes:');
   for (const index of disk.indexes.slice(0, 12)) {
