@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- growth` (issue 55, item 1): how the cost of a payment grows with the data.
  * Two scratch databases on PostgreSQL, SMALL and LARGE (BENCH_GROWTH_SMALL, BENCH_GROWTH_LARGE:
- * ledger postings, default 1,000,000 and 10,000,000), each filled with BENCH_GROWTH_MONTHS (6)
+ * ledger postings, default 1,000,000 and 5,000,000: about 27 minutes on 2 shared cores), each filled with BENCH_GROWTH_MONTHS (6)
  * months of history of BENCH_GROWTH_BUSINESSES (60) businesses, three large ones making a third
  * of it (support/growth-fill.ts: a template day written by the API and the worker, multiplied by
  * set-based inserts). At each size, with an API process and a worker on it: p50/p99 and CPU per
@@ -29,7 +29,7 @@ import { fundBenchWallets } from './support/sandbox.js';
 
 const SIZES = [
   { name: 'SMALL', postings: Number(process.env.BENCH_GROWTH_SMALL ?? 1_000_000) },
-  { name: 'LARGE', postings: Number(process.env.BENCH_GROWTH_LARGE ?? 10_000_000) },
+  { name: 'LARGE', postings: Number(process.env.BENCH_GROWTH_LARGE ?? 5_000_000) },
 ];
 const MONTHS = Number(process.env.BENCH_GROWTH_MONTHS ?? 6);
 const BUSINESSES = Number(process.env.BENCH_GROWTH_BUSINESSES ?? 60);

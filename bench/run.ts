@@ -62,7 +62,7 @@ for (const arg of process.argv.slice(2)) {
 // minutes) and the failover and restore suites (the HA layout of scripts/ha, minutes each) and the
 // stalled downloads (600,000 rows to write, then the 30 s the server waits) and the payment links
 // (on PGlite, then PostgreSQL: about 3 minutes each) and the payment requests (likewise) only when
-// asked for, and the growth suite (two databases of history to fill, then measured: ~30 min at its defaults).
+// asked for, and the growth suite (two databases of history to fill, then measured: about 27 minutes at its defaults).
 const askedOnly = new Set([
   'fuzz',
   'soak',
