@@ -15,6 +15,7 @@ import { downloadsSuite } from './downloads.js';
 import { embeddedSuite } from './embedded.js';
 import { failoverSuite } from './failover.js';
 import { fuzzSuite } from './fuzz.js';
+import { growthSuite } from './growth.js';
 import { intentsSuite } from './intents.js';
 import { linksSuite } from './links.js';
 import { listsSuite } from './lists.js';
@@ -48,6 +49,7 @@ const suites: Record<string, (args: string[]) => Promise<void>> = {
   downloads: downloadsSuite,
   links: linksSuite,
   requests: requestsSuite,
+  growth: growthSuite,
 };
 
 // Arguments that are not suite names go to the suite before them: `npm run bench -- soak 2`.
@@ -62,7 +64,7 @@ for (const arg of process.argv.slice(2)) {
 // minutes) and the failover, restore and bouncer suites (the HA layout of scripts/ha, minutes each) and the
 // stalled downloads (600,000 rows to write, then the 30 s the server waits) and the payment links
 // (on PGlite, then PostgreSQL: about 3 minutes each) and the payment requests (likewise) only when
-// asked for.
+// asked for, and the growth suite (two databases of history to fill, then measured: about 27 minutes at its defaults).
 const askedOnly = new Set([
   'fuzz',
   'soak',
@@ -75,6 +77,7 @@ const askedOnly = new Set([
   'downloads',
   'links',
   'requests',
+  'growth',
 ]);
 const runs =
   requested.length > 0
