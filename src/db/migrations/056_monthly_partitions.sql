@@ -143,7 +143,8 @@ ALTER TABLE events ADD CONSTRAINT events_business_id_fkey FOREIGN KEY (business_
 CREATE INDEX events_business_idx ON events (business_id, environment, created_at);
 CREATE INDEX events_feed_idx ON events (business_id, environment, txid, seq);
 CREATE INDEX events_recent_idx ON events (business_id, environment, seq);
-CREATE INDEX events_subject_idx ON events (subject, created_at);
+-- Not rebuilt: events_subject_idx (subject, created_at). Every lookup by subject is served by
+-- (subject, seq), and the growth bench measured it at 155 MB per 5 million postings, never read.
 CREATE INDEX events_subject_seq_idx ON events (subject, seq);
 
 -- webhook_attempts -----------------------------------------------------------------------------
