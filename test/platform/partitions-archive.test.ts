@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { ensureMonthlyPartitions, listMonthTables, monthStart, partitionName } from '../../src/db/partitions.js';
 import { checkLedger } from '../../src/modules/payments/ledger.js';
 import { adminCli } from '../support/admin-cli.js';
-import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
+import { testDatabaseKind } from '../support/database.js';
+import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 
 const DAY = 86_400_000;
 
@@ -114,4 +116,31 @@ describe('admin partitions: an old month of money records archived, the ledger c
     expectStatus(refused, 409);
     assert.match(refused.body.error.message, /1 balance transactions of this month are not settled/);
   });
+
+  // Only PostgreSQL has another session to hold the table while the archive waits for its lock.
+  test.skipIf(testDatabaseKind !== 'postgres')(
+    'a month whose table another transaction is reading: 503 PARTITION_BUSY, nothing kept, and it goes through once the reader ends',
+    async () => {
+      const busy = monthStart(now, -13);
+      const reader = new pg.Client({ connectionString: t.testDatabase.url });
+      await reader.connect();
+      try {
+        await reader.query('BEGIN');
+        await reader.query('SELECT count(*) FROM ledger_postings');
+        const refused = await t.admin('POST', '/partitions/archive', { table: 'ledger_postings', month: month(busy) });
+        expectError(refused, 503, 'PARTITION_BUSY');
+        const { rows } = await sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM archived_month_totals WHERE month = ${busy.toISOString().slice(0, 10)}::date`.execute(
+          t.runtime.db,
+        );
+        assert.equal(rows[0]!.n, 0, 'a refused archive keeps no totals');
+        await reader.query('ROLLBACK');
+      } finally {
+        await reader.end();
+      }
+      const again = await t.admin('POST', '/partitions/archive', { table: 'ledger_postings', month: month(busy) });
+      expectStatus(again, 200);
+      assert.deepEqual((await checkLedger(t.runtime.db)).problems, []);
+    },
+  );
 });
