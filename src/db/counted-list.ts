@@ -12,7 +12,16 @@ import type { Executor } from './transaction.js';
  * from the same snapshot.
  */
 
-export type CountedListName = 'intents' | 'orders' | 'products' | 'deliveries' | 'balance';
+export type CountedListName =
+  | 'intents'
+  | 'orders'
+  | 'products'
+  | 'deliveries'
+  | 'balance'
+  /** Events per event name (migration 058): the name stands for the status. */
+  | 'events'
+  /** Webhook deliveries per status and event name, keyed by deliveryEventCountKey (migration 058). */
+  | 'delivery events';
 
 export interface CountedTable {
   list: CountedListName;
@@ -36,8 +45,14 @@ export interface CountedListQuery {
   /** Whether the rows must be filtered on status (false when every row that exists is shown). */
   filterRowsByStatus: boolean;
   /**
+   * The count keys summed, when the list is counted under a finer key than `statuses` (the
+   * 'delivery events' pairs): `where` then narrows the rows exactly as these keys narrow the counts.
+   */
+  countKeys?: readonly string[];
+  /**
    * Conditions on the row `t` beyond business, environment, status and dates that every counted
-   * row meets (the total comes from the counts, so these must not narrow the list).
+   * row meets (the total comes from the counts, so these must not narrow the list beyond what
+   * `countKeys` narrows).
    */
   where?: RawBuilder<boolean>;
   from?: Date | undefined;
@@ -55,6 +70,34 @@ function utcDayStart(time: Date): Date {
 
 function isoDay(time: Date): string {
   return time.toISOString().slice(0, 10);
+}
+
+/** `status IN (...)`, or false for no key at all (a filter nothing the caller reads matches). */
+function countKeyFilter(keys: readonly string[]): RawBuilder<boolean> {
+  return keys.length === 0 ? sql<boolean>`false` : sql<boolean>`status IN (${sql.join([...keys])})`;
+}
+
+/**
+ * The key a webhook delivery is counted under in 'delivery events': its status and event name,
+ * as migration 058's delivery_event_count_key writes it.
+ */
+export function deliveryEventCountKey(status: string, event: string): string {
+  return `${status} ${event}`;
+}
+
+/**
+ * The exact number of rows a list counts under `keys` (statuses, or event names for 'events'),
+ * as one scalar expression: a page's statement selects it beside its rows, so both come from the
+ * same snapshot.
+ */
+export function countedTotal(
+  list: CountedListName,
+  businessId: string,
+  environment: Environment,
+  keys: readonly string[],
+): RawBuilder<number> {
+  return sql<number>`(SELECT coalesce(sum(n), 0)::bigint FROM list_counts
+    WHERE list = ${list} AND business_id = ${businessId} AND environment = ${environment} AND ${countKeyFilter(keys)})`;
 }
 
 /**
@@ -103,7 +146,7 @@ export async function countedPage<Row>(
       sql`list = ${table.list}`,
       sql`business_id = ${query.businessId}`,
       sql`environment = ${query.environment}`,
-      sql`status IN (${sql.join([...query.statuses])})`,
+      countKeyFilter(query.countKeys ?? query.statuses),
       ...(fromDay ? [sql`day > ${isoDay(fromDay)}::date`] : []),
       ...(toDay ? [sql`day < ${isoDay(toDay)}::date`] : []),
     ],

@@ -44,6 +44,10 @@ export function monthText(month: Date): string {
   return month.toISOString().slice(0, 7);
 }
 
+function isoDate(day: Date): string {
+  return day.toISOString().slice(0, 10);
+}
+
 function tableOf(name: PartitionedTableName): PartitionedTable {
   return partitionedTables.find((entry) => entry.table === name)!;
 }
@@ -230,6 +234,10 @@ async function dropMonth(db: Kysely<DB>, month: MonthTable): Promise<DropOutcome
             SELECT 1 FROM webhook_deliveries d WHERE d.event_id IN (SELECT id FROM ${sql.id(month.name)})
           ) AS pointed`.execute(trx);
         if (rows[0]?.pointed) return 'kept: webhook deliveries point at its events';
+        // A dropped partition fires no DELETE trigger: the month's counts of the events list
+        // (migration 058) go in this transaction, before the DETACH takes the parent's lock.
+        await sql`DELETE FROM list_counts WHERE list = 'events'
+          AND day >= ${isoDate(month.month)}::date AND day < ${isoDate(monthStart(month.month, 1))}::date`.execute(trx);
       }
       await sql`ALTER TABLE ${sql.id(month.table)} DETACH PARTITION ${sql.id(month.name)}`.execute(trx);
       await sql`DROP TABLE ${sql.id(month.name)}`.execute(trx);

@@ -46,6 +46,11 @@ async function countedFromRows(t: TestApp): Promise<{ lists: Counts; volume: Cou
       SELECT 'deliveries', business_id, environment, ${day}, status, count(*) FROM webhook_deliveries GROUP BY 2, 3, 4, 5
       UNION ALL
       SELECT 'balance', business_id, environment, ${day}, type, count(*) FROM balance_transactions GROUP BY 2, 3, 4, 5
+      UNION ALL
+      SELECT 'events', business_id, environment, ${day}, event, count(*) FROM events GROUP BY 2, 3, 4, 5
+      UNION ALL
+      SELECT 'delivery events', business_id, environment, ${day}, status || ' ' || event, count(*)
+        FROM webhook_deliveries GROUP BY 2, 3, 4, 5
     ) AS counted`.execute(t.runtime.db);
   const volume = await sql<{ key: string; n: string }>`
     SELECT concat_ws('|', business_id, environment, (paid_at AT TIME ZONE 'UTC')::date::text, count(*)::text) AS key,

@@ -29,6 +29,19 @@ describe('migration 056: the growing tables become monthly partitions without lo
     assert.deepEqual(await migrate(database.database, { to: '056_monthly_partitions' }), ['056_monthly_partitions']);
     assert.deepEqual(await fingerprint(db), before);
     assert.deepEqual((await checkLedger(db)).problems, []);
+    // Migration 058 counts the events and deliveries that exist (list totals, issue 55).
+    await migrate(database.database);
+    const backfilled = async () =>
+      (
+        await sql<{ list: string; n: string }>`SELECT list, sum(n)::text AS n FROM list_counts
+          WHERE list IN ('events', 'delivery events') AND business_id = 'biz_history' GROUP BY list ORDER BY list`.execute(
+          db,
+        )
+      ).rows;
+    assert.deepEqual(await backfilled(), [
+      { list: 'delivery events', n: '20' },
+      { list: 'events', n: '60' },
+    ]);
 
     const { rows: kinds } = await sql<{ relname: string; relkind: string }>`
       SELECT relname, relkind FROM pg_class
@@ -69,6 +82,10 @@ describe('migration 056: the growing tables become monthly partitions without lo
       VALUES ('evt_after', 'biz_history', 'test', 'payment_intent.succeeded', 'pi_after', '{}', now(), 11)`.execute(db);
     const { rows: seq } = await sql<{ seq: string }>`SELECT seq::text FROM events WHERE id = 'evt_after'`.execute(db);
     assert.equal(seq[0]!.seq, String(6 * 10 + 1));
+    assert.deepEqual(await backfilled(), [
+      { list: 'delivery events', n: '20' },
+      { list: 'events', n: '61' },
+    ]);
     assert.deepEqual((await checkLedger(db)).problems, []);
   });
 });

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { countedTotal } from '../../db/counted-list.js';
 import type { DB, Environment } from '../../db/schema.js';
 import type { ScopedCaller } from '../../http/context.js';
 import { inOtherEnvironment } from '../../http/environments.js';
@@ -24,6 +25,12 @@ export interface EventFilters {
 /** The event names a key may read: those it could subscribe an endpoint to, and the webhook notices. */
 export function readableEvents(scopes: readonly string[]): OutboxEventName[] {
   return [...EVENT_NAMES.filter((name) => scopes.includes(eventCatalog[name])), ...WEBHOOK_NOTICES];
+}
+
+/** The readable names a `type` filter (a name, or a prefix ending in `.*`) matches. */
+function typeMatches(readable: readonly string[], type: string | undefined): string[] {
+  if (type?.endsWith('.*')) return readable.filter((name) => name.startsWith(type.slice(0, -1)));
+  return type ? readable.filter((name) => name === type) : [...readable];
 }
 
 interface EventRow {
@@ -94,12 +101,29 @@ export async function listEvents(
     conditions.push(sql`(e.txid, e.seq) > (${anchor.txid}::bigint, ${anchor.seq}::bigint)`, SETTLED);
   }
   const where = sql.join(conditions, sql` AND `);
-  // Read backwards along events_feed_idx (business, environment, txid, seq) for newest first.
+  const columns = sql`e.id, e.event, e.subject, e.sequence, e.environment, e.body, e.created_at`;
+  if (!filters.object && !filters.after) {
+    // Newest first, unfiltered or by type: the total is summed from the per-name counts (migration
+    // 058) in the page's own statement, instead of counting every event the business ever had.
+    const total = countedTotal('events', caller.businessId, caller.environment, typeMatches(readable, filters.type));
+    const { rows } = await sql<Partial<EventRow> & { list_total: string; txid: string | null }>`
+      SELECT ${total} AS list_total, page.* FROM (SELECT 1) AS one
+      LEFT JOIN LATERAL (
+        SELECT ${columns}, e.txid, e.seq FROM events e WHERE ${where}
+        ORDER BY e.txid DESC, e.seq DESC LIMIT ${window.limit} OFFSET ${window.offset}
+      ) AS page ON true
+      ORDER BY page.txid DESC, page.seq DESC`.execute(db);
+    const items = rows.filter((row) => row.txid !== null).map((row) => view(row as EventRow));
+    return { items, total: Number(rows[0]?.list_total ?? 0) };
+  }
+  // An object's events, or those after a cursor (how far a poller is behind): counted from the
+  // rows, which are few. Read along events_feed_idx (business, environment, txid, seq).
   const order = filters.after ? sql`e.txid, e.seq` : sql`e.txid DESC, e.seq DESC`;
   const [rows, count] = await Promise.all([
     sql<EventRow>`
-      SELECT e.id, e.event, e.subject, e.sequence, e.environment, e.body, e.created_at
-      FROM events e WHERE ${where} ORDER BY ${order} LIMIT ${window.limit} OFFSET ${window.offset}`.execute(db),
+      SELECT ${columns} FROM events e WHERE ${where} ORDER BY ${order} LIMIT ${window.limit} OFFSET ${window.offset}`.execute(
+      db,
+    ),
     sql<{ total: number }>`SELECT count(*)::int AS total FROM events e WHERE ${where}`.execute(db),
   ]);
   return { items: rows.rows.map(view), total: count.rows[0]?.total ?? 0 };

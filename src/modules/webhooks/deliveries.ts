@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB, DeadReason, DeliveryStatus, WebhookAttemptsTable } from '../../db/schema.js';
-import { countedPage, type CountedTable } from '../../db/counted-list.js';
+import { countedPage, deliveryEventCountKey, type CountedTable } from '../../db/counted-list.js';
 import { inOtherEnvironment } from '../../http/environments.js';
 import { ApiError } from '../../http/errors.js';
 import type { ScopedCaller } from '../../http/context.js';
@@ -149,14 +149,16 @@ export interface DeliveryFilters {
 }
 
 const DELIVERIES: CountedTable = { list: 'deliveries', table: 'webhook_deliveries', tiebreak: 'id' };
+const DELIVERY_EVENTS: CountedTable = { list: 'delivery events', table: 'webhook_deliveries', tiebreak: 'id' };
 const PAGE_COLUMNS = sql`t.id, t.event_id, t.event, t.endpoint_id,
   (SELECT e.url FROM webhook_endpoints e WHERE e.id = t.endpoint_id) AS url, t.status, t.dead_reason, t.attempt_count,
   t.next_attempt_at, t.last_status_code, t.last_error, t.environment, t.created_at, t.updated_at, t.completed_at`;
 
 /**
  * A page of the delivery log, newest first, with the exact number that match: from the list
- * counts (counted-list.ts) unless it is filtered by event, endpoint or event id, or the key may
- * not read every event (the counts count them all).
+ * counts (counted-list.ts) unless it is filtered by endpoint or event id. A key that reads every
+ * event, unfiltered, sums the counts per status; a key that reads some events, or a filter by
+ * event, sums the counts per status and event name of the names shown (migration 058).
  */
 export async function listDeliveries(
   db: Kysely<DB>,
@@ -164,16 +166,22 @@ export async function listDeliveries(
   filters: DeliveryFilters,
   window: { limit: number; offset: number },
 ): Promise<{ items: DeliveryView[]; total: number }> {
-  const unfiltered = !filters.event && !filters.endpointId && !filters.eventId;
-  if (unfiltered && readableDeliveryEvents(caller) === undefined) {
+  if (!filters.endpointId && !filters.eventId) {
+    const statuses = filters.status ? [filters.status] : DELIVERY_STATUSES;
+    const readable = readableDeliveryEvents(caller);
+    const names = filters.event ? (readable ?? [filters.event]).filter((name) => name === filters.event) : readable;
     const page = await countedPage<DeliveryRow>(
       db,
-      DELIVERIES,
+      names ? DELIVERY_EVENTS : DELIVERIES,
       {
         businessId: caller.businessId,
         environment: caller.environment,
-        statuses: filters.status ? [filters.status] : DELIVERY_STATUSES,
+        statuses,
         filterRowsByStatus: filters.status !== undefined,
+        ...(names && {
+          countKeys: statuses.flatMap((status) => names.map((name) => deliveryEventCountKey(status, name))),
+          where: names.length > 0 ? sql<boolean>`t.event IN (${sql.join(names)})` : sql<boolean>`false`,
+        }),
         from: filters.from,
         to: filters.to,
         order: 'newest',
