@@ -51,11 +51,16 @@ END $$;
 -- fold's and the payouts' updates free of it.
 CREATE FUNCTION move_balance_day() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  -- Two statements: the row may stay on the same total (a move within a day).
   INSERT INTO balance_days (business_id, environment, seller_id, day, type, slot, n, amount, fee, net)
   VALUES (OLD.business_id, OLD.environment, coalesce(OLD.seller_id, ''), (OLD.created_at AT TIME ZONE 'UTC')::date,
-      OLD.type, pg_backend_pid(), -1, -OLD.amount, -OLD.fee, -OLD.net),
-    (NEW.business_id, NEW.environment, coalesce(NEW.seller_id, ''), (NEW.created_at AT TIME ZONE 'UTC')::date,
-      NEW.type, pg_backend_pid(), 1, NEW.amount, NEW.fee, NEW.net)
+    OLD.type, pg_backend_pid(), -1, -OLD.amount, -OLD.fee, -OLD.net)
+  ON CONFLICT (business_id, environment, seller_id, day, type, slot) DO UPDATE SET n = balance_days.n + excluded.n,
+    amount = balance_days.amount + excluded.amount, fee = balance_days.fee + excluded.fee,
+    net = balance_days.net + excluded.net;
+  INSERT INTO balance_days (business_id, environment, seller_id, day, type, slot, n, amount, fee, net)
+  VALUES (NEW.business_id, NEW.environment, coalesce(NEW.seller_id, ''), (NEW.created_at AT TIME ZONE 'UTC')::date,
+    NEW.type, pg_backend_pid(), 1, NEW.amount, NEW.fee, NEW.net)
   ON CONFLICT (business_id, environment, seller_id, day, type, slot) DO UPDATE SET n = balance_days.n + excluded.n,
     amount = balance_days.amount + excluded.amount, fee = balance_days.fee + excluded.fee,
     net = balance_days.net + excluded.net;
