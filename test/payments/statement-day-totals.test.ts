@@ -10,7 +10,6 @@ import { createSeller } from '../sellers/support.js';
 import { assertLedgerSound } from './support.js';
 
 const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
 const month = (at: Date) => at.toISOString().slice(0, 7);
 
 /** What the statement's figures are by definition: a plain sum over the owner's rows, by type. */
