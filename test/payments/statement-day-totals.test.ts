@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { ensureMonthlyPartitions, monthStart } from '../../src/db/partitions.js';
 import type { BalanceOwner } from '../../src/modules/payments/balance-transactions.js';
 import { foldBalanceDays, sumsByType } from '../../src/modules/payments/balance-days.js';
+import { checkLedger } from '../../src/modules/payments/ledger.js';
 import { balanceStatement, monthPeriod, rangePeriod } from '../../src/modules/payments/statements.js';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
 import { createSeller } from '../sellers/support.js';
@@ -145,6 +146,22 @@ describe('statements from day totals: the same figures as a plain sum, through f
       assert.ok(after.openingBalance > before.openingBalance, step);
       await foldBalanceDays(t.runtime.db);
     }
+  });
+
+  test('ledger check compares every day total with its rows', async () => {
+    const db = t.runtime.db;
+    await assertLedgerSound(t);
+    const day = monthStart(now, -7).toISOString().slice(0, 10);
+    const nudge = (
+      by: number,
+    ) => sql`UPDATE balance_days SET net = net + ${by} WHERE business_id = ${business.businessId}
+      AND seller_id = '' AND day = ${day}::date AND type = 'payment' AND slot = 0`;
+    await nudge(1).execute(db);
+    const { problems } = await checkLedger(db);
+    assert.equal(problems.length, 1);
+    assert.match(problems[0]!, new RegExp(`balance day totals of ${business.businessId} test on ${day} \\(payment\\)`));
+    await nudge(-1).execute(db);
+    await assertLedgerSound(t);
   });
 
   test("archiving a month leaves every later opening balance as it was, the business's and the seller's", async () => {

@@ -132,3 +132,35 @@ export async function foldBalanceDays(db: Kysely<DB>, maxRows = 10_000): Promise
     SELECT count(*)::int AS folded FROM moved`.execute(db);
   return result.rows[0]?.folded ?? 0;
 }
+
+/**
+ * For `ledger check`: the days whose totals differ from their rows (at most `limit`), each as a
+ * sentence. A month archived (decision 091) is left out: its rows left the table, its totals
+ * stay, which is what keeps later statements right (decision 097).
+ */
+export async function dayTotalProblems(db: Kysely<DB>, limit = 20): Promise<string[]> {
+  const { rows } = await sql<{ owner: string; day: string; type: string; totals: string; counted: string }>`
+    WITH totals AS (
+      SELECT business_id, environment, seller_id, day, type, sum(n) AS n, sum(amount) AS amount, sum(fee) AS fee,
+        sum(net) AS net
+      FROM balance_days GROUP BY 1, 2, 3, 4, 5
+    ),
+    counted AS (
+      SELECT business_id, environment, coalesce(seller_id, '') AS seller_id, (created_at AT TIME ZONE 'UTC')::date AS day,
+        type, count(*) AS n, sum(amount) AS amount, sum(fee) AS fee, sum(net) AS net
+      FROM balance_transactions GROUP BY 1, 2, 3, 4, 5
+    )
+    SELECT concat_ws(' ', business_id, environment, nullif(seller_id, '')) AS owner, day::text AS day, type,
+      concat_ws('/', coalesce(t.n, 0), coalesce(t.amount, 0), coalesce(t.fee, 0), coalesce(t.net, 0)) AS totals,
+      concat_ws('/', coalesce(c.n, 0), coalesce(c.amount, 0), coalesce(c.fee, 0), coalesce(c.net, 0)) AS counted
+    FROM totals t FULL JOIN counted c USING (business_id, environment, seller_id, day, type)
+    WHERE (coalesce(t.n, 0), coalesce(t.amount, 0), coalesce(t.fee, 0), coalesce(t.net, 0))
+        IS DISTINCT FROM (coalesce(c.n, 0), coalesce(c.amount, 0), coalesce(c.fee, 0), coalesce(c.net, 0))
+      AND NOT EXISTS (SELECT 1 FROM archived_month_totals a
+        WHERE a.table_name = 'balance_transactions' AND a.month = date_trunc('month', day)::date)
+    ORDER BY 1, 2, 3 LIMIT ${limit}`.execute(db);
+  return rows.map(
+    (row) =>
+      `balance day totals of ${row.owner} on ${row.day} (${row.type}) say ${row.totals} (count/amount/fee/net), its rows ${row.counted}`,
+  );
+}
