@@ -11,6 +11,7 @@ import { expireDueIntents } from '../modules/intents/service.js';
 import { endWaitingPayments } from '../modules/intents/waiting-payments.js';
 import { endDueRequests } from '../modules/requests/expiry.js';
 import { sendOperatorNotices } from '../modules/requests/operator-hook-sender.js';
+import { foldBalanceDays } from '../modules/payments/balance-days.js';
 import { foldPendingMovements } from '../modules/payments/ledger.js';
 import { payDailySellers } from '../modules/payouts/daily.js';
 import { SENDERS, startPayoutSender, type PayoutSender } from '../modules/payouts/send.js';
@@ -81,6 +82,8 @@ export const periodicTasks: PeriodicTask[] = [
   { name: 'ledger-fold', everySeconds: 0.25, run: (runtime) => foldPendingMovements(runtime.db, 1000) },
   // Writers count list rows under their own slot (counted-list.ts); this sums them per day.
   { name: 'list-count-fold', everySeconds: 5, run: (runtime) => foldListCounts(runtime.db) },
+  // Statements' day totals, kept the same way (payments/balance-days.ts).
+  { name: 'balance-day-fold', everySeconds: 5, run: (runtime) => foldBalanceDays(runtime.db) },
   { name: 'webhook-auto-disable', everySeconds: 60, run: webhookAutoDisable },
   // Sellers on a DAILY payout schedule, paid once a UTC day (payouts/daily.ts, decision 082): the
   // first run after midnight UTC pays them, later runs find the day taken.

@@ -28,6 +28,8 @@ describe('migration 056: the growing tables become monthly partitions without lo
 
     assert.deepEqual(await migrate(database.database, { to: '056_monthly_partitions' }), ['056_monthly_partitions']);
     assert.deepEqual(await fingerprint(db), before);
+    // The ledger check reads what later migrations add (balance_days, 059, backfilled from these rows).
+    await migrate(database.database);
     assert.deepEqual((await checkLedger(db)).problems, []);
     // Migration 058 counts the events and deliveries that exist (list totals, issue 55).
     await migrate(database.database);

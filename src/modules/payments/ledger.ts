@@ -3,6 +3,7 @@ import type { DB, Environment, LedgerAccountKind } from '../../db/schema.js';
 import { namesUnder, type NamedCtes } from '../../db/named-ctes.js';
 import type { Executor } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
+import { dayTotalProblems } from './balance-days.js';
 import type { BalanceSourceKind, BalanceTransactionType } from './balance-types.js';
 import type { BalanceDetail } from './balance-wording.js';
 
@@ -418,6 +419,7 @@ export async function checkLedger(db: Kysely<DB>): Promise<LedgerCheck> {
     WHERE NOT EXISTS (SELECT 1 FROM ledger_accounts a
       WHERE a.environment = s.environment AND a.kind = 'seller' AND a.owner_id = s.id)`.execute(db);
   for (const row of sellersWithout.rows) problems.push(`seller ${row.id} has no ledger account`);
+  problems.push(...(await dayTotalProblems(db)));
   for (const row of accounts.rows) {
     if (row.available !== row.posted)
       problems.push(`account ${row.id} holds ${row.available} but its postings sum to ${row.posted}`);

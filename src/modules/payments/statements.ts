@@ -5,6 +5,7 @@ import { ApiError } from '../../http/errors.js';
 import { newNonce, pageCsp, renderView, templateFolder } from '../../http/views.js';
 import { fillText, formatPageAmount, INTL_LOCALES, textDirection, type Lang } from '../../lib/i18n.js';
 import { ownedBy, type BalanceOwner } from './balance-transactions.js';
+import { sumsByType, type TypeSums } from './balance-days.js';
 import { describeBalance } from './balance-wording.js';
 import { balanceTypeLabel } from './balance-type-labels.js';
 import { balanceAfter, csvChunks, periodTexts } from './statement-csv.js';
@@ -79,38 +80,6 @@ export function rangePeriod(first: string, last: string): StatementPeriod {
 
 // ---------------------------------------------------------------------------------------------
 // The statement's figures
-
-interface TypeSums {
-  type: string;
-  count: number;
-  gross: number;
-  fees: number;
-  net: number;
-  before: number;
-}
-
-/**
- * One aggregate over the caller's transactions created before the period ends: those before its
- * start make the opening balance, the others the period's totals by type. A range scan of
- * balance_transactions_list_idx (business, environment, created_at), or a sequential scan when the
- * merchant's history is most of the table: the opening balance reads every transaction before the
- * period, so its cost grows with the merchant's history.
- */
-async function sumsByType(db: Kysely<DB>, caller: BalanceOwner, period: StatementPeriod): Promise<TypeSums[]> {
-  const inPeriod = sql`created_at >= ${period.from}::timestamptz`;
-  const result = await sql<TypeSums>`
-    SELECT type,
-      count(*) FILTER (WHERE ${inPeriod})::int AS count,
-      coalesce(sum(amount) FILTER (WHERE ${inPeriod}), 0)::bigint AS gross,
-      coalesce(sum(fee) FILTER (WHERE ${inPeriod}), 0)::bigint AS fees,
-      coalesce(sum(net) FILTER (WHERE ${inPeriod}), 0)::bigint AS net,
-      coalesce(sum(net) FILTER (WHERE NOT ${inPeriod}), 0)::bigint AS before
-    FROM balance_transactions
-    WHERE business_id = ${caller.businessId} AND environment = ${caller.environment} AND ${ownedBy(caller)}
-      AND created_at < ${period.to}::timestamptz
-    GROUP BY type`.execute(db);
-  return result.rows;
-}
 
 /** The caller's statement for a period: opening and closing balances, and the period's totals by type. */
 export async function balanceStatement(
