@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, test } from 'vitest';
@@ -16,6 +15,7 @@ import { randomBase62 } from '../../src/lib/ids.js';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import { testDatabaseUrl } from '../support/database.js';
 import { expectStatus, startTestApp, type TestApp } from '../support/harness.js';
+import { freePort } from '../support/started-server.js';
 import { createIntent } from '../intents/support.js';
 import { webhookHelpers } from '../webhooks/support.js';
 
@@ -30,18 +30,6 @@ const PGBOUNCER = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((file) => e
 const SERVER_CONNECTIONS = 4;
 /** PostgreSQL only, and only where Debian's pgbouncer is installed. */
 const skip = !testDatabaseUrl || !PGBOUNCER;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 async function query<R extends pg.QueryResultRow>(url: string, text: string): Promise<R[]> {
   const client = new pg.Client({ connectionString: url });
