@@ -17,6 +17,7 @@ export type ArchiveRefusal =
   | { reason: 'too recent'; earliest: string }
   | { reason: 'no such month' }
   | { reason: 'unsettled balance rows'; rows: number }
+  | { reason: 'refundable seller rows'; rows: number }
   | { reason: 'lock timeout' };
 
 export interface ArchivedMonth {
@@ -60,6 +61,19 @@ export async function archiveMonth(
     const { rows } = await sql<{ n: number }>`
       SELECT count(*)::int AS n FROM ${partition} WHERE settled_by IS NULL AND source_kind <> 'payout'`.execute(trx);
     if (rows[0]!.n > 0) return { refused: { reason: 'unsettled balance rows', rows: rows[0]!.n } };
+    // A refund of a split payment or order takes from each seller its share less what the
+    // seller's earlier returns of it gave (split-refunds.ts reads them here): those rows stay
+    // while the payment or order may still be refunded.
+    const { rows: refundable } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM ${partition} b
+      WHERE b.seller_id IS NOT NULL AND (
+        EXISTS (SELECT 1 FROM payment_intents i WHERE b.source_kind = 'payment_intent'
+          AND i.business_id = b.business_id AND i.reference_number = b.source_reference
+          AND i.total_amount_refunded < coalesce(i.amount_paid, 0))
+        OR EXISTS (SELECT 1 FROM orders o WHERE b.source_kind = 'order'
+          AND o.business_id = b.business_id AND o.reference_number = b.source_reference
+          AND o.total_amount_refunded < o.amount_paid))`.execute(trx);
+    if (refundable[0]!.n > 0) return { refused: { reason: 'refundable seller rows', rows: refundable[0]!.n } };
   }
   const monthDate = sql.lit(month.toISOString().slice(0, 10));
   await (
@@ -77,6 +91,12 @@ export async function archiveMonth(
   const { rows: totals } = await sql<{ rows: string; total: string }>`
     SELECT coalesce(sum(rows), 0)::text AS rows, coalesce(sum(total), 0)::text AS total FROM archived_month_totals
     WHERE table_name = ${table} AND month = ${monthDate}::date`.execute(trx);
+  if (table === 'balance_transactions') {
+    // A detach fires no DELETE trigger: the balance list's counts of the month's days go with it,
+    // so its total stays the rows it can show (its day totals stay: statements read them).
+    await sql`DELETE FROM list_counts WHERE list = 'balance'
+      AND day >= ${monthDate}::date AND day < (${monthDate}::date + interval '1 month')::date`.execute(trx);
+  }
   // The detach waits at most the lock timeout, then holds the parent for a catalog change only.
   await sql`SAVEPOINT archive_detach`.execute(trx);
   try {

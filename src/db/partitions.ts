@@ -132,6 +132,9 @@ async function createMonth(db: Kysely<DB>, table: PartitionedTableName, month: D
   try {
     await db.transaction().execute(async (trx) => {
       await limitLockWait(trx);
+      // ATTACH needs this lock anyway; taken first, no update waiting on a row being moved out of
+      // the default partition below finds it gone and does nothing (the fold, a payout settling).
+      await sql`LOCK TABLE ${sql.id(`${table}_default`)} IN ACCESS EXCLUSIVE MODE`.execute(trx);
       await sql`CREATE TABLE ${sql.id(name)} (LIKE ${sql.id(table)} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`.execute(
         trx,
       );
@@ -198,8 +201,8 @@ export type DropOutcome = 'dropped' | 'kept: webhook deliveries point at its eve
 
 /**
  * The `partitions-retention` task: drops each month of events and webhook attempts whose whole
- * month ended more than its retention ago, each in a transaction of its own (detach, then drop:
- * a run stopped between two months leaves whole months). An events month is kept while a webhook
+ * month ended more than its retention ago, each month detached in one transaction and dropped in
+ * the next (a run stopped between them leaves a whole detached month, which the next run drops). An events month is kept while a webhook
  * delivery still names one of its events (delivery retention removes them first, decision 092).
  * DETACH ... CONCURRENTLY is refused beside a default partition, so the plain DETACH takes ACCESS
  * EXCLUSIVE on the parent for the few milliseconds of the catalog change, after waiting at most
@@ -212,8 +215,8 @@ export async function dropExpiredMonths(
 ): Promise<{ table: PartitionedTableName; month: string; outcome: DropOutcome }[]> {
   const outcomes: { table: PartitionedTableName; month: string; outcome: DropOutcome }[] = [];
   for (const month of await listMonthTables(db)) {
-    if (!month.attached) continue;
     const entry = tableOf(month.table);
+    // Money months are never dropped: a detached one is an archive the operator dumps and drops.
     if (entry.retention !== 'eventDays' && entry.retention !== 'webhookAttemptDays') continue;
     const keptUntil = monthStart(month.month, 1).getTime() + days[entry.retention] * 86_400_000;
     if (keptUntil > now.getTime()) continue;
@@ -224,25 +227,35 @@ export async function dropExpiredMonths(
 
 async function dropMonth(db: Kysely<DB>, month: MonthTable): Promise<DropOutcome> {
   try {
-    return await db.transaction().execute(async (trx) => {
+    if (month.attached) {
+      const detached = await db.transaction().execute(async (trx) => {
+        await limitLockWait(trx);
+        if (month.table === 'events') {
+          // No new row lands in an ended month; a share lock makes sure while deliveries are looked for.
+          await sql`LOCK TABLE ${sql.id(month.name)} IN SHARE MODE`.execute(trx);
+          const { rows } = await sql<{ pointed: boolean }>`
+            SELECT EXISTS (
+              SELECT 1 FROM webhook_deliveries d WHERE d.event_id IN (SELECT id FROM ${sql.id(month.name)})
+            ) AS pointed`.execute(trx);
+          if (rows[0]?.pointed) return false;
+          // A dropped partition fires no DELETE trigger: the month's counts of the events list
+          // (migration 058) go in this transaction, before the DETACH takes the parent's lock.
+          await sql`DELETE FROM list_counts WHERE list = 'events'
+            AND day >= ${isoDate(month.month)}::date AND day < ${isoDate(monthStart(month.month, 1))}::date`.execute(trx);
+        }
+        await sql`ALTER TABLE ${sql.id(month.table)} DETACH PARTITION ${sql.id(month.name)}`.execute(trx);
+        return true;
+      });
+      if (!detached) return 'kept: webhook deliveries point at its events';
+    }
+    // Dropped in a transaction of its own: the parent's lock, taken by the detach, is not held
+    // while the month's files and buffers go. A run stopped here leaves a detached month, which
+    // the next run drops (listMonthTables lists it).
+    await db.transaction().execute(async (trx) => {
       await limitLockWait(trx);
-      if (month.table === 'events') {
-        // No new row lands in an ended month; a share lock makes sure while deliveries are looked for.
-        await sql`LOCK TABLE ${sql.id(month.name)} IN SHARE MODE`.execute(trx);
-        const { rows } = await sql<{ pointed: boolean }>`
-          SELECT EXISTS (
-            SELECT 1 FROM webhook_deliveries d WHERE d.event_id IN (SELECT id FROM ${sql.id(month.name)})
-          ) AS pointed`.execute(trx);
-        if (rows[0]?.pointed) return 'kept: webhook deliveries point at its events';
-        // A dropped partition fires no DELETE trigger: the month's counts of the events list
-        // (migration 058) go in this transaction, before the DETACH takes the parent's lock.
-        await sql`DELETE FROM list_counts WHERE list = 'events'
-          AND day >= ${isoDate(month.month)}::date AND day < ${isoDate(monthStart(month.month, 1))}::date`.execute(trx);
-      }
-      await sql`ALTER TABLE ${sql.id(month.table)} DETACH PARTITION ${sql.id(month.name)}`.execute(trx);
       await sql`DROP TABLE ${sql.id(month.name)}`.execute(trx);
-      return 'dropped';
     });
+    return 'dropped';
   } catch (error) {
     if (isLockTimeout(error)) return 'lock timeout';
     throw error;

@@ -4,6 +4,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { ensureMonthlyPartitions, listMonthTables, monthStart, partitionName } from '../../src/db/partitions.js';
 import { checkLedger } from '../../src/modules/payments/ledger.js';
+import { act, createIntent } from '../intents/support.js';
+import { createSeller } from '../sellers/support.js';
 import { adminCli } from '../support/admin-cli.js';
 import { testDatabaseKind } from '../support/database.js';
 import { expectError, expectStatus, startTestApp, type TestApp } from '../support/harness.js';
@@ -115,6 +117,40 @@ describe('admin partitions: an old month of money records archived, the ledger c
     });
     expectStatus(refused, 409);
     assert.match(refused.body.error.message, /1 balance transactions of this month are not settled/);
+  });
+
+  test("a month holding a seller's share of a payment that may still be refunded is refused; once refunded in full it goes, its list counts with it", async () => {
+    const db = t.runtime.db;
+    const split = monthStart(now, -15);
+    await ensureMonthlyPartitions(db, split, split);
+    const business = await t.createBusiness();
+    const key = business.keys.secretTest;
+    const seller = await createSeller(t, key, { name: 'Archive stall' });
+    const intent = await createIntent(t, key, { amount: 10_000, splits: [{ seller: seller.id, amount: 4_000 }] });
+    expectStatus(await act(t, key, intent.referenceNumber, 'simulate', {}), 200);
+    // Its balance rows, moved to that month and settled (the day totals follow by trigger).
+    await sql`UPDATE balance_transactions SET created_at = ${new Date(split.getTime() + DAY)},
+      settled_by = coalesce(settled_by, 'po_archive_split') WHERE business_id = ${business.id}`.execute(db);
+
+    const refused = await t.admin('POST', '/partitions/archive', {
+      table: 'balance_transactions',
+      month: month(split),
+    });
+    expectError(refused, 409, 'MONTH_NOT_ARCHIVABLE');
+    assert.match(refused.body.error.message, /may still be refunded/);
+
+    expectStatus(await act(t, key, intent.referenceNumber, 'refund', { amount: 10_000 }), 200);
+    const archived = await t.admin('POST', '/partitions/archive', {
+      table: 'balance_transactions',
+      month: month(split),
+    });
+    expectStatus(archived, 200);
+    const { rows } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM list_counts WHERE list = 'balance'
+        AND day >= ${split.toISOString().slice(0, 10)}::date AND day < ${monthStart(split, 1).toISOString().slice(0, 10)}::date`.execute(
+      db,
+    );
+    assert.equal(rows[0]!.n, 0, "the balance list's counts of the archived month went with it");
   });
 
   // Only PostgreSQL has another session to hold the table while the archive waits for its lock.

@@ -8,6 +8,12 @@
 -- sequence, the others are random) and webhook_deliveries.event_id no longer references events
 -- (decision 092).
 
+-- Writers wait for the copy: a row committed after a table's INSERT ... SELECT read it would be
+-- dropped with the old table (a process of the previous release still running during a rolling
+-- start). SHARE ROW EXCLUSIVE lets reads go on and stops every write until this commits.
+LOCK TABLE ledger_postings, balance_transactions, events, webhook_attempts, webhook_deliveries
+  IN SHARE ROW EXCLUSIVE MODE;
+
 -- A posting may be moved out of the default partition into its month (partitions.ts): the only
 -- delete the immutability trigger lets through, and only in a transaction that says so.
 CREATE OR REPLACE FUNCTION ledger_postings_immutable() RETURNS trigger LANGUAGE plpgsql AS $$

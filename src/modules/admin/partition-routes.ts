@@ -22,6 +22,11 @@ function refusal(refused: ArchiveRefusal): ApiError {
         'MONTH_NOT_ARCHIVABLE',
         `${refused.rows} balance transactions of this month are not settled by a payout yet.`,
       );
+    case 'refundable seller rows':
+      return new ApiError(
+        'MONTH_NOT_ARCHIVABLE',
+        `${refused.rows} sellers' balance transactions of this month belong to payments or orders that may still be refunded.`,
+      );
     case 'no such month':
       return new ApiError('NOT_FOUND', 'No attached partition holds this month (archived already, or never made).');
     case 'lock timeout':
