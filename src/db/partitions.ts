@@ -241,7 +241,9 @@ async function dropMonth(db: Kysely<DB>, month: MonthTable): Promise<DropOutcome
           // A dropped partition fires no DELETE trigger: the month's counts of the events list
           // (migration 058) go in this transaction, before the DETACH takes the parent's lock.
           await sql`DELETE FROM list_counts WHERE list = 'events'
-            AND day >= ${isoDate(month.month)}::date AND day < ${isoDate(monthStart(month.month, 1))}::date`.execute(trx);
+            AND day >= ${isoDate(month.month)}::date AND day < ${isoDate(monthStart(month.month, 1))}::date`.execute(
+            trx,
+          );
         }
         await sql`ALTER TABLE ${sql.id(month.table)} DETACH PARTITION ${sql.id(month.name)}`.execute(trx);
         return true;
